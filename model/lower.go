@@ -1,0 +1,571 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpgen/mcpgen/parser/schema"
+)
+
+// version holds the named types one schema document lowers to.
+type version struct {
+	v     Version
+	file  string
+	types map[string]*Type
+	order []string
+	// unions records, per Client*/Server* union, the definitions it lists.
+	doc *schema.Document
+}
+
+// lowerer turns one schema document into model types.
+type lowerer struct {
+	ver *version
+}
+
+// lowerDocument lowers every definition of doc as version v.
+func lowerDocument(doc *schema.Document, v Version) (*version, error) {
+	ver := &version{v: v, file: doc.File, types: map[string]*Type{}, doc: doc}
+	l := &lowerer{ver: ver}
+	for _, def := range doc.Defs {
+		name := renamed(def.Name)
+		if _, dup := ver.types[name]; dup {
+			return nil, errorf(posOf(def.Schema), "definition %s collides with %s after renaming", def.Name, name)
+		}
+		sch := def.Schema
+		if prop := unwraps[def.Name]; prop != "" {
+			for _, p := range sch.Properties {
+				if p.Name == prop {
+					sch = p.Schema
+				}
+			}
+		}
+		t, err := l.shape(sch, name)
+		if err != nil {
+			return nil, err
+		}
+		if t.Kind == Ref {
+			t.Kind = Alias
+		}
+		if err := l.register(name, t, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, ov := range structToUnion {
+		if err := ver.applyStructToUnion(ov); err != nil {
+			return nil, err
+		}
+	}
+	if err := ver.flattenUnions(); err != nil {
+		return nil, err
+	}
+	return ver, nil
+}
+
+func posOf(s *schema.Schema) Pos { return Pos{File: s.File, Pointer: s.Pointer} }
+
+// register adds a named type to the version. A hoisted inline type may meet
+// another of the same name; identical shapes share the name.
+func (l *lowerer) register(name string, t *Type, synthetic bool) error {
+	t.Name = name
+	t.Synthetic = synthetic
+	t.Versions = Only(l.ver.v)
+	if old, ok := l.ver.types[name]; ok {
+		return errorf(t.Pos, "type name %s is used twice in one version (also at %s): rename one in the override table", name, old.Pos)
+	}
+	l.ver.types[name] = t
+	l.ver.order = append(l.ver.order, name)
+	return nil
+}
+
+// expr lowers a schema that appears inside another (a property, items,
+// additionalProperties, a union variant). Objects, unions and enums are
+// hoisted into named types called hint.
+func (l *lowerer) expr(s *schema.Schema, hint string) (*Type, error) {
+	t, err := l.shape(s, hint)
+	if err != nil {
+		return nil, err
+	}
+	switch t.Kind {
+	case Struct, Union, Enum:
+		if err := l.register(hint, t, true); err != nil {
+			return nil, err
+		}
+		return &Type{Kind: Ref, Target: hint, Pos: t.Pos}, nil
+	}
+	return t, nil
+}
+
+// shape lowers s without naming it.
+func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
+	pos := posOf(s)
+	doc := strings.TrimSpace(s.Description)
+	if s.Bool != nil {
+		if !*s.Bool {
+			return nil, errorf(pos, "the schema false (no value allowed) cannot be lowered to a Go type")
+		}
+		return &Type{Kind: Raw, RawKind: AnyValue, Pos: pos}, nil
+	}
+	if len(s.Other) > 0 {
+		return nil, errorf(pos, "keywords %s are not supported by the generator: add them to the model or restate the schema without them", strings.Join(s.Other, ", "))
+	}
+	if len(s.OneOf) > 0 {
+		return nil, errorf(pos, "oneOf is not supported: the MCP schemas use anyOf for unions; use anyOf with variants that exclude each other")
+	}
+	if s.Ref != "" {
+		if !isBare(s) {
+			return nil, errorf(pos, "$ref beside other constraining keywords is not supported; move the constraints into the referenced definition")
+		}
+		return &Type{Kind: Ref, Target: renamed(s.RefName), Pos: pos, Doc: doc}, nil
+	}
+	if s.IsAny() {
+		return &Type{Kind: Raw, RawKind: AnyValue, Pos: pos, Doc: doc}, nil
+	}
+	if len(s.AnyOf) > 0 {
+		if len(s.Types) > 0 || len(s.Properties) > 0 || len(s.AllOf) > 0 {
+			return nil, errorf(pos, "anyOf beside type, properties or allOf is not supported")
+		}
+		return l.union(s, hint, s.AnyOf)
+	}
+	if len(s.AllOf) > 0 {
+		return l.structure(s, hint)
+	}
+	if len(s.Enum) > 0 {
+		return l.enum(s)
+	}
+	types := s.Types
+	if len(types) == 0 && s.HasConst {
+		types = []string{jsonKind(s.Const)}
+	}
+	if len(types) == 0 && len(s.Properties) > 0 {
+		types = []string{"object"}
+	}
+	if len(types) == 2 && (types[0] == "null" || types[1] == "null") {
+		other := types[0]
+		if other == "null" {
+			other = types[1]
+		}
+		if !isPrimName(other) {
+			return nil, errorf(pos, "null beside %s is not supported: only primitive types may be nullable", other)
+		}
+		t, err := primitive(s, other)
+		if err != nil {
+			return nil, err
+		}
+		t.Nullable = true
+		return t, nil
+	}
+	if len(types) > 1 {
+		for _, typ := range types {
+			if typ == "null" {
+				return nil, errorf(pos, "null in a list of several types is not supported")
+			}
+		}
+		return l.union(s, hint, nil)
+	}
+	if len(types) == 0 {
+		return nil, errorf(pos, "schema has constraints but no type; say which JSON type it describes")
+	}
+	switch types[0] {
+	case "object":
+		if len(s.Properties) > 0 || len(s.Required) > 0 {
+			return l.structure(s, hint)
+		}
+		ap := s.AdditionalProperties
+		if ap == nil || ap.IsAny() {
+			return &Type{Kind: Raw, RawKind: AnyObject, Pos: pos, Doc: doc}, nil
+		}
+		if ap.Bool != nil && !*ap.Bool {
+			return l.structure(s, hint)
+		}
+		elem, err := l.expr(ap, hint+"Value")
+		if err != nil {
+			return nil, err
+		}
+		return &Type{Kind: Map, Elem: elem, Pos: pos, Doc: doc}, nil
+	case "array":
+		t := &Type{Kind: Array, Pos: pos, Doc: doc, MinItems: s.MinItems, MaxItems: s.MaxItems}
+		if s.Items == nil {
+			t.Elem = &Type{Kind: Raw, RawKind: AnyValue, Pos: pos}
+			return t, nil
+		}
+		elem, err := l.expr(s.Items, hint+"Item")
+		if err != nil {
+			return nil, err
+		}
+		t.Elem = elem
+		return t, nil
+	case "string", "integer", "number", "boolean":
+		return primitive(s, types[0])
+	case "null":
+		return nil, errorf(pos, "the null type is not supported: an optional property expresses absence")
+	}
+	return nil, errorf(pos, "unknown type %q", types[0])
+}
+
+func isBare(s *schema.Schema) bool {
+	c := *s
+	c.Ref, c.RefName, c.Description, c.Title = "", "", "", ""
+	c.File, c.Pointer = "", ""
+	return c.IsAny()
+}
+
+func jsonKind(v any) string {
+	switch v := v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int64:
+		return "integer"
+	case float64:
+		if v == float64(int64(v)) {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "null"
+}
+
+func primitive(s *schema.Schema, typ string) (*Type, error) {
+	pos := posOf(s)
+	t := &Type{Kind: Primitive, Pos: pos, Doc: strings.TrimSpace(s.Description), Format: s.Format,
+		Minimum: s.Minimum, Maximum: s.Maximum, ExclusiveMin: s.ExclusiveMinimum, ExclusiveMax: s.ExclusiveMaximum,
+		MinLength: s.MinLength, MaxLength: s.MaxLength}
+	switch typ {
+	case "string":
+		t.Prim = String
+	case "integer":
+		t.Prim = Integer
+	case "number":
+		t.Prim = Number
+	case "boolean":
+		t.Prim = Boolean
+	}
+	if s.HasConst {
+		if k := jsonKind(s.Const); k != typ && !(k == "integer" && typ == "number") {
+			return nil, errorf(pos, "const %v is not of type %s", s.Const, typ)
+		}
+		b, _ := json.Marshal(s.Const)
+		t.Const = string(b)
+	}
+	if s.Items != nil || len(s.Properties) > 0 {
+		return nil, errorf(pos, "%s schema with object or array keywords is not supported", typ)
+	}
+	return t, nil
+}
+
+func (l *lowerer) enum(s *schema.Schema) (*Type, error) {
+	pos := posOf(s)
+	if len(s.Types) > 1 || (len(s.Types) == 1 && s.Types[0] != "string") {
+		return nil, errorf(pos, "only string enums are supported; this enum has type %v", s.Types)
+	}
+	t := &Type{Kind: Enum, Pos: pos, Doc: strings.TrimSpace(s.Description)}
+	seen := map[string]bool{}
+	for _, v := range s.Enum {
+		str, ok := v.(string)
+		if !ok {
+			return nil, errorf(pos, "enum value %v is not a string: only string enums are supported", v)
+		}
+		if seen[str] {
+			return nil, errorf(pos, "enum value %q appears twice", str)
+		}
+		seen[str] = true
+		t.Values = append(t.Values, &EnumValue{Value: str, Versions: Only(l.ver.v)})
+	}
+	return t, nil
+}
+
+// structure lowers an object with properties, folding allOf parts in.
+func (l *lowerer) structure(s *schema.Schema, hint string) (*Type, error) {
+	pos := posOf(s)
+	t := &Type{Kind: Struct, Pos: pos, Doc: strings.TrimSpace(s.Description)}
+	if len(s.Types) > 0 && (len(s.Types) != 1 || s.Types[0] != "object") {
+		return nil, errorf(pos, "properties on a non-object type %v", s.Types)
+	}
+	// Extra: absent additionalProperties allows anything.
+	t.Extra = &Type{Kind: Raw, RawKind: AnyValue, Pos: pos}
+	if err := l.addParts(t, s, hint, 0); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (l *lowerer) addParts(t *Type, s *schema.Schema, hint string, depth int) error {
+	if depth > 32 {
+		return errorf(posOf(s), "allOf nests too deeply")
+	}
+	for _, part := range s.AllOf {
+		p := part
+		if p.Ref != "" {
+			if !isBare(p) {
+				return errorf(posOf(p), "$ref beside other keywords inside allOf is not supported")
+			}
+			def, ok := l.ver.doc.Lookup(p.RefName)
+			if !ok {
+				return errorf(posOf(p), "unresolved reference %s", p.Ref)
+			}
+			p = def.Schema
+		}
+		if len(p.AnyOf) > 0 || len(p.OneOf) > 0 {
+			return errorf(posOf(p), "allOf with a union part is not supported")
+		}
+		if len(p.Types) > 0 && (len(p.Types) != 1 || p.Types[0] != "object") {
+			return errorf(posOf(p), "allOf part of type %v: only object parts can be combined", p.Types)
+		}
+		if err := l.addParts(t, p, hint, depth+1); err != nil {
+			return err
+		}
+	}
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	for _, prop := range s.Properties {
+		ft, err := l.expr(prop.Schema, hint+GoName(prop.Name))
+		if err != nil {
+			return err
+		}
+		f := &Field{JSON: prop.Name, GoName: GoName(prop.Name), Doc: strings.TrimSpace(prop.Schema.Description),
+			Type: ft, Pos: posOf(prop.Schema), Versions: Only(l.ver.v)}
+		if old := t.field(prop.Name); old != nil {
+			merged, err := intersect(old.Type, ft)
+			if err != nil {
+				return errorf(f.Pos, "allOf parts disagree on %s: %v", prop.Name, err)
+			}
+			old.Type = merged
+			if old.Doc == "" {
+				old.Doc = f.Doc
+			}
+			continue
+		}
+		t.Fields = append(t.Fields, f)
+	}
+	for _, f := range t.Fields {
+		if required[f.JSON] {
+			f.Required = Only(l.ver.v)
+		}
+	}
+	for r := range required {
+		if t.field(r) == nil {
+			return errorf(posOf(s), "required property %q is not declared in properties", r)
+		}
+	}
+	if ap := s.AdditionalProperties; ap != nil {
+		switch {
+		case ap.Bool != nil && !*ap.Bool:
+			t.Extra = nil
+		case ap.IsAny():
+		default:
+			elem, err := l.expr(ap, hint+"Value")
+			if err != nil {
+				return err
+			}
+			t.Extra = elem
+		}
+	}
+	return nil
+}
+
+func (t *Type) field(json string) *Field {
+	for _, f := range t.Fields {
+		if f.JSON == json {
+			return f
+		}
+	}
+	return nil
+}
+
+// intersect combines two schemas for one property from two allOf parts.
+func intersect(a, b *Type) (*Type, error) {
+	if a.Kind == Raw && a.RawKind == AnyValue {
+		return b, nil
+	}
+	if b.Kind == Raw && b.RawKind == AnyValue {
+		return a, nil
+	}
+	if a.Kind == Primitive && b.Kind == Primitive && (a.Prim == b.Prim || (a.Prim == Number && b.Prim == Integer) || (a.Prim == Integer && b.Prim == Number)) {
+		c := *a
+		if b.Prim == Integer {
+			c.Prim = Integer
+		}
+		if b.Const != "" {
+			if c.Const != "" && c.Const != b.Const {
+				return nil, fmt.Errorf("consts %s and %s", c.Const, b.Const)
+			}
+			c.Const = b.Const
+		}
+		if c.Doc == "" {
+			c.Doc = b.Doc
+		}
+		return &c, nil
+	}
+	if a.Kind == Ref && b.Kind == Ref && a.Target == b.Target {
+		return a, nil
+	}
+	return nil, fmt.Errorf("%s and %s", a.Kind, b.Kind)
+}
+
+// union lowers anyOf variants, or a list of primitive types.
+func (l *lowerer) union(s *schema.Schema, hint string, anyOf []*schema.Schema) (*Type, error) {
+	pos := posOf(s)
+	t := &Type{Kind: Union, Pos: pos, Doc: strings.TrimSpace(s.Description)}
+	if anyOf == nil {
+		for _, typ := range s.Types {
+			p, err := primitive(&schema.Schema{File: s.File, Pointer: s.Pointer, Format: s.Format}, typ)
+			if err != nil {
+				return nil, err
+			}
+			t.Variants = append(t.Variants, &Variant{Type: p, Versions: Only(l.ver.v)})
+		}
+		return t, nil
+	}
+	// Expand inline multi-type variants so every variant has one JSON kind.
+	var parts []*schema.Schema
+	for _, v := range anyOf {
+		if v.Ref == "" && len(v.Types) > 1 && len(v.AnyOf) == 0 {
+			for _, typ := range v.Types {
+				c := *v
+				c.Types = []string{typ}
+				parts = append(parts, &c)
+			}
+			continue
+		}
+		parts = append(parts, v)
+	}
+	allPrim := true
+	for _, v := range parts {
+		if v.Ref != "" || len(v.Types) != 1 || !isPrimName(v.Types[0]) || len(v.Enum) > 0 {
+			allPrim = false
+		}
+	}
+	for i, v := range parts {
+		var vt *Type
+		var err error
+		switch {
+		case allPrim:
+			vt, err = primitive(v, v.Types[0])
+		case v.Ref != "":
+			vt, err = l.shape(v, hint)
+		case inlineAs[fmt.Sprintf("%s/%d", hint, i)].Def != "":
+			def := inlineAs[fmt.Sprintf("%s/%d", hint, i)].Def
+			if _, ok := l.ver.doc.Lookup(def); !ok {
+				err = errorf(posOf(v), "override names %s for this variant, but this version has no such definition", def)
+			}
+			vt = &Type{Kind: Ref, Target: def, Pos: posOf(v)}
+		default:
+			// An inline variant becomes a named type: Union + JSON kind.
+			kind := "Object"
+			if len(v.Types) == 1 {
+				kind = GoName(v.Types[0])
+			}
+			name := hint + kind
+			var inner *Type
+			inner, err = l.shape(v, name)
+			if err == nil {
+				if inner.Kind == Ref {
+					vt = inner
+				} else {
+					err = l.register(name, inner, true)
+					vt = &Type{Kind: Ref, Target: name, Pos: inner.Pos}
+				}
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, old := range t.Variants {
+			if old.Type.Kind == Ref && vt.Kind == Ref && old.Type.Target == vt.Target {
+				return nil, errorf(posOf(parts[i]), "variant %s is listed twice", vt.Target)
+			}
+		}
+		t.Variants = append(t.Variants, &Variant{Type: vt, Versions: Only(l.ver.v)})
+	}
+	return t, nil
+}
+
+func isPrimName(s string) bool {
+	return s == "string" || s == "integer" || s == "number" || s == "boolean"
+}
+
+// flattenUnions replaces a variant that is itself a union by that union's
+// variants, so every variant names a non-union type.
+func (ver *version) flattenUnions() error {
+	for _, name := range ver.order {
+		t := ver.types[name]
+		if t.Kind != Union {
+			continue
+		}
+		var out []*Variant
+		seen := map[string]bool{}
+		var add func(vs []*Variant, depth int) error
+		add = func(vs []*Variant, depth int) error {
+			if depth > 16 {
+				return errorf(t.Pos, "union %s nests unions too deeply", name)
+			}
+			for _, v := range vs {
+				if v.Type.Kind == Ref {
+					target := ver.resolve(v.Type.Target)
+					if target != nil && target.Kind == Union {
+						if err := add(target.Variants, depth+1); err != nil {
+							return err
+						}
+						continue
+					}
+					if seen[v.Type.Target] {
+						continue
+					}
+					seen[v.Type.Target] = true
+				}
+				out = append(out, v)
+			}
+			return nil
+		}
+		if err := add(t.Variants, 0); err != nil {
+			return err
+		}
+		t.Variants = out
+	}
+	return nil
+}
+
+func (ver *version) resolve(name string) *Type {
+	for i := 0; i < 32; i++ {
+		t := ver.types[name]
+		if t == nil || t.Kind != Alias {
+			return t
+		}
+		name = t.Target
+	}
+	return nil
+}
+
+// applyStructToUnion handles a definition that is an object in some versions
+// and a union in others: where it is an object, the object is the named
+// variant and the definition a union of that variant alone.
+func (ver *version) applyStructToUnion(ov structUnion) error {
+	t := ver.types[ov.Union]
+	if t == nil || t.Kind != Struct {
+		return nil
+	}
+	if existing := ver.types[ov.Variant]; existing != nil {
+		merged, err := mergeNamed(existing, t, nil)
+		if err != nil {
+			return errorf(t.Pos, "override %s→%s: %v", ov.Union, ov.Variant, err)
+		}
+		ver.types[ov.Variant] = merged
+	} else {
+		moved := *t
+		moved.Name = ov.Variant
+		moved.Synthetic = false
+		ver.types[ov.Variant] = &moved
+		ver.order = append(ver.order, ov.Variant)
+	}
+	ver.types[ov.Union] = &Type{Kind: Union, Name: ov.Union, Pos: t.Pos, Doc: t.Doc, Versions: t.Versions,
+		Variants: []*Variant{{Type: &Type{Kind: Ref, Target: ov.Variant, Pos: t.Pos}, Versions: t.Versions}}}
+	return nil
+}

@@ -1,0 +1,695 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpgen/mcpgen/parser/schema"
+)
+
+// Build lowers the documents, one per version and oldest first, and merges
+// them into one model in which every type, field, variant and method
+// records the versions it exists in.
+func Build(versions []string, docs []*schema.Document) (*Model, error) {
+	if len(versions) != len(docs) || len(docs) == 0 {
+		return nil, fmt.Errorf("model: %d versions for %d documents", len(versions), len(docs))
+	}
+	if len(docs) > 32 {
+		return nil, fmt.Errorf("model: at most 32 versions")
+	}
+	for i := 1; i < len(versions); i++ {
+		if versions[i] <= versions[i-1] {
+			return nil, fmt.Errorf("model: versions must be distinct and in ascending order, got %s after %s", versions[i], versions[i-1])
+		}
+	}
+	var vers []*version
+	for i, doc := range docs {
+		ver, err := lowerDocument(doc, Version(i))
+		if err != nil {
+			return nil, err
+		}
+		vers = append(vers, ver)
+	}
+	fold(vers)
+	m := &Model{Versions: versions, byName: map[string]*Type{}}
+	mg := &merger{vers: vers}
+	// Merge newest first, so the newest shape and order lead.
+	var names []string
+	seen := map[string]bool{}
+	for i := len(vers) - 1; i >= 0; i-- {
+		for _, n := range vers[i].order {
+			if !seen[n] && vers[i].types[n] != nil {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	for _, n := range names {
+		var merged *Type
+		for i := len(vers) - 1; i >= 0; i-- {
+			t := vers[i].types[n]
+			if t == nil {
+				continue
+			}
+			if merged == nil {
+				merged = t
+				continue
+			}
+			var err error
+			if merged, err = mergeNamed(merged, t, mg); err != nil {
+				return nil, err
+			}
+		}
+		m.byName[n] = merged
+	}
+	for old, cur := range renames {
+		var vs VersionSet
+		for _, ver := range vers {
+			if _, ok := ver.doc.Lookup(old); ok {
+				vs |= Only(ver.v)
+			}
+		}
+		if vs == 0 || m.byName[cur] == nil {
+			continue
+		}
+		m.byName[old] = &Type{Kind: Alias, Name: old, Target: cur, Versions: vs, Pos: m.byName[cur].Pos,
+			Doc: old + " is the name " + cur + " had before " + versions[vs.Newest()+1] + ".", Deprecated: "use " + cur + "."}
+	}
+	for _, t := range m.byName {
+		m.Types = append(m.Types, t)
+	}
+	sort.Slice(m.Types, func(i, j int) bool { return m.Types[i].Name < m.Types[j].Name })
+	if err := m.checkRefs(); err != nil {
+		return nil, err
+	}
+	if err := m.buildMethods(vers); err != nil {
+		return nil, err
+	}
+	if err := m.analyze(); err != nil {
+		return nil, err
+	}
+	if err := m.nameEnums(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+type merger struct {
+	vers []*version
+}
+
+// lookup finds a named type in the newest version that has it.
+func (mg *merger) lookup(name string) *Type {
+	if mg == nil {
+		return nil
+	}
+	for i := len(mg.vers) - 1; i >= 0; i-- {
+		if t := mg.vers[i].resolve(name); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// fold merges hoisted inline types into the definitions that later versions
+// put in their place: ListToolsRequest.params is an inline object in
+// 2024-11-05 and PaginatedRequestParams from 2025-11-25, so the inline type
+// becomes a version of PaginatedRequestParams.
+func fold(vers []*version) {
+	into := map[string]string{}
+	for changed := true; changed; {
+		changed = false
+		spots := map[string]map[string]Version{} // spot → ref target → newest version
+		isDef := map[string]bool{}
+		// coexist reports names defined side by side in one version
+		// that do not merge: those are different types, never folded
+		// together.
+		coexist := func(a, b string) bool {
+			for _, ver := range vers {
+				ta, tb := ver.types[a], ver.types[b]
+				if ta != nil && tb != nil {
+					if _, err := mergeNamed(ta, tb, &merger{vers: []*version{ver}}); err != nil {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		for _, ver := range vers {
+			for _, n := range ver.order {
+				t := ver.types[n]
+				if t == nil {
+					continue
+				}
+				if !t.Synthetic {
+					isDef[n] = true
+				}
+				if t.Kind != Struct {
+					continue
+				}
+				for _, f := range t.Fields {
+					target := refTarget(f.Type)
+					if target == "" {
+						continue
+					}
+					spot := n + "." + f.JSON
+					if spots[spot] == nil {
+						spots[spot] = map[string]Version{}
+					}
+					spots[spot][target] = ver.v
+				}
+			}
+		}
+		var spotNames []string
+		for s := range spots {
+			spotNames = append(spotNames, s)
+		}
+		sort.Strings(spotNames)
+		for _, s := range spotNames {
+			targets := spots[s]
+			if len(targets) != 2 {
+				continue
+			}
+			var def, syn []string
+			for t := range targets {
+				if isDef[t] {
+					def = append(def, t)
+				} else {
+					syn = append(syn, t)
+				}
+			}
+			switch {
+			case len(def)+len(syn) == 2 && coexist(spotPair(targets)):
+				// Distinct types in one version: the override table decides.
+			case len(def) == 1 && len(syn) == 1 && into[syn[0]] == "":
+				into[syn[0]] = def[0]
+				changed = true
+			case len(syn) == 2:
+				// Two inline types in one place, named after parents that
+				// were renamed: the newer name wins.
+				older, newer := syn[0], syn[1]
+				if targets[older] > targets[newer] {
+					older, newer = newer, older
+				}
+				if into[older] == "" && targets[older] != targets[newer] {
+					into[older] = newer
+					changed = true
+				}
+			}
+		}
+		if changed {
+			for _, ver := range vers {
+				ver.applyFold(into)
+			}
+		}
+	}
+}
+
+func spotPair(targets map[string]Version) (string, string) {
+	var names []string
+	for n := range targets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names[0], names[1]
+}
+
+func refTarget(t *Type) string {
+	for t != nil && (t.Kind == Array || t.Kind == Map) {
+		t = t.Elem
+	}
+	if t != nil && t.Kind == Ref {
+		return t.Target
+	}
+	return ""
+}
+
+func (ver *version) applyFold(into map[string]string) {
+	for from, to := range into {
+		t := ver.types[from]
+		if t == nil {
+			continue
+		}
+		delete(ver.types, from)
+		if existing := ver.types[to]; existing != nil {
+			if merged, err := mergeNamed(existing, t, nil); err == nil {
+				ver.types[to] = merged
+			} else {
+				// Keep the definition; the merge will report the mismatch.
+				ver.types[from] = t
+				continue
+			}
+		} else {
+			moved := *t
+			moved.Name = to
+			ver.types[to] = &moved
+			ver.order = append(ver.order, to)
+		}
+	}
+	var walk func(t *Type)
+	walk = func(t *Type) {
+		if t == nil {
+			return
+		}
+		if (t.Kind == Ref || t.Kind == Alias) && into[t.Target] != "" && ver.types[t.Target] == nil {
+			t.Target = into[t.Target]
+		}
+		walk(t.Elem)
+		walk(t.Extra)
+		for _, f := range t.Fields {
+			walk(f.Type)
+		}
+		for _, v := range t.Variants {
+			walk(v.Type)
+		}
+	}
+	for _, n := range ver.order {
+		walk(ver.types[n])
+	}
+}
+
+// mergeNamed merges an older version of a named type into a newer one.
+func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
+	out := *a
+	out.Versions |= b.Versions
+	out.Synthetic = a.Synthetic && b.Synthetic
+	if out.Doc == "" {
+		out.Doc = b.Doc
+	}
+	switch {
+	case a.Kind == Union && b.Kind == Alias, a.Kind == Union && b.Kind == Ref:
+		return addVariant(&out, b.Target, b.Versions, b.Pos)
+	case a.Kind == Alias && b.Kind == Union, a.Kind == Ref && b.Kind == Union:
+		u := *b
+		u.Versions |= a.Versions
+		u.Name, u.Doc, u.Pos = a.Name, out.Doc, a.Pos
+		return addVariant(&u, a.Target, a.Versions, a.Pos)
+	case a.Kind != b.Kind && (a.Kind == Raw || b.Kind == Raw):
+		t, err := mergeExpr(a.Name, "", a, b, mg)
+		if err != nil {
+			return nil, err
+		}
+		t.Name, t.Versions, t.Doc, t.Pos, t.Synthetic = out.Name, out.Versions, out.Doc, out.Pos, out.Synthetic
+		return t, nil
+	case a.Kind != b.Kind:
+		return nil, errorf(a.Pos, "%s is a %s here and a %s at %s: add an entry to the override table", a.Name, a.Kind, b.Kind, b.Pos)
+	}
+	switch a.Kind {
+	case Struct:
+		out.Fields = nil
+		for _, f := range a.Fields {
+			c := *f
+			out.Fields = append(out.Fields, &c)
+		}
+		for _, f := range b.Fields {
+			old := out.field(f.JSON)
+			if old == nil {
+				c := *f
+				out.Fields = append(out.Fields, &c)
+				continue
+			}
+			t, err := mergeExpr(a.Name, f.JSON, old.Type, f.Type, mg)
+			if err != nil {
+				return nil, err
+			}
+			old.Type = t
+			old.Versions |= f.Versions
+			old.Required |= f.Required
+			if old.Doc == "" {
+				old.Doc = f.Doc
+			}
+		}
+		switch {
+		case a.Extra == nil:
+			out.Extra = b.Extra
+		case b.Extra != nil:
+			t, err := mergeExpr(a.Name, "additionalProperties", a.Extra, b.Extra, mg)
+			if err != nil {
+				return nil, err
+			}
+			out.Extra = t
+		}
+	case Union:
+		out.Variants = nil
+		for _, v := range a.Variants {
+			c := *v
+			out.Variants = append(out.Variants, &c)
+		}
+		for _, v := range b.Variants {
+			found := false
+			for _, o := range out.Variants {
+				if sameVariant(o.Type, v.Type, mg) {
+					o.Versions |= v.Versions
+					found = true
+				}
+			}
+			if !found {
+				c := *v
+				out.Variants = append(out.Variants, &c)
+			}
+		}
+	case Enum:
+		out.Values = nil
+		for _, v := range a.Values {
+			c := *v
+			out.Values = append(out.Values, &c)
+		}
+		for _, v := range b.Values {
+			found := false
+			for _, o := range out.Values {
+				if o.Value == v.Value {
+					o.Versions |= v.Versions
+					found = true
+				}
+			}
+			if !found {
+				c := *v
+				out.Values = append(out.Values, &c)
+			}
+		}
+	case Alias:
+		if a.Target != b.Target {
+			return nil, errorf(a.Pos, "%s names %s here and %s at %s", a.Name, a.Target, b.Target, b.Pos)
+		}
+	default:
+		t, err := mergeExpr(a.Name, "", a, b, mg)
+		if err != nil {
+			return nil, err
+		}
+		t.Name, t.Versions, t.Doc, t.Pos = out.Name, out.Versions, out.Doc, out.Pos
+		return t, nil
+	}
+	return &out, nil
+}
+
+func sameVariant(a, b *Type, mg *merger) bool {
+	if a.Kind == Ref && b.Kind == Ref {
+		return a.Target == b.Target
+	}
+	prim := func(t *Type) Prim {
+		if t.Kind == Ref {
+			t = mg.lookup(t.Target)
+		}
+		if t != nil && t.Kind == Primitive {
+			return t.Prim
+		}
+		return 0
+	}
+	pa := prim(a)
+	return pa != 0 && pa == prim(b)
+}
+
+func addVariant(u *Type, target string, vs VersionSet, pos Pos) (*Type, error) {
+	out := *u
+	out.Variants = nil
+	found := false
+	for _, v := range u.Variants {
+		c := *v
+		if v.Type.Kind == Ref && v.Type.Target == target {
+			c.Versions |= vs
+			found = true
+		}
+		out.Variants = append(out.Variants, &c)
+	}
+	if !found {
+		out.Variants = append(out.Variants, &Variant{Type: &Type{Kind: Ref, Target: target, Pos: pos}, Versions: vs})
+	}
+	return &out, nil
+}
+
+// mergeExpr merges two versions of an unnamed type found at owner.field:
+// equal shapes merge, a shape that contains the other widens it, anything
+// else needs an override.
+func mergeExpr(owner, field string, a, b *Type, mg *merger) (*Type, error) {
+	at := owner
+	if field != "" {
+		at += "." + field
+	}
+	if w, ok := widenFor(owner, field); ok {
+		return &Type{Kind: Raw, RawKind: w.To, Pos: a.Pos, Doc: a.Doc}, nil
+	}
+	if k, ok := keepFor(owner, field); ok {
+		return &Type{Kind: Ref, Target: k.Target, Pos: a.Pos, Doc: a.Doc}, nil
+	}
+	if a.Kind == Raw || b.Kind == Raw {
+		r, o := a, b
+		if r.Kind != Raw {
+			r, o = b, a
+		}
+		out := *r
+		if r.RawKind == AnyValue || isObjectShape(o, mg) {
+			if a.Doc != "" {
+				out.Doc = a.Doc
+			}
+			if o.Kind == Raw && o.RawKind == AnyValue {
+				out.RawKind = AnyValue
+			}
+			return &out, nil
+		}
+		return nil, errorf(a.Pos, "%s: a JSON object here and a %s at %s; neither contains the other: add a widening to the override table", at, o.Kind, b.Pos)
+	}
+	if a.Kind != b.Kind {
+		if u := unionHolding(a, b, mg); u != nil {
+			return u, nil
+		}
+		return nil, errorf(a.Pos, "%s is a %s here and a %s at %s: add an entry to the override table", at, a.Kind, b.Kind, b.Pos)
+	}
+	out := *a
+	if out.Doc == "" {
+		out.Doc = b.Doc
+	}
+	switch a.Kind {
+	case Ref:
+		if a.Target == b.Target {
+			return &out, nil
+		}
+		if u := unionHolding(a, b, mg); u != nil {
+			return u, nil
+		}
+		// An inline object whose place a definition takes in another
+		// version widens to the definition when the definition accepts
+		// every property it declares.
+		for _, p := range [][2]*Type{{a, b}, {b, a}} {
+			def, inline := p[0], p[1]
+			if mg.synthetic(inline.Target) && !mg.synthetic(def.Target) && mg.contains(def, inline, 0) {
+				c := *def
+				return &c, nil
+			}
+		}
+		return nil, errorf(a.Pos, "%s is %s here and %s at %s: add an entry to the override table", at, a.Target, b.Target, b.Pos)
+	case Array, Map:
+		elem, err := mergeExpr(owner, field+"[]", a.Elem, b.Elem, mg)
+		if err != nil {
+			return nil, err
+		}
+		out.Elem = elem
+		if b.MinItems == nil {
+			out.MinItems = nil
+		}
+		if b.MaxItems == nil {
+			out.MaxItems = nil
+		}
+		return &out, nil
+	case Primitive:
+		if a.Prim != b.Prim {
+			if (a.Prim == Integer && b.Prim == Number) || (a.Prim == Number && b.Prim == Integer) {
+				out.Prim = Number
+				return &out, nil
+			}
+			return nil, errorf(a.Pos, "%s is %s here and %s at %s", at, a.Prim, b.Prim, b.Pos)
+		}
+		if a.Const != b.Const {
+			return nil, errorf(a.Pos, "%s is the constant %s here and %s at %s", at, a.Const, b.Const, b.Pos)
+		}
+		out.Nullable = a.Nullable || b.Nullable
+		if a.Format != b.Format {
+			out.Format = "" // widen: the version without a format accepts more.
+		}
+		return &out, nil
+	}
+	return nil, errorf(a.Pos, "%s: cannot merge two %s types", at, a.Kind)
+}
+
+// synthetic reports whether no version defines name: it is an inline type
+// named by lowering.
+func (mg *merger) synthetic(name string) bool {
+	if mg == nil {
+		return false
+	}
+	found := false
+	for _, ver := range mg.vers {
+		if t := ver.types[name]; t != nil {
+			if !t.Synthetic {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
+}
+
+// contains reports whether every value small describes is one big
+// accepts, requiredness aside (it is kept per version).
+func (mg *merger) contains(big, small *Type, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	if big.Kind == Ref && small.Kind == Ref && big.Target == small.Target {
+		return true
+	}
+	if big.Kind == Ref {
+		if big = mg.lookup(big.Target); big == nil {
+			return false
+		}
+	}
+	if small.Kind == Ref {
+		if small = mg.lookup(small.Target); small == nil {
+			return false
+		}
+	}
+	if big.Kind == Raw {
+		return big.RawKind == AnyValue || isObjectShape(small, mg)
+	}
+	if big.Kind != small.Kind {
+		return false
+	}
+	switch big.Kind {
+	case Struct:
+		for _, f := range small.Fields {
+			bf := big.field(f.JSON)
+			if bf == nil || !mg.contains(bf.Type, f.Type, depth+1) {
+				return false
+			}
+		}
+		return true
+	case Array, Map:
+		return mg.contains(big.Elem, small.Elem, depth+1)
+	case Primitive:
+		return big.Prim == small.Prim || (big.Prim == Number && small.Prim == Integer)
+	case Enum:
+		for _, v := range small.Values {
+			found := false
+			for _, w := range big.Values {
+				found = found || w.Value == v.Value
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// isObjectShape reports whether t always describes a JSON object.
+func isObjectShape(t *Type, mg *merger) bool {
+	switch t.Kind {
+	case Struct, Map:
+		return true
+	case Raw:
+		return t.RawKind == AnyObject
+	case Ref:
+		n := mg.lookup(t.Target)
+		return n != nil && n.Kind != Ref && isObjectShape(n, mg)
+	}
+	return false
+}
+
+// unionHolding returns the side that is a reference to a union listing the
+// other side as a variant.
+func unionHolding(a, b *Type, mg *merger) *Type {
+	for _, p := range [][2]*Type{{a, b}, {b, a}} {
+		u, o := p[0], p[1]
+		if u.Kind != Ref || o.Kind != Ref {
+			continue
+		}
+		n := mg.lookup(u.Target)
+		if n == nil || n.Kind != Union {
+			continue
+		}
+		for _, v := range n.Variants {
+			if v.Type.Kind == Ref && v.Type.Target == o.Target {
+				c := *u
+				return &c
+			}
+		}
+	}
+	return nil
+}
+
+// checkRefs makes sure every reference names a type of the model.
+func (m *Model) checkRefs() error {
+	var check func(t *Type, at string) error
+	check = func(t *Type, at string) error {
+		if t == nil {
+			return nil
+		}
+		if (t.Kind == Ref || t.Kind == Alias) && m.byName[t.Target] == nil {
+			return errorf(t.Pos, "%s refers to %s, which no version defines", at, t.Target)
+		}
+		if err := check(t.Elem, at+"[]"); err != nil {
+			return err
+		}
+		if err := check(t.Extra, at+"{}"); err != nil {
+			return err
+		}
+		for _, f := range t.Fields {
+			if err := check(f.Type, at+"."+f.JSON); err != nil {
+				return err
+			}
+		}
+		for _, v := range t.Variants {
+			if err := check(v.Type, at+"|"); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, t := range m.Types {
+		if err := check(t, t.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nameEnums gives enum values Go names and checks that no generated name is
+// used twice.
+func (m *Model) nameEnums() error {
+	used := map[string]string{}
+	for _, t := range m.Types {
+		used[t.Name] = "type " + t.Name
+	}
+	for _, t := range m.Types {
+		if t.Kind == Struct {
+			seen := map[string]string{"Extra": "the Extra field"}
+			for _, f := range t.Fields {
+				if prev, dup := seen[f.GoName]; dup {
+					return errorf(f.Pos, "%s: property %q and %s both become the Go field %s", t.Name, f.JSON, prev, f.GoName)
+				}
+				seen[f.GoName] = fmt.Sprintf("property %q", f.JSON)
+			}
+		}
+		if t.Kind != Enum {
+			continue
+		}
+		for _, v := range t.Values {
+			v.GoName = t.Name + GoName(v.Value)
+			if prev, dup := used[v.GoName]; dup {
+				return errorf(t.Pos, "enum value %q of %s becomes %s, already %s", v.Value, t.Name, v.GoName, prev)
+			}
+			used[v.GoName] = "a value of " + t.Name
+		}
+	}
+	return nil
+}
+
+// typeNames lists the names of the model's types, for messages.
+func (m *Model) typeNames() string {
+	var names []string
+	for _, t := range m.Types {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
+}
