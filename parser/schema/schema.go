@@ -59,7 +59,7 @@ type Document struct {
 	File    string
 	Dialect Dialect
 	// Defs lists the definitions in document order.
-	Defs []*Def
+	Defs   []*Def
 	byName map[string]*Def
 }
 

@@ -1,0 +1,46 @@
+# Developer and CI entry points for mcpgen. See README.md.
+
+# The MCP schema versions generated/mcp is built from, oldest first.
+# Keep in step with internal/shared.Versions.
+VERSIONS := 2024-11-05 2025-03-26 2025-06-18 2025-11-25 2026-07-28
+
+# The folder holding schema/<version>/schema.json: $MCPGEN_SHARED, else the
+# shared folder beside the repository root.
+SHARED ?= $(or $(MCPGEN_SHARED),../shared)
+# Expand SHARED now, so that `generate` is given the path as written (a
+# relative path keeps machine paths out of what the generator records) and
+# not the absolute value exported below.
+SHARED := $(SHARED)
+
+# Tests run in their package's directory, so give them an absolute path.
+export MCPGEN_SHARED := $(abspath $(SHARED))
+
+.DEFAULT_GOAL := test
+.PHONY: generate check test bench conformance
+
+# Regenerate the protocol package from the official schemas.
+generate:
+	go run ./cmd/mcpgen protocol $(foreach v,$(VERSIONS),--schema $(v)=$(SHARED)/schema/$(v)/schema.json) --out generated/mcp --package mcp
+
+# Formatting, vet, and the generator's tests, which include the check that
+# the committed generated/mcp is what `generate` would write.
+check:
+	@out=$$(find . -name '*.go' -not -path './.cache/*' -not -path '*/testdata/*' -exec gofmt -l {} + 2>&1); \
+	if [ -n "$$out" ]; then echo "gofmt -l:"; echo "$$out"; exit 1; fi
+	go vet ./...
+	go test ./generated/... ./gen/...
+
+# All tests of the main module under the race detector, then the bench
+# module's vet and tests (its benchmarks do not run here: see `bench`).
+test:
+	go test -race -count=1 ./...
+	cd bench && go vet ./... && go test -count=1 -run . ./...
+
+# Benchmarks against the peer SDKs; compare runs with benchstat.
+bench:
+	cd bench && go test -run '^$$' -bench . -benchmem -count 5 ./...
+
+# Placeholder until the conformance suite is wired in (issue 4).
+conformance:
+	@echo "conformance: not yet wired (issue 4)" >&2
+	@exit 1

@@ -1,0 +1,80 @@
+// Command mcpgen generates MCP protocol types and handler wiring for Go.
+//
+//	mcpgen protocol --schema VERSION=FILE [--schema ...] --out DIR --package NAME
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpgen/mcpgen/gen"
+	"github.com/mcpgen/mcpgen/internal/pipeline"
+)
+
+func main() {
+	os.Exit(run(os.Args, os.Stderr))
+}
+
+// userError is a mistake in the command line or its inputs: exit code 1.
+type userError struct{ err error }
+
+func (e userError) Error() string { return e.err.Error() }
+func (e userError) Unwrap() error { return e.err }
+
+func run(args []string, stderr *os.File) int {
+	app := &cli.App{
+		Name:  "mcpgen",
+		Usage: "generate Model Context Protocol code for Go",
+		Commands: []*cli.Command{
+			protocolCommand(),
+		},
+		ErrWriter:      stderr,
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	if err := app.Run(args); err != nil {
+		fmt.Fprintln(stderr, "mcpgen:", err)
+		var ue userError
+		if errors.As(err, &ue) {
+			return 1
+		}
+		return 1
+	}
+	return 0
+}
+
+func protocolCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "protocol",
+		Usage: "generate the protocol package from official MCP schemas",
+		Description: `One schema generates that version alone; several merge into one package in
+which every type, field and method records the versions it exists in.
+
+Example:
+  mcpgen protocol --schema 2025-11-25=schema/2025-11-25/schema.json \
+                  --schema 2026-07-28=schema/2026-07-28/schema.json \
+                  --out generated/mcp --package mcp`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "schema", Usage: "`VERSION=FILE`, or FILE in a directory named after its version (repeatable)", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "output `DIR`", Required: true},
+			&cli.StringFlag{Name: "package", Value: "mcp", Usage: "package `NAME` of the generated code"},
+		},
+		Action: func(c *cli.Context) error {
+			var schemas []pipeline.Schema
+			for _, arg := range c.StringSlice("schema") {
+				s, err := pipeline.ParseSchemaArg(arg)
+				if err != nil {
+					return userError{err}
+				}
+				schemas = append(schemas, s)
+			}
+			files, err := pipeline.Protocol(schemas, c.String("package"))
+			if err != nil {
+				return userError{err}
+			}
+			return gen.WriteDir(c.String("out"), files)
+		},
+	}
+}

@@ -1,0 +1,261 @@
+package gen
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mcpgen/mcpgen/model"
+)
+
+// generator holds what every output file needs to know about the model.
+type generator struct {
+	m   *model.Model
+	cfg Config
+	// unions lists, per struct or named type, the unions it is a variant of.
+	variantOf map[string][]string
+	// versionIdents are the Go names of the version constants.
+	versionIdents []string
+	// partialConst holds the constants of properties that exist in only
+	// some versions of their type: elsewhere any value is allowed, so they
+	// are ordinary fields whose constant Validate checks.
+	partialConst map[*model.Field]string
+	// restore undoes the generator's changes to the model.
+	restore []restoreType
+}
+
+type restoreType struct {
+	field *model.Field
+	typ   *model.Type
+}
+
+// close gives the model back as it was.
+func (g *generator) close() {
+	for _, r := range g.restore {
+		r.field.Type = r.typ
+	}
+}
+
+func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
+	g := &generator{m: m, cfg: cfg, variantOf: map[string][]string{}, partialConst: map[*model.Field]string{}}
+	defer func() {
+		if err != nil {
+			g.close()
+		}
+	}()
+	for _, t := range m.Types {
+		for _, fd := range t.Fields {
+			if fd.Type.Kind == model.Primitive && fd.Type.Const != "" && fd.Versions&t.Versions != t.Versions {
+				if fd.Type.Prim != model.String {
+					return nil, fmt.Errorf("%s: %s.%s: a non-string constant that exists in only some versions is not supported", fd.Pos, t.Name, fd.JSON)
+				}
+				c := *fd.Type
+				c.Const = ""
+				g.partialConst[fd] = fd.Type.Const
+				g.restore = append(g.restore, restoreType{fd, fd.Type})
+				fd.Type = &c
+			}
+		}
+	}
+	for _, v := range m.Versions {
+		g.versionIdents = append(g.versionIdents, "Version"+strings.ReplaceAll(v, "-", ""))
+	}
+	reserved := map[string]bool{"Message": true, "VersionSet": true, "ProtocolVersion": true, "Era": true,
+		"MethodInfo": true, "Direction": true, "FieldError": true, "UnknownVariantError": true, "NoVariantError": true}
+	for _, t := range m.Types {
+		if reserved[t.Name] {
+			return nil, fmt.Errorf("%s: definition %s collides with a name mcpgen's protocol package declares", t.Pos, t.Name)
+		}
+		if len(t.Fields) > 64 {
+			return nil, fmt.Errorf("%s: %s has %d properties; the generator tracks presence of at most 64", t.Pos, t.Name, len(t.Fields))
+		}
+		if t.Kind != model.Union || g.scalarUnion(t) {
+			continue
+		}
+		if m.Lookup(t.Name+"Variant") != nil {
+			return nil, fmt.Errorf("%s: union %s needs the name %sVariant, which a definition already has", t.Pos, t.Name, t.Name)
+		}
+		for _, v := range t.Variants {
+			target := g.named(v.Type).Name
+			g.variantOf[target] = append(g.variantOf[target], t.Name)
+		}
+	}
+	for _, us := range g.variantOf {
+		sort.Strings(us)
+	}
+	if err := g.checkExtras(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// checkExtras rejects structs whose additional properties have a type: the
+// generator keeps additional properties as raw JSON.
+func (g *generator) checkExtras() error {
+	for _, t := range g.m.Types {
+		if t.Kind == model.Struct && t.Extra != nil && !(t.Extra.Kind == model.Raw && t.Extra.RawKind == model.AnyValue) {
+			return fmt.Errorf("%s: %s constrains additionalProperties beside named properties; the generator supports that only for maps (no named properties)", t.Pos, t.Name)
+		}
+	}
+	return nil
+}
+
+// named resolves a Ref or Alias to its named type, and returns other types
+// unchanged.
+func (g *generator) named(t *model.Type) *model.Type {
+	if t.Kind == model.Ref || t.Kind == model.Alias {
+		if r := g.m.Resolve(t); r != nil {
+			return r
+		}
+	}
+	return t
+}
+
+// scalarUnion reports whether every variant of u is an inline primitive:
+// such a union is a small sum struct rather than an interface.
+func (g *generator) scalarUnion(u *model.Type) bool {
+	if u.Kind != model.Union {
+		return false
+	}
+	for _, v := range u.Variants {
+		if v.Type.Kind != model.Primitive {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldBit is the presence bit of field i.
+func fieldBit(i int) jen.Code { return jen.Lit(uint64(1) << uint(i)) }
+
+// pointerField reports whether a struct-typed field is a pointer: it is
+// when the property is not required in every version it exists in.
+func (g *generator) pointerField(f *model.Field) bool {
+	t := g.named(f.Type)
+	return f.Type.Kind != model.Alias && t.Kind == model.Struct && f.Required&f.Versions != f.Versions
+}
+
+// emitAlways reports whether a field is written whenever decoding did not
+// find it missing: it is required in the newest version it exists in and
+// its Go type has no "absent" value of its own.
+func (g *generator) emitAlways(f *model.Field) bool {
+	if !f.Required.Has(f.Versions.Newest()) || g.pointerField(f) {
+		return false
+	}
+	t := g.named(f.Type)
+	if t.Kind == model.Primitive && t.Nullable {
+		return false
+	}
+	return true
+}
+
+// isConst reports whether the field holds a constant and so has no Go
+// field of its own.
+func isConst(f *model.Field) bool {
+	return f.Type.Kind == model.Primitive && f.Type.Const != ""
+}
+
+// goType is the Go type of a value of type t.
+func (g *generator) goType(t *model.Type) *jen.Statement {
+	switch t.Kind {
+	case model.Ref, model.Alias:
+		return jen.Id(t.Target)
+	case model.Primitive:
+		var s *jen.Statement
+		switch t.Prim {
+		case model.String:
+			s = jen.String()
+		case model.Integer:
+			s = jen.Int64()
+		case model.Number:
+			s = jen.Float64()
+		default:
+			s = jen.Bool()
+		}
+		if t.Nullable {
+			return jen.Op("*").Add(s)
+		}
+		return s
+	case model.Array:
+		return jen.Index().Add(g.goType(t.Elem))
+	case model.Map:
+		return jen.Map(jen.String()).Add(g.goType(t.Elem))
+	case model.Raw:
+		return jen.Qual(jsonPkg, "RawMessage")
+	}
+	panic(fmt.Sprintf("gen: no Go type for %s", t.Kind))
+}
+
+// fieldType is the Go type of a struct field.
+func (g *generator) fieldType(f *model.Field) *jen.Statement {
+	if g.pointerField(f) {
+		return jen.Op("*").Add(g.goType(f.Type))
+	}
+	return g.goType(f.Type)
+}
+
+// doc renders a doc comment: text (wrapped as written) and a version note.
+func (g *generator) doc(name, text string, vs model.VersionSet, deprecated string) *jen.Statement {
+	text = strings.TrimSpace(text)
+	var b strings.Builder
+	switch {
+	case text == "":
+		fmt.Fprintf(&b, "%s is defined by the MCP schema.", name)
+	case strings.HasPrefix(text, name+" "):
+		b.WriteString(text)
+	default:
+		fmt.Fprintf(&b, "%s: %s", name, text)
+	}
+	if since := g.m.Since(vs); since != "" {
+		b.WriteString("\n\n" + since)
+	}
+	if deprecated != "" {
+		b.WriteString("\n\nDeprecated: " + deprecated)
+	}
+	return jen.Comment(sanitizeComment(b.String()))
+}
+
+// sanitizeComment keeps description text from breaking out of a line
+// comment or being read as a directive.
+func sanitizeComment(s string) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		l = strings.TrimRight(l, " \t")
+		if strings.HasPrefix(l, "go:") || strings.HasPrefix(l, "line ") {
+			l = " " + l
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// versionMask renders a VersionSet literal.
+func (g *generator) versionMask(vs model.VersionSet) jen.Code {
+	if vs == g.m.All() {
+		return jen.Id("allVersions")
+	}
+	var parts []jen.Code
+	for i := range g.m.Versions {
+		if vs.Has(model.Version(i)) {
+			parts = append(parts, jen.Id("bit"+g.versionIdents[i]))
+		}
+	}
+	if len(parts) == 0 {
+		return jen.Lit(0)
+	}
+	return jen.Id("VersionSet").Call(jen.Add(joinOr(parts)))
+}
+
+func joinOr(parts []jen.Code) jen.Code {
+	s := jen.Add(parts[0])
+	for _, p := range parts[1:] {
+		s = s.Op("|").Add(p)
+	}
+	return s
+}
+
+func unquote(constJSON string) string {
+	return strings.Trim(constJSON, `"`)
+}

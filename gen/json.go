@@ -1,0 +1,645 @@
+package gen
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mcpgen/mcpgen/model"
+)
+
+// json renders decoding and encoding for every named type.
+func (g *generator) json() *jen.File {
+	f := g.newFile()
+	for _, t := range g.m.Types {
+		if t.Kind == model.Alias {
+			continue
+		}
+		g.unmarshal(f, t)
+		g.marshal(f, t)
+	}
+	return f
+}
+
+func errWrap(inner func(jen.Code) jen.Code, outer func(jen.Code) jen.Code) func(jen.Code) jen.Code {
+	return func(err jen.Code) jen.Code { return outer(inner(err)) }
+}
+
+func atField(name string) func(jen.Code) jen.Code {
+	return func(err jen.Code) jen.Code { return jen.Id("atField").Call(err, jen.Lit(name)) }
+}
+
+func plainErr(err jen.Code) jen.Code { return err }
+
+// recv is the receiver of a type's methods: a pointer for structs, whose
+// values are large, the value for everything else.
+func recv(t *model.Type) *jen.Statement {
+	if t.Kind == model.Struct {
+		return jen.Id("x").Op("*").Id(t.Name)
+	}
+	return jen.Id("x").Id(t.Name)
+}
+
+func (g *generator) unmarshal(f *jen.File, t *model.Type) {
+	f.Comment("UnmarshalJSON decodes x from JSON without checking the schema's rules; Validate does.")
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Return(jen.Id("decodeWhole").Call(jen.Id("data"), jen.Id("x").Dot("decode"))),
+	)
+	var body []jen.Code
+	switch {
+	case t.Kind == model.Struct:
+		body = g.decodeStruct(t)
+	case t.Kind == model.Union && g.scalarUnion(t):
+		body = g.decodeScalarUnion(t)
+	case t.Kind == model.Union:
+		body = g.decodeUnion(t)
+	default:
+		body = append(g.decodeInto(jen.Parens(jen.Op("*").Id("x")), t, jen.Id(t.Name), plainErr, 0), jen.Return(jen.Nil()))
+	}
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("decode").Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner")).Error().Block(body...)
+}
+
+func (g *generator) decodeStruct(t *model.Type) []jen.Code {
+	var cases []jen.Code
+	var required uint64
+	for i, fd := range t.Fields {
+		if fd.Required != 0 {
+			required |= 1 << uint(i)
+		}
+		stmts := []jen.Code{jen.Id("seen").Op("|=").Add(fieldBit(i))}
+		target := jen.Id("x").Dot(fd.GoName)
+		switch {
+		case isConst(fd):
+			stmts = append(stmts, g.decodeConst(fd.Type, atField(fd.JSON))...)
+		case g.pointerField(fd):
+			stmts = append(stmts,
+				jen.Add(target.Clone()).Op("=").New(g.goType(fd.Type)),
+				jen.If(jen.Err().Op(":=").Add(target.Clone()).Dot("decode").Call(jen.Id("s")), jen.Err().Op("!=").Nil()).Block(
+					jen.Return(atField(fd.JSON)(jen.Err()))))
+		default:
+			stmts = append(stmts, g.decodeInto(target, fd.Type, nil, atField(fd.JSON), 0)...)
+		}
+		cases = append(cases, jen.Case(jen.Lit(fd.JSON)).Block(stmts...))
+	}
+	if t.Extra != nil {
+		cases = append(cases, jen.Default().Block(
+			jen.If(jen.Err().Op(":=").Id("decodeExtra").Call(jen.Id("s"), jen.Id("key"), jen.Op("&").Id("x").Dot("Extra")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Err()))))
+	} else {
+		cases = append(cases, jen.Default().Block(
+			jen.Return(jen.Id("atKey").Call(jen.Id("errUnknownProperty").Call(), jen.String().Parens(jen.Id("key"))))))
+	}
+	return []jen.Code{
+		jen.Op("*").Id("x").Op("=").Id(t.Name).Values(),
+		jen.If(jen.Err().Op(":=").Id("s").Dot("ObjectStart").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Var().Id("seen").Uint64(),
+		jen.For().Block(
+			jen.List(jen.Id("key"), jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextKey").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
+			jen.Switch(jen.String().Parens(jen.Id("key"))).Block(cases...),
+		),
+		jen.Id("x").Dot("has").Op("=").Id("seen"),
+		jen.Id("x").Dot("missing").Op("=").Lit(required).Op("&^").Id("seen"),
+		jen.Return(jen.Nil()),
+	}
+}
+
+func (g *generator) decodeConst(t *model.Type, wrap func(jen.Code) jen.Code) []jen.Code {
+	var call jen.Code
+	if t.Prim == model.String {
+		var s string
+		if err := json.Unmarshal([]byte(t.Const), &s); err != nil {
+			panic(fmt.Sprintf("gen: string const %s: %v", t.Const, err))
+		}
+		call = jen.Id("decodeConstString").Call(jen.Id("s"), jen.Lit(s), jen.Lit(t.Const))
+	} else {
+		var n int64
+		if err := json.Unmarshal([]byte(t.Const), &n); err != nil {
+			panic(fmt.Sprintf("gen: const %s: only string and integer constants are supported", t.Const))
+		}
+		call = jen.Id("decodeConstInt").Call(jen.Id("s"), jen.Lit(n), jen.Lit(t.Const))
+	}
+	return []jen.Code{jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err())))}
+}
+
+// decodeInto decodes the next value, of type t, into target. conv, when
+// set, converts a primitive to a named type.
+func (g *generator) decodeInto(target *jen.Statement, t *model.Type, conv *jen.Statement, wrap func(jen.Code) jen.Code, depth int) []jen.Code {
+	fail := func(call jen.Code) jen.Code {
+		return jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err())))
+	}
+	switch t.Kind {
+	case model.Ref, model.Alias:
+		return []jen.Code{fail(jen.Add(target.Clone()).Dot("decode").Call(jen.Id("s")))}
+	case model.Enum:
+		return g.decodeInto(target, &model.Type{Kind: model.Primitive, Prim: model.String}, jen.Id(t.Name), wrap, depth)
+	case model.Raw:
+		helper := "decodeRawValue"
+		if t.RawKind == model.AnyObject {
+			helper = "decodeRawObject"
+		}
+		var p jen.Code = jen.Op("&").Add(target.Clone())
+		if conv != nil {
+			p = jen.Parens(jen.Op("*").Qual(jsonPkg, "RawMessage")).Parens(jen.Id("x"))
+		}
+		return []jen.Code{fail(jen.Id(helper).Call(jen.Id("s"), p))}
+	case model.Primitive:
+		if t.Const != "" {
+			return g.decodeConst(t, wrap)
+		}
+		helper, goTyp := primHelper(t.Prim)
+		if t.Nullable {
+			return []jen.Code{fail(jen.Id("decodeNullable").Call(jen.Id("s"), jen.Op("&").Add(target.Clone()), jen.Id(helper)))}
+		}
+		if conv == nil {
+			return []jen.Code{fail(jen.Id(helper).Call(jen.Id("s"), jen.Op("&").Add(target.Clone())))}
+		}
+		return []jen.Code{jen.Block(
+			jen.Var().Id("v").Add(goTyp),
+			fail(jen.Id(helper).Call(jen.Id("s"), jen.Op("&").Id("v"))),
+			jen.Add(target.Clone()).Op("=").Add(conv).Call(jen.Id("v")),
+		)}
+	case model.Array:
+		i := fmt.Sprintf("i%d", depth)
+		elem := jen.Add(target.Clone()).Index(jen.Id(i))
+		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atIndex").Call(err, jen.Id(i)) }, wrap)
+		zero := g.goType(t)
+		if conv != nil {
+			zero = conv.Clone()
+		}
+		return []jen.Code{
+			fail(jen.Id("s").Dot("ArrayStart").Call()),
+			jen.Add(target.Clone()).Op("=").Add(zero).Values(),
+			jen.For(jen.Id(i).Op(":=").Lit(0), jen.Empty(), jen.Id(i).Op("++")).Block(append([]jen.Code{
+				jen.List(jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextElem").Call(),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err()))),
+				jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
+				jen.Var().Id("zero").Add(g.goType(t.Elem)),
+				jen.Add(target.Clone()).Op("=").Append(target.Clone(), jen.Id("zero")),
+			}, g.decodeInto(elem, t.Elem, nil, inner, depth+1)...)...),
+		}
+	case model.Map:
+		k := fmt.Sprintf("k%d", depth)
+		v := fmt.Sprintf("v%d", depth)
+		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atKey").Call(err, jen.Id(k)) }, wrap)
+		mk := g.goType(t)
+		if conv != nil {
+			mk = conv.Clone()
+		}
+		return []jen.Code{
+			fail(jen.Id("s").Dot("ObjectStart").Call()),
+			jen.Add(target.Clone()).Op("=").Add(mk).Values(),
+			jen.For().Block(append(append([]jen.Code{
+				jen.List(jen.Id("key"), jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextKey").Call(),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err()))),
+				jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
+				jen.Id(k).Op(":=").String().Parens(jen.Id("key")),
+				jen.Var().Id(v).Add(g.goType(t.Elem)),
+			}, g.decodeInto(jen.Id(v), t.Elem, nil, inner, depth+1)...),
+				jen.Add(target.Clone()).Index(jen.Id(k)).Op("=").Id(v))...),
+		}
+	case model.Struct, model.Union:
+		return []jen.Code{fail(jen.Add(target.Clone()).Dot("decode").Call(jen.Id("s")))}
+	}
+	panic(fmt.Sprintf("gen: cannot decode %s", t.Kind))
+}
+
+func primHelper(p model.Prim) (string, *jen.Statement) {
+	switch p {
+	case model.String:
+		return "decodeString", jen.String()
+	case model.Integer:
+		return "decodeInt", jen.Int64()
+	case model.Number:
+		return "decodeFloat", jen.Float64()
+	}
+	return "decodeBool", jen.Bool()
+}
+
+func (g *generator) decodeScalarUnion(t *model.Type) []jen.Code {
+	var cases []jen.Code
+	var number *scalarVariant
+	vs := scalarVariants(t)
+	for i := range vs {
+		v := &vs[i]
+		helper, _ := primHelper(v.prim)
+		body := []jen.Code{
+			jen.If(jen.Err().Op(":=").Id(helper).Call(jen.Id("s"), jen.Op("&").Id("x").Dot(v.field)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.Id("x").Dot("kind").Op("=").Lit(v.kind),
+			jen.Return(jen.Nil()),
+		}
+		switch v.prim {
+		case model.String:
+			cases = append(cases, jen.Case(jen.Qual(jsonrpcPkg, "KindString")).Block(body...))
+		case model.Boolean:
+			cases = append(cases, jen.Case(jen.Qual(jsonrpcPkg, "KindBool")).Block(body...))
+		case model.Integer:
+			number = v
+		case model.Number:
+			if number == nil {
+				number = v
+			}
+		}
+	}
+	if number != nil {
+		helper, _ := primHelper(number.prim)
+		cases = append(cases, jen.Case(jen.Qual(jsonrpcPkg, "KindNumber")).Block(
+			jen.If(jen.Err().Op(":=").Id(helper).Call(jen.Id("s"), jen.Op("&").Id("x").Dot(number.field)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.Id("x").Dot("kind").Op("=").Lit(number.kind),
+			jen.Return(jen.Nil()),
+		))
+	}
+	return []jen.Code{
+		jen.Op("*").Id("x").Op("=").Id(t.Name).Values(),
+		jen.Id("k").Op(":=").Id("s").Dot("Peek").Call(),
+		jen.Switch(jen.Id("k")).Block(cases...),
+		jen.If(jen.Id("k").Op("==").Qual(jsonrpcPkg, "KindInvalid")).Block(jen.Return(jen.Id("s").Dot("Skip").Call())),
+		jen.Return(jen.Id("errNoVariant").Call(jen.Lit(t.Name), jen.Id("k"))),
+	}
+}
+
+var kindIdents = map[model.JSONKind]string{
+	model.KindObject: "KindObject", model.KindArray: "KindArray", model.KindString: "KindString",
+	model.KindInteger: "KindNumber", model.KindNumber: "KindNumber", model.KindBoolean: "KindBool",
+}
+
+// decodeVariant decodes raw as variant vi of u and returns.
+func (g *generator) decodeVariant(u *model.Type, vi int) []jen.Code {
+	n := g.named(u.Variants[vi].Type)
+	if n.Kind == model.Struct {
+		return []jen.Code{
+			jen.Id("v").Op(":=").New(jen.Id(n.Name)),
+			jen.If(jen.Err().Op(":=").Id("decodeSub").Call(jen.Id("raw"), jen.Id("v").Dot("decode")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.Id("x").Dot("Value").Op("=").Id("v"),
+			jen.Return(jen.Nil()),
+		}
+	}
+	return []jen.Code{
+		jen.Var().Id("v").Id(n.Name),
+		jen.If(jen.Err().Op(":=").Id("decodeSub").Call(jen.Id("raw"), jen.Id("v").Dot("decode")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Id("x").Dot("Value").Op("=").Id("v"),
+		jen.Return(jen.Nil()),
+	}
+}
+
+func (g *generator) decodeUnion(t *model.Type) []jen.Code {
+	var cases []jen.Code
+	numberDone := false
+	for _, grp := range t.Pick.Groups {
+		kind := kindIdents[grp.Kind]
+		if kind == "KindNumber" {
+			if numberDone {
+				continue
+			}
+			numberDone = true
+		}
+		cases = append(cases, jen.Case(jen.Qual(jsonrpcPkg, kind)).Block(g.decodeGroup(t, grp)...))
+	}
+	return []jen.Code{
+		jen.Id("x").Dot("Value").Op("=").Nil(),
+		jen.List(jen.Id("raw"), jen.Err()).Op(":=").Id("s").Dot("Raw").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Id("k").Op(":=").Id("kindOf").Call(jen.Id("raw")),
+		jen.Switch(jen.Id("k")).Block(cases...),
+		jen.Return(jen.Id("errNoVariant").Call(jen.Lit(t.Name), jen.Id("k"))),
+	}
+}
+
+func (g *generator) decodeGroup(t *model.Type, grp *model.PickGroup) []jen.Code {
+	if grp.Kind == model.KindInteger || grp.Kind == model.KindNumber {
+		// An integer variant takes integral numbers; a number variant the rest.
+		var intVar, numVar = -1, -1
+		for _, gg := range t.Pick.Groups {
+			switch gg.Kind {
+			case model.KindInteger:
+				intVar = gg.Variants[0]
+			case model.KindNumber:
+				numVar = gg.Variants[0]
+			}
+		}
+		if intVar >= 0 && numVar >= 0 {
+			return []jen.Code{
+				jen.If(jen.Id("isIntegral").Call(jen.Id("raw"))).Block(g.decodeVariant(t, intVar)...),
+				jen.Block(g.decodeVariant(t, numVar)...),
+			}
+		}
+	}
+	if grp.ConstKey == "" {
+		return g.decodeCase(t, grp.Cases[0])
+	}
+	var cases []jen.Code
+	var absent *model.PickCase
+	for _, c := range grp.Cases {
+		if c.Value == "" {
+			absent = c
+			continue
+		}
+		var val string
+		json.Unmarshal([]byte(c.Value), &val)
+		cases = append(cases, jen.Case(jen.Lit(val)).Block(g.decodeCase(t, c)...))
+	}
+	missing := []jen.Code{jen.Return(jen.Id("atField").Call(jen.Id("errRequired").Call(), jen.Lit(grp.ConstKey)))}
+	if absent != nil {
+		missing = g.decodeCase(t, absent)
+	}
+	return []jen.Code{
+		jen.List(jen.Id("tag"), jen.Id("ok")).Op(":=").Id("stringAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey)),
+		jen.If(jen.Op("!").Id("ok")).Block(
+			jen.If(jen.Op("!").Id("hasValueAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey))).Block(missing...),
+			jen.Return(jen.Id("atField").Call(jen.Id("errType").Call(jen.Lit("string"), jen.Id("kindOfValueAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey))), jen.Lit(grp.ConstKey))),
+		),
+		jen.Switch(jen.String().Parens(jen.Id("tag"))).Block(cases...),
+		jen.Return(jen.Id("errUnknownVariant").Call(jen.Lit(t.Name), jen.Lit(grp.ConstKey), jen.Id("tag"))),
+	}
+}
+
+// decodeCase chooses among a case's candidates and decodes the winner.
+func (g *generator) decodeCase(t *model.Type, c *model.PickCase) []jen.Code {
+	if len(c.Variants) == 1 {
+		return g.decodeVariant(t, c.Variants[0])
+	}
+	index := map[string]int{}
+	for i, vi := range c.Variants {
+		index[t.Variants[vi].Name()] = i
+	}
+	var out []jen.Code
+	present := jen.Lit(0)
+	if len(c.Keys) > 0 {
+		var keys []jen.Code
+		for _, k := range c.Keys {
+			keys = append(keys, jen.Lit(k))
+		}
+		out = append(out,
+			jen.List(jen.Id("present"), jen.Err()).Op(":=").Id("objectKeys").Call(jen.Id("raw"), jen.Index().String().Values(keys...)),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
+		present = jen.Id("present")
+	}
+	var req, decl []jen.Code
+	for i := range c.Variants {
+		req = append(req, jen.Lit(c.Required[i]))
+		decl = append(decl, jen.Lit(c.Declared[i]))
+	}
+	n := len(c.Variants)
+	out = append(out,
+		jen.Id("required").Op(":=").Index(jen.Lit(n)).Uint64().Values(req...),
+		jen.Id("declared").Op(":=").Index(jen.Lit(n)).Uint64().Values(decl...))
+	// Gates: a conditional rule whose condition fails rules its variant out.
+	var ties []jen.Code
+	for _, r := range c.Rules {
+		pi := index[r.Prefer]
+		cond := ruleCond(r)
+		if len(r.Path) > 0 {
+			gate := jen.Id("required").Index(jen.Lit(pi)).Op("=").Op("^").Uint64().Call(jen.Lit(0))
+			var when jen.Code = jen.Op("!").Add(cond.Clone())
+			if r.Over != "" {
+				oi := index[r.Over]
+				when = jen.Op("!").Add(cond.Clone()).Op("&&").Id("required").Index(jen.Lit(oi)).Op("&^").Add(present).Op("==").Lit(0)
+			}
+			out = append(out, jen.Comment(r.Reason), jen.If(when).Block(gate))
+		}
+		var both jen.Code = jen.Id("top").Op("&").Lit(uint64(1) << uint(pi)).Op("!=").Lit(0)
+		if r.Over != "" {
+			both = jen.Add(both).Op("&&").Id("top").Op("&").Lit(uint64(1) << uint(index[r.Over])).Op("!=").Lit(0)
+		}
+		ties = append(ties, jen.If(jen.Add(both).Op("&&").Add(cond)).Block(jen.Id("top").Op("=").Lit(uint64(1)<<uint(pi))))
+	}
+	out = append(out, jen.Id("top").Op(":=").Id("topVariants").Call(present, jen.Id("required").Index(jen.Empty(), jen.Empty()), jen.Id("declared").Index(jen.Empty(), jen.Empty())))
+	if len(ties) > 0 {
+		out = append(out, jen.If(jen.Qual("math/bits", "OnesCount64").Call(jen.Id("top")).Op(">").Lit(1)).Block(ties...))
+	}
+	var cases []jen.Code
+	for i := range c.Variants {
+		cases = append(cases, jen.Case(jen.Lit(uint64(1)<<uint(i))).Block(g.decodeVariant(t, c.Variants[i])...))
+	}
+	cases = append(cases, jen.Case(jen.Lit(0)).Block(jen.Return(jen.Id("errNoVariant").Call(jen.Lit(t.Name), jen.Qual(jsonrpcPkg, "KindObject")))))
+	out = append(out, jen.Switch(jen.Id("top")).Block(cases...),
+		jen.Return(jen.Id("fieldError").Call(jen.Lit("matches more than one "+t.Name+" variant equally well"))))
+	return out
+}
+
+func ruleCond(r *model.PickRule) *jen.Statement {
+	var path []jen.Code
+	for _, p := range r.Path {
+		path = append(path, jen.Lit(p))
+	}
+	switch {
+	case len(r.Path) == 0:
+		return jen.True()
+	case r.Equals != "":
+		var s string
+		json.Unmarshal([]byte(r.Equals), &s)
+		return jen.Id("stringValueAt").Call(append([]jen.Code{jen.Id("raw"), jen.Lit(s)}, path...)...)
+	}
+	return jen.Id("hasValueAt").Call(append([]jen.Code{jen.Id("raw")}, path...)...)
+}
+
+// ---- encoding ----
+
+func (g *generator) marshal(f *jen.File, t *model.Type) {
+	self := jen.Id("x")
+	if t.Kind == model.Struct {
+		self = jen.Parens(jen.Op("&").Id("x"))
+	}
+	f.Comment("MarshalJSON encodes x as JSON.")
+	f.Func().Params(jen.Id("x").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(self.Dot("appendJSON").Call(jen.Nil())),
+	)
+	var body []jen.Code
+	switch {
+	case t.Kind == model.Struct:
+		body = g.encodeStruct(t)
+	case t.Kind == model.Union && g.scalarUnion(t):
+		var cases []jen.Code
+		for _, v := range scalarVariants(t) {
+			cases = append(cases, jen.Case(jen.Lit(v.kind)).Block(g.appendPrim(jen.Id("x").Dot(v.field), v.prim, plainErr)...))
+		}
+		cases = append(cases, jen.Default().Block(jen.Return(jen.Id("dst"), jen.Id("fieldError").Call(jen.Lit(t.Name+" holds no value")))))
+		body = []jen.Code{jen.Var().Err().Error(), jen.Switch(jen.Id("x").Dot("kind")).Block(cases...), jen.Return(jen.Id("dst"), jen.Err())}
+	case t.Kind == model.Union:
+		body = []jen.Code{
+			jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(jen.Return(jen.Id("dst"), jen.Id("fieldError").Call(jen.Lit(t.Name+" holds no value")))),
+			jen.Return(jen.Id("x").Dot("Value").Dot("appendJSON").Call(jen.Id("dst"))),
+		}
+	default:
+		body = append(g.appendValue(jen.Id("x"), t, true, plainErr, 0), jen.Return(jen.Id("dst"), jen.Nil()))
+		body = declareErr(body, 0)
+	}
+	f.Func().Params(recv(t)).Id("appendJSON").Params(jen.Id("dst").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(body...)
+}
+
+func (g *generator) encodeStruct(t *model.Type) []jen.Code {
+	body := []jen.Code{
+		jen.Id("start").Op(":=").Len(jen.Id("dst")),
+	}
+	for i, fd := range t.Fields {
+		key := jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit(fmt.Sprintf(",%s:", quoteJSON(fd.JSON))).Op("..."))
+		var value []jen.Code
+		target := jen.Id("x").Dot(fd.GoName)
+		switch {
+		case isConst(fd):
+			value = []jen.Code{jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit(fd.Type.Const).Op("..."))}
+		case g.pointerField(fd):
+			value = g.appendValue(target, fd.Type, false, atField(fd.JSON), 0)
+		default:
+			value = g.appendValue(target, fd.Type, true, atField(fd.JSON), 0)
+		}
+		var cond jen.Code
+		switch {
+		case g.emitAlways(fd):
+			cond = jen.Id("x").Dot("missing").Op("&").Add(fieldBit(i)).Op("==").Lit(0)
+		case isConst(fd):
+			cond = jen.Id("x").Dot("has").Op("&").Add(fieldBit(i)).Op("!=").Lit(0)
+		default:
+			nz := g.nonZero(target, fd)
+			cond = jen.Id("x").Dot("has").Op("&").Add(fieldBit(i)).Op("!=").Lit(0).Op("||").Add(nz)
+			if g.pointerField(fd) || isNilable(g.named(fd.Type), fd.Type) {
+				// A present value that is nil still encodes as JSON.
+				cond = nz
+				if !g.pointerField(fd) {
+					cond = jen.Add(nz).Op("||").Id("x").Dot("has").Op("&").Add(fieldBit(i)).Op("!=").Lit(0)
+				}
+			}
+		}
+		body = append(body, jen.If(cond).Block(append([]jen.Code{key}, value...)...))
+	}
+	if t.Extra != nil {
+		body = append(body, jen.List(jen.Id("dst"), jen.Id("_")).Op("=").Id("appendExtra").Call(jen.Id("dst"), jen.Id("x").Dot("Extra"), jen.False()))
+	}
+	body = append(body,
+		jen.If(jen.Len(jen.Id("dst")).Op("==").Id("start")).Block(jen.Return(jen.Append(jen.Id("dst"), jen.Lit("{}").Op("...")), jen.Nil())),
+		jen.Id("dst").Index(jen.Id("start")).Op("=").LitRune('{'),
+		jen.Return(jen.Append(jen.Id("dst"), jen.LitRune('}')), jen.Nil()),
+	)
+	return declareErr(body, 1)
+}
+
+// declareErr inserts "var err error" at index i of body when the body uses
+// err.
+func declareErr(body []jen.Code, i int) []jen.Code {
+	if !strings.Contains(fmt.Sprintf("%#v", jen.Block(body...)), "err") {
+		return body
+	}
+	out := append([]jen.Code{}, body[:i]...)
+	out = append(out, jen.Var().Err().Error())
+	return append(out, body[i:]...)
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// isNilable reports whether the Go type of t has nil as its absent value.
+func isNilable(n, t *model.Type) bool {
+	switch n.Kind {
+	case model.Array, model.Map, model.Raw:
+		return true
+	case model.Primitive:
+		return n.Nullable
+	}
+	return false
+}
+
+// nonZero is the condition under which an optional field built in Go is
+// written.
+func (g *generator) nonZero(target *jen.Statement, fd *model.Field) jen.Code {
+	if g.pointerField(fd) {
+		return jen.Add(target.Clone()).Op("!=").Nil()
+	}
+	n := g.named(fd.Type)
+	switch n.Kind {
+	case model.Array, model.Map, model.Raw:
+		return jen.Add(target.Clone()).Op("!=").Nil()
+	case model.Enum:
+		return jen.Add(target.Clone()).Op("!=").Lit("")
+	case model.Union:
+		if g.scalarUnion(n) {
+			return jen.Op("!").Add(target.Clone()).Dot("IsZero").Call()
+		}
+		return jen.Add(target.Clone()).Dot("Value").Op("!=").Nil()
+	case model.Primitive:
+		if n.Nullable {
+			return jen.Add(target.Clone()).Op("!=").Nil()
+		}
+		switch n.Prim {
+		case model.String:
+			return jen.Add(target.Clone()).Op("!=").Lit("")
+		case model.Boolean:
+			return target.Clone()
+		}
+		return jen.Add(target.Clone()).Op("!=").Lit(0)
+	case model.Struct:
+		return jen.True()
+	}
+	panic(fmt.Sprintf("gen: no zero test for %s", n.Kind))
+}
+
+func (g *generator) appendPrim(v *jen.Statement, p model.Prim, wrap func(jen.Code) jen.Code) []jen.Code {
+	switch p {
+	case model.String:
+		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendString").Call(jen.Id("dst"), jen.String().Parens(v))}
+	case model.Integer:
+		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendInt").Call(jen.Id("dst"), jen.Int64().Parens(v))}
+	case model.Number:
+		return []jen.Code{
+			jen.List(jen.Id("dst"), jen.Err()).Op("=").Qual(jsonrpcPkg, "AppendFloatChecked").Call(jen.Id("dst"), jen.Float64().Parens(v)),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("dst"), wrap(jen.Err()))),
+		}
+	}
+	return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendBool").Call(jen.Id("dst"), jen.Bool().Parens(v))}
+}
+
+// appendValue appends v, of type t, to dst. required says that a nil
+// slice or map is written as empty rather than as null.
+func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, wrap func(jen.Code) jen.Code, depth int) []jen.Code {
+	switch t.Kind {
+	case model.Ref, model.Alias:
+		return []jen.Code{
+			jen.List(jen.Id("dst"), jen.Err()).Op("=").Add(v.Clone()).Dot("appendJSON").Call(jen.Id("dst")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("dst"), wrap(jen.Err()))),
+		}
+	case model.Enum:
+		return g.appendPrim(v, model.String, wrap)
+	case model.Primitive:
+		if t.Nullable {
+			return []jen.Code{jen.If(jen.Add(v.Clone()).Op("==").Nil()).Block(
+				jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit("null").Op("...")),
+			).Else().Block(g.appendPrim(jen.Op("*").Add(v.Clone()), t.Prim, wrap)...)}
+		}
+		return g.appendPrim(v, t.Prim, wrap)
+	case model.Raw:
+		def := "null"
+		if t.RawKind == model.AnyObject {
+			def = "{}"
+		}
+		return []jen.Code{jen.Id("dst").Op("=").Id("appendRaw").Call(jen.Id("dst"), v.Clone(), jen.Lit(def))}
+	case model.Array:
+		i := fmt.Sprintf("i%d", depth)
+		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atIndex").Call(err, jen.Id(i)) }, wrap)
+		loop := []jen.Code{
+			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('[')),
+			jen.For(jen.Id(i).Op(":=").Range().Add(v.Clone())).Block(append([]jen.Code{
+				jen.If(jen.Id(i).Op(">").Lit(0)).Block(jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(','))),
+			}, g.appendValue(jen.Add(v.Clone()).Index(jen.Id(i)), t.Elem, true, inner, depth+1)...)...),
+			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(']')),
+		}
+		return loop
+	case model.Map:
+		k := fmt.Sprintf("k%d", depth)
+		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atKey").Call(err, jen.Id(k)) }, wrap)
+		return []jen.Code{
+			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('{')),
+			jen.For(jen.List(jen.Id("n"+k), jen.Id(k)).Op(":=").Range().Id("sortedKeys").Call(v.Clone())).Block(append([]jen.Code{
+				jen.If(jen.Id("n"+k).Op(">").Lit(0)).Block(jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(','))),
+				jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendString").Call(jen.Id("dst"), jen.Id(k)),
+				jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(':')),
+			}, g.appendValue(jen.Add(v.Clone()).Index(jen.Id(k)), t.Elem, true, inner, depth+1)...)...),
+			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('}')),
+		}
+	}
+	panic(fmt.Sprintf("gen: cannot encode %s", t.Kind))
+}
+

@@ -1,0 +1,181 @@
+package gen
+
+import (
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mcpgen/mcpgen/model"
+)
+
+// types renders a Go type per named type of the model.
+func (g *generator) types() *jen.File {
+	f := g.newFile()
+	for _, t := range g.m.Types {
+		f.Add(g.doc(t.Name, t.Doc, t.Versions, t.Deprecated))
+		switch t.Kind {
+		case model.Struct:
+			g.structType(f, t)
+		case model.Union:
+			if g.scalarUnion(t) {
+				g.scalarUnionType(f, t)
+			} else {
+				g.unionType(f, t)
+			}
+		case model.Enum:
+			f.Type().Id(t.Name).String()
+			var consts []jen.Code
+			for _, v := range t.Values {
+				consts = append(consts, g.doc(v.GoName, "", v.Versions, "").Line().Id(v.GoName).Id(t.Name).Op("=").Lit(v.Value))
+			}
+			f.Comment("The values of " + t.Name + ", in schema order.")
+			f.Const().Defs(consts...)
+		case model.Alias:
+			f.Type().Id(t.Name).Op("=").Id(t.Target)
+		default:
+			f.Type().Id(t.Name).Add(g.goType(t))
+		}
+		if unions := g.variantOf[t.Name]; len(unions) > 0 {
+			recv := jen.Id(t.Name)
+			if t.Kind == model.Struct {
+				recv = jen.Op("*").Id(t.Name)
+			}
+			for _, u := range unions {
+				f.Func().Params(recv.Clone()).Id("is" + u + "Variant").Params().Block()
+			}
+		}
+	}
+	return f
+}
+
+func (g *generator) newFile() *jen.File {
+	f := jen.NewFile(g.cfg.Package)
+	f.HeaderComment(Header)
+	f.ImportName(jsonrpcPkg, "jsonrpc")
+	return f
+}
+
+func (g *generator) structType(f *jen.File, t *model.Type) {
+	var fields []jen.Code
+	for _, fd := range t.Fields {
+		if isConst(fd) {
+			continue
+		}
+		tag := fd.JSON
+		if !g.emitAlways(fd) {
+			tag += ",omitempty"
+		}
+		fields = append(fields, jen.Add(g.doc(fd.GoName, fd.Doc, fd.Versions&^t.Versions|fd.Versions, "")).Line().
+			Id(fd.GoName).Add(g.fieldType(fd)).Tag(map[string]string{"json": tag}))
+	}
+	if t.Extra != nil {
+		fields = append(fields, jen.Comment("Extra holds the properties the schema allows without naming them,\nkept as raw JSON and written back after the named ones in key order.").Line().
+			Id("Extra").Map(jen.String()).Qual(jsonPkg, "RawMessage").Tag(map[string]string{"json": "-"}))
+	}
+	fields = append(fields,
+		jen.Line().Comment("has marks the properties present in decoded input; missing marks\nrequired ones that were absent. Values built in Go leave both zero.").Line().
+			Id("has").Id("uint64"),
+		jen.Id("missing").Id("uint64"))
+	f.Type().Id(t.Name).Struct(fields...)
+}
+
+// unionType renders a union as a struct holding one value of a sealed
+// interface, so that it decodes with json.Unmarshal like any other type.
+func (g *generator) unionType(f *jen.File, t *model.Type) {
+	iface := t.Name + "Variant"
+	f.Type().Id(t.Name).Struct(
+		jen.Comment("Value is the variant: "+g.variantList(t)+".").Line().Id("Value").Id(iface),
+	)
+	f.Comment(iface + " is implemented by the variants of " + t.Name + " and by no other type.")
+	f.Type().Id(iface).Interface(
+		jen.Id("appendJSON").Params(jen.Index().Byte()).Params(jen.Index().Byte(), jen.Error()),
+		jen.Id("validate").Params(jen.Id("VersionSet")).Error(),
+		jen.Id("is"+iface).Params(),
+	)
+}
+
+func (g *generator) variantList(t *model.Type) string {
+	s := ""
+	for i, v := range t.Variants {
+		if i > 0 {
+			s += ", "
+		}
+		n := g.named(v.Type)
+		if n.Kind == model.Struct {
+			s += "*"
+		}
+		s += n.Name
+	}
+	return s
+}
+
+// scalarVariant describes one variant of a scalar union.
+type scalarVariant struct {
+	kind  int
+	name  string // String, Integer, Number, Boolean
+	field string // the struct field holding it
+	typ   *jen.Statement
+	prim  model.Prim
+}
+
+func scalarVariants(t *model.Type) []scalarVariant {
+	var out []scalarVariant
+	for i, v := range t.Variants {
+		sv := scalarVariant{kind: i + 1, prim: v.Type.Prim}
+		switch v.Type.Prim {
+		case model.String:
+			sv.name, sv.field, sv.typ = "String", "str", jen.String()
+		case model.Integer:
+			sv.name, sv.field, sv.typ = "Integer", "integer", jen.Int64()
+		case model.Number:
+			sv.name, sv.field, sv.typ = "Number", "number", jen.Float64()
+		default:
+			sv.name, sv.field, sv.typ = "Boolean", "boolean", jen.Bool()
+		}
+		out = append(out, sv)
+	}
+	return out
+}
+
+// scalarUnionType renders a union of primitives (string | integer) as a
+// small value type that allocates nothing.
+func (g *generator) scalarUnionType(f *jen.File, t *model.Type) {
+	vs := scalarVariants(t)
+	fields := []jen.Code{jen.Id("kind").Id("uint8")}
+	for _, v := range vs {
+		fields = append(fields, jen.Id(v.field).Add(v.typ.Clone()))
+	}
+	f.Type().Id(t.Name).Struct(fields...)
+	for _, v := range vs {
+		f.Comment(t.Name + "From" + v.name + " returns the " + t.Name + " holding v.")
+		f.Func().Id(t.Name+"From"+v.name).Params(jen.Id("v").Add(v.typ.Clone())).Id(t.Name).Block(
+			jen.Return(jen.Id(t.Name).Values(jen.Dict{jen.Id("kind"): jen.Lit(v.kind), jen.Id(v.field): jen.Id("v")})),
+		)
+		f.Comment("As" + v.name + " returns the value and true when x holds a " + v.name + ".")
+		f.Func().Params(jen.Id("x").Id(t.Name)).Id("As"+v.name).Params().Params(v.typ.Clone(), jen.Bool()).Block(
+			jen.Return(jen.Id("x").Dot(v.field), jen.Id("x").Dot("kind").Op("==").Lit(v.kind)),
+		)
+	}
+	f.Comment("IsZero reports whether x holds no value.")
+	f.Func().Params(jen.Id("x").Id(t.Name)).Id("IsZero").Params().Bool().Block(
+		jen.Return(jen.Id("x").Dot("kind").Op("==").Lit(0)),
+	)
+	var cases []jen.Code
+	for _, v := range vs {
+		var body jen.Code
+		switch v.prim {
+		case model.String:
+			body = jen.Return(jen.Id("x").Dot(v.field))
+		case model.Integer:
+			body = jen.Return(jen.Qual("strconv", "FormatInt").Call(jen.Id("x").Dot(v.field), jen.Lit(10)))
+		case model.Number:
+			body = jen.Return(jen.Qual("strconv", "FormatFloat").Call(jen.Id("x").Dot(v.field), jen.LitByte('g'), jen.Lit(-1), jen.Lit(64)))
+		default:
+			body = jen.Return(jen.Qual("strconv", "FormatBool").Call(jen.Id("x").Dot(v.field)))
+		}
+		cases = append(cases, jen.Case(jen.Lit(v.kind)).Add(body))
+	}
+	f.Comment("String returns the value as text, for messages and logs.")
+	f.Func().Params(jen.Id("x").Id(t.Name)).Id("String").Params().String().Block(
+		jen.Switch(jen.Id("x").Dot("kind")).Block(cases...),
+		jen.Return(jen.Lit("")),
+	)
+}

@@ -1,0 +1,246 @@
+package gen
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mcpgen/mcpgen/model"
+)
+
+// validate renders Validate, ValidateVersion and the version-aware
+// validate method of every named type.
+func (g *generator) validate() *jen.File {
+	f := g.newFile()
+	for _, t := range g.m.Types {
+		if t.Kind == model.Alias {
+			continue
+		}
+		newest := g.versionIdents[t.Versions.Newest()]
+		f.Comment("Validate checks x against the rules of " + newest + ", the newest version that defines " + t.Name + ".")
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
+			jen.Return(jen.Id("x").Dot("validate").Call(jen.Id("bit" + newest))))
+		f.Comment("ValidateVersion checks x against the rules of protocol version v.")
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("ValidateVersion").Params(jen.Id("v").Id("ProtocolVersion")).Error().Block(
+			jen.List(jen.Id("vb"), jen.Err()).Op(":=").Id("v").Dot("bit").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.Return(jen.Id("x").Dot("validate").Call(jen.Id("vb"))))
+		f.Func().Params(recv(t)).Id("validate").Params(jen.Id("vb").Id("VersionSet")).Error().Block(g.validateBody(t)...)
+	}
+	return f
+}
+
+func (g *generator) validateBody(t *model.Type) []jen.Code {
+	var out []jen.Code
+	switch t.Kind {
+	case model.Struct:
+		for i, fd := range t.Fields {
+			out = append(out, g.validateField(t, i, fd)...)
+		}
+	case model.Union:
+		if g.scalarUnion(t) {
+			out = append(out, jen.If(jen.Id("x").Dot("kind").Op("==").Lit(0)).Block(jen.Return(jen.Id("errRequired").Call())))
+			break
+		}
+		out = append(out,
+			jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(jen.Return(jen.Id("errRequired").Call())),
+			jen.Return(jen.Id("x").Dot("Value").Dot("validate").Call(jen.Id("vb"))))
+		return out
+	case model.Enum:
+		var vals []jen.Code
+		var names []string
+		for _, v := range t.Values {
+			vals = append(vals, jen.Id(v.GoName))
+			names = append(names, v.Value)
+		}
+		allowed, _ := json.Marshal(names)
+		out = append(out,
+			jen.Switch(jen.Id("x")).Block(jen.Case(vals...).Block(jen.Return(jen.Nil()))),
+			jen.Return(jen.Id("errEnum").Call(jen.String().Parens(jen.Id("x")), jen.Lit(string(allowed)))))
+		return out
+	default:
+		out = append(out, g.validateValue(jen.Id("x"), t, plainErr, 0)...)
+	}
+	return append(out, jen.Return(jen.Nil()))
+}
+
+func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.Code {
+	wrap := atField(fd.JSON)
+	target := jen.Id("x").Dot(fd.GoName)
+	var out []jen.Code
+	n := g.named(fd.Type)
+	if fd.Required != 0 {
+		absent := jen.Id("x").Dot("missing").Op("&").Add(fieldBit(i)).Op("!=").Lit(0)
+		switch {
+		case isConst(fd):
+		case g.pointerField(fd) || (n.Kind == model.Primitive && n.Nullable && false):
+			absent = jen.Add(absent).Op("||").Add(target.Clone()).Op("==").Nil()
+		case n.Kind == model.Union && !g.scalarUnion(n):
+			absent = jen.Add(absent).Op("||").Add(target.Clone()).Dot("Value").Op("==").Nil()
+		}
+		out = append(out, jen.If(jen.Add(absent).Op("&&").Id("vb").Op("&").Add(g.versionMask(fd.Required)).Op("!=").Lit(0)).Block(
+			jen.Return(wrap(jen.Id("errRequired").Call()))))
+	}
+	if isConst(fd) {
+		return out
+	}
+	checks := g.validateValue(target, fd.Type, wrap, 0)
+	if c := g.partialConst[fd]; c != "" {
+		checks = append(checks, jen.If(jen.Add(target.Clone()).Op("!=").Lit(unquote(c))).Block(jen.Return(wrap(jen.Id("errConst").Call(jen.Lit(c))))))
+	}
+	if g.pointerField(fd) {
+		checks = []jen.Code{jen.If(jen.Add(target.Clone()).Op("!=").Nil()).Block(
+			jen.If(jen.Err().Op(":=").Add(target.Clone()).Dot("validate").Call(jen.Id("vb")), jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err()))))}
+	}
+	if len(checks) == 0 {
+		return out
+	}
+	var present jen.Code
+	switch {
+	case g.emitAlways(fd):
+		present = jen.Id("x").Dot("missing").Op("&").Add(fieldBit(i)).Op("==").Lit(0)
+	case g.pointerField(fd):
+		present = nil
+	default:
+		present = jen.Id("x").Dot("has").Op("&").Add(fieldBit(i)).Op("!=").Lit(0).Op("||").Add(g.nonZero(target, fd))
+		if n.Kind == model.Union && !g.scalarUnion(n) {
+			present = g.nonZero(target, fd)
+		}
+	}
+	if fd.Versions&t.Versions != t.Versions {
+		inVersion := jen.Id("vb").Op("&").Add(g.versionMask(fd.Versions)).Op("!=").Lit(0)
+		if present == nil {
+			present = inVersion
+		} else {
+			present = jen.Add(inVersion).Op("&&").Parens(present)
+		}
+	}
+	if present == nil {
+		return append(out, checks...)
+	}
+	return append(out, jen.If(present).Block(checks...))
+}
+
+// trivial reports whether values of t need no check beyond decoding.
+func (g *generator) trivial(t *model.Type) bool {
+	n := g.named(t)
+	switch n.Kind {
+	case model.Primitive:
+		return n.Format == "" && n.Minimum == nil && n.Maximum == nil && n.ExclusiveMin == nil && n.ExclusiveMax == nil &&
+			n.MinLength == nil && n.MaxLength == nil
+	case model.Raw:
+		return n.RawKind == model.AnyValue
+	case model.Array, model.Map:
+		return n.MinItems == nil && n.MaxItems == nil && g.trivial(n.Elem)
+	}
+	return false
+}
+
+func fmtLimit(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// validateValue checks v, of type t, that is present.
+func (g *generator) validateValue(v *jen.Statement, t *model.Type, wrap func(jen.Code) jen.Code, depth int) []jen.Code {
+	fail := func(cond jen.Code, err jen.Code) jen.Code {
+		return jen.If(cond).Block(jen.Return(wrap(err)))
+	}
+	switch t.Kind {
+	case model.Ref, model.Alias:
+		if g.trivial(t) {
+			return nil
+		}
+		n := g.named(t)
+		if n.Kind == model.Union && !g.scalarUnion(n) {
+			return []jen.Code{jen.If(jen.Err().Op(":=").Add(v.Clone()).Dot("validate").Call(jen.Id("vb")), jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err())))}
+		}
+		return []jen.Code{jen.If(jen.Err().Op(":=").Add(v.Clone()).Dot("validate").Call(jen.Id("vb")), jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err())))}
+	case model.Raw:
+		if t.RawKind == model.AnyObject {
+			return []jen.Code{fail(jen.Len(v.Clone()).Op(">").Lit(0).Op("&&").Op("!").Id("rawIsObject").Call(v.Clone()),
+				jen.Id("errType").Call(jen.Lit("object"), jen.Id("kindOf").Call(v.Clone())))}
+		}
+		return nil
+	case model.Primitive:
+		val := v.Clone()
+		var out []jen.Code
+		if t.Nullable {
+			val = jen.Parens(jen.Op("*").Add(v.Clone()))
+		}
+		switch t.Prim {
+		case model.String:
+			s := jen.String().Parens(val.Clone())
+			if t.MinLength != nil {
+				out = append(out, fail(jen.Qual("unicode/utf8", "RuneCountInString").Call(s.Clone()).Op("<").Lit(*t.MinLength), jen.Id("errMinLength").Call(jen.Lit(*t.MinLength))))
+			}
+			if t.MaxLength != nil {
+				out = append(out, fail(jen.Qual("unicode/utf8", "RuneCountInString").Call(s.Clone()).Op(">").Lit(*t.MaxLength), jen.Id("errMaxLength").Call(jen.Lit(*t.MaxLength))))
+			}
+			if check := formatCheck(t.Format); check != "" {
+				out = append(out, fail(jen.Op("!").Id(check).Call(s.Clone()), jen.Id("errFormat").Call(jen.Lit(t.Format))))
+			}
+		case model.Integer, model.Number:
+			x := val.Clone()
+			if t.Prim == model.Integer {
+				x = jen.Float64().Parens(val.Clone())
+			}
+			if t.Minimum != nil {
+				out = append(out, fail(jen.Add(x.Clone()).Op("<").Lit(*t.Minimum), jen.Id("errMinimum").Call(jen.Lit(fmtLimit(*t.Minimum)))))
+			}
+			if t.Maximum != nil {
+				out = append(out, fail(jen.Add(x.Clone()).Op(">").Lit(*t.Maximum), jen.Id("errMaximum").Call(jen.Lit(fmtLimit(*t.Maximum)))))
+			}
+			if t.ExclusiveMin != nil {
+				out = append(out, fail(jen.Add(x.Clone()).Op("<=").Lit(*t.ExclusiveMin), jen.Id("errExclusiveMinimum").Call(jen.Lit(fmtLimit(*t.ExclusiveMin)))))
+			}
+			if t.ExclusiveMax != nil {
+				out = append(out, fail(jen.Add(x.Clone()).Op(">=").Lit(*t.ExclusiveMax), jen.Id("errExclusiveMaximum").Call(jen.Lit(fmtLimit(*t.ExclusiveMax)))))
+			}
+		}
+		if t.Nullable && len(out) > 0 {
+			return []jen.Code{jen.If(jen.Add(v.Clone()).Op("!=").Nil()).Block(out...)}
+		}
+		return out
+	case model.Array:
+		var out []jen.Code
+		if t.MinItems != nil {
+			out = append(out, fail(jen.Len(v.Clone()).Op("<").Lit(*t.MinItems), jen.Id("errMinItems").Call(jen.Lit(*t.MinItems))))
+		}
+		if t.MaxItems != nil {
+			out = append(out, fail(jen.Len(v.Clone()).Op(">").Lit(*t.MaxItems), jen.Id("errMaxItems").Call(jen.Lit(*t.MaxItems))))
+		}
+		if !g.trivial(t.Elem) {
+			i := "i" + strconv.Itoa(depth)
+			inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atIndex").Call(err, jen.Id(i)) }, wrap)
+			out = append(out, jen.For(jen.Id(i).Op(":=").Range().Add(v.Clone())).Block(
+				g.validateValue(jen.Add(v.Clone()).Index(jen.Id(i)), t.Elem, inner, depth+1)...))
+		}
+		return out
+	case model.Map:
+		if g.trivial(t.Elem) {
+			return nil
+		}
+		k := "k" + strconv.Itoa(depth)
+		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atKey").Call(err, jen.Id(k)) }, wrap)
+		elem := "e" + strconv.Itoa(depth)
+		return []jen.Code{jen.For(jen.List(jen.Id(k), jen.Id(elem)).Op(":=").Range().Add(v.Clone())).Block(
+			g.validateValue(jen.Id(elem), t.Elem, inner, depth+1)...)}
+	case model.Enum, model.Struct, model.Union:
+		return []jen.Code{jen.If(jen.Err().Op(":=").Add(v.Clone()).Dot("validate").Call(jen.Id("vb")), jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err())))}
+	}
+	return nil
+}
+
+func formatCheck(format string) string {
+	switch strings.ToLower(format) {
+	case "uri":
+		return "isURI"
+	case "uri-template":
+		return "isURITemplate"
+	case "byte":
+		return "isByte"
+	case "date-time":
+		return "isDateTime"
+	}
+	return ""
+}

@@ -1,0 +1,75 @@
+// Package pipeline runs mcpgen's protocol generation from schema files to
+// Go source: parser, then model, then gen.
+package pipeline
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mcpgen/mcpgen/gen"
+	"github.com/mcpgen/mcpgen/model"
+	"github.com/mcpgen/mcpgen/parser/schema"
+)
+
+// Schema is one input: a protocol version and the file of its schema.
+type Schema struct {
+	Version string
+	File    string
+}
+
+var versionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// ParseSchemaArg reads VERSION=FILE, or a bare FILE whose parent directory
+// is named after its version (the older schema files do not name their
+// version inside).
+func ParseSchemaArg(arg string) (Schema, error) {
+	if v, file, ok := strings.Cut(arg, "="); ok {
+		if !versionRE.MatchString(v) {
+			return Schema{}, fmt.Errorf("--schema %s: version %q is not of the form YYYY-MM-DD", arg, v)
+		}
+		if file == "" {
+			return Schema{}, fmt.Errorf("--schema %s: no file after =", arg)
+		}
+		return Schema{Version: v, File: file}, nil
+	}
+	dir := filepath.Base(filepath.Dir(arg))
+	if !versionRE.MatchString(dir) {
+		return Schema{}, fmt.Errorf("--schema %s: cannot tell the version: write VERSION=FILE, or keep the file in a directory named after its version", arg)
+	}
+	return Schema{Version: dir, File: arg}, nil
+}
+
+// Model loads and merges the schemas.
+func Model(schemas []Schema) (*model.Model, error) {
+	if len(schemas) == 0 {
+		return nil, fmt.Errorf("no schemas given")
+	}
+	sorted := append([]Schema(nil), schemas...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Version < sorted[j].Version })
+	var versions []string
+	var docs []*schema.Document
+	for i, s := range sorted {
+		if i > 0 && s.Version == sorted[i-1].Version {
+			return nil, fmt.Errorf("version %s given twice", s.Version)
+		}
+		doc, err := schema.Load(s.File)
+		if err != nil {
+			return nil, err
+		}
+		versions = append(versions, s.Version)
+		docs = append(docs, doc)
+	}
+	return model.Build(versions, docs)
+}
+
+// Protocol generates the protocol package for the schemas.
+func Protocol(schemas []Schema, pkg string) (map[string][]byte, error) {
+	m, err := Model(schemas)
+	if err != nil {
+		return nil, err
+	}
+	return gen.Protocol(m, gen.Config{Package: pkg})
+}

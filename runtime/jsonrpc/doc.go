@@ -1,0 +1,11 @@
+// Package jsonrpc carries JSON-RPC 2.0 messages for mcpgen. It knows nothing
+// of MCP: the protocol types live in the generated package mcp, which builds
+// on what is here.
+//
+// This part of the package holds the JSON scanner and writer that the
+// generated protocol package and the runtime use instead of reflection.
+// [Scanner] reads one JSON document token by token, checking it strictly
+// against RFC 8259, and allocates only when asked for a Go string. The
+// Append functions ([AppendString], [AppendFloat], ...) write JSON into a
+// caller's buffer and produce the same bytes as encoding/json.Marshal.
+package jsonrpc
