@@ -214,7 +214,18 @@ func (g *generator) doc(name, text string, vs model.VersionSet, deprecated strin
 	if deprecated != "" {
 		b.WriteString("\n\nDeprecated: " + deprecated)
 	}
-	return jen.Comment(sanitizeComment(b.String()))
+	return lineComments(sanitizeComment(b.String()))
+}
+
+// lineComments renders text as // lines (jennifer would use a block
+// comment for several lines).
+func lineComments(text string) *jen.Statement {
+	lines := strings.Split(text, "\n")
+	s := jen.Comment(lines[0])
+	for _, l := range lines[1:] {
+		s = s.Line().Comment(l)
+	}
+	return s
 }
 
 // sanitizeComment keeps description text from breaking out of a line

@@ -178,7 +178,7 @@ func (g *generator) methodTable(f *jen.File) {
 		jen.Comment("Notification is true for notifications, which have no result.").Line().Id("Notification").Bool(),
 		jen.Id("Direction").Id("Direction"),
 		jen.Comment("Versions are the protocol versions that have the method.").Line().Id("Versions").Id("VersionSet"),
-		jen.Comment("Message, Params and Result name the Go types of the request or\nnotification, its params and its result (\"\" when there is none).").Line().Id("Message").String(),
+		lineComments("Message, Params and Result name the Go types of the request or\nnotification, its params and its result (\"\" when there is none).").Line().Id("Message").String(),
 		jen.Id("Params").String(),
 		jen.Id("Result").String(),
 		jen.Id("newParams").Func().Params().Id("Message"),
@@ -225,7 +225,7 @@ func (g *generator) methodTable(f *jen.File) {
 	f.Func().Id("LookupMethod").Params(jen.Id("name").String()).Params(jen.Op("*").Id("MethodInfo"), jen.Bool()).Block(
 		jen.Switch(jen.Id("name")).Block(lookup...),
 		jen.Return(jen.Nil(), jen.False()))
-	f.Comment("DecodeResult decodes the result of a request for method from data,\nas the method table says: the request decides the type, never the data.")
+	f.Add(lineComments("DecodeResult decodes the result of a request for method from data,\nas the method table says: the request decides the type, never the data."))
 	f.Func().Id("DecodeResult").Params(jen.Id("method").String(), jen.Id("data").Index().Byte()).Params(jen.Id("Message"), jen.Error()).Block(
 		jen.List(jen.Id("m"), jen.Id("ok")).Op(":=").Id("LookupMethod").Call(jen.Id("method")),
 		jen.If(jen.Op("!").Id("ok").Op("||").Id("m").Dot("newResult").Op("==").Nil()).Block(

@@ -67,11 +67,11 @@ func (g *generator) structType(f *jen.File, t *model.Type) {
 			Id(fd.GoName).Add(g.fieldType(fd)).Tag(map[string]string{"json": tag}))
 	}
 	if t.Extra != nil {
-		fields = append(fields, jen.Comment("Extra holds the properties the schema allows without naming them,\nkept as raw JSON and written back after the named ones in key order.").Line().
+		fields = append(fields, lineComments("Extra holds the properties the schema allows without naming them,\nkept as raw JSON and written back after the named ones in key order.").Line().
 			Id("Extra").Map(jen.String()).Qual(jsonPkg, "RawMessage").Tag(map[string]string{"json": "-"}))
 	}
 	fields = append(fields,
-		jen.Line().Comment("has marks the properties present in decoded input; missing marks\nrequired ones that were absent. Values built in Go leave both zero.").Line().
+		jen.Line().Add(lineComments("has marks the properties present in decoded input; missing marks\nrequired ones that were absent. Values built in Go leave both zero.")).Line().
 			Id("has").Id("uint64"),
 		jen.Id("missing").Id("uint64"))
 	f.Type().Id(t.Name).Struct(fields...)

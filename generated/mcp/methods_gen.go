@@ -226,10 +226,8 @@ type MethodInfo struct {
 	Direction    Direction
 	// Versions are the protocol versions that have the method.
 	Versions VersionSet
-	/*
-	   Message, Params and Result name the Go types of the request or
-	   notification, its params and its result ("" when there is none).
-	*/
+	// Message, Params and Result name the Go types of the request or
+	// notification, its params and its result ("" when there is none).
 	Message   string
 	Params    string
 	Result    string
@@ -741,10 +739,8 @@ func LookupMethod(name string) (*MethodInfo, bool) {
 	return nil, false
 }
 
-/*
-DecodeResult decodes the result of a request for method from data,
-as the method table says: the request decides the type, never the data.
-*/
+// DecodeResult decodes the result of a request for method from data,
+// as the method table says: the request decides the type, never the data.
 func DecodeResult(method string, data []byte) (Message, error) {
 	m, ok := LookupMethod(method)
 	if !ok || m.newResult == nil {

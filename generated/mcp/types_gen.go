@@ -7,96 +7,70 @@ import (
 	"strconv"
 )
 
-/*
-Annotated is the name Annotations had before 2025-03-26.
-
-Removed in 2025-03-26.
-
-Deprecated: use Annotations.
-*/
+// Annotated is the name Annotations had before 2025-03-26.
+//
+// Removed in 2025-03-26.
+//
+// Deprecated: use Annotations.
 type Annotated = Annotations
 
 // Annotations: Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
 type Annotations struct {
-	/*
-	   Audience: Describes who the intended audience of this object or data is.
-
-	   It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
-	*/
+	// Audience: Describes who the intended audience of this object or data is.
+	//
+	// It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
 	Audience []Role `json:"audience,omitempty"`
-	/*
-	   LastModified: The moment the resource was last modified, as an ISO 8601 formatted string.
-
-	   Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z").
-
-	   Examples: last activity timestamp in an open file, timestamp when the resource
-	   was attached, etc.
-
-	   Since 2025-06-18.
-	*/
+	// LastModified: The moment the resource was last modified, as an ISO 8601 formatted string.
+	//
+	// Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z").
+	//
+	// Examples: last activity timestamp in an open file, timestamp when the resource
+	// was attached, etc.
+	//
+	// Since 2025-06-18.
 	LastModified string `json:"lastModified,omitempty"`
-	/*
-	   Priority: Describes how important this data is for operating the server.
-
-	   A value of 1 means "most important," and indicates that the data is
-	   effectively required, while 0 means "least important," and indicates that
-	   the data is entirely optional.
-	*/
+	// Priority: Describes how important this data is for operating the server.
+	//
+	// A value of 1 means "most important," and indicates that the data is
+	// effectively required, while 0 means "least important," and indicates that
+	// the data is entirely optional.
 	Priority float64 `json:"priority,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-AudioContent: Audio provided to or from an LLM.
-
-Since 2025-03-26.
-*/
+// AudioContent: Audio provided to or from an LLM.
+//
+// Since 2025-03-26.
 type AudioContent struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Annotations: Optional annotations for the client.
-
-	   Since 2025-03-26.
-	*/
+	// Annotations: Optional annotations for the client.
+	//
+	// Since 2025-03-26.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	/*
-	   Data: The base64-encoded audio data.
-
-	   Since 2025-03-26.
-	*/
+	// Data: The base64-encoded audio data.
+	//
+	// Since 2025-03-26.
 	Data string `json:"data"`
-	/*
-	   MIMEType: The MIME type of the audio. Different providers may support different audio types.
-
-	   Since 2025-03-26.
-	*/
+	// MIMEType: The MIME type of the audio. Different providers may support different audio types.
+	//
+	// Since 2025-03-26.
 	MIMEType string `json:"mimeType"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -106,50 +80,38 @@ func (*AudioContent) isCreateMessageResultContentVariant()  {}
 func (*AudioContent) isSamplingMessageContentVariant()      {}
 func (*AudioContent) isSamplingMessageContentBlockVariant() {}
 
-/*
-BaseMetadata: Base interface for metadata with name (identifier) and title (display name) properties.
-
-Since 2025-06-18.
-*/
+// BaseMetadata: Base interface for metadata with name (identifier) and title (display name) properties.
+//
+// Since 2025-06-18.
 type BaseMetadata struct {
-	/*
-	   Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-
-	   Since 2025-06-18.
-	*/
+	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+	//
+	// Since 2025-06-18.
 	Name string `json:"name"`
-	/*
-	   Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-	   even by those unfamiliar with domain-specific terminology.
-
-	   If not provided, the name should be used for display (except for {@link Tool},
-	   where `annotations.title` should be given precedence over using `name`,
-	   if present).
-
-	   Since 2025-06-18.
-	*/
+	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+	// even by those unfamiliar with domain-specific terminology.
+	//
+	// If not provided, the name should be used for display (except for {@link Tool},
+	// where `annotations.title` should be given precedence over using `name`,
+	// if present).
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // BlobResourceContents is defined by the MCP schema.
 type BlobResourceContents struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Blob: A base64-encoded string representing the binary data of the item.
 	Blob string `json:"blob"`
@@ -157,16 +119,12 @@ type BlobResourceContents struct {
 	MIMEType string `json:"mimeType,omitempty"`
 	// URI: The URI of this resource.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -174,170 +132,130 @@ type BlobResourceContents struct {
 func (*BlobResourceContents) isEmbeddedResourceResourceVariant()       {}
 func (*BlobResourceContents) isReadResourceResultContentsItemVariant() {}
 
-/*
-BooleanSchema is defined by the MCP schema.
-
-Since 2025-06-18.
-*/
+// BooleanSchema is defined by the MCP schema.
+//
+// Since 2025-06-18.
 type BooleanSchema struct {
-	/*
-	   Default is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Default is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Default bool `json:"default,omitempty"`
-	/*
-	   Description is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Description is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	/*
-	   Title is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Title is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*BooleanSchema) isPrimitiveSchemaDefinitionVariant() {}
 
-/*
-CacheableResult: A result that supports a time-to-live (TTL) hint for client-side caching.
-
-Since 2026-07-28.
-*/
+// CacheableResult: A result that supports a time-to-live (TTL) hint for client-side caching.
+//
+// Since 2026-07-28.
 type CacheableResult struct {
-	/*
-	   Meta is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Meta is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
-	/*
-	   CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-	   `Cache-Control: public` vs `Cache-Control: private`.
-
-	   - `"public"`: The response does not contain user-specific data. Any
-	     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-	     the response and serve it across authorization contexts.
-	   - `"private"`: The response MAY be cached and reused only within the
-	     same authorization context. Caches MUST NOT be shared across
-	     authorization contexts (e.g., a different access token requires a
-	     different cache).
-
-	   Since 2026-07-28.
-	*/
+	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+	// `Cache-Control: public` vs `Cache-Control: private`.
+	//
+	// - `"public"`: The response does not contain user-specific data. Any
+	//   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+	//   the response and serve it across authorization contexts.
+	// - `"private"`: The response MAY be cached and reused only within the
+	//   same authorization context. Caches MUST NOT be shared across
+	//   authorization contexts (e.g., a different access token requires a
+	//   different cache).
+	//
+	// Since 2026-07-28.
 	CacheScope CacheableResultCacheScope `json:"cacheScope"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   TTLMs: A hint from the server indicating how long (in milliseconds) the
-	   client MAY cache this response before re-fetching. Semantics are
-	   analogous to HTTP Cache-Control max-age.
-
-	   - If 0, The response SHOULD be considered immediately stale,
-	     The client MAY re-fetch every time the result is needed.
-	   - If positive, the client SHOULD consider the result fresh for this many
-	     milliseconds after receiving the response.
-
-	   Since 2026-07-28.
-	*/
+	// TTLMs: A hint from the server indicating how long (in milliseconds) the
+	// client MAY cache this response before re-fetching. Semantics are
+	// analogous to HTTP Cache-Control max-age.
+	//
+	// - If 0, The response SHOULD be considered immediately stale,
+	//   The client MAY re-fetch every time the result is needed.
+	// - If positive, the client SHOULD consider the result fresh for this many
+	//   milliseconds after receiving the response.
+	//
+	// Since 2026-07-28.
 	TTLMs int64 `json:"ttlMs"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-CacheableResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-`Cache-Control: public` vs `Cache-Control: private`.
-
-  - `"public"`: The response does not contain user-specific data. Any
-    client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-    the response and serve it across authorization contexts.
-  - `"private"`: The response MAY be cached and reused only within the
-    same authorization context. Caches MUST NOT be shared across
-    authorization contexts (e.g., a different access token requires a
-    different cache).
-
-Since 2026-07-28.
-*/
+// CacheableResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+// `Cache-Control: public` vs `Cache-Control: private`.
+//
+//   - `"public"`: The response does not contain user-specific data. Any
+//     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+//     the response and serve it across authorization contexts.
+//   - `"private"`: The response MAY be cached and reused only within the
+//     same authorization context. Caches MUST NOT be shared across
+//     authorization contexts (e.g., a different access token requires a
+//     different cache).
+//
+// Since 2026-07-28.
 type CacheableResultCacheScope string
 
 // The values of CacheableResultCacheScope, in schema order.
 const (
-	/*
-	   CacheableResultCacheScopePrivate is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// CacheableResultCacheScopePrivate is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	CacheableResultCacheScopePrivate CacheableResultCacheScope = "private"
-	/*
-	   CacheableResultCacheScopePublic is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// CacheableResultCacheScopePublic is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	CacheableResultCacheScopePublic CacheableResultCacheScope = "public"
 )
 
 // CallToolRequest: Used by the client to invoke a tool provided by the server.
 type CallToolRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params CallToolRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -346,49 +264,37 @@ func (*CallToolRequest) isClientRequestVariant() {}
 
 // CallToolRequestParams: Parameters for a `tools/call` request.
 type CallToolRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25.
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
 	// Arguments to use for the tool call.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
-	/*
-	   InputResponses is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// InputResponses is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
 	// Name: The name of the tool.
 	Name string `json:"name"`
-	/*
-	   RequestState is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// RequestState is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
-	/*
-	   Task: If specified, the caller is requesting task-augmented execution for this request.
-	   The request will return a CreateTaskResult immediately, and the actual result can be
-	   retrieved later via tasks/result.
-
-	   Task augmentation is subject to capability negotiation - receivers MUST declare support
-	   for task augmentation of specific request types in their capabilities.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Task: If specified, the caller is requesting task-augmented execution for this request.
+	// The request will return a CreateTaskResult immediately, and the actual result can be
+	// retrieved later via tasks/result.
+	//
+	// Task augmentation is subject to capability negotiation - receivers MUST declare support
+	// for task augmentation of specific request types in their capabilities.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Task *TaskMetadata `json:"task,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -399,52 +305,42 @@ type CallToolResult struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Content: A list of content objects that represent the unstructured result of the tool call.
 	Content []ContentBlock `json:"content"`
-	/*
-	   IsError: Whether the tool call ended in an error.
-
-	   If not set, this is assumed to be false (the call was successful).
-
-	   Any errors that originate from the tool SHOULD be reported inside the result
-	   object, with `isError` set to true, _not_ as an MCP protocol-level error
-	   response. Otherwise, the LLM would not be able to see that an error occurred
-	   and self-correct.
-
-	   However, any errors in _finding_ the tool, an error indicating that the
-	   server does not support tool calls, or any other exceptional conditions,
-	   should be reported as an MCP error response.
-	*/
+	// IsError: Whether the tool call ended in an error.
+	//
+	// If not set, this is assumed to be false (the call was successful).
+	//
+	// Any errors that originate from the tool SHOULD be reported inside the result
+	// object, with `isError` set to true, _not_ as an MCP protocol-level error
+	// response. Otherwise, the LLM would not be able to see that an error occurred
+	// and self-correct.
+	//
+	// However, any errors in _finding_ the tool, an error indicating that the
+	// server does not support tool calls, or any other exceptional conditions,
+	// should be reported as an MCP error response.
 	IsError bool `json:"isError,omitempty"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   StructuredContent: An optional JSON value that represents the structured result of the tool call.
-
-	   This can be any JSON value (object, array, string, number, boolean, or null)
-	   that conforms to the tool's outputSchema if one is defined.
-
-	   Since 2025-06-18.
-	*/
+	// StructuredContent: An optional JSON value that represents the structured result of the tool call.
+	//
+	// This can be any JSON value (object, array, string, number, boolean, or null)
+	// that conforms to the tool's outputSchema if one is defined.
+	//
+	// Since 2025-06-18.
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -452,43 +348,31 @@ type CallToolResult struct {
 func (*CallToolResult) isCallToolResultResponseResultVariant() {}
 func (*CallToolResult) isServerResultVariant()                 {}
 
-/*
-CallToolResultResponse: A successful response from the server for a {@link CallToolRequesttools/call} request.
-
-Since 2026-07-28.
-*/
+// CallToolResultResponse: A successful response from the server for a {@link CallToolRequesttools/call} request.
+//
+// Since 2026-07-28.
 type CallToolResultResponse struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Result is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Result is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Result CallToolResultResponseResult `json:"result"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-CallToolResultResponseResult is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// CallToolResultResponseResult is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type CallToolResultResponseResult struct {
 	// Value is the variant: *InputRequiredResult, *CallToolResult.
 	Value CallToolResultResponseResultVariant
@@ -501,34 +385,24 @@ type CallToolResultResponseResultVariant interface {
 	isCallToolResultResponseResultVariant()
 }
 
-/*
-CancelTaskRequest: A request to cancel a task.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// CancelTaskRequest: A request to cancel a task.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type CancelTaskRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Params CancelTaskRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -536,100 +410,70 @@ type CancelTaskRequest struct {
 func (*CancelTaskRequest) isClientRequestVariant() {}
 func (*CancelTaskRequest) isServerRequestVariant() {}
 
-/*
-CancelTaskRequestParams is defined by the MCP schema.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// CancelTaskRequestParams is defined by the MCP schema.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type CancelTaskRequestParams struct {
-	/*
-	   TaskID: The task identifier to cancel.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskID: The task identifier to cancel.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskID string `json:"taskId"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-CancelTaskResult: The response to a tasks/cancel request.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// CancelTaskResult: The response to a tasks/cancel request.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type CancelTaskResult struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   CreatedAt: ISO 8601 timestamp when the task was created.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// CreatedAt: ISO 8601 timestamp when the task was created.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	CreatedAt string `json:"createdAt"`
-	/*
-	   LastUpdatedAt: ISO 8601 timestamp when the task was last updated.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// LastUpdatedAt: ISO 8601 timestamp when the task was last updated.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	LastUpdatedAt string `json:"lastUpdatedAt"`
-	/*
-	   PollInterval: Suggested polling interval in milliseconds.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// PollInterval: Suggested polling interval in milliseconds.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	PollInterval int64 `json:"pollInterval,omitempty"`
-	/*
-	   Status: Current task state.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Status: Current task state.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Status TaskStatus `json:"status"`
-	/*
-	   StatusMessage: Optional human-readable message describing the current task state.
-	   This can provide context for any status, including:
-	   - Reasons for "cancelled" status
-	   - Summaries for "completed" status
-	   - Diagnostic information for "failed" status (e.g., error details, what went wrong)
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// StatusMessage: Optional human-readable message describing the current task state.
+	// This can provide context for any status, including:
+	// - Reasons for "cancelled" status
+	// - Summaries for "completed" status
+	// - Diagnostic information for "failed" status (e.g., error details, what went wrong)
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	StatusMessage string `json:"statusMessage,omitempty"`
-	/*
-	   TaskID: The task identifier.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskID: The task identifier.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskID string `json:"taskId"`
-	/*
-	   TTL: Actual retention duration from creation in milliseconds, null for unlimited.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TTL: Actual retention duration from creation in milliseconds, null for unlimited.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TTL *int64 `json:"ttl,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -637,34 +481,26 @@ type CancelTaskResult struct {
 func (*CancelTaskResult) isClientResultVariant() {}
 func (*CancelTaskResult) isServerResultVariant() {}
 
-/*
-CancelledNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
-
-On stdio, the server also sends this notification, solely to terminate a {@link SubscriptionsListenRequestsubscriptions/listen} stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
-
-The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
-
-This notification indicates that the result will be unused, so any associated processing SHOULD cease.
-*/
+// CancelledNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
+//
+// On stdio, the server also sends this notification, solely to terminate a {@link SubscriptionsListenRequestsubscriptions/listen} stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
+//
+// The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
+//
+// This notification indicates that the result will be unused, so any associated processing SHOULD cease.
 type CancelledNotification struct {
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params CancelledNotificationParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -674,301 +510,215 @@ func (*CancelledNotification) isServerNotificationVariant() {}
 
 // CancelledNotificationParams: Parameters for a `notifications/cancelled` notification.
 type CancelledNotificationParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Reason: An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
 	Reason string `json:"reason,omitempty"`
-	/*
-	   RequestID: The ID of the request to cancel.
-
-	   This MUST correspond to the ID of a request the client previously issued.
-	*/
+	// RequestID: The ID of the request to cancel.
+	//
+	// This MUST correspond to the ID of a request the client previously issued.
 	RequestID RequestId `json:"requestId"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // ClientCapabilities: Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 type ClientCapabilities struct {
-	/*
-	   Elicitation: Present if the client supports elicitation from the server.
-
-	   Since 2025-06-18.
-	*/
+	// Elicitation: Present if the client supports elicitation from the server.
+	//
+	// Since 2025-06-18.
 	Elicitation json.RawMessage `json:"elicitation,omitempty"`
 	// Experimental: Experimental, non-standard capabilities that the client supports.
 	Experimental json.RawMessage `json:"experimental,omitempty"`
-	/*
-	   Extensions: Optional MCP extensions that the client supports. Keys are extension identifiers
-	   (e.g., "io.modelcontextprotocol/oauth-client-credentials"), and values are
-	   per-extension settings objects. An empty object indicates support with no settings.
-
-	   Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
-	   mandatory prefix.
-
-	   Since 2026-07-28.
-	*/
+	// Extensions: Optional MCP extensions that the client supports. Keys are extension identifiers
+	// (e.g., "io.modelcontextprotocol/oauth-client-credentials"), and values are
+	// per-extension settings objects. An empty object indicates support with no settings.
+	//
+	// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
+	// mandatory prefix.
+	//
+	// Since 2026-07-28.
 	Extensions map[string]JSONObject `json:"extensions,omitempty"`
 	// Roots: Present if the client supports listing roots.
 	Roots json.RawMessage `json:"roots,omitempty"`
 	// Sampling: Present if the client supports sampling from an LLM.
 	Sampling json.RawMessage `json:"sampling,omitempty"`
-	/*
-	   Tasks: Present if the client supports task-augmented requests.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Tasks: Present if the client supports task-augmented requests.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Tasks *ClientCapabilitiesTasks `json:"tasks,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ClientCapabilitiesElicitation: Present if the client supports elicitation from the server.
-
-Since 2025-11-25.
-*/
+// ClientCapabilitiesElicitation: Present if the client supports elicitation from the server.
+//
+// Since 2025-11-25.
 type ClientCapabilitiesElicitation struct {
-	/*
-	   Form is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Form is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Form json.RawMessage `json:"form,omitempty"`
-	/*
-	   URL is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// URL is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	URL json.RawMessage `json:"url,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ClientCapabilitiesRoots: Present if the client supports listing roots.
-
-Removed in 2026-07-28.
-*/
+// ClientCapabilitiesRoots: Present if the client supports listing roots.
+//
+// Removed in 2026-07-28.
 type ClientCapabilitiesRoots struct {
-	/*
-	   ListChanged: Whether the client supports notifications for changes to the roots list.
-
-	   Removed in 2026-07-28.
-	*/
+	// ListChanged: Whether the client supports notifications for changes to the roots list.
+	//
+	// Removed in 2026-07-28.
 	ListChanged bool `json:"listChanged,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ClientCapabilitiesSampling: Present if the client supports sampling from an LLM.
-
-Since 2025-11-25.
-*/
+// ClientCapabilitiesSampling: Present if the client supports sampling from an LLM.
+//
+// Since 2025-11-25.
 type ClientCapabilitiesSampling struct {
-	/*
-	   Context: Whether the client supports context inclusion via `includeContext` parameter.
-	   If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
-
-	   Since 2025-11-25.
-	*/
+	// Context: Whether the client supports context inclusion via `includeContext` parameter.
+	// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
+	//
+	// Since 2025-11-25.
 	Context json.RawMessage `json:"context,omitempty"`
-	/*
-	   Tools: Whether the client supports tool use via `tools` and `toolChoice` parameters.
-
-	   Since 2025-11-25.
-	*/
+	// Tools: Whether the client supports tool use via `tools` and `toolChoice` parameters.
+	//
+	// Since 2025-11-25.
 	Tools json.RawMessage `json:"tools,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ClientCapabilitiesTasks: Present if the client supports task-augmented requests.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ClientCapabilitiesTasks: Present if the client supports task-augmented requests.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ClientCapabilitiesTasks struct {
-	/*
-	   Cancel: Whether this client supports tasks/cancel.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Cancel: Whether this client supports tasks/cancel.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Cancel json.RawMessage `json:"cancel,omitempty"`
-	/*
-	   List: Whether this client supports tasks/list.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// List: Whether this client supports tasks/list.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	List json.RawMessage `json:"list,omitempty"`
-	/*
-	   Requests: Specifies which request types can be augmented with tasks.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Requests: Specifies which request types can be augmented with tasks.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Requests *ClientCapabilitiesTasksRequests `json:"requests,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ClientCapabilitiesTasksRequests: Specifies which request types can be augmented with tasks.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ClientCapabilitiesTasksRequests: Specifies which request types can be augmented with tasks.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ClientCapabilitiesTasksRequests struct {
-	/*
-	   Elicitation: Task support for elicitation-related requests.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Elicitation: Task support for elicitation-related requests.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Elicitation *ClientCapabilitiesTasksRequestsElicitation `json:"elicitation,omitempty"`
-	/*
-	   Sampling: Task support for sampling-related requests.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Sampling: Task support for sampling-related requests.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Sampling *ClientCapabilitiesTasksRequestsSampling `json:"sampling,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ClientCapabilitiesTasksRequestsElicitation: Task support for elicitation-related requests.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ClientCapabilitiesTasksRequestsElicitation: Task support for elicitation-related requests.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ClientCapabilitiesTasksRequestsElicitation struct {
-	/*
-	   Create: Whether the client supports task-augmented elicitation/create requests.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Create: Whether the client supports task-augmented elicitation/create requests.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Create json.RawMessage `json:"create,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ClientCapabilitiesTasksRequestsSampling: Task support for sampling-related requests.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ClientCapabilitiesTasksRequestsSampling: Task support for sampling-related requests.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ClientCapabilitiesTasksRequestsSampling struct {
-	/*
-	   CreateMessage: Whether the client supports task-augmented sampling/createMessage requests.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// CreateMessage: Whether the client supports task-augmented sampling/createMessage requests.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	CreateMessage json.RawMessage `json:"createMessage,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ClientNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
-
-On stdio, the server also sends this notification, solely to terminate a {@link SubscriptionsListenRequestsubscriptions/listen} stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
-
-The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
-
-This notification indicates that the result will be unused, so any associated processing SHOULD cease.
-*/
+// ClientNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
+//
+// On stdio, the server also sends this notification, solely to terminate a {@link SubscriptionsListenRequestsubscriptions/listen} stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
+//
+// The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
+//
+// This notification indicates that the result will be unused, so any associated processing SHOULD cease.
 type ClientNotification struct {
 	// Value is the variant: *CancelledNotification, *InitializedNotification, *ProgressNotification, *TaskStatusNotification, *RootsListChangedNotification.
 	Value ClientNotificationVariant
@@ -1009,30 +759,22 @@ type ClientResultVariant interface {
 
 // CompleteRequest: A request from the client to the server, to ask for completion options.
 type CompleteRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params CompleteRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -1041,32 +783,24 @@ func (*CompleteRequest) isClientRequestVariant() {}
 
 // CompleteRequestParams: Parameters for a `completion/complete` request.
 type CompleteRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25.
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
 	// Argument: The argument's information
 	Argument CompleteRequestParamsArgument `json:"argument"`
-	/*
-	   Context: Additional, optional context for completions
-
-	   Since 2025-06-18.
-	*/
+	// Context: Additional, optional context for completions
+	//
+	// Since 2025-06-18.
 	Context *CompleteRequestParamsContext `json:"context,omitempty"`
 	// Ref is defined by the MCP schema.
 	Ref CompleteRequestParamsRef `json:"ref"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -1077,42 +811,30 @@ type CompleteRequestParamsArgument struct {
 	Name string `json:"name"`
 	// Value: The value of the argument to use for completion matching.
 	Value string `json:"value"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-CompleteRequestParamsContext: Additional, optional context for completions
-
-Since 2025-06-18.
-*/
+// CompleteRequestParamsContext: Additional, optional context for completions
+//
+// Since 2025-06-18.
 type CompleteRequestParamsContext struct {
-	/*
-	   Arguments: Previously-resolved variables in a URI template or prompt.
-
-	   Since 2025-06-18.
-	*/
+	// Arguments: Previously-resolved variables in a URI template or prompt.
+	//
+	// Since 2025-06-18.
 	Arguments map[string]string `json:"arguments,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -1136,28 +858,22 @@ type CompleteResult struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Completion is defined by the MCP schema.
 	Completion CompleteResultCompletion `json:"completion"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -1172,48 +888,34 @@ type CompleteResultCompletion struct {
 	Total int64 `json:"total,omitempty"`
 	// Values: An array of completion values. Must not exceed 100 items.
 	Values []string `json:"values"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-CompleteResultResponse: A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
-
-Since 2026-07-28.
-*/
+// CompleteResultResponse: A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
+//
+// Since 2026-07-28.
 type CompleteResultResponse struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Result is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Result is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Result CompleteResult `json:"result"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -1235,28 +937,20 @@ type ContentBlockVariant interface {
 type CreateMessageRequest struct {
 	// Params is defined by the MCP schema.
 	Params CreateMessageRequestParams `json:"params"`
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Jsonrpc string `json:"jsonrpc"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -1266,20 +960,16 @@ func (*CreateMessageRequest) isServerRequestVariant() {}
 
 // CreateMessageRequestParams: Parameters for a `sampling/createMessage` request.
 type CreateMessageRequestParams struct {
-	/*
-	   IncludeContext: A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
-	   The client MAY ignore this request.
-
-	   Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
-	   omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
-	   {@link ClientCapabilities.sampling.context}.
-	*/
+	// IncludeContext: A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
+	// The client MAY ignore this request.
+	//
+	// Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
+	// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
+	// {@link ClientCapabilities.sampling.context}.
 	IncludeContext CreateMessageRequestParamsIncludeContext `json:"includeContext,omitempty"`
-	/*
-	   MaxTokens: The requested maximum number of tokens to sample (to prevent runaway completions).
-
-	   The client MAY choose to sample fewer tokens than the requested maximum.
-	*/
+	// MaxTokens: The requested maximum number of tokens to sample (to prevent runaway completions).
+	//
+	// The client MAY choose to sample fewer tokens than the requested maximum.
 	MaxTokens int64 `json:"maxTokens"`
 	// Messages is defined by the MCP schema.
 	Messages []SamplingMessage `json:"messages"`
@@ -1293,60 +983,46 @@ type CreateMessageRequestParams struct {
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	// Temperature is defined by the MCP schema.
 	Temperature float64 `json:"temperature,omitempty"`
-	/*
-	   ToolChoice: Controls how the model uses tools.
-	   The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
-	   Default is `{ mode: "auto" }`.
-
-	   Since 2025-11-25.
-	*/
+	// ToolChoice: Controls how the model uses tools.
+	// The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
+	// Default is `{ mode: "auto" }`.
+	//
+	// Since 2025-11-25.
 	ToolChoice *ToolChoice `json:"toolChoice,omitempty"`
-	/*
-	   Tools that the model may use during generation.
-	   The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
-
-	   Since 2025-11-25.
-	*/
+	// Tools that the model may use during generation.
+	// The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
+	//
+	// Since 2025-11-25.
 	Tools []Tool `json:"tools,omitempty"`
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta *CreateMessageRequestParamsMeta `json:"_meta,omitempty"`
-	/*
-	   Task: If specified, the caller is requesting task-augmented execution for this request.
-	   The request will return a CreateTaskResult immediately, and the actual result can be
-	   retrieved later via tasks/result.
-
-	   Task augmentation is subject to capability negotiation - receivers MUST declare support
-	   for task augmentation of specific request types in their capabilities.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Task: If specified, the caller is requesting task-augmented execution for this request.
+	// The request will return a CreateTaskResult immediately, and the actual result can be
+	// retrieved later via tasks/result.
+	//
+	// Task augmentation is subject to capability negotiation - receivers MUST declare support
+	// for task augmentation of specific request types in their capabilities.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Task *TaskMetadata `json:"task,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-CreateMessageRequestParamsIncludeContext: A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
-The client MAY ignore this request.
-
-Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
-omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
-{@link ClientCapabilities.sampling.context}.
-*/
+// CreateMessageRequestParamsIncludeContext: A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
+// The client MAY ignore this request.
+//
+// Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
+// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
+// {@link ClientCapabilities.sampling.context}.
 type CreateMessageRequestParamsIncludeContext string
 
 // The values of CreateMessageRequestParamsIncludeContext, in schema order.
@@ -1359,37 +1035,27 @@ const (
 	CreateMessageRequestParamsIncludeContextThisServer CreateMessageRequestParamsIncludeContext = "thisServer"
 )
 
-/*
-CreateMessageRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// CreateMessageRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type CreateMessageRequestParamsMeta struct {
-	/*
-	   ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-CreateMessageResult: The result returned by the client for a {@link CreateMessageRequestsampling/createMessage} request.
-The client should inform the user before returning the sampled message, to allow them
-to inspect the response (human in the loop) and decide whether to allow the server to see it.
-*/
+// CreateMessageResult: The result returned by the client for a {@link CreateMessageRequestsampling/createMessage} request.
+// The client should inform the user before returning the sampled message, to allow them
+// to inspect the response (human in the loop) and decide whether to allow the server to see it.
 type CreateMessageResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta json.RawMessage `json:"_meta,omitempty"`
@@ -1399,28 +1065,22 @@ type CreateMessageResult struct {
 	Model string `json:"model"`
 	// Role is defined by the MCP schema.
 	Role Role `json:"role"`
-	/*
-	   StopReason: The reason why sampling stopped, if known.
-
-	   Standard values:
-	   - `"endTurn"`: Natural end of the assistant's turn
-	   - `"stopSequence"`: A stop sequence was encountered
-	   - `"maxTokens"`: Maximum token limit was reached
-	   - `"toolUse"`: The model wants to use one or more tools
-
-	   This field is an open string to allow for provider-specific stop reasons.
-	*/
+	// StopReason: The reason why sampling stopped, if known.
+	//
+	// Standard values:
+	// - `"endTurn"`: Natural end of the assistant's turn
+	// - `"stopSequence"`: A stop sequence was encountered
+	// - `"maxTokens"`: Maximum token limit was reached
+	// - `"toolUse"`: The model wants to use one or more tools
+	//
+	// This field is an open string to allow for provider-specific stop reasons.
 	StopReason string `json:"stopReason,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -1441,43 +1101,31 @@ type CreateMessageResultContentVariant interface {
 	isCreateMessageResultContentVariant()
 }
 
-/*
-CreateMessageResultContentArray is defined by the MCP schema.
-
-Since 2025-11-25.
-*/
+// CreateMessageResultContentArray is defined by the MCP schema.
+//
+// Since 2025-11-25.
 type CreateMessageResultContentArray []SamplingMessageContentBlock
 
 func (CreateMessageResultContentArray) isCreateMessageResultContentVariant() {}
 
-/*
-CreateTaskResult: A response to a task-augmented request.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// CreateTaskResult: A response to a task-augmented request.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type CreateTaskResult struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Task is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Task is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Task Task `json:"task"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -1485,233 +1133,175 @@ type CreateTaskResult struct {
 // Cursor: An opaque token used to represent a cursor for pagination.
 type Cursor string
 
-/*
-DiscoverRequest: A request from the client asking the server to advertise its supported
-protocol versions, capabilities, and other metadata. Servers **MUST**
-implement `server/discover`. Clients **MAY** call it but are not required
-to — version negotiation can also happen inline via per-request `_meta`.
-
-Since 2026-07-28.
-*/
+// DiscoverRequest: A request from the client asking the server to advertise its supported
+// protocol versions, capabilities, and other metadata. Servers **MUST**
+// implement `server/discover`. Clients **MAY** call it but are not required
+// to — version negotiation can also happen inline via per-request `_meta`.
+//
+// Since 2026-07-28.
 type DiscoverRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Params RequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*DiscoverRequest) isClientRequestVariant() {}
 
-/*
-DiscoverResult: The result returned by the server for a {@link DiscoverRequestserver/discover} request.
-
-Since 2026-07-28.
-*/
+// DiscoverResult: The result returned by the server for a {@link DiscoverRequestserver/discover} request.
+//
+// Since 2026-07-28.
 type DiscoverResult struct {
-	/*
-	   Meta is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Meta is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
-	/*
-	   CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-	   `Cache-Control: public` vs `Cache-Control: private`.
-
-	   - `"public"`: The response does not contain user-specific data. Any
-	     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-	     the response and serve it across authorization contexts.
-	   - `"private"`: The response MAY be cached and reused only within the
-	     same authorization context. Caches MUST NOT be shared across
-	     authorization contexts (e.g., a different access token requires a
-	     different cache).
-
-	   Since 2026-07-28.
-	*/
+	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+	// `Cache-Control: public` vs `Cache-Control: private`.
+	//
+	// - `"public"`: The response does not contain user-specific data. Any
+	//   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+	//   the response and serve it across authorization contexts.
+	// - `"private"`: The response MAY be cached and reused only within the
+	//   same authorization context. Caches MUST NOT be shared across
+	//   authorization contexts (e.g., a different access token requires a
+	//   different cache).
+	//
+	// Since 2026-07-28.
 	CacheScope DiscoverResultCacheScope `json:"cacheScope"`
-	/*
-	   Capabilities: The capabilities of the server.
-
-	   Since 2026-07-28.
-	*/
+	// Capabilities: The capabilities of the server.
+	//
+	// Since 2026-07-28.
 	Capabilities ServerCapabilities `json:"capabilities"`
-	/*
-	   Instructions: Natural-language guidance describing the server and its features.
-
-	   This can be used by clients to improve an LLM's understanding of
-	   available tools (e.g., by including it in a system prompt). It should
-	   focus on information that helps the model use the server effectively
-	   and should not duplicate information already in tool descriptions.
-
-	   Since 2026-07-28.
-	*/
+	// Instructions: Natural-language guidance describing the server and its features.
+	//
+	// This can be used by clients to improve an LLM's understanding of
+	// available tools (e.g., by including it in a system prompt). It should
+	// focus on information that helps the model use the server effectively
+	// and should not duplicate information already in tool descriptions.
+	//
+	// Since 2026-07-28.
 	Instructions string `json:"instructions,omitempty"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   SupportedVersions: MCP Protocol Versions this server supports. The client should choose a
-	   version from this list for use in subsequent requests.
-
-	   Since 2026-07-28.
-	*/
+	// SupportedVersions: MCP Protocol Versions this server supports. The client should choose a
+	// version from this list for use in subsequent requests.
+	//
+	// Since 2026-07-28.
 	SupportedVersions []string `json:"supportedVersions"`
-	/*
-	   TTLMs: A hint from the server indicating how long (in milliseconds) the
-	   client MAY cache this response before re-fetching. Semantics are
-	   analogous to HTTP Cache-Control max-age.
-
-	   - If 0, The response SHOULD be considered immediately stale,
-	     The client MAY re-fetch every time the result is needed.
-	   - If positive, the client SHOULD consider the result fresh for this many
-	     milliseconds after receiving the response.
-
-	   Since 2026-07-28.
-	*/
+	// TTLMs: A hint from the server indicating how long (in milliseconds) the
+	// client MAY cache this response before re-fetching. Semantics are
+	// analogous to HTTP Cache-Control max-age.
+	//
+	// - If 0, The response SHOULD be considered immediately stale,
+	//   The client MAY re-fetch every time the result is needed.
+	// - If positive, the client SHOULD consider the result fresh for this many
+	//   milliseconds after receiving the response.
+	//
+	// Since 2026-07-28.
 	TTLMs int64 `json:"ttlMs"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*DiscoverResult) isServerResultVariant() {}
 
-/*
-DiscoverResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-`Cache-Control: public` vs `Cache-Control: private`.
-
-  - `"public"`: The response does not contain user-specific data. Any
-    client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-    the response and serve it across authorization contexts.
-  - `"private"`: The response MAY be cached and reused only within the
-    same authorization context. Caches MUST NOT be shared across
-    authorization contexts (e.g., a different access token requires a
-    different cache).
-
-Since 2026-07-28.
-*/
+// DiscoverResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+// `Cache-Control: public` vs `Cache-Control: private`.
+//
+//   - `"public"`: The response does not contain user-specific data. Any
+//     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+//     the response and serve it across authorization contexts.
+//   - `"private"`: The response MAY be cached and reused only within the
+//     same authorization context. Caches MUST NOT be shared across
+//     authorization contexts (e.g., a different access token requires a
+//     different cache).
+//
+// Since 2026-07-28.
 type DiscoverResultCacheScope string
 
 // The values of DiscoverResultCacheScope, in schema order.
 const (
-	/*
-	   DiscoverResultCacheScopePrivate is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// DiscoverResultCacheScopePrivate is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	DiscoverResultCacheScopePrivate DiscoverResultCacheScope = "private"
-	/*
-	   DiscoverResultCacheScopePublic is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// DiscoverResultCacheScopePublic is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	DiscoverResultCacheScopePublic DiscoverResultCacheScope = "public"
 )
 
-/*
-DiscoverResultResponse: A successful response from the server for a {@link DiscoverRequestserver/discover} request.
-
-Since 2026-07-28.
-*/
+// DiscoverResultResponse: A successful response from the server for a {@link DiscoverRequestserver/discover} request.
+//
+// Since 2026-07-28.
 type DiscoverResultResponse struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Result is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Result is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Result DiscoverResult `json:"result"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ElicitRequest: A request from the server to elicit additional information from the user via the client.
-
-Since 2025-06-18.
-*/
+// ElicitRequest: A request from the server to elicit additional information from the user via the client.
+//
+// Since 2025-06-18.
 type ElicitRequest struct {
-	/*
-	   Params is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Params ElicitRequestParams `json:"params"`
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Jsonrpc string `json:"jsonrpc"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -1719,134 +1309,96 @@ type ElicitRequest struct {
 func (*ElicitRequest) isInputRequestVariant()  {}
 func (*ElicitRequest) isServerRequestVariant() {}
 
-/*
-ElicitRequestFormParams: The parameters for a request to elicit non-sensitive information from the user via a form in the client.
-
-Since 2025-06-18.
-*/
+// ElicitRequestFormParams: The parameters for a request to elicit non-sensitive information from the user via a form in the client.
+//
+// Since 2025-06-18.
 type ElicitRequestFormParams struct {
-	/*
-	   Message: The message to present to the user describing what information is being requested.
-
-	   Since 2025-06-18.
-	*/
+	// Message: The message to present to the user describing what information is being requested.
+	//
+	// Since 2025-06-18.
 	Message string `json:"message"`
-	/*
-	   Mode: The elicitation mode.
-
-	   Since 2025-11-25.
-	*/
+	// Mode: The elicitation mode.
+	//
+	// Since 2025-11-25.
 	Mode string `json:"mode,omitempty"`
-	/*
-	   RequestedSchema: A restricted subset of JSON Schema.
-	   Only top-level properties are allowed, without nesting.
-
-	   Since 2025-06-18.
-	*/
+	// RequestedSchema: A restricted subset of JSON Schema.
+	// Only top-level properties are allowed, without nesting.
+	//
+	// Since 2025-06-18.
 	RequestedSchema ElicitRequestFormParamsRequestedSchema `json:"requestedSchema"`
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta *ElicitRequestFormParamsMeta `json:"_meta,omitempty"`
-	/*
-	   Task: If specified, the caller is requesting task-augmented execution for this request.
-	   The request will return a CreateTaskResult immediately, and the actual result can be
-	   retrieved later via tasks/result.
-
-	   Task augmentation is subject to capability negotiation - receivers MUST declare support
-	   for task augmentation of specific request types in their capabilities.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Task: If specified, the caller is requesting task-augmented execution for this request.
+	// The request will return a CreateTaskResult immediately, and the actual result can be
+	// retrieved later via tasks/result.
+	//
+	// Task augmentation is subject to capability negotiation - receivers MUST declare support
+	// for task augmentation of specific request types in their capabilities.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Task *TaskMetadata `json:"task,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*ElicitRequestFormParams) isElicitRequestParamsVariant() {}
 
-/*
-ElicitRequestFormParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ElicitRequestFormParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ElicitRequestFormParamsMeta struct {
-	/*
-	   ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ElicitRequestFormParamsRequestedSchema: A restricted subset of JSON Schema.
-Only top-level properties are allowed, without nesting.
-
-Since 2025-06-18.
-*/
+// ElicitRequestFormParamsRequestedSchema: A restricted subset of JSON Schema.
+// Only top-level properties are allowed, without nesting.
+//
+// Since 2025-06-18.
 type ElicitRequestFormParamsRequestedSchema struct {
-	/*
-	   Schema is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Schema is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Schema string `json:"$schema,omitempty"`
-	/*
-	   Properties is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Properties is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Properties map[string]PrimitiveSchemaDefinition `json:"properties"`
-	/*
-	   Required is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Required is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Required []string `json:"required,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ElicitRequestParams: The parameters for a request to elicit additional information from the user via the client.
-
-Since 2025-06-18.
-*/
+// ElicitRequestParams: The parameters for a request to elicit additional information from the user via the client.
+//
+// Since 2025-06-18.
 type ElicitRequestParams struct {
 	// Value is the variant: *ElicitRequestFormParams, *ElicitRequestURLParams.
 	Value ElicitRequestParamsVariant
@@ -1859,129 +1411,93 @@ type ElicitRequestParamsVariant interface {
 	isElicitRequestParamsVariant()
 }
 
-/*
-ElicitRequestURLParams: The parameters for a request to elicit information from the user via a URL in the client.
-
-Since 2025-11-25.
-*/
+// ElicitRequestURLParams: The parameters for a request to elicit information from the user via a URL in the client.
+//
+// Since 2025-11-25.
 type ElicitRequestURLParams struct {
-	/*
-	   Message: The message to present to the user explaining why the interaction is needed.
-
-	   Since 2025-11-25.
-	*/
+	// Message: The message to present to the user explaining why the interaction is needed.
+	//
+	// Since 2025-11-25.
 	Message string `json:"message"`
-	/*
-	   URL: The URL that the user should navigate to.
-
-	   Since 2025-11-25.
-	*/
+	// URL: The URL that the user should navigate to.
+	//
+	// Since 2025-11-25.
 	URL string `json:"url"`
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta *ElicitRequestURLParamsMeta `json:"_meta,omitempty"`
-	/*
-	   ElicitationID: The ID of the elicitation, which must be unique within the context of the server.
-	   The client MUST treat this ID as an opaque value.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ElicitationID: The ID of the elicitation, which must be unique within the context of the server.
+	// The client MUST treat this ID as an opaque value.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ElicitationID string `json:"elicitationId"`
-	/*
-	   Task: If specified, the caller is requesting task-augmented execution for this request.
-	   The request will return a CreateTaskResult immediately, and the actual result can be
-	   retrieved later via tasks/result.
-
-	   Task augmentation is subject to capability negotiation - receivers MUST declare support
-	   for task augmentation of specific request types in their capabilities.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Task: If specified, the caller is requesting task-augmented execution for this request.
+	// The request will return a CreateTaskResult immediately, and the actual result can be
+	// retrieved later via tasks/result.
+	//
+	// Task augmentation is subject to capability negotiation - receivers MUST declare support
+	// for task augmentation of specific request types in their capabilities.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Task *TaskMetadata `json:"task,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*ElicitRequestURLParams) isElicitRequestParamsVariant() {}
 
-/*
-ElicitRequestURLParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ElicitRequestURLParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ElicitRequestURLParamsMeta struct {
-	/*
-	   ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ElicitResult: The result returned by the client for an {@link ElicitRequestelicitation/create} request.
-
-Since 2025-06-18.
-*/
+// ElicitResult: The result returned by the client for an {@link ElicitRequestelicitation/create} request.
+//
+// Since 2025-06-18.
 type ElicitResult struct {
-	/*
-	   Action: The user action in response to the elicitation.
-	   - `"accept"`: User submitted the form/confirmed the action
-	   - `"decline"`: User explicitly declined the action
-	   - `"cancel"`: User dismissed without making an explicit choice
-
-	   Since 2025-06-18.
-	*/
+	// Action: The user action in response to the elicitation.
+	// - `"accept"`: User submitted the form/confirmed the action
+	// - `"decline"`: User explicitly declined the action
+	// - `"cancel"`: User dismissed without making an explicit choice
+	//
+	// Since 2025-06-18.
 	Action ElicitResultAction `json:"action"`
-	/*
-	   Content: The submitted form data, only present when action is `"accept"` and mode was `"form"`.
-	   Contains values matching the requested schema.
-	   Omitted for out-of-band mode responses.
-
-	   Since 2025-06-18.
-	*/
+	// Content: The submitted form data, only present when action is `"accept"` and mode was `"form"`.
+	// Contains values matching the requested schema.
+	// Omitted for out-of-band mode responses.
+	//
+	// Since 2025-06-18.
 	Content map[string]ElicitResultContentValue `json:"content,omitempty"`
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18. Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -1989,43 +1505,33 @@ type ElicitResult struct {
 func (*ElicitResult) isClientResultVariant()  {}
 func (*ElicitResult) isInputResponseVariant() {}
 
-/*
-ElicitResultAction: The user action in response to the elicitation.
-- `"accept"`: User submitted the form/confirmed the action
-- `"decline"`: User explicitly declined the action
-- `"cancel"`: User dismissed without making an explicit choice
-
-Since 2025-06-18.
-*/
+// ElicitResultAction: The user action in response to the elicitation.
+// - `"accept"`: User submitted the form/confirmed the action
+// - `"decline"`: User explicitly declined the action
+// - `"cancel"`: User dismissed without making an explicit choice
+//
+// Since 2025-06-18.
 type ElicitResultAction string
 
 // The values of ElicitResultAction, in schema order.
 const (
-	/*
-	   ElicitResultActionAccept is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// ElicitResultActionAccept is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	ElicitResultActionAccept ElicitResultAction = "accept"
-	/*
-	   ElicitResultActionCancel is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// ElicitResultActionCancel is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	ElicitResultActionCancel ElicitResultAction = "cancel"
-	/*
-	   ElicitResultActionDecline is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// ElicitResultActionDecline is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	ElicitResultActionDecline ElicitResultAction = "decline"
 )
 
-/*
-ElicitResultContentValue is defined by the MCP schema.
-
-Since 2025-06-18.
-*/
+// ElicitResultContentValue is defined by the MCP schema.
+//
+// Since 2025-06-18.
 type ElicitResultContentValue struct {
 	// Value is the variant: ElicitResultContentValueArray, ElicitResultContentValueString, ElicitResultContentValueInteger, ElicitResultContentValueBoolean.
 	Value ElicitResultContentValueVariant
@@ -2038,123 +1544,91 @@ type ElicitResultContentValueVariant interface {
 	isElicitResultContentValueVariant()
 }
 
-/*
-ElicitResultContentValueArray is defined by the MCP schema.
-
-Since 2025-11-25.
-*/
+// ElicitResultContentValueArray is defined by the MCP schema.
+//
+// Since 2025-11-25.
 type ElicitResultContentValueArray []string
 
 func (ElicitResultContentValueArray) isElicitResultContentValueVariant() {}
 
-/*
-ElicitResultContentValueBoolean is defined by the MCP schema.
-
-Since 2025-11-25.
-*/
+// ElicitResultContentValueBoolean is defined by the MCP schema.
+//
+// Since 2025-11-25.
 type ElicitResultContentValueBoolean bool
 
 func (ElicitResultContentValueBoolean) isElicitResultContentValueVariant() {}
 
-/*
-ElicitResultContentValueInteger is defined by the MCP schema.
-
-Since 2025-11-25.
-*/
+// ElicitResultContentValueInteger is defined by the MCP schema.
+//
+// Since 2025-11-25.
 type ElicitResultContentValueInteger int64
 
 func (ElicitResultContentValueInteger) isElicitResultContentValueVariant() {}
 
-/*
-ElicitResultContentValueString is defined by the MCP schema.
-
-Since 2025-11-25.
-*/
+// ElicitResultContentValueString is defined by the MCP schema.
+//
+// Since 2025-11-25.
 type ElicitResultContentValueString string
 
 func (ElicitResultContentValueString) isElicitResultContentValueVariant() {}
 
-/*
-ElicitationCompleteNotification: An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ElicitationCompleteNotification: An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ElicitationCompleteNotification struct {
-	/*
-	   Params is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Params ElicitationCompleteNotificationParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*ElicitationCompleteNotification) isServerNotificationVariant() {}
 
-/*
-ElicitationCompleteNotificationParams is defined by the MCP schema.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ElicitationCompleteNotificationParams is defined by the MCP schema.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ElicitationCompleteNotificationParams struct {
-	/*
-	   ElicitationID: The ID of the elicitation that completed.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ElicitationID: The ID of the elicitation that completed.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ElicitationID string `json:"elicitationId"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-EmbeddedResource: The contents of a resource, embedded into a prompt or tool call result.
-
-It is up to the client how best to render embedded resources for the benefit
-of the LLM and/or the user.
-*/
+// EmbeddedResource: The contents of a resource, embedded into a prompt or tool call result.
+//
+// It is up to the client how best to render embedded resources for the benefit
+// of the LLM and/or the user.
 type EmbeddedResource struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations `json:"annotations,omitempty"`
 	// Resource is defined by the MCP schema.
 	Resource EmbeddedResourceResource `json:"resource"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -2177,11 +1651,9 @@ type EmbeddedResourceResourceVariant interface {
 // EmptyResult: Common result fields.
 type EmptyResult = Result
 
-/*
-EnumSchema is defined by the MCP schema.
-
-Since 2025-06-18.
-*/
+// EnumSchema is defined by the MCP schema.
+//
+// Since 2025-06-18.
 type EnumSchema struct {
 	// Value is the variant: *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
 	Value EnumSchemaVariant
@@ -2202,46 +1674,34 @@ type Error struct {
 	Data json.RawMessage `json:"data,omitempty"`
 	// Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
 	Message string `json:"message"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // GetPromptRequest: Used by the client to get a prompt provided by the server.
 type GetPromptRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params GetPromptRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -2250,38 +1710,28 @@ func (*GetPromptRequest) isClientRequestVariant() {}
 
 // GetPromptRequestParams: Parameters for a `prompts/get` request.
 type GetPromptRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25.
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
 	// Arguments to use for templating the prompt.
 	Arguments map[string]string `json:"arguments,omitempty"`
-	/*
-	   InputResponses is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// InputResponses is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
 	// Name: The name of the prompt or prompt template.
 	Name string `json:"name"`
-	/*
-	   RequestState is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// RequestState is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -2294,28 +1744,22 @@ type GetPromptResult struct {
 	Description string `json:"description,omitempty"`
 	// Messages is defined by the MCP schema.
 	Messages []PromptMessage `json:"messages"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -2323,43 +1767,31 @@ type GetPromptResult struct {
 func (*GetPromptResult) isGetPromptResultResponseResultVariant() {}
 func (*GetPromptResult) isServerResultVariant()                  {}
 
-/*
-GetPromptResultResponse: A successful response from the server for a {@link GetPromptRequestprompts/get} request.
-
-Since 2026-07-28.
-*/
+// GetPromptResultResponse: A successful response from the server for a {@link GetPromptRequestprompts/get} request.
+//
+// Since 2026-07-28.
 type GetPromptResultResponse struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Result is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Result is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Result GetPromptResultResponseResult `json:"result"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-GetPromptResultResponseResult is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// GetPromptResultResponseResult is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type GetPromptResultResponseResult struct {
 	// Value is the variant: *InputRequiredResult, *GetPromptResult.
 	Value GetPromptResultResponseResultVariant
@@ -2372,34 +1804,24 @@ type GetPromptResultResponseResultVariant interface {
 	isGetPromptResultResponseResultVariant()
 }
 
-/*
-GetTaskPayloadRequest: A request to retrieve the result of a completed task.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// GetTaskPayloadRequest: A request to retrieve the result of a completed task.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type GetTaskPayloadRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Params GetTaskPayloadRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -2407,56 +1829,40 @@ type GetTaskPayloadRequest struct {
 func (*GetTaskPayloadRequest) isClientRequestVariant() {}
 func (*GetTaskPayloadRequest) isServerRequestVariant() {}
 
-/*
-GetTaskPayloadRequestParams is defined by the MCP schema.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// GetTaskPayloadRequestParams is defined by the MCP schema.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type GetTaskPayloadRequestParams struct {
-	/*
-	   TaskID: The task identifier to retrieve results for.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskID: The task identifier to retrieve results for.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskID string `json:"taskId"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-GetTaskPayloadResult: The response to a tasks/result request.
-The structure matches the result type of the original request.
-For example, a tools/call task would return the CallToolResult structure.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// GetTaskPayloadResult: The response to a tasks/result request.
+// The structure matches the result type of the original request.
+// For example, a tools/call task would return the CallToolResult structure.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type GetTaskPayloadResult struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -2464,34 +1870,24 @@ type GetTaskPayloadResult struct {
 func (*GetTaskPayloadResult) isClientResultVariant() {}
 func (*GetTaskPayloadResult) isServerResultVariant() {}
 
-/*
-GetTaskRequest: A request to retrieve the state of a task.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// GetTaskRequest: A request to retrieve the state of a task.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type GetTaskRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Params GetTaskRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -2499,100 +1895,70 @@ type GetTaskRequest struct {
 func (*GetTaskRequest) isClientRequestVariant() {}
 func (*GetTaskRequest) isServerRequestVariant() {}
 
-/*
-GetTaskRequestParams is defined by the MCP schema.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// GetTaskRequestParams is defined by the MCP schema.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type GetTaskRequestParams struct {
-	/*
-	   TaskID: The task identifier to query.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskID: The task identifier to query.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskID string `json:"taskId"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-GetTaskResult: The response to a tasks/get request.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// GetTaskResult: The response to a tasks/get request.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type GetTaskResult struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   CreatedAt: ISO 8601 timestamp when the task was created.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// CreatedAt: ISO 8601 timestamp when the task was created.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	CreatedAt string `json:"createdAt"`
-	/*
-	   LastUpdatedAt: ISO 8601 timestamp when the task was last updated.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// LastUpdatedAt: ISO 8601 timestamp when the task was last updated.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	LastUpdatedAt string `json:"lastUpdatedAt"`
-	/*
-	   PollInterval: Suggested polling interval in milliseconds.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// PollInterval: Suggested polling interval in milliseconds.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	PollInterval int64 `json:"pollInterval,omitempty"`
-	/*
-	   Status: Current task state.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Status: Current task state.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Status TaskStatus `json:"status"`
-	/*
-	   StatusMessage: Optional human-readable message describing the current task state.
-	   This can provide context for any status, including:
-	   - Reasons for "cancelled" status
-	   - Summaries for "completed" status
-	   - Diagnostic information for "failed" status (e.g., error details, what went wrong)
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// StatusMessage: Optional human-readable message describing the current task state.
+	// This can provide context for any status, including:
+	// - Reasons for "cancelled" status
+	// - Summaries for "completed" status
+	// - Diagnostic information for "failed" status (e.g., error details, what went wrong)
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	StatusMessage string `json:"statusMessage,omitempty"`
-	/*
-	   TaskID: The task identifier.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskID: The task identifier.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskID string `json:"taskId"`
-	/*
-	   TTL: Actual retention duration from creation in milliseconds, null for unlimited.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TTL: Actual retention duration from creation in milliseconds, null for unlimited.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TTL *int64 `json:"ttl,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -2600,200 +1966,150 @@ type GetTaskResult struct {
 func (*GetTaskResult) isClientResultVariant() {}
 func (*GetTaskResult) isServerResultVariant() {}
 
-/*
-HeaderMismatchError: Returned when a server rejects a request because the values in the HTTP
-headers do not match the corresponding values in the request body, or
-because required headers are missing or malformed. For HTTP, the response
-status code MUST be `400 Bad Request`.
-
-Since 2026-07-28.
-*/
+// HeaderMismatchError: Returned when a server rejects a request because the values in the HTTP
+// headers do not match the corresponding values in the request body, or
+// because required headers are missing or malformed. For HTTP, the response
+// status code MUST be `400 Bad Request`.
+//
+// Since 2026-07-28.
 type HeaderMismatchError struct {
-	/*
-	   Error is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Error is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Error HeaderMismatchErrorError `json:"error"`
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-HeaderMismatchErrorError is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// HeaderMismatchErrorError is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type HeaderMismatchErrorError struct {
-	/*
-	   Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-
-	   Since 2026-07-28.
-	*/
+	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+	//
+	// Since 2026-07-28.
 	Data json.RawMessage `json:"data,omitempty"`
-	/*
-	   Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
-
-	   Since 2026-07-28.
-	*/
+	// Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
+	//
+	// Since 2026-07-28.
 	Message string `json:"message"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-Icon: An optionally-sized icon that can be displayed in a user interface.
-
-Since 2025-11-25.
-*/
+// Icon: An optionally-sized icon that can be displayed in a user interface.
+//
+// Since 2025-11-25.
 type Icon struct {
-	/*
-	   MIMEType: Optional MIME type override if the source MIME type is missing or generic.
-	   For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
-
-	   Since 2025-11-25.
-	*/
+	// MIMEType: Optional MIME type override if the source MIME type is missing or generic.
+	// For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
+	//
+	// Since 2025-11-25.
 	MIMEType string `json:"mimeType,omitempty"`
-	/*
-	   Sizes: Optional array of strings that specify sizes at which the icon can be used.
-	   Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
-
-	   If not provided, the client should assume that the icon can be used at any size.
-
-	   Since 2025-11-25.
-	*/
+	// Sizes: Optional array of strings that specify sizes at which the icon can be used.
+	// Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
+	//
+	// If not provided, the client should assume that the icon can be used at any size.
+	//
+	// Since 2025-11-25.
 	Sizes []string `json:"sizes,omitempty"`
-	/*
-	   Src: A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
-	   `data:` URI with Base64-encoded image data.
-
-	   Consumers SHOULD take steps to ensure URLs serving icons are from the
-	   same domain as the client/server or a trusted domain.
-
-	   Consumers SHOULD take appropriate precautions when consuming SVGs as they can contain
-	   executable JavaScript.
-
-	   Since 2025-11-25.
-	*/
+	// Src: A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
+	// `data:` URI with Base64-encoded image data.
+	//
+	// Consumers SHOULD take steps to ensure URLs serving icons are from the
+	// same domain as the client/server or a trusted domain.
+	//
+	// Consumers SHOULD take appropriate precautions when consuming SVGs as they can contain
+	// executable JavaScript.
+	//
+	// Since 2025-11-25.
 	Src string `json:"src"`
-	/*
-	   Theme: Optional specifier for the theme this icon is designed for. `"light"` indicates
-	   the icon is designed to be used with a light background, and `"dark"` indicates
-	   the icon is designed to be used with a dark background.
-
-	   If not provided, the client should assume the icon can be used with any theme.
-
-	   Since 2025-11-25.
-	*/
+	// Theme: Optional specifier for the theme this icon is designed for. `"light"` indicates
+	// the icon is designed to be used with a light background, and `"dark"` indicates
+	// the icon is designed to be used with a dark background.
+	//
+	// If not provided, the client should assume the icon can be used with any theme.
+	//
+	// Since 2025-11-25.
 	Theme IconTheme `json:"theme,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-IconTheme: Optional specifier for the theme this icon is designed for. `"light"` indicates
-the icon is designed to be used with a light background, and `"dark"` indicates
-the icon is designed to be used with a dark background.
-
-If not provided, the client should assume the icon can be used with any theme.
-
-Since 2025-11-25.
-*/
+// IconTheme: Optional specifier for the theme this icon is designed for. `"light"` indicates
+// the icon is designed to be used with a light background, and `"dark"` indicates
+// the icon is designed to be used with a dark background.
+//
+// If not provided, the client should assume the icon can be used with any theme.
+//
+// Since 2025-11-25.
 type IconTheme string
 
 // The values of IconTheme, in schema order.
 const (
-	/*
-	   IconThemeDark is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// IconThemeDark is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	IconThemeDark IconTheme = "dark"
-	/*
-	   IconThemeLight is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// IconThemeLight is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	IconThemeLight IconTheme = "light"
 )
 
-/*
-Icons: Base interface to add `icons` property.
-
-Since 2025-11-25.
-*/
+// Icons: Base interface to add `icons` property.
+//
+// Since 2025-11-25.
 type Icons struct {
-	/*
-	   Icons: Optional set of sized icons that the client can display in a user interface.
-
-	   Clients that support rendering icons MUST support at least the following MIME types:
-	   - `image/png` - PNG images (safe, universal compatibility)
-	   - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
-
-	   Clients that support rendering icons SHOULD also support:
-	   - `image/svg+xml` - SVG images (scalable but requires security precautions)
-	   - `image/webp` - WebP images (modern, efficient format)
-
-	   Since 2025-11-25.
-	*/
+	// Icons: Optional set of sized icons that the client can display in a user interface.
+	//
+	// Clients that support rendering icons MUST support at least the following MIME types:
+	// - `image/png` - PNG images (safe, universal compatibility)
+	// - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+	//
+	// Clients that support rendering icons SHOULD also support:
+	// - `image/svg+xml` - SVG images (scalable but requires security precautions)
+	// - `image/webp` - WebP images (modern, efficient format)
+	//
+	// Since 2025-11-25.
 	Icons []Icon `json:"icons,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // ImageContent: An image provided to or from an LLM.
 type ImageContent struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations `json:"annotations,omitempty"`
@@ -2801,16 +2117,12 @@ type ImageContent struct {
 	Data string `json:"data"`
 	// MIMEType: The MIME type of the image. Different providers may support different image types.
 	MIMEType string `json:"mimeType"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -2822,268 +2134,194 @@ func (*ImageContent) isSamplingMessageContentBlockVariant() {}
 
 // Implementation: Describes the MCP implementation.
 type Implementation struct {
-	/*
-	   Description: An optional human-readable description of what this implementation does.
-
-	   This can be used by clients or servers to provide context about their purpose
-	   and capabilities. For example, a server might describe the types of resources
-	   or tools it provides, while a client might describe its intended use case.
-
-	   Since 2025-11-25.
-	*/
+	// Description: An optional human-readable description of what this implementation does.
+	//
+	// This can be used by clients or servers to provide context about their purpose
+	// and capabilities. For example, a server might describe the types of resources
+	// or tools it provides, while a client might describe its intended use case.
+	//
+	// Since 2025-11-25.
 	Description string `json:"description,omitempty"`
-	/*
-	   Icons: Optional set of sized icons that the client can display in a user interface.
-
-	   Clients that support rendering icons MUST support at least the following MIME types:
-	   - `image/png` - PNG images (safe, universal compatibility)
-	   - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
-
-	   Clients that support rendering icons SHOULD also support:
-	   - `image/svg+xml` - SVG images (scalable but requires security precautions)
-	   - `image/webp` - WebP images (modern, efficient format)
-
-	   Since 2025-11-25.
-	*/
+	// Icons: Optional set of sized icons that the client can display in a user interface.
+	//
+	// Clients that support rendering icons MUST support at least the following MIME types:
+	// - `image/png` - PNG images (safe, universal compatibility)
+	// - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+	//
+	// Clients that support rendering icons SHOULD also support:
+	// - `image/svg+xml` - SVG images (scalable but requires security precautions)
+	// - `image/webp` - WebP images (modern, efficient format)
+	//
+	// Since 2025-11-25.
 	Icons []Icon `json:"icons,omitempty"`
 	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
 	Name string `json:"name"`
-	/*
-	   Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-	   even by those unfamiliar with domain-specific terminology.
-
-	   If not provided, the name should be used for display (except for {@link Tool},
-	   where `annotations.title` should be given precedence over using `name`,
-	   if present).
-
-	   Since 2025-06-18.
-	*/
+	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+	// even by those unfamiliar with domain-specific terminology.
+	//
+	// If not provided, the name should be used for display (except for {@link Tool},
+	// where `annotations.title` should be given precedence over using `name`,
+	// if present).
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
 	// Version: The version of this implementation.
 	Version string `json:"version"`
-	/*
-	   WebsiteURL: An optional URL of the website for this implementation.
-
-	   Since 2025-11-25.
-	*/
+	// WebsiteURL: An optional URL of the website for this implementation.
+	//
+	// Since 2025-11-25.
 	WebsiteURL string `json:"websiteUrl,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-InitializeRequest: This request is sent from the client to the server when it first connects, asking it to begin initialization.
-
-Removed in 2026-07-28.
-*/
+// InitializeRequest: This request is sent from the client to the server when it first connects, asking it to begin initialization.
+//
+// Removed in 2026-07-28.
 type InitializeRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Jsonrpc string `json:"jsonrpc"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	Params InitializeRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*InitializeRequest) isClientRequestVariant() {}
 
-/*
-InitializeRequestParams: Parameters for an `initialize` request.
-
-Removed in 2026-07-28.
-*/
+// InitializeRequestParams: Parameters for an `initialize` request.
+//
+// Removed in 2026-07-28.
 type InitializeRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta *InitializeRequestParamsMeta `json:"_meta,omitempty"`
-	/*
-	   Capabilities is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// Capabilities is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	Capabilities ClientCapabilities `json:"capabilities"`
-	/*
-	   ClientInfo is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// ClientInfo is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	ClientInfo Implementation `json:"clientInfo"`
-	/*
-	   ProtocolVersion: The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
-
-	   Removed in 2026-07-28.
-	*/
+	// ProtocolVersion: The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
+	//
+	// Removed in 2026-07-28.
 	ProtocolVersion string `json:"protocolVersion"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-InitializeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// InitializeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type InitializeRequestParamsMeta struct {
-	/*
-	   ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-InitializeResult: After receiving an initialize request from the client, the server sends this response.
-
-Removed in 2026-07-28.
-*/
+// InitializeResult: After receiving an initialize request from the client, the server sends this response.
+//
+// Removed in 2026-07-28.
 type InitializeResult struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Capabilities is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// Capabilities is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	Capabilities ServerCapabilities `json:"capabilities"`
-	/*
-	   Instructions describing how to use the server and its features.
-
-	   This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt.
-
-	   Removed in 2026-07-28.
-	*/
+	// Instructions describing how to use the server and its features.
+	//
+	// This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt.
+	//
+	// Removed in 2026-07-28.
 	Instructions string `json:"instructions,omitempty"`
-	/*
-	   ProtocolVersion: The version of the Model Context Protocol that the server wants to use. This may not match the version that the client requested. If the client cannot support this version, it MUST disconnect.
-
-	   Removed in 2026-07-28.
-	*/
+	// ProtocolVersion: The version of the Model Context Protocol that the server wants to use. This may not match the version that the client requested. If the client cannot support this version, it MUST disconnect.
+	//
+	// Removed in 2026-07-28.
 	ProtocolVersion string `json:"protocolVersion"`
-	/*
-	   ServerInfo is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// ServerInfo is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	ServerInfo Implementation `json:"serverInfo"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*InitializeResult) isServerResultVariant() {}
 
-/*
-InitializedNotification: This notification is sent from the client to the server after initialization has finished.
-
-Removed in 2026-07-28.
-*/
+// InitializedNotification: This notification is sent from the client to the server after initialization has finished.
+//
+// Removed in 2026-07-28.
 type InitializedNotification struct {
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Jsonrpc string `json:"jsonrpc"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	Params *NotificationParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*InitializedNotification) isClientNotificationVariant() {}
 
-/*
-InputRequest is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// InputRequest is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type InputRequest struct {
 	// Value is the variant: *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
 	Value InputRequestVariant
@@ -3096,63 +2334,47 @@ type InputRequestVariant interface {
 	isInputRequestVariant()
 }
 
-/*
-InputRequests: A map of server-initiated requests that the client must fulfill.
-Keys are server-assigned identifiers; values are the request objects.
-
-Since 2026-07-28.
-*/
+// InputRequests: A map of server-initiated requests that the client must fulfill.
+// Keys are server-assigned identifiers; values are the request objects.
+//
+// Since 2026-07-28.
 type InputRequests map[string]InputRequest
 
-/*
-InputRequiredResult: An InputRequiredResult sent by the server to indicate that additional input is needed
-before the request can be completed.
-
-At least one of `inputRequests` or `requestState` MUST be present.
-
-Since 2026-07-28.
-*/
+// InputRequiredResult: An InputRequiredResult sent by the server to indicate that additional input is needed
+// before the request can be completed.
+//
+// At least one of `inputRequests` or `requestState` MUST be present.
+//
+// Since 2026-07-28.
 type InputRequiredResult struct {
-	/*
-	   Meta is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Meta is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
-	/*
-	   InputRequests is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// InputRequests is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	InputRequests InputRequests `json:"inputRequests,omitempty"`
-	/*
-	   RequestState is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// RequestState is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -3162,11 +2384,9 @@ func (*InputRequiredResult) isGetPromptResultResponseResultVariant()    {}
 func (*InputRequiredResult) isReadResourceResultResponseResultVariant() {}
 func (*InputRequiredResult) isServerResultVariant()                     {}
 
-/*
-InputResponse is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// InputResponse is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type InputResponse struct {
 	// Value is the variant: *CreateMessageResult, *ListRootsResult, *ElicitResult.
 	Value InputResponseVariant
@@ -3179,188 +2399,136 @@ type InputResponseVariant interface {
 	isInputResponseVariant()
 }
 
-/*
-InputResponseRequestParams is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// InputResponseRequestParams is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type InputResponseRequestParams struct {
-	/*
-	   Meta is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Meta is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Meta RequestMetaObject `json:"_meta"`
-	/*
-	   InputResponses is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// InputResponses is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
-	/*
-	   RequestState is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// RequestState is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-InputResponses: A map of client responses to server-initiated requests.
-Keys correspond to the keys in the {@link InputRequests} map;
-values are the client's result for each request.
-
-Since 2026-07-28.
-*/
+// InputResponses: A map of client responses to server-initiated requests.
+// Keys correspond to the keys in the {@link InputRequests} map;
+// values are the client's result for each request.
+//
+// Since 2026-07-28.
 type InputResponses map[string]InputResponse
 
-/*
-InternalError: A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
-
-Since 2026-07-28.
-*/
+// InternalError: A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
+//
+// Since 2026-07-28.
 type InternalError struct {
-	/*
-	   Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-
-	   Since 2026-07-28.
-	*/
+	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+	//
+	// Since 2026-07-28.
 	Data json.RawMessage `json:"data,omitempty"`
-	/*
-	   Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
-
-	   Since 2026-07-28.
-	*/
+	// Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
+	//
+	// Since 2026-07-28.
 	Message string `json:"message"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-InvalidParamsError: A JSON-RPC error indicating that the method parameters are invalid or malformed.
-
-In MCP, this error is returned in various contexts when request parameters fail validation:
-
-- **Tools**: Unknown tool name or invalid tool arguments
-- **Prompts**: Unknown prompt name or missing required arguments
-- **Pagination**: Invalid or expired cursor values
-- **Logging**: Invalid log level
-- **Elicitation**: Server requests an elicitation mode not declared in client capabilities
-- **Sampling**: Missing tool result or tool results mixed with other content
-
-Since 2026-07-28.
-*/
+// InvalidParamsError: A JSON-RPC error indicating that the method parameters are invalid or malformed.
+//
+// In MCP, this error is returned in various contexts when request parameters fail validation:
+//
+// - **Tools**: Unknown tool name or invalid tool arguments
+// - **Prompts**: Unknown prompt name or missing required arguments
+// - **Pagination**: Invalid or expired cursor values
+// - **Logging**: Invalid log level
+// - **Elicitation**: Server requests an elicitation mode not declared in client capabilities
+// - **Sampling**: Missing tool result or tool results mixed with other content
+//
+// Since 2026-07-28.
 type InvalidParamsError struct {
-	/*
-	   Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-
-	   Since 2026-07-28.
-	*/
+	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+	//
+	// Since 2026-07-28.
 	Data json.RawMessage `json:"data,omitempty"`
-	/*
-	   Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
-
-	   Since 2026-07-28.
-	*/
+	// Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
+	//
+	// Since 2026-07-28.
 	Message string `json:"message"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-InvalidRequestError: A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
-
-Since 2026-07-28.
-*/
+// InvalidRequestError: A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
+//
+// Since 2026-07-28.
 type InvalidRequestError struct {
-	/*
-	   Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-
-	   Since 2026-07-28.
-	*/
+	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+	//
+	// Since 2026-07-28.
 	Data json.RawMessage `json:"data,omitempty"`
-	/*
-	   Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
-
-	   Since 2026-07-28.
-	*/
+	// Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
+	//
+	// Since 2026-07-28.
 	Message string `json:"message"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-JSONArray is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// JSONArray is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type JSONArray []JSONValue
 
-/*
-JSONObject is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// JSONObject is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type JSONObject map[string]JSONValue
 
 func (JSONObject) isJSONValueVariant() {}
 
-/*
-JSONRPCBatchRequest: A JSON-RPC batch request, as described in https://www.jsonrpc.org/specification#batch.
-
-Since 2025-03-26. Removed in 2025-06-18.
-*/
+// JSONRPCBatchRequest: A JSON-RPC batch request, as described in https://www.jsonrpc.org/specification#batch.
+//
+// Since 2025-03-26. Removed in 2025-06-18.
 type JSONRPCBatchRequest []JSONRPCBatchRequestItem
 
 func (JSONRPCBatchRequest) isJSONRPCMessageVariant() {}
 
-/*
-JSONRPCBatchRequestItem is defined by the MCP schema.
-
-Since 2025-03-26. Removed in 2025-06-18.
-*/
+// JSONRPCBatchRequestItem is defined by the MCP schema.
+//
+// Since 2025-03-26. Removed in 2025-06-18.
 type JSONRPCBatchRequestItem struct {
 	// Value is the variant: *JSONRPCRequest, *JSONRPCNotification.
 	Value JSONRPCBatchRequestItemVariant
@@ -3373,20 +2541,16 @@ type JSONRPCBatchRequestItemVariant interface {
 	isJSONRPCBatchRequestItemVariant()
 }
 
-/*
-JSONRPCBatchResponse: A JSON-RPC batch response, as described in https://www.jsonrpc.org/specification#batch.
-
-Since 2025-03-26. Removed in 2025-06-18.
-*/
+// JSONRPCBatchResponse: A JSON-RPC batch response, as described in https://www.jsonrpc.org/specification#batch.
+//
+// Since 2025-03-26. Removed in 2025-06-18.
 type JSONRPCBatchResponse []JSONRPCBatchResponseItem
 
 func (JSONRPCBatchResponse) isJSONRPCMessageVariant() {}
 
-/*
-JSONRPCBatchResponseItem is defined by the MCP schema.
-
-Since 2025-03-26. Removed in 2025-06-18.
-*/
+// JSONRPCBatchResponseItem is defined by the MCP schema.
+//
+// Since 2025-03-26. Removed in 2025-06-18.
 type JSONRPCBatchResponseItem struct {
 	// Value is the variant: *JSONRPCResultResponse, *JSONRPCErrorResponse.
 	Value JSONRPCBatchResponseItemVariant
@@ -3399,13 +2563,11 @@ type JSONRPCBatchResponseItemVariant interface {
 	isJSONRPCBatchResponseItemVariant()
 }
 
-/*
-JSONRPCError is the name JSONRPCErrorResponse had before 2025-11-25.
-
-Removed in 2025-11-25.
-
-Deprecated: use JSONRPCErrorResponse.
-*/
+// JSONRPCError is the name JSONRPCErrorResponse had before 2025-11-25.
+//
+// Removed in 2025-11-25.
+//
+// Deprecated: use JSONRPCErrorResponse.
 type JSONRPCError = JSONRPCErrorResponse
 
 // JSONRPCErrorResponse: A response to a request that indicates an error occurred.
@@ -3414,16 +2576,12 @@ type JSONRPCErrorResponse struct {
 	Error Error `json:"error"`
 	// ID is defined by the MCP schema.
 	ID RequestId `json:"id,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -3451,16 +2609,12 @@ type JSONRPCNotification struct {
 	Method string `json:"method"`
 	// Params is defined by the MCP schema.
 	Params json.RawMessage `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -3468,28 +2622,20 @@ type JSONRPCNotification struct {
 func (*JSONRPCNotification) isJSONRPCBatchRequestItemVariant() {}
 func (*JSONRPCNotification) isJSONRPCMessageVariant()          {}
 
-/*
-JSONRPCNotificationParams is defined by the MCP schema.
-
-Removed in 2025-11-25.
-*/
+// JSONRPCNotificationParams is defined by the MCP schema.
+//
+// Removed in 2025-11-25.
 type JSONRPCNotificationParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-
-	   Removed in 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Removed in 2025-11-25.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -3502,16 +2648,12 @@ type JSONRPCRequest struct {
 	Method string `json:"method"`
 	// Params is defined by the MCP schema.
 	Params json.RawMessage `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -3519,54 +2661,38 @@ type JSONRPCRequest struct {
 func (*JSONRPCRequest) isJSONRPCBatchRequestItemVariant() {}
 func (*JSONRPCRequest) isJSONRPCMessageVariant()          {}
 
-/*
-JSONRPCRequestParams is defined by the MCP schema.
-
-Removed in 2025-11-25.
-*/
+// JSONRPCRequestParams is defined by the MCP schema.
+//
+// Removed in 2025-11-25.
 type JSONRPCRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-
-	   Removed in 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Removed in 2025-11-25.
 	Meta *JSONRPCRequestParamsMeta `json:"_meta,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-JSONRPCRequestParamsMeta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-
-Removed in 2025-11-25.
-*/
+// JSONRPCRequestParamsMeta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+//
+// Removed in 2025-11-25.
 type JSONRPCRequestParamsMeta struct {
-	/*
-	   ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-
-	   Removed in 2025-11-25.
-	*/
+	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	//
+	// Removed in 2025-11-25.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -3590,16 +2716,12 @@ type JSONRPCResultResponse struct {
 	ID RequestId `json:"id"`
 	// Result is defined by the MCP schema.
 	Result Result `json:"result"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -3608,11 +2730,9 @@ func (*JSONRPCResultResponse) isJSONRPCBatchResponseItemVariant() {}
 func (*JSONRPCResultResponse) isJSONRPCMessageVariant()           {}
 func (*JSONRPCResultResponse) isJSONRPCResponseVariant()          {}
 
-/*
-JSONValue is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// JSONValue is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type JSONValue struct {
 	// Value is the variant: JSONObject, JSONValueArray, JSONValueString, JSONValueInteger, JSONValueBoolean.
 	Value JSONValueVariant
@@ -3625,90 +2745,66 @@ type JSONValueVariant interface {
 	isJSONValueVariant()
 }
 
-/*
-JSONValueArray is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// JSONValueArray is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type JSONValueArray []JSONValue
 
 func (JSONValueArray) isJSONValueVariant() {}
 
-/*
-JSONValueBoolean is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// JSONValueBoolean is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type JSONValueBoolean bool
 
 func (JSONValueBoolean) isJSONValueVariant() {}
 
-/*
-JSONValueInteger is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// JSONValueInteger is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type JSONValueInteger int64
 
 func (JSONValueInteger) isJSONValueVariant() {}
 
-/*
-JSONValueString is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// JSONValueString is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type JSONValueString string
 
 func (JSONValueString) isJSONValueVariant() {}
 
-/*
-LegacyTitledEnumSchema: Use {@link TitledSingleSelectEnumSchema} instead.
-This interface will be removed in a future version.
-
-Since 2025-06-18.
-*/
+// LegacyTitledEnumSchema: Use {@link TitledSingleSelectEnumSchema} instead.
+// This interface will be removed in a future version.
+//
+// Since 2025-06-18.
 type LegacyTitledEnumSchema struct {
-	/*
-	   Default is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Default is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Default string `json:"default,omitempty"`
-	/*
-	   Description is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Description is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	/*
-	   Enum is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Enum is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Enum []string `json:"enum"`
-	/*
-	   EnumNames: (Legacy) Display names for enum values.
-	   Non-standard according to JSON schema 2020-12.
-
-	   Since 2025-06-18.
-	*/
+	// EnumNames: (Legacy) Display names for enum values.
+	// Non-standard according to JSON schema 2020-12.
+	//
+	// Since 2025-06-18.
 	EnumNames []string `json:"enumNames,omitempty"`
-	/*
-	   Title is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Title is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -3718,30 +2814,22 @@ func (*LegacyTitledEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 
 // ListPromptsRequest: Sent from the client to request a list of prompts and prompt templates the server has.
 type ListPromptsRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -3752,159 +2840,123 @@ func (*ListPromptsRequest) isClientRequestVariant() {}
 type ListPromptsResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-	   `Cache-Control: public` vs `Cache-Control: private`.
-
-	   - `"public"`: The response does not contain user-specific data. Any
-	     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-	     the response and serve it across authorization contexts.
-	   - `"private"`: The response MAY be cached and reused only within the
-	     same authorization context. Caches MUST NOT be shared across
-	     authorization contexts (e.g., a different access token requires a
-	     different cache).
-
-	   Since 2026-07-28.
-	*/
+	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+	// `Cache-Control: public` vs `Cache-Control: private`.
+	//
+	// - `"public"`: The response does not contain user-specific data. Any
+	//   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+	//   the response and serve it across authorization contexts.
+	// - `"private"`: The response MAY be cached and reused only within the
+	//   same authorization context. Caches MUST NOT be shared across
+	//   authorization contexts (e.g., a different access token requires a
+	//   different cache).
+	//
+	// Since 2026-07-28.
 	CacheScope ListPromptsResultCacheScope `json:"cacheScope"`
-	/*
-	   NextCursor: An opaque token representing the pagination position after the last returned result.
-	   If present, there may be more results available.
-	*/
+	// NextCursor: An opaque token representing the pagination position after the last returned result.
+	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
 	// Prompts is defined by the MCP schema.
 	Prompts []Prompt `json:"prompts"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   TTLMs: A hint from the server indicating how long (in milliseconds) the
-	   client MAY cache this response before re-fetching. Semantics are
-	   analogous to HTTP Cache-Control max-age.
-
-	   - If 0, The response SHOULD be considered immediately stale,
-	     The client MAY re-fetch every time the result is needed.
-	   - If positive, the client SHOULD consider the result fresh for this many
-	     milliseconds after receiving the response.
-
-	   Since 2026-07-28.
-	*/
+	// TTLMs: A hint from the server indicating how long (in milliseconds) the
+	// client MAY cache this response before re-fetching. Semantics are
+	// analogous to HTTP Cache-Control max-age.
+	//
+	// - If 0, The response SHOULD be considered immediately stale,
+	//   The client MAY re-fetch every time the result is needed.
+	// - If positive, the client SHOULD consider the result fresh for this many
+	//   milliseconds after receiving the response.
+	//
+	// Since 2026-07-28.
 	TTLMs int64 `json:"ttlMs"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*ListPromptsResult) isServerResultVariant() {}
 
-/*
-ListPromptsResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-`Cache-Control: public` vs `Cache-Control: private`.
-
-  - `"public"`: The response does not contain user-specific data. Any
-    client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-    the response and serve it across authorization contexts.
-  - `"private"`: The response MAY be cached and reused only within the
-    same authorization context. Caches MUST NOT be shared across
-    authorization contexts (e.g., a different access token requires a
-    different cache).
-
-Since 2026-07-28.
-*/
+// ListPromptsResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+// `Cache-Control: public` vs `Cache-Control: private`.
+//
+//   - `"public"`: The response does not contain user-specific data. Any
+//     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+//     the response and serve it across authorization contexts.
+//   - `"private"`: The response MAY be cached and reused only within the
+//     same authorization context. Caches MUST NOT be shared across
+//     authorization contexts (e.g., a different access token requires a
+//     different cache).
+//
+// Since 2026-07-28.
 type ListPromptsResultCacheScope string
 
 // The values of ListPromptsResultCacheScope, in schema order.
 const (
-	/*
-	   ListPromptsResultCacheScopePrivate is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ListPromptsResultCacheScopePrivate is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ListPromptsResultCacheScopePrivate ListPromptsResultCacheScope = "private"
-	/*
-	   ListPromptsResultCacheScopePublic is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ListPromptsResultCacheScopePublic is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ListPromptsResultCacheScopePublic ListPromptsResultCacheScope = "public"
 )
 
-/*
-ListPromptsResultResponse: A successful response from the server for a {@link ListPromptsRequestprompts/list} request.
-
-Since 2026-07-28.
-*/
+// ListPromptsResultResponse: A successful response from the server for a {@link ListPromptsRequestprompts/list} request.
+//
+// Since 2026-07-28.
 type ListPromptsResultResponse struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Result is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Result is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Result ListPromptsResult `json:"result"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // ListResourceTemplatesRequest: Sent from the client to request a list of resource templates the server has.
 type ListResourceTemplatesRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -3915,159 +2967,123 @@ func (*ListResourceTemplatesRequest) isClientRequestVariant() {}
 type ListResourceTemplatesResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-	   `Cache-Control: public` vs `Cache-Control: private`.
-
-	   - `"public"`: The response does not contain user-specific data. Any
-	     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-	     the response and serve it across authorization contexts.
-	   - `"private"`: The response MAY be cached and reused only within the
-	     same authorization context. Caches MUST NOT be shared across
-	     authorization contexts (e.g., a different access token requires a
-	     different cache).
-
-	   Since 2026-07-28.
-	*/
+	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+	// `Cache-Control: public` vs `Cache-Control: private`.
+	//
+	// - `"public"`: The response does not contain user-specific data. Any
+	//   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+	//   the response and serve it across authorization contexts.
+	// - `"private"`: The response MAY be cached and reused only within the
+	//   same authorization context. Caches MUST NOT be shared across
+	//   authorization contexts (e.g., a different access token requires a
+	//   different cache).
+	//
+	// Since 2026-07-28.
 	CacheScope ListResourceTemplatesResultCacheScope `json:"cacheScope"`
-	/*
-	   NextCursor: An opaque token representing the pagination position after the last returned result.
-	   If present, there may be more results available.
-	*/
+	// NextCursor: An opaque token representing the pagination position after the last returned result.
+	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
 	// ResourceTemplates is defined by the MCP schema.
 	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   TTLMs: A hint from the server indicating how long (in milliseconds) the
-	   client MAY cache this response before re-fetching. Semantics are
-	   analogous to HTTP Cache-Control max-age.
-
-	   - If 0, The response SHOULD be considered immediately stale,
-	     The client MAY re-fetch every time the result is needed.
-	   - If positive, the client SHOULD consider the result fresh for this many
-	     milliseconds after receiving the response.
-
-	   Since 2026-07-28.
-	*/
+	// TTLMs: A hint from the server indicating how long (in milliseconds) the
+	// client MAY cache this response before re-fetching. Semantics are
+	// analogous to HTTP Cache-Control max-age.
+	//
+	// - If 0, The response SHOULD be considered immediately stale,
+	//   The client MAY re-fetch every time the result is needed.
+	// - If positive, the client SHOULD consider the result fresh for this many
+	//   milliseconds after receiving the response.
+	//
+	// Since 2026-07-28.
 	TTLMs int64 `json:"ttlMs"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*ListResourceTemplatesResult) isServerResultVariant() {}
 
-/*
-ListResourceTemplatesResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-`Cache-Control: public` vs `Cache-Control: private`.
-
-  - `"public"`: The response does not contain user-specific data. Any
-    client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-    the response and serve it across authorization contexts.
-  - `"private"`: The response MAY be cached and reused only within the
-    same authorization context. Caches MUST NOT be shared across
-    authorization contexts (e.g., a different access token requires a
-    different cache).
-
-Since 2026-07-28.
-*/
+// ListResourceTemplatesResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+// `Cache-Control: public` vs `Cache-Control: private`.
+//
+//   - `"public"`: The response does not contain user-specific data. Any
+//     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+//     the response and serve it across authorization contexts.
+//   - `"private"`: The response MAY be cached and reused only within the
+//     same authorization context. Caches MUST NOT be shared across
+//     authorization contexts (e.g., a different access token requires a
+//     different cache).
+//
+// Since 2026-07-28.
 type ListResourceTemplatesResultCacheScope string
 
 // The values of ListResourceTemplatesResultCacheScope, in schema order.
 const (
-	/*
-	   ListResourceTemplatesResultCacheScopePrivate is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ListResourceTemplatesResultCacheScopePrivate is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ListResourceTemplatesResultCacheScopePrivate ListResourceTemplatesResultCacheScope = "private"
-	/*
-	   ListResourceTemplatesResultCacheScopePublic is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ListResourceTemplatesResultCacheScopePublic is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ListResourceTemplatesResultCacheScopePublic ListResourceTemplatesResultCacheScope = "public"
 )
 
-/*
-ListResourceTemplatesResultResponse: A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
-
-Since 2026-07-28.
-*/
+// ListResourceTemplatesResultResponse: A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
+//
+// Since 2026-07-28.
 type ListResourceTemplatesResultResponse struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Result is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Result is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Result ListResourceTemplatesResult `json:"result"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // ListResourcesRequest: Sent from the client to request a list of resources the server has.
 type ListResourcesRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -4078,167 +3094,129 @@ func (*ListResourcesRequest) isClientRequestVariant() {}
 type ListResourcesResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-	   `Cache-Control: public` vs `Cache-Control: private`.
-
-	   - `"public"`: The response does not contain user-specific data. Any
-	     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-	     the response and serve it across authorization contexts.
-	   - `"private"`: The response MAY be cached and reused only within the
-	     same authorization context. Caches MUST NOT be shared across
-	     authorization contexts (e.g., a different access token requires a
-	     different cache).
-
-	   Since 2026-07-28.
-	*/
+	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+	// `Cache-Control: public` vs `Cache-Control: private`.
+	//
+	// - `"public"`: The response does not contain user-specific data. Any
+	//   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+	//   the response and serve it across authorization contexts.
+	// - `"private"`: The response MAY be cached and reused only within the
+	//   same authorization context. Caches MUST NOT be shared across
+	//   authorization contexts (e.g., a different access token requires a
+	//   different cache).
+	//
+	// Since 2026-07-28.
 	CacheScope ListResourcesResultCacheScope `json:"cacheScope"`
-	/*
-	   NextCursor: An opaque token representing the pagination position after the last returned result.
-	   If present, there may be more results available.
-	*/
+	// NextCursor: An opaque token representing the pagination position after the last returned result.
+	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
 	// Resources is defined by the MCP schema.
 	Resources []Resource `json:"resources"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   TTLMs: A hint from the server indicating how long (in milliseconds) the
-	   client MAY cache this response before re-fetching. Semantics are
-	   analogous to HTTP Cache-Control max-age.
-
-	   - If 0, The response SHOULD be considered immediately stale,
-	     The client MAY re-fetch every time the result is needed.
-	   - If positive, the client SHOULD consider the result fresh for this many
-	     milliseconds after receiving the response.
-
-	   Since 2026-07-28.
-	*/
+	// TTLMs: A hint from the server indicating how long (in milliseconds) the
+	// client MAY cache this response before re-fetching. Semantics are
+	// analogous to HTTP Cache-Control max-age.
+	//
+	// - If 0, The response SHOULD be considered immediately stale,
+	//   The client MAY re-fetch every time the result is needed.
+	// - If positive, the client SHOULD consider the result fresh for this many
+	//   milliseconds after receiving the response.
+	//
+	// Since 2026-07-28.
 	TTLMs int64 `json:"ttlMs"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*ListResourcesResult) isServerResultVariant() {}
 
-/*
-ListResourcesResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-`Cache-Control: public` vs `Cache-Control: private`.
-
-  - `"public"`: The response does not contain user-specific data. Any
-    client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-    the response and serve it across authorization contexts.
-  - `"private"`: The response MAY be cached and reused only within the
-    same authorization context. Caches MUST NOT be shared across
-    authorization contexts (e.g., a different access token requires a
-    different cache).
-
-Since 2026-07-28.
-*/
+// ListResourcesResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+// `Cache-Control: public` vs `Cache-Control: private`.
+//
+//   - `"public"`: The response does not contain user-specific data. Any
+//     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+//     the response and serve it across authorization contexts.
+//   - `"private"`: The response MAY be cached and reused only within the
+//     same authorization context. Caches MUST NOT be shared across
+//     authorization contexts (e.g., a different access token requires a
+//     different cache).
+//
+// Since 2026-07-28.
 type ListResourcesResultCacheScope string
 
 // The values of ListResourcesResultCacheScope, in schema order.
 const (
-	/*
-	   ListResourcesResultCacheScopePrivate is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ListResourcesResultCacheScopePrivate is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ListResourcesResultCacheScopePrivate ListResourcesResultCacheScope = "private"
-	/*
-	   ListResourcesResultCacheScopePublic is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ListResourcesResultCacheScopePublic is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ListResourcesResultCacheScopePublic ListResourcesResultCacheScope = "public"
 )
 
-/*
-ListResourcesResultResponse: A successful response from the server for a {@link ListResourcesRequestresources/list} request.
-
-Since 2026-07-28.
-*/
+// ListResourcesResultResponse: A successful response from the server for a {@link ListResourcesRequestresources/list} request.
+//
+// Since 2026-07-28.
 type ListResourcesResultResponse struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Result is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Result is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Result ListResourcesResult `json:"result"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ListRootsRequest: Sent from the server to request a list of root URIs from the client. Roots allow
-servers to ask for specific directories or files to operate on. A common example
-for roots is providing a set of repositories or directories a server should operate
-on.
-
-This request is typically used when the server needs to understand the file system
-structure or access specific locations that the client has permission to read from.
-*/
+// ListRootsRequest: Sent from the server to request a list of root URIs from the client. Roots allow
+// servers to ask for specific directories or files to operate on. A common example
+// for roots is providing a set of repositories or directories a server should operate
+// on.
+//
+// This request is typically used when the server needs to understand the file system
+// structure or access specific locations that the client has permission to read from.
 type ListRootsRequest struct {
 	// Params is defined by the MCP schema.
 	Params *ListRootsRequestParams `json:"params,omitempty"`
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Jsonrpc string `json:"jsonrpc"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -4246,56 +3224,40 @@ type ListRootsRequest struct {
 func (*ListRootsRequest) isInputRequestVariant()  {}
 func (*ListRootsRequest) isServerRequestVariant() {}
 
-/*
-ListRootsRequestParams is defined by the MCP schema.
-
-Exists in 2024-11-05, 2025-03-26, 2025-06-18, 2026-07-28.
-*/
+// ListRootsRequestParams is defined by the MCP schema.
+//
+// Exists in 2024-11-05, 2025-03-26, 2025-06-18, 2026-07-28.
 type ListRootsRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-
-	   Exists in 2024-11-05, 2025-03-26, 2025-06-18, 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Exists in 2024-11-05, 2025-03-26, 2025-06-18, 2026-07-28.
 	Meta MetaObject `json:"_meta,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ListRootsResult: The result returned by the client for a {@link ListRootsRequestroots/list} request.
-This result contains an array of {@link Root} objects, each representing a root directory
-or file that the server can operate on.
-*/
+// ListRootsResult: The result returned by the client for a {@link ListRootsRequestroots/list} request.
+// This result contains an array of {@link Root} objects, each representing a root directory
+// or file that the server can operate on.
 type ListRootsResult struct {
 	// Roots is defined by the MCP schema.
 	Roots []Root `json:"roots"`
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -4303,34 +3265,24 @@ type ListRootsResult struct {
 func (*ListRootsResult) isClientResultVariant()  {}
 func (*ListRootsResult) isInputResponseVariant() {}
 
-/*
-ListTasksRequest: A request to retrieve a list of tasks.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ListTasksRequest: A request to retrieve a list of tasks.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ListTasksRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -4338,41 +3290,29 @@ type ListTasksRequest struct {
 func (*ListTasksRequest) isClientRequestVariant() {}
 func (*ListTasksRequest) isServerRequestVariant() {}
 
-/*
-ListTasksResult: The response to a tasks/list request.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ListTasksResult: The response to a tasks/list request.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ListTasksResult struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   NextCursor: An opaque token representing the pagination position after the last returned result.
-	   If present, there may be more results available.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// NextCursor: An opaque token representing the pagination position after the last returned result.
+	// If present, there may be more results available.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	NextCursor string `json:"nextCursor,omitempty"`
-	/*
-	   Tasks is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Tasks is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Tasks []Task `json:"tasks"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -4382,30 +3322,22 @@ func (*ListTasksResult) isServerResultVariant() {}
 
 // ListToolsRequest: Sent from the client to request a list of tools the server has.
 type ListToolsRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -4416,139 +3348,109 @@ func (*ListToolsRequest) isClientRequestVariant() {}
 type ListToolsResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-	   `Cache-Control: public` vs `Cache-Control: private`.
-
-	   - `"public"`: The response does not contain user-specific data. Any
-	     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-	     the response and serve it across authorization contexts.
-	   - `"private"`: The response MAY be cached and reused only within the
-	     same authorization context. Caches MUST NOT be shared across
-	     authorization contexts (e.g., a different access token requires a
-	     different cache).
-
-	   Since 2026-07-28.
-	*/
+	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+	// `Cache-Control: public` vs `Cache-Control: private`.
+	//
+	// - `"public"`: The response does not contain user-specific data. Any
+	//   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+	//   the response and serve it across authorization contexts.
+	// - `"private"`: The response MAY be cached and reused only within the
+	//   same authorization context. Caches MUST NOT be shared across
+	//   authorization contexts (e.g., a different access token requires a
+	//   different cache).
+	//
+	// Since 2026-07-28.
 	CacheScope ListToolsResultCacheScope `json:"cacheScope"`
-	/*
-	   NextCursor: An opaque token representing the pagination position after the last returned result.
-	   If present, there may be more results available.
-	*/
+	// NextCursor: An opaque token representing the pagination position after the last returned result.
+	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
 	// Tools is defined by the MCP schema.
 	Tools []Tool `json:"tools"`
-	/*
-	   TTLMs: A hint from the server indicating how long (in milliseconds) the
-	   client MAY cache this response before re-fetching. Semantics are
-	   analogous to HTTP Cache-Control max-age.
-
-	   - If 0, The response SHOULD be considered immediately stale,
-	     The client MAY re-fetch every time the result is needed.
-	   - If positive, the client SHOULD consider the result fresh for this many
-	     milliseconds after receiving the response.
-
-	   Since 2026-07-28.
-	*/
+	// TTLMs: A hint from the server indicating how long (in milliseconds) the
+	// client MAY cache this response before re-fetching. Semantics are
+	// analogous to HTTP Cache-Control max-age.
+	//
+	// - If 0, The response SHOULD be considered immediately stale,
+	//   The client MAY re-fetch every time the result is needed.
+	// - If positive, the client SHOULD consider the result fresh for this many
+	//   milliseconds after receiving the response.
+	//
+	// Since 2026-07-28.
 	TTLMs int64 `json:"ttlMs"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*ListToolsResult) isServerResultVariant() {}
 
-/*
-ListToolsResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-`Cache-Control: public` vs `Cache-Control: private`.
-
-  - `"public"`: The response does not contain user-specific data. Any
-    client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-    the response and serve it across authorization contexts.
-  - `"private"`: The response MAY be cached and reused only within the
-    same authorization context. Caches MUST NOT be shared across
-    authorization contexts (e.g., a different access token requires a
-    different cache).
-
-Since 2026-07-28.
-*/
+// ListToolsResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+// `Cache-Control: public` vs `Cache-Control: private`.
+//
+//   - `"public"`: The response does not contain user-specific data. Any
+//     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+//     the response and serve it across authorization contexts.
+//   - `"private"`: The response MAY be cached and reused only within the
+//     same authorization context. Caches MUST NOT be shared across
+//     authorization contexts (e.g., a different access token requires a
+//     different cache).
+//
+// Since 2026-07-28.
 type ListToolsResultCacheScope string
 
 // The values of ListToolsResultCacheScope, in schema order.
 const (
-	/*
-	   ListToolsResultCacheScopePrivate is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ListToolsResultCacheScopePrivate is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ListToolsResultCacheScopePrivate ListToolsResultCacheScope = "private"
-	/*
-	   ListToolsResultCacheScopePublic is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ListToolsResultCacheScopePublic is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ListToolsResultCacheScopePublic ListToolsResultCacheScope = "public"
 )
 
-/*
-ListToolsResultResponse: A successful response from the server for a {@link ListToolsRequesttools/list} request.
-
-Since 2026-07-28.
-*/
+// ListToolsResultResponse: A successful response from the server for a {@link ListToolsRequesttools/list} request.
+//
+// Since 2026-07-28.
 type ListToolsResultResponse struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Result is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Result is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Result ListToolsResult `json:"result"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-LoggingLevel: The severity of a log message.
-
-These map to syslog message severities, as specified in RFC-5424:
-https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
-*/
+// LoggingLevel: The severity of a log message.
+//
+// These map to syslog message severities, as specified in RFC-5424:
+// https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
 type LoggingLevel string
 
 // The values of LoggingLevel, in schema order.
@@ -4573,24 +3475,18 @@ const (
 
 // LoggingMessageNotification: JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
 type LoggingMessageNotification struct {
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params LoggingMessageNotificationParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -4599,11 +3495,9 @@ func (*LoggingMessageNotification) isServerNotificationVariant() {}
 
 // LoggingMessageNotificationParams: Parameters for a `notifications/message` notification.
 type LoggingMessageNotificationParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Data: The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
 	Data json.RawMessage `json:"data"`
@@ -4611,263 +3505,195 @@ type LoggingMessageNotificationParams struct {
 	Level LoggingLevel `json:"level"`
 	// Logger: An optional name of the logger issuing this message.
 	Logger string `json:"logger,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-MetaObject: Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
-
-Certain key names are reserved by MCP for protocol-level metadata; implementations MUST NOT make assumptions about values at these keys. Additionally, specific schema definitions may reserve particular names for purpose-specific metadata, as declared in those definitions.
-
-Valid keys have two segments:
-
-**Prefix:**
-- Optional — if specified, MUST be a series of _labels_ separated by dots (`.`), followed by a slash (`/`).
-- Labels MUST start with a letter and end with a letter or digit. Interior characters may be letters, digits, or hyphens (`-`).
-- Implementations SHOULD use reverse DNS notation (e.g., `com.example/` rather than `example.com/`).
-- Any prefix where the second label is `modelcontextprotocol` or `mcp` is **reserved** for MCP use. For example: `io.modelcontextprotocol/`, `dev.mcp/`, `org.modelcontextprotocol.api/`, and `com.mcp.tools/` are all reserved. However, `com.example.mcp/` is NOT reserved, as the second label is `example`.
-
-**Name:**
-- Unless empty, MUST start and end with an alphanumeric character (`[a-z0-9A-Z]`).
-- Interior characters may be alphanumeric, hyphens (`-`), underscores (`_`), or dots (`.`).
-
-Exists in 2024-11-05, 2025-03-26, 2025-06-18, 2026-07-28.
-*/
+// MetaObject: Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
+//
+// Certain key names are reserved by MCP for protocol-level metadata; implementations MUST NOT make assumptions about values at these keys. Additionally, specific schema definitions may reserve particular names for purpose-specific metadata, as declared in those definitions.
+//
+// Valid keys have two segments:
+//
+// **Prefix:**
+// - Optional — if specified, MUST be a series of _labels_ separated by dots (`.`), followed by a slash (`/`).
+// - Labels MUST start with a letter and end with a letter or digit. Interior characters may be letters, digits, or hyphens (`-`).
+// - Implementations SHOULD use reverse DNS notation (e.g., `com.example/` rather than `example.com/`).
+// - Any prefix where the second label is `modelcontextprotocol` or `mcp` is **reserved** for MCP use. For example: `io.modelcontextprotocol/`, `dev.mcp/`, `org.modelcontextprotocol.api/`, and `com.mcp.tools/` are all reserved. However, `com.example.mcp/` is NOT reserved, as the second label is `example`.
+//
+// **Name:**
+// - Unless empty, MUST start and end with an alphanumeric character (`[a-z0-9A-Z]`).
+// - Interior characters may be alphanumeric, hyphens (`-`), underscores (`_`), or dots (`.`).
+//
+// Exists in 2024-11-05, 2025-03-26, 2025-06-18, 2026-07-28.
 type MetaObject json.RawMessage
 
-/*
-MethodNotFoundError: A JSON-RPC error indicating that the requested method does not exist or is not available.
-
-In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling `prompts/list` when the `prompts` capability was not advertised).
-
-A request that requires a client capability the client did not declare is signalled instead by {@link MissingRequiredClientCapabilityError} (`-32021`).
-
-Since 2026-07-28.
-*/
+// MethodNotFoundError: A JSON-RPC error indicating that the requested method does not exist or is not available.
+//
+// In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling `prompts/list` when the `prompts` capability was not advertised).
+//
+// A request that requires a client capability the client did not declare is signalled instead by {@link MissingRequiredClientCapabilityError} (`-32021`).
+//
+// Since 2026-07-28.
 type MethodNotFoundError struct {
-	/*
-	   Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-
-	   Since 2026-07-28.
-	*/
+	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+	//
+	// Since 2026-07-28.
 	Data json.RawMessage `json:"data,omitempty"`
-	/*
-	   Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
-
-	   Since 2026-07-28.
-	*/
+	// Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
+	//
+	// Since 2026-07-28.
 	Message string `json:"message"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-MissingRequiredClientCapabilityError: Returned when processing a request requires a capability the client did not
-declare in `clientCapabilities`. For HTTP, the response status code MUST be
-`400 Bad Request`.
-
-Since 2026-07-28.
-*/
+// MissingRequiredClientCapabilityError: Returned when processing a request requires a capability the client did not
+// declare in `clientCapabilities`. For HTTP, the response status code MUST be
+// `400 Bad Request`.
+//
+// Since 2026-07-28.
 type MissingRequiredClientCapabilityError struct {
-	/*
-	   Error is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Error is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Error MissingRequiredClientCapabilityErrorError `json:"error"`
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-MissingRequiredClientCapabilityErrorError is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// MissingRequiredClientCapabilityErrorError is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type MissingRequiredClientCapabilityErrorError struct {
-	/*
-	   Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-
-	   Since 2026-07-28.
-	*/
+	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+	//
+	// Since 2026-07-28.
 	Data MissingRequiredClientCapabilityErrorErrorData `json:"data"`
-	/*
-	   Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
-
-	   Since 2026-07-28.
-	*/
+	// Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
+	//
+	// Since 2026-07-28.
 	Message string `json:"message"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-MissingRequiredClientCapabilityErrorErrorData is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// MissingRequiredClientCapabilityErrorErrorData is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type MissingRequiredClientCapabilityErrorErrorData struct {
-	/*
-	   RequiredCapabilities: The capabilities the server requires from the client to process this request.
-
-	   Since 2026-07-28.
-	*/
+	// RequiredCapabilities: The capabilities the server requires from the client to process this request.
+	//
+	// Since 2026-07-28.
 	RequiredCapabilities ClientCapabilities `json:"requiredCapabilities"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ModelHint: Hints to use for model selection.
-
-Keys not declared here are currently left unspecified by the spec and are up
-to the client to interpret.
-*/
+// ModelHint: Hints to use for model selection.
+//
+// Keys not declared here are currently left unspecified by the spec and are up
+// to the client to interpret.
 type ModelHint struct {
-	/*
-	   Name: A hint for a model name.
-
-	   The client SHOULD treat this as a substring of a model name; for example:
-	    - `claude-3-5-sonnet` should match `claude-3-5-sonnet-20241022`
-	    - `sonnet` should match `claude-3-5-sonnet-20241022`, `claude-3-sonnet-20240229`, etc.
-	    - `claude` should match any Claude model
-
-	   The client MAY also map the string to a different provider's model name or a different model family, as long as it fills a similar niche; for example:
-	    - `gemini-1.5-flash` could match `claude-3-haiku-20240307`
-	*/
+	// Name: A hint for a model name.
+	//
+	// The client SHOULD treat this as a substring of a model name; for example:
+	//  - `claude-3-5-sonnet` should match `claude-3-5-sonnet-20241022`
+	//  - `sonnet` should match `claude-3-5-sonnet-20241022`, `claude-3-sonnet-20240229`, etc.
+	//  - `claude` should match any Claude model
+	//
+	// The client MAY also map the string to a different provider's model name or a different model family, as long as it fills a similar niche; for example:
+	//  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`
 	Name string `json:"name,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ModelPreferences: The server's preferences for model selection, requested of the client during sampling.
-
-Because LLMs can vary along multiple dimensions, choosing the "best" model is
-rarely straightforward.  Different models excel in different areas—some are
-faster but less capable, others are more capable but more expensive, and so
-on. This interface allows servers to express their priorities across multiple
-dimensions to help clients make an appropriate selection for their use case.
-
-These preferences are always advisory. The client MAY ignore them. It is also
-up to the client to decide how to interpret these preferences and how to
-balance them against other considerations.
-*/
+// ModelPreferences: The server's preferences for model selection, requested of the client during sampling.
+//
+// Because LLMs can vary along multiple dimensions, choosing the "best" model is
+// rarely straightforward.  Different models excel in different areas—some are
+// faster but less capable, others are more capable but more expensive, and so
+// on. This interface allows servers to express their priorities across multiple
+// dimensions to help clients make an appropriate selection for their use case.
+//
+// These preferences are always advisory. The client MAY ignore them. It is also
+// up to the client to decide how to interpret these preferences and how to
+// balance them against other considerations.
 type ModelPreferences struct {
-	/*
-	   CostPriority: How much to prioritize cost when selecting a model. A value of 0 means cost
-	   is not important, while a value of 1 means cost is the most important
-	   factor.
-	*/
+	// CostPriority: How much to prioritize cost when selecting a model. A value of 0 means cost
+	// is not important, while a value of 1 means cost is the most important
+	// factor.
 	CostPriority float64 `json:"costPriority,omitempty"`
-	/*
-	   Hints: Optional hints to use for model selection.
-
-	   If multiple hints are specified, the client MUST evaluate them in order
-	   (such that the first match is taken).
-
-	   The client SHOULD prioritize these hints over the numeric priorities, but
-	   MAY still use the priorities to select from ambiguous matches.
-	*/
+	// Hints: Optional hints to use for model selection.
+	//
+	// If multiple hints are specified, the client MUST evaluate them in order
+	// (such that the first match is taken).
+	//
+	// The client SHOULD prioritize these hints over the numeric priorities, but
+	// MAY still use the priorities to select from ambiguous matches.
 	Hints []ModelHint `json:"hints,omitempty"`
-	/*
-	   IntelligencePriority: How much to prioritize intelligence and capabilities when selecting a
-	   model. A value of 0 means intelligence is not important, while a value of 1
-	   means intelligence is the most important factor.
-	*/
+	// IntelligencePriority: How much to prioritize intelligence and capabilities when selecting a
+	// model. A value of 0 means intelligence is not important, while a value of 1
+	// means intelligence is the most important factor.
 	IntelligencePriority float64 `json:"intelligencePriority,omitempty"`
-	/*
-	   SpeedPriority: How much to prioritize sampling speed (latency) when selecting a model. A
-	   value of 0 means speed is not important, while a value of 1 means speed is
-	   the most important factor.
-	*/
+	// SpeedPriority: How much to prioritize sampling speed (latency) when selecting a model. A
+	// value of 0 means speed is not important, while a value of 1 means speed is
+	// the most important factor.
 	SpeedPriority float64 `json:"speedPriority,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-MultiSelectEnumSchema is defined by the MCP schema.
-
-Since 2025-11-25.
-*/
+// MultiSelectEnumSchema is defined by the MCP schema.
+//
+// Since 2025-11-25.
 type MultiSelectEnumSchema struct {
 	// Value is the variant: *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema.
 	Value MultiSelectEnumSchemaVariant
@@ -4886,51 +3712,39 @@ type Notification struct {
 	Method string `json:"method"`
 	// Params is defined by the MCP schema.
 	Params json.RawMessage `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-NotificationMetaObject: Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
-
-Since 2026-07-28.
-*/
+// NotificationMetaObject: Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
+//
+// Since 2026-07-28.
 type NotificationMetaObject struct {
-	/*
-	   SubscriptionID: Identifies the subscription stream a notification was delivered on. The
-	   server MUST include this key on every notification delivered via a
-	   {@link SubscriptionsListenRequestsubscriptions/listen} stream, so the
-	   client can correlate the notification with the originating subscription.
-	   The key is absent on notifications not delivered via a subscription
-	   stream (e.g. progress notifications for an in-flight request), which is
-	   why it is optional here.
-
-	   The value is the JSON-RPC ID of the `subscriptions/listen` request that
-	   opened the stream.
-
-	   Since 2026-07-28.
-	*/
+	// SubscriptionID: Identifies the subscription stream a notification was delivered on. The
+	// server MUST include this key on every notification delivered via a
+	// {@link SubscriptionsListenRequestsubscriptions/listen} stream, so the
+	// client can correlate the notification with the originating subscription.
+	// The key is absent on notifications not delivered via a subscription
+	// stream (e.g. progress notifications for an in-flight request), which is
+	// why it is optional here.
+	//
+	// The value is the JSON-RPC ID of the `subscriptions/listen` request that
+	// opened the stream.
+	//
+	// Since 2026-07-28.
 	SubscriptionID RequestId `json:"io.modelcontextprotocol/subscriptionId,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -4939,156 +3753,112 @@ type NotificationMetaObject struct {
 type NotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-NumberSchema is defined by the MCP schema.
-
-Since 2025-06-18.
-*/
+// NumberSchema is defined by the MCP schema.
+//
+// Since 2025-06-18.
 type NumberSchema struct {
-	/*
-	   Default is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Default is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Default float64 `json:"default,omitempty"`
-	/*
-	   Description is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Description is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	/*
-	   Maximum is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Maximum is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Maximum float64 `json:"maximum,omitempty"`
-	/*
-	   Minimum is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Minimum is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Minimum float64 `json:"minimum,omitempty"`
-	/*
-	   Title is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Title is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	/*
-	   Type is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Type is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Type NumberSchemaType `json:"type"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*NumberSchema) isPrimitiveSchemaDefinitionVariant() {}
 
-/*
-NumberSchemaType is defined by the MCP schema.
-
-Since 2025-06-18.
-*/
+// NumberSchemaType is defined by the MCP schema.
+//
+// Since 2025-06-18.
 type NumberSchemaType string
 
 // The values of NumberSchemaType, in schema order.
 const (
-	/*
-	   NumberSchemaTypeInteger is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// NumberSchemaTypeInteger is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	NumberSchemaTypeInteger NumberSchemaType = "integer"
-	/*
-	   NumberSchemaTypeNumber is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// NumberSchemaTypeNumber is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	NumberSchemaTypeNumber NumberSchemaType = "number"
 )
 
 // PaginatedRequest is defined by the MCP schema.
 type PaginatedRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Method is defined by the MCP schema.
 	Method string `json:"method"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // PaginatedRequestParams: Common params for paginated requests.
 type PaginatedRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25.
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
-	/*
-	   Cursor: An opaque token representing the current pagination position.
-	   If provided, the server should return results starting after this cursor.
-	*/
+	// Cursor: An opaque token representing the current pagination position.
+	// If provided, the server should return results starting after this cursor.
 	Cursor string `json:"cursor,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5097,103 +3867,73 @@ type PaginatedRequestParams struct {
 type PaginatedResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   NextCursor: An opaque token representing the pagination position after the last returned result.
-	   If present, there may be more results available.
-	*/
+	// NextCursor: An opaque token representing the pagination position after the last returned result.
+	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ParseError: A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
-
-Since 2026-07-28.
-*/
+// ParseError: A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
+//
+// Since 2026-07-28.
 type ParseError struct {
-	/*
-	   Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-
-	   Since 2026-07-28.
-	*/
+	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+	//
+	// Since 2026-07-28.
 	Data json.RawMessage `json:"data,omitempty"`
-	/*
-	   Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
-
-	   Since 2026-07-28.
-	*/
+	// Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
+	//
+	// Since 2026-07-28.
 	Message string `json:"message"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-PingRequest: A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
-
-Removed in 2026-07-28.
-*/
+// PingRequest: A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
+//
+// Removed in 2026-07-28.
 type PingRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Jsonrpc string `json:"jsonrpc"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	Params *RequestParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5201,64 +3941,46 @@ type PingRequest struct {
 func (*PingRequest) isClientRequestVariant() {}
 func (*PingRequest) isServerRequestVariant() {}
 
-/*
-PingRequestParams is defined by the MCP schema.
-
-Removed in 2025-11-25.
-*/
+// PingRequestParams is defined by the MCP schema.
+//
+// Removed in 2025-11-25.
 type PingRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-
-	   Removed in 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Removed in 2025-11-25.
 	Meta *PingRequestParamsMeta `json:"_meta,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-PingRequestParamsMeta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-
-Removed in 2025-11-25.
-*/
+// PingRequestParamsMeta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+//
+// Removed in 2025-11-25.
 type PingRequestParamsMeta struct {
-	/*
-	   ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-
-	   Removed in 2025-11-25.
-	*/
+	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	//
+	// Removed in 2025-11-25.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-PrimitiveSchemaDefinition: Restricted schema definitions that only allow primitive types
-without nested objects or arrays.
-
-Since 2025-06-18.
-*/
+// PrimitiveSchemaDefinition: Restricted schema definitions that only allow primitive types
+// without nested objects or arrays.
+//
+// Since 2025-06-18.
 type PrimitiveSchemaDefinition struct {
 	// Value is the variant: *StringSchema, *NumberSchema, *BooleanSchema, *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
 	Value PrimitiveSchemaDefinitionVariant
@@ -5273,24 +3995,18 @@ type PrimitiveSchemaDefinitionVariant interface {
 
 // ProgressNotification: An out-of-band notification used to inform the receiver of a progress update for a long-running request.
 type ProgressNotification struct {
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params ProgressNotificationParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5300,17 +4016,13 @@ func (*ProgressNotification) isServerNotificationVariant() {}
 
 // ProgressNotificationParams: Parameters for a {@link ProgressNotificationnotifications/progress} notification.
 type ProgressNotificationParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Message: An optional message describing the current progress.
-
-	   Since 2025-03-26.
-	*/
+	// Message: An optional message describing the current progress.
+	//
+	// Since 2025-03-26.
 	Message string `json:"message,omitempty"`
 	// Progress: The progress thus far. This should increase every time progress is made, even if the total is unknown.
 	Progress float64 `json:"progress"`
@@ -5318,16 +4030,12 @@ type ProgressNotificationParams struct {
 	ProgressToken ProgressToken `json:"progressToken"`
 	// Total number of items to process (or total progress required), if known.
 	Total float64 `json:"total,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5383,53 +4091,43 @@ func (x ProgressToken) String() string {
 
 // Prompt: A prompt or prompt template that the server offers.
 type Prompt struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Arguments: A list of arguments to use for templating the prompt.
 	Arguments []PromptArgument `json:"arguments,omitempty"`
 	// Description: An optional description of what this prompt provides
 	Description string `json:"description,omitempty"`
-	/*
-	   Icons: Optional set of sized icons that the client can display in a user interface.
-
-	   Clients that support rendering icons MUST support at least the following MIME types:
-	   - `image/png` - PNG images (safe, universal compatibility)
-	   - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
-
-	   Clients that support rendering icons SHOULD also support:
-	   - `image/svg+xml` - SVG images (scalable but requires security precautions)
-	   - `image/webp` - WebP images (modern, efficient format)
-
-	   Since 2025-11-25.
-	*/
+	// Icons: Optional set of sized icons that the client can display in a user interface.
+	//
+	// Clients that support rendering icons MUST support at least the following MIME types:
+	// - `image/png` - PNG images (safe, universal compatibility)
+	// - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+	//
+	// Clients that support rendering icons SHOULD also support:
+	// - `image/svg+xml` - SVG images (scalable but requires security precautions)
+	// - `image/webp` - WebP images (modern, efficient format)
+	//
+	// Since 2025-11-25.
 	Icons []Icon `json:"icons,omitempty"`
 	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
 	Name string `json:"name"`
-	/*
-	   Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-	   even by those unfamiliar with domain-specific terminology.
-
-	   If not provided, the name should be used for display (except for {@link Tool},
-	   where `annotations.title` should be given precedence over using `name`,
-	   if present).
-
-	   Since 2025-06-18.
-	*/
+	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+	// even by those unfamiliar with domain-specific terminology.
+	//
+	// If not provided, the name should be used for display (except for {@link Tool},
+	// where `annotations.title` should be given precedence over using `name`,
+	// if present).
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5442,78 +4140,60 @@ type PromptArgument struct {
 	Name string `json:"name"`
 	// Required: Whether this argument must be provided.
 	Required bool `json:"required,omitempty"`
-	/*
-	   Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-	   even by those unfamiliar with domain-specific terminology.
-
-	   If not provided, the name should be used for display (except for {@link Tool},
-	   where `annotations.title` should be given precedence over using `name`,
-	   if present).
-
-	   Since 2025-06-18.
-	*/
+	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+	// even by those unfamiliar with domain-specific terminology.
+	//
+	// If not provided, the name should be used for display (except for {@link Tool},
+	// where `annotations.title` should be given precedence over using `name`,
+	// if present).
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // PromptListChangedNotification: An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
 type PromptListChangedNotification struct {
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params *NotificationParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*PromptListChangedNotification) isServerNotificationVariant() {}
 
-/*
-PromptMessage: Describes a message returned as part of a prompt.
-
-This is similar to {@link SamplingMessage}, but also supports the embedding of
-resources from the MCP server.
-*/
+// PromptMessage: Describes a message returned as part of a prompt.
+//
+// This is similar to {@link SamplingMessage}, but also supports the embedding of
+// resources from the MCP server.
 type PromptMessage struct {
 	// Content is defined by the MCP schema.
 	Content ContentBlock `json:"content"`
 	// Role is defined by the MCP schema.
 	Role Role `json:"role"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5522,27 +4202,21 @@ type PromptMessage struct {
 type PromptReference struct {
 	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
 	Name string `json:"name"`
-	/*
-	   Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-	   even by those unfamiliar with domain-specific terminology.
-
-	   If not provided, the name should be used for display (except for {@link Tool},
-	   where `annotations.title` should be given precedence over using `name`,
-	   if present).
-
-	   Since 2025-06-18.
-	*/
+	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+	// even by those unfamiliar with domain-specific terminology.
+	//
+	// If not provided, the name should be used for display (except for {@link Tool},
+	// where `annotations.title` should be given precedence over using `name`,
+	// if present).
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5551,30 +4225,22 @@ func (*PromptReference) isCompleteRequestParamsRefVariant() {}
 
 // ReadResourceRequest: Sent from the client to the server, to read a specific resource URI.
 type ReadResourceRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params ReadResourceRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5583,36 +4249,26 @@ func (*ReadResourceRequest) isClientRequestVariant() {}
 
 // ReadResourceRequestParams: Parameters for a `resources/read` request.
 type ReadResourceRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25.
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
-	/*
-	   InputResponses is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// InputResponses is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
-	/*
-	   RequestState is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// RequestState is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
 	// URI: The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5621,58 +4277,48 @@ type ReadResourceRequestParams struct {
 type ReadResourceResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-	   `Cache-Control: public` vs `Cache-Control: private`.
-
-	   - `"public"`: The response does not contain user-specific data. Any
-	     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-	     the response and serve it across authorization contexts.
-	   - `"private"`: The response MAY be cached and reused only within the
-	     same authorization context. Caches MUST NOT be shared across
-	     authorization contexts (e.g., a different access token requires a
-	     different cache).
-
-	   Since 2026-07-28.
-	*/
+	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+	// `Cache-Control: public` vs `Cache-Control: private`.
+	//
+	// - `"public"`: The response does not contain user-specific data. Any
+	//   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+	//   the response and serve it across authorization contexts.
+	// - `"private"`: The response MAY be cached and reused only within the
+	//   same authorization context. Caches MUST NOT be shared across
+	//   authorization contexts (e.g., a different access token requires a
+	//   different cache).
+	//
+	// Since 2026-07-28.
 	CacheScope ReadResourceResultCacheScope `json:"cacheScope"`
 	// Contents is defined by the MCP schema.
 	Contents []ReadResourceResultContentsItem `json:"contents"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   TTLMs: A hint from the server indicating how long (in milliseconds) the
-	   client MAY cache this response before re-fetching. Semantics are
-	   analogous to HTTP Cache-Control max-age.
-
-	   - If 0, The response SHOULD be considered immediately stale,
-	     The client MAY re-fetch every time the result is needed.
-	   - If positive, the client SHOULD consider the result fresh for this many
-	     milliseconds after receiving the response.
-
-	   Since 2026-07-28.
-	*/
+	// TTLMs: A hint from the server indicating how long (in milliseconds) the
+	// client MAY cache this response before re-fetching. Semantics are
+	// analogous to HTTP Cache-Control max-age.
+	//
+	// - If 0, The response SHOULD be considered immediately stale,
+	//   The client MAY re-fetch every time the result is needed.
+	// - If positive, the client SHOULD consider the result fresh for this many
+	//   milliseconds after receiving the response.
+	//
+	// Since 2026-07-28.
 	TTLMs int64 `json:"ttlMs"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5680,35 +4326,29 @@ type ReadResourceResult struct {
 func (*ReadResourceResult) isReadResourceResultResponseResultVariant() {}
 func (*ReadResourceResult) isServerResultVariant()                     {}
 
-/*
-ReadResourceResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
-`Cache-Control: public` vs `Cache-Control: private`.
-
-  - `"public"`: The response does not contain user-specific data. Any
-    client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-    the response and serve it across authorization contexts.
-  - `"private"`: The response MAY be cached and reused only within the
-    same authorization context. Caches MUST NOT be shared across
-    authorization contexts (e.g., a different access token requires a
-    different cache).
-
-Since 2026-07-28.
-*/
+// ReadResourceResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
+// `Cache-Control: public` vs `Cache-Control: private`.
+//
+//   - `"public"`: The response does not contain user-specific data. Any
+//     client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+//     the response and serve it across authorization contexts.
+//   - `"private"`: The response MAY be cached and reused only within the
+//     same authorization context. Caches MUST NOT be shared across
+//     authorization contexts (e.g., a different access token requires a
+//     different cache).
+//
+// Since 2026-07-28.
 type ReadResourceResultCacheScope string
 
 // The values of ReadResourceResultCacheScope, in schema order.
 const (
-	/*
-	   ReadResourceResultCacheScopePrivate is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ReadResourceResultCacheScopePrivate is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ReadResourceResultCacheScopePrivate ReadResourceResultCacheScope = "private"
-	/*
-	   ReadResourceResultCacheScopePublic is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ReadResourceResultCacheScopePublic is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ReadResourceResultCacheScopePublic ReadResourceResultCacheScope = "public"
 )
 
@@ -5725,43 +4365,31 @@ type ReadResourceResultContentsItemVariant interface {
 	isReadResourceResultContentsItemVariant()
 }
 
-/*
-ReadResourceResultResponse: A successful response from the server for a {@link ReadResourceRequestresources/read} request.
-
-Since 2026-07-28.
-*/
+// ReadResourceResultResponse: A successful response from the server for a {@link ReadResourceRequestresources/read} request.
+//
+// Since 2026-07-28.
 type ReadResourceResultResponse struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Result is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Result is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Result ReadResourceResultResponseResult `json:"result"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ReadResourceResultResponseResult is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// ReadResourceResultResponseResult is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type ReadResourceResultResponseResult struct {
 	// Value is the variant: *InputRequiredResult, *ReadResourceResult.
 	Value ReadResourceResultResponseResultVariant
@@ -5774,29 +4402,21 @@ type ReadResourceResultResponseResultVariant interface {
 	isReadResourceResultResponseResultVariant()
 }
 
-/*
-RelatedTaskMetadata: Metadata for associating messages with a task.
-Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// RelatedTaskMetadata: Metadata for associating messages with a task.
+// Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type RelatedTaskMetadata struct {
-	/*
-	   TaskID: The task identifier this message is associated with.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskID: The task identifier this message is associated with.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskID string `json:"taskId"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5807,16 +4427,12 @@ type Request struct {
 	Method string `json:"method"`
 	// Params is defined by the MCP schema.
 	Params json.RawMessage `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5872,65 +4488,53 @@ func (x RequestId) String() string {
 
 // RequestMetaObject: Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply.
 type RequestMetaObject struct {
-	/*
-	   ClientCapabilities: The client's capabilities for this specific request. Required.
-
-	   Capabilities are declared per-request rather than once at initialization;
-	   an empty object means the client supports no optional capabilities.
-	   Servers MUST NOT infer capabilities from prior requests.
-
-	   Since 2026-07-28.
-	*/
+	// ClientCapabilities: The client's capabilities for this specific request. Required.
+	//
+	// Capabilities are declared per-request rather than once at initialization;
+	// an empty object means the client supports no optional capabilities.
+	// Servers MUST NOT infer capabilities from prior requests.
+	//
+	// Since 2026-07-28.
 	ClientCapabilities ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
-	/*
-	   ClientInfo: Identifies the client software making the request. Clients SHOULD
-	   include this field on every request unless specifically configured not
-	   to do so.
-
-	   The {@link Implementation} schema requires `name` and `version`; other
-	   fields are optional.
-
-	   The value is self-reported by the client and is not verified by the
-	   protocol. It is intended for display, logging, and debugging. Servers
-	   SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
-	   security decisions.
-
-	   Since 2026-07-28.
-	*/
+	// ClientInfo: Identifies the client software making the request. Clients SHOULD
+	// include this field on every request unless specifically configured not
+	// to do so.
+	//
+	// The {@link Implementation} schema requires `name` and `version`; other
+	// fields are optional.
+	//
+	// The value is self-reported by the client and is not verified by the
+	// protocol. It is intended for display, logging, and debugging. Servers
+	// SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
+	// security decisions.
+	//
+	// Since 2026-07-28.
 	ClientInfo *Implementation `json:"io.modelcontextprotocol/clientInfo,omitempty"`
-	/*
-	   LogLevel: The desired log level for this request. Optional.
-
-	   If absent, the server MUST NOT send any {@link LoggingMessageNotificationnotifications/message}
-	   notifications for this request. The client opts in to log messages by
-	   explicitly setting a level. Replaces the former `logging/setLevel` RPC.
-
-	   Since 2026-07-28.
-	*/
+	// LogLevel: The desired log level for this request. Optional.
+	//
+	// If absent, the server MUST NOT send any {@link LoggingMessageNotificationnotifications/message}
+	// notifications for this request. The client opts in to log messages by
+	// explicitly setting a level. Replaces the former `logging/setLevel` RPC.
+	//
+	// Since 2026-07-28.
 	LogLevel LoggingLevel `json:"io.modelcontextprotocol/logLevel,omitempty"`
-	/*
-	   ProtocolVersion: The MCP Protocol Version being used for this request. Required.
-
-	   For the HTTP transport, this value MUST match the `MCP-Protocol-Version`
-	   header; otherwise the server MUST return a `400 Bad Request`. If the
-	   server does not support the requested version, it MUST return an
-	   {@link UnsupportedProtocolVersionError}.
-
-	   Since 2026-07-28.
-	*/
+	// ProtocolVersion: The MCP Protocol Version being used for this request. Required.
+	//
+	// For the HTTP transport, this value MUST match the `MCP-Protocol-Version`
+	// header; otherwise the server MUST return a `400 Bad Request`. If the
+	// server does not support the requested version, it MUST return an
+	// {@link UnsupportedProtocolVersionError}.
+	//
+	// Since 2026-07-28.
 	ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by {@link ProgressNotificationnotifications/progress}). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -5939,202 +4543,154 @@ type RequestMetaObject struct {
 type RequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // Resource: A known resource that the server is capable of reading.
 type Resource struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	/*
-	   Description: A description of what this resource represents.
-
-	   This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-	*/
+	// Description: A description of what this resource represents.
+	//
+	// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
 	Description string `json:"description,omitempty"`
-	/*
-	   Icons: Optional set of sized icons that the client can display in a user interface.
-
-	   Clients that support rendering icons MUST support at least the following MIME types:
-	   - `image/png` - PNG images (safe, universal compatibility)
-	   - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
-
-	   Clients that support rendering icons SHOULD also support:
-	   - `image/svg+xml` - SVG images (scalable but requires security precautions)
-	   - `image/webp` - WebP images (modern, efficient format)
-
-	   Since 2025-11-25.
-	*/
+	// Icons: Optional set of sized icons that the client can display in a user interface.
+	//
+	// Clients that support rendering icons MUST support at least the following MIME types:
+	// - `image/png` - PNG images (safe, universal compatibility)
+	// - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+	//
+	// Clients that support rendering icons SHOULD also support:
+	// - `image/svg+xml` - SVG images (scalable but requires security precautions)
+	// - `image/webp` - WebP images (modern, efficient format)
+	//
+	// Since 2025-11-25.
 	Icons []Icon `json:"icons,omitempty"`
 	// MIMEType: The MIME type of this resource, if known.
 	MIMEType string `json:"mimeType,omitempty"`
 	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
 	Name string `json:"name"`
-	/*
-	   Size: The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
-
-	   This can be used by Hosts to display file sizes and estimate context window usage.
-	*/
+	// Size: The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
+	//
+	// This can be used by Hosts to display file sizes and estimate context window usage.
 	Size int64 `json:"size,omitempty"`
-	/*
-	   Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-	   even by those unfamiliar with domain-specific terminology.
-
-	   If not provided, the name should be used for display (except for {@link Tool},
-	   where `annotations.title` should be given precedence over using `name`,
-	   if present).
-
-	   Since 2025-06-18.
-	*/
+	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+	// even by those unfamiliar with domain-specific terminology.
+	//
+	// If not provided, the name should be used for display (except for {@link Tool},
+	// where `annotations.title` should be given precedence over using `name`,
+	// if present).
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
 	// URI: The URI of this resource.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // ResourceContents: The contents of a specific resource or sub-resource.
 type ResourceContents struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// MIMEType: The MIME type of this resource, if known.
 	MIMEType string `json:"mimeType,omitempty"`
 	// URI: The URI of this resource.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ResourceLink: A resource that the server is capable of reading, included in a prompt or tool call result.
-
-Note: resource links returned by tools are not guaranteed to appear in the results of {@link ListResourcesRequestresources/list} requests.
-
-Since 2025-06-18.
-*/
+// ResourceLink: A resource that the server is capable of reading, included in a prompt or tool call result.
+//
+// Note: resource links returned by tools are not guaranteed to appear in the results of {@link ListResourcesRequestresources/list} requests.
+//
+// Since 2025-06-18.
 type ResourceLink struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Annotations: Optional annotations for the client.
-
-	   Since 2025-06-18.
-	*/
+	// Annotations: Optional annotations for the client.
+	//
+	// Since 2025-06-18.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	/*
-	   Description: A description of what this resource represents.
-
-	   This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-
-	   Since 2025-06-18.
-	*/
+	// Description: A description of what this resource represents.
+	//
+	// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
+	//
+	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	/*
-	   Icons: Optional set of sized icons that the client can display in a user interface.
-
-	   Clients that support rendering icons MUST support at least the following MIME types:
-	   - `image/png` - PNG images (safe, universal compatibility)
-	   - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
-
-	   Clients that support rendering icons SHOULD also support:
-	   - `image/svg+xml` - SVG images (scalable but requires security precautions)
-	   - `image/webp` - WebP images (modern, efficient format)
-
-	   Since 2025-11-25.
-	*/
+	// Icons: Optional set of sized icons that the client can display in a user interface.
+	//
+	// Clients that support rendering icons MUST support at least the following MIME types:
+	// - `image/png` - PNG images (safe, universal compatibility)
+	// - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+	//
+	// Clients that support rendering icons SHOULD also support:
+	// - `image/svg+xml` - SVG images (scalable but requires security precautions)
+	// - `image/webp` - WebP images (modern, efficient format)
+	//
+	// Since 2025-11-25.
 	Icons []Icon `json:"icons,omitempty"`
-	/*
-	   MIMEType: The MIME type of this resource, if known.
-
-	   Since 2025-06-18.
-	*/
+	// MIMEType: The MIME type of this resource, if known.
+	//
+	// Since 2025-06-18.
 	MIMEType string `json:"mimeType,omitempty"`
-	/*
-	   Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-
-	   Since 2025-06-18.
-	*/
+	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+	//
+	// Since 2025-06-18.
 	Name string `json:"name"`
-	/*
-	   Size: The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
-
-	   This can be used by Hosts to display file sizes and estimate context window usage.
-
-	   Since 2025-06-18.
-	*/
+	// Size: The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
+	//
+	// This can be used by Hosts to display file sizes and estimate context window usage.
+	//
+	// Since 2025-06-18.
 	Size int64 `json:"size,omitempty"`
-	/*
-	   Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-	   even by those unfamiliar with domain-specific terminology.
-
-	   If not provided, the name should be used for display (except for {@link Tool},
-	   where `annotations.title` should be given precedence over using `name`,
-	   if present).
-
-	   Since 2025-06-18.
-	*/
+	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+	// even by those unfamiliar with domain-specific terminology.
+	//
+	// If not provided, the name should be used for display (except for {@link Tool},
+	// where `annotations.title` should be given precedence over using `name`,
+	// if present).
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	/*
-	   URI: The URI of this resource.
-
-	   Since 2025-06-18.
-	*/
+	// URI: The URI of this resource.
+	//
+	// Since 2025-06-18.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6143,128 +4699,98 @@ func (*ResourceLink) isContentBlockVariant() {}
 
 // ResourceListChangedNotification: An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
 type ResourceListChangedNotification struct {
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params *NotificationParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*ResourceListChangedNotification) isServerNotificationVariant() {}
 
-/*
-ResourceReference is the name ResourceTemplateReference had before 2025-06-18.
-
-Removed in 2025-06-18.
-
-Deprecated: use ResourceTemplateReference.
-*/
+// ResourceReference is the name ResourceTemplateReference had before 2025-06-18.
+//
+// Removed in 2025-06-18.
+//
+// Deprecated: use ResourceTemplateReference.
 type ResourceReference = ResourceTemplateReference
 
-/*
-ResourceRequestParams: Common params for resource-related requests.
-
-Since 2025-11-25.
-*/
+// ResourceRequestParams: Common params for resource-related requests.
+//
+// Since 2025-11-25.
 type ResourceRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25.
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
-	/*
-	   URI: The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
-
-	   Since 2025-11-25.
-	*/
+	// URI: The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
+	//
+	// Since 2025-11-25.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // ResourceTemplate: A template description for resources available on the server.
 type ResourceTemplate struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	/*
-	   Description: A description of what this template is for.
-
-	   This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-	*/
+	// Description: A description of what this template is for.
+	//
+	// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
 	Description string `json:"description,omitempty"`
-	/*
-	   Icons: Optional set of sized icons that the client can display in a user interface.
-
-	   Clients that support rendering icons MUST support at least the following MIME types:
-	   - `image/png` - PNG images (safe, universal compatibility)
-	   - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
-
-	   Clients that support rendering icons SHOULD also support:
-	   - `image/svg+xml` - SVG images (scalable but requires security precautions)
-	   - `image/webp` - WebP images (modern, efficient format)
-
-	   Since 2025-11-25.
-	*/
+	// Icons: Optional set of sized icons that the client can display in a user interface.
+	//
+	// Clients that support rendering icons MUST support at least the following MIME types:
+	// - `image/png` - PNG images (safe, universal compatibility)
+	// - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+	//
+	// Clients that support rendering icons SHOULD also support:
+	// - `image/svg+xml` - SVG images (scalable but requires security precautions)
+	// - `image/webp` - WebP images (modern, efficient format)
+	//
+	// Since 2025-11-25.
 	Icons []Icon `json:"icons,omitempty"`
 	// MIMEType: The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type.
 	MIMEType string `json:"mimeType,omitempty"`
 	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
 	Name string `json:"name"`
-	/*
-	   Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-	   even by those unfamiliar with domain-specific terminology.
-
-	   If not provided, the name should be used for display (except for {@link Tool},
-	   where `annotations.title` should be given precedence over using `name`,
-	   if present).
-
-	   Since 2025-06-18.
-	*/
+	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+	// even by those unfamiliar with domain-specific terminology.
+	//
+	// If not provided, the name should be used for display (except for {@link Tool},
+	// where `annotations.title` should be given precedence over using `name`,
+	// if present).
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
 	// URITemplate: A URI template (according to RFC 6570) that can be used to construct resource URIs.
 	URITemplate string `json:"uriTemplate"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6273,16 +4799,12 @@ type ResourceTemplate struct {
 type ResourceTemplateReference struct {
 	// URI: The URI or URI template of the resource.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6291,24 +4813,18 @@ func (*ResourceTemplateReference) isCompleteRequestParamsRefVariant() {}
 
 // ResourceUpdatedNotification: A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 type ResourceUpdatedNotification struct {
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params ResourceUpdatedNotificationParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6317,24 +4833,18 @@ func (*ResourceUpdatedNotification) isServerNotificationVariant() {}
 
 // ResourceUpdatedNotificationParams: Parameters for a `notifications/resources/updated` notification.
 type ResourceUpdatedNotificationParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// URI: The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6343,28 +4853,22 @@ type ResourceUpdatedNotificationParams struct {
 type Result struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6372,51 +4876,41 @@ type Result struct {
 func (*Result) isClientResultVariant() {}
 func (*Result) isServerResultVariant() {}
 
-/*
-ResultMetaObject: Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
-
-Since 2026-07-28.
-*/
+// ResultMetaObject: Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
+//
+// Since 2026-07-28.
 type ResultMetaObject struct {
-	/*
-	   ServerInfo: Identifies the server software producing the response. Servers SHOULD
-	   include this field on every response unless specifically configured not
-	   to do so.
-
-	   The {@link Implementation} schema requires `name` and `version`; other
-	   fields are optional.
-
-	   The value is self-reported by the server and is not verified by the
-	   protocol. It is intended for display, logging, and debugging. Clients
-	   SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
-	   security decisions.
-
-	   Since 2026-07-28.
-	*/
+	// ServerInfo: Identifies the server software producing the response. Servers SHOULD
+	// include this field on every response unless specifically configured not
+	// to do so.
+	//
+	// The {@link Implementation} schema requires `name` and `version`; other
+	// fields are optional.
+	//
+	// The value is self-reported by the server and is not verified by the
+	// protocol. It is intended for display, logging, and debugging. Clients
+	// SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
+	// security decisions.
+	//
+	// Since 2026-07-28.
 	ServerInfo *Implementation `json:"io.modelcontextprotocol/serverInfo,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ResultType: Indicates the type of a {@link Result} object, allowing the client to
-determine how to parse the response.
-
-complete - the request completed successfully and the result contains the final content.
-input_required - the request requires additional input and the result contains an {@link InputRequiredResult} object with instructions for the client to provide additional input before retrying the original request.
-
-Since 2026-07-28.
-*/
+// ResultType: Indicates the type of a {@link Result} object, allowing the client to
+// determine how to parse the response.
+//
+// complete - the request completed successfully and the result contains the final content.
+// input_required - the request requires additional input and the result contains an {@link InputRequiredResult} object with instructions for the client to provide additional input before retrying the original request.
+//
+// Since 2026-07-28.
 type ResultType string
 
 // Role: The sender or recipient of messages and data in a conversation.
@@ -6432,68 +4926,48 @@ const (
 
 // Root: Represents a root directory or file that the server can operate on.
 type Root struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Name: An optional name for the root. This can be used to provide a human-readable
-	   identifier for the root, which may be useful for display purposes or for
-	   referencing the root in other parts of the application.
-	*/
+	// Name: An optional name for the root. This can be used to provide a human-readable
+	// identifier for the root, which may be useful for display purposes or for
+	// referencing the root in other parts of the application.
 	Name string `json:"name,omitempty"`
-	/*
-	   URI: The URI identifying the root. This *must* start with `file://` for now.
-	   This restriction may be relaxed in future versions of the protocol to allow
-	   other URI schemes.
-	*/
+	// URI: The URI identifying the root. This *must* start with `file://` for now.
+	// This restriction may be relaxed in future versions of the protocol to allow
+	// other URI schemes.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-RootsListChangedNotification: A notification from the client to the server, informing it that the list of roots has changed.
-This notification should be sent whenever the client adds, removes, or modifies any root.
-The server should then request an updated list of roots using the ListRootsRequest.
-
-Removed in 2026-07-28.
-*/
+// RootsListChangedNotification: A notification from the client to the server, informing it that the list of roots has changed.
+// This notification should be sent whenever the client adds, removes, or modifies any root.
+// The server should then request an updated list of roots using the ListRootsRequest.
+//
+// Removed in 2026-07-28.
 type RootsListChangedNotification struct {
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Jsonrpc string `json:"jsonrpc"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	Params *NotificationParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6502,26 +4976,20 @@ func (*RootsListChangedNotification) isClientNotificationVariant() {}
 
 // SamplingMessage: Describes a message issued to or received from an LLM API.
 type SamplingMessage struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Content is defined by the MCP schema.
 	Content SamplingMessageContent `json:"content"`
 	// Role is defined by the MCP schema.
 	Role Role `json:"role"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6539,20 +5007,16 @@ type SamplingMessageContentVariant interface {
 	isSamplingMessageContentVariant()
 }
 
-/*
-SamplingMessageContentArray is defined by the MCP schema.
-
-Since 2025-11-25.
-*/
+// SamplingMessageContentArray is defined by the MCP schema.
+//
+// Since 2025-11-25.
 type SamplingMessageContentArray []SamplingMessageContentBlock
 
 func (SamplingMessageContentArray) isSamplingMessageContentVariant() {}
 
-/*
-SamplingMessageContentBlock is defined by the MCP schema.
-
-Since 2025-11-25.
-*/
+// SamplingMessageContentBlock is defined by the MCP schema.
+//
+// Since 2025-11-25.
 type SamplingMessageContentBlock struct {
 	// Value is the variant: *TextContent, *ImageContent, *AudioContent, *ToolUseContent, *ToolResultContent.
 	Value SamplingMessageContentBlockVariant
@@ -6567,24 +5031,20 @@ type SamplingMessageContentBlockVariant interface {
 
 // ServerCapabilities: Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
 type ServerCapabilities struct {
-	/*
-	   Completions: Present if the server supports argument autocompletion suggestions.
-
-	   Since 2025-03-26.
-	*/
+	// Completions: Present if the server supports argument autocompletion suggestions.
+	//
+	// Since 2025-03-26.
 	Completions json.RawMessage `json:"completions,omitempty"`
 	// Experimental: Experimental, non-standard capabilities that the server supports.
 	Experimental json.RawMessage `json:"experimental,omitempty"`
-	/*
-	   Extensions: Optional MCP extensions that the server supports. Keys are extension identifiers
-	   (e.g., "io.modelcontextprotocol/tasks"), and values are per-extension settings
-	   objects. An empty object indicates support with no settings.
-
-	   Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
-	   mandatory prefix.
-
-	   Since 2026-07-28.
-	*/
+	// Extensions: Optional MCP extensions that the server supports. Keys are extension identifiers
+	// (e.g., "io.modelcontextprotocol/tasks"), and values are per-extension settings
+	// objects. An empty object indicates support with no settings.
+	//
+	// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
+	// mandatory prefix.
+	//
+	// Since 2026-07-28.
 	Extensions map[string]JSONObject `json:"extensions,omitempty"`
 	// Logging: Present if the server supports sending log messages to the client.
 	Logging json.RawMessage `json:"logging,omitempty"`
@@ -6594,22 +5054,16 @@ type ServerCapabilities struct {
 	Resources *ServerCapabilitiesResources `json:"resources,omitempty"`
 	// Tools: Present if the server offers any tools to call.
 	Tools *ServerCapabilitiesTools `json:"tools,omitempty"`
-	/*
-	   Tasks: Present if the server supports task-augmented requests.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Tasks: Present if the server supports task-augmented requests.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Tasks *ServerCapabilitiesTasks `json:"tasks,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6618,16 +5072,12 @@ type ServerCapabilities struct {
 type ServerCapabilitiesPrompts struct {
 	// ListChanged: Whether this server supports notifications for changes to the prompt list.
 	ListChanged bool `json:"listChanged,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6638,106 +5088,74 @@ type ServerCapabilitiesResources struct {
 	ListChanged bool `json:"listChanged,omitempty"`
 	// Subscribe: Whether this server supports subscribing to resource updates.
 	Subscribe bool `json:"subscribe,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ServerCapabilitiesTasks: Present if the server supports task-augmented requests.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ServerCapabilitiesTasks: Present if the server supports task-augmented requests.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ServerCapabilitiesTasks struct {
-	/*
-	   Cancel: Whether this server supports tasks/cancel.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Cancel: Whether this server supports tasks/cancel.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Cancel json.RawMessage `json:"cancel,omitempty"`
-	/*
-	   List: Whether this server supports tasks/list.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// List: Whether this server supports tasks/list.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	List json.RawMessage `json:"list,omitempty"`
-	/*
-	   Requests: Specifies which request types can be augmented with tasks.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Requests: Specifies which request types can be augmented with tasks.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Requests *ServerCapabilitiesTasksRequests `json:"requests,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ServerCapabilitiesTasksRequests: Specifies which request types can be augmented with tasks.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ServerCapabilitiesTasksRequests: Specifies which request types can be augmented with tasks.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ServerCapabilitiesTasksRequests struct {
-	/*
-	   Tools: Task support for tool-related requests.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Tools: Task support for tool-related requests.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Tools *ServerCapabilitiesTasksRequestsTools `json:"tools,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ServerCapabilitiesTasksRequestsTools: Task support for tool-related requests.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ServerCapabilitiesTasksRequestsTools: Task support for tool-related requests.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ServerCapabilitiesTasksRequestsTools struct {
-	/*
-	   Call: Whether the server supports task-augmented tools/call requests.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Call: Whether the server supports task-augmented tools/call requests.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Call json.RawMessage `json:"call,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6746,16 +5164,12 @@ type ServerCapabilitiesTasksRequestsTools struct {
 type ServerCapabilitiesTools struct {
 	// ListChanged: Whether this server supports notifications for changes to the tool list.
 	ListChanged bool `json:"listChanged,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -6773,11 +5187,9 @@ type ServerNotificationVariant interface {
 	isServerNotificationVariant()
 }
 
-/*
-ServerRequest is defined by the MCP schema.
-
-Removed in 2026-07-28.
-*/
+// ServerRequest is defined by the MCP schema.
+//
+// Removed in 2026-07-28.
 type ServerRequest struct {
 	// Value is the variant: *PingRequest, *GetTaskRequest, *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest, *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
 	Value ServerRequestVariant
@@ -6803,109 +5215,77 @@ type ServerResultVariant interface {
 	isServerResultVariant()
 }
 
-/*
-SetLevelRequest: A request from the client to the server, to enable or adjust logging.
-
-Removed in 2026-07-28.
-*/
+// SetLevelRequest: A request from the client to the server, to enable or adjust logging.
+//
+// Removed in 2026-07-28.
 type SetLevelRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Jsonrpc string `json:"jsonrpc"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	Params SetLevelRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*SetLevelRequest) isClientRequestVariant() {}
 
-/*
-SetLevelRequestParams: Parameters for a `logging/setLevel` request.
-
-Removed in 2026-07-28.
-*/
+// SetLevelRequestParams: Parameters for a `logging/setLevel` request.
+//
+// Removed in 2026-07-28.
 type SetLevelRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta *SetLevelRequestParamsMeta `json:"_meta,omitempty"`
-	/*
-	   Level: The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
-
-	   Removed in 2026-07-28.
-	*/
+	// Level: The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
+	//
+	// Removed in 2026-07-28.
 	Level LoggingLevel `json:"level"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-SetLevelRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// SetLevelRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type SetLevelRequestParamsMeta struct {
-	/*
-	   ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-SingleSelectEnumSchema is defined by the MCP schema.
-
-Since 2025-11-25.
-*/
+// SingleSelectEnumSchema is defined by the MCP schema.
+//
+// Since 2025-11-25.
 type SingleSelectEnumSchema struct {
 	// Value is the variant: *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema.
 	Value SingleSelectEnumSchemaVariant
@@ -6918,731 +5298,525 @@ type SingleSelectEnumSchemaVariant interface {
 	isSingleSelectEnumSchemaVariant()
 }
 
-/*
-StringSchema is defined by the MCP schema.
-
-Since 2025-06-18.
-*/
+// StringSchema is defined by the MCP schema.
+//
+// Since 2025-06-18.
 type StringSchema struct {
-	/*
-	   Default is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Default is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Default string `json:"default,omitempty"`
-	/*
-	   Description is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Description is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	/*
-	   Format is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Format is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Format StringSchemaFormat `json:"format,omitempty"`
-	/*
-	   MaxLength is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// MaxLength is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	MaxLength int64 `json:"maxLength,omitempty"`
-	/*
-	   MinLength is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// MinLength is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	MinLength int64 `json:"minLength,omitempty"`
-	/*
-	   Title is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// Title is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*StringSchema) isPrimitiveSchemaDefinitionVariant() {}
 
-/*
-StringSchemaFormat is defined by the MCP schema.
-
-Since 2025-06-18.
-*/
+// StringSchemaFormat is defined by the MCP schema.
+//
+// Since 2025-06-18.
 type StringSchemaFormat string
 
 // The values of StringSchemaFormat, in schema order.
 const (
-	/*
-	   StringSchemaFormatDate is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// StringSchemaFormatDate is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	StringSchemaFormatDate StringSchemaFormat = "date"
-	/*
-	   StringSchemaFormatDateTime is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// StringSchemaFormatDateTime is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	StringSchemaFormatDateTime StringSchemaFormat = "date-time"
-	/*
-	   StringSchemaFormatEmail is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// StringSchemaFormatEmail is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	StringSchemaFormatEmail StringSchemaFormat = "email"
-	/*
-	   StringSchemaFormatURI is defined by the MCP schema.
-
-	   Since 2025-06-18.
-	*/
+	// StringSchemaFormatURI is defined by the MCP schema.
+	//
+	// Since 2025-06-18.
 	StringSchemaFormatURI StringSchemaFormat = "uri"
 )
 
-/*
-SubscribeRequest: Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
-
-Removed in 2026-07-28.
-*/
+// SubscribeRequest: Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
+//
+// Removed in 2026-07-28.
 type SubscribeRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Jsonrpc string `json:"jsonrpc"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	Params SubscribeRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*SubscribeRequest) isClientRequestVariant() {}
 
-/*
-SubscribeRequestParams: Parameters for a `resources/subscribe` request.
-
-Removed in 2026-07-28.
-*/
+// SubscribeRequestParams: Parameters for a `resources/subscribe` request.
+//
+// Removed in 2026-07-28.
 type SubscribeRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta *SubscribeRequestParamsMeta `json:"_meta,omitempty"`
-	/*
-	   URI: The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
-
-	   Removed in 2026-07-28.
-	*/
+	// URI: The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
+	//
+	// Removed in 2026-07-28.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-SubscribeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// SubscribeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type SubscribeRequestParamsMeta struct {
-	/*
-	   ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-SubscriptionFilter: The set of notification types a client may opt in to on a
-{@link SubscriptionsListenRequestsubscriptions/listen} request.
-
-Each notification type is **opt-in**; the server **MUST NOT** send
-notification types the client has not explicitly requested here.
-
-Since 2026-07-28.
-*/
+// SubscriptionFilter: The set of notification types a client may opt in to on a
+// {@link SubscriptionsListenRequestsubscriptions/listen} request.
+//
+// Each notification type is **opt-in**; the server **MUST NOT** send
+// notification types the client has not explicitly requested here.
+//
+// Since 2026-07-28.
 type SubscriptionFilter struct {
-	/*
-	   PromptsListChanged: If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.
-
-	   Since 2026-07-28.
-	*/
+	// PromptsListChanged: If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.
+	//
+	// Since 2026-07-28.
 	PromptsListChanged bool `json:"promptsListChanged,omitempty"`
-	/*
-	   ResourceSubscriptions: Subscribe to {@link ResourceUpdatedNotificationnotifications/resources/updated} for these resource URIs.
-	   Replaces the former `resources/subscribe` RPC.
-
-	   Since 2026-07-28.
-	*/
+	// ResourceSubscriptions: Subscribe to {@link ResourceUpdatedNotificationnotifications/resources/updated} for these resource URIs.
+	// Replaces the former `resources/subscribe` RPC.
+	//
+	// Since 2026-07-28.
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
-	/*
-	   ResourcesListChanged: If true, receive {@link ResourceListChangedNotificationnotifications/resources/list_changed}.
-
-	   Since 2026-07-28.
-	*/
+	// ResourcesListChanged: If true, receive {@link ResourceListChangedNotificationnotifications/resources/list_changed}.
+	//
+	// Since 2026-07-28.
 	ResourcesListChanged bool `json:"resourcesListChanged,omitempty"`
-	/*
-	   ToolsListChanged: If true, receive {@link ToolListChangedNotificationnotifications/tools/list_changed}.
-
-	   Since 2026-07-28.
-	*/
+	// ToolsListChanged: If true, receive {@link ToolListChangedNotificationnotifications/tools/list_changed}.
+	//
+	// Since 2026-07-28.
 	ToolsListChanged bool `json:"toolsListChanged,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-SubscriptionsAcknowledgedNotification: Sent by the server to acknowledge that a
-{@link SubscriptionsListenRequestsubscriptions/listen} subscription has been
-established and to report which notification types it agreed to honor.
-
-This notification MUST be the first message the server sends carrying the
-subscription's ID in `io.modelcontextprotocol/subscriptionId`. The server MUST
-NOT send any notification on the subscription before acknowledging it. On
-stdio, where every subscription shares one channel, this ordering is defined
-per subscription ID and not per channel: messages belonging to other
-subscriptions MAY be interleaved before it.
-
-Since 2026-07-28.
-*/
+// SubscriptionsAcknowledgedNotification: Sent by the server to acknowledge that a
+// {@link SubscriptionsListenRequestsubscriptions/listen} subscription has been
+// established and to report which notification types it agreed to honor.
+//
+// This notification MUST be the first message the server sends carrying the
+// subscription's ID in `io.modelcontextprotocol/subscriptionId`. The server MUST
+// NOT send any notification on the subscription before acknowledging it. On
+// stdio, where every subscription shares one channel, this ordering is defined
+// per subscription ID and not per channel: messages belonging to other
+// subscriptions MAY be interleaved before it.
+//
+// Since 2026-07-28.
 type SubscriptionsAcknowledgedNotification struct {
-	/*
-	   Params is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Params SubscriptionsAcknowledgedNotificationParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*SubscriptionsAcknowledgedNotification) isServerNotificationVariant() {}
 
-/*
-SubscriptionsAcknowledgedNotificationParams: Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
-
-Since 2026-07-28.
-*/
+// SubscriptionsAcknowledgedNotificationParams: Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
+//
+// Since 2026-07-28.
 type SubscriptionsAcknowledgedNotificationParams struct {
-	/*
-	   Meta is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Meta is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Meta *NotificationMetaObject `json:"_meta,omitempty"`
-	/*
-	   Notifications: The subset of requested notification types the server agreed to honor.
-	   Only includes notification types the server actually supports; if the
-	   client requested an unsupported type (e.g., `promptsListChanged` when
-	   the server has no prompts), it is omitted from this set.
-
-	   Since 2026-07-28.
-	*/
+	// Notifications: The subset of requested notification types the server agreed to honor.
+	// Only includes notification types the server actually supports; if the
+	// client requested an unsupported type (e.g., `promptsListChanged` when
+	// the server has no prompts), it is omitted from this set.
+	//
+	// Since 2026-07-28.
 	Notifications SubscriptionFilter `json:"notifications"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-SubscriptionsListenRequest: Sent from the client to open a long-lived channel for receiving notifications
-outside the context of a specific request. Replaces the previous HTTP GET
-endpoint and ensures consistent behavior between HTTP and STDIO.
-
-Since 2026-07-28.
-*/
+// SubscriptionsListenRequest: Sent from the client to open a long-lived channel for receiving notifications
+// outside the context of a specific request. Replaces the previous HTTP GET
+// endpoint and ensures consistent behavior between HTTP and STDIO.
+//
+// Since 2026-07-28.
 type SubscriptionsListenRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Params SubscriptionsListenRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*SubscriptionsListenRequest) isClientRequestVariant() {}
 
-/*
-SubscriptionsListenRequestParams: Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
-
-Since 2026-07-28.
-*/
+// SubscriptionsListenRequestParams: Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
+//
+// Since 2026-07-28.
 type SubscriptionsListenRequestParams struct {
-	/*
-	   Meta is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Meta is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Meta RequestMetaObject `json:"_meta"`
-	/*
-	   Notifications: The notifications the client opts in to on this stream. The server
-	   **MUST NOT** send notification types the client has not explicitly
-	   requested.
-
-	   Since 2026-07-28.
-	*/
+	// Notifications: The notifications the client opts in to on this stream. The server
+	// **MUST NOT** send notification types the client has not explicitly
+	// requested.
+	//
+	// Since 2026-07-28.
 	Notifications SubscriptionFilter `json:"notifications"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-SubscriptionsListenResult: The response to a {@link SubscriptionsListenRequestsubscriptions/listen}
-request, signalling that the subscription has ended gracefully (for example,
-during server shutdown). Because the listen stream is long-lived, this result
-is sent only when the server tears the subscription down; an abrupt transport
-close carries no response. The result body is otherwise empty.
-
-Since 2026-07-28.
-*/
+// SubscriptionsListenResult: The response to a {@link SubscriptionsListenRequestsubscriptions/listen}
+// request, signalling that the subscription has ended gracefully (for example,
+// during server shutdown). Because the listen stream is long-lived, this result
+// is sent only when the server tears the subscription down; an abrupt transport
+// close carries no response. The result body is otherwise empty.
+//
+// Since 2026-07-28.
 type SubscriptionsListenResult struct {
-	/*
-	   Meta is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Meta is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Meta SubscriptionsListenResultMetaObject `json:"_meta"`
-	/*
-	   ResultType: Indicates the type of the result, which allows the client to determine
-	   how to parse the result object.
-
-	   Servers implementing this protocol version MUST include this field.
-	   For backward compatibility, when a client receives a result from a
-	   server implementing an earlier protocol version (which does not include
-	   `resultType`), the client MUST treat the absent field as `"complete"`.
-
-	   Since 2026-07-28.
-	*/
+	// ResultType: Indicates the type of the result, which allows the client to determine
+	// how to parse the result object.
+	//
+	// Servers implementing this protocol version MUST include this field.
+	// For backward compatibility, when a client receives a result from a
+	// server implementing an earlier protocol version (which does not include
+	// `resultType`), the client MUST treat the absent field as `"complete"`.
+	//
+	// Since 2026-07-28.
 	ResultType string `json:"resultType"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*SubscriptionsListenResult) isServerResultVariant() {}
 
-/*
-SubscriptionsListenResultMetaObject: Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
-{@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.
-
-Since 2026-07-28.
-*/
+// SubscriptionsListenResultMetaObject: Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
+// {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.
+//
+// Since 2026-07-28.
 type SubscriptionsListenResultMetaObject struct {
-	/*
-	   ServerInfo: Identifies the server software producing the response. Servers SHOULD
-	   include this field on every response unless specifically configured not
-	   to do so.
-
-	   The {@link Implementation} schema requires `name` and `version`; other
-	   fields are optional.
-
-	   The value is self-reported by the server and is not verified by the
-	   protocol. It is intended for display, logging, and debugging. Clients
-	   SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
-	   security decisions.
-
-	   Since 2026-07-28.
-	*/
+	// ServerInfo: Identifies the server software producing the response. Servers SHOULD
+	// include this field on every response unless specifically configured not
+	// to do so.
+	//
+	// The {@link Implementation} schema requires `name` and `version`; other
+	// fields are optional.
+	//
+	// The value is self-reported by the server and is not verified by the
+	// protocol. It is intended for display, logging, and debugging. Clients
+	// SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
+	// security decisions.
+	//
+	// Since 2026-07-28.
 	ServerInfo *Implementation `json:"io.modelcontextprotocol/serverInfo,omitempty"`
-	/*
-	   SubscriptionID: Identifies the subscription stream this response closes, so the client can
-	   correlate it with the originating subscription — mirroring the same key on
-	   the stream's notifications. The value is the JSON-RPC ID of the
-	   `subscriptions/listen` request that opened the stream (and equals this
-	   response's `id`).
-
-	   Since 2026-07-28.
-	*/
+	// SubscriptionID: Identifies the subscription stream this response closes, so the client can
+	// correlate it with the originating subscription — mirroring the same key on
+	// the stream's notifications. The value is the JSON-RPC ID of the
+	// `subscriptions/listen` request that opened the stream (and equals this
+	// response's `id`).
+	//
+	// Since 2026-07-28.
 	SubscriptionID RequestId `json:"io.modelcontextprotocol/subscriptionId"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-SubscriptionsListenResultResponse: A successful response from the server for a {@link SubscriptionsListenRequestsubscriptions/listen}
-request, sent when the server tears the subscription down gracefully.
-
-Since 2026-07-28.
-*/
+// SubscriptionsListenResultResponse: A successful response from the server for a {@link SubscriptionsListenRequestsubscriptions/listen}
+// request, sent when the server tears the subscription down gracefully.
+//
+// Since 2026-07-28.
 type SubscriptionsListenResultResponse struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Result is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Result is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Result SubscriptionsListenResult `json:"result"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-Task: Data associated with a task.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// Task: Data associated with a task.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type Task struct {
-	/*
-	   CreatedAt: ISO 8601 timestamp when the task was created.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// CreatedAt: ISO 8601 timestamp when the task was created.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	CreatedAt string `json:"createdAt"`
-	/*
-	   LastUpdatedAt: ISO 8601 timestamp when the task was last updated.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// LastUpdatedAt: ISO 8601 timestamp when the task was last updated.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	LastUpdatedAt string `json:"lastUpdatedAt"`
-	/*
-	   PollInterval: Suggested polling interval in milliseconds.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// PollInterval: Suggested polling interval in milliseconds.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	PollInterval int64 `json:"pollInterval,omitempty"`
-	/*
-	   Status: Current task state.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Status: Current task state.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Status TaskStatus `json:"status"`
-	/*
-	   StatusMessage: Optional human-readable message describing the current task state.
-	   This can provide context for any status, including:
-	   - Reasons for "cancelled" status
-	   - Summaries for "completed" status
-	   - Diagnostic information for "failed" status (e.g., error details, what went wrong)
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// StatusMessage: Optional human-readable message describing the current task state.
+	// This can provide context for any status, including:
+	// - Reasons for "cancelled" status
+	// - Summaries for "completed" status
+	// - Diagnostic information for "failed" status (e.g., error details, what went wrong)
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	StatusMessage string `json:"statusMessage,omitempty"`
-	/*
-	   TaskID: The task identifier.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskID: The task identifier.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskID string `json:"taskId"`
-	/*
-	   TTL: Actual retention duration from creation in milliseconds, null for unlimited.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TTL: Actual retention duration from creation in milliseconds, null for unlimited.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TTL *int64 `json:"ttl,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-TaskAugmentedRequestParams: Common params for any task-augmented request.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// TaskAugmentedRequestParams: Common params for any task-augmented request.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type TaskAugmentedRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta *TaskAugmentedRequestParamsMeta `json:"_meta,omitempty"`
-	/*
-	   Task: If specified, the caller is requesting task-augmented execution for this request.
-	   The request will return a CreateTaskResult immediately, and the actual result can be
-	   retrieved later via tasks/result.
-
-	   Task augmentation is subject to capability negotiation - receivers MUST declare support
-	   for task augmentation of specific request types in their capabilities.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Task: If specified, the caller is requesting task-augmented execution for this request.
+	// The request will return a CreateTaskResult immediately, and the actual result can be
+	// retrieved later via tasks/result.
+	//
+	// Task augmentation is subject to capability negotiation - receivers MUST declare support
+	// for task augmentation of specific request types in their capabilities.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Task *TaskMetadata `json:"task,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-TaskAugmentedRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// TaskAugmentedRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type TaskAugmentedRequestParamsMeta struct {
-	/*
-	   ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-TaskMetadata: Metadata for augmenting a request with task execution.
-Include this in the `task` field of the request parameters.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// TaskMetadata: Metadata for augmenting a request with task execution.
+// Include this in the `task` field of the request parameters.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type TaskMetadata struct {
-	/*
-	   TTL: Requested duration in milliseconds to retain task from creation.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TTL: Requested duration in milliseconds to retain task from creation.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TTL int64 `json:"ttl,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-TaskStatus: The status of a task.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// TaskStatus: The status of a task.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type TaskStatus string
 
 // The values of TaskStatus, in schema order.
 const (
-	/*
-	   TaskStatusCancelled is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskStatusCancelled is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusCancelled TaskStatus = "cancelled"
-	/*
-	   TaskStatusCompleted is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskStatusCompleted is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusCompleted TaskStatus = "completed"
-	/*
-	   TaskStatusFailed is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskStatusFailed is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusFailed TaskStatus = "failed"
-	/*
-	   TaskStatusInputRequired is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskStatusInputRequired is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusInputRequired TaskStatus = "input_required"
-	/*
-	   TaskStatusWorking is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskStatusWorking is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusWorking TaskStatus = "working"
 )
 
-/*
-TaskStatusNotification: An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// TaskStatusNotification: An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type TaskStatusNotification struct {
-	/*
-	   Params is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Params TaskStatusNotificationParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -7650,100 +5824,72 @@ type TaskStatusNotification struct {
 func (*TaskStatusNotification) isClientNotificationVariant() {}
 func (*TaskStatusNotification) isServerNotificationVariant() {}
 
-/*
-TaskStatusNotificationParams: Parameters for a `notifications/tasks/status` notification.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// TaskStatusNotificationParams: Parameters for a `notifications/tasks/status` notification.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type TaskStatusNotificationParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   CreatedAt: ISO 8601 timestamp when the task was created.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// CreatedAt: ISO 8601 timestamp when the task was created.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	CreatedAt string `json:"createdAt"`
-	/*
-	   LastUpdatedAt: ISO 8601 timestamp when the task was last updated.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// LastUpdatedAt: ISO 8601 timestamp when the task was last updated.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	LastUpdatedAt string `json:"lastUpdatedAt"`
-	/*
-	   PollInterval: Suggested polling interval in milliseconds.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// PollInterval: Suggested polling interval in milliseconds.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	PollInterval int64 `json:"pollInterval,omitempty"`
-	/*
-	   Status: Current task state.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Status: Current task state.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Status TaskStatus `json:"status"`
-	/*
-	   StatusMessage: Optional human-readable message describing the current task state.
-	   This can provide context for any status, including:
-	   - Reasons for "cancelled" status
-	   - Summaries for "completed" status
-	   - Diagnostic information for "failed" status (e.g., error details, what went wrong)
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// StatusMessage: Optional human-readable message describing the current task state.
+	// This can provide context for any status, including:
+	// - Reasons for "cancelled" status
+	// - Summaries for "completed" status
+	// - Diagnostic information for "failed" status (e.g., error details, what went wrong)
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	StatusMessage string `json:"statusMessage,omitempty"`
-	/*
-	   TaskID: The task identifier.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskID: The task identifier.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskID string `json:"taskId"`
-	/*
-	   TTL: Actual retention duration from creation in milliseconds, null for unlimited.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TTL: Actual retention duration from creation in milliseconds, null for unlimited.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TTL *int64 `json:"ttl,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // TextContent: Text provided to or from an LLM.
 type TextContent struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations `json:"annotations,omitempty"`
 	// Text: The text content of the message.
 	Text string `json:"text"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -7755,11 +5901,9 @@ func (*TextContent) isSamplingMessageContentBlockVariant() {}
 
 // TextResourceContents is defined by the MCP schema.
 type TextResourceContents struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// MIMEType: The MIME type of this resource, if known.
 	MIMEType string `json:"mimeType,omitempty"`
@@ -7767,16 +5911,12 @@ type TextResourceContents struct {
 	Text string `json:"text"`
 	// URI: The URI of this resource.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -7784,58 +5924,40 @@ type TextResourceContents struct {
 func (*TextResourceContents) isEmbeddedResourceResourceVariant()       {}
 func (*TextResourceContents) isReadResourceResultContentsItemVariant() {}
 
-/*
-TitledMultiSelectEnumSchema: Schema for multiple-selection enumeration with display titles for each option.
-
-Since 2025-11-25.
-*/
+// TitledMultiSelectEnumSchema: Schema for multiple-selection enumeration with display titles for each option.
+//
+// Since 2025-11-25.
 type TitledMultiSelectEnumSchema struct {
-	/*
-	   Default: Optional default value.
-
-	   Since 2025-11-25.
-	*/
+	// Default: Optional default value.
+	//
+	// Since 2025-11-25.
 	Default []string `json:"default,omitempty"`
-	/*
-	   Description: Optional description for the enum field.
-
-	   Since 2025-11-25.
-	*/
+	// Description: Optional description for the enum field.
+	//
+	// Since 2025-11-25.
 	Description string `json:"description,omitempty"`
-	/*
-	   Items: Schema for array items with enum options and display labels.
-
-	   Since 2025-11-25.
-	*/
+	// Items: Schema for array items with enum options and display labels.
+	//
+	// Since 2025-11-25.
 	Items TitledMultiSelectEnumSchemaItems `json:"items"`
-	/*
-	   MaxItems: Maximum number of items to select.
-
-	   Since 2025-11-25.
-	*/
+	// MaxItems: Maximum number of items to select.
+	//
+	// Since 2025-11-25.
 	MaxItems int64 `json:"maxItems,omitempty"`
-	/*
-	   MinItems: Minimum number of items to select.
-
-	   Since 2025-11-25.
-	*/
+	// MinItems: Minimum number of items to select.
+	//
+	// Since 2025-11-25.
 	MinItems int64 `json:"minItems,omitempty"`
-	/*
-	   Title: Optional title for the enum field.
-
-	   Since 2025-11-25.
-	*/
+	// Title: Optional title for the enum field.
+	//
+	// Since 2025-11-25.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -7844,104 +5966,72 @@ func (*TitledMultiSelectEnumSchema) isEnumSchemaVariant()                {}
 func (*TitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant()     {}
 func (*TitledMultiSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 
-/*
-TitledMultiSelectEnumSchemaItems: Schema for array items with enum options and display labels.
-
-Since 2025-11-25.
-*/
+// TitledMultiSelectEnumSchemaItems: Schema for array items with enum options and display labels.
+//
+// Since 2025-11-25.
 type TitledMultiSelectEnumSchemaItems struct {
-	/*
-	   AnyOf: Array of enum options with values and display labels.
-
-	   Since 2025-11-25.
-	*/
+	// AnyOf: Array of enum options with values and display labels.
+	//
+	// Since 2025-11-25.
 	AnyOf []TitledMultiSelectEnumSchemaItemsAnyOfItem `json:"anyOf"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-TitledMultiSelectEnumSchemaItemsAnyOfItem is defined by the MCP schema.
-
-Since 2025-11-25.
-*/
+// TitledMultiSelectEnumSchemaItemsAnyOfItem is defined by the MCP schema.
+//
+// Since 2025-11-25.
 type TitledMultiSelectEnumSchemaItemsAnyOfItem struct {
-	/*
-	   Const: The constant enum value.
-
-	   Since 2025-11-25.
-	*/
+	// Const: The constant enum value.
+	//
+	// Since 2025-11-25.
 	Const string `json:"const"`
-	/*
-	   Title: Display title for this option.
-
-	   Since 2025-11-25.
-	*/
+	// Title: Display title for this option.
+	//
+	// Since 2025-11-25.
 	Title string `json:"title"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-TitledSingleSelectEnumSchema: Schema for single-selection enumeration with display titles for each option.
-
-Since 2025-11-25.
-*/
+// TitledSingleSelectEnumSchema: Schema for single-selection enumeration with display titles for each option.
+//
+// Since 2025-11-25.
 type TitledSingleSelectEnumSchema struct {
-	/*
-	   Default: Optional default value.
-
-	   Since 2025-11-25.
-	*/
+	// Default: Optional default value.
+	//
+	// Since 2025-11-25.
 	Default string `json:"default,omitempty"`
-	/*
-	   Description: Optional description for the enum field.
-
-	   Since 2025-11-25.
-	*/
+	// Description: Optional description for the enum field.
+	//
+	// Since 2025-11-25.
 	Description string `json:"description,omitempty"`
-	/*
-	   OneOf: Array of enum options with values and display labels.
-
-	   Since 2025-11-25.
-	*/
+	// OneOf: Array of enum options with values and display labels.
+	//
+	// Since 2025-11-25.
 	OneOf []TitledSingleSelectEnumSchemaOneOfItem `json:"oneOf"`
-	/*
-	   Title: Optional title for the enum field.
-
-	   Since 2025-11-25.
-	*/
+	// Title: Optional title for the enum field.
+	//
+	// Since 2025-11-25.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -7950,519 +6040,393 @@ func (*TitledSingleSelectEnumSchema) isEnumSchemaVariant()                {}
 func (*TitledSingleSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 func (*TitledSingleSelectEnumSchema) isSingleSelectEnumSchemaVariant()    {}
 
-/*
-TitledSingleSelectEnumSchemaOneOfItem is defined by the MCP schema.
-
-Since 2025-11-25.
-*/
+// TitledSingleSelectEnumSchemaOneOfItem is defined by the MCP schema.
+//
+// Since 2025-11-25.
 type TitledSingleSelectEnumSchemaOneOfItem struct {
-	/*
-	   Const: The enum value.
-
-	   Since 2025-11-25.
-	*/
+	// Const: The enum value.
+	//
+	// Since 2025-11-25.
 	Const string `json:"const"`
-	/*
-	   Title: Display label for this option.
-
-	   Since 2025-11-25.
-	*/
+	// Title: Display label for this option.
+	//
+	// Since 2025-11-25.
 	Title string `json:"title"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // Tool: Definition for a tool the client can call.
 type Tool struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-06-18.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-06-18.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Annotations: Optional additional tool information.
-
-	   Display name precedence order is: `title`, `annotations.title`, then `name`.
-
-	   Since 2025-03-26.
-	*/
+	// Annotations: Optional additional tool information.
+	//
+	// Display name precedence order is: `title`, `annotations.title`, then `name`.
+	//
+	// Since 2025-03-26.
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
-	/*
-	   Description: A human-readable description of the tool.
-
-	   This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
-	*/
+	// Description: A human-readable description of the tool.
+	//
+	// This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
 	Description string `json:"description,omitempty"`
-	/*
-	   Icons: Optional set of sized icons that the client can display in a user interface.
-
-	   Clients that support rendering icons MUST support at least the following MIME types:
-	   - `image/png` - PNG images (safe, universal compatibility)
-	   - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
-
-	   Clients that support rendering icons SHOULD also support:
-	   - `image/svg+xml` - SVG images (scalable but requires security precautions)
-	   - `image/webp` - WebP images (modern, efficient format)
-
-	   Since 2025-11-25.
-	*/
+	// Icons: Optional set of sized icons that the client can display in a user interface.
+	//
+	// Clients that support rendering icons MUST support at least the following MIME types:
+	// - `image/png` - PNG images (safe, universal compatibility)
+	// - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+	//
+	// Clients that support rendering icons SHOULD also support:
+	// - `image/svg+xml` - SVG images (scalable but requires security precautions)
+	// - `image/webp` - WebP images (modern, efficient format)
+	//
+	// Since 2025-11-25.
 	Icons []Icon `json:"icons,omitempty"`
-	/*
-	   InputSchema: A JSON Schema object defining the expected parameters for the tool.
-
-	   Tool arguments are always JSON objects, so `type: "object"` is required at the root.
-	   Beyond that, any JSON Schema 2020-12 keyword may appear alongside `type` — including
-	   composition keywords (`oneOf`, `anyOf`, `allOf`, `not`), conditional keywords
-	   (`if`/`then`/`else`), reference keywords (`$ref`, `$defs`, `$anchor`), and any other
-	   standard validation or annotation keywords.
-
-	   Property schemas may carry an `x-mcp-header` annotation to mirror the
-	   argument value into an HTTP header on the Streamable HTTP transport. See
-	   the Streamable HTTP transport specification for the validity and
-	   extraction rules.
-
-	   Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-	*/
+	// InputSchema: A JSON Schema object defining the expected parameters for the tool.
+	//
+	// Tool arguments are always JSON objects, so `type: "object"` is required at the root.
+	// Beyond that, any JSON Schema 2020-12 keyword may appear alongside `type` — including
+	// composition keywords (`oneOf`, `anyOf`, `allOf`, `not`), conditional keywords
+	// (`if`/`then`/`else`), reference keywords (`$ref`, `$defs`, `$anchor`), and any other
+	// standard validation or annotation keywords.
+	//
+	// Property schemas may carry an `x-mcp-header` annotation to mirror the
+	// argument value into an HTTP header on the Streamable HTTP transport. See
+	// the Streamable HTTP transport specification for the validity and
+	// extraction rules.
+	//
+	// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
 	InputSchema ToolInputSchema `json:"inputSchema"`
 	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
 	Name string `json:"name"`
-	/*
-	   OutputSchema: An optional JSON Schema object defining the structure of the tool's output returned in
-	   the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
-
-	   Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-
-	   Since 2025-06-18.
-	*/
+	// OutputSchema: An optional JSON Schema object defining the structure of the tool's output returned in
+	// the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
+	//
+	// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
+	//
+	// Since 2025-06-18.
 	OutputSchema *ToolOutputSchema `json:"outputSchema,omitempty"`
-	/*
-	   Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-	   even by those unfamiliar with domain-specific terminology.
-
-	   If not provided, the name should be used for display (except for {@link Tool},
-	   where `annotations.title` should be given precedence over using `name`,
-	   if present).
-
-	   Since 2025-06-18.
-	*/
+	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+	// even by those unfamiliar with domain-specific terminology.
+	//
+	// If not provided, the name should be used for display (except for {@link Tool},
+	// where `annotations.title` should be given precedence over using `name`,
+	// if present).
+	//
+	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	/*
-	   Execution: Execution-related properties for this tool.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Execution: Execution-related properties for this tool.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Execution *ToolExecution `json:"execution,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ToolAnnotations: Additional properties describing a {@link Tool} to clients.
-
-NOTE: all properties in `ToolAnnotations` are **hints**.
-They are not guaranteed to provide a faithful description of
-tool behavior (including descriptive properties like `title`).
-
-Clients should never make tool use decisions based on `ToolAnnotations`
-received from untrusted servers.
-
-Since 2025-03-26.
-*/
+// ToolAnnotations: Additional properties describing a {@link Tool} to clients.
+//
+// NOTE: all properties in `ToolAnnotations` are **hints**.
+// They are not guaranteed to provide a faithful description of
+// tool behavior (including descriptive properties like `title`).
+//
+// Clients should never make tool use decisions based on `ToolAnnotations`
+// received from untrusted servers.
+//
+// Since 2025-03-26.
 type ToolAnnotations struct {
-	/*
-	   DestructiveHint: If true, the tool may perform destructive updates to its environment.
-	   If false, the tool performs only additive updates.
-
-	   (This property is meaningful only when `readOnlyHint == false`)
-
-	   Default: true
-
-	   Since 2025-03-26.
-	*/
+	// DestructiveHint: If true, the tool may perform destructive updates to its environment.
+	// If false, the tool performs only additive updates.
+	//
+	// (This property is meaningful only when `readOnlyHint == false`)
+	//
+	// Default: true
+	//
+	// Since 2025-03-26.
 	DestructiveHint bool `json:"destructiveHint,omitempty"`
-	/*
-	   IdempotentHint: If true, calling the tool repeatedly with the same arguments
-	   will have no additional effect on its environment.
-
-	   (This property is meaningful only when `readOnlyHint == false`)
-
-	   Default: false
-
-	   Since 2025-03-26.
-	*/
+	// IdempotentHint: If true, calling the tool repeatedly with the same arguments
+	// will have no additional effect on its environment.
+	//
+	// (This property is meaningful only when `readOnlyHint == false`)
+	//
+	// Default: false
+	//
+	// Since 2025-03-26.
 	IdempotentHint bool `json:"idempotentHint,omitempty"`
-	/*
-	   OpenWorldHint: If true, this tool may interact with an "open world" of external
-	   entities. If false, the tool's domain of interaction is closed.
-	   For example, the world of a web search tool is open, whereas that
-	   of a memory tool is not.
-
-	   Default: true
-
-	   Since 2025-03-26.
-	*/
+	// OpenWorldHint: If true, this tool may interact with an "open world" of external
+	// entities. If false, the tool's domain of interaction is closed.
+	// For example, the world of a web search tool is open, whereas that
+	// of a memory tool is not.
+	//
+	// Default: true
+	//
+	// Since 2025-03-26.
 	OpenWorldHint bool `json:"openWorldHint,omitempty"`
-	/*
-	   ReadOnlyHint: If true, the tool does not modify its environment.
-
-	   Default: false
-
-	   Since 2025-03-26.
-	*/
+	// ReadOnlyHint: If true, the tool does not modify its environment.
+	//
+	// Default: false
+	//
+	// Since 2025-03-26.
 	ReadOnlyHint bool `json:"readOnlyHint,omitempty"`
-	/*
-	   Title: A human-readable title for the tool.
-
-	   Since 2025-03-26.
-	*/
+	// Title: A human-readable title for the tool.
+	//
+	// Since 2025-03-26.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ToolChoice: Controls tool selection behavior for sampling requests.
-
-Since 2025-11-25.
-*/
+// ToolChoice: Controls tool selection behavior for sampling requests.
+//
+// Since 2025-11-25.
 type ToolChoice struct {
-	/*
-	   Mode: Controls the tool use ability of the model:
-	   - `"auto"`: Model decides whether to use tools (default)
-	   - `"required"`: Model MUST use at least one tool before completing
-	   - `"none"`: Model MUST NOT use any tools
-
-	   Since 2025-11-25.
-	*/
+	// Mode: Controls the tool use ability of the model:
+	// - `"auto"`: Model decides whether to use tools (default)
+	// - `"required"`: Model MUST use at least one tool before completing
+	// - `"none"`: Model MUST NOT use any tools
+	//
+	// Since 2025-11-25.
 	Mode ToolChoiceMode `json:"mode,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ToolChoiceMode: Controls the tool use ability of the model:
-- `"auto"`: Model decides whether to use tools (default)
-- `"required"`: Model MUST use at least one tool before completing
-- `"none"`: Model MUST NOT use any tools
-
-Since 2025-11-25.
-*/
+// ToolChoiceMode: Controls the tool use ability of the model:
+// - `"auto"`: Model decides whether to use tools (default)
+// - `"required"`: Model MUST use at least one tool before completing
+// - `"none"`: Model MUST NOT use any tools
+//
+// Since 2025-11-25.
 type ToolChoiceMode string
 
 // The values of ToolChoiceMode, in schema order.
 const (
-	/*
-	   ToolChoiceModeAuto is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ToolChoiceModeAuto is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ToolChoiceModeAuto ToolChoiceMode = "auto"
-	/*
-	   ToolChoiceModeNone is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ToolChoiceModeNone is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ToolChoiceModeNone ToolChoiceMode = "none"
-	/*
-	   ToolChoiceModeRequired is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// ToolChoiceModeRequired is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	ToolChoiceModeRequired ToolChoiceMode = "required"
 )
 
-/*
-ToolExecution: Execution-related properties for a tool.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ToolExecution: Execution-related properties for a tool.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ToolExecution struct {
-	/*
-	   TaskSupport: Indicates whether this tool supports task-augmented execution.
-	   This allows clients to handle long-running operations through polling
-	   the task system.
-
-	   - "forbidden": Tool does not support task-augmented execution (default when absent)
-	   - "optional": Tool may support task-augmented execution
-	   - "required": Tool requires task-augmented execution
-
-	   Default: "forbidden"
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// TaskSupport: Indicates whether this tool supports task-augmented execution.
+	// This allows clients to handle long-running operations through polling
+	// the task system.
+	//
+	// - "forbidden": Tool does not support task-augmented execution (default when absent)
+	// - "optional": Tool may support task-augmented execution
+	// - "required": Tool requires task-augmented execution
+	//
+	// Default: "forbidden"
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskSupport ToolExecutionTaskSupport `json:"taskSupport,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ToolExecutionTaskSupport: Indicates whether this tool supports task-augmented execution.
-This allows clients to handle long-running operations through polling
-the task system.
-
-- "forbidden": Tool does not support task-augmented execution (default when absent)
-- "optional": Tool may support task-augmented execution
-- "required": Tool requires task-augmented execution
-
-Default: "forbidden"
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// ToolExecutionTaskSupport: Indicates whether this tool supports task-augmented execution.
+// This allows clients to handle long-running operations through polling
+// the task system.
+//
+// - "forbidden": Tool does not support task-augmented execution (default when absent)
+// - "optional": Tool may support task-augmented execution
+// - "required": Tool requires task-augmented execution
+//
+// Default: "forbidden"
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type ToolExecutionTaskSupport string
 
 // The values of ToolExecutionTaskSupport, in schema order.
 const (
-	/*
-	   ToolExecutionTaskSupportForbidden is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ToolExecutionTaskSupportForbidden is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ToolExecutionTaskSupportForbidden ToolExecutionTaskSupport = "forbidden"
-	/*
-	   ToolExecutionTaskSupportOptional is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ToolExecutionTaskSupportOptional is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ToolExecutionTaskSupportOptional ToolExecutionTaskSupport = "optional"
-	/*
-	   ToolExecutionTaskSupportRequired is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ToolExecutionTaskSupportRequired is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ToolExecutionTaskSupportRequired ToolExecutionTaskSupport = "required"
 )
 
-/*
-ToolInputSchema: A JSON Schema object defining the expected parameters for the tool.
-
-Tool arguments are always JSON objects, so `type: "object"` is required at the root.
-Beyond that, any JSON Schema 2020-12 keyword may appear alongside `type` — including
-composition keywords (`oneOf`, `anyOf`, `allOf`, `not`), conditional keywords
-(`if`/`then`/`else`), reference keywords (`$ref`, `$defs`, `$anchor`), and any other
-standard validation or annotation keywords.
-
-Property schemas may carry an `x-mcp-header` annotation to mirror the
-argument value into an HTTP header on the Streamable HTTP transport. See
-the Streamable HTTP transport specification for the validity and
-extraction rules.
-
-Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-*/
+// ToolInputSchema: A JSON Schema object defining the expected parameters for the tool.
+//
+// Tool arguments are always JSON objects, so `type: "object"` is required at the root.
+// Beyond that, any JSON Schema 2020-12 keyword may appear alongside `type` — including
+// composition keywords (`oneOf`, `anyOf`, `allOf`, `not`), conditional keywords
+// (`if`/`then`/`else`), reference keywords (`$ref`, `$defs`, `$anchor`), and any other
+// standard validation or annotation keywords.
+//
+// Property schemas may carry an `x-mcp-header` annotation to mirror the
+// argument value into an HTTP header on the Streamable HTTP transport. See
+// the Streamable HTTP transport specification for the validity and
+// extraction rules.
+//
+// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
 type ToolInputSchema struct {
-	/*
-	   Schema is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Schema is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Schema string `json:"$schema,omitempty"`
-	/*
-	   Properties is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// Properties is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	Properties map[string]json.RawMessage `json:"properties,omitempty"`
-	/*
-	   Required is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// Required is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	Required []string `json:"required,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 // ToolListChangedNotification: An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
 type ToolListChangedNotification struct {
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Jsonrpc string `json:"jsonrpc"`
 	// Params is defined by the MCP schema.
 	Params *NotificationParams `json:"params,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*ToolListChangedNotification) isServerNotificationVariant() {}
 
-/*
-ToolOutputSchema: An optional JSON Schema object defining the structure of the tool's output returned in
-the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
-
-Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-
-Since 2025-06-18.
-*/
+// ToolOutputSchema: An optional JSON Schema object defining the structure of the tool's output returned in
+// the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
+//
+// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
+//
+// Since 2025-06-18.
 type ToolOutputSchema struct {
-	/*
-	   Schema is defined by the MCP schema.
-
-	   Since 2025-11-25.
-	*/
+	// Schema is defined by the MCP schema.
+	//
+	// Since 2025-11-25.
 	Schema string `json:"$schema,omitempty"`
-	/*
-	   Properties is defined by the MCP schema.
-
-	   Since 2025-06-18. Removed in 2026-07-28.
-	*/
+	// Properties is defined by the MCP schema.
+	//
+	// Since 2025-06-18. Removed in 2026-07-28.
 	Properties map[string]json.RawMessage `json:"properties,omitempty"`
-	/*
-	   Required is defined by the MCP schema.
-
-	   Since 2025-06-18. Removed in 2026-07-28.
-	*/
+	// Required is defined by the MCP schema.
+	//
+	// Since 2025-06-18. Removed in 2026-07-28.
 	Required []string `json:"required,omitempty"`
-	/*
-	   Type is defined by the MCP schema.
-
-	   Since 2025-06-18. Removed in 2026-07-28.
-	*/
+	// Type is defined by the MCP schema.
+	//
+	// Since 2025-06-18. Removed in 2026-07-28.
 	Type string `json:"type"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-ToolResultContent: The result of a tool use, provided by the user back to the assistant.
-
-Since 2025-11-25.
-*/
+// ToolResultContent: The result of a tool use, provided by the user back to the assistant.
+//
+// Since 2025-11-25.
 type ToolResultContent struct {
-	/*
-	   Meta: Optional metadata about the tool result. Clients SHOULD preserve this field when
-	   including tool results in subsequent sampling requests to enable caching optimizations.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: Optional metadata about the tool result. Clients SHOULD preserve this field when
+	// including tool results in subsequent sampling requests to enable caching optimizations.
+	//
+	// Since 2025-11-25.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   Content: The unstructured result content of the tool use.
-
-	   This has the same format as {@link CallToolResult.content} and can include text, images,
-	   audio, resource links, and embedded resources.
-
-	   Since 2025-11-25.
-	*/
+	// Content: The unstructured result content of the tool use.
+	//
+	// This has the same format as {@link CallToolResult.content} and can include text, images,
+	// audio, resource links, and embedded resources.
+	//
+	// Since 2025-11-25.
 	Content []ContentBlock `json:"content"`
-	/*
-	   IsError: Whether the tool use resulted in an error.
-
-	   If true, the content typically describes the error that occurred.
-	   Default: false
-
-	   Since 2025-11-25.
-	*/
+	// IsError: Whether the tool use resulted in an error.
+	//
+	// If true, the content typically describes the error that occurred.
+	// Default: false
+	//
+	// Since 2025-11-25.
 	IsError bool `json:"isError,omitempty"`
-	/*
-	   StructuredContent: An optional structured result value.
-
-	   This can be any JSON value (object, array, string, number, boolean, or null).
-	   If the tool defined an {@link Tool.outputSchema}, this SHOULD conform to that schema.
-
-	   Since 2025-11-25.
-	*/
+	// StructuredContent: An optional structured result value.
+	//
+	// This can be any JSON value (object, array, string, number, boolean, or null).
+	// If the tool defined an {@link Tool.outputSchema}, this SHOULD conform to that schema.
+	//
+	// Since 2025-11-25.
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	/*
-	   ToolUseID: The ID of the tool use this result corresponds to.
-
-	   This MUST match the ID from a previous {@link ToolUseContent}.
-
-	   Since 2025-11-25.
-	*/
+	// ToolUseID: The ID of the tool use this result corresponds to.
+	//
+	// This MUST match the ID from a previous {@link ToolUseContent}.
+	//
+	// Since 2025-11-25.
 	ToolUseID string `json:"toolUseId"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -8471,49 +6435,35 @@ func (*ToolResultContent) isCreateMessageResultContentVariant()  {}
 func (*ToolResultContent) isSamplingMessageContentVariant()      {}
 func (*ToolResultContent) isSamplingMessageContentBlockVariant() {}
 
-/*
-ToolUseContent: A request from the assistant to call a tool.
-
-Since 2025-11-25.
-*/
+// ToolUseContent: A request from the assistant to call a tool.
+//
+// Since 2025-11-25.
 type ToolUseContent struct {
-	/*
-	   Meta: Optional metadata about the tool use. Clients SHOULD preserve this field when
-	   including tool uses in subsequent sampling requests to enable caching optimizations.
-
-	   Since 2025-11-25.
-	*/
+	// Meta: Optional metadata about the tool use. Clients SHOULD preserve this field when
+	// including tool uses in subsequent sampling requests to enable caching optimizations.
+	//
+	// Since 2025-11-25.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	/*
-	   ID: A unique identifier for this tool use.
-
-	   This ID is used to match tool results to their corresponding tool uses.
-
-	   Since 2025-11-25.
-	*/
+	// ID: A unique identifier for this tool use.
+	//
+	// This ID is used to match tool results to their corresponding tool uses.
+	//
+	// Since 2025-11-25.
 	ID string `json:"id"`
-	/*
-	   Input: The arguments to pass to the tool, conforming to the tool's input schema.
-
-	   Since 2025-11-25.
-	*/
+	// Input: The arguments to pass to the tool, conforming to the tool's input schema.
+	//
+	// Since 2025-11-25.
 	Input json.RawMessage `json:"input"`
-	/*
-	   Name: The name of the tool to call.
-
-	   Since 2025-11-25.
-	*/
+	// Name: The name of the tool to call.
+	//
+	// Since 2025-11-25.
 	Name string `json:"name"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -8522,346 +6472,240 @@ func (*ToolUseContent) isCreateMessageResultContentVariant()  {}
 func (*ToolUseContent) isSamplingMessageContentVariant()      {}
 func (*ToolUseContent) isSamplingMessageContentBlockVariant() {}
 
-/*
-URLElicitationRequiredError: An error response that indicates that the server requires the client to provide additional information via an elicitation request.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// URLElicitationRequiredError: An error response that indicates that the server requires the client to provide additional information via an elicitation request.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type URLElicitationRequiredError struct {
-	/*
-	   Error is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Error is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Error URLElicitationRequiredErrorError `json:"error"`
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-URLElicitationRequiredErrorError is defined by the MCP schema.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// URLElicitationRequiredErrorError is defined by the MCP schema.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type URLElicitationRequiredErrorError struct {
-	/*
-	   Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Data URLElicitationRequiredErrorErrorData `json:"data"`
-	/*
-	   Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Message string `json:"message"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-URLElicitationRequiredErrorErrorData is defined by the MCP schema.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// URLElicitationRequiredErrorErrorData is defined by the MCP schema.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type URLElicitationRequiredErrorErrorData struct {
-	/*
-	   Elicitations is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Elicitations is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Elicitations []ElicitRequestURLParams `json:"elicitations"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-UnsubscribeRequest: Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
-
-Removed in 2026-07-28.
-*/
+// UnsubscribeRequest: Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
+//
+// Removed in 2026-07-28.
 type UnsubscribeRequest struct {
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	/*
-	   Jsonrpc is defined by the MCP schema.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Jsonrpc is defined by the MCP schema.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Jsonrpc string `json:"jsonrpc"`
-	/*
-	   Params is defined by the MCP schema.
-
-	   Removed in 2026-07-28.
-	*/
+	// Params is defined by the MCP schema.
+	//
+	// Removed in 2026-07-28.
 	Params UnsubscribeRequestParams `json:"params"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
 func (*UnsubscribeRequest) isClientRequestVariant() {}
 
-/*
-UnsubscribeRequestParams: Parameters for a `resources/unsubscribe` request.
-
-Removed in 2026-07-28.
-*/
+// UnsubscribeRequestParams: Parameters for a `resources/unsubscribe` request.
+//
+// Removed in 2026-07-28.
 type UnsubscribeRequestParams struct {
-	/*
-	   Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta *UnsubscribeRequestParamsMeta `json:"_meta,omitempty"`
-	/*
-	   URI: The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
-
-	   Removed in 2026-07-28.
-	*/
+	// URI: The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
+	//
+	// Removed in 2026-07-28.
 	URI string `json:"uri"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-UnsubscribeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-
-Since 2025-11-25. Removed in 2026-07-28.
-*/
+// UnsubscribeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+//
+// Since 2025-11-25. Removed in 2026-07-28.
 type UnsubscribeRequestParamsMeta struct {
-	/*
-	   ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-
-	   Since 2025-11-25. Removed in 2026-07-28.
-	*/
+	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	//
+	// Since 2025-11-25. Removed in 2026-07-28.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-UnsupportedProtocolVersionError: Returned when the request's protocol version is unknown to the server or
-unsupported (e.g., a known experimental or draft version the server has
-chosen not to implement). For HTTP, the response status code MUST be
-`400 Bad Request`.
-
-Since 2026-07-28.
-*/
+// UnsupportedProtocolVersionError: Returned when the request's protocol version is unknown to the server or
+// unsupported (e.g., a known experimental or draft version the server has
+// chosen not to implement). For HTTP, the response status code MUST be
+// `400 Bad Request`.
+//
+// Since 2026-07-28.
 type UnsupportedProtocolVersionError struct {
-	/*
-	   Error is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// Error is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	Error UnsupportedProtocolVersionErrorError `json:"error"`
-	/*
-	   ID is defined by the MCP schema.
-
-	   Since 2026-07-28.
-	*/
+	// ID is defined by the MCP schema.
+	//
+	// Since 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-UnsupportedProtocolVersionErrorError is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// UnsupportedProtocolVersionErrorError is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type UnsupportedProtocolVersionErrorError struct {
-	/*
-	   Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-
-	   Since 2026-07-28.
-	*/
+	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+	//
+	// Since 2026-07-28.
 	Data UnsupportedProtocolVersionErrorErrorData `json:"data"`
-	/*
-	   Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
-
-	   Since 2026-07-28.
-	*/
+	// Message: A short description of the error. The message SHOULD be limited to a concise single sentence.
+	//
+	// Since 2026-07-28.
 	Message string `json:"message"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-UnsupportedProtocolVersionErrorErrorData is defined by the MCP schema.
-
-Since 2026-07-28.
-*/
+// UnsupportedProtocolVersionErrorErrorData is defined by the MCP schema.
+//
+// Since 2026-07-28.
 type UnsupportedProtocolVersionErrorErrorData struct {
-	/*
-	   Requested: The protocol version that was requested by the client.
-
-	   Since 2026-07-28.
-	*/
+	// Requested: The protocol version that was requested by the client.
+	//
+	// Since 2026-07-28.
 	Requested string `json:"requested"`
-	/*
-	   Supported: Protocol versions the server supports. The client should choose a
-	   mutually supported version from this list and retry.
-
-	   Since 2026-07-28.
-	*/
+	// Supported: Protocol versions the server supports. The client should choose a
+	// mutually supported version from this list and retry.
+	//
+	// Since 2026-07-28.
 	Supported []string `json:"supported"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-UntitledMultiSelectEnumSchema: Schema for multiple-selection enumeration without display titles for options.
-
-Since 2025-11-25.
-*/
+// UntitledMultiSelectEnumSchema: Schema for multiple-selection enumeration without display titles for options.
+//
+// Since 2025-11-25.
 type UntitledMultiSelectEnumSchema struct {
-	/*
-	   Default: Optional default value.
-
-	   Since 2025-11-25.
-	*/
+	// Default: Optional default value.
+	//
+	// Since 2025-11-25.
 	Default []string `json:"default,omitempty"`
-	/*
-	   Description: Optional description for the enum field.
-
-	   Since 2025-11-25.
-	*/
+	// Description: Optional description for the enum field.
+	//
+	// Since 2025-11-25.
 	Description string `json:"description,omitempty"`
-	/*
-	   Items: Schema for the array items.
-
-	   Since 2025-11-25.
-	*/
+	// Items: Schema for the array items.
+	//
+	// Since 2025-11-25.
 	Items UntitledMultiSelectEnumSchemaItems `json:"items"`
-	/*
-	   MaxItems: Maximum number of items to select.
-
-	   Since 2025-11-25.
-	*/
+	// MaxItems: Maximum number of items to select.
+	//
+	// Since 2025-11-25.
 	MaxItems int64 `json:"maxItems,omitempty"`
-	/*
-	   MinItems: Minimum number of items to select.
-
-	   Since 2025-11-25.
-	*/
+	// MinItems: Minimum number of items to select.
+	//
+	// Since 2025-11-25.
 	MinItems int64 `json:"minItems,omitempty"`
-	/*
-	   Title: Optional title for the enum field.
-
-	   Since 2025-11-25.
-	*/
+	// Title: Optional title for the enum field.
+	//
+	// Since 2025-11-25.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
@@ -8870,72 +6714,50 @@ func (*UntitledMultiSelectEnumSchema) isEnumSchemaVariant()                {}
 func (*UntitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant()     {}
 func (*UntitledMultiSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 
-/*
-UntitledMultiSelectEnumSchemaItems: Schema for the array items.
-
-Since 2025-11-25.
-*/
+// UntitledMultiSelectEnumSchemaItems: Schema for the array items.
+//
+// Since 2025-11-25.
 type UntitledMultiSelectEnumSchemaItems struct {
-	/*
-	   Enum: Array of enum values to choose from.
-
-	   Since 2025-11-25.
-	*/
+	// Enum: Array of enum values to choose from.
+	//
+	// Since 2025-11-25.
 	Enum []string `json:"enum"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
 
-/*
-UntitledSingleSelectEnumSchema: Schema for single-selection enumeration without display titles for options.
-
-Since 2025-11-25.
-*/
+// UntitledSingleSelectEnumSchema: Schema for single-selection enumeration without display titles for options.
+//
+// Since 2025-11-25.
 type UntitledSingleSelectEnumSchema struct {
-	/*
-	   Default: Optional default value.
-
-	   Since 2025-11-25.
-	*/
+	// Default: Optional default value.
+	//
+	// Since 2025-11-25.
 	Default string `json:"default,omitempty"`
-	/*
-	   Description: Optional description for the enum field.
-
-	   Since 2025-11-25.
-	*/
+	// Description: Optional description for the enum field.
+	//
+	// Since 2025-11-25.
 	Description string `json:"description,omitempty"`
-	/*
-	   Enum: Array of enum values to choose from.
-
-	   Since 2025-11-25.
-	*/
+	// Enum: Array of enum values to choose from.
+	//
+	// Since 2025-11-25.
 	Enum []string `json:"enum"`
-	/*
-	   Title: Optional title for the enum field.
-
-	   Since 2025-11-25.
-	*/
+	// Title: Optional title for the enum field.
+	//
+	// Since 2025-11-25.
 	Title string `json:"title,omitempty"`
-	/*
-	   Extra holds the properties the schema allows without naming them,
-	   kept as raw JSON and written back after the named ones in key order.
-	*/
+	// Extra holds the properties the schema allows without naming them,
+	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	/*
-	has marks the properties present in decoded input; missing marks
-	required ones that were absent. Values built in Go leave both zero.
-	*/
+	// has marks the properties present in decoded input; missing marks
+	// required ones that were absent. Values built in Go leave both zero.
 	has     uint64
 	missing uint64
 }
