@@ -8,6 +8,7 @@ import (
 	"embed"
 	"fmt"
 	"go/format"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,7 +45,7 @@ func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 	if cfg.Package == "" {
 		cfg.Package = "mcp"
 	}
-	if !isIdent(cfg.Package) {
+	if !token.IsIdentifier(cfg.Package) {
 		return nil, fmt.Errorf("package name %q is not a Go identifier", cfg.Package)
 	}
 	g, err := newGenerator(m, cfg)
@@ -64,7 +65,7 @@ func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 		if err := f.Render(&buf); err != nil {
 			return nil, fmt.Errorf("render %s: %w", name, err)
 		}
-		out[name] = buf.Bytes()
+		out[name] = groupImports(buf.Bytes())
 	}
 	support, err := supportFiles(cfg.Package)
 	if err != nil {
@@ -74,6 +75,36 @@ func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 		out[name] = src
 	}
 	return out, nil
+}
+
+// groupImports puts a blank line between the standard library's imports
+// and the others in the import block jennifer writes (one sorted block).
+func groupImports(src []byte) []byte {
+	start := bytes.Index(src, []byte("\nimport (\n"))
+	if start < 0 {
+		return src
+	}
+	start += len("\nimport (\n")
+	end := bytes.Index(src[start:], []byte("\n)\n"))
+	if end < 0 {
+		return src
+	}
+	var std, other []string
+	for _, line := range strings.Split(string(src[start:start+end]), "\n") {
+		path := strings.Trim(strings.TrimSpace(line[strings.LastIndexByte(line, ' ')+1:]), `"`)
+		if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
+			other = append(other, line)
+		} else {
+			std = append(std, line)
+		}
+	}
+	if len(std) == 0 || len(other) == 0 {
+		return src
+	}
+	block := strings.Join(std, "\n") + "\n\n" + strings.Join(other, "\n")
+	out := append([]byte{}, src[:start]...)
+	out = append(out, block...)
+	return append(out, src[start+end:]...)
 }
 
 // supportFiles returns the hand-written code every protocol package carries,
@@ -106,18 +137,6 @@ func supportFiles(pkg string) (map[string][]byte, error) {
 		out["support_"+strings.TrimSuffix(filepath.Base(path), ".go")+"_gen.go"] = formatted
 	}
 	return out, nil
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // WriteDir replaces the generated files in dir with files, atomically: the

@@ -141,14 +141,7 @@ func (g *generator) pointerField(f *model.Field) bool {
 // find it missing: it is required in the newest version it exists in and
 // its Go type has no "absent" value of its own.
 func (g *generator) emitAlways(f *model.Field) bool {
-	if !f.Required.Has(f.Versions.Newest()) || g.pointerField(f) {
-		return false
-	}
-	t := g.named(f.Type)
-	if t.Kind == model.Primitive && t.Nullable {
-		return false
-	}
-	return true
+	return f.Required.Has(f.Versions.Newest()) && !g.pointerField(f)
 }
 
 // isConst reports whether the field holds a constant and so has no Go

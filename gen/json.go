@@ -352,7 +352,9 @@ func (g *generator) decodeGroup(t *model.Type, grp *model.PickGroup) []jen.Code 
 			jen.Return(jen.Id("atField").Call(jen.Id("errType").Call(jen.Lit("string"), jen.Id("kindOfValueAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey))), jen.Lit(grp.ConstKey))),
 		),
 		jen.Switch(jen.String().Parens(jen.Id("tag"))).Block(cases...),
-		jen.Return(jen.Id("errUnknownVariant").Call(jen.Lit(t.Name), jen.Lit(grp.ConstKey), jen.Id("tag"))),
+		// The error sits at the discriminator, as a missing or non-string
+		// one does above: that member holds the value to fix.
+		jen.Return(jen.Id("atField").Call(jen.Id("errUnknownVariant").Call(jen.Lit(t.Name), jen.Lit(grp.ConstKey), jen.Id("tag")), jen.Lit(grp.ConstKey))),
 	}
 }
 
@@ -633,7 +635,7 @@ func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, 
 		return []jen.Code{
 			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('{')),
 			jen.For(jen.List(jen.Id("n"+k), jen.Id(k)).Op(":=").Range().Id("sortedKeys").Call(v.Clone())).Block(append([]jen.Code{
-				jen.If(jen.Id("n"+k).Op(">").Lit(0)).Block(jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(','))),
+				jen.If(jen.Id("n" + k).Op(">").Lit(0)).Block(jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(','))),
 				jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendString").Call(jen.Id("dst"), jen.Id(k)),
 				jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(':')),
 			}, g.appendValue(jen.Add(v.Clone()).Index(jen.Id(k)), t.Elem, true, inner, depth+1)...)...),
@@ -642,4 +644,3 @@ func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, 
 	}
 	panic(fmt.Sprintf("gen: cannot encode %s", t.Kind))
 }
-

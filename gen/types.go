@@ -82,7 +82,7 @@ func (g *generator) structType(f *jen.File, t *model.Type) {
 func (g *generator) unionType(f *jen.File, t *model.Type) {
 	iface := t.Name + "Variant"
 	f.Type().Id(t.Name).Struct(
-		jen.Comment("Value is the variant: "+g.variantList(t)+".").Line().Id("Value").Id(iface),
+		jen.Comment("Value is the variant: " + g.variantList(t) + ".").Line().Id("Value").Id(iface),
 	)
 	f.Comment(iface + " is implemented by the variants of " + t.Name + " and by no other type.")
 	f.Type().Id(iface).Interface(
@@ -146,7 +146,7 @@ func (g *generator) scalarUnionType(f *jen.File, t *model.Type) {
 	f.Type().Id(t.Name).Struct(fields...)
 	for _, v := range vs {
 		f.Comment(t.Name + "From" + v.name + " returns the " + t.Name + " holding v.")
-		f.Func().Id(t.Name+"From"+v.name).Params(jen.Id("v").Add(v.typ.Clone())).Id(t.Name).Block(
+		f.Func().Id(t.Name + "From" + v.name).Params(jen.Id("v").Add(v.typ.Clone())).Id(t.Name).Block(
 			jen.Return(jen.Id(t.Name).Values(jen.Dict{jen.Id("kind"): jen.Lit(v.kind), jen.Id(v.field): jen.Id("v")})),
 		)
 		f.Comment("As" + v.name + " returns the value and true when x holds a " + v.name + ".")

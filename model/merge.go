@@ -73,8 +73,14 @@ func Build(versions []string, docs []*schema.Document) (*Model, error) {
 		if vs == 0 || m.byName[cur] == nil {
 			continue
 		}
+		// When the newest version given still uses the old name, no version
+		// here says when the name changed.
+		doc := old + " is the name " + cur + " has in the older versions of the schema."
+		if next := int(vs.Newest()) + 1; next < len(versions) {
+			doc = old + " is the name " + cur + " had before " + versions[next] + "."
+		}
 		m.byName[old] = &Type{Kind: Alias, Name: old, Target: cur, Versions: vs, Pos: m.byName[cur].Pos,
-			Doc: old + " is the name " + cur + " had before " + versions[vs.Newest()+1] + ".", Deprecated: "use " + cur + "."}
+			Doc: doc, Deprecated: "use " + cur + "."}
 	}
 	for _, t := range m.byName {
 		m.Types = append(m.Types, t)

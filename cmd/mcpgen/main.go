@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -15,7 +16,7 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args, os.Stderr))
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
 // userError is a mistake in the command line or its inputs: exit code 1.
@@ -24,13 +25,14 @@ type userError struct{ err error }
 func (e userError) Error() string { return e.err.Error() }
 func (e userError) Unwrap() error { return e.err }
 
-func run(args []string, stderr *os.File) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:  "mcpgen",
 		Usage: "generate Model Context Protocol code for Go",
 		Commands: []*cli.Command{
 			protocolCommand(),
 		},
+		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
 	}

@@ -281,7 +281,8 @@ func errMaxProperties(n int) error {
 func errUnknownProperty() error { return fieldError("unknown property") }
 
 // errUnknownVariant reports a union value whose discriminator, the member
-// key, holds a value that names no variant.
+// key, holds a value that names no variant; the caller puts key on the path
+// with atField, so the error sits at the discriminator (content[2].type).
 func errUnknownVariant(union, key string, value []byte) error {
 	e := &UnknownVariantError{Union: union, Key: key, Value: string(value)}
 	return &FieldError{Msg: e.Error(), Err: e}

@@ -4,8 +4,9 @@ package mcp
 
 import (
 	"encoding/json"
-	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"math/bits"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
 // UnmarshalJSON decodes x from JSON without checking the schema's rules; Validate does.
@@ -1237,7 +1238,7 @@ func (x *CancelTaskResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.TTL != nil || x.has&uint64(0x80) != 0 {
+	if x.missing&uint64(0x80) == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)
@@ -2021,7 +2022,7 @@ func (x *ClientNotification) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return errUnknownVariant("ClientNotification", "method", tag)
+		return atField(errUnknownVariant("ClientNotification", "method", tag), "method")
 	}
 	return errNoVariant("ClientNotification", k)
 }
@@ -2192,7 +2193,7 @@ func (x *ClientRequest) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return errUnknownVariant("ClientRequest", "method", tag)
+		return atField(errUnknownVariant("ClientRequest", "method", tag), "method")
 	}
 	return errNoVariant("ClientRequest", k)
 }
@@ -2670,7 +2671,7 @@ func (x *CompleteRequestParamsRef) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return errUnknownVariant("CompleteRequestParamsRef", "type", tag)
+		return atField(errUnknownVariant("CompleteRequestParamsRef", "type", tag), "type")
 	}
 	return errNoVariant("CompleteRequestParamsRef", k)
 }
@@ -2989,7 +2990,7 @@ func (x *ContentBlock) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return errUnknownVariant("ContentBlock", "type", tag)
+		return atField(errUnknownVariant("ContentBlock", "type", tag), "type")
 	}
 	return errNoVariant("ContentBlock", k)
 }
@@ -3573,7 +3574,7 @@ func (x *CreateMessageResultContent) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return errUnknownVariant("CreateMessageResultContent", "type", tag)
+		return atField(errUnknownVariant("CreateMessageResultContent", "type", tag), "type")
 	case jsonrpc.KindArray:
 		var v CreateMessageResultContentArray
 		if err := decodeSub(raw, v.decode); err != nil {
@@ -4478,7 +4479,7 @@ func (x *ElicitRequestParams) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return errUnknownVariant("ElicitRequestParams", "mode", tag)
+		return atField(errUnknownVariant("ElicitRequestParams", "mode", tag), "mode")
 	}
 	return errNoVariant("ElicitRequestParams", k)
 }
@@ -5325,7 +5326,7 @@ func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 			}
 			return fieldError("matches more than one EnumSchema variant equally well")
 		}
-		return errUnknownVariant("EnumSchema", "type", tag)
+		return atField(errUnknownVariant("EnumSchema", "type", tag), "type")
 	}
 	return errNoVariant("EnumSchema", k)
 }
@@ -6309,7 +6310,7 @@ func (x *GetTaskResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.TTL != nil || x.has&uint64(0x80) != 0 {
+	if x.missing&uint64(0x80) == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)
@@ -7351,7 +7352,7 @@ func (x *InputRequest) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return errUnknownVariant("InputRequest", "method", tag)
+		return atField(errUnknownVariant("InputRequest", "method", tag), "method")
 	}
 	return errNoVariant("InputRequest", k)
 }
@@ -12492,7 +12493,7 @@ func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 			}
 			return fieldError("matches more than one PrimitiveSchemaDefinition variant equally well")
 		}
-		return errUnknownVariant("PrimitiveSchemaDefinition", "type", tag)
+		return atField(errUnknownVariant("PrimitiveSchemaDefinition", "type", tag), "type")
 	}
 	return errNoVariant("PrimitiveSchemaDefinition", k)
 }
@@ -15331,7 +15332,7 @@ func (x *SamplingMessageContent) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return errUnknownVariant("SamplingMessageContent", "type", tag)
+		return atField(errUnknownVariant("SamplingMessageContent", "type", tag), "type")
 	case jsonrpc.KindArray:
 		var v SamplingMessageContentArray
 		if err := decodeSub(raw, v.decode); err != nil {
@@ -15457,7 +15458,7 @@ func (x *SamplingMessageContentBlock) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return errUnknownVariant("SamplingMessageContentBlock", "type", tag)
+		return atField(errUnknownVariant("SamplingMessageContentBlock", "type", tag), "type")
 	}
 	return errNoVariant("SamplingMessageContentBlock", k)
 }
@@ -16081,7 +16082,7 @@ func (x *ServerNotification) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return errUnknownVariant("ServerNotification", "method", tag)
+		return atField(errUnknownVariant("ServerNotification", "method", tag), "method")
 	}
 	return errNoVariant("ServerNotification", k)
 }
@@ -16175,7 +16176,7 @@ func (x *ServerRequest) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return errUnknownVariant("ServerRequest", "method", tag)
+		return atField(errUnknownVariant("ServerRequest", "method", tag), "method")
 	}
 	return errNoVariant("ServerRequest", k)
 }
@@ -17695,7 +17696,7 @@ func (x *Task) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.TTL != nil || x.has&uint64(0x40) != 0 {
+	if x.missing&uint64(0x40) == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)
@@ -18099,7 +18100,7 @@ func (x *TaskStatusNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.TTL != nil || x.has&uint64(0x80) != 0 {
+	if x.missing&uint64(0x80) == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)

@@ -5,6 +5,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 

@@ -467,7 +467,7 @@ type CancelTaskResult struct {
 	// TTL: Actual retention duration from creation in milliseconds, null for unlimited.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	TTL *int64 `json:"ttl,omitempty"`
+	TTL *int64 `json:"ttl"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -1952,7 +1952,7 @@ type GetTaskResult struct {
 	// TTL: Actual retention duration from creation in milliseconds, null for unlimited.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	TTL *int64 `json:"ttl,omitempty"`
+	TTL *int64 `json:"ttl"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -5699,7 +5699,7 @@ type Task struct {
 	// TTL: Actual retention duration from creation in milliseconds, null for unlimited.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	TTL *int64 `json:"ttl,omitempty"`
+	TTL *int64 `json:"ttl"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -5863,7 +5863,7 @@ type TaskStatusNotificationParams struct {
 	// TTL: Actual retention duration from creation in milliseconds, null for unlimited.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	TTL *int64 `json:"ttl,omitempty"`
+	TTL *int64 `json:"ttl"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`

@@ -10,6 +10,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -227,9 +228,38 @@ func checkMeta(file string, data []byte) error {
 		return &Error{File: file, Msg: "not a valid schema: " + err.Error()}
 	}
 	if _, err := c.Compile(url); err != nil {
-		return &Error{File: file, Msg: "not a valid schema: " + oneLine(err.Error())}
+		return &Error{File: file, Pointer: metaPointer(err), Msg: "not a valid schema: " + oneLine(err.Error())}
 	}
 	return nil
+}
+
+// metaPointer returns the JSON pointer of the deepest place a metaschema
+// failure names, or "" when err is not a metaschema failure.
+func metaPointer(err error) string {
+	var sve *jsonschema.SchemaValidationError
+	if !errors.As(err, &sve) {
+		return ""
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(sve.Err, &ve) {
+		return ""
+	}
+	deepest := ve.InstanceLocation
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.InstanceLocation) > len(deepest) {
+			deepest = e.InstanceLocation
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	var b strings.Builder
+	for _, tok := range deepest {
+		b.WriteString("/" + escapePointer(tok))
+	}
+	return b.String()
 }
 
 type refusingLoader struct{}

@@ -1,0 +1,92 @@
+package gen_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/gen"
+	"github.com/mcpgen/mcpgen/internal/pipeline"
+	"github.com/mcpgen/mcpgen/internal/shared"
+	"github.com/mcpgen/mcpgen/internal/shared/sharedtest"
+)
+
+// allSchemas lists every supported schema version in the shared folder.
+func allSchemas(tb testing.TB) []pipeline.Schema {
+	tb.Helper()
+	var schemas []pipeline.Schema
+	for _, v := range shared.Versions {
+		schemas = append(schemas, pipeline.Schema{Version: v, File: sharedtest.SchemaPath(tb, v)})
+	}
+	return schemas
+}
+
+// TestStale regenerates generated/mcp in memory and fails when the
+// committed files differ. With -update it rewrites them instead.
+func TestStale(t *testing.T) {
+	files, err := pipeline.Protocol(allSchemas(t), "mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(repoRoot(t), "generated", "mcp")
+	if *update {
+		if err := gen.WriteDir(dir, files); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	never := func(string) bool { return false }
+	if problems := compareFiles(t, dir, files, "", never); len(problems) > 0 {
+		t.Errorf("generated/mcp is stale: run make generate (or go test ./gen -run TestStale -update)\n%s", strings.Join(problems, "\n"))
+	}
+}
+
+// TestDeterministic generates twice from freshly built models and wants the
+// same bytes.
+func TestDeterministic(t *testing.T) {
+	schemas := allSchemas(t)
+	first, err := pipeline.Protocol(schemas, "mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := pipeline.Protocol(schemas, "mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != len(second) {
+		t.Errorf("first run gave %d files, second %d", len(first), len(second))
+	}
+	for name, src := range first {
+		if !bytes.Equal(src, second[name]) {
+			t.Errorf("%s differs between two runs%s", name, firstDiff(src, second[name]))
+		}
+	}
+}
+
+// TestEachVersionAlone generates the package from each schema by itself
+// and builds and vets all five in one temporary module.
+func TestEachVersionAlone(t *testing.T) {
+	pkgs := map[string]map[string][]byte{}
+	for _, s := range allSchemas(t) {
+		files, err := pipeline.Protocol([]pipeline.Schema{s}, "mcp")
+		if err != nil {
+			t.Errorf("%s alone: %v", s.Version, err)
+			continue
+		}
+		pkgs["mcp"+strings.ReplaceAll(s.Version, "-", "_")] = files
+	}
+	buildModule(t, pkgs)
+}
+
+// BenchmarkGenerate measures the whole pipeline for all five schemas:
+// load, metaschema check, model, merge and render.
+func BenchmarkGenerate(b *testing.B) {
+	schemas := allSchemas(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := pipeline.Protocol(schemas, "mcp"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
