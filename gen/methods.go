@@ -109,7 +109,7 @@ func (g *generator) errorCodes(f *jen.File) {
 	var defs []jen.Code
 	seen := map[string]bool{}
 	for _, t := range g.m.Types {
-		if t.Kind != model.Struct || !strings.HasSuffix(t.Name, "Error") {
+		if t.Kind != model.Struct || t.Synthetic || !strings.HasSuffix(t.Name, "Error") {
 			continue
 		}
 		code := constField(t, "code")

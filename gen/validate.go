@@ -44,20 +44,48 @@ func (g *generator) validateBody(t *model.Type) []jen.Code {
 			out = append(out, jen.If(jen.Id("x").Dot("kind").Op("==").Lit(0)).Block(jen.Return(jen.Id("errRequired").Call())))
 			break
 		}
-		out = append(out,
-			jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(jen.Return(jen.Id("errRequired").Call())),
-			jen.Return(jen.Id("x").Dot("Value").Dot("validate").Call(jen.Id("vb"))))
+		out = append(out, jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(jen.Return(jen.Id("errRequired").Call())))
+		// A variant that some versions of the union lack is an error there.
+		var cases []jen.Code
+		for _, v := range t.Variants {
+			if v.Versions&t.Versions == t.Versions {
+				continue
+			}
+			n := g.named(v.Type)
+			typ := jen.Id(n.Name)
+			if n.Kind == model.Struct {
+				typ = jen.Op("*").Id(n.Name)
+			}
+			cases = append(cases, jen.Case(typ).Block(
+				jen.If(jen.Id("vb").Op("&").Add(g.versionMask(v.Versions)).Op("==").Lit(0)).Block(
+					jen.Return(jen.Id("fieldError").Call(jen.Lit(n.Name+" is not a "+t.Name+" in this protocol version"))))))
+		}
+		if len(cases) > 0 {
+			out = append(out, jen.Switch(jen.Id("x").Dot("Value").Assert(jen.Type())).Block(cases...))
+		}
+		out = append(out, jen.Return(jen.Id("x").Dot("Value").Dot("validate").Call(jen.Id("vb"))))
 		return out
 	case model.Enum:
-		var vals []jen.Code
+		var always []jen.Code
 		var names []string
+		var cases []jen.Code
 		for _, v := range t.Values {
-			vals = append(vals, jen.Id(v.GoName))
 			names = append(names, v.Value)
+			if v.Versions&t.Versions == t.Versions {
+				always = append(always, jen.Id(v.GoName))
+				continue
+			}
+			// A value that some versions lack is valid only in the others.
+			cases = append(cases, jen.Case(jen.Id(v.GoName)).Block(
+				jen.If(jen.Id("vb").Op("&").Add(g.versionMask(v.Versions)).Op("!=").Lit(0)).Block(jen.Return(jen.Nil())),
+				jen.Return(jen.Id("fieldError").Call(jen.Lit(quoteJSON(v.Value)+" is not a value of "+t.Name+" in this protocol version")))))
+		}
+		if len(always) > 0 {
+			cases = append([]jen.Code{jen.Case(always...).Block(jen.Return(jen.Nil()))}, cases...)
 		}
 		allowed, _ := json.Marshal(names)
 		out = append(out,
-			jen.Switch(jen.Id("x")).Block(jen.Case(vals...).Block(jen.Return(jen.Nil()))),
+			jen.Switch(jen.Id("x")).Block(cases...),
 			jen.Return(jen.Id("errEnum").Call(jen.String().Parens(jen.Id("x")), jen.Lit(string(allowed)))))
 		return out
 	default:
@@ -75,18 +103,24 @@ func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.C
 		absent := jen.Id("x").Dot("missing").Op("&").Add(fieldBit(i)).Op("!=").Lit(0)
 		switch {
 		case isConst(fd):
-		case g.pointerField(fd) || (n.Kind == model.Primitive && n.Nullable && false):
+		case g.pointerField(fd):
 			absent = jen.Add(absent).Op("||").Add(target.Clone()).Op("==").Nil()
 		case n.Kind == model.Union && !g.scalarUnion(n):
 			absent = jen.Add(absent).Op("||").Add(target.Clone()).Dot("Value").Op("==").Nil()
 		}
-		out = append(out, jen.If(jen.Add(absent).Op("&&").Id("vb").Op("&").Add(g.versionMask(fd.Required)).Op("!=").Lit(0)).Block(
+		out = append(out, jen.If(jen.Parens(absent).Op("&&").Id("vb").Op("&").Add(g.versionMask(fd.Required)).Op("!=").Lit(0)).Block(
 			jen.Return(wrap(jen.Id("errRequired").Call()))))
 	}
 	if isConst(fd) {
 		return out
 	}
 	checks := g.validateValue(target, fd.Type, wrap, 0)
+	if n.Kind == model.Raw && n.RawKind == model.AnyValue && fd.ObjectIn != 0 {
+		// Widened to any value by the merge; some versions want an object.
+		checks = append(checks, jen.If(jen.Id("vb").Op("&").Add(g.versionMask(fd.ObjectIn)).Op("!=").Lit(0).Op("&&").
+			Len(target.Clone()).Op(">").Lit(0).Op("&&").Op("!").Id("rawIsObject").Call(target.Clone())).Block(
+			jen.Return(wrap(jen.Id("errType").Call(jen.Lit("object"), jen.Id("kindOf").Call(target.Clone()))))))
+	}
 	if c := g.partialConst[fd]; c != "" {
 		checks = append(checks, jen.If(jen.Add(target.Clone()).Op("!=").Lit(unquote(c))).Block(jen.Return(wrap(jen.Id("errConst").Call(jen.Lit(c))))))
 	}

@@ -332,6 +332,9 @@ func (l *lowerer) addParts(t *Type, s *schema.Schema, hint string, depth int) er
 		}
 		f := &Field{JSON: prop.Name, GoName: GoName(prop.Name), Doc: strings.TrimSpace(prop.Schema.Description),
 			Type: ft, Pos: posOf(prop.Schema), Versions: Only(l.ver.v)}
+		if ft.Kind == Raw && ft.RawKind == AnyObject {
+			f.ObjectIn = Only(l.ver.v)
+		}
 		if old := t.field(prop.Name); old != nil {
 			merged, err := intersect(old.Type, ft)
 			if err != nil {

@@ -322,6 +322,7 @@ func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
 			old.Type = t
 			old.Versions |= f.Versions
 			old.Required |= f.Required
+			old.ObjectIn |= f.ObjectIn
 			if old.Doc == "" {
 				old.Doc = f.Doc
 			}
@@ -444,6 +445,17 @@ func mergeExpr(owner, field string, a, b *Type, mg *merger) (*Type, error) {
 			r, o = b, a
 		}
 		out := *r
+		if r.RawKind == AnyObject && o.Kind == Ref && mg.openStruct(o.Target) {
+			// An open object in one version and a definition that accepts
+			// unknown members in another: the definition keeps its typing.
+			// Its fields exist only in its own versions, so nothing more is
+			// checked where the property was open.
+			c := *o
+			if c.Doc == "" {
+				c.Doc = r.Doc
+			}
+			return &c, nil
+		}
 		if r.RawKind == AnyValue || isObjectShape(o, mg) {
 			if a.Doc != "" {
 				out.Doc = a.Doc
@@ -586,6 +598,13 @@ func (mg *merger) contains(big, small *Type, depth int) bool {
 		return true
 	}
 	return false
+}
+
+// openStruct reports whether the named type is a struct that keeps
+// members it does not name.
+func (mg *merger) openStruct(name string) bool {
+	t := mg.lookup(name)
+	return t != nil && t.Kind == Struct && t.Extra != nil && t.Extra.Kind == Raw && t.Extra.RawKind == AnyValue
 }
 
 // isObjectShape reports whether t always describes a JSON object.

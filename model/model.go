@@ -166,6 +166,9 @@ type Field struct {
 	// Versions the property exists in, and those it is required in.
 	Versions VersionSet
 	Required VersionSet
+	// ObjectIn are the versions in which a property kept as raw JSON must
+	// be an object (the merge widened it to any value for the others).
+	ObjectIn VersionSet
 }
 
 // Variant is one member of a union. Its type is a Ref to a named type.

@@ -26,11 +26,6 @@ var knownDifferences = []difference{
 			`resultType is "input_required"`},
 	{"ReadResourceResultResponse", "result", true,
 		"as for CallToolResultResponse: a broken ReadResourceResult still matches the open InputRequiredResult"},
-	{"ClientCapabilities", "elicitation", false,
-		"elicitation is an open object up to 2025-06-18, so the merged type keeps it as a raw JSON object " +
-			"checked by kind only; the members form and url that 2025-11-25 adds are not checked"},
-	{"ClientCapabilities", "sampling", false,
-		"as for elicitation: sampling is an open object up to 2025-06-18; context and tools are not checked"},
 }
 
 // knownDifference returns the entry that covers mutant mu of def when the

@@ -755,7 +755,8 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(ResultMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "content":
@@ -811,9 +812,12 @@ func (x CallToolResult) MarshalJSON() ([]byte, error) {
 func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"content\":"...)
@@ -1350,7 +1354,8 @@ func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(NotificationMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "reason":
@@ -1381,9 +1386,12 @@ func (x CancelledNotificationParams) MarshalJSON() ([]byte, error) {
 func (x *CancelledNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Reason != "" {
 		dst = append(dst, ",\"reason\":"...)
@@ -1425,7 +1433,8 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "elicitation":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Elicitation); err != nil {
+			x.Elicitation = new(ClientCapabilitiesElicitation)
+			if err := x.Elicitation.decode(s); err != nil {
 				return atField(err, "elicitation")
 			}
 		case "experimental":
@@ -1456,12 +1465,14 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 			}
 		case "roots":
 			seen |= uint64(0x8)
-			if err := decodeRawObject(s, &x.Roots); err != nil {
+			x.Roots = new(ClientCapabilitiesRoots)
+			if err := x.Roots.decode(s); err != nil {
 				return atField(err, "roots")
 			}
 		case "sampling":
 			seen |= uint64(0x10)
-			if err := decodeRawObject(s, &x.Sampling); err != nil {
+			x.Sampling = new(ClientCapabilitiesSampling)
+			if err := x.Sampling.decode(s); err != nil {
 				return atField(err, "sampling")
 			}
 		case "tasks":
@@ -1488,9 +1499,12 @@ func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
 func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Elicitation != nil || x.has&uint64(0x1) != 0 {
+	if x.Elicitation != nil {
 		dst = append(dst, ",\"elicitation\":"...)
-		dst = appendRaw(dst, x.Elicitation, "{}")
+		dst, err = x.Elicitation.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "elicitation")
+		}
 	}
 	if x.Experimental != nil || x.has&uint64(0x2) != 0 {
 		dst = append(dst, ",\"experimental\":"...)
@@ -1512,13 +1526,19 @@ func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if x.Roots != nil || x.has&uint64(0x8) != 0 {
+	if x.Roots != nil {
 		dst = append(dst, ",\"roots\":"...)
-		dst = appendRaw(dst, x.Roots, "{}")
+		dst, err = x.Roots.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "roots")
+		}
 	}
-	if x.Sampling != nil || x.has&uint64(0x10) != 0 {
+	if x.Sampling != nil {
 		dst = append(dst, ",\"sampling\":"...)
-		dst = appendRaw(dst, x.Sampling, "{}")
+		dst, err = x.Sampling.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "sampling")
+		}
 	}
 	if x.Tasks != nil {
 		dst = append(dst, ",\"tasks\":"...)
@@ -2708,7 +2728,8 @@ func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(ResultMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "completion":
@@ -2739,9 +2760,12 @@ func (x CompleteResult) MarshalJSON() ([]byte, error) {
 func (x *CompleteResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"completion\":"...)
@@ -5643,7 +5667,8 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(ResultMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "description":
@@ -5694,9 +5719,12 @@ func (x GetPromptResult) MarshalJSON() ([]byte, error) {
 func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
@@ -8410,7 +8438,8 @@ func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 			}
 		case "params":
 			seen |= uint64(0x4)
-			if err := decodeRawObject(s, &x.Params); err != nil {
+			x.Params = new(JSONRPCNotificationParams)
+			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
 		default:
@@ -8430,6 +8459,7 @@ func (x JSONRPCNotification) MarshalJSON() ([]byte, error) {
 }
 func (x *JSONRPCNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
+	var err error
 	if x.missing&uint64(0x1) == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
@@ -8438,9 +8468,12 @@ func (x *JSONRPCNotification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
-	if x.Params != nil || x.has&uint64(0x4) != 0 {
+	if x.Params != nil {
 		dst = append(dst, ",\"params\":"...)
-		dst = appendRaw(dst, x.Params, "{}")
+		dst, err = x.Params.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "params")
+		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
 	if len(dst) == start {
@@ -8539,7 +8572,8 @@ func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "params":
 			seen |= uint64(0x8)
-			if err := decodeRawObject(s, &x.Params); err != nil {
+			x.Params = new(JSONRPCRequestParams)
+			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
 		default:
@@ -8575,9 +8609,12 @@ func (x *JSONRPCRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
-	if x.Params != nil || x.has&uint64(0x8) != 0 {
+	if x.Params != nil {
 		dst = append(dst, ",\"params\":"...)
-		dst = appendRaw(dst, x.Params, "{}")
+		dst, err = x.Params.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "params")
+		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
 	if len(dst) == start {
@@ -9265,7 +9302,8 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(ResultMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
@@ -9326,9 +9364,12 @@ func (x ListPromptsResult) MarshalJSON() ([]byte, error) {
 func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"cacheScope\":"...)
@@ -9582,7 +9623,8 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(ResultMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
@@ -9643,9 +9685,12 @@ func (x ListResourceTemplatesResult) MarshalJSON() ([]byte, error) {
 func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"cacheScope\":"...)
@@ -9899,7 +9944,8 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(ResultMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
@@ -9960,9 +10006,12 @@ func (x ListResourcesResult) MarshalJSON() ([]byte, error) {
 func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"cacheScope\":"...)
@@ -10634,7 +10683,8 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(ResultMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
@@ -10695,9 +10745,12 @@ func (x ListToolsResult) MarshalJSON() ([]byte, error) {
 func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"cacheScope\":"...)
@@ -10962,7 +11015,8 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(NotificationMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "data":
@@ -10998,9 +11052,12 @@ func (x LoggingMessageNotificationParams) MarshalJSON() ([]byte, error) {
 func (x *LoggingMessageNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"data\":"...)
@@ -11583,7 +11640,8 @@ func (x *Notification) decode(s *jsonrpc.Scanner) error {
 			}
 		case "params":
 			seen |= uint64(0x2)
-			if err := decodeRawObject(s, &x.Params); err != nil {
+			x.Params = new(NotificationParams)
+			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
 		default:
@@ -11603,13 +11661,17 @@ func (x Notification) MarshalJSON() ([]byte, error) {
 }
 func (x *Notification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
+	var err error
 	if x.missing&uint64(0x1) == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
-	if x.Params != nil || x.has&uint64(0x2) != 0 {
+	if x.Params != nil {
 		dst = append(dst, ",\"params\":"...)
-		dst = appendRaw(dst, x.Params, "{}")
+		dst, err = x.Params.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "params")
+		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
 	if len(dst) == start {
@@ -11697,7 +11759,8 @@ func (x *NotificationParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(NotificationMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		default:
@@ -11717,9 +11780,13 @@ func (x NotificationParams) MarshalJSON() ([]byte, error) {
 }
 func (x *NotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	var err error
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
 	if len(dst) == start {
@@ -12040,7 +12107,8 @@ func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(ResultMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "nextCursor":
@@ -12070,9 +12138,13 @@ func (x PaginatedResult) MarshalJSON() ([]byte, error) {
 }
 func (x *PaginatedResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	var err error
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.has&uint64(0x2) != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
@@ -12605,7 +12677,8 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(NotificationMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "message":
@@ -12646,9 +12719,12 @@ func (x ProgressNotificationParams) MarshalJSON() ([]byte, error) {
 func (x *ProgressNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Message != "" {
 		dst = append(dst, ",\"message\":"...)
@@ -13368,7 +13444,8 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(ResultMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
@@ -13424,9 +13501,12 @@ func (x ReadResourceResult) MarshalJSON() ([]byte, error) {
 func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"cacheScope\":"...)
@@ -13763,7 +13843,8 @@ func (x *Request) decode(s *jsonrpc.Scanner) error {
 			}
 		case "params":
 			seen |= uint64(0x2)
-			if err := decodeRawObject(s, &x.Params); err != nil {
+			x.Params = new(RequestParams)
+			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
 		default:
@@ -13783,13 +13864,17 @@ func (x Request) MarshalJSON() ([]byte, error) {
 }
 func (x *Request) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
+	var err error
 	if x.missing&uint64(0x1) == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
-	if x.Params != nil || x.has&uint64(0x2) != 0 {
+	if x.Params != nil {
 		dst = append(dst, ",\"params\":"...)
-		dst = appendRaw(dst, x.Params, "{}")
+		dst, err = x.Params.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "params")
+		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
 	if len(dst) == start {
@@ -14841,7 +14926,8 @@ func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(NotificationMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "uri":
@@ -14866,9 +14952,13 @@ func (x ResourceUpdatedNotificationParams) MarshalJSON() ([]byte, error) {
 }
 func (x *ResourceUpdatedNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	var err error
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"uri\":"...)
@@ -14903,7 +14993,8 @@ func (x *Result) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			x.Meta = new(ResultMetaObject)
+			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "resultType":
@@ -14928,9 +15019,13 @@ func (x Result) MarshalJSON() ([]byte, error) {
 }
 func (x *Result) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	var err error
+	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
-		dst = appendRaw(dst, x.Meta, "{}")
+		dst, err = x.Meta.appendJSON(dst)
+		if err != nil {
+			return dst, atField(err, "_meta")
+		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"resultType\":"...)

@@ -109,8 +109,6 @@ type Message interface {
 const (
 	// CodeHeaderMismatch is the JSON-RPC error code of HeaderMismatchError.
 	CodeHeaderMismatch = -32020
-	// CodeHeaderMismatchError is the JSON-RPC error code of HeaderMismatchErrorError.
-	CodeHeaderMismatchError = -32020
 	// CodeInternal is the JSON-RPC error code of InternalError.
 	CodeInternal = -32603
 	// CodeInvalidParams is the JSON-RPC error code of InvalidParamsError.
@@ -121,18 +119,12 @@ const (
 	CodeMethodNotFound = -32601
 	// CodeMissingRequiredClientCapability is the JSON-RPC error code of MissingRequiredClientCapabilityError.
 	CodeMissingRequiredClientCapability = -32021
-	// CodeMissingRequiredClientCapabilityError is the JSON-RPC error code of MissingRequiredClientCapabilityErrorError.
-	CodeMissingRequiredClientCapabilityError = -32021
 	// CodeParse is the JSON-RPC error code of ParseError.
 	CodeParse = -32700
 	// CodeURLElicitationRequired is the JSON-RPC error code of URLElicitationRequiredError.
 	CodeURLElicitationRequired = -32042
-	// CodeURLElicitationRequiredError is the JSON-RPC error code of URLElicitationRequiredErrorError.
-	CodeURLElicitationRequiredError = -32042
 	// CodeUnsupportedProtocolVersion is the JSON-RPC error code of UnsupportedProtocolVersionError.
 	CodeUnsupportedProtocolVersion = -32022
-	// CodeUnsupportedProtocolVersionError is the JSON-RPC error code of UnsupportedProtocolVersionErrorError.
-	CodeUnsupportedProtocolVersionError = -32022
 )
 
 // Method names.

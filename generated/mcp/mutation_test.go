@@ -141,6 +141,7 @@ type mutant struct {
 	kind   string   // drop, const, enum or type
 	path   string   // the JSON path of what was changed, as FieldError writes it
 	unions []string // paths of the anyOf values that enclose it, outermost first
+	steps  []step   // the path as member names and indexes
 	doc    any      // the whole mutated message
 }
 
@@ -300,7 +301,7 @@ func (m *mutator) emit(kind string, at []step, unions []string, to any) {
 			parent.(map[string]any)[last] = to
 		}
 	}
-	m.out = append(m.out, mutant{name: name, kind: kind, path: path, unions: slices.Clip(unions), doc: doc})
+	m.out = append(m.out, mutant{name: name, kind: kind, path: path, unions: slices.Clip(unions), steps: slices.Clone(at), doc: doc})
 }
 
 func deepCopy(v any) any {

@@ -302,7 +302,7 @@ type CallToolRequestParams struct {
 // CallToolResult: The result returned by the server for a {@link CallToolRequesttools/call} request.
 type CallToolResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// Content: A list of content objects that represent the unstructured result of the tool call.
 	Content []ContentBlock `json:"content"`
 	// IsError: Whether the tool call ended in an error.
@@ -513,7 +513,7 @@ type CancelledNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *NotificationMetaObject `json:"_meta,omitempty"`
 	// Reason: An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
 	Reason string `json:"reason,omitempty"`
 	// RequestID: The ID of the request to cancel.
@@ -535,7 +535,7 @@ type ClientCapabilities struct {
 	// Elicitation: Present if the client supports elicitation from the server.
 	//
 	// Since 2025-06-18.
-	Elicitation json.RawMessage `json:"elicitation,omitempty"`
+	Elicitation *ClientCapabilitiesElicitation `json:"elicitation,omitempty"`
 	// Experimental: Experimental, non-standard capabilities that the client supports.
 	Experimental json.RawMessage `json:"experimental,omitempty"`
 	// Extensions: Optional MCP extensions that the client supports. Keys are extension identifiers
@@ -548,9 +548,9 @@ type ClientCapabilities struct {
 	// Since 2026-07-28.
 	Extensions map[string]JSONObject `json:"extensions,omitempty"`
 	// Roots: Present if the client supports listing roots.
-	Roots json.RawMessage `json:"roots,omitempty"`
+	Roots *ClientCapabilitiesRoots `json:"roots,omitempty"`
 	// Sampling: Present if the client supports sampling from an LLM.
-	Sampling json.RawMessage `json:"sampling,omitempty"`
+	Sampling *ClientCapabilitiesSampling `json:"sampling,omitempty"`
 	// Tasks: Present if the client supports task-augmented requests.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
@@ -855,7 +855,7 @@ type CompleteRequestParamsRefVariant interface {
 // CompleteResult: The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
 type CompleteResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// Completion is defined by the MCP schema.
 	Completion CompleteResultCompletion `json:"completion"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
@@ -1739,7 +1739,7 @@ type GetPromptRequestParams struct {
 // GetPromptResult: The result returned by the server for a {@link GetPromptRequestprompts/get} request.
 type GetPromptResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// Description: An optional description for the prompt.
 	Description string `json:"description,omitempty"`
 	// Messages is defined by the MCP schema.
@@ -2608,7 +2608,7 @@ type JSONRPCNotification struct {
 	// Method is defined by the MCP schema.
 	Method string `json:"method"`
 	// Params is defined by the MCP schema.
-	Params json.RawMessage `json:"params,omitempty"`
+	Params *JSONRPCNotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -2647,7 +2647,7 @@ type JSONRPCRequest struct {
 	// Method is defined by the MCP schema.
 	Method string `json:"method"`
 	// Params is defined by the MCP schema.
-	Params json.RawMessage `json:"params,omitempty"`
+	Params *JSONRPCRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -2839,7 +2839,7 @@ func (*ListPromptsRequest) isClientRequestVariant() {}
 // ListPromptsResult: The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
 type ListPromptsResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 	// `Cache-Control: public` vs `Cache-Control: private`.
 	//
@@ -2966,7 +2966,7 @@ func (*ListResourceTemplatesRequest) isClientRequestVariant() {}
 // ListResourceTemplatesResult: The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
 type ListResourceTemplatesResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 	// `Cache-Control: public` vs `Cache-Control: private`.
 	//
@@ -3093,7 +3093,7 @@ func (*ListResourcesRequest) isClientRequestVariant() {}
 // ListResourcesResult: The result returned by the server for a {@link ListResourcesRequestresources/list} request.
 type ListResourcesResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 	// `Cache-Control: public` vs `Cache-Control: private`.
 	//
@@ -3347,7 +3347,7 @@ func (*ListToolsRequest) isClientRequestVariant() {}
 // ListToolsResult: The result returned by the server for a {@link ListToolsRequesttools/list} request.
 type ListToolsResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 	// `Cache-Control: public` vs `Cache-Control: private`.
 	//
@@ -3498,7 +3498,7 @@ type LoggingMessageNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *NotificationMetaObject `json:"_meta,omitempty"`
 	// Data: The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
 	Data json.RawMessage `json:"data"`
 	// Level: The severity of this log message.
@@ -3711,7 +3711,7 @@ type Notification struct {
 	// Method is defined by the MCP schema.
 	Method string `json:"method"`
 	// Params is defined by the MCP schema.
-	Params json.RawMessage `json:"params,omitempty"`
+	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -3752,7 +3752,7 @@ type NotificationMetaObject struct {
 // NotificationParams: Common params for any notification.
 type NotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *NotificationMetaObject `json:"_meta,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -3866,7 +3866,7 @@ type PaginatedRequestParams struct {
 // PaginatedResult is defined by the MCP schema.
 type PaginatedResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// NextCursor: An opaque token representing the pagination position after the last returned result.
 	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
@@ -4019,7 +4019,7 @@ type ProgressNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *NotificationMetaObject `json:"_meta,omitempty"`
 	// Message: An optional message describing the current progress.
 	//
 	// Since 2025-03-26.
@@ -4276,7 +4276,7 @@ type ReadResourceRequestParams struct {
 // ReadResourceResult: The result returned by the server for a {@link ReadResourceRequestresources/read} request.
 type ReadResourceResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// CacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 	// `Cache-Control: public` vs `Cache-Control: private`.
 	//
@@ -4426,7 +4426,7 @@ type Request struct {
 	// Method is defined by the MCP schema.
 	Method string `json:"method"`
 	// Params is defined by the MCP schema.
-	Params json.RawMessage `json:"params,omitempty"`
+	Params *RequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -4836,7 +4836,7 @@ type ResourceUpdatedNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *NotificationMetaObject `json:"_meta,omitempty"`
 	// URI: The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
 	URI string `json:"uri"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4852,7 +4852,7 @@ type ResourceUpdatedNotificationParams struct {
 // Result: Common result fields.
 type Result struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
 	//

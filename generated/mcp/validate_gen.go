@@ -58,7 +58,7 @@ func (x *AudioContent) validate(vb VersionSet) error {
 			return atField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "data")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -66,10 +66,10 @@ func (x *AudioContent) validate(vb VersionSet) error {
 			return atField(errFormat("byte"), "data")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "mimeType")
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -89,7 +89,7 @@ func (x *BaseMetadata) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *BaseMetadata) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "name")
 	}
 	return nil
@@ -114,7 +114,7 @@ func (x *BlobResourceContents) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "blob")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -122,7 +122,7 @@ func (x *BlobResourceContents) validate(vb VersionSet) error {
 			return atField(errFormat("byte"), "blob")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -147,7 +147,7 @@ func (x *BooleanSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *BooleanSchema) validate(vb VersionSet) error {
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -172,7 +172,7 @@ func (x *CacheableResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -180,10 +180,10 @@ func (x *CacheableResult) validate(vb VersionSet) error {
 			return atField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -229,7 +229,7 @@ func (x *CallToolRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CallToolRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -237,7 +237,7 @@ func (x *CallToolRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -245,10 +245,10 @@ func (x *CallToolRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -273,7 +273,7 @@ func (x *CallToolRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CallToolRequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 || x.Meta == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -293,7 +293,7 @@ func (x *CallToolRequestParams) validate(vb VersionSet) error {
 			return atField(err, "inputResponses")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
@@ -320,12 +320,12 @@ func (x *CallToolResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CallToolResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if x.Meta != nil {
+		if err := x.Meta.validate(vb); err != nil {
+			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "content")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -335,8 +335,13 @@ func (x *CallToolResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
+	}
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x10) != 0 || x.StructuredContent != nil) {
+		if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && len(x.StructuredContent) > 0 && !rawIsObject(x.StructuredContent) {
+			return atField(errType("object", kindOf(x.StructuredContent)), "structuredContent")
+		}
 	}
 	return nil
 }
@@ -355,7 +360,7 @@ func (x *CallToolResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CallToolResultResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -363,10 +368,10 @@ func (x *CallToolResultResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 || x.Result.Value == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -411,7 +416,7 @@ func (x *CancelTaskRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CancelTaskRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -419,13 +424,13 @@ func (x *CancelTaskRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -450,7 +455,7 @@ func (x *CancelTaskRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CancelTaskRequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
 	return nil
@@ -475,13 +480,13 @@ func (x *CancelTaskResult) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "createdAt")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "lastUpdatedAt")
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "status")
 	}
 	if x.missing&uint64(0x10) == 0 {
@@ -489,10 +494,10 @@ func (x *CancelTaskResult) validate(vb VersionSet) error {
 			return atField(err, "status")
 		}
 	}
-	if x.missing&uint64(0x40) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
-	if x.missing&uint64(0x80) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "ttl")
 	}
 	return nil
@@ -512,7 +517,7 @@ func (x *CancelledNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CancelledNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -520,10 +525,10 @@ func (x *CancelledNotification) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -548,12 +553,14 @@ func (x *CancelledNotificationParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CancelledNotificationParams) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+		if x.Meta != nil {
+			if err := x.Meta.validate(vb); err != nil {
+				return atField(err, "_meta")
+			}
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20260728) != 0 {
 		return atField(errRequired(), "requestId")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -578,9 +585,11 @@ func (x *ClientCapabilities) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ClientCapabilities) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Elicitation != nil) {
-		if len(x.Elicitation) > 0 && !rawIsObject(x.Elicitation) {
-			return atField(errType("object", kindOf(x.Elicitation)), "elicitation")
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+		if x.Elicitation != nil {
+			if err := x.Elicitation.validate(vb); err != nil {
+				return atField(err, "elicitation")
+			}
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Experimental != nil {
@@ -595,14 +604,14 @@ func (x *ClientCapabilities) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Roots != nil {
-		if len(x.Roots) > 0 && !rawIsObject(x.Roots) {
-			return atField(errType("object", kindOf(x.Roots)), "roots")
+	if x.Roots != nil {
+		if err := x.Roots.validate(vb); err != nil {
+			return atField(err, "roots")
 		}
 	}
-	if x.has&uint64(0x10) != 0 || x.Sampling != nil {
-		if len(x.Sampling) > 0 && !rawIsObject(x.Sampling) {
-			return atField(errType("object", kindOf(x.Sampling)), "sampling")
+	if x.Sampling != nil {
+		if err := x.Sampling.validate(vb); err != nil {
+			return atField(err, "sampling")
 		}
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
@@ -806,6 +815,24 @@ func (x ClientNotification) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
+	switch x.Value.(type) {
+	case *InitializedNotification:
+		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("InitializedNotification is not a ClientNotification in this protocol version")
+		}
+	case *ProgressNotification:
+		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("ProgressNotification is not a ClientNotification in this protocol version")
+		}
+	case *TaskStatusNotification:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("TaskStatusNotification is not a ClientNotification in this protocol version")
+		}
+	case *RootsListChangedNotification:
+		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("RootsListChangedNotification is not a ClientNotification in this protocol version")
+		}
+	}
 	return x.Value.validate(vb)
 }
 
@@ -825,6 +852,52 @@ func (x *ClientRequest) ValidateVersion(v ProtocolVersion) error {
 func (x ClientRequest) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
+	}
+	switch x.Value.(type) {
+	case *DiscoverRequest:
+		if vb&VersionSet(bitVersion20260728) == 0 {
+			return fieldError("DiscoverRequest is not a ClientRequest in this protocol version")
+		}
+	case *SubscriptionsListenRequest:
+		if vb&VersionSet(bitVersion20260728) == 0 {
+			return fieldError("SubscriptionsListenRequest is not a ClientRequest in this protocol version")
+		}
+	case *InitializeRequest:
+		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("InitializeRequest is not a ClientRequest in this protocol version")
+		}
+	case *PingRequest:
+		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("PingRequest is not a ClientRequest in this protocol version")
+		}
+	case *SubscribeRequest:
+		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("SubscribeRequest is not a ClientRequest in this protocol version")
+		}
+	case *UnsubscribeRequest:
+		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("UnsubscribeRequest is not a ClientRequest in this protocol version")
+		}
+	case *GetTaskRequest:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("GetTaskRequest is not a ClientRequest in this protocol version")
+		}
+	case *GetTaskPayloadRequest:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("GetTaskPayloadRequest is not a ClientRequest in this protocol version")
+		}
+	case *CancelTaskRequest:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("CancelTaskRequest is not a ClientRequest in this protocol version")
+		}
+	case *ListTasksRequest:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("ListTasksRequest is not a ClientRequest in this protocol version")
+		}
+	case *SetLevelRequest:
+		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("SetLevelRequest is not a ClientRequest in this protocol version")
+		}
 	}
 	return x.Value.validate(vb)
 }
@@ -846,6 +919,36 @@ func (x ClientResult) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
+	switch x.Value.(type) {
+	case *GetTaskResult:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("GetTaskResult is not a ClientResult in this protocol version")
+		}
+	case *GetTaskPayloadResult:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("GetTaskPayloadResult is not a ClientResult in this protocol version")
+		}
+	case *CancelTaskResult:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("CancelTaskResult is not a ClientResult in this protocol version")
+		}
+	case *ListTasksResult:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("ListTasksResult is not a ClientResult in this protocol version")
+		}
+	case *CreateMessageResult:
+		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("CreateMessageResult is not a ClientResult in this protocol version")
+		}
+	case *ListRootsResult:
+		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("ListRootsResult is not a ClientResult in this protocol version")
+		}
+	case *ElicitResult:
+		if vb&VersionSet(bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("ElicitResult is not a ClientResult in this protocol version")
+		}
+	}
 	return x.Value.validate(vb)
 }
 
@@ -863,7 +966,7 @@ func (x *CompleteRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CompleteRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -871,7 +974,7 @@ func (x *CompleteRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -879,10 +982,10 @@ func (x *CompleteRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -907,7 +1010,7 @@ func (x *CompleteRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CompleteRequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 || x.Meta == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -917,7 +1020,7 @@ func (x *CompleteRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "argument")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -932,7 +1035,7 @@ func (x *CompleteRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x8) != 0 || x.Ref.Value == nil && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.Ref.Value == nil) && vb&allVersions != 0 {
 		return atField(errRequired(), "ref")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -957,10 +1060,10 @@ func (x *CompleteRequestParamsArgument) ValidateVersion(v ProtocolVersion) error
 	return x.validate(vb)
 }
 func (x *CompleteRequestParamsArgument) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "value")
 	}
 	return nil
@@ -1017,12 +1120,12 @@ func (x *CompleteResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CompleteResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if x.Meta != nil {
+		if err := x.Meta.validate(vb); err != nil {
+			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "completion")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -1030,7 +1133,7 @@ func (x *CompleteResult) validate(vb VersionSet) error {
 			return atField(err, "completion")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -1050,7 +1153,7 @@ func (x *CompleteResultCompletion) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CompleteResultCompletion) validate(vb VersionSet) error {
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "values")
 	}
 	return nil
@@ -1070,7 +1173,7 @@ func (x *CompleteResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CompleteResultResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -1078,10 +1181,10 @@ func (x *CompleteResultResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -1109,6 +1212,16 @@ func (x ContentBlock) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
+	switch x.Value.(type) {
+	case *AudioContent:
+		if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("AudioContent is not a ContentBlock in this protocol version")
+		}
+	case *ResourceLink:
+		if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("ResourceLink is not a ContentBlock in this protocol version")
+		}
+	}
 	return x.Value.validate(vb)
 }
 
@@ -1126,10 +1239,10 @@ func (x *CreateMessageRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CreateMessageRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -1137,7 +1250,7 @@ func (x *CreateMessageRequest) validate(vb VersionSet) error {
 			return atField(err, "params")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x4) == 0) {
@@ -1145,7 +1258,7 @@ func (x *CreateMessageRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x8) == 0) {
@@ -1175,10 +1288,10 @@ func (x *CreateMessageRequestParams) validate(vb VersionSet) error {
 			return atField(err, "includeContext")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "maxTokens")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "messages")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -1291,7 +1404,7 @@ func (x *CreateMessageResult) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 || x.Content.Value == nil && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
 		return atField(errRequired(), "content")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -1299,10 +1412,10 @@ func (x *CreateMessageResult) validate(vb VersionSet) error {
 			return atField(err, "content")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "model")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "role")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -1329,6 +1442,24 @@ func (x *CreateMessageResultContent) ValidateVersion(v ProtocolVersion) error {
 func (x CreateMessageResultContent) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
+	}
+	switch x.Value.(type) {
+	case *AudioContent:
+		if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("AudioContent is not a CreateMessageResultContent in this protocol version")
+		}
+	case *ToolUseContent:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("ToolUseContent is not a CreateMessageResultContent in this protocol version")
+		}
+	case *ToolResultContent:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("ToolResultContent is not a CreateMessageResultContent in this protocol version")
+		}
+	case CreateMessageResultContentArray:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("CreateMessageResultContentArray is not a CreateMessageResultContent in this protocol version")
+		}
 	}
 	return x.Value.validate(vb)
 }
@@ -1374,7 +1505,7 @@ func (x *CreateTaskResult) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "task")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -1416,7 +1547,7 @@ func (x *DiscoverRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *DiscoverRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -1424,13 +1555,13 @@ func (x *DiscoverRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -1460,7 +1591,7 @@ func (x *DiscoverResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -1468,7 +1599,7 @@ func (x *DiscoverResult) validate(vb VersionSet) error {
 			return atField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "capabilities")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -1476,13 +1607,13 @@ func (x *DiscoverResult) validate(vb VersionSet) error {
 			return atField(err, "capabilities")
 		}
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if x.missing&uint64(0x20) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "supportedVersions")
 	}
-	if x.missing&uint64(0x40) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if x.missing&uint64(0x40) == 0 {
@@ -1528,7 +1659,7 @@ func (x *DiscoverResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *DiscoverResultResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -1536,10 +1667,10 @@ func (x *DiscoverResultResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -1564,10 +1695,10 @@ func (x *ElicitRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ElicitRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x2) != 0 || x.Params.Value == nil && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.Params.Value == nil) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -1575,7 +1706,7 @@ func (x *ElicitRequest) validate(vb VersionSet) error {
 			return atField(err, "params")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x4) == 0) {
@@ -1583,7 +1714,7 @@ func (x *ElicitRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x8) == 0) {
@@ -1608,7 +1739,7 @@ func (x *ElicitRequestFormParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ElicitRequestFormParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Mode != "") {
@@ -1616,7 +1747,7 @@ func (x *ElicitRequestFormParams) validate(vb VersionSet) error {
 			return atField(errConst("\"form\""), "mode")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "requestedSchema")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -1677,7 +1808,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) ValidateVersion(v ProtocolVersi
 	return x.validate(vb)
 }
 func (x *ElicitRequestFormParamsRequestedSchema) validate(vb VersionSet) error {
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "properties")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -1687,7 +1818,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -1710,6 +1841,12 @@ func (x ElicitRequestParams) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
+	switch x.Value.(type) {
+	case *ElicitRequestURLParams:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("ElicitRequestURLParams is not a ElicitRequestParams in this protocol version")
+		}
+	}
 	return x.Value.validate(vb)
 }
 
@@ -1727,13 +1864,13 @@ func (x *ElicitRequestURLParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ElicitRequestURLParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "mode")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "url")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -1748,7 +1885,7 @@ func (x *ElicitRequestURLParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "elicitationId")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
@@ -1797,7 +1934,7 @@ func (x *ElicitResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ElicitResult) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "action")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -1857,6 +1994,12 @@ func (x *ElicitResultContentValue) ValidateVersion(v ProtocolVersion) error {
 func (x ElicitResultContentValue) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
+	}
+	switch x.Value.(type) {
+	case ElicitResultContentValueArray:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("ElicitResultContentValueArray is not a ElicitResultContentValue in this protocol version")
+		}
 	}
 	return x.Value.validate(vb)
 }
@@ -1943,13 +2086,13 @@ func (x *ElicitationCompleteNotification) ValidateVersion(v ProtocolVersion) err
 	return x.validate(vb)
 }
 func (x *ElicitationCompleteNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -1974,7 +2117,7 @@ func (x *ElicitationCompleteNotificationParams) ValidateVersion(v ProtocolVersio
 	return x.validate(vb)
 }
 func (x *ElicitationCompleteNotificationParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "elicitationId")
 	}
 	return nil
@@ -2004,7 +2147,7 @@ func (x *EmbeddedResource) validate(vb VersionSet) error {
 			return atField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 || x.Resource.Value == nil && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.Resource.Value == nil) && vb&allVersions != 0 {
 		return atField(errRequired(), "resource")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -2012,7 +2155,7 @@ func (x *EmbeddedResource) validate(vb VersionSet) error {
 			return atField(err, "resource")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -2055,6 +2198,24 @@ func (x EnumSchema) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
+	switch x.Value.(type) {
+	case *UntitledSingleSelectEnumSchema:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("UntitledSingleSelectEnumSchema is not a EnumSchema in this protocol version")
+		}
+	case *TitledSingleSelectEnumSchema:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("TitledSingleSelectEnumSchema is not a EnumSchema in this protocol version")
+		}
+	case *UntitledMultiSelectEnumSchema:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("UntitledMultiSelectEnumSchema is not a EnumSchema in this protocol version")
+		}
+	case *TitledMultiSelectEnumSchema:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("TitledMultiSelectEnumSchema is not a EnumSchema in this protocol version")
+		}
+	}
 	return x.Value.validate(vb)
 }
 
@@ -2072,10 +2233,10 @@ func (x *Error) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Error) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "code")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -2095,7 +2256,7 @@ func (x *GetPromptRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetPromptRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -2103,7 +2264,7 @@ func (x *GetPromptRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -2111,10 +2272,10 @@ func (x *GetPromptRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -2139,7 +2300,7 @@ func (x *GetPromptRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetPromptRequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 || x.Meta == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -2154,7 +2315,7 @@ func (x *GetPromptRequestParams) validate(vb VersionSet) error {
 			return atField(err, "inputResponses")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
 	return nil
@@ -2174,12 +2335,12 @@ func (x *GetPromptResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetPromptResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if x.Meta != nil {
+		if err := x.Meta.validate(vb); err != nil {
+			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "messages")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -2189,7 +2350,7 @@ func (x *GetPromptResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -2209,7 +2370,7 @@ func (x *GetPromptResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetPromptResultResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -2217,10 +2378,10 @@ func (x *GetPromptResultResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 || x.Result.Value == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -2265,7 +2426,7 @@ func (x *GetTaskPayloadRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetTaskPayloadRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -2273,13 +2434,13 @@ func (x *GetTaskPayloadRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -2304,7 +2465,7 @@ func (x *GetTaskPayloadRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetTaskPayloadRequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
 	return nil
@@ -2346,7 +2507,7 @@ func (x *GetTaskRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetTaskRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -2354,13 +2515,13 @@ func (x *GetTaskRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -2385,7 +2546,7 @@ func (x *GetTaskRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetTaskRequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
 	return nil
@@ -2410,13 +2571,13 @@ func (x *GetTaskResult) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "createdAt")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "lastUpdatedAt")
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "status")
 	}
 	if x.missing&uint64(0x10) == 0 {
@@ -2424,10 +2585,10 @@ func (x *GetTaskResult) validate(vb VersionSet) error {
 			return atField(err, "status")
 		}
 	}
-	if x.missing&uint64(0x40) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
-	if x.missing&uint64(0x80) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "ttl")
 	}
 	return nil
@@ -2447,7 +2608,7 @@ func (x *HeaderMismatchError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *HeaderMismatchError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "error")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -2460,7 +2621,7 @@ func (x *HeaderMismatchError) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	return nil
@@ -2480,10 +2641,10 @@ func (x *HeaderMismatchErrorError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *HeaderMismatchErrorError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -2503,7 +2664,7 @@ func (x *Icon) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Icon) validate(vb VersionSet) error {
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "src")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -2588,7 +2749,7 @@ func (x *ImageContent) validate(vb VersionSet) error {
 			return atField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "data")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -2596,10 +2757,10 @@ func (x *ImageContent) validate(vb VersionSet) error {
 			return atField(errFormat("byte"), "data")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "mimeType")
 	}
-	if x.missing&uint64(0x10) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -2626,10 +2787,10 @@ func (x *Implementation) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
-	if x.missing&uint64(0x10) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "version")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.WebsiteURL != "") {
@@ -2654,7 +2815,7 @@ func (x *InitializeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InitializeRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -2662,7 +2823,7 @@ func (x *InitializeRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -2670,10 +2831,10 @@ func (x *InitializeRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -2705,7 +2866,7 @@ func (x *InitializeRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "capabilities")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -2713,7 +2874,7 @@ func (x *InitializeRequestParams) validate(vb VersionSet) error {
 			return atField(err, "capabilities")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "clientInfo")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -2721,7 +2882,7 @@ func (x *InitializeRequestParams) validate(vb VersionSet) error {
 			return atField(err, "clientInfo")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "protocolVersion")
 	}
 	return nil
@@ -2768,7 +2929,7 @@ func (x *InitializeResult) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "capabilities")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -2776,10 +2937,10 @@ func (x *InitializeResult) validate(vb VersionSet) error {
 			return atField(err, "capabilities")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "protocolVersion")
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "serverInfo")
 	}
 	if x.missing&uint64(0x10) == 0 {
@@ -2804,7 +2965,7 @@ func (x *InitializedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InitializedNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -2812,7 +2973,7 @@ func (x *InitializedNotification) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -2889,7 +3050,7 @@ func (x *InputRequiredResult) validate(vb VersionSet) error {
 			return atField(err, "inputRequests")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -2929,7 +3090,7 @@ func (x *InputResponseRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InputResponseRequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -2981,10 +3142,10 @@ func (x *InternalError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InternalError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -3004,10 +3165,10 @@ func (x *InvalidParamsError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InvalidParamsError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -3027,10 +3188,10 @@ func (x *InvalidRequestError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InvalidRequestError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -3178,7 +3339,7 @@ func (x *JSONRPCErrorResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *JSONRPCErrorResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "error")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -3186,7 +3347,7 @@ func (x *JSONRPCErrorResponse) validate(vb VersionSet) error {
 			return atField(err, "error")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
@@ -3194,7 +3355,7 @@ func (x *JSONRPCErrorResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	return nil
@@ -3217,6 +3378,16 @@ func (x JSONRPCMessage) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
+	switch x.Value.(type) {
+	case JSONRPCBatchRequest:
+		if vb&VersionSet(bitVersion20250326) == 0 {
+			return fieldError("JSONRPCBatchRequest is not a JSONRPCMessage in this protocol version")
+		}
+	case JSONRPCBatchResponse:
+		if vb&VersionSet(bitVersion20250326) == 0 {
+			return fieldError("JSONRPCBatchResponse is not a JSONRPCMessage in this protocol version")
+		}
+	}
 	return x.Value.validate(vb)
 }
 
@@ -3234,15 +3405,15 @@ func (x *JSONRPCNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *JSONRPCNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.has&uint64(0x4) != 0 || x.Params != nil {
-		if len(x.Params) > 0 && !rawIsObject(x.Params) {
-			return atField(errType("object", kindOf(x.Params)), "params")
+	if x.Params != nil {
+		if err := x.Params.validate(vb); err != nil {
+			return atField(err, "params")
 		}
 	}
 	return nil
@@ -3284,7 +3455,7 @@ func (x *JSONRPCRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *JSONRPCRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -3292,15 +3463,15 @@ func (x *JSONRPCRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.has&uint64(0x8) != 0 || x.Params != nil {
-		if len(x.Params) > 0 && !rawIsObject(x.Params) {
-			return atField(errType("object", kindOf(x.Params)), "params")
+	if x.Params != nil {
+		if err := x.Params.validate(vb); err != nil {
+			return atField(err, "params")
 		}
 	}
 	return nil
@@ -3367,6 +3538,12 @@ func (x JSONRPCResponse) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
+	switch x.Value.(type) {
+	case *JSONRPCErrorResponse:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("JSONRPCErrorResponse is not a JSONRPCResponse in this protocol version")
+		}
+	}
 	return x.Value.validate(vb)
 }
 
@@ -3384,7 +3561,7 @@ func (x *JSONRPCResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *JSONRPCResultResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -3392,10 +3569,10 @@ func (x *JSONRPCResultResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -3513,10 +3690,10 @@ func (x *LegacyTitledEnumSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *LegacyTitledEnumSchema) validate(vb VersionSet) error {
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "enum")
 	}
-	if x.missing&uint64(0x20) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -3536,7 +3713,7 @@ func (x *ListPromptsRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListPromptsRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -3544,7 +3721,7 @@ func (x *ListPromptsRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -3552,10 +3729,10 @@ func (x *ListPromptsRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 || x.Params == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.Params != nil {
@@ -3580,12 +3757,12 @@ func (x *ListPromptsResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListPromptsResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if x.Meta != nil {
+		if err := x.Meta.validate(vb); err != nil {
+			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -3593,7 +3770,7 @@ func (x *ListPromptsResult) validate(vb VersionSet) error {
 			return atField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "prompts")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -3603,10 +3780,10 @@ func (x *ListPromptsResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if x.missing&uint64(0x20) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x20) == 0) {
@@ -3652,7 +3829,7 @@ func (x *ListPromptsResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListPromptsResultResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -3660,10 +3837,10 @@ func (x *ListPromptsResultResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -3688,7 +3865,7 @@ func (x *ListResourceTemplatesRequest) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -3696,7 +3873,7 @@ func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -3704,10 +3881,10 @@ func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 || x.Params == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.Params != nil {
@@ -3732,12 +3909,12 @@ func (x *ListResourceTemplatesResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if x.Meta != nil {
+		if err := x.Meta.validate(vb); err != nil {
+			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -3745,7 +3922,7 @@ func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 			return atField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "resourceTemplates")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -3755,10 +3932,10 @@ func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if x.missing&uint64(0x20) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x20) == 0) {
@@ -3804,7 +3981,7 @@ func (x *ListResourceTemplatesResultResponse) ValidateVersion(v ProtocolVersion)
 	return x.validate(vb)
 }
 func (x *ListResourceTemplatesResultResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -3812,10 +3989,10 @@ func (x *ListResourceTemplatesResultResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -3840,7 +4017,7 @@ func (x *ListResourcesRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListResourcesRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -3848,7 +4025,7 @@ func (x *ListResourcesRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -3856,10 +4033,10 @@ func (x *ListResourcesRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 || x.Params == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.Params != nil {
@@ -3884,12 +4061,12 @@ func (x *ListResourcesResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListResourcesResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if x.Meta != nil {
+		if err := x.Meta.validate(vb); err != nil {
+			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -3897,7 +4074,7 @@ func (x *ListResourcesResult) validate(vb VersionSet) error {
 			return atField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "resources")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -3907,10 +4084,10 @@ func (x *ListResourcesResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if x.missing&uint64(0x20) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x20) == 0) {
@@ -3956,7 +4133,7 @@ func (x *ListResourcesResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListResourcesResultResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -3964,10 +4141,10 @@ func (x *ListResourcesResultResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -3992,7 +4169,7 @@ func (x *ListRootsRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListRootsRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -4000,7 +4177,7 @@ func (x *ListRootsRequest) validate(vb VersionSet) error {
 			return atField(err, "params")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x4) == 0) {
@@ -4008,7 +4185,7 @@ func (x *ListRootsRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x8) == 0) {
@@ -4055,7 +4232,7 @@ func (x *ListRootsResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListRootsResult) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "roots")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -4087,7 +4264,7 @@ func (x *ListTasksRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListTasksRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -4095,10 +4272,10 @@ func (x *ListTasksRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -4128,7 +4305,7 @@ func (x *ListTasksResult) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "tasks")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -4155,7 +4332,7 @@ func (x *ListToolsRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListToolsRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -4163,7 +4340,7 @@ func (x *ListToolsRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -4171,10 +4348,10 @@ func (x *ListToolsRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 || x.Params == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.Params != nil {
@@ -4199,12 +4376,12 @@ func (x *ListToolsResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListToolsResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if x.Meta != nil {
+		if err := x.Meta.validate(vb); err != nil {
+			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -4212,10 +4389,10 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 			return atField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if x.missing&uint64(0x10) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "tools")
 	}
 	if x.missing&uint64(0x10) == 0 {
@@ -4225,7 +4402,7 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x20) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x20) == 0) {
@@ -4271,7 +4448,7 @@ func (x *ListToolsResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListToolsResultResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -4279,10 +4456,10 @@ func (x *ListToolsResultResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -4328,7 +4505,7 @@ func (x *LoggingMessageNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *LoggingMessageNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -4336,10 +4513,10 @@ func (x *LoggingMessageNotification) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -4364,15 +4541,17 @@ func (x *LoggingMessageNotificationParams) ValidateVersion(v ProtocolVersion) er
 	return x.validate(vb)
 }
 func (x *LoggingMessageNotificationParams) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+		if x.Meta != nil {
+			if err := x.Meta.validate(vb); err != nil {
+				return atField(err, "_meta")
+			}
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "data")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "level")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -4417,10 +4596,10 @@ func (x *MethodNotFoundError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *MethodNotFoundError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -4440,7 +4619,7 @@ func (x *MissingRequiredClientCapabilityError) ValidateVersion(v ProtocolVersion
 	return x.validate(vb)
 }
 func (x *MissingRequiredClientCapabilityError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "error")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -4453,7 +4632,7 @@ func (x *MissingRequiredClientCapabilityError) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	return nil
@@ -4473,10 +4652,10 @@ func (x *MissingRequiredClientCapabilityErrorError) ValidateVersion(v ProtocolVe
 	return x.validate(vb)
 }
 func (x *MissingRequiredClientCapabilityErrorError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "data")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -4484,7 +4663,7 @@ func (x *MissingRequiredClientCapabilityErrorError) validate(vb VersionSet) erro
 			return atField(err, "data")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -4504,7 +4683,7 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) ValidateVersion(v Protoc
 	return x.validate(vb)
 }
 func (x *MissingRequiredClientCapabilityErrorErrorData) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "requiredCapabilities")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -4614,12 +4793,12 @@ func (x *Notification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Notification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.has&uint64(0x2) != 0 || x.Params != nil {
-		if len(x.Params) > 0 && !rawIsObject(x.Params) {
-			return atField(errType("object", kindOf(x.Params)), "params")
+	if x.Params != nil {
+		if err := x.Params.validate(vb); err != nil {
+			return atField(err, "params")
 		}
 	}
 	return nil
@@ -4661,9 +4840,9 @@ func (x *NotificationParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *NotificationParams) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if x.Meta != nil {
+		if err := x.Meta.validate(vb); err != nil {
+			return atField(err, "_meta")
 		}
 	}
 	return nil
@@ -4683,7 +4862,7 @@ func (x *NumberSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *NumberSchema) validate(vb VersionSet) error {
-	if x.missing&uint64(0x20) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	if x.missing&uint64(0x20) == 0 {
@@ -4729,7 +4908,7 @@ func (x *PaginatedRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PaginatedRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -4737,7 +4916,7 @@ func (x *PaginatedRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -4745,10 +4924,10 @@ func (x *PaginatedRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 || x.Params == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.Params != nil {
@@ -4773,7 +4952,7 @@ func (x *PaginatedRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PaginatedRequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 || x.Meta == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -4800,12 +4979,12 @@ func (x *PaginatedResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PaginatedResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if x.Meta != nil {
+		if err := x.Meta.validate(vb); err != nil {
+			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -4825,10 +5004,10 @@ func (x *ParseError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ParseError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -4848,7 +5027,7 @@ func (x *PingRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PingRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -4856,7 +5035,7 @@ func (x *PingRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -4864,7 +5043,7 @@ func (x *PingRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -4936,6 +5115,24 @@ func (x PrimitiveSchemaDefinition) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
+	switch x.Value.(type) {
+	case *UntitledSingleSelectEnumSchema:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("UntitledSingleSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
+		}
+	case *TitledSingleSelectEnumSchema:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("TitledSingleSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
+		}
+	case *UntitledMultiSelectEnumSchema:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("UntitledMultiSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
+		}
+	case *TitledMultiSelectEnumSchema:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("TitledMultiSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
+		}
+	}
 	return x.Value.validate(vb)
 }
 
@@ -4953,7 +5150,7 @@ func (x *ProgressNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ProgressNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -4961,10 +5158,10 @@ func (x *ProgressNotification) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -4989,15 +5186,17 @@ func (x *ProgressNotificationParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ProgressNotificationParams) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+		if x.Meta != nil {
+			if err := x.Meta.validate(vb); err != nil {
+				return atField(err, "_meta")
+			}
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "progress")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "progressToken")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -5061,7 +5260,7 @@ func (x *Prompt) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x10) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
 	return nil
@@ -5081,7 +5280,7 @@ func (x *PromptArgument) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PromptArgument) validate(vb VersionSet) error {
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
 	return nil
@@ -5101,7 +5300,7 @@ func (x *PromptListChangedNotification) ValidateVersion(v ProtocolVersion) error
 	return x.validate(vb)
 }
 func (x *PromptListChangedNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -5109,7 +5308,7 @@ func (x *PromptListChangedNotification) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -5134,7 +5333,7 @@ func (x *PromptMessage) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PromptMessage) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 || x.Content.Value == nil && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
 		return atField(errRequired(), "content")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -5142,7 +5341,7 @@ func (x *PromptMessage) validate(vb VersionSet) error {
 			return atField(err, "content")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "role")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -5167,10 +5366,10 @@ func (x *PromptReference) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PromptReference) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -5190,7 +5389,7 @@ func (x *ReadResourceRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ReadResourceRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -5198,7 +5397,7 @@ func (x *ReadResourceRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -5206,10 +5405,10 @@ func (x *ReadResourceRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -5234,7 +5433,7 @@ func (x *ReadResourceRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ReadResourceRequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 || x.Meta == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -5249,7 +5448,7 @@ func (x *ReadResourceRequestParams) validate(vb VersionSet) error {
 			return atField(err, "inputResponses")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -5274,12 +5473,12 @@ func (x *ReadResourceResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ReadResourceResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if x.Meta != nil {
+		if err := x.Meta.validate(vb); err != nil {
+			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -5287,7 +5486,7 @@ func (x *ReadResourceResult) validate(vb VersionSet) error {
 			return atField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "contents")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -5297,10 +5496,10 @@ func (x *ReadResourceResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x10) == 0) {
@@ -5366,7 +5565,7 @@ func (x *ReadResourceResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ReadResourceResultResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -5374,10 +5573,10 @@ func (x *ReadResourceResultResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 || x.Result.Value == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -5422,7 +5621,7 @@ func (x *RelatedTaskMetadata) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *RelatedTaskMetadata) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
 	return nil
@@ -5442,12 +5641,12 @@ func (x *Request) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Request) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.has&uint64(0x2) != 0 || x.Params != nil {
-		if len(x.Params) > 0 && !rawIsObject(x.Params) {
-			return atField(errType("object", kindOf(x.Params)), "params")
+	if x.Params != nil {
+		if err := x.Params.validate(vb); err != nil {
+			return atField(err, "params")
 		}
 	}
 	return nil
@@ -5487,7 +5686,7 @@ func (x *RequestMetaObject) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *RequestMetaObject) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "io.modelcontextprotocol/clientCapabilities")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -5507,7 +5706,7 @@ func (x *RequestMetaObject) validate(vb VersionSet) error {
 			return atField(err, "io.modelcontextprotocol/logLevel")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "io.modelcontextprotocol/protocolVersion")
 	}
 	if x.has&uint64(0x10) != 0 || !x.ProgressToken.IsZero() {
@@ -5532,7 +5731,7 @@ func (x *RequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *RequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 || x.Meta == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if x.Meta != nil {
@@ -5574,10 +5773,10 @@ func (x *Resource) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x20) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
-	if x.missing&uint64(0x100) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x100) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x100) == 0 {
@@ -5607,7 +5806,7 @@ func (x *ResourceContents) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -5649,13 +5848,13 @@ func (x *ResourceLink) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x20) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "name")
 	}
-	if x.missing&uint64(0x100) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x100) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
-	if x.missing&uint64(0x200) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x200) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x200) == 0 {
@@ -5680,7 +5879,7 @@ func (x *ResourceListChangedNotification) ValidateVersion(v ProtocolVersion) err
 	return x.validate(vb)
 }
 func (x *ResourceListChangedNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -5688,7 +5887,7 @@ func (x *ResourceListChangedNotification) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -5713,7 +5912,7 @@ func (x *ResourceRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceRequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 || x.Meta == nil && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if x.Meta != nil {
@@ -5721,7 +5920,7 @@ func (x *ResourceRequestParams) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -5763,10 +5962,10 @@ func (x *ResourceTemplate) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x20) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
-	if x.missing&uint64(0x80) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x80) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uriTemplate")
 	}
 	if x.missing&uint64(0x80) == 0 {
@@ -5791,10 +5990,10 @@ func (x *ResourceTemplateReference) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceTemplateReference) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -5819,7 +6018,7 @@ func (x *ResourceUpdatedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceUpdatedNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -5827,10 +6026,10 @@ func (x *ResourceUpdatedNotification) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -5855,12 +6054,14 @@ func (x *ResourceUpdatedNotificationParams) ValidateVersion(v ProtocolVersion) e
 	return x.validate(vb)
 }
 func (x *ResourceUpdatedNotificationParams) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+		if x.Meta != nil {
+			if err := x.Meta.validate(vb); err != nil {
+				return atField(err, "_meta")
+			}
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -5885,12 +6086,12 @@ func (x *Result) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Result) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
-		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+	if x.Meta != nil {
+		if err := x.Meta.validate(vb); err != nil {
+			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -5975,7 +6176,7 @@ func (x *Root) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -6000,7 +6201,7 @@ func (x *RootsListChangedNotification) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *RootsListChangedNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -6008,7 +6209,7 @@ func (x *RootsListChangedNotification) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -6038,7 +6239,7 @@ func (x *SamplingMessage) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 || x.Content.Value == nil && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
 		return atField(errRequired(), "content")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -6046,7 +6247,7 @@ func (x *SamplingMessage) validate(vb VersionSet) error {
 			return atField(err, "content")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "role")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -6073,6 +6274,24 @@ func (x *SamplingMessageContent) ValidateVersion(v ProtocolVersion) error {
 func (x SamplingMessageContent) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
+	}
+	switch x.Value.(type) {
+	case *AudioContent:
+		if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("AudioContent is not a SamplingMessageContent in this protocol version")
+		}
+	case *ToolUseContent:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("ToolUseContent is not a SamplingMessageContent in this protocol version")
+		}
+	case *ToolResultContent:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("ToolResultContent is not a SamplingMessageContent in this protocol version")
+		}
+	case SamplingMessageContentArray:
+		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
+			return fieldError("SamplingMessageContentArray is not a SamplingMessageContent in this protocol version")
+		}
 	}
 	return x.Value.validate(vb)
 }
@@ -6324,6 +6543,20 @@ func (x ServerNotification) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
+	switch x.Value.(type) {
+	case *SubscriptionsAcknowledgedNotification:
+		if vb&VersionSet(bitVersion20260728) == 0 {
+			return fieldError("SubscriptionsAcknowledgedNotification is not a ServerNotification in this protocol version")
+		}
+	case *TaskStatusNotification:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("TaskStatusNotification is not a ServerNotification in this protocol version")
+		}
+	case *ElicitationCompleteNotification:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("ElicitationCompleteNotification is not a ServerNotification in this protocol version")
+		}
+	}
 	return x.Value.validate(vb)
 }
 
@@ -6343,6 +6576,28 @@ func (x *ServerRequest) ValidateVersion(v ProtocolVersion) error {
 func (x ServerRequest) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
+	}
+	switch x.Value.(type) {
+	case *GetTaskRequest:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("GetTaskRequest is not a ServerRequest in this protocol version")
+		}
+	case *GetTaskPayloadRequest:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("GetTaskPayloadRequest is not a ServerRequest in this protocol version")
+		}
+	case *CancelTaskRequest:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("CancelTaskRequest is not a ServerRequest in this protocol version")
+		}
+	case *ListTasksRequest:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("ListTasksRequest is not a ServerRequest in this protocol version")
+		}
+	case *ElicitRequest:
+		if vb&VersionSet(bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("ElicitRequest is not a ServerRequest in this protocol version")
+		}
 	}
 	return x.Value.validate(vb)
 }
@@ -6364,6 +6619,40 @@ func (x ServerResult) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
+	switch x.Value.(type) {
+	case *InputRequiredResult:
+		if vb&VersionSet(bitVersion20260728) == 0 {
+			return fieldError("InputRequiredResult is not a ServerResult in this protocol version")
+		}
+	case *DiscoverResult:
+		if vb&VersionSet(bitVersion20260728) == 0 {
+			return fieldError("DiscoverResult is not a ServerResult in this protocol version")
+		}
+	case *SubscriptionsListenResult:
+		if vb&VersionSet(bitVersion20260728) == 0 {
+			return fieldError("SubscriptionsListenResult is not a ServerResult in this protocol version")
+		}
+	case *InitializeResult:
+		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
+			return fieldError("InitializeResult is not a ServerResult in this protocol version")
+		}
+	case *GetTaskResult:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("GetTaskResult is not a ServerResult in this protocol version")
+		}
+	case *GetTaskPayloadResult:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("GetTaskPayloadResult is not a ServerResult in this protocol version")
+		}
+	case *CancelTaskResult:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("CancelTaskResult is not a ServerResult in this protocol version")
+		}
+	case *ListTasksResult:
+		if vb&VersionSet(bitVersion20251125) == 0 {
+			return fieldError("ListTasksResult is not a ServerResult in this protocol version")
+		}
+	}
 	return x.Value.validate(vb)
 }
 
@@ -6381,7 +6670,7 @@ func (x *SetLevelRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SetLevelRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -6389,7 +6678,7 @@ func (x *SetLevelRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -6397,10 +6686,10 @@ func (x *SetLevelRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -6432,7 +6721,7 @@ func (x *SetLevelRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "level")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -6504,7 +6793,7 @@ func (x *StringSchema) validate(vb VersionSet) error {
 			return atField(err, "format")
 		}
 	}
-	if x.missing&uint64(0x40) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -6545,7 +6834,7 @@ func (x *SubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SubscribeRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -6553,7 +6842,7 @@ func (x *SubscribeRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -6561,10 +6850,10 @@ func (x *SubscribeRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -6596,7 +6885,7 @@ func (x *SubscribeRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -6660,13 +6949,13 @@ func (x *SubscriptionsAcknowledgedNotification) ValidateVersion(v ProtocolVersio
 	return x.validate(vb)
 }
 func (x *SubscriptionsAcknowledgedNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -6696,7 +6985,7 @@ func (x *SubscriptionsAcknowledgedNotificationParams) validate(vb VersionSet) er
 			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "notifications")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -6721,7 +7010,7 @@ func (x *SubscriptionsListenRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SubscriptionsListenRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -6729,13 +7018,13 @@ func (x *SubscriptionsListenRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -6760,7 +7049,7 @@ func (x *SubscriptionsListenRequestParams) ValidateVersion(v ProtocolVersion) er
 	return x.validate(vb)
 }
 func (x *SubscriptionsListenRequestParams) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -6768,7 +7057,7 @@ func (x *SubscriptionsListenRequestParams) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "notifications")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -6793,7 +7082,7 @@ func (x *SubscriptionsListenResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SubscriptionsListenResult) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -6801,7 +7090,7 @@ func (x *SubscriptionsListenResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -6826,7 +7115,7 @@ func (x *SubscriptionsListenResultMetaObject) validate(vb VersionSet) error {
 			return atField(err, "io.modelcontextprotocol/serverInfo")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "io.modelcontextprotocol/subscriptionId")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -6851,7 +7140,7 @@ func (x *SubscriptionsListenResultResponse) ValidateVersion(v ProtocolVersion) e
 	return x.validate(vb)
 }
 func (x *SubscriptionsListenResultResponse) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -6859,10 +7148,10 @@ func (x *SubscriptionsListenResultResponse) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -6887,13 +7176,13 @@ func (x *Task) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Task) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "createdAt")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "lastUpdatedAt")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "status")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -6901,10 +7190,10 @@ func (x *Task) validate(vb VersionSet) error {
 			return atField(err, "status")
 		}
 	}
-	if x.missing&uint64(0x20) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
-	if x.missing&uint64(0x40) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "ttl")
 	}
 	return nil
@@ -7011,13 +7300,13 @@ func (x *TaskStatusNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *TaskStatusNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -7047,13 +7336,13 @@ func (x *TaskStatusNotificationParams) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "createdAt")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "lastUpdatedAt")
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "status")
 	}
 	if x.missing&uint64(0x10) == 0 {
@@ -7061,10 +7350,10 @@ func (x *TaskStatusNotificationParams) validate(vb VersionSet) error {
 			return atField(err, "status")
 		}
 	}
-	if x.missing&uint64(0x40) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
-	if x.missing&uint64(0x80) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "ttl")
 	}
 	return nil
@@ -7094,10 +7383,10 @@ func (x *TextContent) validate(vb VersionSet) error {
 			return atField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "text")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -7122,10 +7411,10 @@ func (x *TextResourceContents) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "text")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -7150,7 +7439,7 @@ func (x *TitledMultiSelectEnumSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *TitledMultiSelectEnumSchema) validate(vb VersionSet) error {
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "items")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -7158,7 +7447,7 @@ func (x *TitledMultiSelectEnumSchema) validate(vb VersionSet) error {
 			return atField(err, "items")
 		}
 	}
-	if x.missing&uint64(0x40) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -7178,7 +7467,7 @@ func (x *TitledMultiSelectEnumSchemaItems) ValidateVersion(v ProtocolVersion) er
 	return x.validate(vb)
 }
 func (x *TitledMultiSelectEnumSchemaItems) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "anyOf")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -7205,10 +7494,10 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) ValidateVersion(v ProtocolVe
 	return x.validate(vb)
 }
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "const")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "title")
 	}
 	return nil
@@ -7228,7 +7517,7 @@ func (x *TitledSingleSelectEnumSchema) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *TitledSingleSelectEnumSchema) validate(vb VersionSet) error {
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "oneOf")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -7238,7 +7527,7 @@ func (x *TitledSingleSelectEnumSchema) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -7258,10 +7547,10 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) ValidateVersion(v ProtocolVersio
 	return x.validate(vb)
 }
 func (x *TitledSingleSelectEnumSchemaOneOfItem) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "const")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "title")
 	}
 	return nil
@@ -7300,7 +7589,7 @@ func (x *Tool) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x10) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "inputSchema")
 	}
 	if x.missing&uint64(0x10) == 0 {
@@ -7308,7 +7597,7 @@ func (x *Tool) validate(vb VersionSet) error {
 			return atField(err, "inputSchema")
 		}
 	}
-	if x.missing&uint64(0x20) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
@@ -7445,7 +7734,7 @@ func (x *ToolInputSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolInputSchema) validate(vb VersionSet) error {
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
 	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || x.Properties != nil) {
@@ -7472,7 +7761,7 @@ func (x *ToolListChangedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolListChangedNotification) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -7480,7 +7769,7 @@ func (x *ToolListChangedNotification) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&allVersions != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -7512,7 +7801,7 @@ func (x *ToolOutputSchema) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "type")
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.missing&uint64(0x8) == 0) {
@@ -7542,7 +7831,7 @@ func (x *ToolResultContent) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "content")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -7552,10 +7841,15 @@ func (x *ToolResultContent) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if x.has&uint64(0x8) != 0 || x.StructuredContent != nil {
+		if vb&VersionSet(bitVersion20251125) != 0 && len(x.StructuredContent) > 0 && !rawIsObject(x.StructuredContent) {
+			return atField(errType("object", kindOf(x.StructuredContent)), "structuredContent")
+		}
+	}
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "toolUseId")
 	}
-	if x.missing&uint64(0x20) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -7580,10 +7874,10 @@ func (x *ToolUseContent) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "input")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -7591,10 +7885,10 @@ func (x *ToolUseContent) validate(vb VersionSet) error {
 			return atField(errType("object", kindOf(x.Input)), "input")
 		}
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "name")
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -7614,7 +7908,7 @@ func (x *URLElicitationRequiredError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *URLElicitationRequiredError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "error")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -7627,7 +7921,7 @@ func (x *URLElicitationRequiredError) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	return nil
@@ -7647,10 +7941,10 @@ func (x *URLElicitationRequiredErrorError) ValidateVersion(v ProtocolVersion) er
 	return x.validate(vb)
 }
 func (x *URLElicitationRequiredErrorError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "data")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -7658,7 +7952,7 @@ func (x *URLElicitationRequiredErrorError) validate(vb VersionSet) error {
 			return atField(err, "data")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -7678,7 +7972,7 @@ func (x *URLElicitationRequiredErrorErrorData) ValidateVersion(v ProtocolVersion
 	return x.validate(vb)
 }
 func (x *URLElicitationRequiredErrorErrorData) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "elicitations")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -7705,7 +7999,7 @@ func (x *UnsubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *UnsubscribeRequest) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
@@ -7713,7 +8007,7 @@ func (x *UnsubscribeRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x2) == 0) {
@@ -7721,10 +8015,10 @@ func (x *UnsubscribeRequest) validate(vb VersionSet) error {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if x.missing&uint64(0x8) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -7756,7 +8050,7 @@ func (x *UnsubscribeRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "uri")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -7803,7 +8097,7 @@ func (x *UnsupportedProtocolVersionError) ValidateVersion(v ProtocolVersion) err
 	return x.validate(vb)
 }
 func (x *UnsupportedProtocolVersionError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "error")
 	}
 	if x.missing&uint64(0x1) == 0 {
@@ -7816,7 +8110,7 @@ func (x *UnsupportedProtocolVersionError) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	return nil
@@ -7836,10 +8130,10 @@ func (x *UnsupportedProtocolVersionErrorError) ValidateVersion(v ProtocolVersion
 	return x.validate(vb)
 }
 func (x *UnsupportedProtocolVersionErrorError) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "data")
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -7847,7 +8141,7 @@ func (x *UnsupportedProtocolVersionErrorError) validate(vb VersionSet) error {
 			return atField(err, "data")
 		}
 	}
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -7867,10 +8161,10 @@ func (x *UnsupportedProtocolVersionErrorErrorData) ValidateVersion(v ProtocolVer
 	return x.validate(vb)
 }
 func (x *UnsupportedProtocolVersionErrorErrorData) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "requested")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "supported")
 	}
 	return nil
@@ -7890,7 +8184,7 @@ func (x *UntitledMultiSelectEnumSchema) ValidateVersion(v ProtocolVersion) error
 	return x.validate(vb)
 }
 func (x *UntitledMultiSelectEnumSchema) validate(vb VersionSet) error {
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "items")
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -7898,7 +8192,7 @@ func (x *UntitledMultiSelectEnumSchema) validate(vb VersionSet) error {
 			return atField(err, "items")
 		}
 	}
-	if x.missing&uint64(0x40) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -7918,10 +8212,10 @@ func (x *UntitledMultiSelectEnumSchemaItems) ValidateVersion(v ProtocolVersion) 
 	return x.validate(vb)
 }
 func (x *UntitledMultiSelectEnumSchemaItems) validate(vb VersionSet) error {
-	if x.missing&uint64(0x1) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "enum")
 	}
-	if x.missing&uint64(0x2) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -7941,10 +8235,10 @@ func (x *UntitledSingleSelectEnumSchema) ValidateVersion(v ProtocolVersion) erro
 	return x.validate(vb)
 }
 func (x *UntitledSingleSelectEnumSchema) validate(vb VersionSet) error {
-	if x.missing&uint64(0x4) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "enum")
 	}
-	if x.missing&uint64(0x10) != 0 && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil

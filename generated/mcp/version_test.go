@@ -1,0 +1,89 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// TestValidateVersion checks rules that differ between protocol versions.
+func TestValidateVersion(t *testing.T) {
+	tests := []struct {
+		name    string
+		typ     string
+		json    string
+		version ProtocolVersion
+		wantErr string // "" for valid
+	}{
+		{"resultType required from 2026-07-28", "CallToolResult", `{"content":[]}`, Version20260728, "resultType: required"},
+		{"resultType absent before 2026-07-28", "CallToolResult", `{"content":[]}`, Version20251125, ""},
+		{"resultType absent in 2024-11-05", "CallToolResult", `{"content":[{"type":"text","text":"hi"}]}`, Version20241105, ""},
+		{"tool use in sampling from 2025-11-25", "SamplingMessage",
+			`{"role":"assistant","content":{"type":"tool_use","id":"t1","name":"n","input":{}}}`, Version20251125, ""},
+		{"no tool use in sampling in 2025-06-18", "SamplingMessage",
+			`{"role":"assistant","content":{"type":"tool_use","id":"t1","name":"n","input":{}}}`, Version20250618,
+			"content: ToolUseContent is not a SamplingMessageContent in this protocol version"},
+		{"request _meta required from 2026-07-28", "CallToolRequestParams", `{"name":"x"}`, Version20260728, "_meta: required"},
+		{"request _meta optional before", "CallToolRequestParams", `{"name":"x"}`, Version20250618, ""},
+		{"ping is not a 2026-07-28 client request", "ClientRequest", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, Version20260728,
+			"PingRequest is not a ClientRequest in this protocol version"},
+		{"ping is a 2025-11-25 client request", "ClientRequest", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, Version20251125, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := newMessage(tt.typ)
+			if err := json.Unmarshal([]byte(tt.json), v); err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			err := v.ValidateVersion(tt.version)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("ValidateVersion(%s) = %v, want nil", tt.version, err)
+			case tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr):
+				t.Fatalf("ValidateVersion(%s) = %v, want %q", tt.version, err, tt.wantErr)
+			}
+			if tt.wantErr != "" {
+				var fe *FieldError
+				if !errors.As(err, &fe) {
+					t.Fatalf("error %T is not a *FieldError", err)
+				}
+			}
+		})
+	}
+	if err := new(CallToolResult).ValidateVersion("1999-01-01"); err == nil {
+		t.Fatal("ValidateVersion accepted an unknown version")
+	}
+}
+
+// TestPresenceRoundTrip checks that optional properties present with zero
+// values survive a round trip and that Go-built values omit absent ones.
+func TestPresenceRoundTrip(t *testing.T) {
+	in := `{"content":[],"isError":false,"structuredContent":{},"resultType":"complete"}`
+	var r CallToolResult
+	if err := json.Unmarshal([]byte(in), &r); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	json.Unmarshal([]byte(in), &a)
+	json.Unmarshal(out, &b)
+	if !jsonEqual(a, b) {
+		t.Fatalf("round trip: got %s, want %s", out, in)
+	}
+	built, err := json.Marshal(CallToolResult{ResultType: "complete"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(built) != `{"content":[],"resultType":"complete"}` {
+		t.Fatalf("Go-built value encodes as %s", built)
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
