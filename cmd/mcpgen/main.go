@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"go/token"
 	"io"
 	"os"
 
@@ -19,13 +20,21 @@ func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
-// userError is a mistake in the command line or its inputs: exit code 1.
-type userError struct{ err error }
+// internalError is a failure of mcpgen itself rather than of its input:
+// exit code 2. Everything else (flags, schemas, files) is the user's to fix:
+// exit code 1.
+type internalError struct{ err error }
 
-func (e userError) Error() string { return e.err.Error() }
-func (e userError) Unwrap() error { return e.err }
+func (e internalError) Error() string { return "internal error: " + e.err.Error() }
+func (e internalError) Unwrap() error { return e.err }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "mcpgen: internal error: %v\n", r)
+			code = 2
+		}
+	}()
 	app := &cli.App{
 		Name:  "mcpgen",
 		Usage: "generate Model Context Protocol code for Go",
@@ -38,9 +47,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := app.Run(args); err != nil {
 		fmt.Fprintln(stderr, "mcpgen:", err)
-		var ue userError
-		if errors.As(err, &ue) {
-			return 1
+		var ie internalError
+		if errors.As(err, &ie) {
+			return 2
 		}
 		return 1
 	}
@@ -68,13 +77,21 @@ Example:
 			for _, arg := range c.StringSlice("schema") {
 				s, err := pipeline.ParseSchemaArg(arg)
 				if err != nil {
-					return userError{err}
+					return err
 				}
 				schemas = append(schemas, s)
 			}
-			files, err := pipeline.Protocol(schemas, c.String("package"))
+			pkg := c.String("package")
+			if !token.IsIdentifier(pkg) {
+				return fmt.Errorf("--package %q is not a Go identifier: name the package with letters, digits and underscores", pkg)
+			}
+			m, err := pipeline.Model(schemas)
 			if err != nil {
-				return userError{err}
+				return err
+			}
+			files, err := gen.Protocol(m, gen.Config{Package: pkg})
+			if err != nil {
+				return internalError{err}
 			}
 			return gen.WriteDir(c.String("out"), files)
 		},

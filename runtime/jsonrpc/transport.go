@@ -1,0 +1,35 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+)
+
+// Transport moves whole frames, each the JSON text of one message or one
+// batch, between two peers. Package transport holds implementations:
+// newline-delimited streams, stdio and in-memory pipes.
+//
+// Read and Write may be called concurrently with each other; a Conn calls
+// Read from one goroutine and Write from one goroutine at a time. Close
+// makes pending and later Reads and Writes fail, and may be called more
+// than once.
+type Transport interface {
+	// Read returns the next frame. The frame belongs to the caller: the
+	// transport never touches it again. Read returns io.EOF when the peer
+	// has gone, and ctx.Err() when ctx ends first. An error wrapping
+	// ErrMessageTooLarge is not fatal: the transport has skipped that
+	// message and the next Read carries on.
+	Read(ctx context.Context) ([]byte, error)
+
+	// Write sends one frame. The transport may keep the frame after Write
+	// returns (an in-memory pipe hands it to the reader as it is), so the
+	// caller must not modify it afterwards.
+	Write(ctx context.Context, frame []byte) error
+
+	// Close releases the transport.
+	Close() error
+}
+
+// ErrMessageTooLarge is wrapped by the error a transport's Read returns
+// for an incoming message over its size limit.
+var ErrMessageTooLarge = errors.New("message too large")
