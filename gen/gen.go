@@ -58,6 +58,7 @@ func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 		"json_gen.go":     g.json(),
 		"validate_gen.go": g.validate(),
 		"methods_gen.go":  g.methods(),
+		"dispatch_gen.go": g.dispatch(),
 	}
 	out := map[string][]byte{}
 	for name, f := range files {
