@@ -74,6 +74,9 @@ func (g *generator) paramsType(me *model.Method) jen.Code {
 }
 
 func (g *generator) handler(f *jen.File, iface, dispatch string, dir model.Direction, doc, who string) {
+	if len(g.requests(dir)) == 0 {
+		return
+	}
 	var methods []jen.Code
 	var cases []jen.Code
 	for _, me := range g.requests(dir) {
@@ -114,6 +117,9 @@ func (g *generator) handler(f *jen.File, iface, dispatch string, dir model.Direc
 }
 
 func (g *generator) caller(f *jen.File, name string, dir model.Direction, doc string) {
+	if len(g.requests(dir)) == 0 {
+		return
+	}
 	f.Add(lineComments(doc))
 	f.Type().Id(name).Struct(jen.Id("Caller").Id("Caller"))
 	for _, me := range g.requests(dir) {
