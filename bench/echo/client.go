@@ -175,6 +175,7 @@ func (c *Client) Echo(n, window int, until time.Time) (int, error) {
 	base := c.nextID
 
 	sent, done := 0, 0
+	top := base - 1 // the largest id sent
 	stopped := false
 	next := func() bool {
 		if stopped || (n > 0 && sent == n) {
@@ -187,10 +188,13 @@ func (c *Client) Echo(n, window int, until time.Time) (int, error) {
 		}
 		return true
 	}
-	send := func() error {
-		id := base + int64(sent)
-		slots[sent%window] = id
+	// Slot k of the window carries ids base+k, base+k+window, ...: a
+	// response frees its slot, and the next request takes it over, so
+	// responses may come in any order.
+	send := func(id int64) error {
+		slots[(id-base)%int64(window)] = id
 		sent++
+		top = max(top, id)
 		b := append(c.line[:0], c.call...)
 		b = strconv.AppendInt(b, id, 10)
 		b = append(b, "}\n"...)
@@ -200,11 +204,11 @@ func (c *Client) Echo(n, window int, until time.Time) (int, error) {
 	}
 
 	for sent < window && next() {
-		if err := send(); err != nil {
+		if err := send(base + int64(sent)); err != nil {
 			return done, fmt.Errorf("echo: %w", err)
 		}
 	}
-	defer func() { c.nextID = base + int64(sent) }()
+	defer func() { c.nextID = top + 1 }()
 	for done < sent {
 		// Flush only before blocking: pipelined requests share a write.
 		if c.r.Buffered() == 0 {
@@ -227,7 +231,7 @@ func (c *Client) Echo(n, window int, until time.Time) (int, error) {
 		if !ok || id < base || slots[(id-base)%int64(window)] != id {
 			return done, fmt.Errorf("echo: response with unexpected id %s", rawID)
 		}
-		slots[(id-base)%int64(window)] = -1
+		slots[(id-base)%int64(window)] = 0
 		if rpcErr != nil {
 			return done, fmt.Errorf("echo: call %d: error %s", id, rpcErr)
 		}
@@ -236,7 +240,7 @@ func (c *Client) Echo(n, window int, until time.Time) (int, error) {
 		}
 		done++
 		if next() {
-			if err := send(); err != nil {
+			if err := send(id + int64(window)); err != nil {
 				return done, fmt.Errorf("echo: %w", err)
 			}
 		}

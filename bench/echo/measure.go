@@ -202,6 +202,9 @@ func inProcess(ctx context.Context, s Server, warmup, d time.Duration) (ns, allo
 		return 0, 0, 0, err
 	}
 	defer func() { err = errors.Join(err, c.Close()) }()
+	if _, err := c.Initialize(); err != nil {
+		return 0, 0, 0, err
+	}
 	if warmup > 0 {
 		if _, err := c.Echo(0, 1, time.Now().Add(warmup)); err != nil {
 			return 0, 0, 0, fmt.Errorf("warm up: %w", err)
@@ -231,8 +234,8 @@ type PipeClient struct {
 	done chan error
 }
 
-// Pipe starts s in this process over net.Pipe and performs the MCP
-// handshake. Close the client to stop the server.
+// Pipe starts s in this process over net.Pipe. Close the client to stop
+// the server.
 func Pipe(ctx context.Context, s Server) (*PipeClient, error) {
 	if s.Serve == nil {
 		return nil, fmt.Errorf("%s has no in-process form", s.Name)
@@ -240,11 +243,7 @@ func Pipe(ctx context.Context, s Server) (*PipeClient, error) {
 	conn, srv := net.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, srv) }()
-	c := &PipeClient{Client: NewClient(conn, conn), conn: conn, done: done}
-	if _, err := c.Initialize(); err != nil {
-		return nil, errors.Join(err, c.Close())
-	}
-	return c, nil
+	return &PipeClient{Client: NewClient(conn, conn), conn: conn, done: done}, nil
 }
 
 // Close closes the client's end of the pipe and waits for the server to

@@ -78,8 +78,11 @@ func (p *Process) CPU() (time.Duration, error) {
 	// fields are counted from the last ')'; utime and stime are fields 14
 	// and 15, the 12th and 13th after it.
 	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", p.Pid())
+	}
 	f := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(f) < 13 {
+	if len(f) < 13 {
 		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", p.Pid())
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)

@@ -64,7 +64,7 @@ func WriteTable(w io.Writer, cfg Config, results []Result) error {
 		"W is the number of tools/call requests in flight over one stdio connection.\n"+
 		"CPU is the server process's utime+stime (/proc, 10 ms ticks) over the calls it served.\n"+
 		"In-process: one call at a time over net.Pipe; allocs and bytes count the whole process,\n"+
-		"so they include the shared raw client's, which are the same for every server.\n",
+		"the shared raw client included (it allocates nothing per call, so they are the server's).\n",
 		cfg.Rounds, cfg.Duration)
 	return err
 }

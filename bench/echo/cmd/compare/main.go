@@ -22,7 +22,7 @@ import (
 
 func main() {
 	var cfg echo.Config
-	flag.IntVar(&cfg.Rounds, "rounds", 5, "measurements per server and mode; the table shows medians")
+	flag.IntVar(&cfg.Rounds, "rounds", 7, "measurements per server and mode; the table shows medians")
 	flag.DurationVar(&cfg.Duration, "d", time.Second, "length of one measurement")
 	flag.DurationVar(&cfg.Warmup, "warmup", 300*time.Millisecond, "warm-up per server and mode")
 	flag.BoolVar(&cfg.InProcess, "inproc", true, "measure the in-process mode over net.Pipe")

@@ -1,0 +1,198 @@
+package echo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// bins holds the server binaries, built once by TestMain.
+var bins map[string]string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "echo-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bins, err = Build(context.Background(), dir, Servers)
+	code := 1
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// conformance checks a server through c: the handshake, tools/list,
+// tools/call, an unknown method, and pipelined calls when window > 1.
+func conformance(t *testing.T, c *Client, window int) {
+	t.Helper()
+	res, err := c.Initialize()
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	var init struct {
+		ProtocolVersion string         `json:"protocolVersion"`
+		Capabilities    map[string]any `json:"capabilities"`
+		ServerInfo      struct {
+			Name string `json:"name"`
+		} `json:"serverInfo"`
+	}
+	if err := json.Unmarshal(res, &init); err != nil {
+		t.Fatalf("initialize result %s: %v", res, err)
+	}
+	if init.ProtocolVersion != ProtocolVersion {
+		t.Errorf("protocolVersion = %q, want %q", init.ProtocolVersion, ProtocolVersion)
+	}
+	if init.ServerInfo.Name == "" {
+		t.Errorf("initialize result %s has no serverInfo.name", res)
+	}
+	if _, ok := init.Capabilities["tools"]; !ok {
+		t.Errorf("initialize result %s has no tools capability", res)
+	}
+
+	res, err = c.Call("tools/list", nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	var list struct {
+		Tools []struct {
+			Name        string         `json:"name"`
+			InputSchema map[string]any `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(res, &list); err != nil {
+		t.Fatalf("tools/list result %s: %v", res, err)
+	}
+	if len(list.Tools) != 1 || list.Tools[0].Name != "echo" {
+		t.Fatalf("tools/list = %s, want the echo tool alone", res)
+	}
+	wantSchema := map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"text": map[string]any{"type": "string"}},
+		"required":   []any{"text"},
+	}
+	if got := list.Tools[0].InputSchema; !reflect.DeepEqual(got, wantSchema) {
+		t.Errorf("echo inputSchema = %v, want %v", got, wantSchema)
+	}
+
+	const text = "ünïcode \"quoted\" \\ and\nnewline"
+	res, err = c.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": text}})
+	if err != nil {
+		t.Fatalf("tools/call: %v", err)
+	}
+	var call struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(res, &call); err != nil {
+		t.Fatalf("tools/call result %s: %v", res, err)
+	}
+	if call.IsError || len(call.Content) != 1 || call.Content[0].Type != "text" || call.Content[0].Text != text {
+		t.Errorf("tools/call result = %s, want one text block %q", res, text)
+	}
+
+	_, err = c.Call("no/such/method", map[string]any{})
+	var rpcErr *RPCError
+	if !errors.As(err, &rpcErr) || rpcErr.Code != -32601 {
+		t.Errorf("unknown method: error %v, want code -32601", err)
+	}
+
+	const calls = 200
+	if n, err := c.Echo(calls, window, time.Time{}); err != nil || n != calls {
+		t.Errorf("Echo(%d, %d) = %d, %v; want %d calls", calls, window, n, err, calls)
+	}
+	// The client must be usable again after a pipelined run.
+	if _, err := c.Call("ping", nil); err != nil {
+		t.Errorf("ping after Echo: %v", err)
+	}
+}
+
+func TestServersStdio(t *testing.T) {
+	for _, s := range Servers {
+		t.Run(s.Name, func(t *testing.T) {
+			p, err := Start(bins[s.Name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			conformance(t, p.Client, 8)
+			if _, err := p.CPU(); err != nil {
+				t.Error(err)
+			}
+			if rss, err := p.PeakRSS(); err != nil || rss <= 0 {
+				t.Errorf("PeakRSS = %d, %v", rss, err)
+			}
+			if err := p.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestServersInProcess(t *testing.T) {
+	for _, s := range Servers {
+		if s.Serve == nil {
+			continue
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			c, err := Pipe(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conformance(t, c.Client, 1)
+			if err := c.Close(); err != nil {
+				t.Errorf("server returned %v after the pipe closed", err)
+			}
+		})
+	}
+}
+
+func TestMembers(t *testing.T) {
+	tests := []struct {
+		msg                string
+		id, result, rpcErr string
+		wantErr            bool
+	}{
+		{msg: `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"a}\"]"}]}}`,
+			id: `7`, result: `{"content":[{"type":"text","text":"a}\"]"}]}`},
+		{msg: ` { "result" : [1, {"x":[]}] , "id" : 12 } `, id: `12`, result: `[1, {"x":[]}]`},
+		{msg: `{"id":"s","error":{"code":-32601,"message":"m"}}`, id: `"s"`, rpcErr: `{"code":-32601,"message":"m"}`},
+		{msg: `{"method":"notifications/progress","params":{}}`},
+		{msg: `{}`},
+		{msg: `[]`, wantErr: true},
+		{msg: `{"id":1,"result":{"a":"b"}`, wantErr: true},
+		{msg: `{"id":}`, wantErr: true},
+		{msg: `{"id":1 "x":2}`, wantErr: true},
+	}
+	for _, tt := range tests {
+		id, result, rpcErr, err := members([]byte(tt.msg))
+		if (err != nil) != tt.wantErr {
+			t.Errorf("members(%s) error = %v, want error %v", tt.msg, err, tt.wantErr)
+			continue
+		}
+		if string(id) != tt.id || string(result) != tt.result || string(rpcErr) != tt.rpcErr {
+			t.Errorf("members(%s) = %q, %q, %q; want %q, %q, %q",
+				tt.msg, id, result, rpcErr, tt.id, tt.result, tt.rpcErr)
+		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	if got := Median([]float64{5, 1, 3}); got != 3 {
+		t.Errorf("Median odd = %v, want 3", got)
+	}
+	if got := Median([]float64{4, 1, 3, 2}); got != 2.5 {
+		t.Errorf("Median even = %v, want 2.5", got)
+	}
+}
