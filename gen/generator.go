@@ -138,10 +138,12 @@ func (g *generator) pointerField(f *model.Field) bool {
 }
 
 // emitAlways reports whether a field is written whenever decoding did not
-// find it missing: it is required in the newest version it exists in and
-// its Go type has no "absent" value of its own.
-func (g *generator) emitAlways(f *model.Field) bool {
-	return f.Required.Has(f.Versions.Newest()) && !g.pointerField(f)
+// find it missing: it exists in every version of its type, is required in
+// the newest, and its Go type has no "absent" value of its own. A field
+// that only some versions have is written when set, so that a value built
+// in Go for an older version does not carry it.
+func (g *generator) emitAlways(t *model.Type, f *model.Field) bool {
+	return f.Required.Has(f.Versions.Newest()) && f.Versions&t.Versions == t.Versions && !g.pointerField(f)
 }
 
 // isConst reports whether the field holds a constant and so has no Go

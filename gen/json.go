@@ -490,7 +490,7 @@ func (g *generator) encodeStruct(t *model.Type) []jen.Code {
 		}
 		var cond jen.Code
 		switch {
-		case g.emitAlways(fd):
+		case g.emitAlways(t, fd), isConst(fd) && fd.Required.Has(fd.Versions.Newest()):
 			cond = jen.Id("x").Dot("missing").Op("&").Add(fieldBit(i)).Op("==").Lit(0)
 		case isConst(fd):
 			cond = jen.Id("x").Dot("has").Op("&").Add(fieldBit(i)).Op("!=").Lit(0)

@@ -60,7 +60,7 @@ func (g *generator) structType(f *jen.File, t *model.Type) {
 			continue
 		}
 		tag := fd.JSON
-		if !g.emitAlways(fd) {
+		if !g.emitAlways(t, fd) {
 			tag += ",omitempty"
 		}
 		fields = append(fields, jen.Add(g.doc(fd.GoName, fd.Doc, fd.Versions&^t.Versions|fd.Versions, "")).Line().

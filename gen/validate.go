@@ -107,6 +107,9 @@ func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.C
 			absent = jen.Add(absent).Op("||").Add(target.Clone()).Op("==").Nil()
 		case n.Kind == model.Union && !g.scalarUnion(n):
 			absent = jen.Add(absent).Op("||").Add(target.Clone()).Dot("Value").Op("==").Nil()
+		case !g.emitAlways(t, fd):
+			// Written only when set: a zero value built in Go is absent.
+			absent = jen.Add(absent).Op("||").Id("x").Dot("has").Op("&").Add(fieldBit(i)).Op("==").Lit(0).Op("&&").Op("!").Parens(g.nonZero(target, fd))
 		}
 		out = append(out, jen.If(jen.Parens(absent).Op("&&").Id("vb").Op("&").Add(g.versionMask(fd.Required)).Op("!=").Lit(0)).Block(
 			jen.Return(wrap(jen.Id("errRequired").Call()))))
@@ -133,7 +136,7 @@ func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.C
 	}
 	var present jen.Code
 	switch {
-	case g.emitAlways(fd):
+	case g.emitAlways(t, fd):
 		present = jen.Id("x").Dot("missing").Op("&").Add(fieldBit(i)).Op("==").Lit(0)
 	case g.pointerField(fd):
 		present = nil

@@ -594,14 +594,14 @@ func (x CallToolRequest) MarshalJSON() ([]byte, error) {
 func (x *CallToolRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -837,7 +837,7 @@ func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"isError\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.IsError))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -1310,7 +1310,7 @@ func (x CancelledNotification) MarshalJSON() ([]byte, error) {
 func (x *CancelledNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -2390,14 +2390,14 @@ func (x CompleteRequest) MarshalJSON() ([]byte, error) {
 func (x *CompleteRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -2774,7 +2774,7 @@ func (x *CompleteResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "completion")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.has&uint64(0x4) != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -3098,14 +3098,14 @@ func (x *CreateMessageRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "params")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.has&uint64(0x8) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -4154,14 +4154,14 @@ func (x *ElicitRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "params")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.has&uint64(0x8) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -4607,7 +4607,7 @@ func (x *ElicitRequestURLParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.has&uint64(0x10) != 0 || x.ElicitationID != "" {
 		dst = append(dst, ",\"elicitationId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ElicitationID))
 	}
@@ -5494,14 +5494,14 @@ func (x GetPromptRequest) MarshalJSON() ([]byte, error) {
 func (x *GetPromptRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -5744,7 +5744,7 @@ func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -6987,14 +6987,14 @@ func (x InitializeRequest) MarshalJSON() ([]byte, error) {
 func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -7314,7 +7314,7 @@ func (x InitializedNotification) MarshalJSON() ([]byte, error) {
 func (x *InitializedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -9251,14 +9251,14 @@ func (x ListPromptsRequest) MarshalJSON() ([]byte, error) {
 func (x *ListPromptsRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -9371,7 +9371,7 @@ func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
@@ -9396,11 +9396,11 @@ func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.has&uint64(0x10) != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.has&uint64(0x20) != 0 || x.TTLMs != 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -9572,14 +9572,14 @@ func (x ListResourceTemplatesRequest) MarshalJSON() ([]byte, error) {
 func (x *ListResourceTemplatesRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -9692,7 +9692,7 @@ func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
@@ -9717,11 +9717,11 @@ func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.has&uint64(0x10) != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.has&uint64(0x20) != 0 || x.TTLMs != 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -9893,14 +9893,14 @@ func (x ListResourcesRequest) MarshalJSON() ([]byte, error) {
 func (x *ListResourcesRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -10013,7 +10013,7 @@ func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
@@ -10038,11 +10038,11 @@ func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.has&uint64(0x10) != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.has&uint64(0x20) != 0 || x.TTLMs != 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -10225,14 +10225,14 @@ func (x *ListRootsRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "params")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.has&uint64(0x8) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -10632,14 +10632,14 @@ func (x ListToolsRequest) MarshalJSON() ([]byte, error) {
 func (x *ListToolsRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -10752,7 +10752,7 @@ func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
@@ -10763,7 +10763,7 @@ func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -10781,7 +10781,7 @@ func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.has&uint64(0x20) != 0 || x.TTLMs != 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -10971,7 +10971,7 @@ func (x LoggingMessageNotification) MarshalJSON() ([]byte, error) {
 func (x *LoggingMessageNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -11989,14 +11989,14 @@ func (x PaginatedRequest) MarshalJSON() ([]byte, error) {
 func (x *PaginatedRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -12150,7 +12150,7 @@ func (x *PaginatedResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.has&uint64(0x4) != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -12291,14 +12291,14 @@ func (x PingRequest) MarshalJSON() ([]byte, error) {
 func (x *PingRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -12633,7 +12633,7 @@ func (x ProgressNotification) MarshalJSON() ([]byte, error) {
 func (x *ProgressNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -13085,7 +13085,7 @@ func (x PromptListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *PromptListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -13305,14 +13305,14 @@ func (x ReadResourceRequest) MarshalJSON() ([]byte, error) {
 func (x *ReadResourceRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -13508,7 +13508,7 @@ func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
@@ -13529,11 +13529,11 @@ func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.has&uint64(0x10) != 0 || x.TTLMs != 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -13991,7 +13991,7 @@ func (x RequestMetaObject) MarshalJSON() ([]byte, error) {
 func (x *RequestMetaObject) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || true {
 		dst = append(dst, ",\"io.modelcontextprotocol/clientCapabilities\":"...)
 		dst, err = x.ClientCapabilities.appendJSON(dst)
 		if err != nil {
@@ -14012,7 +14012,7 @@ func (x *RequestMetaObject) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "io.modelcontextprotocol/logLevel")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.has&uint64(0x8) != 0 || x.ProtocolVersion != "" {
 		dst = append(dst, ",\"io.modelcontextprotocol/protocolVersion\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ProtocolVersion))
 	}
@@ -14532,7 +14532,7 @@ func (x ResourceListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *ResourceListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -14882,7 +14882,7 @@ func (x ResourceUpdatedNotification) MarshalJSON() ([]byte, error) {
 func (x *ResourceUpdatedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -15027,7 +15027,7 @@ func (x *Result) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -15269,7 +15269,7 @@ func (x RootsListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *RootsListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -16518,14 +16518,14 @@ func (x SetLevelRequest) MarshalJSON() ([]byte, error) {
 func (x *SetLevelRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -16921,14 +16921,14 @@ func (x SubscribeRequest) MarshalJSON() ([]byte, error) {
 func (x *SubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -19424,7 +19424,7 @@ func (x ToolListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *ToolListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}
@@ -19562,7 +19562,7 @@ func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.has&uint64(0x8) != 0 || x.Type != "" {
 		dst = append(dst, ",\"type\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Type))
 	}
@@ -20076,14 +20076,14 @@ func (x UnsubscribeRequest) MarshalJSON() ([]byte, error) {
 func (x *UnsubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
 	}

@@ -243,11 +243,11 @@ type CallToolRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params CallToolRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -327,7 +327,7 @@ type CallToolResult struct {
 	// `resultType`), the client MUST treat the absent field as `"complete"`.
 	//
 	// Since 2026-07-28.
-	ResultType string `json:"resultType"`
+	ResultType string `json:"resultType,omitempty"`
 	// StructuredContent: An optional JSON value that represents the structured result of the tool call.
 	//
 	// This can be any JSON value (object, array, string, number, boolean, or null)
@@ -492,7 +492,7 @@ type CancelledNotification struct {
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params CancelledNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -762,11 +762,11 @@ type CompleteRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params CompleteRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -867,7 +867,7 @@ type CompleteResult struct {
 	// `resultType`), the client MUST treat the absent field as `"complete"`.
 	//
 	// Since 2026-07-28.
-	ResultType string `json:"resultType"`
+	ResultType string `json:"resultType,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -940,11 +940,11 @@ type CreateMessageRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -1291,11 +1291,11 @@ type ElicitRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -1431,7 +1431,7 @@ type ElicitRequestURLParams struct {
 	// The client MUST treat this ID as an opaque value.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	ElicitationID string `json:"elicitationId"`
+	ElicitationID string `json:"elicitationId,omitempty"`
 	// Task: If specified, the caller is requesting task-augmented execution for this request.
 	// The request will return a CreateTaskResult immediately, and the actual result can be
 	// retrieved later via tasks/result.
@@ -1689,11 +1689,11 @@ type GetPromptRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params GetPromptRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -1753,7 +1753,7 @@ type GetPromptResult struct {
 	// `resultType`), the client MUST treat the absent field as `"complete"`.
 	//
 	// Since 2026-07-28.
-	ResultType string `json:"resultType"`
+	ResultType string `json:"resultType,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -2188,11 +2188,11 @@ type InitializeRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -2302,7 +2302,7 @@ type InitializedNotification struct {
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -2817,11 +2817,11 @@ type ListPromptsRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -2852,7 +2852,7 @@ type ListPromptsResult struct {
 	//   different cache).
 	//
 	// Since 2026-07-28.
-	CacheScope ListPromptsResultCacheScope `json:"cacheScope"`
+	CacheScope ListPromptsResultCacheScope `json:"cacheScope,omitempty"`
 	// NextCursor: An opaque token representing the pagination position after the last returned result.
 	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
@@ -2867,7 +2867,7 @@ type ListPromptsResult struct {
 	// `resultType`), the client MUST treat the absent field as `"complete"`.
 	//
 	// Since 2026-07-28.
-	ResultType string `json:"resultType"`
+	ResultType string `json:"resultType,omitempty"`
 	// TTLMs: A hint from the server indicating how long (in milliseconds) the
 	// client MAY cache this response before re-fetching. Semantics are
 	// analogous to HTTP Cache-Control max-age.
@@ -2878,7 +2878,7 @@ type ListPromptsResult struct {
 	//   milliseconds after receiving the response.
 	//
 	// Since 2026-07-28.
-	TTLMs int64 `json:"ttlMs"`
+	TTLMs int64 `json:"ttlMs,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -2944,11 +2944,11 @@ type ListResourceTemplatesRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -2979,7 +2979,7 @@ type ListResourceTemplatesResult struct {
 	//   different cache).
 	//
 	// Since 2026-07-28.
-	CacheScope ListResourceTemplatesResultCacheScope `json:"cacheScope"`
+	CacheScope ListResourceTemplatesResultCacheScope `json:"cacheScope,omitempty"`
 	// NextCursor: An opaque token representing the pagination position after the last returned result.
 	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
@@ -2994,7 +2994,7 @@ type ListResourceTemplatesResult struct {
 	// `resultType`), the client MUST treat the absent field as `"complete"`.
 	//
 	// Since 2026-07-28.
-	ResultType string `json:"resultType"`
+	ResultType string `json:"resultType,omitempty"`
 	// TTLMs: A hint from the server indicating how long (in milliseconds) the
 	// client MAY cache this response before re-fetching. Semantics are
 	// analogous to HTTP Cache-Control max-age.
@@ -3005,7 +3005,7 @@ type ListResourceTemplatesResult struct {
 	//   milliseconds after receiving the response.
 	//
 	// Since 2026-07-28.
-	TTLMs int64 `json:"ttlMs"`
+	TTLMs int64 `json:"ttlMs,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -3071,11 +3071,11 @@ type ListResourcesRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -3106,7 +3106,7 @@ type ListResourcesResult struct {
 	//   different cache).
 	//
 	// Since 2026-07-28.
-	CacheScope ListResourcesResultCacheScope `json:"cacheScope"`
+	CacheScope ListResourcesResultCacheScope `json:"cacheScope,omitempty"`
 	// NextCursor: An opaque token representing the pagination position after the last returned result.
 	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
@@ -3121,7 +3121,7 @@ type ListResourcesResult struct {
 	// `resultType`), the client MUST treat the absent field as `"complete"`.
 	//
 	// Since 2026-07-28.
-	ResultType string `json:"resultType"`
+	ResultType string `json:"resultType,omitempty"`
 	// TTLMs: A hint from the server indicating how long (in milliseconds) the
 	// client MAY cache this response before re-fetching. Semantics are
 	// analogous to HTTP Cache-Control max-age.
@@ -3132,7 +3132,7 @@ type ListResourcesResult struct {
 	//   milliseconds after receiving the response.
 	//
 	// Since 2026-07-28.
-	TTLMs int64 `json:"ttlMs"`
+	TTLMs int64 `json:"ttlMs,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -3206,11 +3206,11 @@ type ListRootsRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -3325,11 +3325,11 @@ type ListToolsRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -3360,7 +3360,7 @@ type ListToolsResult struct {
 	//   different cache).
 	//
 	// Since 2026-07-28.
-	CacheScope ListToolsResultCacheScope `json:"cacheScope"`
+	CacheScope ListToolsResultCacheScope `json:"cacheScope,omitempty"`
 	// NextCursor: An opaque token representing the pagination position after the last returned result.
 	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
@@ -3373,7 +3373,7 @@ type ListToolsResult struct {
 	// `resultType`), the client MUST treat the absent field as `"complete"`.
 	//
 	// Since 2026-07-28.
-	ResultType string `json:"resultType"`
+	ResultType string `json:"resultType,omitempty"`
 	// Tools is defined by the MCP schema.
 	Tools []Tool `json:"tools"`
 	// TTLMs: A hint from the server indicating how long (in milliseconds) the
@@ -3386,7 +3386,7 @@ type ListToolsResult struct {
 	//   milliseconds after receiving the response.
 	//
 	// Since 2026-07-28.
-	TTLMs int64 `json:"ttlMs"`
+	TTLMs int64 `json:"ttlMs,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -3478,7 +3478,7 @@ type LoggingMessageNotification struct {
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params LoggingMessageNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -3825,11 +3825,11 @@ type PaginatedRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Method is defined by the MCP schema.
 	Method string `json:"method"`
 	// Params is defined by the MCP schema.
@@ -3879,7 +3879,7 @@ type PaginatedResult struct {
 	// `resultType`), the client MUST treat the absent field as `"complete"`.
 	//
 	// Since 2026-07-28.
-	ResultType string `json:"resultType"`
+	ResultType string `json:"resultType,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -3919,11 +3919,11 @@ type PingRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -3998,7 +3998,7 @@ type ProgressNotification struct {
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params ProgressNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4164,7 +4164,7 @@ type PromptListChangedNotification struct {
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4228,11 +4228,11 @@ type ReadResourceRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params ReadResourceRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4289,7 +4289,7 @@ type ReadResourceResult struct {
 	//   different cache).
 	//
 	// Since 2026-07-28.
-	CacheScope ReadResourceResultCacheScope `json:"cacheScope"`
+	CacheScope ReadResourceResultCacheScope `json:"cacheScope,omitempty"`
 	// Contents is defined by the MCP schema.
 	Contents []ReadResourceResultContentsItem `json:"contents"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
@@ -4301,7 +4301,7 @@ type ReadResourceResult struct {
 	// `resultType`), the client MUST treat the absent field as `"complete"`.
 	//
 	// Since 2026-07-28.
-	ResultType string `json:"resultType"`
+	ResultType string `json:"resultType,omitempty"`
 	// TTLMs: A hint from the server indicating how long (in milliseconds) the
 	// client MAY cache this response before re-fetching. Semantics are
 	// analogous to HTTP Cache-Control max-age.
@@ -4312,7 +4312,7 @@ type ReadResourceResult struct {
 	//   milliseconds after receiving the response.
 	//
 	// Since 2026-07-28.
-	TTLMs int64 `json:"ttlMs"`
+	TTLMs int64 `json:"ttlMs,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -4495,7 +4495,7 @@ type RequestMetaObject struct {
 	// Servers MUST NOT infer capabilities from prior requests.
 	//
 	// Since 2026-07-28.
-	ClientCapabilities ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
+	ClientCapabilities ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities,omitempty"`
 	// ClientInfo: Identifies the client software making the request. Clients SHOULD
 	// include this field on every request unless specifically configured not
 	// to do so.
@@ -4526,7 +4526,7 @@ type RequestMetaObject struct {
 	// {@link UnsupportedProtocolVersionError}.
 	//
 	// Since 2026-07-28.
-	ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
+	ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion,omitempty"`
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by {@link ProgressNotificationnotifications/progress}). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4702,7 +4702,7 @@ type ResourceListChangedNotification struct {
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4816,7 +4816,7 @@ type ResourceUpdatedNotification struct {
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params ResourceUpdatedNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4862,7 +4862,7 @@ type Result struct {
 	// `resultType`), the client MUST treat the absent field as `"complete"`.
 	//
 	// Since 2026-07-28.
-	ResultType string `json:"resultType"`
+	ResultType string `json:"resultType,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -4957,7 +4957,7 @@ type RootsListChangedNotification struct {
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -5222,11 +5222,11 @@ type SetLevelRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -5370,11 +5370,11 @@ type SubscribeRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -6337,7 +6337,7 @@ type ToolListChangedNotification struct {
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -6374,7 +6374,7 @@ type ToolOutputSchema struct {
 	// Type is defined by the MCP schema.
 	//
 	// Since 2025-06-18. Removed in 2026-07-28.
-	Type string `json:"type"`
+	Type string `json:"type,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -6541,11 +6541,11 @@ type UnsubscribeRequest struct {
 	// ID is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	ID RequestId `json:"id"`
+	ID RequestId `json:"id,omitempty"`
 	// Jsonrpc is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc"`
+	Jsonrpc string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.

@@ -229,18 +229,18 @@ func (x *CallToolRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CallToolRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -335,7 +335,7 @@ func (x *CallToolResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x10) != 0 || x.StructuredContent != nil) {
@@ -517,10 +517,10 @@ func (x *CancelledNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CancelledNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -966,18 +966,18 @@ func (x *CompleteRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CompleteRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -1133,7 +1133,7 @@ func (x *CompleteResult) validate(vb VersionSet) error {
 			return atField(err, "completion")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -1250,18 +1250,18 @@ func (x *CreateMessageRequest) validate(vb VersionSet) error {
 			return atField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x4) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x8) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -1706,18 +1706,18 @@ func (x *ElicitRequest) validate(vb VersionSet) error {
 			return atField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x4) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x8) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -1885,7 +1885,7 @@ func (x *ElicitRequestURLParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ElicitationID != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "elicitationId")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
@@ -2256,18 +2256,18 @@ func (x *GetPromptRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetPromptRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -2350,7 +2350,7 @@ func (x *GetPromptResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -2815,18 +2815,18 @@ func (x *InitializeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InitializeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -2965,10 +2965,10 @@ func (x *InitializedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InitializedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -3347,7 +3347,7 @@ func (x *JSONRPCErrorResponse) validate(vb VersionSet) error {
 			return atField(err, "error")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
@@ -3713,18 +3713,18 @@ func (x *ListPromptsRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListPromptsRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -3762,10 +3762,10 @@ func (x *ListPromptsResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
@@ -3780,13 +3780,13 @@ func (x *ListPromptsResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0 || x.has&uint64(0x20) == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x20) == 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}
@@ -3865,18 +3865,18 @@ func (x *ListResourceTemplatesRequest) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -3914,10 +3914,10 @@ func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
@@ -3932,13 +3932,13 @@ func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0 || x.has&uint64(0x20) == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x20) == 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}
@@ -4017,18 +4017,18 @@ func (x *ListResourcesRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListResourcesRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -4066,10 +4066,10 @@ func (x *ListResourcesResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
@@ -4084,13 +4084,13 @@ func (x *ListResourcesResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0 || x.has&uint64(0x20) == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x20) == 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}
@@ -4177,18 +4177,18 @@ func (x *ListRootsRequest) validate(vb VersionSet) error {
 			return atField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x4) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x8) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -4332,18 +4332,18 @@ func (x *ListToolsRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListToolsRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -4381,15 +4381,15 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
@@ -4402,10 +4402,10 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x20) != 0 || x.has&uint64(0x20) == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x20) == 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}
@@ -4505,10 +4505,10 @@ func (x *LoggingMessageNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *LoggingMessageNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -4908,18 +4908,18 @@ func (x *PaginatedRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PaginatedRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -4984,7 +4984,7 @@ func (x *PaginatedResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -5027,18 +5027,18 @@ func (x *PingRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PingRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -5150,10 +5150,10 @@ func (x *ProgressNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ProgressNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -5300,10 +5300,10 @@ func (x *PromptListChangedNotification) ValidateVersion(v ProtocolVersion) error
 	return x.validate(vb)
 }
 func (x *PromptListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -5389,18 +5389,18 @@ func (x *ReadResourceRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ReadResourceRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -5478,10 +5478,10 @@ func (x *ReadResourceResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
@@ -5496,13 +5496,13 @@ func (x *ReadResourceResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x10) == 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x10) != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}
@@ -5686,10 +5686,10 @@ func (x *RequestMetaObject) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *RequestMetaObject) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(true)) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "io.modelcontextprotocol/clientCapabilities")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || true) {
 		if err := x.ClientCapabilities.validate(vb); err != nil {
 			return atField(err, "io.modelcontextprotocol/clientCapabilities")
 		}
@@ -5706,7 +5706,7 @@ func (x *RequestMetaObject) validate(vb VersionSet) error {
 			return atField(err, "io.modelcontextprotocol/logLevel")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ProtocolVersion != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "io.modelcontextprotocol/protocolVersion")
 	}
 	if x.has&uint64(0x10) != 0 || !x.ProgressToken.IsZero() {
@@ -5879,10 +5879,10 @@ func (x *ResourceListChangedNotification) ValidateVersion(v ProtocolVersion) err
 	return x.validate(vb)
 }
 func (x *ResourceListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -6018,10 +6018,10 @@ func (x *ResourceUpdatedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceUpdatedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -6091,7 +6091,7 @@ func (x *Result) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -6201,10 +6201,10 @@ func (x *RootsListChangedNotification) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *RootsListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -6670,18 +6670,18 @@ func (x *SetLevelRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SetLevelRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -6834,18 +6834,18 @@ func (x *SubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SubscribeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -7761,10 +7761,10 @@ func (x *ToolListChangedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -7801,10 +7801,10 @@ func (x *ToolOutputSchema) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.Type != "")) && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "type")
 	}
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.missing&uint64(0x8) == 0) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.Type != "") {
 		if x.Type != "object" {
 			return atField(errConst("\"object\""), "type")
 		}
@@ -7999,18 +7999,18 @@ func (x *UnsubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *UnsubscribeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x1) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.missing&uint64(0x2) == 0) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
 		if x.Jsonrpc != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}

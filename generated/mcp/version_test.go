@@ -80,6 +80,22 @@ func TestPresenceRoundTrip(t *testing.T) {
 	if string(built) != `{"content":[],"resultType":"complete"}` {
 		t.Fatalf("Go-built value encodes as %s", built)
 	}
+	// A property only newer versions have is written only when set, and a
+	// value built in Go without it is valid for the older versions only.
+	legacy := CallToolResult{}
+	if out, _ := json.Marshal(legacy); string(out) != `{"content":[]}` {
+		t.Fatalf("legacy value encodes as %s", out)
+	}
+	if err := legacy.ValidateVersion(Version20251125); err != nil {
+		t.Fatalf("legacy value for 2025-11-25: %v", err)
+	}
+	if err := legacy.Validate(); err == nil || err.Error() != "resultType: required" {
+		t.Fatalf("legacy value for 2026-07-28: %v", err)
+	}
+	// Required constants are written for values built in Go.
+	if out, _ := json.Marshal(TextContent{Text: "hi"}); string(out) != `{"text":"hi","type":"text"}` {
+		t.Fatalf("TextContent encodes as %s", out)
+	}
 }
 
 func jsonEqual(a, b any) bool {
