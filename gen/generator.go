@@ -22,6 +22,8 @@ type generator struct {
 	// some versions of their type: elsewhere any value is allowed, so they
 	// are ordinary fields whose constant Validate checks.
 	partialConst map[*model.Field]string
+	// owner is the struct each field belongs to.
+	owner map[*model.Field]*model.Type
 	// restore undoes the generator's changes to the model.
 	restore []restoreType
 }
@@ -45,8 +47,10 @@ func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 			g.close()
 		}
 	}()
+	g.owner = map[*model.Field]*model.Type{}
 	for _, t := range m.Types {
 		for _, fd := range t.Fields {
+			g.owner[fd] = t
 			if fd.Type.Kind == model.Primitive && fd.Type.Const != "" && fd.Versions&t.Versions != t.Versions {
 				if fd.Type.Prim != model.String {
 					return nil, fmt.Errorf("%s: %s.%s: a non-string constant that exists in only some versions is not supported", fd.Pos, t.Name, fd.JSON)
@@ -131,10 +135,13 @@ func (g *generator) scalarUnion(u *model.Type) bool {
 func fieldBit(i int) jen.Code { return jen.Lit(uint64(1) << uint(i)) }
 
 // pointerField reports whether a struct-typed field is a pointer: it is
-// when the property is not required in every version it exists in.
+// unless the property exists in every version of its type and is required
+// in all of them, so that nil can say "absent".
 func (g *generator) pointerField(f *model.Field) bool {
 	t := g.named(f.Type)
-	return f.Type.Kind != model.Alias && t.Kind == model.Struct && f.Required&f.Versions != f.Versions
+	owner := g.owner[f]
+	always := f.Required&f.Versions == f.Versions && f.Versions&owner.Versions == owner.Versions
+	return f.Type.Kind != model.Alias && t.Kind == model.Struct && !always
 }
 
 // emitAlways reports whether a field is written whenever decoding did not

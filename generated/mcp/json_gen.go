@@ -13949,6 +13949,7 @@ func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "io.modelcontextprotocol/clientCapabilities":
 			seen |= uint64(0x1)
+			x.ClientCapabilities = new(ClientCapabilities)
 			if err := x.ClientCapabilities.decode(s); err != nil {
 				return atField(err, "io.modelcontextprotocol/clientCapabilities")
 			}
@@ -13991,7 +13992,7 @@ func (x RequestMetaObject) MarshalJSON() ([]byte, error) {
 func (x *RequestMetaObject) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || true {
+	if x.ClientCapabilities != nil {
 		dst = append(dst, ",\"io.modelcontextprotocol/clientCapabilities\":"...)
 		dst, err = x.ClientCapabilities.appendJSON(dst)
 		if err != nil {

@@ -4495,7 +4495,7 @@ type RequestMetaObject struct {
 	// Servers MUST NOT infer capabilities from prior requests.
 	//
 	// Since 2026-07-28.
-	ClientCapabilities ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities,omitempty"`
+	ClientCapabilities *ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities,omitempty"`
 	// ClientInfo: Identifies the client software making the request. Clients SHOULD
 	// include this field on every request unless specifically configured not
 	// to do so.

@@ -5686,12 +5686,14 @@ func (x *RequestMetaObject) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *RequestMetaObject) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(true)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.ClientCapabilities == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "io.modelcontextprotocol/clientCapabilities")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || true) {
-		if err := x.ClientCapabilities.validate(vb); err != nil {
-			return atField(err, "io.modelcontextprotocol/clientCapabilities")
+	if vb&VersionSet(bitVersion20260728) != 0 {
+		if x.ClientCapabilities != nil {
+			if err := x.ClientCapabilities.validate(vb); err != nil {
+				return atField(err, "io.modelcontextprotocol/clientCapabilities")
+			}
 		}
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 {
