@@ -1,0 +1,366 @@
+// Package server is mcpgen's MCP server engine. It serves tools, prompts,
+// resources and completions registered on a Server to every client that
+// connects over a transport, and takes care of the protocol around them:
+// the initialize handshake and version negotiation, capabilities derived
+// from what is registered, cancellation, progress, logging, pagination,
+// list-changed notifications and resource subscriptions.
+//
+// Handlers reach their client through the helpers of this package that take
+// the handler's ctx (Progress, Log, Elicit, CreateMessage, ListRoots). They
+// never see how the request arrived.
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/transport"
+	"github.com/mcpgen/mcpgen/runtime/uritemplate"
+)
+
+// Options configure a Server. The zero Options are ready to use.
+type Options struct {
+	// Instructions tell clients how to use the server; sent in the
+	// initialize result.
+	Instructions string
+	// Logger receives what the server cannot tell a client: handler
+	// panics, failed notifications. Nil discards it.
+	Logger *slog.Logger
+	// PageSize is how many items a list result holds before it gives a
+	// nextCursor. Zero means 100.
+	PageSize int
+	// MaxInFlight bounds the requests one session handles at once; zero
+	// means the jsonrpc default.
+	MaxInFlight int
+	// OnRootsListChanged is called when a client says its roots changed.
+	OnRootsListChanged func(ctx context.Context, s *Session)
+}
+
+// ToolHandler answers tools/call for one tool. A returned error becomes an
+// isError result whose text the model can read; a *jsonrpc.Error is sent as
+// a protocol error instead.
+type ToolHandler func(ctx context.Context, params *mcp.CallToolRequestParams) (*mcp.CallToolResult, error)
+
+// PromptHandler answers prompts/get for one prompt.
+type PromptHandler func(ctx context.Context, params *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error)
+
+// ResourceHandler answers resources/read for one resource.
+type ResourceHandler func(ctx context.Context, params *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error)
+
+// TemplateHandler answers resources/read for URIs that match a resource
+// template; vars holds the template's variables by name.
+type TemplateHandler func(ctx context.Context, params *mcp.ReadResourceRequestParams, vars map[string]string) (*mcp.ReadResourceResult, error)
+
+// CompletionHandler answers completion/complete.
+type CompletionHandler func(ctx context.Context, params *mcp.CompleteRequestParams) (*mcp.CompleteResult, error)
+
+// Request is what a Middleware sees of a request: the session it arrived
+// on, its method and its raw params. The result is the decoded result type.
+type Request struct {
+	Session *Session
+	ID      jsonrpc.ID
+	Method  string
+	Params  []byte
+}
+
+// HandlerFunc handles one request.
+type HandlerFunc func(ctx context.Context, req *Request) (mcp.Message, error)
+
+// Middleware wraps the dispatch of every request, for tracing, auth or
+// metrics, without touching generated code.
+type Middleware func(next HandlerFunc) HandlerFunc
+
+// Server holds what is registered and serves it to any number of
+// sessions. Its methods are safe for concurrent use, and registering while
+// sessions run notifies them that the list changed.
+type Server struct {
+	info mcp.Implementation
+	opts Options
+	log  *slog.Logger
+
+	mu         sync.RWMutex
+	tools      []*tool
+	prompts    []*prompt
+	resources  []*resource
+	templates  []*template
+	completion CompletionHandler
+	middleware []Middleware
+	sessions   map[*Session]struct{}
+}
+
+type tool struct {
+	def     mcp.Tool
+	handler ToolHandler
+	input   *jsonschema.Schema // nil when the input schema takes any object
+	output  *jsonschema.Schema // nil without an output schema
+	// Validators given with the tool, used instead of the schemas.
+	validateInput, validateOutput func([]byte) error
+}
+
+// ToolOption adjusts how a tool is served.
+type ToolOption func(*tool)
+
+// WithInputValidator checks arguments with validate instead of the input
+// schema; generated handlers pass their generated validators here.
+func WithInputValidator(validate func(args []byte) error) ToolOption {
+	return func(t *tool) { t.validateInput = validate }
+}
+
+// WithOutputValidator checks structuredContent with validate instead of
+// the output schema.
+func WithOutputValidator(validate func(structured []byte) error) ToolOption {
+	return func(t *tool) { t.validateOutput = validate }
+}
+
+type prompt struct {
+	def     mcp.Prompt
+	handler PromptHandler
+}
+
+type resource struct {
+	def     mcp.Resource
+	handler ResourceHandler
+}
+
+type template struct {
+	def     mcp.ResourceTemplate
+	tmpl    *uritemplate.Template
+	handler TemplateHandler
+}
+
+// New returns a Server that introduces itself as info.
+func New(info mcp.Implementation, opts *Options) *Server {
+	s := &Server{info: info, sessions: map[*Session]struct{}{}}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.PageSize <= 0 {
+		s.opts.PageSize = 100
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// Use adds middleware around the dispatch of every request; the first
+// added is the outermost. Sessions started afterwards use it.
+func (s *Server) Use(mw ...Middleware) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.middleware = append(s.middleware, mw...)
+}
+
+// AddTool registers a tool. Its input schema (and output schema, if any)
+// are compiled once here: arguments that do not match the input schema get
+// an isError result naming the problem, and a structuredContent that does
+// not match the output schema is reported as an internal error instead of
+// being sent.
+func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error {
+	if def.Name == "" {
+		return errors.New("server: a tool needs a name")
+	}
+	if h == nil {
+		return fmt.Errorf("server: tool %s has no handler", def.Name)
+	}
+	if err := def.ValidateVersion(mcp.Version20251125); err != nil {
+		return fmt.Errorf("server: tool %s: %w", def.Name, err)
+	}
+	t := &tool{def: def, handler: h}
+	for _, o := range opts {
+		o(t)
+	}
+	in, err := def.InputSchema.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("server: tool %s: input schema: %w", def.Name, err)
+	}
+	if t.input, err = compileSchema(def.Name+"/input", in); err != nil {
+		return fmt.Errorf("server: tool %s: input schema: %w", def.Name, err)
+	}
+	if def.OutputSchema != nil && t.validateOutput == nil {
+		out, err := def.OutputSchema.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("server: tool %s: output schema: %w", def.Name, err)
+		}
+		if t.output, err = compileSchema(def.Name+"/output", out); err != nil {
+			return fmt.Errorf("server: tool %s: output schema: %w", def.Name, err)
+		}
+	}
+	s.mu.Lock()
+	s.tools = slices.DeleteFunc(s.tools, func(o *tool) bool { return o.def.Name == def.Name })
+	s.tools = append(s.tools, t)
+	s.mu.Unlock()
+	s.notifyAll(mcp.MethodToolListChangedNotification, nil)
+	return nil
+}
+
+// RemoveTool unregisters the named tool, reporting whether it existed.
+func (s *Server) RemoveTool(name string) bool {
+	s.mu.Lock()
+	n := len(s.tools)
+	s.tools = slices.DeleteFunc(s.tools, func(o *tool) bool { return o.def.Name == name })
+	removed := len(s.tools) != n
+	s.mu.Unlock()
+	if removed {
+		s.notifyAll(mcp.MethodToolListChangedNotification, nil)
+	}
+	return removed
+}
+
+// AddPrompt registers a prompt.
+func (s *Server) AddPrompt(def mcp.Prompt, h PromptHandler) error {
+	if def.Name == "" || h == nil {
+		return errors.New("server: a prompt needs a name and a handler")
+	}
+	s.mu.Lock()
+	s.prompts = slices.DeleteFunc(s.prompts, func(o *prompt) bool { return o.def.Name == def.Name })
+	s.prompts = append(s.prompts, &prompt{def: def, handler: h})
+	s.mu.Unlock()
+	s.notifyAll(mcp.MethodPromptListChangedNotification, nil)
+	return nil
+}
+
+// AddResource registers a resource with a fixed URI.
+func (s *Server) AddResource(def mcp.Resource, h ResourceHandler) error {
+	if def.URI == "" || h == nil {
+		return errors.New("server: a resource needs a URI and a handler")
+	}
+	s.mu.Lock()
+	s.resources = slices.DeleteFunc(s.resources, func(o *resource) bool { return o.def.URI == def.URI })
+	s.resources = append(s.resources, &resource{def: def, handler: h})
+	s.mu.Unlock()
+	s.notifyAll(mcp.MethodResourceListChangedNotification, nil)
+	return nil
+}
+
+// AddResourceTemplate registers a resource template (RFC 6570); reads of
+// URIs it matches go to h with the template's variables.
+func (s *Server) AddResourceTemplate(def mcp.ResourceTemplate, h TemplateHandler) error {
+	if h == nil {
+		return errors.New("server: a resource template needs a handler")
+	}
+	tmpl, err := uritemplate.Parse(def.URITemplate)
+	if err != nil {
+		return fmt.Errorf("server: resource template %s: %w", def.Name, err)
+	}
+	s.mu.Lock()
+	s.templates = slices.DeleteFunc(s.templates, func(o *template) bool { return o.def.URITemplate == def.URITemplate })
+	s.templates = append(s.templates, &template{def: def, tmpl: tmpl, handler: h})
+	s.mu.Unlock()
+	s.notifyAll(mcp.MethodResourceListChangedNotification, nil)
+	return nil
+}
+
+// SetCompletion sets the handler of completion/complete.
+func (s *Server) SetCompletion(h CompletionHandler) {
+	s.mu.Lock()
+	s.completion = h
+	s.mu.Unlock()
+}
+
+// ResourceUpdated tells every session subscribed to uri that it changed.
+func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
+	params, _ := (&mcp.ResourceUpdatedNotificationParams{URI: uri}).MarshalJSON()
+	for _, sess := range s.liveSessions() {
+		if sess.subscribed(uri) {
+			sess.notify(ctx, mcp.MethodResourceUpdatedNotification, params)
+		}
+	}
+}
+
+// Serve runs one session over t until the transport closes or ctx ends.
+func (s *Server) Serve(ctx context.Context, t jsonrpc.Transport) error {
+	sess := s.newSession(t)
+	s.mu.Lock()
+	s.sessions[sess] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.sessions, sess)
+		s.mu.Unlock()
+	}()
+	err := sess.conn.Run(ctx)
+	sess.conn.Wait()
+	sess.tasks.Wait()
+	if errors.Is(err, jsonrpc.ErrClosed) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// ServeStdio serves one session over the process's stdin and stdout.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	t, err := transport.Stdio(transport.StdioOptions{})
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, t)
+}
+
+func (s *Server) liveSessions() []*Session {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*Session, 0, len(s.sessions))
+	for sess := range s.sessions {
+		out = append(out, sess)
+	}
+	return out
+}
+
+// notifyAll sends a notification to every initialized session.
+func (s *Server) notifyAll(method string, params []byte) {
+	for _, sess := range s.liveSessions() {
+		sess.notify(context.Background(), method, params)
+	}
+}
+
+// capabilities says what the server offers, from what is registered.
+func (s *Server) capabilities() mcp.ServerCapabilities {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	caps := mcp.ServerCapabilities{
+		Logging: []byte(`{}`),
+		Tools:   &mcp.ServerCapabilitiesTools{ListChanged: true},
+	}
+	if len(s.prompts) > 0 {
+		caps.Prompts = &mcp.ServerCapabilitiesPrompts{ListChanged: true}
+	}
+	if len(s.resources) > 0 || len(s.templates) > 0 {
+		caps.Resources = &mcp.ServerCapabilitiesResources{ListChanged: true, Subscribe: true}
+	}
+	if s.completion != nil {
+		caps.Completions = []byte(`{}`)
+	}
+	return caps
+}
+
+func compileSchema(name string, schema []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	url := "mcpgen:///" + name
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schemas may not refer to other documents (%s)", url)
+}

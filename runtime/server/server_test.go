@@ -1,0 +1,497 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/transport"
+)
+
+// peer is the client side of a test: a raw jsonrpc.Conn that records the
+// notifications it receives and answers server→client requests.
+type peer struct {
+	*jsonrpc.Conn
+	notes    chan *jsonrpc.Request
+	requests func(ctx context.Context, req *jsonrpc.Request) ([]byte, error)
+}
+
+func (p *peer) Handle(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
+	if req.ID.IsZero() {
+		c := *req
+		c.Params = append([]byte(nil), req.Params...)
+		select {
+		case p.notes <- &c:
+		default:
+		}
+		return nil, nil
+	}
+	if p.requests != nil {
+		return p.requests(ctx, req)
+	}
+	return nil, jsonrpc.ErrMethodNotFound(req.Method)
+}
+
+// start serves s over an in-memory pipe and returns the client side.
+func start(t *testing.T, s *Server) *peer {
+	t.Helper()
+	a, b := transport.NewPipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, a) }()
+	p := &peer{notes: make(chan *jsonrpc.Request, 64)}
+	p.Conn = jsonrpc.NewConn(b, p, jsonrpc.Options{})
+	go p.Run(ctx)
+	t.Cleanup(func() {
+		p.Close()
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		p.Wait()
+	})
+	return p
+}
+
+func (p *peer) call(t *testing.T, method, params string) (json.RawMessage, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var raw []byte
+	if params != "" {
+		raw = []byte(params)
+	}
+	return p.Call(ctx, method, raw)
+}
+
+func (p *peer) initialize(t *testing.T, version, caps string) *mcp.InitializeResult {
+	t.Helper()
+	if caps == "" {
+		caps = "{}"
+	}
+	out, err := p.call(t, "initialize", `{"protocolVersion":"`+version+`","capabilities":`+caps+`,"clientInfo":{"name":"test","version":"1"}}`)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	var r mcp.InitializeResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Notify(context.Background(), "notifications/initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+func (p *peer) note(t *testing.T, method string) *jsonrpc.Request {
+	t.Helper()
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case n := <-p.notes:
+			if n.Method == method {
+				return n
+			}
+		case <-timeout:
+			t.Fatalf("no %s notification", method)
+		}
+	}
+}
+
+func code(t *testing.T, err error) int64 {
+	t.Helper()
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("%v is not a JSON-RPC error", err)
+	}
+	return e.Code
+}
+
+func echoTool(t *testing.T, s *Server) {
+	t.Helper()
+	var def mcp.Tool
+	if err := json.Unmarshal([]byte(`{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`), &def); err != nil {
+		t.Fatal(err)
+	}
+	err := s.AddTool(def, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		var in struct{ Text string }
+		if err := json.Unmarshal(p.Arguments, &in); err != nil {
+			return nil, err
+		}
+		switch in.Text {
+		case "fail":
+			return nil, errors.New("it failed as asked")
+		case "panic":
+			panic("as asked")
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: in.Text}}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newServer(opts *Options) *Server {
+	return New(mcp.Implementation{Name: "test-server", Version: "1.0.0"}, opts)
+}
+
+func TestLifecycle(t *testing.T) {
+	s := newServer(&Options{Instructions: "be nice"})
+	echoTool(t, s)
+	p := start(t, s)
+	if _, err := p.call(t, "tools/list", ``); code(t, err) != jsonrpc.CodeInvalidRequest {
+		t.Fatalf("tools/list before initialize: %v", err)
+	}
+	if out, err := p.call(t, "ping", ``); err != nil || string(out) != `{}` {
+		t.Fatalf("ping before initialize: %s %v", out, err)
+	}
+	r := p.initialize(t, "2025-06-18", "")
+	if r.ProtocolVersion != "2025-06-18" || r.ServerInfo.Name != "test-server" || r.Instructions != "be nice" {
+		t.Fatalf("initialize result %+v", r)
+	}
+	if r.Capabilities.Tools == nil || r.Capabilities.Prompts != nil || r.Capabilities.Resources != nil {
+		t.Fatalf("capabilities %+v", r.Capabilities)
+	}
+	if _, err := p.call(t, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"a","version":"1"}}`); code(t, err) != jsonrpc.CodeInvalidRequest {
+		t.Fatalf("second initialize: %v", err)
+	}
+	if _, err := p.call(t, "tools/list", `{}`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVersionNegotiation(t *testing.T) {
+	for asked, want := range map[string]string{
+		"2024-11-05": "2024-11-05", "2025-03-26": "2025-03-26", "2025-11-25": "2025-11-25",
+		"2099-01-01": "2025-11-25", "2026-07-28": "2025-11-25", "garbage": "2025-11-25",
+	} {
+		p := start(t, newServer(nil))
+		if got := p.initialize(t, asked, "").ProtocolVersion; got != want {
+			t.Errorf("client asked %s, got %s, want %s", asked, got, want)
+		}
+	}
+	p := start(t, newServer(nil))
+	if _, err := p.call(t, "initialize", `{"protocolVersion":"2025-06-18"}`); code(t, err) != jsonrpc.CodeInvalidParams {
+		t.Fatalf("initialize without clientInfo: %v", err)
+	}
+	// A failed initialize leaves the session waiting for a good one.
+	p.initialize(t, "2025-06-18", "")
+}
+
+func callTool(t *testing.T, p *peer, args string) (*mcp.CallToolResult, error) {
+	t.Helper()
+	out, err := p.call(t, "tools/call", `{"name":"echo","arguments":`+args+`}`)
+	if err != nil {
+		return nil, err
+	}
+	var r mcp.CallToolResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r, nil
+}
+
+func text(r *mcp.CallToolResult) string {
+	if r == nil {
+		return "<no result>"
+	}
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.Value.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestTools(t *testing.T) {
+	s := newServer(nil)
+	echoTool(t, s)
+	p := start(t, s)
+	p.initialize(t, "2025-11-25", "")
+	r, err := callTool(t, p, `{"text":"hello"}`)
+	if err != nil || r.IsError || text(r) != "hello" {
+		t.Fatalf("echo: %+v %v", r, err)
+	}
+	r, err = callTool(t, p, `{"text":7}`)
+	if err != nil || !r.IsError || !strings.Contains(text(r), "invalid arguments for tool echo: at /text") {
+		t.Fatalf("bad arguments: %q %v", text(r), err)
+	}
+	r, err = callTool(t, p, `{"text":"fail"}`)
+	if err != nil || !r.IsError || text(r) != "it failed as asked" {
+		t.Fatalf("failing tool: %q %v", text(r), err)
+	}
+	r, err = callTool(t, p, `{"text":"panic"}`)
+	if err != nil || !r.IsError || !strings.Contains(text(r), "internal error") {
+		t.Fatalf("panicking tool: %q %v", text(r), err)
+	}
+	if _, err := p.call(t, "tools/call", `{"name":"nope"}`); code(t, err) != jsonrpc.CodeInvalidParams {
+		t.Fatalf("unknown tool: %v", err)
+	}
+	if _, err := p.call(t, "tools/call", `{"arguments":{}}`); code(t, err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "name: required") {
+		t.Fatalf("no name: %v", err)
+	}
+	if _, err := p.call(t, "no/such", `{}`); code(t, err) != jsonrpc.CodeMethodNotFound {
+		t.Fatalf("unknown method: %v", err)
+	}
+	// The server still works after the panic.
+	if r, err := callTool(t, p, `{"text":"again"}`); err != nil || text(r) != "again" {
+		t.Fatalf("after panic: %v", err)
+	}
+}
+
+func TestOutputSchema(t *testing.T) {
+	s := newServer(nil)
+	var def mcp.Tool
+	json.Unmarshal([]byte(`{"name":"weather","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"temp":{"type":"number"}},"required":["temp"]}}`), &def)
+	err := s.AddTool(def, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out := `{"temp":21.5}`
+		if string(p.Arguments) == `{"broken":true}` {
+			out = `{"temp":"warm"}`
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: out}}}, StructuredContent: json.RawMessage(out)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, s)
+	p.initialize(t, "2025-06-18", "")
+	if _, err := p.call(t, "tools/call", `{"name":"weather","arguments":{}}`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.call(t, "tools/call", `{"name":"weather","arguments":{"broken":true}}`)
+	if code(t, err) != jsonrpc.CodeInternalError || !strings.Contains(err.Error(), "does not match its outputSchema") {
+		t.Fatalf("mismatching output: %v", err)
+	}
+	var bad mcp.Tool
+	json.Unmarshal([]byte(`{"name":"bad","inputSchema":{"type":"object","properties":{"x":{"type":"nonsense"}}}}`), &bad)
+	if err := s.AddTool(bad, func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }); err == nil {
+		t.Fatal("a tool with an invalid input schema was accepted")
+	}
+}
+
+func TestPagination(t *testing.T) {
+	s := newServer(&Options{PageSize: 2})
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		def := mcp.Tool{Name: name}
+		def.InputSchema.Properties = map[string]json.RawMessage{}
+		if err := s.AddTool(def, func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := start(t, s)
+	p.initialize(t, "2025-11-25", "")
+	c := &mcp.Client{Caller: p.Conn}
+	var names []string
+	for tool, err := range c.AllTools(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+	}
+	if strings.Join(names, "") != "abcde" {
+		t.Fatalf("AllTools = %v", names)
+	}
+	if _, err := p.call(t, "tools/list", `{"cursor":"bogus"}`); code(t, err) != jsonrpc.CodeInvalidParams {
+		t.Fatalf("bad cursor: %v", err)
+	}
+}
+
+func TestProgressAndLogging(t *testing.T) {
+	s := newServer(nil)
+	var def mcp.Tool
+	json.Unmarshal([]byte(`{"name":"slow","inputSchema":{"type":"object"}}`), &def)
+	s.AddTool(def, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		if err := Progress(ctx, 1, 2, "half"); err != nil {
+			return nil, err
+		}
+		Log(ctx, mcp.LoggingLevelDebug, "slow", "debug detail")
+		Log(ctx, mcp.LoggingLevelWarning, "slow", map[string]int{"n": 1})
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{}}, nil
+	})
+	p := start(t, s)
+	p.initialize(t, "2025-11-25", "")
+	if _, err := p.call(t, "logging/setLevel", `{"level":"info"}`); err != nil {
+		t.Fatal(err)
+	}
+	for _, token := range []string{`"tok-1"`, `7`, `12345678901234567890`} {
+		if _, err := p.call(t, "tools/call", `{"name":"slow","_meta":{"progressToken":`+token+`}}`); err != nil {
+			if token == `12345678901234567890` {
+				continue // beyond int64: the params do not validate
+			}
+			t.Fatal(err)
+		}
+		n := p.note(t, "notifications/progress")
+		want := `{"progressToken":` + token + `,"progress":1,"total":2,"message":"half"}`
+		if string(n.Params) != want {
+			t.Fatalf("progress %s, want %s", n.Params, want)
+		}
+		logged := p.note(t, "notifications/message")
+		if !strings.Contains(string(logged.Params), `"level":"warning"`) {
+			t.Fatalf("the debug message was not filtered out: %s", logged.Params)
+		}
+	}
+	// Without a token there is no progress.
+	if _, err := p.call(t, "tools/call", `{"name":"slow"}`); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case n := <-p.notes:
+		if n.Method == "notifications/progress" {
+			t.Fatalf("progress without a token: %s", n.Params)
+		}
+	case <-time.After(50 * time.Millisecond):
+	}
+	if _, err := p.call(t, "logging/setLevel", `{"level":"loud"}`); code(t, err) != jsonrpc.CodeInvalidParams {
+		t.Fatalf("bad level: %v", err)
+	}
+}
+
+func TestCancellation(t *testing.T) {
+	s := newServer(nil)
+	started := make(chan struct{})
+	cancelled := make(chan error, 1)
+	var def mcp.Tool
+	json.Unmarshal([]byte(`{"name":"wait","inputSchema":{"type":"object"}}`), &def)
+	s.AddTool(def, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		close(started)
+		<-ctx.Done()
+		cancelled <- ctx.Err()
+		return nil, ctx.Err()
+	})
+	p := start(t, s)
+	p.initialize(t, "2025-11-25", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Call(ctx, "tools/call", []byte(`{"name":"wait"}`))
+		done <- err
+	}()
+	<-started
+	// The raw conn numbers its calls from 1: initialize was 1, this is 2.
+	if err := p.Notify(context.Background(), "notifications/cancelled", []byte(`{"requestId":2,"reason":"user"}`)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("handler ctx ended with %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler's ctx was not cancelled")
+	}
+	cancel()
+	<-done
+}
+
+func TestElicitation(t *testing.T) {
+	s := newServer(nil)
+	var def mcp.Tool
+	json.Unmarshal([]byte(`{"name":"ask","inputSchema":{"type":"object"}}`), &def)
+	s.AddTool(def, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		var params mcp.ElicitRequestParams
+		if err := json.Unmarshal([]byte(`{"message":"name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`), &params); err != nil {
+			return nil, err
+		}
+		r, err := Elicit(ctx, &params)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(r.Action) + ":" + string(r.Content["name"].Value.(mcp.ElicitResultContentValueString))}}}}, nil
+	})
+	p := start(t, s)
+	p.requests = func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
+		if req.Method != "elicitation/create" {
+			return nil, jsonrpc.ErrMethodNotFound(req.Method)
+		}
+		return []byte(`{"action":"accept","content":{"name":"Ada"}}`), nil
+	}
+	p.initialize(t, "2025-11-25", `{"elicitation":{}}`)
+	out, err := p.call(t, "tools/call", `{"name":"ask"}`)
+	if err != nil || !strings.Contains(string(out), "accept:Ada") {
+		t.Fatalf("elicit: %s %v", out, err)
+	}
+
+	q := start(t, s)
+	q.initialize(t, "2025-11-25", "")
+	out, err = q.call(t, "tools/call", `{"name":"ask"}`)
+	if err != nil || !strings.Contains(string(out), "does not support elicitation") {
+		t.Fatalf("elicit without the capability: %s %v", out, err)
+	}
+}
+
+func TestListChangedAndResources(t *testing.T) {
+	s := newServer(nil)
+	if err := s.AddResource(mcp.Resource{URI: "test://static", Name: "static"}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got sync.Map
+	if err := s.AddResourceTemplate(mcp.ResourceTemplate{Name: "item", URITemplate: "test://items/{id}/data"}, func(ctx context.Context, p *mcp.ReadResourceRequestParams, vars map[string]string) (*mcp.ReadResourceResult, error) {
+		got.Store("id", vars["id"])
+		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, s)
+	r := p.initialize(t, "2025-11-25", "")
+	if r.Capabilities.Resources == nil || !r.Capabilities.Resources.Subscribe {
+		t.Fatalf("resources capability %+v", r.Capabilities.Resources)
+	}
+	if _, err := p.call(t, "resources/read", `{"uri":"test://static"}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.call(t, "resources/read", `{"uri":"test://items/42/data"}`); err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := got.Load("id"); id != "42" {
+		t.Fatalf("template variable id = %v", id)
+	}
+	if _, err := p.call(t, "resources/read", `{"uri":"test://nothing"}`); code(t, err) != CodeResourceNotFound {
+		t.Fatalf("missing resource: %v", err)
+	}
+	if _, err := p.call(t, "resources/subscribe", `{"uri":"test://static"}`); err != nil {
+		t.Fatal(err)
+	}
+	s.ResourceUpdated(context.Background(), "test://static")
+	if n := p.note(t, "notifications/resources/updated"); string(n.Params) != `{"uri":"test://static"}` {
+		t.Fatalf("updated %s", n.Params)
+	}
+	echoTool(t, s)
+	p.note(t, "notifications/tools/list_changed")
+}
+
+func TestMiddleware(t *testing.T) {
+	s := newServer(nil)
+	echoTool(t, s)
+	var seen []string
+	var mu sync.Mutex
+	s.Use(func(next HandlerFunc) HandlerFunc {
+		return func(ctx context.Context, req *Request) (mcp.Message, error) {
+			r, err := next(ctx, req)
+			mu.Lock()
+			defer mu.Unlock()
+			if res, ok := r.(*mcp.CallToolResult); ok {
+				seen = append(seen, req.Method+" "+string(req.Params)+" -> "+text(res))
+			} else {
+				seen = append(seen, req.Method)
+			}
+			return r, err
+		}
+	})
+	p := start(t, s)
+	p.initialize(t, "2025-11-25", "")
+	callTool(t, p, `{"text":"hi"}`)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0] != `tools/call {"name":"echo","arguments":{"text":"hi"}} -> hi` {
+		t.Fatalf("middleware saw %q", seen)
+	}
+}
