@@ -1,0 +1,123 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+)
+
+// Session is one connection to a server, after a successful handshake.
+// The embedded mcp.Client sends typed requests (sess.CallTool,
+// sess.ListTools, sess.AllTools, ...); its methods may be called from any
+// goroutine.
+type Session struct {
+	mcp.Client
+
+	client *Client
+	conn   *jsonrpc.Conn
+	ctx    context.Context // ends when the Session is closed; bounds its own writes
+	cancel context.CancelFunc
+
+	init    *mcp.InitializeResult // set by Connect before the Session is handed out
+	version atomic.Value          // mcp.ProtocolVersion in use
+	ready   atomic.Bool           // the handshake is done: cancellations may be sent
+
+	nextToken atomic.Int64
+	watchMu   sync.Mutex
+	watches   map[mcp.ProgressToken]*watch // requests whose timeout progress extends
+
+	notes *queue // the server's notifications, for the callbacks
+
+	runDone chan struct{} // closed when Run has returned
+	runErr  error         // what Run returned; read after runDone
+}
+
+// newSession starts a Conn over t for c. Only the handshake is left to do.
+func newSession(c *Client, t jsonrpc.Transport) *Session {
+	s := &Session{
+		client:  c,
+		watches: make(map[mcp.ProgressToken]*watch),
+		notes:   newQueue(c.log),
+		runDone: make(chan struct{}),
+	}
+	s.version.Store(c.opts.ProtocolVersion)
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.conn = jsonrpc.NewConn(t, incoming{s}, jsonrpc.Options{
+		Logger:   c.log,
+		OnCancel: s.sendCancel,
+	})
+	s.Client.Caller = caller{s}
+	go s.notes.run()
+	go func() {
+		s.runErr = s.conn.Run(s.ctx)
+		s.notes.close()
+		close(s.runDone)
+	}()
+	return s
+}
+
+// InitializeResult returns the server's answer to initialize.
+func (s *Session) InitializeResult() *mcp.InitializeResult { return s.init }
+
+// ProtocolVersion returns the protocol version the server chose.
+func (s *Session) ProtocolVersion() mcp.ProtocolVersion {
+	return s.version.Load().(mcp.ProtocolVersion)
+}
+
+// ServerCapabilities returns the capabilities the server declared.
+func (s *Session) ServerCapabilities() *mcp.ServerCapabilities { return &s.init.Capabilities }
+
+// NotifyRootsListChanged tells the server that the list of roots has
+// changed, so that it asks for it again.
+func (s *Session) NotifyRootsListChanged(ctx context.Context) error {
+	return s.conn.Notify(ctx, mcp.MethodRootsListChangedNotification, nil)
+}
+
+// Close ends the Session: it closes the connection and its transport,
+// fails the requests still waiting, stops the handlers still running and
+// waits for every goroutine of the Session to finish. It returns the
+// error of closing the transport; later calls return nil.
+func (s *Session) Close() error {
+	err := s.conn.Close()
+	s.Wait()
+	return err
+}
+
+// Wait waits until the Session has ended, because the server went away or
+// Close was called, and its goroutines have finished. It returns nil, or
+// the error that broke the connection.
+func (s *Session) Wait() error {
+	<-s.runDone
+	s.conn.Wait()
+	<-s.notes.done
+	s.cancel()
+	return s.runErr
+}
+
+// sendCancel tells the server that the client no longer waits for the
+// response to request id. The initialize request is never cancelled this
+// way, as the protocol requires.
+func (s *Session) sendCancel(id jsonrpc.ID) {
+	if !s.ready.Load() {
+		return
+	}
+	p := &mcp.CancelledNotificationParams{Reason: "the client cancelled the request"}
+	if n, ok := id.Int(); ok {
+		p.RequestID = mcp.RequestIdFromInteger(n)
+	} else if str, ok := id.Str(); ok {
+		p.RequestID = mcp.RequestIdFromString(str)
+	} else {
+		return
+	}
+	params, err := json.Marshal(p)
+	if err == nil {
+		err = s.conn.Notify(s.ctx, mcp.MethodCancelledNotification, params)
+	}
+	if err != nil && s.ctx.Err() == nil {
+		s.client.log.Warn("client: cannot send notifications/cancelled", "id", id, "err", err)
+	}
+}
