@@ -16,6 +16,7 @@ import (
 
 	floorecho "github.com/mcpgen/mcpgen/bench/servers/floor/echo"
 	gosdkecho "github.com/mcpgen/mcpgen/bench/servers/gosdk/echo"
+	mcpgenecho "github.com/mcpgen/mcpgen/bench/servers/mcpgen/echo"
 	mcpgoecho "github.com/mcpgen/mcpgen/bench/servers/mcpgo/echo"
 )
 
@@ -37,6 +38,7 @@ const Floor = "floor"
 // Servers lists every server the harness knows, the floor first.
 var Servers = []Server{
 	{Floor, "github.com/mcpgen/mcpgen/bench/servers/floor", floorecho.Serve},
+	{"mcpgen", "github.com/mcpgen/mcpgen/bench/servers/mcpgen", mcpgenecho.Serve},
 	{"gosdk", "github.com/mcpgen/mcpgen/bench/servers/gosdk", gosdkecho.Serve},
 	{"mcpgo", "github.com/mcpgen/mcpgen/bench/servers/mcpgo", mcpgoecho.Serve},
 }
