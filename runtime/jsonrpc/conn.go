@@ -94,17 +94,20 @@ var ErrClosed = errors.New("jsonrpc: connection closed")
 // every pending Call with an error wrapping ErrClosed and cancels every
 // handler's ctx.
 type Conn struct {
-	t        Transport
-	handler  Handler
-	opts     Options
-	log      *slog.Logger
-	sem      chan struct{} // a token per request being handled
-	nextID   atomic.Int64
-	closed   atomic.Bool
-	writeMu  sync.Mutex // keeps frames whole
-	runCtx   context.Context
-	done     chan struct{} // closed when Run has finished, or was never started before Close
-	handlers sync.WaitGroup
+	t       Transport
+	handler Handler
+	opts    Options
+	log     *slog.Logger
+	sem     chan struct{} // a token per request being handled
+	nextID  atomic.Int64
+	// rejectBatches starts as Options.RejectBatches; SetRejectBatches
+	// changes it, for protocols that negotiate batch support.
+	rejectBatches atomic.Bool
+	closed        atomic.Bool
+	writeMu       sync.Mutex // keeps frames whole
+	runCtx        context.Context
+	done          chan struct{} // closed when Run has finished, or was never started before Close
+	handlers      sync.WaitGroup
 
 	mu       sync.Mutex
 	pending  map[int64]*call    // outgoing requests by id
@@ -125,7 +128,7 @@ func NewConn(t Transport, h Handler, opts Options) *Conn {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Conn{
+	c := &Conn{
 		t:        t,
 		handler:  h,
 		opts:     opts,
@@ -135,6 +138,8 @@ func NewConn(t Transport, h Handler, opts Options) *Conn {
 		pending:  make(map[int64]*call),
 		incoming: make(map[ID]*inflight),
 	}
+	c.rejectBatches.Store(opts.RejectBatches)
+	return c
 }
 
 // Run reads and dispatches messages until the transport reaches its end,
@@ -176,6 +181,10 @@ func (c *Conn) Run(ctx context.Context) error {
 	c.shutdown(cause)
 	return err
 }
+
+// SetRejectBatches says whether batches arriving from now on are
+// answered with one -32600 error instead of being handled.
+func (c *Conn) SetRejectBatches(reject bool) { c.rejectBatches.Store(reject) }
 
 // Close shuts the Conn down, closing the transport, and returns the
 // transport's error. Run then returns nil. Close may be called more than
@@ -397,7 +406,7 @@ func (c *Conn) dispatchBatch(ctx context.Context, d *decoder) error {
 		c.send(ctx, AppendError(nil, ID{}, err))
 		return nil
 	}
-	if c.opts.RejectBatches {
+	if c.rejectBatches.Load() {
 		c.send(ctx, AppendError(nil, ID{}, invalidRequest("batches are not supported")))
 		return nil
 	}

@@ -495,3 +495,54 @@ func TestMiddleware(t *testing.T) {
 		t.Fatalf("middleware saw %q", seen)
 	}
 }
+
+func TestBatches(t *testing.T) {
+	for version, allowed := range map[string]bool{"2025-03-26": true, "2025-06-18": false, "2024-11-05": false} {
+		s := newServer(nil)
+		echoTool(t, s)
+		a, b := transport.NewPipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- s.Serve(ctx, a) }()
+		send := func(frame string) string {
+			if err := b.Write(ctx, []byte(frame)); err != nil {
+				t.Fatal(err)
+			}
+			out, err := b.Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(out)
+		}
+		// A batch before initialize is refused whatever the version.
+		if got := send(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`); !strings.Contains(got, `-32600`) {
+			t.Fatalf("batch before initialize: %s", got)
+		}
+		send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		b.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		got := send(`[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":4,"method":"tools/list"}]`)
+		if allowed != strings.HasPrefix(got, "[") {
+			t.Errorf("%s: batch answered with %s", version, got)
+		}
+		cancel()
+		b.Close()
+		<-done
+	}
+}
+
+func TestInitializeIsNotCancelled(t *testing.T) {
+	s := newServer(nil)
+	a, b := transport.NewPipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, a) }()
+	b.Write(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	b.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`))
+	out, err := b.Read(ctx)
+	if err != nil || !strings.Contains(string(out), `"protocolVersion":"2025-06-18"`) {
+		t.Fatalf("initialize answer: %s %v", out, err)
+	}
+	b.Close()
+	<-done
+}

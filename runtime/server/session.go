@@ -28,7 +28,8 @@ type Session struct {
 	mu       sync.Mutex
 	version  mcp.ProtocolVersion
 	client   *mcp.InitializeRequestParams
-	minLevel int // index into levels of the lowest level sent
+	minLevel int        // index into levels of the lowest level sent
+	initID   jsonrpc.ID // the initialize request, which is never cancelled
 	subs     map[string]bool
 }
 
@@ -51,6 +52,9 @@ func (s *Server) newSession(t jsonrpc.Transport) *Session {
 		MaxInFlight: s.opts.MaxInFlight,
 		Logger:      s.log,
 		OnCancel:    sess.sendCancelled,
+		// Only 2025-03-26 has batches, and initialize may not be in one:
+		// they are turned on when that version is negotiated.
+		RejectBatches: true,
 	})
 	return sess
 }
@@ -117,6 +121,13 @@ func latestLegacy() mcp.ProtocolVersion {
 }
 
 func (s *Session) initialize(req *jsonrpc.Request) ([]byte, error) {
+	// Record the id before leaving stateNew: cancellations are ignored
+	// until then, and for this id afterwards.
+	s.mu.Lock()
+	if s.initID.IsZero() {
+		s.initID = req.ID
+	}
+	s.mu.Unlock()
 	if !s.state.CompareAndSwap(stateNew, stateReady) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize was already received")
 	}
@@ -138,6 +149,7 @@ func (s *Session) initialize(req *jsonrpc.Request) ([]byte, error) {
 	s.mu.Lock()
 	s.version, s.client = v, p
 	s.mu.Unlock()
+	s.conn.SetRejectBatches(v != mcp.Version20250326)
 	res := &mcp.InitializeResult{
 		ProtocolVersion: string(v),
 		Capabilities:    s.srv.capabilities(),
@@ -152,12 +164,18 @@ func (s *Session) notification(ctx context.Context, req *jsonrpc.Request) {
 	case mcp.MethodInitializedNotification:
 		s.state.CompareAndSwap(stateReady, stateInitialized)
 	case mcp.MethodCancelledNotification:
+		if s.state.Load() == stateNew {
+			return // only initialize can be running, and it is never cancelled
+		}
 		var p mcp.CancelledNotificationParams
 		if err := p.UnmarshalJSON(req.Params); err != nil {
 			s.srv.log.Debug("malformed cancellation", "error", err)
 			return
 		}
-		if id, ok := toID(p.RequestID); ok {
+		s.mu.Lock()
+		initID := s.initID
+		s.mu.Unlock()
+		if id, ok := toID(p.RequestID); ok && id != initID {
 			s.conn.CancelIncoming(id)
 		}
 	case mcp.MethodRootsListChangedNotification:
