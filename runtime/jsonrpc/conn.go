@@ -182,6 +182,17 @@ func (c *Conn) Run(ctx context.Context) error {
 	return err
 }
 
+type requestKey struct{}
+
+// RequestFromContext returns the incoming request whose handler ctx
+// belongs to, or nil. A transport can use it to tell which request a
+// frame written with that ctx answers or was caused by (Streamable HTTP
+// sends them on that request's own stream).
+func RequestFromContext(ctx context.Context) *Request {
+	r, _ := ctx.Value(requestKey{}).(*Request)
+	return r
+}
+
 // SetRejectBatches says whether batches arriving from now on are
 // answered with one -32600 error instead of being handled.
 func (c *Conn) SetRejectBatches(reject bool) { c.rejectBatches.Store(reject) }
@@ -458,7 +469,7 @@ func (c *Conn) start(ctx context.Context, m *Message, b *batch) error {
 		b.open++
 		b.mu.Unlock()
 	}
-	hctx, cancel := context.WithCancel(ctx)
+	hctx, cancel := context.WithCancel(context.WithValue(ctx, requestKey{}, &inf.req))
 	inf.cancel = cancel
 	c.handlers.Add(1)
 	go c.serve(hctx, inf)

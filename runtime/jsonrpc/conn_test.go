@@ -747,3 +747,30 @@ func BenchmarkConnRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+func TestRequestFromContext(t *testing.T) {
+	seen := make(chan *jsonrpc.Request, 1)
+	a, b := transport.NewPipe()
+	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
+		seen <- jsonrpc.RequestFromContext(ctx)
+		return []byte(`{}`), nil
+	})
+	server := jsonrpc.NewConn(a, h, jsonrpc.Options{})
+	client := jsonrpc.NewConn(b, nil, jsonrpc.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go server.Run(ctx)
+	go client.Run(ctx)
+	defer server.Close()
+	defer client.Close()
+	if _, err := client.Call(ctx, "m", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	r := <-seen
+	if r == nil || r.Method != "m" || r.ID.IsZero() {
+		t.Fatalf("RequestFromContext = %+v", r)
+	}
+	if jsonrpc.RequestFromContext(context.Background()) != nil {
+		t.Fatal("a ctx from elsewhere has a request")
+	}
+}
