@@ -8,7 +8,7 @@ import (
 // initialisms are written in capitals inside Go names, as golint expects.
 var initialisms = map[string]bool{
 	"API": true, "ASCII": true, "CPU": true, "CSS": true, "DNS": true, "EOF": true, "HTML": true,
-	"HTTP": true, "HTTPS": true, "ID": true, "IP": true, "JSON": true, "MIME": true, "RPC": true,
+	"HTTP": true, "HTTPS": true, "ID": true, "IP": true, "JSON": true, "JSONRPC": true, "MIME": true, "RPC": true,
 	"SQL": true, "TCP": true, "TLS": true, "TTL": true, "UI": true, "URI": true, "URL": true,
 	"UTF8": true, "UUID": true, "XML": true,
 }

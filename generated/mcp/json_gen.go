@@ -563,7 +563,7 @@ func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -601,9 +601,9 @@ func (x *CallToolRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -1279,7 +1279,7 @@ func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -1310,9 +1310,9 @@ func (x CancelledNotification) MarshalJSON() ([]byte, error) {
 func (x *CancelledNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -2359,7 +2359,7 @@ func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -2397,9 +2397,9 @@ func (x *CompleteRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -3066,7 +3066,7 @@ func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		default:
@@ -3105,9 +3105,9 @@ func (x *CreateMessageRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
 	if len(dst) == start {
@@ -4122,7 +4122,7 @@ func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		default:
@@ -4161,9 +4161,9 @@ func (x *ElicitRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
 	if len(dst) == start {
@@ -5463,7 +5463,7 @@ func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -5501,9 +5501,9 @@ func (x *GetPromptRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -6956,7 +6956,7 @@ func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -6994,9 +6994,9 @@ func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -7282,7 +7282,7 @@ func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -7314,9 +7314,9 @@ func (x InitializedNotification) MarshalJSON() ([]byte, error) {
 func (x *InitializedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -9219,7 +9219,7 @@ func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -9258,9 +9258,9 @@ func (x *ListPromptsRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -9540,7 +9540,7 @@ func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -9579,9 +9579,9 @@ func (x *ListResourceTemplatesRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -9861,7 +9861,7 @@ func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -9900,9 +9900,9 @@ func (x *ListResourcesRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -10193,7 +10193,7 @@ func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		default:
@@ -10232,9 +10232,9 @@ func (x *ListRootsRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
 	if len(dst) == start {
@@ -10600,7 +10600,7 @@ func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -10639,9 +10639,9 @@ func (x *ListToolsRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -10940,7 +10940,7 @@ func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -10971,9 +10971,9 @@ func (x LoggingMessageNotification) MarshalJSON() ([]byte, error) {
 func (x *LoggingMessageNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -11957,7 +11957,7 @@ func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -11996,9 +11996,9 @@ func (x *PaginatedRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -12259,7 +12259,7 @@ func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -12298,9 +12298,9 @@ func (x *PingRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -12602,7 +12602,7 @@ func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -12633,9 +12633,9 @@ func (x ProgressNotification) MarshalJSON() ([]byte, error) {
 func (x *ProgressNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -13053,7 +13053,7 @@ func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -13085,9 +13085,9 @@ func (x PromptListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *PromptListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -13274,7 +13274,7 @@ func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -13312,9 +13312,9 @@ func (x *ReadResourceRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -14501,7 +14501,7 @@ func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -14533,9 +14533,9 @@ func (x ResourceListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *ResourceListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -14852,7 +14852,7 @@ func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -14883,9 +14883,9 @@ func (x ResourceUpdatedNotification) MarshalJSON() ([]byte, error) {
 func (x *ResourceUpdatedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -15238,7 +15238,7 @@ func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -15270,9 +15270,9 @@ func (x RootsListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *RootsListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -16488,7 +16488,7 @@ func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -16526,9 +16526,9 @@ func (x *SetLevelRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -16891,7 +16891,7 @@ func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -16929,9 +16929,9 @@ func (x *SubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -19393,7 +19393,7 @@ func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -19425,9 +19425,9 @@ func (x ToolListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *ToolListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"method\":"...)
@@ -20046,7 +20046,7 @@ func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Jsonrpc); err != nil {
+			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
@@ -20084,9 +20084,9 @@ func (x *UnsubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Jsonrpc != "" {
+	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
-		dst = jsonrpc.AppendString(dst, string(x.Jsonrpc))
+		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"method\":"...)

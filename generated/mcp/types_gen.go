@@ -244,10 +244,10 @@ type CallToolRequest struct {
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params CallToolRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -489,10 +489,10 @@ func (*CancelTaskResult) isServerResultVariant() {}
 //
 // This notification indicates that the result will be unused, so any associated processing SHOULD cease.
 type CancelledNotification struct {
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params CancelledNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -763,10 +763,10 @@ type CompleteRequest struct {
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params CompleteRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -941,10 +941,10 @@ type CreateMessageRequest struct {
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -1292,10 +1292,10 @@ type ElicitRequest struct {
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -1690,10 +1690,10 @@ type GetPromptRequest struct {
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params GetPromptRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -2189,10 +2189,10 @@ type InitializeRequest struct {
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -2299,10 +2299,10 @@ func (*InitializeResult) isServerResultVariant() {}
 //
 // Removed in 2026-07-28.
 type InitializedNotification struct {
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -2818,10 +2818,10 @@ type ListPromptsRequest struct {
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -2945,10 +2945,10 @@ type ListResourceTemplatesRequest struct {
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -3072,10 +3072,10 @@ type ListResourcesRequest struct {
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -3207,10 +3207,10 @@ type ListRootsRequest struct {
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -3326,10 +3326,10 @@ type ListToolsRequest struct {
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -3475,10 +3475,10 @@ const (
 
 // LoggingMessageNotification: JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
 type LoggingMessageNotification struct {
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params LoggingMessageNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -3826,10 +3826,10 @@ type PaginatedRequest struct {
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Method is defined by the MCP schema.
 	Method string `json:"method"`
 	// Params is defined by the MCP schema.
@@ -3920,10 +3920,10 @@ type PingRequest struct {
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -3995,10 +3995,10 @@ type PrimitiveSchemaDefinitionVariant interface {
 
 // ProgressNotification: An out-of-band notification used to inform the receiver of a progress update for a long-running request.
 type ProgressNotification struct {
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params ProgressNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4161,10 +4161,10 @@ type PromptArgument struct {
 
 // PromptListChangedNotification: An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
 type PromptListChangedNotification struct {
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4229,10 +4229,10 @@ type ReadResourceRequest struct {
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params ReadResourceRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4699,10 +4699,10 @@ func (*ResourceLink) isContentBlockVariant() {}
 
 // ResourceListChangedNotification: An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
 type ResourceListChangedNotification struct {
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4813,10 +4813,10 @@ func (*ResourceTemplateReference) isCompleteRequestParamsRefVariant() {}
 
 // ResourceUpdatedNotification: A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 type ResourceUpdatedNotification struct {
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params ResourceUpdatedNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
@@ -4954,10 +4954,10 @@ type Root struct {
 //
 // Removed in 2026-07-28.
 type RootsListChangedNotification struct {
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -5223,10 +5223,10 @@ type SetLevelRequest struct {
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -5371,10 +5371,10 @@ type SubscribeRequest struct {
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.
@@ -6334,10 +6334,10 @@ type ToolInputSchema struct {
 
 // ToolListChangedNotification: An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
 type ToolListChangedNotification struct {
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
@@ -6542,10 +6542,10 @@ type UnsubscribeRequest struct {
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// Jsonrpc is defined by the MCP schema.
+	// JSONRPC is defined by the MCP schema.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
-	Jsonrpc string `json:"jsonrpc,omitempty"`
+	JSONRPC string `json:"jsonrpc,omitempty"`
 	// Params is defined by the MCP schema.
 	//
 	// Removed in 2026-07-28.

@@ -237,11 +237,11 @@ func (x *CallToolRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -517,11 +517,11 @@ func (x *CancelledNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CancelledNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -974,11 +974,11 @@ func (x *CompleteRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -1258,11 +1258,11 @@ func (x *CreateMessageRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -1714,11 +1714,11 @@ func (x *ElicitRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -2264,11 +2264,11 @@ func (x *GetPromptRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -2823,11 +2823,11 @@ func (x *InitializeRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -2965,11 +2965,11 @@ func (x *InitializedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InitializedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -3721,11 +3721,11 @@ func (x *ListPromptsRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -3873,11 +3873,11 @@ func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -4025,11 +4025,11 @@ func (x *ListResourcesRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -4185,11 +4185,11 @@ func (x *ListRootsRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -4340,11 +4340,11 @@ func (x *ListToolsRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -4505,11 +4505,11 @@ func (x *LoggingMessageNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *LoggingMessageNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -4916,11 +4916,11 @@ func (x *PaginatedRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -5035,11 +5035,11 @@ func (x *PingRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -5150,11 +5150,11 @@ func (x *ProgressNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ProgressNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -5300,11 +5300,11 @@ func (x *PromptListChangedNotification) ValidateVersion(v ProtocolVersion) error
 	return x.validate(vb)
 }
 func (x *PromptListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -5397,11 +5397,11 @@ func (x *ReadResourceRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -5881,11 +5881,11 @@ func (x *ResourceListChangedNotification) ValidateVersion(v ProtocolVersion) err
 	return x.validate(vb)
 }
 func (x *ResourceListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -6020,11 +6020,11 @@ func (x *ResourceUpdatedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceUpdatedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -6203,11 +6203,11 @@ func (x *RootsListChangedNotification) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *RootsListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -6680,11 +6680,11 @@ func (x *SetLevelRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -6844,11 +6844,11 @@ func (x *SubscribeRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -7763,11 +7763,11 @@ func (x *ToolListChangedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
@@ -8009,11 +8009,11 @@ func (x *UnsubscribeRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.Jsonrpc != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Jsonrpc != "") {
-		if x.Jsonrpc != "2.0" {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
