@@ -68,6 +68,20 @@ func (s *Session) page(cursor string, n int) (from, to int, next string, err err
 	return from, to, next, nil
 }
 
+// listPage returns the definitions on the page the params ask for, and
+// the next page's cursor.
+func listPage[E any, D any](s *Session, p *mcp.PaginatedRequestParams, items []E, def func(E) D) ([]D, string, error) {
+	from, to, next, err := s.page(cursorOf(p), len(items))
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]D, 0, to-from)
+	for _, x := range items[from:to] {
+		out = append(out, def(x))
+	}
+	return out, next, nil
+}
+
 func cursorOf(p *mcp.PaginatedRequestParams) string {
 	if p == nil {
 		return ""
@@ -79,15 +93,11 @@ func cursorOf(p *mcp.PaginatedRequestParams) string {
 func (s *Session) ListTools(_ context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error) {
 	s.srv.mu.RLock()
 	defer s.srv.mu.RUnlock()
-	from, to, next, err := s.page(cursorOf(p), len(s.srv.tools))
+	items, next, err := listPage(s, p, s.srv.tools, func(x *tool) mcp.Tool { return x.def })
 	if err != nil {
 		return nil, err
 	}
-	r := &mcp.ListToolsResult{Tools: make([]mcp.Tool, 0, to-from), NextCursor: next}
-	for _, t := range s.srv.tools[from:to] {
-		r.Tools = append(r.Tools, t.def)
-	}
-	return r, nil
+	return &mcp.ListToolsResult{Tools: items, NextCursor: next}, nil
 }
 
 func (s *Server) tool(name string) *tool {
@@ -205,15 +215,11 @@ func schemaError(err error) error {
 func (s *Session) ListPrompts(_ context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListPromptsResult, error) {
 	s.srv.mu.RLock()
 	defer s.srv.mu.RUnlock()
-	from, to, next, err := s.page(cursorOf(p), len(s.srv.prompts))
+	items, next, err := listPage(s, p, s.srv.prompts, func(x *prompt) mcp.Prompt { return x.def })
 	if err != nil {
 		return nil, err
 	}
-	r := &mcp.ListPromptsResult{Prompts: make([]mcp.Prompt, 0, to-from), NextCursor: next}
-	for _, x := range s.srv.prompts[from:to] {
-		r.Prompts = append(r.Prompts, x.def)
-	}
-	return r, nil
+	return &mcp.ListPromptsResult{Prompts: items, NextCursor: next}, nil
 }
 
 // GetPrompt renders a prompt.
@@ -250,30 +256,22 @@ func (s *Session) recoverInto(what string, err *error) {
 func (s *Session) ListResources(_ context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListResourcesResult, error) {
 	s.srv.mu.RLock()
 	defer s.srv.mu.RUnlock()
-	from, to, next, err := s.page(cursorOf(p), len(s.srv.resources))
+	items, next, err := listPage(s, p, s.srv.resources, func(x *resource) mcp.Resource { return x.def })
 	if err != nil {
 		return nil, err
 	}
-	r := &mcp.ListResourcesResult{Resources: make([]mcp.Resource, 0, to-from), NextCursor: next}
-	for _, x := range s.srv.resources[from:to] {
-		r.Resources = append(r.Resources, x.def)
-	}
-	return r, nil
+	return &mcp.ListResourcesResult{Resources: items, NextCursor: next}, nil
 }
 
 // ListResourceTemplates lists the resource templates.
 func (s *Session) ListResourceTemplates(_ context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListResourceTemplatesResult, error) {
 	s.srv.mu.RLock()
 	defer s.srv.mu.RUnlock()
-	from, to, next, err := s.page(cursorOf(p), len(s.srv.templates))
+	items, next, err := listPage(s, p, s.srv.templates, func(x *template) mcp.ResourceTemplate { return x.def })
 	if err != nil {
 		return nil, err
 	}
-	r := &mcp.ListResourceTemplatesResult{ResourceTemplates: make([]mcp.ResourceTemplate, 0, to-from), NextCursor: next}
-	for _, x := range s.srv.templates[from:to] {
-		r.ResourceTemplates = append(r.ResourceTemplates, x.def)
-	}
-	return r, nil
+	return &mcp.ListResourceTemplatesResult{ResourceTemplates: items, NextCursor: next}, nil
 }
 
 // ReadResource reads a resource: a fixed URI first, then the templates in
