@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Handler answers the requests and notifications that a Conn receives.
@@ -70,12 +71,21 @@ type Options struct {
 	// failed writes, responses nobody waits for. Nil discards it.
 	Logger *slog.Logger
 
+	// DrainTimeout bounds how long Run waits, once the peer has finished
+	// sending, for running handlers to answer before it shuts down. Zero
+	// means DefaultDrainTimeout; a negative value does not wait.
+	DrainTimeout time.Duration
+
 	// OnCancel, when set, is called by Call, on the caller's goroutine,
 	// after ctx ended while the peer had the request, with the id the
 	// request went out with. The MCP layer sends notifications/cancelled
 	// from it.
 	OnCancel func(id ID)
 }
+
+// DefaultDrainTimeout is the wait for running handlers after the peer has
+// finished sending, when Options.DrainTimeout is zero.
+const DefaultDrainTimeout = 5 * time.Second
 
 // DefaultMaxInFlight is the bound on concurrent incoming requests when
 // Options.MaxInFlight is zero.
@@ -172,6 +182,7 @@ func (c *Conn) Run(ctx context.Context) error {
 		err = nil // Close was called: the read failed because of it
 	case errors.Is(err, io.EOF):
 		err = nil
+		c.drain(ctx)
 	case ctx.Err() != nil:
 		err = ctx.Err()
 		cause = err
@@ -180,6 +191,31 @@ func (c *Conn) Run(ctx context.Context) error {
 	}
 	c.shutdown(cause)
 	return err
+}
+
+// drain gives the handlers still running when the peer finished sending
+// up to Options.DrainTimeout to answer: a client that closes its end of a
+// stdio pipe right after its last request still gets the responses.
+func (c *Conn) drain(ctx context.Context) {
+	d := c.opts.DrainTimeout
+	if d == 0 {
+		d = DefaultDrainTimeout
+	}
+	if d < 0 {
+		return
+	}
+	done := make(chan struct{})
+	go func() { // ends when the handlers do; shutdown cancels them at the latest
+		c.handlers.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 type requestKey struct{}

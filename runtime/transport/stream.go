@@ -221,12 +221,14 @@ func (s *Stream) Write(ctx context.Context, frame []byte) error {
 func (s *Stream) Close() error {
 	err := error(nil)
 	s.closeOnce.Do(func() {
-		close(s.closed)
+		// Close the reader and writer before waking waiting Reads, so that
+		// a Read returning ErrClosed means they are closed.
 		for _, c := range s.closers {
 			if cerr := c.Close(); s.closeErr == nil {
 				s.closeErr = cerr
 			}
 		}
+		close(s.closed)
 		err = s.closeErr
 	})
 	return err
