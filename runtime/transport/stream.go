@@ -9,6 +9,7 @@ import (
 	"io"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
@@ -57,6 +58,7 @@ type Stream struct {
 	frames    chan frame    // from the reading goroutine
 	readErr   error         // the error that ended reading, set before frames is closed
 	closed    chan struct{} // closed by Close
+	closing   atomic.Bool   // set by Close before it closes anything
 	closeOnce sync.Once
 	closeErr  error
 
@@ -106,6 +108,9 @@ func (s *Stream) Read(ctx context.Context) ([]byte, error) {
 	select {
 	case f, ok := <-s.frames:
 		if !ok {
+			if s.closing.Load() {
+				return nil, ErrClosed // reading failed because Close closed the reader
+			}
 			return nil, s.readErr
 		}
 		return f.data, f.err
@@ -221,6 +226,7 @@ func (s *Stream) Write(ctx context.Context, frame []byte) error {
 func (s *Stream) Close() error {
 	err := error(nil)
 	s.closeOnce.Do(func() {
+		s.closing.Store(true)
 		// Close the reader and writer before waking waiting Reads, so that
 		// a Read returning ErrClosed means they are closed.
 		for _, c := range s.closers {
