@@ -16,7 +16,7 @@ SHARED := $(SHARED)
 export MCPGEN_SHARED := $(abspath $(SHARED))
 
 .DEFAULT_GOAL := test
-.PHONY: generate check test bench conformance
+.PHONY: generate check test interop bench conformance
 
 # Regenerate the protocol package from the official schemas.
 generate:
@@ -31,10 +31,18 @@ check:
 	go test ./generated/... ./gen/...
 
 # All tests of the main module under the race detector, then the bench
-# module's vet and tests (its benchmarks do not run here: see `bench`).
+# module's vet and tests (its benchmarks do not run here: see `bench`),
+# then the interop tests.
 test:
 	go test -race -count=1 ./...
 	cd bench && go vet ./... && go test -count=1 -run . ./...
+	$(MAKE) interop
+
+# mcpgen against the official TypeScript SDK and reference server, pinned
+# by interop/package-lock.json. Needs node and npm on PATH.
+interop:
+	cd interop && npm ci --no-audit --no-fund
+	go test -race -count=1 -tags interop ./interop/
 
 # Benchmarks against the peer SDKs; compare runs with benchstat.
 bench:

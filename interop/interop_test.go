@@ -1,0 +1,400 @@
+//go:build interop
+
+package interop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/client"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+)
+
+// The npm packages the tests run, as package.json pins them.
+const (
+	sdkPackage        = "@modelcontextprotocol/sdk"
+	everythingPackage = "@modelcontextprotocol/server-everything"
+)
+
+// requireNode fails the test unless node is on PATH and node_modules holds
+// the versions package.json pins. These tests never skip: a run with the
+// interop tag that cannot reach the SDKs is broken.
+func requireNode(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not on PATH (%v): the interop tests need Node.js 20 or later; `make interop` installs the npm packages and runs them (.ci/run puts Node 22 first on PATH)", err)
+	}
+	var pins struct{ Dependencies map[string]string }
+	readJSON(t, "package.json", &pins)
+	for _, pkg := range []string{sdkPackage, everythingPackage} {
+		path := filepath.Join("node_modules", pkg, "package.json")
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("%s is not installed (%v): run `npm ci` in interop/, or `make interop`", pkg, err)
+		}
+		var installed struct{ Version string }
+		readJSON(t, path, &installed)
+		if want := pins.Dependencies[pkg]; installed.Version != want {
+			t.Fatalf("interop/node_modules holds %s@%s but package.json pins %s: run `npm ci` in interop/", pkg, installed.Version, want)
+		}
+	}
+	return node
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// buildHello builds examples/hello and returns the binary's path.
+func buildHello(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "hello")
+	out, err := exec.Command("go", "build", "-o", bin, "../examples/hello").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build ../examples/hello: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// tsReport is what ts-client.mjs prints, decoded into mcpgen's protocol
+// types.
+type tsReport struct {
+	RequestedProtocolVersion string                 `json:"requestedProtocolVersion"`
+	ProtocolVersion          string                 `json:"protocolVersion"`
+	ServerInfo               mcp.Implementation     `json:"serverInfo"`
+	Capabilities             mcp.ServerCapabilities `json:"capabilities"`
+	Tools                    []string               `json:"tools"`
+	Prompts                  []string               `json:"prompts"`
+	Resources                []string               `json:"resources"`
+	Echo                     mcp.CallToolResult     `json:"echo"`
+	Add                      mcp.CallToolResult     `json:"add"`
+	AddInvalid               mcp.CallToolResult     `json:"addInvalid"`
+	Greet                    mcp.GetPromptResult    `json:"greet"`
+	World                    mcp.ReadResourceResult `json:"world"`
+}
+
+// TestTypeScriptClient serves examples/hello to the TypeScript SDK's
+// Client, through ts-client.mjs.
+func TestTypeScriptClient(t *testing.T) {
+	node := requireNode(t)
+	bin := buildHello(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, node, "ts-client.mjs", bin)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node ts-client.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.Bytes(), stderr.Bytes())
+	}
+	t.Logf("ts-client.mjs printed %s", stdout.Bytes())
+	var got tsReport
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("decode the output of ts-client.mjs: %v\n%s", err, stdout.Bytes())
+	}
+
+	// SDK 1.32.2 asks for 2025-11-25, its LATEST_PROTOCOL_VERSION, which
+	// mcpgen speaks: the server must accept it as asked.
+	if got.RequestedProtocolVersion != string(mcp.Version20251125) {
+		t.Errorf("the SDK asked for protocol version %q, want %q", got.RequestedProtocolVersion, mcp.Version20251125)
+	}
+	if got.ProtocolVersion != got.RequestedProtocolVersion {
+		t.Errorf("negotiated protocol version %q, want the one asked for, %q", got.ProtocolVersion, got.RequestedProtocolVersion)
+	}
+	if got.ServerInfo.Name != "mcpgen-hello" || got.ServerInfo.Version != "1.0.0" {
+		t.Errorf("serverInfo = %+v, want mcpgen-hello 1.0.0", got.ServerInfo)
+	}
+	if c := got.Capabilities; c.Tools == nil || c.Prompts == nil || c.Resources == nil {
+		t.Errorf("capabilities lack tools, prompts or resources: %+v", c)
+	}
+	if want := []string{"echo", "add"}; !slices.Equal(got.Tools, want) {
+		t.Errorf("tools = %q, want %q", got.Tools, want)
+	}
+	if want := []string{"greet"}; !slices.Equal(got.Prompts, want) {
+		t.Errorf("prompts = %q, want %q", got.Prompts, want)
+	}
+	if want := []string{"hello://world"}; !slices.Equal(got.Resources, want) {
+		t.Errorf("resources = %q, want %q", got.Resources, want)
+	}
+
+	if text, err := onlyText(&got.Echo); err != nil || got.Echo.IsError || text != "hello from TypeScript" {
+		t.Errorf("echo: text %q, isError %v, %v; want the text sent back", text, got.Echo.IsError, err)
+	}
+
+	if text, err := onlyText(&got.Add); err != nil || got.Add.IsError || text != "5.5" {
+		t.Errorf("add: text %q, isError %v, %v; want 5.5", text, got.Add.IsError, err)
+	}
+	var sum struct{ Sum *float64 }
+	if err := json.Unmarshal(got.Add.StructuredContent, &sum); err != nil || sum.Sum == nil || *sum.Sum != 5.5 {
+		t.Errorf("add: structuredContent %s (%v), want {\"sum\":5.5}", got.Add.StructuredContent, err)
+	}
+
+	// Arguments that break the input schema are the model's to read about,
+	// not a protocol error.
+	if text, err := onlyText(&got.AddInvalid); err != nil || !got.AddInvalid.IsError || text == "" {
+		t.Errorf("add with a: \"two\": text %q, isError %v, %v; want an isError result saying why", text, got.AddInvalid.IsError, err)
+	}
+
+	if msgs := got.Greet.Messages; len(msgs) != 1 {
+		t.Errorf("greet: %d messages, want 1", len(msgs))
+	} else if tc, ok := msgs[0].Content.Value.(*mcp.TextContent); !ok || msgs[0].Role != mcp.RoleUser || tc.Text != "Say hello to Ada." {
+		t.Errorf("greet: message %+v, want the user saying \"Say hello to Ada.\"", msgs[0])
+	}
+
+	if c := got.World.Contents; len(c) != 1 {
+		t.Errorf("hello://world: %d contents, want 1", len(c))
+	} else if tc, ok := c[0].Value.(*mcp.TextResourceContents); !ok || tc.URI != "hello://world" || tc.MIMEType != "text/plain" || tc.Text != "Hello, world!" {
+		t.Errorf("hello://world: contents %+v, want the text/plain \"Hello, world!\"", c[0].Value)
+	}
+}
+
+// onlyText returns the text of a result that holds one text block.
+func onlyText(r *mcp.CallToolResult) (string, error) {
+	if len(r.Content) != 1 {
+		return "", fmt.Errorf("%d content blocks, want 1", len(r.Content))
+	}
+	tc, ok := r.Content[0].Value.(*mcp.TextContent)
+	if !ok {
+		return "", fmt.Errorf("content block is %T, want text", r.Content[0].Value)
+	}
+	return tc.Text, nil
+}
+
+// TestEverythingServer runs mcpgen's client against the reference server
+// of the MCP project, @modelcontextprotocol/server-everything, over stdio.
+func TestEverythingServer(t *testing.T) {
+	node := requireNode(t)
+
+	// The server's stderr goes to a file, which the test reads only on
+	// failure, after the process has gone.
+	stderr, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &records{}
+	cmd := exec.Command(node, filepath.Join("node_modules", everythingPackage, "dist", "index.js"), "stdio")
+	cmd.Stderr = stderr
+	proc, err := client.CommandTransport(cmd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &recorder{Transport: proc}
+	t.Cleanup(func() {
+		if t.Failed() {
+			tr.dump(t)
+			out, _ := os.ReadFile(stderr.Name())
+			t.Logf("the server's stderr:\n%s", out)
+		}
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := client.New(mcp.Implementation{Name: "mcpgen-interop", Version: "1.0.0"}, &client.Options{
+		Logger: slog.New(logs),
+	})
+	sess, err := c.Connect(ctx, tr)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer func() {
+		if err := sess.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		// Everything the server sent decoded and validated: nothing was
+		// dropped on the floor.
+		logs.failOnWarnings(t)
+	}()
+
+	if v := sess.ProtocolVersion(); v != client.DefaultProtocolVersion {
+		t.Errorf("negotiated protocol version %q, want the one asked for, %q", v, client.DefaultProtocolVersion)
+	}
+	if info := sess.InitializeResult().ServerInfo; info.Name != "mcp-servers/everything" {
+		t.Errorf("serverInfo = %+v, want mcp-servers/everything", info)
+	}
+
+	tools := map[string]mcp.Tool{}
+	for tool, err := range sess.AllTools(ctx) {
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		if err := tool.ValidateVersion(sess.ProtocolVersion()); err != nil {
+			t.Errorf("tool %s does not validate: %v", tool.Name, err)
+		}
+		tools[tool.Name] = tool
+	}
+	for _, name := range []string{"echo", "get-sum", "get-structured-content"} {
+		if _, ok := tools[name]; !ok {
+			t.Fatalf("tools/list lacks %s; it has %v", name, slices.Sorted(maps.Keys(tools)))
+		}
+	}
+
+	call := func(name, args string) *mcp.CallToolResult {
+		t.Helper()
+		r, err := sess.CallTool(ctx, &mcp.CallToolRequestParams{Name: name, Arguments: json.RawMessage(args)})
+		if err != nil {
+			t.Fatalf("tools/call %s: %v", name, err)
+		}
+		if r.IsError {
+			t.Fatalf("tools/call %s: isError result %+v", name, r.Content)
+		}
+		return r
+	}
+
+	if text, err := onlyText(call("echo", `{"message":"hello from mcpgen"}`)); err != nil || text != "Echo: hello from mcpgen" {
+		t.Errorf("echo: %q (%v), want \"Echo: hello from mcpgen\"", text, err)
+	}
+	if text, err := onlyText(call("get-sum", `{"a":2,"b":3.5}`)); err != nil || text != "The sum of 2 and 3.5 is 5.5." {
+		t.Errorf("get-sum: %q (%v), want \"The sum of 2 and 3.5 is 5.5.\"", text, err)
+	}
+
+	// get-structured-content promises, in its outputSchema, an object with
+	// temperature, conditions and humidity; check the result against the
+	// schema the server listed, and its text block against the structure.
+	tool := tools["get-structured-content"]
+	if tool.OutputSchema == nil {
+		t.Fatal("get-structured-content has no outputSchema")
+	}
+	for _, prop := range []string{"temperature", "conditions", "humidity"} {
+		if !slices.Contains(tool.OutputSchema.Required, prop) {
+			t.Errorf("get-structured-content's outputSchema does not require %s: %+v", prop, tool.OutputSchema)
+		}
+	}
+	r := call("get-structured-content", `{"location":"Chicago"}`)
+	if len(r.StructuredContent) == 0 {
+		t.Fatal("get-structured-content: no structuredContent")
+	}
+	schema, err := tool.OutputSchema.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(schema, r.StructuredContent); err != nil {
+		t.Errorf("get-structured-content: structuredContent %s does not match its outputSchema %s: %v", r.StructuredContent, schema, err)
+	}
+	var weather struct {
+		Temperature *float64
+		Conditions  *string
+		Humidity    *float64
+	}
+	if err := json.Unmarshal(r.StructuredContent, &weather); err != nil || weather.Temperature == nil || weather.Conditions == nil || weather.Humidity == nil {
+		t.Errorf("get-structured-content: structuredContent %s (%v) lacks a field", r.StructuredContent, err)
+	}
+	text, err := onlyText(r)
+	if err != nil {
+		t.Fatalf("get-structured-content: %v", err)
+	}
+	var fromText, fromStructured any
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
+		t.Errorf("get-structured-content: text block %q is not JSON: %v", text, err)
+	}
+	json.Unmarshal(r.StructuredContent, &fromStructured)
+	if !reflect.DeepEqual(fromText, fromStructured) {
+		t.Errorf("get-structured-content: text block %s and structuredContent %s differ", text, r.StructuredContent)
+	}
+}
+
+// validate checks instance against a JSON Schema (draft 2020-12, as MCP
+// says when a schema names no $schema).
+func validate(schema, instance []byte) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("outputSchema.json", doc); err != nil {
+		return err
+	}
+	s, err := c.Compile("outputSchema.json")
+	if err != nil {
+		return err
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(instance))
+	if err != nil {
+		return err
+	}
+	return s.Validate(inst)
+}
+
+// recorder keeps every frame the server sent, to show on failure.
+type recorder struct {
+	jsonrpc.Transport
+	mu     sync.Mutex
+	frames [][]byte
+}
+
+func (r *recorder) Read(ctx context.Context) ([]byte, error) {
+	frame, err := r.Transport.Read(ctx)
+	if err == nil {
+		r.mu.Lock()
+		r.frames = append(r.frames, slices.Clone(frame))
+		r.mu.Unlock()
+	}
+	return frame, err
+}
+
+func (r *recorder) dump(t *testing.T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range r.frames {
+		t.Logf("server sent: %s", f)
+	}
+}
+
+// records is a slog.Handler that keeps what the client logs.
+type records struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (h *records) Enabled(context.Context, slog.Level) bool { return true }
+func (h *records) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *records) WithGroup(string) slog.Handler            { return h }
+
+func (h *records) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	h.recs = append(h.recs, r.Clone())
+	h.mu.Unlock()
+	return nil
+}
+
+// failOnWarnings fails t for every record at level Warn or above: the
+// client dropped or could not send something.
+func (h *records) failOnWarnings(t *testing.T) {
+	t.Helper()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, r := range h.recs {
+		var attrs []string
+		r.Attrs(func(a slog.Attr) bool {
+			attrs = append(attrs, a.String())
+			return true
+		})
+		if r.Level >= slog.LevelWarn {
+			t.Errorf("client logged %s %q %v", r.Level, r.Message, attrs)
+		} else {
+			t.Logf("client logged %s %q %v", r.Level, r.Message, attrs)
+		}
+	}
+}
