@@ -1,0 +1,41 @@
+package streamable
+
+import (
+	"context"
+	"net/http"
+)
+
+// sessionKey is the ctx key of the *session that a Serve ctx, and every
+// handler ctx derived from it, belongs to.
+type sessionKey struct{}
+
+// HTTPRequestFromContext returns the HTTP request that carried the MCP
+// request whose handler ctx is given, or nil when ctx belongs to no
+// request served by a Handler. Its body has been read already, and its
+// Context ends with the HTTP exchange, which may be before the handler
+// is done (a client may drop an SSE stream and resume it): read its
+// headers, URL and RemoteAddr, not its ctx.
+func HTTPRequestFromContext(ctx context.Context) *http.Request {
+	if inf := inflightOf(ctx); inf != nil {
+		return inf.req
+	}
+	return nil
+}
+
+// IdentityFromContext returns what HandlerOptions.Authenticate returned
+// for the HTTP request that carried the MCP request whose handler ctx is
+// given, or nil.
+func IdentityFromContext(ctx context.Context) any {
+	if inf := inflightOf(ctx); inf != nil {
+		return inf.identity
+	}
+	return nil
+}
+
+func inflightOf(ctx context.Context) *inflight {
+	s, _ := ctx.Value(sessionKey{}).(*session)
+	if s == nil {
+		return nil
+	}
+	return s.lookup(ctx)
+}

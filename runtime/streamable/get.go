@@ -1,0 +1,95 @@
+package streamable
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+)
+
+// get opens the session's standalone SSE stream, or resumes a stream
+// from the event after Last-Event-ID.
+func (h *Handler) get(w http.ResponseWriter, r *http.Request, version mcp.ProtocolVersion) {
+	if !accepts(r.Header.Values("Accept"), "text/event-stream") {
+		httpError(w, http.StatusNotAcceptable, "the Accept header must list text/event-stream")
+		return
+	}
+	s := h.session(w, r)
+	if s == nil {
+		return
+	}
+	defer s.release()
+	if last := r.Header.Get(headerLastEventID); last != "" {
+		st, status, msg := s.resume(r.Context(), last)
+		if st == nil {
+			httpError(w, status, msg)
+			return
+		}
+		h.pump(w, r, s, st, "")
+		return
+	}
+	st, primingID := s.openStandalone(version >= mcp.Version20251125)
+	if st == nil {
+		httpError(w, http.StatusConflict, "the session already has a GET stream open")
+		return
+	}
+	h.pump(w, r, s, st, primingID)
+}
+
+// openStandalone attaches a GET to the standalone stream, creating it the
+// first time; nil when another GET holds it. With prime, it reserves the
+// id of a priming event.
+func (s *session) openStandalone(prime bool) (st *stream, primingID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.standalone == nil {
+		s.standalone = newStream(0)
+		s.standalone.keep = true
+	}
+	st = s.standalone
+	if st.attached {
+		return nil, ""
+	}
+	st.attached = true
+	if prime {
+		st.seq++
+		primingID = eventID(st.num, st.seq)
+	}
+	return st, primingID
+}
+
+// resume attaches a GET to the stream that Last-Event-ID names, with the
+// events after it queued; a stream that is complete gets a stand-in that
+// replays them and ends.
+func (s *session) resume(ctx context.Context, last string) (*stream, int, string) {
+	num, seq, ok := parseEventID(last)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !ok || num > s.nextStream {
+		return nil, http.StatusBadRequest, errUnknownEvent.Error() + " " + quote(last)
+	}
+	st := s.streams[num]
+	if num == 0 {
+		st = s.standalone
+	}
+	if st != nil && st.json {
+		return nil, http.StatusBadRequest, errUnknownEvent.Error() + " " + quote(last)
+	}
+	if st != nil && st.attached {
+		return nil, http.StatusConflict, "the stream of " + quote(last) + " is already being written to another connection"
+	}
+	events, err := s.h.events.After(ctx, s.id, num, seq)
+	if err != nil {
+		return nil, http.StatusInternalServerError, "cannot read the stream's events: " + err.Error()
+	}
+	if st == nil {
+		st = newStream(num)
+		st.finished = true
+	}
+	st.attached = true
+	st.queue = st.queue[:0]
+	for _, e := range events {
+		st.queue = append(st.queue, appendEvent(nil, e.ID(), e.Data))
+	}
+	return st, 0, ""
+}

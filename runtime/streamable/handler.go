@@ -1,0 +1,384 @@
+package streamable
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+)
+
+// Server runs one MCP session over a transport until it closes;
+// *server.Server is one.
+type Server interface {
+	Serve(ctx context.Context, t jsonrpc.Transport) error
+}
+
+// HandlerOptions configure a Handler. The zero HandlerOptions are ready
+// to use.
+type HandlerOptions struct {
+	// JSONResponse answers POSTed requests with one application/json
+	// body instead of an SSE stream. Notifications their handlers send
+	// are then dropped, and requests to the client fail.
+	JSONResponse bool
+
+	// Stateless serves every POST on a fresh session that ends with it:
+	// no Mcp-Session-Id, no GET stream (405), JSON replies. Requests are
+	// served without the client sending initialize first, as if it had
+	// initialized with the version of its MCP-Protocol-Version header
+	// and no capabilities.
+	Stateless bool
+
+	// IdleTimeout ends a session when no HTTP request of it has been in
+	// progress for that long. Zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+
+	// Sessions records the sessions; nil means a MemorySessionStore.
+	Sessions SessionStore
+
+	// Events keeps the events of SSE streams for resumption with
+	// Last-Event-ID; nil means a MemoryEventStore with the default bound.
+	Events EventStore
+
+	// AllowedHosts lists the Host names (or host:port) served besides
+	// localhost, 127.0.0.1 and [::1]: the names a reverse proxy forwards
+	// under. "*" allows every host, turning DNS-rebinding protection off.
+	// An Origin header, when present, must name an allowed host too, or
+	// the request's own Host.
+	AllowedHosts []string
+
+	// Authenticate, when set, is called on every request; an error is
+	// answered with 401 and its text. The identity it returns is what
+	// IdentityFromContext gives the handlers of the request.
+	Authenticate func(r *http.Request) (identity any, err error)
+
+	// MaxBodyBytes bounds a POST body; larger ones get 413. Zero means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+
+	// RetryInterval is the reconnection delay sent to clients of
+	// 2025-11-25 and later on each SSE stream. Zero means one second.
+	RetryInterval time.Duration
+
+	// Logger receives what cannot be told to a client. Nil discards it.
+	Logger *slog.Logger
+}
+
+// Defaults for HandlerOptions left zero.
+const (
+	DefaultIdleTimeout  = 30 * time.Minute
+	DefaultMaxBodyBytes = 4 << 20
+)
+
+// The HTTP headers of the transport.
+const (
+	headerSessionID   = "Mcp-Session-Id"
+	headerVersion     = "Mcp-Protocol-Version"
+	headerLastEventID = "Last-Event-Id"
+)
+
+// Handler is the http.Handler of an MCP endpoint. Its sessions run until
+// the client DELETEs them, they sit idle for IdleTimeout, or Close.
+type Handler struct {
+	srv      Server
+	opts     HandlerOptions
+	log      *slog.Logger
+	sessions SessionStore
+	events   EventStore
+	ctx      context.Context // the parent of every Serve ctx; ends on Close
+	cancel   context.CancelFunc
+
+	wg          sync.WaitGroup // Serve goroutines and the janitor
+	mu          sync.Mutex
+	closed      bool
+	byID        map[string]*session
+	live        map[*session]struct{} // every running session, stateless ones too
+	stopJanitor chan struct{}         // nil until the janitor runs
+}
+
+// NewHandler returns a Handler serving srv's sessions. Nil opts are the
+// zero HandlerOptions.
+func NewHandler(srv Server, opts *HandlerOptions) *Handler {
+	h := &Handler{srv: srv, byID: make(map[string]*session), live: make(map[*session]struct{})}
+	if opts != nil {
+		h.opts = *opts
+	}
+	if h.opts.IdleTimeout <= 0 {
+		h.opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if h.opts.MaxBodyBytes <= 0 {
+		h.opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if h.opts.RetryInterval <= 0 {
+		h.opts.RetryInterval = time.Second
+	}
+	h.log = h.opts.Logger
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.sessions = h.opts.Sessions
+	if h.sessions == nil {
+		h.sessions = NewMemorySessionStore()
+	}
+	h.events = h.opts.Events
+	if h.events == nil {
+		h.events = NewMemoryEventStore(0)
+	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	return h
+}
+
+// Close ends every session and waits for their goroutines to return.
+// Requests arriving afterwards get 503.
+func (h *Handler) Close() error {
+	h.mu.Lock()
+	if !h.closed {
+		h.closed = true
+		if h.stopJanitor != nil {
+			close(h.stopJanitor)
+		}
+	}
+	all := make([]*session, 0, len(h.live))
+	for s := range h.live {
+		all = append(all, s)
+	}
+	h.mu.Unlock()
+	for _, s := range all {
+		h.end(s)
+	}
+	h.cancel()
+	h.wg.Wait()
+	return nil
+}
+
+// start runs the engine over a new session, registered under its id
+// unless it has none. It fails once the Handler is closed.
+func (h *Handler) start(s *session) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return errClosedHandler
+	}
+	if s.id != "" {
+		h.byID[s.id] = s
+		if h.stopJanitor == nil {
+			h.stopJanitor = make(chan struct{})
+			h.wg.Add(1)
+			go h.janitor(h.stopJanitor)
+		}
+	}
+	h.live[s] = struct{}{}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		defer close(s.done)
+		if err := h.srv.Serve(context.WithValue(h.ctx, sessionKey{}, s), s); err != nil {
+			h.log.Warn("streamable: session ended with an error", "session", s.id, "err", err)
+		}
+		h.end(s)
+	}()
+	return nil
+}
+
+var errClosedHandler = errors.New("streamable: the handler is closed")
+
+// end ends a session: its transport closes, so Serve returns, its streams
+// end, and its records are dropped. It may be called more than once.
+func (h *Handler) end(s *session) {
+	h.mu.Lock()
+	_, live := h.live[s]
+	delete(h.live, s)
+	if s.id != "" && h.byID[s.id] == s {
+		delete(h.byID, s.id)
+	}
+	h.mu.Unlock()
+	s.Close()
+	if !live || s.id == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.sessions.Delete(ctx, s.id); err != nil {
+		h.log.Warn("streamable: cannot delete the session record", "session", s.id, "err", err)
+	}
+	if err := h.events.Forget(ctx, s.id); err != nil {
+		h.log.Warn("streamable: cannot forget the session's events", "session", s.id, "err", err)
+	}
+}
+
+// janitor ends idle sessions until stop is closed.
+func (h *Handler) janitor(stop <-chan struct{}) {
+	defer h.wg.Done()
+	every := min(h.opts.IdleTimeout/2, time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C:
+			h.expire(now)
+		}
+	}
+}
+
+func (h *Handler) expire(now time.Time) {
+	cutoff := now.Add(-h.opts.IdleTimeout).UnixNano()
+	var idle []*session
+	h.mu.Lock()
+	for _, s := range h.byID {
+		if s.busy.Load() == 0 && s.lastActive.Load() < cutoff {
+			idle = append(idle, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range idle {
+		h.log.Debug("streamable: session expired", "session", s.id)
+		h.end(s)
+	}
+}
+
+// SessionCount returns how many sessions are running here, stateless ones
+// included.
+func (h *Handler) SessionCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.live)
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if msg := h.checkHost(r.Host, r.Header.Get("Origin")); msg != "" {
+		httpError(w, http.StatusForbidden, msg)
+		return
+	}
+	allow := "GET, POST, DELETE"
+	if h.opts.Stateless {
+		allow = "POST"
+	}
+	if r.Method != http.MethodPost && (h.opts.Stateless || (r.Method != http.MethodGet && r.Method != http.MethodDelete)) {
+		w.Header().Set("Allow", allow)
+		httpError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed; this endpoint takes "+allow)
+		return
+	}
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return
+	}
+	var identity any
+	if h.opts.Authenticate != nil {
+		var err error
+		if identity, err = h.opts.Authenticate(r); err != nil {
+			httpError(w, http.StatusUnauthorized, "unauthorized: "+err.Error())
+			return
+		}
+	}
+	version := mcp.Version20250326 // what a request without the header speaks
+	if v := r.Header.Get(headerVersion); v != "" {
+		version = mcp.ProtocolVersion(v)
+		if !version.Supported() || version.Era() != mcp.EraLegacy {
+			httpError(w, http.StatusBadRequest, "unsupported "+headerVersion+" "+quote(v)+"; supported: "+legacyVersions())
+			return
+		}
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r, identity, version)
+	case http.MethodGet:
+		h.get(w, r, version)
+	case http.MethodDelete:
+		h.delete(w, r)
+	}
+}
+
+func legacyVersions() string {
+	var vs []string
+	for _, v := range mcp.SupportedVersions() {
+		if v.Era() == mcp.EraLegacy {
+			vs = append(vs, string(v))
+		}
+	}
+	return strings.Join(vs, ", ")
+}
+
+// session returns the live session named by the request's Mcp-Session-Id,
+// acquired for the request, or answers 400 or 404 and returns nil.
+func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
+	id := r.Header.Get(headerSessionID)
+	if id == "" {
+		httpError(w, http.StatusBadRequest, "missing "+headerSessionID+" header: send initialize first to start a session")
+		return nil
+	}
+	h.mu.Lock()
+	s := h.byID[id]
+	h.mu.Unlock()
+	if s == nil {
+		httpError(w, http.StatusNotFound, "unknown or terminated session: send initialize to start a new one")
+		return nil
+	}
+	s.acquire()
+	return s
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
+	s := h.session(w, r)
+	if s == nil {
+		return
+	}
+	s.release()
+	h.end(s)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// newSessionID returns 130 random bits as 26 base32 characters.
+func newSessionID() string { return rand.Text() }
+
+// accepts reports whether an Accept header lists the media type, itself
+// or through a wildcard.
+func accepts(header []string, mediaType string) bool {
+	major, _, _ := strings.Cut(mediaType, "/")
+	for _, line := range header {
+		for part := range strings.SplitSeq(line, ",") {
+			t, _, _ := strings.Cut(part, ";")
+			t = strings.ToLower(strings.TrimSpace(t))
+			if t == mediaType || t == "*/*" || t == major+"/*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isJSON reports whether a Content-Type header is absent or JSON.
+func isJSON(contentType string) bool {
+	if contentType == "" {
+		return true
+	}
+	t, _, err := mime.ParseMediaType(contentType)
+	return err == nil && t == "application/json"
+}
+
+// httpError answers with status and a JSON-RPC error without an id.
+func httpError(w http.ResponseWriter, status int, msg string) {
+	code := int64(jsonrpc.CodeInvalidRequest)
+	if status >= 500 {
+		code = jsonrpc.CodeInternalError
+	}
+	writeJSON(w, status, jsonrpc.AppendError(nil, jsonrpc.ID{}, jsonrpc.NewError(code, msg)))
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}
