@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/mcpgen/mcpgen/runtime/server"
+	"github.com/mcpgen/mcpgen/runtime/streamable"
+)
+
+// endpoint is the path of the MCP endpoint.
+const endpoint = "/mcp"
+
+// serveHTTP serves srv over Streamable HTTP at http://addr/mcp until ctx
+// ends.
+func serveHTTP(ctx context.Context, srv *server.Server, addr string, log *slog.Logger) error {
+	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Logger: log})
+	return streamable.ListenAndServe(ctx, addr, onlyAt{endpoint, h})
+}
+
+// onlyAt serves h at one path and 404 elsewhere. It passes Close on to h,
+// so that shutting down ends the sessions and their streams.
+type onlyAt struct {
+	path string
+	h    *streamable.Handler
+}
+
+func (o onlyAt) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != o.path {
+		http.NotFound(w, r)
+		return
+	}
+	o.h.ServeHTTP(w, r)
+}
+
+func (o onlyAt) Close() error { return o.h.Close() }

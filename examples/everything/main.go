@@ -1,0 +1,61 @@
+// Command everything is the MCP server that the conformance suite
+// (@modelcontextprotocol/conformance) tests: every tool, resource, prompt
+// and completion its server scenarios call, answering exactly as they
+// expect. conformance/CONTRACT.md lists what each scenario checks.
+//
+//	go run ./examples/everything              # Streamable HTTP at http://127.0.0.1:3000/mcp
+//	go run ./examples/everything -http :8080  # another address
+//	go run ./examples/everything -stdio       # one client on stdin and stdout
+//
+// Logs go to stderr, so that with -stdio stdout carries the protocol alone.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	httpAddr := flag.String("http", "127.0.0.1:3000", "serve Streamable HTTP at http://`ADDR`/mcp")
+	stdio := flag.Bool("stdio", false, "serve one client on stdin and stdout instead of HTTP")
+	watch := flag.Duration("watch-interval", 5*time.Second, "how often test://watched-resource changes (0: never)")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: everything [-http ADDR | -stdio] [-watch-interval D]\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	e, err := newEverything(log)
+	if err != nil {
+		log.Error("everything", "error", err)
+		os.Exit(1)
+	}
+	if *watch > 0 {
+		go e.watchLoop(ctx, *watch)
+	}
+	if *stdio {
+		log.Info("serving on stdio")
+		err = e.srv.ServeStdio(ctx)
+	} else {
+		log.Info("serving Streamable HTTP", "url", "http://"+*httpAddr+"/mcp")
+		err = serveHTTP(ctx, e.srv, *httpAddr, log)
+	}
+	if err != nil {
+		log.Error("everything", "error", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/server"
+)
+
+// everything is the conformance server: the engine with all of the
+// suite's tools, resources and prompts registered.
+type everything struct {
+	srv *server.Server
+	// watched counts the changes of test://watched-resource.
+	watched atomic.Int64
+}
+
+// newEverything registers the tools, resources, prompts and completion.
+func newEverything(log *slog.Logger) (*everything, error) {
+	e := &everything{
+		srv: server.New(mcp.Implementation{Name: "mcpgen-everything", Version: "1.0.0"}, &server.Options{Logger: log}),
+	}
+	for _, add := range []func() error{e.addTools, e.addResources, e.addPrompts} {
+		if err := add(); err != nil {
+			return nil, err
+		}
+	}
+	e.srv.SetCompletion(complete)
+	return e, nil
+}
+
+// watchLoop changes test://watched-resource every interval, telling the
+// subscribed clients, until ctx ends.
+func (e *everything) watchLoop(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			e.touchWatched(ctx)
+		}
+	}
+}
+
+// touchWatched records a change of test://watched-resource and notifies
+// its subscribers.
+func (e *everything) touchWatched(ctx context.Context) {
+	e.watched.Add(1)
+	e.srv.ResourceUpdated(ctx, watchedURI)
+}
+
+// pause waits for d, or until ctx ends.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// text is a content block of text.
+func text(s string) mcp.ContentBlock { return mcp.ContentBlock{Value: &mcp.TextContent{Text: s}} }
+
+// textResult is a tool result holding one text block.
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{text(s)}}
+}
