@@ -48,7 +48,9 @@ interop:
 bench:
 	cd bench && go test -run '^$$' -bench . -benchmem -count 5 ./...
 
-# Placeholder until the conformance suite is wired in (issue 4).
+# The official MCP conformance suite (pinned in conformance/package.json, on
+# Node 22) against examples/everything and examples/everything-client;
+# prints the counts and fails on any failure conformance/baseline.txt does
+# not excuse.
 conformance:
-	@echo "conformance: not yet wired (issue 4)" >&2
-	@exit 1
+	bash conformance/run.sh

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -396,5 +397,110 @@ func (h *records) failOnWarnings(t *testing.T) {
 		} else {
 			t.Logf("client logged %s %q %v", r.Level, r.Message, attrs)
 		}
+	}
+}
+
+// freeAddr returns a loopback address with a free port.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startEverything builds and starts examples/everything over Streamable
+// HTTP and returns its URL once it answers.
+func startEverything(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "everything")
+	if out, err := exec.Command("go", "build", "-o", bin, "../examples/everything").CombinedOutput(); err != nil {
+		t.Fatalf("go build ../examples/everything: %v\n%s", err, out)
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "-http", addr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return "http://" + addr + "/mcp"
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("examples/everything did not start listening on %s", addr)
+	return ""
+}
+
+// TestTypeScriptClientOverHTTP serves examples/everything over Streamable
+// HTTP to the TypeScript SDK's Client, through ts-http-client.mjs.
+func TestTypeScriptClientOverHTTP(t *testing.T) {
+	node := requireNode(t)
+	url := startEverything(t)
+	cmd := exec.Command(node, "ts-http-client.mjs", url)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ts-http-client.mjs: %v\n%s", err, stderr.String())
+	}
+	var r struct {
+		SessionID    string                 `json:"sessionId"`
+		ServerInfo   mcp.Implementation     `json:"serverInfo"`
+		Tools        []string               `json:"tools"`
+		Simple       mcp.CallToolResult     `json:"simple"`
+		Multiple     mcp.CallToolResult     `json:"multiple"`
+		WithProgress mcp.CallToolResult     `json:"withProgress"`
+		WithLogging  mcp.CallToolResult     `json:"withLogging"`
+		StaticText   mcp.ReadResourceResult `json:"staticText"`
+		Prompts      []string               `json:"prompts"`
+		Progress     []json.RawMessage      `json:"progress"`
+		Logs         []json.RawMessage      `json:"logs"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("ts-http-client.mjs printed %s: %v", out, err)
+	}
+	if r.SessionID == "" {
+		t.Error("no Mcp-Session-Id reached the SDK")
+	}
+	for _, want := range []string{"test_simple_text", "test_tool_with_progress", "test_sampling", "json_schema_2020_12_tool"} {
+		if !slices.Contains(r.Tools, want) {
+			t.Errorf("tool %s missing from %v", want, r.Tools)
+		}
+	}
+	if len(r.Simple.Content) != 1 || r.Simple.IsError {
+		t.Errorf("test_simple_text = %+v", r.Simple)
+	} else if tc, ok := r.Simple.Content[0].Value.(*mcp.TextContent); !ok || tc.Text == "" {
+		t.Errorf("test_simple_text content = %#v", r.Simple.Content[0].Value)
+	}
+	if len(r.Multiple.Content) < 2 {
+		t.Errorf("test_multiple_content_types gave %d blocks", len(r.Multiple.Content))
+	}
+	if len(r.Progress) == 0 {
+		t.Error("no progress notification reached the SDK's onprogress")
+	}
+	if len(r.Logs) == 0 {
+		t.Error("no log message reached the SDK")
+	}
+	if len(r.StaticText.Contents) != 1 {
+		t.Errorf("test://static-text = %+v", r.StaticText)
+	}
+	if !slices.Contains(r.Prompts, "test_simple_prompt") {
+		t.Errorf("prompts = %v", r.Prompts)
 	}
 }
