@@ -1,5 +1,6 @@
 // Command mcpgen generates MCP protocol types and handler wiring for Go.
 //
+//	mcpgen [DIR]     # handlers: what //go:generate go run github.com/mcpgen/mcpgen/cmd/mcpgen runs
 //	mcpgen protocol --schema VERSION=FILE [--schema ...] --out DIR --package NAME
 package main
 
@@ -38,6 +39,14 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	app := &cli.App{
 		Name:  "mcpgen",
 		Usage: "generate Model Context Protocol code for Go",
+		Description: `With no command, mcpgen generates the MCP wiring of the Go package in the
+current directory (or DIR): the functions and methods annotated with //mcp:tool
+get their JSON Schemas, decoders, validators and registration in mcpgen_gen.go.
+Use it from a go:generate line:
+
+  //go:generate go run github.com/mcpgen/mcpgen/cmd/mcpgen`,
+		ArgsUsage: "[DIR]",
+		Action:    generateHandlers,
 		Commands: []*cli.Command{
 			protocolCommand(),
 		},

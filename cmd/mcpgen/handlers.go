@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpgen/mcpgen/gen"
+	"github.com/mcpgen/mcpgen/parser/gosrc"
+)
+
+// generateHandlers is the default action, what
+// //go:generate go run github.com/mcpgen/mcpgen/cmd/mcpgen runs: it writes
+// mcpgen_gen.go for the package in the current directory (or DIR).
+func generateHandlers(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return fmt.Errorf("too many arguments: mcpgen [DIR] generates handlers for one package; see mcpgen help")
+	}
+	dir := "."
+	if c.NArg() == 1 {
+		dir = c.Args().First()
+	}
+	h, err := gosrc.Parse(dir)
+	if err != nil {
+		return err
+	}
+	src, err := gen.Handlers(h)
+	if err != nil {
+		return internalError{err}
+	}
+	removed, err := gen.WriteHandlers(dir, src)
+	if err != nil {
+		return err
+	}
+	if src == nil {
+		from := ""
+		if f := os.Getenv("GOFILE"); f != "" {
+			from = " (go:generate in " + f + ")"
+		}
+		msg := "nothing to generate"
+		if removed {
+			msg = "removed the stale " + gen.HandlersFile
+		}
+		fmt.Fprintf(c.App.Writer, "mcpgen: package %s has no //mcp: directives%s: %s\n", h.Package, from, msg)
+	}
+	return nil
+}

@@ -1,0 +1,272 @@
+package gen
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+
+	"github.com/mcpgen/mcpgen/model"
+)
+
+// JSON Schema 2020-12 for handler types. Keys are written in a fixed order
+// and $defs sorted by name, so a schema is the same bytes every time.
+
+const schemaDialect = "https://json-schema.org/draft/2020-12/schema"
+
+// jsonObject is a JSON object whose members keep the order they were added.
+type jsonObject struct {
+	keys []string
+	vals []string // raw JSON
+}
+
+func (o *jsonObject) set(key, raw string) { o.keys, o.vals = append(o.keys, key), append(o.vals, raw) }
+
+func (o *jsonObject) String() string {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(jsonString(k))
+		b.WriteByte(':')
+		b.WriteString(o.vals[i])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// jsonString writes s as a JSON string, leaving <, > and & alone.
+func jsonString(s string) string {
+	return model.Literal{Kind: model.LitString, S: s}.JSON()
+}
+
+// schemaWriter renders the schema of one root value, collecting the
+// recursive structs it meets under $defs.
+type schemaWriter struct {
+	defs map[string]string // ID → schema
+}
+
+// RootSchema returns the JSON Schema of a tool's input or output value, an
+// object at its root as MCP requires, compact.
+func RootSchema(v *model.Value) string {
+	w := &schemaWriter{defs: map[string]string{}}
+	var root *jsonObject
+	if v.Kind == model.ValStruct {
+		root = w.objectSchema(v.Object)
+	} else {
+		root = w.schema(v, nil, "")
+	}
+	out := &jsonObject{}
+	out.set("$schema", jsonString(schemaDialect))
+	out.keys, out.vals = append(out.keys, root.keys...), append(out.vals, root.vals...)
+	if len(w.defs) > 0 {
+		ids := make([]string, 0, len(w.defs))
+		for id := range w.defs {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		defs := &jsonObject{}
+		for _, id := range ids {
+			defs.set(id, w.defs[id])
+		}
+		out.set("$defs", defs.String())
+	}
+	return out.String()
+}
+
+// EmptyInputSchema is the input schema of a tool that takes no arguments.
+const EmptyInputSchema = `{"$schema":"` + schemaDialect + `","type":"object","additionalProperties":false}`
+
+// indentJSON pretty-prints compact JSON for the generated file.
+func indentJSON(compact string) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(compact), "", "  "); err != nil {
+		return compact
+	}
+	return b.String()
+}
+
+func (w *schemaWriter) objectSchema(o *model.Object) *jsonObject {
+	s := &jsonObject{}
+	s.set("type", `"object"`)
+	props := &jsonObject{}
+	var required []string
+	for _, p := range o.Fields {
+		props.set(p.JSONName, w.schema(p.Value, &p.Rules, p.Description).String())
+		if p.Required {
+			required = append(required, jsonString(p.JSONName))
+		}
+	}
+	if len(o.Fields) > 0 {
+		s.set("properties", props.String())
+	}
+	if len(required) > 0 {
+		s.set("required", "["+join(required)+"]")
+	}
+	s.set("additionalProperties", "false")
+	return s
+}
+
+func join(items []string) string {
+	var b bytes.Buffer
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(it)
+	}
+	return b.String()
+}
+
+// schema renders v with the keywords of a field's tag (rules may be nil).
+func (w *schemaWriter) schema(v *model.Value, rules *model.Rules, desc string) *jsonObject {
+	if v.Kind == model.ValPointer {
+		return w.schema(v.Elem, rules, desc)
+	}
+	if rules == nil {
+		rules = &model.Rules{}
+	}
+	s := &jsonObject{}
+	var body *jsonObject
+	switch v.Kind {
+	case model.ValStruct:
+		if v.Object.Recursive {
+			if _, ok := w.defs[v.Object.ID]; !ok {
+				w.defs[v.Object.ID] = "" // mark before descending
+				w.defs[v.Object.ID] = w.objectSchema(v.Object).String()
+			}
+			s.set("$ref", jsonString("#/$defs/"+v.Object.ID))
+		} else {
+			body = w.objectSchema(v.Object)
+		}
+	case model.ValBool:
+		s.set("type", `"boolean"`)
+	case model.ValInt, model.ValUint:
+		s.set("type", `"integer"`)
+	case model.ValFloat:
+		s.set("type", `"number"`)
+	case model.ValString:
+		s.set("type", `"string"`)
+	case model.ValBytes:
+		s.set("type", `"string"`)
+	case model.ValTime:
+		s.set("type", `"string"`)
+	case model.ValSlice, model.ValArray:
+		s.set("type", `"array"`)
+	case model.ValMap:
+		s.set("type", `"object"`)
+	}
+	if rules.Title != "" {
+		s.set("title", jsonString(rules.Title))
+	}
+	if desc != "" {
+		s.set("description", jsonString(desc))
+	}
+	if body != nil {
+		s.keys, s.vals = append(s.keys, body.keys[1:]...), append(s.vals, body.vals[1:]...)
+		s.keys, s.vals = append([]string{"type"}, s.keys...), append([]string{`"object"`}, s.vals...)
+	}
+	switch {
+	case v.Kind == model.ValBytes:
+		s.set("format", `"byte"`)
+		s.set("contentEncoding", `"base64"`)
+	case v.Kind == model.ValTime:
+		s.set("format", `"date-time"`)
+	case rules.Format != "":
+		s.set("format", jsonString(rules.Format))
+	}
+	if enum := enumOf(v, rules); enum != nil {
+		vals := make([]string, len(enum))
+		for i, l := range enum {
+			vals[i] = l.JSON()
+		}
+		s.set("enum", "["+join(vals)+"]")
+	}
+	if rules.Default != nil {
+		s.set("default", rules.Default.JSON())
+	}
+	lo, hi := effectiveBounds(v, rules)
+	if lo != nil {
+		s.set("minimum", lo.JSON)
+	}
+	if rules.ExclusiveMinimum != nil {
+		s.set("exclusiveMinimum", rules.ExclusiveMinimum.JSON)
+	}
+	if hi != nil {
+		s.set("maximum", hi.JSON)
+	}
+	if rules.ExclusiveMaximum != nil {
+		s.set("exclusiveMaximum", rules.ExclusiveMaximum.JSON)
+	}
+	if rules.MinLength != nil {
+		s.set("minLength", strconv.Itoa(*rules.MinLength))
+	}
+	if rules.MaxLength != nil {
+		s.set("maxLength", strconv.Itoa(*rules.MaxLength))
+	}
+	if rules.Pattern != "" {
+		s.set("pattern", jsonString(rules.Pattern))
+	}
+	switch v.Kind {
+	case model.ValSlice, model.ValArray:
+		s.set("items", w.schema(v.Elem, nil, "").String())
+		minItems, maxItems := rules.MinItems, rules.MaxItems
+		if v.Kind == model.ValArray {
+			n := v.Len
+			if minItems == nil || *minItems < n {
+				minItems = &n
+			}
+			if maxItems == nil || *maxItems > n {
+				maxItems = &n
+			}
+		}
+		if minItems != nil {
+			s.set("minItems", strconv.Itoa(*minItems))
+		}
+		if maxItems != nil {
+			s.set("maxItems", strconv.Itoa(*maxItems))
+		}
+		if rules.UniqueItems {
+			s.set("uniqueItems", "true")
+		}
+	case model.ValMap:
+		if len(v.Key.Enum) > 0 {
+			s.set("propertyNames", w.schema(v.Key, nil, "").String())
+		}
+		s.set("additionalProperties", w.schema(v.Elem, nil, "").String())
+	}
+	if rules.Deprecated {
+		s.set("deprecated", "true")
+	}
+	return s
+}
+
+// enumOf returns the values a scalar may take: the tag's enum when it has
+// one, else the constants of its named type.
+func enumOf(v *model.Value, rules *model.Rules) []model.Literal {
+	if rules != nil && rules.Enum != nil {
+		return rules.Enum
+	}
+	return v.Enum
+}
+
+// kindBounds returns the JSON bounds of a sized integer kind, "" when the
+// kind has none. 64-bit unsigned values stop at the int64 maximum, where
+// the decoder stops.
+func kindBounds(v *model.Value) (lo, hi string) {
+	switch v.Kind {
+	case model.ValInt:
+		if v.Bits == 0 || v.Bits == 64 {
+			return "", ""
+		}
+		return strconv.FormatInt(-1<<(v.Bits-1), 10), strconv.FormatInt(1<<(v.Bits-1)-1, 10)
+	case model.ValUint:
+		if v.Bits == 0 || v.Bits == 64 {
+			return "0", strconv.FormatInt(1<<63-1, 10)
+		}
+		return "0", strconv.FormatUint(1<<v.Bits-1, 10)
+	}
+	return "", ""
+}

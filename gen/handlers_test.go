@@ -1,0 +1,287 @@
+package gen_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpgen/mcpgen/gen"
+	"github.com/mcpgen/mcpgen/model"
+	"github.com/mcpgen/mcpgen/parser/gosrc"
+)
+
+// handlerCases lists the folders of golden/handlers that hold a testdata
+// package with an expected mcpgen_gen.go.golden.
+func handlerCases(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := filepath.Join(repoRoot(t), "golden", "handlers")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []string
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "bad" && e.Name() != "e2e" {
+			cases = append(cases, e.Name())
+		}
+	}
+	if len(cases) == 0 {
+		t.Fatal("no cases in golden/handlers")
+	}
+	return dir, cases
+}
+
+// sample is one input of samples.json with the verdict it should get.
+type sample struct {
+	Tool  string          `json:"tool"`
+	Args  json.RawMessage `json:"args"`
+	Valid bool            `json:"valid"`
+}
+
+// TestHandlers generates each golden/handlers/<case> package and compares
+// the output with its mcpgen_gen.go.golden (-update rewrites them). Every
+// generated schema must compile as JSON Schema; the sample inputs of each
+// case must be judged the same by santhosh-tekuri/jsonschema on the
+// generated schema and by the generated decoder, which runs in a go test
+// of the case package with the generated file laid over it.
+func TestHandlers(t *testing.T) {
+	dir, cases := handlerCases(t)
+	overlay := map[string]string{}
+	var all []sample
+	tmp := t.TempDir()
+	for _, c := range cases {
+		t.Run(c, func(t *testing.T) {
+			caseDir := filepath.Join(dir, c)
+			h, err := gosrc.Parse(caseDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := gen.Handlers(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, _ := gen.Handlers(h)
+			if !bytes.Equal(src, again) {
+				t.Error("two runs gave different bytes")
+			}
+			golden := filepath.Join(caseDir, gen.HandlersFile+".golden")
+			if *update {
+				if err := os.WriteFile(golden, src, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else if want, err := os.ReadFile(golden); err != nil {
+				t.Fatal(err)
+			} else if !bytes.Equal(want, src) {
+				t.Errorf("golden/handlers/%s is stale: run go test ./gen -run TestHandlers -update%s", c, firstDiff(want, src))
+			}
+			schemas := compileToolSchemas(t, h)
+			samples := readSamples(t, caseDir, h)
+			for _, s := range samples {
+				err := schemas[s.Tool].Validate(mustInstance(t, s.Args))
+				if (err == nil) != s.Valid {
+					t.Errorf("%s: sample %s: marked valid=%v, but santhosh says %v", s.Tool, s.Args, s.Valid, err)
+				}
+			}
+			all = append(all, samples...)
+			gofile := filepath.Join(caseDir, gen.HandlersFile)
+			harness := filepath.Join(tmp, c+"_harness.go")
+			genCopy := filepath.Join(tmp, c+"_gen.go")
+			if err := os.WriteFile(genCopy, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(harness, harnessSource(h), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			overlay[gofile] = genCopy
+			overlay[filepath.Join(caseDir, "mcpgen_samples_test.go")] = harness
+		})
+	}
+	if t.Failed() || len(all) == 0 {
+		return
+	}
+	runHarness(t, dir, tmp, cases, overlay, all)
+}
+
+// compileToolSchemas compiles every tool's input and output schema and
+// returns the input schemas by tool name.
+func compileToolSchemas(t *testing.T, h *model.Handlers) map[string]*jsonschema.Schema {
+	t.Helper()
+	out := map[string]*jsonschema.Schema{}
+	for _, tool := range h.Tools {
+		in := gen.EmptyInputSchema
+		if tool.Input != nil {
+			in = gen.RootSchema(tool.Input)
+		}
+		out[tool.Name] = compileSchema(t, tool.Name+"/input", in)
+		if tool.Output.Kind == model.OutputStructured {
+			compileSchema(t, tool.Name+"/output", gen.RootSchema(tool.Output.Value))
+		}
+	}
+	return out
+}
+
+func compileSchema(t *testing.T, name, schema string) *jsonschema.Schema {
+	t.Helper()
+	doc := mustInstance(t, []byte(schema))
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	c.AssertContent()
+	url := "mem://" + name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		t.Fatalf("%s: generated schema does not compile: %v\n%s", name, err, schema)
+	}
+	return s
+}
+
+func mustInstance(t *testing.T, data []byte) any {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: %v", data, err)
+	}
+	return v
+}
+
+// readSamples reads samples.json: tool name → {"valid": [...], "invalid": [...]}.
+func readSamples(t *testing.T, caseDir string, h *model.Handlers) []sample {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(caseDir, "samples.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var byTool map[string]struct{ Valid, Invalid []json.RawMessage }
+	if err := json.Unmarshal(data, &byTool); err != nil {
+		t.Fatal(err)
+	}
+	var out []sample
+	for _, tool := range h.Tools {
+		s, ok := byTool[tool.Name]
+		if !ok || len(s.Valid) == 0 || len(s.Invalid) == 0 {
+			t.Errorf("samples.json has no valid and invalid samples for tool %s", tool.Name)
+			continue
+		}
+		for _, a := range s.Valid {
+			out = append(out, sample{Tool: tool.Name, Args: a, Valid: true})
+		}
+		for _, a := range s.Invalid {
+			out = append(out, sample{Tool: tool.Name, Args: a, Valid: false})
+		}
+	}
+	return out
+}
+
+// harnessSource is a test, laid into a case package, that runs the
+// generated input checkers over the samples and reports each verdict that
+// differs from the expected one.
+func harnessSource(h *model.Handlers) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "package %s\n\nimport (\n\t\"encoding/json\"\n\t\"os\"\n\t\"testing\"\n)\n\n", h.Package)
+	b.WriteString("func TestMcpgenSamples(t *testing.T) {\n\tchecks := map[string]func([]byte) error{\n")
+	for _, tool := range h.Tools {
+		if tool.InputSchema == nil {
+			fmt.Fprintf(&b, "\t\t%q: mcpgenCheckInput%s,\n", tool.Name, tool.Recv+tool.GoName)
+		}
+	}
+	b.WriteString("\t}\n")
+	b.WriteString(`	data, err := os.ReadFile(os.Getenv("MCPGEN_SAMPLES"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []struct {
+		Tool  string
+		Args  json.RawMessage
+		Valid bool
+	}
+	if err := json.Unmarshal(data, &samples); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range samples {
+		check, ok := checks[s.Tool]
+		if !ok {
+			continue
+		}
+		n++
+		err := check(s.Args)
+		if (err == nil) != s.Valid {
+			t.Errorf("%s %s: generated checker says %v, JSON Schema says valid=%v", s.Tool, s.Args, err, s.Valid)
+		}
+	}
+	if n == 0 {
+		t.Error("no samples for this package")
+	}
+}
+`)
+	return []byte(b.String())
+}
+
+// runHarness runs the harness in every case package at once.
+func runHarness(t *testing.T, dir, tmp string, cases []string, overlay map[string]string, samples []sample) {
+	t.Helper()
+	ov, _ := json.Marshal(map[string]any{"Replace": overlay})
+	ovFile := filepath.Join(tmp, "overlay.json")
+	smFile := filepath.Join(tmp, "samples.json")
+	sm, _ := json.Marshal(samples)
+	if err := os.WriteFile(ovFile, ov, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(smFile, sm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(cases)
+	args := []string{"test", "-count=1", "-run", "TestMcpgenSamples", "-overlay", ovFile}
+	for _, c := range cases {
+		args = append(args, "./"+c)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "MCPGEN_SAMPLES="+smFile)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("generated checkers disagree with JSON Schema (go %s):\n%s", strings.Join(args, " "), out)
+	}
+	if n := strings.Count(string(out), "ok  "); n != len(cases) {
+		t.Fatalf("the harness ran in %d packages, want %d:\n%s", n, len(cases), out)
+	}
+}
+
+// TestHandlersE2E checks that the committed golden/handlers/e2e/mcpgen_gen.go
+// is what the generator writes today (-update rewrites it); the package's
+// own test serves it end to end.
+func TestHandlersE2E(t *testing.T) {
+	dir := filepath.Join(repoRoot(t), "golden", "handlers", "e2e")
+	h, err := gosrc.Parse(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := gen.Handlers(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, gen.HandlersFile)
+	if *update {
+		if _, err := gen.WriteHandlers(dir, src); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	have, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(have, src) {
+		t.Errorf("%s is stale: run go generate ./golden/handlers/e2e or go test ./gen -run TestHandlersE2E -update%s", path, firstDiff(have, src))
+	}
+}

@@ -1,0 +1,6 @@
+package directiveontype
+
+// T is not a function.
+//
+//mcp:tool
+type T struct{}

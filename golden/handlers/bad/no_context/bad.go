@@ -1,0 +1,6 @@
+package nocontext
+
+type In struct{}
+
+//mcp:tool
+func T(in In) (string, error) { return "", nil }

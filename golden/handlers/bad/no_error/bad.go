@@ -1,0 +1,6 @@
+package noerror
+
+import "context"
+
+//mcp:tool
+func T(ctx context.Context) string { return "" }

@@ -1,0 +1,10 @@
+package unknowntagkey
+
+import "context"
+
+type In struct {
+	N int `json:"n" mcp:"minimun=1"`
+}
+
+//mcp:tool
+func T(ctx context.Context, in In) (string, error) { return "", nil }

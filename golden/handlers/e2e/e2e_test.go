@@ -1,0 +1,114 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/server"
+	"github.com/mcpgen/mcpgen/runtime/transport"
+)
+
+// TestEndToEnd serves the generated tools over an in-memory pipe and talks
+// to them as a raw JSON-RPC client would.
+func TestEndToEnd(t *testing.T) {
+	s := server.New(mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	if err := Register(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := RegisterGreeter(s, &Greeter{Greeting: "Hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RegisterGreeter(s, nil); err == nil {
+		t.Error("RegisterGreeter accepted a nil receiver")
+	}
+	a, b := transport.NewPipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, a) }()
+	c := jsonrpc.NewConn(b, jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) ([]byte, error) { return nil, nil }), jsonrpc.Options{})
+	go c.Run(ctx)
+	defer func() {
+		c.Close()
+		cancel()
+		<-done
+		c.Wait()
+	}()
+	call := func(method, params string) map[string]any {
+		t.Helper()
+		out, err := c.Call(ctx, method, []byte(params))
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, params, err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	call("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`)
+	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+
+	list := call("tools/list", `{}`)
+	tools, _ := list["tools"].([]any)
+	byName := map[string]map[string]any{}
+	for _, tl := range tools {
+		m := tl.(map[string]any)
+		byName[m["name"].(string)] = m
+	}
+	add, greet := byName["add"], byName["greet"]
+	if add == nil || greet == nil || len(byName) != 2 {
+		t.Fatalf("tools/list = %v", list)
+	}
+	if add["outputSchema"] == nil || add["annotations"].(map[string]any)["readOnlyHint"] != true {
+		t.Errorf("add = %v", add)
+	}
+	if greet["title"] != "Say hello" || greet["outputSchema"] != nil {
+		t.Errorf("greet = %v", greet)
+	}
+
+	r := call("tools/call", `{"name":"add","arguments":{"a":2,"b":40}}`)
+	sc, _ := r["structuredContent"].(map[string]any)
+	if r["isError"] == true || sc["sum"] != 42.0 || sc["words"] == nil {
+		t.Errorf("add result = %v", r)
+	}
+	if _, ok := sc["note"]; ok {
+		t.Errorf("nil pointer written: %v", sc)
+	}
+
+	r = call("tools/call", `{"name":"greet","arguments":{"name":"Ann"}}`)
+	if text := firstText(r); text != "Hello, Ann" || r["isError"] == true {
+		t.Errorf("greet result = %v", r)
+	}
+
+	for _, tc := range []struct{ args, want string }{
+		{`{"a":2,"b":400}`, "b: must be <= 100"},
+		{`{"a":2}`, "b: required"},
+		{`{"a":"2","b":1}`, "a: expected integer, got string"},
+		{`{"a":2,"b":1,"words":["a","b","c","d"]}`, "words: must have at most 3 items"},
+		{`{"a":2,"b":1,"c":3}`, "c: unknown property"},
+	} {
+		r := call("tools/call", `{"name":"add","arguments":`+tc.args+`}`)
+		if r["isError"] != true || !strings.Contains(firstText(r), tc.want) {
+			t.Errorf("add %s = %v, want an isError result saying %q", tc.args, r, tc.want)
+		}
+	}
+	r = call("tools/call", `{"name":"greet","arguments":{"name":"nobody"}}`)
+	if r["isError"] != true || !strings.Contains(firstText(r), "nobody is not there") {
+		t.Errorf("greet nobody = %v", r)
+	}
+}
+
+func firstText(r map[string]any) string {
+	content, _ := r["content"].([]any)
+	if len(content) == 0 {
+		return ""
+	}
+	text, _ := content[0].(map[string]any)["text"].(string)
+	return text
+}

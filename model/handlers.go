@@ -1,0 +1,259 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// This file holds the handler model: what parser/gosrc finds in a user's Go
+// package (functions and methods annotated with //mcp:tool) after lowering
+// their Go types, and what gen renders as that package's mcpgen_gen.go.
+// Like the protocol model it is plain data: Go types appear only as
+// structured references (GoType), never as source text.
+
+// Handlers is everything one Go package asks mcpgen to generate.
+type Handlers struct {
+	Package string  // the package name
+	Path    string  // its import path
+	Dir     string  // the directory that holds it
+	Tools   []*Tool // in source order (file, then line)
+}
+
+// SrcPos is a position in Go source: file (as given to the loader) and
+// 1-based line. The handler model carries one on everything a user wrote.
+type SrcPos struct {
+	File string
+	Line int
+}
+
+// String returns "file:line", or "" for the zero position.
+func (p SrcPos) String() string {
+	if p.File == "" {
+		return ""
+	}
+	return p.File + ":" + strconv.Itoa(p.Line)
+}
+
+// PosError is a mistake in a user's package, reported with its position and
+// a message saying what to do about it.
+type PosError struct {
+	Pos SrcPos
+	Msg string
+}
+
+// Error returns "file:line: msg".
+func (e *PosError) Error() string {
+	if e.Pos.File == "" {
+		return e.Msg
+	}
+	return e.Pos.String() + ": " + e.Msg
+}
+
+// SrcErrorf returns a *PosError at pos.
+func SrcErrorf(pos SrcPos, format string, args ...any) *PosError {
+	return &PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Tool is one //mcp:tool handler.
+type Tool struct {
+	Pos         SrcPos
+	GoName      string // the function or method name
+	Recv        string // the receiver's type name for a method, "" for a function
+	Name        string // the MCP tool name
+	Title       string
+	Description string // the doc comment without directive lines
+
+	// Hints are the annotation hints the directive wrote, in the order
+	// destructive, idempotent, openworld, readonly; hints not written are
+	// omitted from the tool's annotations.
+	Hints []Hint
+
+	// Input is the handler's input type, nil for func(ctx) (Out, error).
+	Input *Value
+	// InputSchema is the JSON of input-schema=FILE, in which case Input is
+	// json.RawMessage and the runtime validates arguments with the schema.
+	InputSchema []byte
+	InputFile   string // FILE of input-schema=FILE, for messages
+
+	Output Output
+}
+
+// Hint is one tool annotation hint written in a directive.
+type Hint struct {
+	Key   string // the annotation property: destructiveHint, idempotentHint, openWorldHint, readOnlyHint
+	Value bool
+}
+
+// OutputKind says how a tool's result is built from the handler's Out.
+type OutputKind int
+
+const (
+	// OutputStructured: Out encodes as a JSON object; it becomes
+	// structuredContent, its JSON text the content, and its schema the
+	// outputSchema.
+	OutputStructured OutputKind = iota
+	// OutputText: Out is a string, sent as one text block.
+	OutputText
+	// OutputResult: Out is *mcp.CallToolResult, sent as it is.
+	OutputResult
+	// OutputRaw: Out is json.RawMessage described by output-schema=FILE;
+	// it becomes structuredContent and the runtime checks it with the schema.
+	OutputRaw
+)
+
+// Output is what a tool handler returns besides its error.
+type Output struct {
+	Kind   OutputKind
+	Value  *Value // the Go type for OutputStructured and OutputText
+	Schema []byte // the JSON of output-schema=FILE for OutputRaw
+	File   string // FILE of output-schema=FILE, for messages
+}
+
+// ValueKind is the JSON shape a Go type takes.
+type ValueKind int
+
+// The kinds of Value.
+const (
+	ValBool    ValueKind = iota
+	ValInt               // a signed integer kind; Bits 0 means int
+	ValUint              // an unsigned integer kind; Bits 0 means uint (or uintptr)
+	ValFloat             // float32 or float64 (Bits)
+	ValString            // string
+	ValBytes             // []byte: a base64 string
+	ValTime              // time.Time: a date-time string
+	ValRaw               // json.RawMessage: any JSON, kept as written
+	ValAny               // any: any JSON, decoded to map[string]any, []any, ...
+	ValSlice             // []Elem
+	ValArray             // [Len]Elem
+	ValMap               // map[string-kind]Elem
+	ValStruct            // a named struct type: Struct
+	ValPointer           // *Elem: the value is optional
+)
+
+// GoType names a Go type: a predeclared type (Path ""), a defined type, or
+// an instantiation of a generic type (Args).
+type GoType struct {
+	Path string   // import path of the declaring package, "" for predeclared types
+	Name string   // the type name, such as int32, Time or Page
+	Args []*Value // type arguments of a generic instantiation
+}
+
+// Value is the lowered form of one Go type: its JSON shape, the rules the
+// type itself imposes, and how to name it in Go.
+type Value struct {
+	Kind ValueKind
+	// Go names the type when it is named or predeclared; nil for unnamed
+	// composite types ([]T, map[string]T, *T, []byte) and for any.
+	Go   *GoType
+	Bits int // size of sized integer and float kinds; 0 for int, uint and uintptr
+
+	Elem   *Value  // ValSlice, ValArray, ValMap, ValPointer
+	Len    int     // ValArray
+	Key    *Value  // ValMap: the key type (string kind)
+	Object *Object // ValStruct: shared by every use of the type
+
+	// Enum lists the constants of a named string or integer type declared in
+	// its package, in declaration order.
+	Enum []Literal
+}
+
+// Object is a named struct type as JSON sees it: its properties after
+// flattening embedded structs.
+type Object struct {
+	ID        string // unique among the package's structs, an identifier: Tree, Page_Item
+	Go        *GoType
+	Pos       SrcPos
+	Fields    []*Property
+	Recursive bool // reaches itself: written once under $defs and referenced
+}
+
+// Property is one property of a struct.
+type Property struct {
+	Pos         SrcPos
+	GoPath      []string // field names from the struct down through embedded structs
+	JSONName    string
+	Description string // the field's doc comment
+	Required    bool   // not a pointer and neither omitempty nor omitzero
+	OmitEmpty   bool
+	OmitZero    bool
+	Value       *Value
+	Rules       Rules // from the mcp:"..." tag
+}
+
+// Rules are the JSON Schema keywords of an mcp:"..." struct tag. For a
+// pointer field they apply to the value pointed to.
+type Rules struct {
+	Minimum          *Bound
+	Maximum          *Bound
+	ExclusiveMinimum *Bound
+	ExclusiveMaximum *Bound
+	MinLength        *int
+	MaxLength        *int
+	MinItems         *int
+	MaxItems         *int
+	Pattern          string
+	Format           string
+	Title            string
+	Enum             []Literal
+	Default          *Literal
+	UniqueItems      bool
+	Deprecated       bool
+}
+
+// Empty reports whether no keyword is set.
+func (r *Rules) Empty() bool {
+	return r.Minimum == nil && r.Maximum == nil && r.ExclusiveMinimum == nil && r.ExclusiveMaximum == nil &&
+		r.MinLength == nil && r.MaxLength == nil && r.MinItems == nil && r.MaxItems == nil &&
+		r.Pattern == "" && r.Format == "" && r.Title == "" && r.Enum == nil && r.Default == nil &&
+		!r.UniqueItems && !r.Deprecated
+}
+
+// Bound is a numeric keyword value as written, checked against the field's type.
+type Bound struct {
+	JSON  string  // canonical JSON text
+	Float float64 // the value
+	Int   bool    // whether it is integral and fits an int64
+	I     int64   // the value when Int
+}
+
+// LitKind is the JSON kind of a Literal.
+type LitKind int
+
+// The kinds of Literal.
+const (
+	LitString LitKind = iota
+	LitInt
+	LitFloat
+	LitBool
+)
+
+// Literal is a constant of a field's or type's Go type: an enum member or a
+// default value.
+type Literal struct {
+	Kind LitKind
+	S    string
+	I    int64
+	F    float64
+	B    bool
+	Name string // the Go constant's name, for enums taken from constants
+}
+
+// JSON returns the literal as JSON text.
+func (l Literal) JSON() string {
+	switch l.Kind {
+	case LitString:
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(l.S) // a string always encodes
+		return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	case LitInt:
+		return strconv.FormatInt(l.I, 10)
+	case LitFloat:
+		return strconv.FormatFloat(l.F, 'g', -1, 64)
+	default:
+		return strconv.FormatBool(l.B)
+	}
+}

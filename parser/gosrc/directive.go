@@ -1,0 +1,172 @@
+package gosrc
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/mcpgen/mcpgen/model"
+)
+
+// directive is one //mcp:KIND line with its options in the order written.
+type directive struct {
+	pos  model.SrcPos
+	kind string // tool, prompt, resource
+	opts []option
+}
+
+// option is key or key=value; bare reports that no value was written.
+type option struct {
+	key, value string
+	bare       bool
+}
+
+// parseDirective splits the text after "//mcp:" into kind and options.
+// Values holding spaces are written in Go double quotes.
+func parseDirective(pos model.SrcPos, text string) (*directive, error) {
+	kind, rest, _ := strings.Cut(text, " ")
+	d := &directive{pos: pos, kind: kind}
+	seen := map[string]bool{}
+	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
+		end := strings.IndexAny(rest, " \t=")
+		if end < 0 {
+			end = len(rest)
+		}
+		o := option{key: rest[:end], bare: true}
+		rest = rest[end:]
+		if o.key == "" {
+			return nil, model.SrcErrorf(pos, "//mcp:%s: missing option name before %q: write key=value", kind, rest)
+		}
+		if strings.HasPrefix(rest, "=") {
+			o.bare = false
+			rest = rest[1:]
+			if strings.HasPrefix(rest, `"`) {
+				q, err := strconv.QuotedPrefix(rest)
+				if err != nil {
+					return nil, model.SrcErrorf(pos, "//mcp:%s: option %s: unterminated or malformed quoted value: write it as a Go string, e.g. %s=\"two words\"", kind, o.key, o.key)
+				}
+				o.value, _ = strconv.Unquote(q)
+				rest = rest[len(q):]
+				if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+					return nil, model.SrcErrorf(pos, "//mcp:%s: option %s: put a space after the closing quote", kind, o.key)
+				}
+			} else {
+				end := strings.IndexAny(rest, " \t")
+				if end < 0 {
+					end = len(rest)
+				}
+				o.value, rest = rest[:end], rest[end:]
+				if strings.Contains(o.value, `"`) {
+					return nil, model.SrcErrorf(pos, "//mcp:%s: option %s: a quote inside a value: quote the whole value, e.g. %s=\"a b\"", kind, o.key, o.key)
+				}
+			}
+		}
+		if seen[o.key] {
+			return nil, model.SrcErrorf(pos, "//mcp:%s: option %s is given twice: keep one", kind, o.key)
+		}
+		seen[o.key] = true
+		d.opts = append(d.opts, o)
+	}
+	return d, nil
+}
+
+// toolNamePattern is what MCP allows in a tool name.
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// hintKeys maps the directive's hint options to annotation properties.
+var hintKeys = map[string]string{
+	"destructive": "destructiveHint",
+	"idempotent":  "idempotentHint",
+	"openworld":   "openWorldHint",
+	"readonly":    "readOnlyHint",
+}
+
+// toolOptions is what a //mcp:tool directive says.
+type toolOptions struct {
+	name, title                 string
+	hints                       []model.Hint
+	inputSchema, outputSchema   string
+	inputSchemaSet, outputIsSet bool
+}
+
+// toolDirective reads the options of a //mcp:tool directive.
+func toolDirective(d *directive) (*toolOptions, error) {
+	t := &toolOptions{}
+	hints := map[string]bool{}
+	for _, o := range d.opts {
+		switch o.key {
+		case "name":
+			if o.bare || !toolNamePattern.MatchString(o.value) {
+				return nil, model.SrcErrorf(d.pos, "//mcp:tool: name=%q is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'", o.value)
+			}
+			t.name = o.value
+		case "title":
+			if o.bare {
+				return nil, model.SrcErrorf(d.pos, "//mcp:tool: title needs a value: title=\"Plan a trip\"")
+			}
+			t.title = o.value
+		case "readonly", "destructive", "idempotent", "openworld":
+			v := true
+			if !o.bare {
+				b, err := strconv.ParseBool(o.value)
+				if err != nil {
+					return nil, model.SrcErrorf(d.pos, "//mcp:tool: %s=%s: write %s, %s=true or %s=false", o.key, o.value, o.key, o.key, o.key)
+				}
+				v = b
+			}
+			hints[o.key] = v
+		case "input-schema", "output-schema":
+			if o.bare || !strings.HasSuffix(o.value, ".json") {
+				return nil, model.SrcErrorf(d.pos, "//mcp:tool: %s needs a JSON file next to the package's sources: %s=FILE.json", o.key, o.key)
+			}
+			if o.key == "input-schema" {
+				t.inputSchema, t.inputSchemaSet = o.value, true
+			} else {
+				t.outputSchema, t.outputIsSet = o.value, true
+			}
+		default:
+			return nil, model.SrcErrorf(d.pos, "//mcp:tool: unknown option %q: use name=, title=, readonly, destructive, idempotent, openworld, input-schema= or output-schema=", o.key)
+		}
+	}
+	for _, k := range []string{"destructive", "idempotent", "openworld", "readonly"} {
+		if v, ok := hints[k]; ok {
+			t.hints = append(t.hints, model.Hint{Key: hintKeys[k], Value: v})
+		}
+	}
+	return t, nil
+}
+
+// snakeCase turns a Go name into snake_case: AddNumbers → add_numbers,
+// GetURLFor → get_url_for.
+func snakeCase(name string) string {
+	rs := []rune(name)
+	var b strings.Builder
+	for i, r := range rs {
+		if unicode.IsUpper(r) {
+			if i > 0 && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1]) ||
+				i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])) {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// directiveText returns the text after "//mcp:" of a comment line, if it is
+// an mcp directive.
+func directiveText(comment string) (string, bool) {
+	rest, ok := strings.CutPrefix(comment, "//mcp:")
+	if !ok {
+		return "", false
+	}
+	return strings.TrimRight(rest, " \t"), true
+}
+
+// errDirectiveSpace explains a directive written with a space after //.
+func errDirectiveSpace(pos model.SrcPos) error {
+	return model.SrcErrorf(pos, "%s", fmt.Sprintf("write directives without a space after the slashes: //mcp:tool, not // mcp:tool"))
+}

@@ -1,0 +1,102 @@
+// Package gosrc is mcpgen's Go source front-end: it loads a user's package
+// with golang.org/x/tools/go/packages, finds the functions and methods
+// annotated with //mcp:tool, checks their signatures and lowers their input
+// and output types into the handler model (model.Handlers). Every mistake is
+// a *model.PosError with file:line and a message saying what to do.
+package gosrc
+
+import (
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// GeneratedFile is the name of the file mcpgen writes into a package.
+const GeneratedFile = "mcpgen_gen.go"
+
+// loadMode asks go/packages for no more than the front-end reads: the
+// package's name and files, its syntax (for doc comments and directives)
+// and its types (for signatures and type lowering).
+const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo
+
+// generatedSymbol matches the undefined names that only the generated file
+// declares: errors about them come from code that uses a previous
+// mcpgen_gen.go, which the load leaves out, and must not block regenerating it.
+var generatedSymbol = regexp.MustCompile(`undefined: (Register\w*|mcpgen\w*)$`)
+
+// load loads the package in dir, with its previous mcpgen_gen.go replaced by
+// an empty file of the same package.
+func load(dir string) (*packages.Package, *token.FileSet, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	fset := token.NewFileSet()
+	cfg := &packages.Config{Mode: loadMode, Dir: abs, Fset: fset, Tests: false}
+	gen := filepath.Join(abs, GeneratedFile)
+	if src, err := os.ReadFile(gen); err == nil {
+		f, err := parser.ParseFile(token.NewFileSet(), gen, src, parser.PackageClauseOnly)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v: delete the file and run mcpgen again", GeneratedFile, err)
+		}
+		cfg.Overlay = map[string][]byte{gen: []byte("package " + f.Name.Name + "\n")}
+	}
+	pkgs, err := packages.Load(cfg, ".")
+	if err != nil {
+		return nil, nil, fmt.Errorf("load package in %s: %w", dir, err)
+	}
+	if len(pkgs) != 1 {
+		return nil, nil, fmt.Errorf("load package in %s: found %d packages, want 1", dir, len(pkgs))
+	}
+	pkg := pkgs[0]
+	var errs []error
+	for _, e := range pkg.Errors {
+		if onlyGeneratedSymbols(e.Msg) {
+			continue
+		}
+		errs = append(errs, errors.New(relativeError(e, abs)))
+	}
+	if len(errs) > 0 {
+		return nil, nil, fmt.Errorf("package in %s does not compile; fix it first:\n%w", dir, errors.Join(errs...))
+	}
+	if pkg.Types == nil || len(pkg.Syntax) == 0 {
+		return nil, nil, fmt.Errorf("no Go files in %s", dir)
+	}
+	return pkg, fset, nil
+}
+
+// onlyGeneratedSymbols reports whether every line of a load error (the
+// type checker's, or the go command's with a "# package" heading) is about a
+// symbol that only the generated file declares.
+func onlyGeneratedSymbols(msg string) bool {
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(msg), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !generatedSymbol.MatchString(strings.TrimSpace(line)) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// relativeError writes a load error with its file named relative to dir.
+func relativeError(e packages.Error, dir string) string {
+	pos := e.Pos
+	if rel, ok := strings.CutPrefix(pos, dir+string(filepath.Separator)); ok {
+		pos = rel
+	}
+	if pos == "" || pos == "-" {
+		return e.Msg
+	}
+	return pos + ": " + e.Msg
+}
