@@ -19,6 +19,9 @@ type Config struct {
 	Bins map[string]string
 	// Windows are the numbers of requests in flight of the stdio modes.
 	Windows []int
+	// HTTPClients are the numbers of concurrent sessions of the HTTP
+	// modes, each with its own keep-alive connection.
+	HTTPClients []int
 	// InProcess adds the in-process mode over net.Pipe.
 	InProcess bool
 	// Rounds is how many times each server is measured in each mode. The
@@ -40,8 +43,13 @@ type Result struct {
 	Server string
 	// Stdio holds a result per window of Config.Windows, in order.
 	Stdio []StdioResult
-	// PeakRSS is the largest VmHWM of the server's processes, in bytes.
+	// PeakRSS is the largest VmHWM of the server's stdio processes, in
+	// bytes.
 	PeakRSS int64
+	// HTTP holds a result per count of Config.HTTPClients, in order.
+	HTTP []HTTPResult
+	// HTTPPeakRSS is the largest VmHWM of the server's HTTP processes.
+	HTTPPeakRSS int64
 	// InProcess is nil unless measured.
 	InProcess *InProcessResult
 }
@@ -49,6 +57,17 @@ type Result struct {
 // StdioResult is one stdio mode of one server.
 type StdioResult struct {
 	Window int
+	// CallsPerSec is completed tools/call round trips per second.
+	CallsPerSec []float64
+	// CPUPerCall is the server's user+system CPU time per call.
+	CPUPerCall []time.Duration
+}
+
+// HTTPResult is one HTTP mode of one server.
+type HTTPResult struct {
+	// Clients is the number of concurrent sessions, each with one call in
+	// flight over its own keep-alive connection.
+	Clients int
 	// CallsPerSec is completed tools/call round trips per second.
 	CallsPerSec []float64
 	// CPUPerCall is the server's user+system CPU time per call.
@@ -75,6 +94,11 @@ func Compare(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	for _, w := range cfg.Windows {
 		if err := compareStdio(ctx, cfg, w, results); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range cfg.HTTPClients {
+		if err := compareHTTP(ctx, cfg, c, results); err != nil {
 			return nil, err
 		}
 	}
@@ -159,6 +183,77 @@ func compareStdio(ctx context.Context, cfg Config, window int, results []Result)
 			return err
 		}
 		results[i].PeakRSS = max(results[i].PeakRSS, rss)
+	}
+	return nil
+}
+
+func compareHTTP(ctx context.Context, cfg Config, clients int, results []Result) (err error) {
+	procs := make([]*HTTPProcess, len(cfg.Servers))
+	loads := make([]*HTTPLoad, len(cfg.Servers))
+	defer func() {
+		for i, p := range procs {
+			if loads[i] != nil {
+				err = errors.Join(err, loads[i].Close())
+			}
+			if p != nil {
+				err = errors.Join(err, p.Close())
+			}
+		}
+	}()
+	for i, s := range cfg.Servers {
+		bin, ok := cfg.Bins[s.Name]
+		if !ok {
+			return fmt.Errorf("compare: no binary for %s", s.Name)
+		}
+		p, err := StartHTTP(bin)
+		if err != nil {
+			return err
+		}
+		procs[i] = p
+		if loads[i], err = NewHTTPLoad(p.URL, clients); err != nil {
+			return fmt.Errorf("%s: %w; output: %s", s.Name, err, p.Stderr())
+		}
+		if cfg.Warmup > 0 {
+			if _, err := loads[i].Echo(0, time.Now().Add(cfg.Warmup)); err != nil {
+				return fmt.Errorf("%s: warm up: %w", s.Name, err)
+			}
+		}
+		results[i].HTTP = append(results[i].HTTP, HTTPResult{Clients: clients})
+	}
+	for r := range cfg.Rounds {
+		for _, i := range rotate(len(procs), r) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			p := procs[i]
+			cpu0, err := p.CPU()
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			n, err := loads[i].Echo(0, start.Add(cfg.Duration))
+			elapsed := time.Since(start)
+			if err != nil {
+				return fmt.Errorf("%s: %w; output: %s", cfg.Servers[i].Name, err, p.Stderr())
+			}
+			cpu1, err := p.CPU()
+			if err != nil {
+				return err
+			}
+			hr := &results[i].HTTP[len(results[i].HTTP)-1]
+			rate := float64(n) / elapsed.Seconds()
+			hr.CallsPerSec = append(hr.CallsPerSec, rate)
+			hr.CPUPerCall = append(hr.CPUPerCall, (cpu1-cpu0)/time.Duration(n))
+			progress(cfg, "http C=%d round %d %-6s %9.0f calls/s %7.1f µs CPU/call",
+				clients, r+1, cfg.Servers[i].Name, rate, micros((cpu1-cpu0)/time.Duration(n)))
+		}
+	}
+	for i, p := range procs {
+		rss, err := p.PeakRSS()
+		if err != nil {
+			return err
+		}
+		results[i].HTTPPeakRSS = max(results[i].HTTPPeakRSS, rss)
 	}
 	return nil
 }

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -31,12 +33,18 @@ func Build(ctx context.Context, dir string, servers []Server) (map[string]string
 	return bins, nil
 }
 
+// proc is a running server program: what /proc says of it, and what it
+// wrote to stderr.
+type proc struct {
+	cmd    *exec.Cmd
+	stderr *tailBuffer
+}
+
 // Process is a server program running with -stdio, driven by its Client.
 type Process struct {
 	*Client
-	cmd    *exec.Cmd
-	stdin  io.Closer
-	stderr *tailBuffer
+	proc
+	stdin io.Closer
 }
 
 // Start runs bin -stdio.
@@ -55,21 +63,21 @@ func Start(bin string) (*Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	return &Process{Client: NewClient(stdout, stdin), cmd: cmd, stdin: stdin, stderr: stderr}, nil
+	return &Process{Client: NewClient(stdout, stdin), proc: proc{cmd, stderr}, stdin: stdin}, nil
 }
 
 // Pid returns the server's process id.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
+func (p *proc) Pid() int { return p.cmd.Process.Pid }
 
 // Stderr returns the tail of what the server wrote to stderr.
-func (p *Process) Stderr() string { return p.stderr.String() }
+func (p *proc) Stderr() string { return p.stderr.String() }
 
 // clockTick is the unit of utime and stime in /proc/<pid>/stat, USER_HZ,
 // which Linux fixes at 100 for user space on every architecture.
 const clockTick = 10 * time.Millisecond
 
 // CPU returns the user plus system CPU time the server has used so far.
-func (p *Process) CPU() (time.Duration, error) {
+func (p *proc) CPU() (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Pid()))
 	if err != nil {
 		return 0, err
@@ -94,7 +102,7 @@ func (p *Process) CPU() (time.Duration, error) {
 }
 
 // PeakRSS returns the server's peak resident set size in bytes (VmHWM).
-func (p *Process) PeakRSS() (int64, error) {
+func (p *proc) PeakRSS() (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid()))
 	if err != nil {
 		return 0, err
@@ -127,6 +135,76 @@ func (p *Process) Close() error {
 		p.cmd.Process.Kill()
 		<-done
 		return fmt.Errorf("%s: did not exit after stdin closed; killed", p.cmd.Path)
+	}
+}
+
+// HTTPProcess is a server program running with -http on a loopback port.
+type HTTPProcess struct {
+	proc
+	// URL is the server's MCP endpoint.
+	URL    string
+	exited chan struct{} // closed once the program has exited
+	err    error         // how it exited, once exited is closed
+}
+
+// StartHTTP runs bin -http 127.0.0.1:PORT on a free port and waits until
+// it accepts connections.
+func StartHTTP(bin string) (*HTTPProcess, error) {
+	// The port is free when the listener closes; the server takes it next,
+	// unless another program is quicker, which the readiness check reports.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+
+	cmd := exec.Command(bin, "-http", addr)
+	stderr := &tailBuffer{max: 4 << 10}
+	cmd.Stdout = stderr
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	p := &HTTPProcess{proc: proc{cmd, stderr}, URL: "http://" + addr + "/mcp", exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			conn.Close()
+			return p, nil
+		}
+		select {
+		case <-p.exited:
+			return nil, fmt.Errorf("%s -http %s exited: %v; output: %s", bin, addr, p.err, p.Stderr())
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			p.cmd.Process.Kill()
+			<-p.exited
+			return nil, fmt.Errorf("%s -http %s: not listening after 10s; output: %s", bin, addr, p.Stderr())
+		}
+	}
+}
+
+// Close stops the server with SIGTERM and waits for it to exit, killing it
+// if it has not after five seconds. It reports a non-zero exit.
+func (p *HTTPProcess) Close() error {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		if p.err != nil {
+			return fmt.Errorf("%s: %w; output: %s", p.cmd.Path, p.err, p.Stderr())
+		}
+		return nil
+	case <-time.After(5 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.exited
+		return fmt.Errorf("%s: did not exit after SIGTERM; killed", p.cmd.Path)
 	}
 }
 

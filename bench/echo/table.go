@@ -8,8 +8,9 @@ import (
 )
 
 // WriteTable writes results as a table of medians: calls/s in each stdio
-// mode with its ratio to the floor, the server's CPU per call in each stdio
-// mode, its peak RSS, and the in-process cost of one round trip.
+// and HTTP mode with its ratio to the floor, the server's CPU per call in
+// each mode, its peak RSS over stdio and over HTTP, and the in-process cost
+// of one round trip.
 func WriteTable(w io.Writer, cfg Config, results []Result) error {
 	var floor *Result
 	for i := range results {
@@ -23,10 +24,19 @@ func WriteTable(w io.Writer, cfg Config, results []Result) error {
 	for _, win := range cfg.Windows {
 		head = append(head, fmt.Sprintf("W=%d calls/s", win), "×floor")
 	}
+	for _, c := range cfg.HTTPClients {
+		head = append(head, fmt.Sprintf("HTTP C=%d calls/s", c), "×floor")
+	}
 	for _, win := range cfg.Windows {
 		head = append(head, fmt.Sprintf("W=%d CPU µs/call", win))
 	}
-	head = append(head, "peak RSS MiB")
+	for _, c := range cfg.HTTPClients {
+		head = append(head, fmt.Sprintf("HTTP C=%d CPU µs/call", c))
+	}
+	head = append(head, "stdio RSS MiB")
+	if len(cfg.HTTPClients) > 0 {
+		head = append(head, "HTTP RSS MiB")
+	}
 	if cfg.InProcess {
 		head = append(head, "in-proc ns/op", "allocs/op", "B/op")
 	}
@@ -41,10 +51,24 @@ func WriteTable(w io.Writer, cfg Config, results []Result) error {
 			}
 			cells = append(cells, si(rate), ratio)
 		}
+		for k, hr := range r.HTTP {
+			rate := Median(hr.CallsPerSec)
+			ratio := "-"
+			if floor != nil && k < len(floor.HTTP) {
+				ratio = fmt.Sprintf("%.2f", rate/Median(floor.HTTP[k].CallsPerSec))
+			}
+			cells = append(cells, si(rate), ratio)
+		}
 		for _, sr := range r.Stdio {
 			cells = append(cells, fmt.Sprintf("%.1f", micros(Median(sr.CPUPerCall))))
 		}
+		for _, hr := range r.HTTP {
+			cells = append(cells, fmt.Sprintf("%.1f", micros(Median(hr.CPUPerCall))))
+		}
 		cells = append(cells, fmt.Sprintf("%.1f", float64(r.PeakRSS)/(1<<20)))
+		if len(cfg.HTTPClients) > 0 {
+			cells = append(cells, fmt.Sprintf("%.1f", float64(r.HTTPPeakRSS)/(1<<20)))
+		}
 		if cfg.InProcess {
 			if ir := r.InProcess; ir != nil {
 				cells = append(cells,
@@ -62,6 +86,8 @@ func WriteTable(w io.Writer, cfg Config, results []Result) error {
 	}
 	_, err := fmt.Fprintf(w, "\nMedians of %d rounds of %v per server and mode, servers interleaved.\n"+
 		"W is the number of tools/call requests in flight over one stdio connection.\n"+
+		"C is the number of concurrent MCP sessions over Streamable HTTP in JSON-response mode,\n"+
+		"each with one call in flight over its own keep-alive loopback connection.\n"+
 		"CPU is the server process's utime+stime (/proc, 10 ms ticks) over the calls it served.\n"+
 		"In-process: one call at a time over net.Pipe; allocs and bytes count the whole process,\n"+
 		"the shared raw client included (it allocates nothing per call, so they are the server's).\n",

@@ -8,5 +8,5 @@ import (
 )
 
 func main() {
-	cli.Main(cli.Server{Name: "mcpgen", Serve: echo.Serve})
+	cli.Main(cli.Server{Name: "mcpgen", Serve: echo.Serve, HTTP: echo.HTTP})
 }

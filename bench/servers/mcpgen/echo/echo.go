@@ -8,10 +8,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
+	"github.com/mcpgen/mcpgen/runtime/streamable"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 )
 
@@ -75,4 +77,15 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 		return err
 	}
 	return s.Serve(ctx, transport.NewStream(rwc, rwc, transport.StreamOptions{}))
+}
+
+// HTTP returns mcpgen's Streamable HTTP handler for the echo server in
+// JSON-response mode: each POSTed request is answered with one
+// application/json body.
+func HTTP() (http.Handler, error) {
+	s, err := New()
+	if err != nil {
+		return nil, err
+	}
+	return streamable.NewHandler(s, &streamable.HandlerOptions{JSONResponse: true}), nil
 }
