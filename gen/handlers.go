@@ -22,11 +22,11 @@ const HandlersFile = "mcpgen_gen.go"
 
 // Handlers renders mcpgen_gen.go for a package's annotated handlers: each
 // schema as a constant, a decoder that also checks the schema's rules for
-// every input and output type, an encoder for every output type, Register
-// functions, and compile-time guards on the handlers' signatures. It
-// returns nil for a package without tools.
+// every input and output type, an encoder for every output type, argument
+// readers for prompts, Register functions, and compile-time guards on the
+// handlers' signatures. It returns nil for a package without handlers.
 func Handlers(h *model.Handlers) ([]byte, error) {
-	if len(h.Tools) == 0 {
+	if h.Empty() {
 		return nil, nil
 	}
 	g := &handlerGen{h: h, decoders: map[string]*model.Object{}, encoders: map[string]*model.Object{}}
@@ -43,8 +43,11 @@ func Handlers(h *model.Handlers) ([]byte, error) {
 	g.guards()
 	g.register()
 	g.toolCodecs()
+	g.promptCodecs()
 	g.objectCodecs()
-	g.helpers()
+	if len(h.Tools) > 0 {
+		g.helpers()
+	}
 	src, err := render(f)
 	if err != nil {
 		return nil, fmt.Errorf("package %s: %w", h.Package, err)
@@ -129,13 +132,13 @@ func (g *handlerGen) constants() {
 		case t.InputSchema != nil:
 			in = string(t.InputSchema)
 		case t.Input != nil:
-			in = RootSchema(t.Input)
+			in = RootSchemaDraft(t.Input, g.h.Draft)
 		default:
-			in = EmptyInputSchema
+			in = EmptyInputSchemaDraft(g.h.Draft)
 		}
 		switch t.Output.Kind {
 		case model.OutputStructured:
-			out = RootSchema(t.Output.Value)
+			out = RootSchemaDraft(t.Output.Value, g.h.Draft)
 		case model.OutputRaw:
 			out = string(t.Output.Schema)
 		}
@@ -192,9 +195,32 @@ func (g *handlerGen) guards() {
 		}
 		defs = append(defs, jen.Id("_").Func().Params(params...).Params(g.outType(t), jen.Error()).Op("=").Add(fn))
 	}
+	for _, p := range g.h.Prompts {
+		defs = append(defs, g.guard(p.Recv, p.GoName, p.Input, promptOutType(p)))
+	}
+	for _, r := range g.h.Resources {
+		defs = append(defs, g.guard(r.Recv, r.GoName, r.Vars, resourceOutType(r)))
+	}
 	g.f.Comment("The handlers must keep the signatures this file was generated for; run go generate after changing one.")
 	g.f.Var().Defs(defs...)
 	g.f.Line()
+}
+
+// guard is one signature guard: _ func(...) (out, error) = handler.
+func (g *handlerGen) guard(recv, name string, in *model.Value, out jen.Code) jen.Code {
+	var params []jen.Code
+	if recv != "" {
+		params = append(params, jen.Op("*").Id(recv))
+	}
+	params = append(params, jen.Qual(contextPkg, "Context"))
+	if in != nil {
+		params = append(params, g.goType(in))
+	}
+	var fn jen.Code = jen.Id(name)
+	if recv != "" {
+		fn = jen.Parens(jen.Op("*").Id(recv)).Dot(name)
+	}
+	return jen.Id("_").Func().Params(params...).Params(out, jen.Error()).Op("=").Add(fn)
 }
 
 func (g *handlerGen) outType(t *model.Tool) jen.Code {
@@ -208,29 +234,51 @@ func (g *handlerGen) outType(t *model.Tool) jen.Code {
 }
 
 // register writes Register for the package's functions and
-// Register<Recv> for the methods of each receiver type.
+// Register<Recv> for the methods of each receiver type: each adds the
+// tools, prompts and resources it serves, in that order.
 func (g *handlerGen) register() {
-	groups := map[string][]*model.Tool{}
+	type group struct {
+		adds  []jen.Code
+		kinds []string
+		names []string
+	}
+	groups := map[string]*group{}
 	var recvs []string
-	for _, t := range g.h.Tools {
-		if _, ok := groups[t.Recv]; !ok {
-			recvs = append(recvs, t.Recv)
+	add := func(recv, kind, name string, code []jen.Code) {
+		gr, ok := groups[recv]
+		if !ok {
+			gr = &group{}
+			groups[recv] = gr
+			recvs = append(recvs, recv)
 		}
-		groups[t.Recv] = append(groups[t.Recv], t)
+		if len(gr.kinds) == 0 || gr.kinds[len(gr.kinds)-1] != kind {
+			gr.kinds = append(gr.kinds, kind)
+		}
+		gr.names = append(gr.names, name)
+		gr.adds = append(gr.adds, code...)
+	}
+	for _, t := range g.h.Tools {
+		add(t.Recv, "tools", t.Name, g.addTool(t))
+	}
+	for _, p := range g.h.Prompts {
+		add(p.Recv, "prompts", p.Name, g.addPrompt(p))
+	}
+	for _, r := range g.h.Resources {
+		add(r.Recv, "resources", r.Name, g.addResource(r))
 	}
 	sort.Strings(recvs)
 	for _, recv := range recvs {
-		tools := groups[recv]
+		gr := groups[recv]
 		name := "Register" + upperFirst(recv)
 		params := []jen.Code{jen.Id("s").Op("*").Qual(serverPkg, "Server")}
-		var names []string
-		for _, t := range tools {
-			names = append(names, t.Name)
+		what := gr.kinds[0]
+		if n := len(gr.kinds); n > 1 {
+			what = strings.Join(gr.kinds[:n-1], ", ") + " and " + gr.kinds[n-1]
 		}
 		if recv == "" {
-			g.f.Commentf("%s adds the package's tools to s: %s.", name, strings.Join(names, ", "))
+			g.f.Commentf("%s adds the package's %s to s: %s.", name, what, strings.Join(gr.names, ", "))
 		} else {
-			g.f.Commentf("%s adds the tools served by r's methods to s: %s.", name, strings.Join(names, ", "))
+			g.f.Commentf("%s adds the %s served by r's methods to s: %s.", name, what, strings.Join(gr.names, ", "))
 			params = append(params, jen.Id("r").Op("*").Id(recv))
 		}
 		var body []jen.Code
@@ -239,9 +287,7 @@ func (g *handlerGen) register() {
 				jen.Return(jen.Qual("errors", "New").Call(jen.Lit(name+": nil receiver"))),
 			))
 		}
-		for _, t := range tools {
-			body = append(body, g.addTool(t)...)
-		}
+		body = append(body, gr.adds...)
 		body = append(body, jen.Return(jen.Nil()))
 		g.f.Func().Id(name).Params(params...).Error().Block(body...)
 		g.f.Line()

@@ -9,10 +9,25 @@ import (
 	"github.com/mcpgen/mcpgen/model"
 )
 
-// JSON Schema 2020-12 for handler types. Keys are written in a fixed order
-// and $defs sorted by name, so a schema is the same bytes every time.
+// JSON Schema 2020-12 (or draft-07, by the package's //mcp:schema option)
+// for handler types. Keys are written in a fixed order and $defs sorted by
+// name, so a schema is the same bytes every time. Every keyword the writer
+// emits means the same in both dialects (exclusiveMinimum and
+// exclusiveMaximum are numbers since draft-06; deprecated is an annotation
+// draft-07 ignores), so only $schema and where recursive types live differ.
 
-const schemaDialect = "https://json-schema.org/draft/2020-12/schema"
+const (
+	schemaDialect   = "https://json-schema.org/draft/2020-12/schema"
+	schemaDialect07 = "http://json-schema.org/draft-07/schema#"
+)
+
+// dialect returns the $schema URL and the keyword holding definitions.
+func dialect(d model.Draft) (url, defs string) {
+	if d == model.Draft07 {
+		return schemaDialect07, "definitions"
+	}
+	return schemaDialect, "$defs"
+}
 
 // jsonObject is a JSON object whose members keep the order they were added.
 type jsonObject struct {
@@ -45,13 +60,18 @@ func jsonString(s string) string {
 // schemaWriter renders the schema of one root value, collecting the
 // recursive structs it meets under $defs.
 type schemaWriter struct {
-	defs map[string]string // ID → schema
+	defs    map[string]string // ID → schema
+	defsKey string            // $defs or definitions
 }
 
-// RootSchema returns the JSON Schema of a tool's input or output value, an
-// object at its root as MCP requires, compact.
-func RootSchema(v *model.Value) string {
-	w := &schemaWriter{defs: map[string]string{}}
+// RootSchema returns the JSON Schema 2020-12 of a tool's input or output
+// value, an object at its root as MCP requires, compact.
+func RootSchema(v *model.Value) string { return RootSchemaDraft(v, model.Draft2020) }
+
+// RootSchemaDraft is RootSchema in the dialect d.
+func RootSchemaDraft(v *model.Value, d model.Draft) string {
+	url, defsKey := dialect(d)
+	w := &schemaWriter{defs: map[string]string{}, defsKey: defsKey}
 	var root *jsonObject
 	if v.Kind == model.ValStruct {
 		root = w.objectSchema(v.Object)
@@ -59,7 +79,7 @@ func RootSchema(v *model.Value) string {
 		root = w.schema(v, nil, "")
 	}
 	out := &jsonObject{}
-	out.set("$schema", jsonString(schemaDialect))
+	out.set("$schema", jsonString(url))
 	out.keys, out.vals = append(out.keys, root.keys...), append(out.vals, root.vals...)
 	if len(w.defs) > 0 {
 		ids := make([]string, 0, len(w.defs))
@@ -71,13 +91,19 @@ func RootSchema(v *model.Value) string {
 		for _, id := range ids {
 			defs.set(id, w.defs[id])
 		}
-		out.set("$defs", defs.String())
+		out.set(defsKey, defs.String())
 	}
 	return out.String()
 }
 
 // EmptyInputSchema is the input schema of a tool that takes no arguments.
 const EmptyInputSchema = `{"$schema":"` + schemaDialect + `","type":"object","additionalProperties":false}`
+
+// EmptyInputSchemaDraft is EmptyInputSchema in the dialect d.
+func EmptyInputSchemaDraft(d model.Draft) string {
+	url, _ := dialect(d)
+	return `{"$schema":"` + url + `","type":"object","additionalProperties":false}`
+}
 
 // indentJSON pretty-prints compact JSON for the generated file.
 func indentJSON(compact string) string {
@@ -137,7 +163,7 @@ func (w *schemaWriter) schema(v *model.Value, rules *model.Rules, desc string) *
 				w.defs[v.Object.ID] = "" // mark before descending
 				w.defs[v.Object.ID] = w.objectSchema(v.Object).String()
 			}
-			s.set("$ref", jsonString("#/$defs/"+v.Object.ID))
+			s.set("$ref", jsonString("#/"+w.defsKey+"/"+v.Object.ID))
 		} else {
 			body = w.objectSchema(v.Object)
 		}

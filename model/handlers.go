@@ -8,7 +8,8 @@ import (
 )
 
 // This file holds the handler model: what parser/gosrc finds in a user's Go
-// package (functions and methods annotated with //mcp:tool) after lowering
+// package (functions and methods annotated with //mcp:tool, //mcp:prompt or
+// //mcp:resource) after lowering
 // their Go types, and what gen renders as that package's mcpgen_gen.go.
 // Like the protocol model it is plain data: Go types appear only as
 // structured references (GoType), never as source text.
@@ -19,7 +20,29 @@ type Handlers struct {
 	Path    string  // its import path
 	Dir     string  // the directory that holds it
 	Tools   []*Tool // in source order (file, then line)
+	// Prompts and Resources are in source order too.
+	Prompts   []*Prompt
+	Resources []*Resource
+	// Draft is the JSON Schema dialect of the package's generated schemas,
+	// set by a //mcp:schema directive.
+	Draft Draft
 }
+
+// Empty reports whether the package asks for nothing.
+func (h *Handlers) Empty() bool {
+	return len(h.Tools) == 0 && len(h.Prompts) == 0 && len(h.Resources) == 0
+}
+
+// Draft is a JSON Schema dialect.
+type Draft int
+
+const (
+	// Draft2020 is JSON Schema 2020-12, the default.
+	Draft2020 Draft = iota
+	// Draft07 is JSON Schema draft-07, for clients that predate 2020-12:
+	// recursive types go under definitions instead of $defs.
+	Draft07
+)
 
 // SrcPos is a position in Go source: file (as given to the loader) and
 // 1-based line. The handler model carries one on everything a user wrote.
@@ -79,6 +102,80 @@ type Tool struct {
 
 	Output Output
 }
+
+// Prompt is one //mcp:prompt handler: func(ctx, in In) (Out, error) or
+// func(ctx) (Out, error).
+type Prompt struct {
+	Pos         SrcPos
+	GoName      string
+	Recv        string // the receiver's type name for a method
+	Name        string // the MCP prompt name
+	Title       string
+	Description string
+
+	// Input is the handler's struct of string fields, nil when the handler
+	// takes no input; Args are its fields as prompt arguments.
+	Input *Value
+	Args  []*PromptArg
+
+	// Result reports that Out is *mcp.GetPromptResult; otherwise it is
+	// []mcp.PromptMessage.
+	Result bool
+}
+
+// PromptArg is one prompt argument: a string field of the input struct.
+type PromptArg struct {
+	Pos         SrcPos
+	GoPath      []string // field names from the struct down through embedded structs
+	Name        string   // the argument name: the field's JSON name
+	Description string
+	Required    bool   // neither a pointer nor omitempty/omitzero
+	Value       *Value // ValString, or ValPointer to ValString
+}
+
+// Resource is one //mcp:resource handler: func(ctx) (Out, error) for a
+// fixed URI, func(ctx, vars V) (Out, error) for a URI template.
+type Resource struct {
+	Pos         SrcPos
+	GoName      string
+	Recv        string
+	Name        string // the MCP resource name
+	Title       string
+	Description string
+	MIME        string
+
+	URI      string // uri=, for a fixed resource
+	Template string // uri-template=, for a template
+
+	// Vars is the handler's struct of template variables (templates only);
+	// TemplateVars pairs each variable with its field.
+	Vars         *Value
+	TemplateVars []*TemplateVar
+
+	Output ResourceOutput
+}
+
+// TemplateVar is one variable of a URI template and the field it fills.
+type TemplateVar struct {
+	Name   string   // the variable's name in the template
+	GoPath []string // the field that receives it
+	Value  *Value   // ValString
+}
+
+// ResourceOutput says how a resource handler's Out becomes a
+// ReadResourceResult.
+type ResourceOutput int
+
+const (
+	// ResourceContents: Out is []mcp.ReadResourceResultContentsItem.
+	ResourceContents ResourceOutput = iota
+	// ResourceText: Out is a string, one text content of the resource's MIME type.
+	ResourceText
+	// ResourceBlob: Out is []byte, one base64 blob content.
+	ResourceBlob
+	// ResourceResult: Out is *mcp.ReadResourceResult, sent as it is.
+	ResourceResult
+)
 
 // Hint is one tool annotation hint written in a directive.
 type Hint struct {

@@ -170,3 +170,58 @@ func directiveText(comment string) (string, bool) {
 func errDirectiveSpace(pos model.SrcPos) error {
 	return model.SrcErrorf(pos, "%s", fmt.Sprintf("write directives without a space after the slashes: //mcp:tool, not // mcp:tool"))
 }
+
+// entryOptions is what a //mcp:prompt or //mcp:resource directive says.
+type entryOptions struct {
+	name, title, mime string
+	uri, template     string
+}
+
+// entryDirective reads the options of a //mcp:prompt or //mcp:resource
+// directive; allowed lists the keys its kind accepts.
+func entryDirective(d *directive, allowed ...string) (*entryOptions, error) {
+	e := &entryOptions{}
+	for _, o := range d.opts {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == o.key
+		}
+		if !ok {
+			return nil, model.SrcErrorf(d.pos, "//mcp:%s: unknown option %q: use %s=", d.kind, o.key, strings.Join(allowed, "=, "))
+		}
+		if o.bare || o.value == "" {
+			return nil, model.SrcErrorf(d.pos, "//mcp:%s: %s needs a value: %s=...", d.kind, o.key, o.key)
+		}
+		switch o.key {
+		case "name":
+			e.name = o.value
+		case "title":
+			e.title = o.value
+		case "mime":
+			if !strings.Contains(o.value, "/") {
+				return nil, model.SrcErrorf(d.pos, "//mcp:%s: mime=%s is not a MIME type: write type/subtype, e.g. mime=text/plain", d.kind, o.value)
+			}
+			e.mime = o.value
+		case "uri":
+			e.uri = o.value
+		case "uri-template":
+			e.template = o.value
+		}
+	}
+	return e, nil
+}
+
+// schemaDirective reads "schema DIALECT", the text of a //mcp:schema line.
+func schemaDirective(pos model.SrcPos, text string) (model.Draft, error) {
+	kind, rest, _ := strings.Cut(text, " ")
+	if kind != "schema" {
+		return 0, model.SrcErrorf(pos, "unknown directive //mcp:%s: the package option is //mcp:schema draft-07", kind)
+	}
+	switch strings.TrimSpace(rest) {
+	case "draft-07":
+		return model.Draft07, nil
+	case "2020-12":
+		return model.Draft2020, nil
+	}
+	return 0, model.SrcErrorf(pos, "//mcp:schema %s: unknown dialect: write //mcp:schema draft-07 (or 2020-12, the default)", strings.TrimSpace(rest))
+}

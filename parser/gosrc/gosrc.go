@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/types"
 	"os"
@@ -29,10 +30,17 @@ func Parse(dir string) (*model.Handlers, error) {
 	h := &model.Handlers{Package: pkg.Name, Path: pkg.PkgPath, Dir: dir}
 	l := newLowerer(fset, pkg.PkgPath, pkg.Syntax)
 	p := &scanner{l: l, info: pkg.TypesInfo, dir: dir, h: h, names: map[string]model.SrcPos{}}
+	var files []*ast.File
 	for _, f := range pkg.Syntax {
-		if baseName(fset.Position(f.Package).Filename) == GeneratedFile {
-			continue
+		if baseName(fset.Position(f.Package).Filename) != GeneratedFile {
+			files = append(files, f)
 		}
+	}
+	var draftAt model.SrcPos
+	for _, f := range files {
+		p.packageOptions(f, &draftAt)
+	}
+	for _, f := range files {
 		for _, decl := range f.Decls {
 			p.decl(decl)
 		}
@@ -48,7 +56,7 @@ type scanner struct {
 	info  *types.Info
 	dir   string
 	h     *model.Handlers
-	names map[string]model.SrcPos // tool name → where it was declared
+	names map[string]model.SrcPos // name space + "\x00" + name → where it was declared
 	errs  []error
 }
 
@@ -62,7 +70,7 @@ func (p *scanner) directives(doc *ast.CommentGroup) []*directive {
 	var out []*directive
 	for _, c := range doc.List {
 		pos := p.l.pos(c.Slash)
-		if strings.HasPrefix(c.Text, "// mcp:tool") || strings.HasPrefix(c.Text, "// mcp:prompt") || strings.HasPrefix(c.Text, "// mcp:resource") {
+		if strings.HasPrefix(c.Text, "// mcp:tool") || strings.HasPrefix(c.Text, "// mcp:prompt") || strings.HasPrefix(c.Text, "// mcp:resource") || strings.HasPrefix(c.Text, "// mcp:schema") {
 			p.fail(errDirectiveSpace(pos))
 			continue
 		}
@@ -106,10 +114,60 @@ func (p *scanner) decl(decl ast.Decl) {
 			if err := p.tool(d, ds[0]); err != nil {
 				p.fail(err)
 			}
-		case "prompt", "resource":
-			p.fail(model.SrcErrorf(ds[0].pos, "//mcp:%s is not supported by this version of mcpgen yet: register %s with server.Add%s by hand", ds[0].kind, d.Name.Name, upperFirst(ds[0].kind)))
+		case "prompt":
+			if err := p.prompt(d, ds[0]); err != nil {
+				p.fail(err)
+			}
+		case "resource":
+			if err := p.resource(d, ds[0]); err != nil {
+				p.fail(err)
+			}
+		case "schema":
+			p.fail(model.SrcErrorf(ds[0].pos, "//mcp:schema is a package option, not a handler's: put it in a comment of its own, e.g. above the package clause"))
 		default:
-			p.fail(model.SrcErrorf(ds[0].pos, "unknown directive //mcp:%s: use //mcp:tool", ds[0].kind))
+			p.fail(model.SrcErrorf(ds[0].pos, "unknown directive //mcp:%s: use //mcp:tool, //mcp:prompt or //mcp:resource", ds[0].kind))
+		}
+	}
+}
+
+// packageOptions reads the //mcp:schema lines of a file's free-standing
+// comments (those that document no declaration). draftAt remembers where
+// the package's dialect was first set, so that files cannot disagree.
+func (p *scanner) packageOptions(f *ast.File, draftAt *model.SrcPos) {
+	docs := map[*ast.CommentGroup]bool{}
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			docs[d.Doc] = true
+		case *ast.GenDecl:
+			docs[d.Doc] = true
+			for _, s := range d.Specs {
+				if ts, ok := s.(*ast.TypeSpec); ok {
+					docs[ts.Doc] = true
+				}
+			}
+		}
+	}
+	for _, g := range f.Comments {
+		if docs[g] {
+			continue
+		}
+		for _, c := range g.List {
+			text, ok := directiveText(c.Text)
+			if !ok || !strings.HasPrefix(text, "schema") {
+				continue
+			}
+			pos := p.l.pos(c.Slash)
+			draft, err := schemaDirective(pos, text)
+			if err != nil {
+				p.fail(err)
+				continue
+			}
+			if draftAt.File != "" && draft != p.h.Draft {
+				p.fail(model.SrcErrorf(pos, "//mcp:schema disagrees with the one at %s: a package has one schema dialect", *draftAt))
+				continue
+			}
+			p.h.Draft, *draftAt = draft, pos
 		}
 	}
 }
@@ -140,10 +198,10 @@ func (p *scanner) tool(fd *ast.FuncDecl, d *directive) error {
 	if t.Name == "" {
 		t.Name = snakeCase(fd.Name.Name)
 	}
-	if prev, dup := p.names[t.Name]; dup {
+	if prev, dup := p.names["tool\x00"+t.Name]; dup {
 		return model.SrcErrorf(pos, "tool name %q is also used at %s: give one of them name=...", t.Name, prev)
 	}
-	p.names[t.Name] = pos
+	p.names["tool\x00"+t.Name] = pos
 	if fd.Doc != nil {
 		t.Description = strings.TrimSpace(fd.Doc.Text())
 	}
@@ -238,10 +296,15 @@ func (p *scanner) schemaFile(pos model.SrcPos, name string) ([]byte, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(name, doc); err != nil {
+	if p.h.Draft == model.Draft07 {
+		c.DefaultDraft(jsonschema.Draft7)
+	}
+	c.UseLoader(noLoader{})
+	url := "mcpgen:///" + filepath.ToSlash(name)
+	if err := c.AddResource(url, doc); err != nil {
 		return nil, model.SrcErrorf(pos, "%s: %v", name, err)
 	}
-	if _, err := c.Compile(name); err != nil {
+	if _, err := c.Compile(url); err != nil {
 		return nil, model.SrcErrorf(pos, "%s is not a valid JSON Schema: %v", name, err)
 	}
 	if m, ok := doc.(map[string]any); !ok || m["type"] != "object" {
@@ -276,4 +339,12 @@ func sigString(sig *types.Signature) string {
 // compactJSON writes data without insignificant whitespace.
 func compactJSON(dst *bytes.Buffer, data []byte) error {
 	return json.Compact(dst, data)
+}
+
+// noLoader refuses references to other documents, as the runtime does: an
+// embedded schema must stand alone.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schemas may not refer to other documents (%s): inline it", url)
 }

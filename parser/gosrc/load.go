@@ -1,8 +1,28 @@
 // Package gosrc is mcpgen's Go source front-end: it loads a user's package
 // with golang.org/x/tools/go/packages, finds the functions and methods
-// annotated with //mcp:tool, checks their signatures and lowers their input
-// and output types into the handler model (model.Handlers). Every mistake is
-// a *model.PosError with file:line and a message saying what to do.
+// annotated with //mcp:tool, //mcp:prompt or //mcp:resource, checks their
+// signatures and lowers their input and output types into the handler model
+// (model.Handlers). Every mistake is a *model.PosError with file:line and a
+// message saying what to do.
+//
+// Directives sit in a function's or method's doc comment:
+//
+//	//mcp:tool [name=N] [title="T"] [readonly] [destructive] [idempotent] [openworld] [input-schema=F.json] [output-schema=F.json]
+//	//mcp:prompt [name=N] [title="T"]
+//	//mcp:resource uri=URI [name=N] [title="T"] [mime=type/subtype]
+//	//mcp:resource uri-template=TEMPLATE [name=N] [title="T"] [mime=type/subtype]
+//
+// One more directive is a package option rather than a handler's: a
+// comment line of its own (not part of a declaration's doc comment, e.g.
+// just above or below the package clause) in any file of the package,
+//
+//	//mcp:schema draft-07
+//
+// makes every generated schema JSON Schema draft-07 instead of the default
+// 2020-12 ("//mcp:schema 2020-12" says the default out loud), for clients
+// that predate 2020-12: the schemas then carry the draft-07 $schema URL and
+// keep recursive types under definitions instead of $defs. Files of one
+// package must not disagree.
 package gosrc
 
 import (

@@ -7,8 +7,11 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
 )
 
 // AddInput is two numbers.
@@ -51,4 +54,51 @@ func (g *Greeter) Greet(ctx context.Context, in GreetInput) (string, error) {
 		return "", errors.New("nobody is not there")
 	}
 	return g.Greeting + ", " + in.Name, nil
+}
+
+// Ship accepts a shipment; the schema says an international one needs a
+// customs code, which the type mapping cannot express.
+//
+//mcp:tool input-schema=ship.json
+func Ship(ctx context.Context, in json.RawMessage) (string, error) {
+	return "shipped " + string(in), nil
+}
+
+// PlanArgs are the arguments of plan_trip.
+type PlanArgs struct {
+	// Where to go.
+	Destination string `json:"destination"`
+	// How many days.
+	Days *string `json:"days"`
+}
+
+// PlanTrip asks for a travel plan.
+//
+//mcp:prompt title="Plan a trip"
+func PlanTrip(ctx context.Context, in PlanArgs) ([]mcp.PromptMessage, error) {
+	text := "Plan a trip to " + in.Destination
+	if in.Days != nil {
+		text += " for " + *in.Days + " days"
+	}
+	return []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.ContentBlock{Value: &mcp.TextContent{Text: text}}}}, nil
+}
+
+// Motd is the message of the day.
+//
+//mcp:resource uri=mem://motd mime=text/plain
+func Motd(ctx context.Context) (string, error) { return "hello", nil }
+
+// NoteVars are the variables of note.
+type NoteVars struct {
+	ID string `json:"id"`
+}
+
+// Note reads a note by id.
+//
+//mcp:resource uri-template=mem://notes/{id}
+func Note(ctx context.Context, v NoteVars) ([]byte, error) {
+	if v.ID == "missing" {
+		return nil, errors.New("no such note")
+	}
+	return []byte("note " + v.ID), nil
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ func TestEndToEnd(t *testing.T) {
 		byName[m["name"].(string)] = m
 	}
 	add, greet := byName["add"], byName["greet"]
-	if add == nil || greet == nil || len(byName) != 2 {
+	if add == nil || greet == nil || byName["ship"] == nil || len(byName) != 3 {
 		t.Fatalf("tools/list = %v", list)
 	}
 	if add["outputSchema"] == nil || add["annotations"].(map[string]any)["readOnlyHint"] != true {
@@ -101,6 +102,71 @@ func TestEndToEnd(t *testing.T) {
 	r = call("tools/call", `{"name":"greet","arguments":{"name":"nobody"}}`)
 	if r["isError"] != true || !strings.Contains(firstText(r), "nobody is not there") {
 		t.Errorf("greet nobody = %v", r)
+	}
+
+	// The input-schema= escape hatch: the runtime validates with the
+	// embedded schema (if/then/else), compiled once at registration.
+	if s := byName["ship"]["inputSchema"].(map[string]any); s["if"] == nil {
+		t.Errorf("ship input schema = %v", s)
+	}
+	r = call("tools/call", `{"name":"ship","arguments":{"country":"FR","international":true,"customs":"ABCD1234"}}`)
+	if r["isError"] == true || !strings.HasPrefix(firstText(r), "shipped {") {
+		t.Errorf("ship = %v", r)
+	}
+	for _, args := range []string{`{"country":"FR","international":true}`, `{"country":"FR","zip":"1"}`, `{}`} {
+		r = call("tools/call", `{"name":"ship","arguments":`+args+`}`)
+		if r["isError"] != true {
+			t.Errorf("ship %s = %v, want an isError result", args, r)
+		}
+	}
+
+	prompts := call("prompts/list", `{}`)["prompts"].([]any)
+	plan := prompts[0].(map[string]any)
+	if len(prompts) != 1 || plan["name"] != "plan_trip" || plan["title"] != "Plan a trip" {
+		t.Fatalf("prompts/list = %v", prompts)
+	}
+	planArgs := plan["arguments"].([]any)
+	if a := planArgs[0].(map[string]any); len(planArgs) != 2 || a["name"] != "destination" || a["required"] != true || a["description"] != "Where to go." {
+		t.Errorf("plan_trip arguments = %v", planArgs)
+	}
+	if a := planArgs[1].(map[string]any); a["required"] == true {
+		t.Errorf("days is required: %v", a)
+	}
+	r = call("prompts/get", `{"name":"plan_trip","arguments":{"destination":"Rome","days":"3"}}`)
+	msg := r["messages"].([]any)[0].(map[string]any)
+	if text := msg["content"].(map[string]any)["text"]; text != "Plan a trip to Rome for 3 days" || msg["role"] != "user" {
+		t.Errorf("prompts/get = %v", r)
+	}
+	for _, tc := range []struct{ args, want string }{
+		{`{"days":"3"}`, "destination: required"},
+		{`{"destination":"Rome","weeks":"2"}`, "weeks: unknown argument"},
+	} {
+		_, err := c.Call(ctx, "prompts/get", []byte(`{"name":"plan_trip","arguments":`+tc.args+`}`))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("prompts/get %s: err = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+
+	resources := call("resources/list", `{}`)["resources"].([]any)
+	if m := resources[0].(map[string]any); len(resources) != 1 || m["uri"] != "mem://motd" || m["mimeType"] != "text/plain" {
+		t.Errorf("resources/list = %v", resources)
+	}
+	templates := call("resources/templates/list", `{}`)["resourceTemplates"].([]any)
+	if m := templates[0].(map[string]any); len(templates) != 1 || m["uriTemplate"] != "mem://notes/{id}" {
+		t.Errorf("resources/templates/list = %v", templates)
+	}
+	r = call("resources/read", `{"uri":"mem://motd"}`)
+	item := r["contents"].([]any)[0].(map[string]any)
+	if item["text"] != "hello" || item["uri"] != "mem://motd" || item["mimeType"] != "text/plain" {
+		t.Errorf("resources/read motd = %v", r)
+	}
+	r = call("resources/read", `{"uri":"mem://notes/42"}`)
+	item = r["contents"].([]any)[0].(map[string]any)
+	if item["blob"] != base64.StdEncoding.EncodeToString([]byte("note 42")) || item["uri"] != "mem://notes/42" {
+		t.Errorf("resources/read note = %v", r)
+	}
+	if _, err := c.Call(ctx, "resources/read", []byte(`{"uri":"mem://notes/missing"}`)); err == nil || !strings.Contains(err.Error(), "no such note") {
+		t.Errorf("resources/read missing: err = %v", err)
 	}
 }
 

@@ -4,8 +4,12 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -14,7 +18,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
-// mcpgenInputSchemaAdd is the input schema of tool add (e2e.go:34).
+// mcpgenInputSchemaAdd is the input schema of tool add (e2e.go:37).
 const mcpgenInputSchemaAdd = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -73,7 +77,7 @@ const mcpgenOutputSchemaAdd = `{
 // mcpgenToolAdd is the definition of tool add.
 const mcpgenToolAdd = `{"name":"add","description":"Add adds two numbers.","annotations":{"readOnlyHint":true},"inputSchema":` + mcpgenInputSchemaAdd + `,"outputSchema":` + mcpgenOutputSchemaAdd + `}`
 
-// mcpgenInputSchemaGreeterGreet is the input schema of tool greet (e2e.go:49).
+// mcpgenInputSchemaGreeterGreet is the input schema of tool greet (e2e.go:52).
 const mcpgenInputSchemaGreeterGreet = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -92,13 +96,56 @@ const mcpgenInputSchemaGreeterGreet = `{
 // mcpgenToolGreeterGreet is the definition of tool greet.
 const mcpgenToolGreeterGreet = `{"name":"greet","title":"Say hello","description":"Greet greets someone.","inputSchema":` + mcpgenInputSchemaGreeterGreet + `}`
 
+// mcpgenInputSchemaShip is the input schema of tool ship (e2e.go:63).
+const mcpgenInputSchemaShip = `{
+  "type": "object",
+  "properties": {
+    "country": {
+      "type": "string"
+    },
+    "international": {
+      "type": "boolean"
+    },
+    "customs": {
+      "type": "string",
+      "pattern": "^[A-Z]{4}[0-9]{4}$"
+    }
+  },
+  "required": [
+    "country"
+  ],
+  "if": {
+    "properties": {
+      "international": {
+        "const": true
+      }
+    },
+    "required": [
+      "international"
+    ]
+  },
+  "then": {
+    "required": [
+      "customs"
+    ]
+  },
+  "additionalProperties": false
+}`
+
+// mcpgenToolShip is the definition of tool ship.
+const mcpgenToolShip = `{"name":"ship","description":"Ship accepts a shipment; the schema says an international one needs a\ncustoms code, which the type mapping cannot express.","inputSchema":` + mcpgenInputSchemaShip + `}`
+
 // The handlers must keep the signatures this file was generated for; run go generate after changing one.
 var (
-	_ func(context.Context, AddInput) (AddOutput, error)          = Add
-	_ func(*Greeter, context.Context, GreetInput) (string, error) = (*Greeter).Greet
+	_ func(context.Context, AddInput) (AddOutput, error)           = Add
+	_ func(*Greeter, context.Context, GreetInput) (string, error)  = (*Greeter).Greet
+	_ func(context.Context, json.RawMessage) (string, error)       = Ship
+	_ func(context.Context, PlanArgs) ([]mcp.PromptMessage, error) = PlanTrip
+	_ func(context.Context) (string, error)                        = Motd
+	_ func(context.Context, NoteVars) ([]byte, error)              = Note
 )
 
-// Register adds the package's tools to s: add.
+// Register adds the package's tools, prompts and resources to s: add, ship, plan_trip, motd, note.
 func Register(s *server.Server) error {
 	if err := mcpgenRegister(s, mcpgenToolAdd, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		var in AddInput
@@ -111,6 +158,82 @@ func Register(s *server.Server) error {
 		}
 		return mcpgenStructured(mcpgenEncodeOutputAdd(&out))
 	}, server.WithInputValidator(mcpgenCheckInputAdd), server.WithOutputValidator(mcpgenCheckOutputAdd)); err != nil {
+		return err
+	}
+	if err := mcpgenRegister(s, mcpgenToolShip, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := Ship(ctx, json.RawMessage(p.Arguments))
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}); err != nil {
+		return err
+	}
+	if err := s.AddPrompt(mcp.Prompt{
+		Arguments: []mcp.PromptArgument{{
+			Description: "Where to go.",
+			Name:        "destination",
+			Required:    true,
+		}, {
+			Description: "How many days.",
+			Name:        "days",
+		}},
+		Description: "PlanTrip asks for a travel plan.",
+		Name:        "plan_trip",
+		Title:       "Plan a trip",
+	}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+		var in PlanArgs
+		if err := mcpgenPromptArgsPlanTrip(p.Arguments, &in); err != nil {
+			return nil, err
+		}
+		out, err := PlanTrip(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = []mcp.PromptMessage{}
+		}
+		return &mcp.GetPromptResult{
+			Description: "PlanTrip asks for a travel plan.",
+			Messages:    out,
+		}, nil
+	}); err != nil {
+		return err
+	}
+	if err := s.AddResource(mcp.Resource{
+		Description: "Motd is the message of the day.",
+		MIMEType:    "text/plain",
+		Name:        "motd",
+		URI:         "mem://motd",
+	}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+		out, err := Motd(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
+			MIMEType: "text/plain",
+			Text:     out,
+			URI:      p.URI,
+		}}}}, nil
+	}); err != nil {
+		return err
+	}
+	if err := s.AddResourceTemplate(mcp.ResourceTemplate{
+		Description: "Note reads a note by id.",
+		Name:        "note",
+		URITemplate: "mem://notes/{id}",
+	}, func(ctx context.Context, p *mcp.ReadResourceRequestParams, vars map[string]string) (*mcp.ReadResourceResult, error) {
+		var v NoteVars
+		v.ID = vars["id"]
+		out, err := Note(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.BlobResourceContents{
+			Blob: base64.StdEncoding.EncodeToString(out),
+			URI:  p.URI,
+		}}}}, nil
+	}); err != nil {
 		return err
 	}
 	return nil
@@ -181,7 +304,33 @@ func mcpgenCheckInputGreeterGreet(args []byte) error {
 	return mcpgenDecodeInputGreeterGreet(args, &in)
 }
 
-// mcpgenDecodeObjAddInput reads a AddInput object into x, checking its schema (e2e.go:15).
+// mcpgenPromptArgsPlanTrip reads the arguments of prompt plan_trip into x.
+func mcpgenPromptArgsPlanTrip(args map[string]string, x *PlanArgs) error {
+	n := 0
+	if v, ok := args["destination"]; ok {
+		x.Destination = v
+		n++
+	} else {
+		return jsonrpc.ErrInvalidParams("invalid params: arguments.destination: required (prompt plan_trip takes destination, days)")
+	}
+	if v, ok := args["days"]; ok {
+		p := v
+		x.Days = &p
+		n++
+	}
+	if n != len(args) {
+		for _, key := range slices.Sorted(maps.Keys(args)) {
+			switch key {
+			case "destination", "days":
+			default:
+				return jsonrpc.ErrInvalidParams("invalid params: arguments." + key + ": unknown argument (prompt plan_trip takes destination, days)")
+			}
+		}
+	}
+	return nil
+}
+
+// mcpgenDecodeObjAddInput reads a AddInput object into x, checking its schema (e2e.go:18).
 func mcpgenDecodeObjAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -254,7 +403,7 @@ func mcpgenDecodeObjAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 	return nil
 }
 
-// mcpgenDecodeObjAddOutput reads a AddOutput object into x, checking its schema (e2e.go:25).
+// mcpgenDecodeObjAddOutput reads a AddOutput object into x, checking its schema (e2e.go:28).
 func mcpgenDecodeObjAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -320,7 +469,7 @@ func mcpgenDecodeObjAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 	return nil
 }
 
-// mcpgenDecodeObjGreetInput reads a GreetInput object into x, checking its schema (e2e.go:39).
+// mcpgenDecodeObjGreetInput reads a GreetInput object into x, checking its schema (e2e.go:42).
 func mcpgenDecodeObjGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
 	if err := s.ObjectStart(); err != nil {
 		return err

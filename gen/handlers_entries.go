@@ -1,0 +1,235 @@
+package gen
+
+import (
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mcpgen/mcpgen/model"
+)
+
+// Prompts and resources: their definitions are Go composite literals (they
+// carry no schema), their handlers adapt the runtime's PromptHandler,
+// ResourceHandler and TemplateHandler to the user's functions.
+
+func promptOutType(p *model.Prompt) jen.Code {
+	if p.Result {
+		return jen.Op("*").Qual(mcpPkg, "GetPromptResult")
+	}
+	return jen.Index().Qual(mcpPkg, "PromptMessage")
+}
+
+func resourceOutType(r *model.Resource) jen.Code {
+	switch r.Output {
+	case model.ResourceResult:
+		return jen.Op("*").Qual(mcpPkg, "ReadResourceResult")
+	case model.ResourceText:
+		return jen.String()
+	case model.ResourceBlob:
+		return jen.Index().Byte()
+	}
+	return jen.Index().Qual(mcpPkg, "ReadResourceResultContentsItem")
+}
+
+// handlerCall calls the user's function or method.
+func handlerCall(recv, name string, args ...jen.Code) *jen.Statement {
+	call := jen.Id(name)
+	if recv != "" {
+		call = jen.Id("r").Dot(name)
+	}
+	return call.Call(args...)
+}
+
+// dict adds key: value to d when value is not empty.
+func dictString(d jen.Dict, key, value string) {
+	if value != "" {
+		d[jen.Id(key)] = jen.Lit(value)
+	}
+}
+
+// addPrompt registers one prompt.
+func (g *handlerGen) addPrompt(p *model.Prompt) []jen.Code {
+	k := p.Recv + p.GoName
+	def := jen.Dict{jen.Id("Name"): jen.Lit(p.Name)}
+	dictString(def, "Title", p.Title)
+	dictString(def, "Description", p.Description)
+	if len(p.Args) > 0 {
+		var args []jen.Code
+		for _, a := range p.Args {
+			d := jen.Dict{jen.Id("Name"): jen.Lit(a.Name)}
+			dictString(d, "Description", a.Description)
+			if a.Required {
+				d[jen.Id("Required")] = jen.True()
+			}
+			args = append(args, jen.Values(d))
+		}
+		def[jen.Id("Arguments")] = jen.Index().Qual(mcpPkg, "PromptArgument").Values(args...)
+	}
+	var body []jen.Code
+	var callArgs = []jen.Code{jen.Id("ctx")}
+	if p.Input != nil {
+		body = append(body,
+			jen.Var().Id("in").Add(g.goType(p.Input)),
+			jen.If(jen.Err().Op(":=").Id("mcpgenPromptArgs"+k).Call(jen.Id("p").Dot("Arguments"), jen.Op("&").Id("in")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Err()),
+			))
+		callArgs = append(callArgs, jen.Id("in"))
+	} else {
+		body = append(body, jen.If(jen.Len(jen.Id("p").Dot("Arguments")).Op(">").Lit(0)).Block(
+			jen.Return(jen.Nil(), jen.Qual(jsonrpcPkg, "ErrInvalidParams").Call(jen.Lit("invalid params: arguments: prompt "+p.Name+" takes no arguments"))),
+		))
+	}
+	body = append(body,
+		jen.List(jen.Id("out"), jen.Err()).Op(":=").Add(handlerCall(p.Recv, p.GoName, callArgs...)),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+	if p.Result {
+		body = append(body,
+			jen.If(jen.Id("out").Op("==").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("prompt "+p.Name+": "+p.GoName+" returned a nil result and no error"))),
+			),
+			jen.Return(jen.Id("out"), jen.Nil()))
+	} else {
+		body = append(body,
+			jen.If(jen.Id("out").Op("==").Nil()).Block(jen.Id("out").Op("=").Index().Qual(mcpPkg, "PromptMessage").Values()),
+			jen.Return(jen.Op("&").Qual(mcpPkg, "GetPromptResult").Values(jen.Dict{
+				jen.Id("Description"): jen.Lit(p.Description),
+				jen.Id("Messages"):    jen.Id("out"),
+			}), jen.Nil()))
+	}
+	handler := jen.Func().Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("p").Op("*").Qual(mcpPkg, "GetPromptRequestParams")).
+		Params(jen.Op("*").Qual(mcpPkg, "GetPromptResult"), jen.Error()).Block(body...)
+	return []jen.Code{
+		jen.If(jen.Err().Op(":=").Id("s").Dot("AddPrompt").Call(jen.Qual(mcpPkg, "Prompt").Values(def), handler), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Err()),
+		),
+	}
+}
+
+// promptCodecs writes, for each prompt with input, the reader of its
+// arguments: a missing required argument or an argument the prompt does
+// not declare is an invalid-params error naming it.
+func (g *handlerGen) promptCodecs() {
+	for _, p := range g.h.Prompts {
+		if p.Input == nil {
+			continue
+		}
+		k := p.Recv + p.GoName
+		var names []string
+		for _, a := range p.Args {
+			names = append(names, a.Name)
+		}
+		takes := "prompt " + p.Name + " takes no arguments"
+		if len(names) > 0 {
+			takes = "prompt " + p.Name + " takes " + strings.Join(names, ", ")
+		}
+		var body []jen.Code
+		body = append(body, jen.Id("n").Op(":=").Lit(0))
+		for _, a := range p.Args {
+			target := jen.Id("x")
+			for _, f := range a.GoPath {
+				target = target.Dot(f)
+			}
+			var set []jen.Code
+			if a.Value.Kind == model.ValPointer {
+				set = append(set,
+					jen.Id("p").Op(":=").Add(g.convert(a.Value.Elem, jen.Id("v"))),
+					target.Clone().Op("=").Op("&").Id("p"))
+			} else {
+				set = append(set, target.Clone().Op("=").Add(g.convert(a.Value, jen.Id("v"))))
+			}
+			set = append(set, jen.Id("n").Op("++"))
+			stmt := jen.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("args").Index(jen.Lit(a.Name)), jen.Id("ok")).Block(set...)
+			if a.Required {
+				stmt = stmt.Else().Block(jen.Return(jen.Qual(jsonrpcPkg, "ErrInvalidParams").Call(
+					jen.Lit("invalid params: arguments." + a.Name + ": required (" + takes + ")"))))
+			}
+			body = append(body, stmt)
+		}
+		var known []jen.Code
+		for _, n := range names {
+			known = append(known, jen.Lit(n))
+		}
+		unknown := jen.Return(jen.Qual(jsonrpcPkg, "ErrInvalidParams").Call(
+			jen.Lit("invalid params: arguments.").Op("+").Id("key").Op("+").Lit(": unknown argument (" + takes + ")")))
+		var check jen.Code
+		if len(known) > 0 {
+			check = jen.For(jen.Id("_").Op(",").Id("key").Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(jen.Id("args")))).Block(
+				jen.Switch(jen.Id("key")).Block(
+					jen.Case(known...),
+					jen.Default().Block(unknown),
+				),
+			)
+		} else {
+			check = jen.For(jen.Id("_").Op(",").Id("key").Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(jen.Id("args")))).Block(unknown)
+		}
+		body = append(body, jen.If(jen.Id("n").Op("!=").Len(jen.Id("args"))).Block(check), jen.Return(jen.Nil()))
+		g.f.Commentf("mcpgenPromptArgs%s reads the arguments of prompt %s into x.", k, p.Name)
+		g.f.Func().Id("mcpgenPromptArgs"+k).Params(jen.Id("args").Map(jen.String()).String(), jen.Id("x").Op("*").Add(g.goType(p.Input))).Error().Block(body...)
+		g.f.Line()
+	}
+}
+
+// addResource registers one resource or resource template.
+func (g *handlerGen) addResource(r *model.Resource) []jen.Code {
+	def := jen.Dict{jen.Id("Name"): jen.Lit(r.Name)}
+	dictString(def, "Title", r.Title)
+	dictString(def, "Description", r.Description)
+	dictString(def, "MIMEType", r.MIME)
+	params := []jen.Code{jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("p").Op("*").Qual(mcpPkg, "ReadResourceRequestParams")}
+	var body []jen.Code
+	callArgs := []jen.Code{jen.Id("ctx")}
+	if r.Template != "" {
+		def[jen.Id("URITemplate")] = jen.Lit(r.Template)
+		params = append(params, jen.Id("vars").Map(jen.String()).String())
+		body = append(body, jen.Var().Id("v").Add(g.goType(r.Vars)))
+		for _, tv := range r.TemplateVars {
+			target := jen.Id("v")
+			for _, f := range tv.GoPath {
+				target = target.Dot(f)
+			}
+			body = append(body, target.Op("=").Add(g.convert(tv.Value, jen.Id("vars").Index(jen.Lit(tv.Name)))))
+		}
+		callArgs = append(callArgs, jen.Id("v"))
+	} else {
+		def[jen.Id("URI")] = jen.Lit(r.URI)
+	}
+	body = append(body,
+		jen.List(jen.Id("out"), jen.Err()).Op(":=").Add(handlerCall(r.Recv, r.GoName, callArgs...)),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+	item := func(c jen.Code) jen.Code {
+		return jen.Op("&").Qual(mcpPkg, "ReadResourceResult").Values(jen.Dict{
+			jen.Id("Contents"): jen.Index().Qual(mcpPkg, "ReadResourceResultContentsItem").Values(jen.Values(jen.Dict{jen.Id("Value"): c})),
+		})
+	}
+	contents := func(typ, field string, value jen.Code) jen.Code {
+		d := jen.Dict{jen.Id("URI"): jen.Id("p").Dot("URI"), jen.Id(field): value}
+		dictString(d, "MIMEType", r.MIME)
+		return jen.Op("&").Qual(mcpPkg, typ).Values(d)
+	}
+	switch r.Output {
+	case model.ResourceResult:
+		body = append(body,
+			jen.If(jen.Id("out").Op("==").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("resource "+r.Name+": "+r.GoName+" returned a nil result and no error"))),
+			),
+			jen.Return(jen.Id("out"), jen.Nil()))
+	case model.ResourceText:
+		body = append(body, jen.Return(item(contents("TextResourceContents", "Text", jen.Id("out"))), jen.Nil()))
+	case model.ResourceBlob:
+		body = append(body, jen.Return(item(contents("BlobResourceContents", "Blob", jen.Qual("encoding/base64", "StdEncoding").Dot("EncodeToString").Call(jen.Id("out")))), jen.Nil()))
+	default:
+		body = append(body,
+			jen.If(jen.Id("out").Op("==").Nil()).Block(jen.Id("out").Op("=").Index().Qual(mcpPkg, "ReadResourceResultContentsItem").Values()),
+			jen.Return(jen.Op("&").Qual(mcpPkg, "ReadResourceResult").Values(jen.Dict{jen.Id("Contents"): jen.Id("out")}), jen.Nil()))
+	}
+	handler := jen.Func().Params(params...).Params(jen.Op("*").Qual(mcpPkg, "ReadResourceResult"), jen.Error()).Block(body...)
+	add, typ := "AddResource", "Resource"
+	if r.Template != "" {
+		add, typ = "AddResourceTemplate", "ResourceTemplate"
+	}
+	return []jen.Code{
+		jen.If(jen.Err().Op(":=").Id("s").Dot(add).Call(jen.Qual(mcpPkg, typ).Values(def), handler), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Err()),
+		),
+	}
+}

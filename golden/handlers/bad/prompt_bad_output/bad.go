@@ -1,0 +1,6 @@
+package promptbadoutput
+
+import "context"
+
+//mcp:prompt
+func P(ctx context.Context) (string, error) { return "", nil }
