@@ -1,0 +1,551 @@
+package streamable
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/http/httptrace"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+)
+
+// ClientOptions configure a ClientTransport. The zero ClientOptions are
+// ready to use.
+type ClientOptions struct {
+	// HTTPClient sends the requests. Nil means a client of the
+	// transport's own, whose idle connections Close closes. It should
+	// have no Timeout: SSE streams last as long as the session.
+	HTTPClient *http.Client
+
+	// Header is added to every request, say for Authorization.
+	Header http.Header
+
+	// Logger receives what the transport cannot report through Read or
+	// Write: a GET stream that failed, a DELETE refused. Nil discards it.
+	Logger *slog.Logger
+
+	// MaxMessageSize bounds an incoming message, in bytes. Zero means
+	// DefaultClientMaxMessageSize.
+	MaxMessageSize int
+}
+
+// DefaultClientMaxMessageSize bounds an incoming message when
+// ClientOptions.MaxMessageSize is zero: 16 MiB.
+const DefaultClientMaxMessageSize = 16 << 20
+
+// ErrClientClosed is returned by the Reads and Writes of a closed
+// ClientTransport.
+var ErrClientClosed = errors.New("streamable: client transport closed")
+
+// defaultRetry is the reconnection delay of an SSE stream whose server
+// sent no retry field.
+const defaultRetry = time.Second
+
+// ClientTransport is the client side of the Streamable HTTP transport: a
+// jsonrpc.Transport that POSTs each frame to the MCP endpoint and hands
+// Read every message the server sends back, in JSON replies, on the SSE
+// stream of a POST, or on the session's GET stream.
+//
+// It follows the session: it remembers the Mcp-Session-Id given with the
+// initialize response and the protocol version in its result, and sends
+// both with every later request. When a request with the session id gets
+// 404 (the server forgot the session), it starts a new session by
+// replaying the initialize request and notifications/initialized, and
+// sends the request again, once. After notifications/initialized it opens
+// the GET stream, unless the server answers 405.
+//
+// SSE streams resume: when a POST's stream ends before the responses it
+// owes, or the GET stream ends, the transport waits for the server's retry
+// interval and GETs the stream again with Last-Event-ID.
+//
+// A request the server refuses (a status other than 2xx) is answered to
+// Read with a JSON-RPC error response carrying the server's message, so
+// that the caller waiting for it learns why.
+type ClientTransport struct {
+	url   string
+	hc    *http.Client
+	ownHC bool
+	hdr   http.Header
+	log   *slog.Logger
+	max   int
+
+	ctx    context.Context // ends on Close; bounds every request
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // every goroutine of the transport
+	frames chan incomingFrame
+
+	reinitMu sync.Mutex // one re-initialization at a time
+
+	mu        sync.Mutex
+	closed    bool
+	closeOnce sync.Once
+	sessionID string
+	version   string
+	initFrame []byte               // the initialize request, for a new session
+	initID    string               // its id, as JSON text
+	gen       uint64               // counts sessions: bumped by re-initialization
+	listening bool                 // the GET stream runs, or is being opened
+	endListen context.CancelFunc   // stops the GET stream's goroutine
+	waiting   map[string]*exchange // requests without a response yet, by id
+}
+
+// incomingFrame is what Read returns next.
+type incomingFrame struct {
+	data []byte
+	err  error
+}
+
+// NewClientTransport returns a transport to the MCP endpoint at url. Nil
+// opts are the zero ClientOptions. Nothing is sent before the first Write.
+func NewClientTransport(url string, opts *ClientOptions) *ClientTransport {
+	t := &ClientTransport{url: url, frames: make(chan incomingFrame), waiting: make(map[string]*exchange)}
+	var o ClientOptions
+	if opts != nil {
+		o = *opts
+	}
+	t.hc = o.HTTPClient
+	if t.hc == nil {
+		t.hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		t.ownHC = true
+	}
+	t.hdr = o.Header.Clone()
+	t.log = o.Logger
+	if t.log == nil {
+		t.log = slog.New(slog.DiscardHandler)
+	}
+	t.max = o.MaxMessageSize
+	if t.max <= 0 {
+		t.max = DefaultClientMaxMessageSize
+	}
+	t.ctx, t.cancel = context.WithCancel(context.Background())
+	return t
+}
+
+// SessionID returns the Mcp-Session-Id the server gave, or "" before
+// initialize or when the server keeps no sessions.
+func (t *ClientTransport) SessionID() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sessionID
+}
+
+// ProtocolVersion returns the protocol version of the initialize result
+// that passed through, or "" before it.
+func (t *ClientTransport) ProtocolVersion() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.version
+}
+
+// Read returns the next message the server sent.
+func (t *ClientTransport) Read(ctx context.Context) ([]byte, error) {
+	select {
+	case f := <-t.frames:
+		return f.data, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.ctx.Done():
+		return nil, ErrClientClosed
+	}
+}
+
+// Write sends one frame in a POST. A frame holding requests returns once
+// it is sent: the responses come to Read, from the reply or from a stream
+// that replaces it. Any other frame returns when the server has accepted
+// it, or with the error that the server or the network gave.
+func (t *ClientTransport) Write(ctx context.Context, frame []byte) error {
+	if t.ctx.Err() != nil {
+		return ErrClientClosed
+	}
+	msgs, _, err := jsonrpc.DecodeBatch(frame)
+	if err != nil {
+		return fmt.Errorf("streamable: cannot send an invalid frame: %w", err)
+	}
+	x := &exchange{frame: frame, sent: make(chan struct{})}
+	initialized := false
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Kind() {
+		case jsonrpc.MessageRequest:
+			x.ids = append(x.ids, m.ID)
+			if m.Method == mcp.MethodInitialize {
+				x.init = true
+				t.mu.Lock()
+				t.initFrame, t.initID = frame, m.ID.String()
+				t.mu.Unlock()
+			}
+		case jsonrpc.MessageNotification:
+			initialized = initialized || m.Method == mcp.MethodInitializedNotification
+		}
+	}
+	if len(x.ids) == 0 {
+		if err := t.send(ctx, frame); err != nil {
+			return err
+		}
+		if initialized {
+			t.listen(ctx)
+		}
+		return nil
+	}
+	t.mu.Lock()
+	for _, id := range x.ids {
+		t.waiting[id.String()] = x
+	}
+	t.mu.Unlock()
+	if !t.spawn(func() { t.run(x) }) {
+		return ErrClientClosed
+	}
+	select {
+	case <-x.sent:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.ctx.Done():
+		return ErrClientClosed
+	}
+}
+
+// Close stops every stream and goroutine of the transport, then ends the
+// session with DELETE (a server answering 405 keeps it). It always
+// returns nil; a refused DELETE is logged.
+func (t *ClientTransport) Close() error {
+	t.closeOnce.Do(func() {
+		t.mu.Lock()
+		t.closed = true
+		sid, version := t.sessionID, t.version
+		t.mu.Unlock()
+		t.cancel()
+		t.wg.Wait()
+		if sid != "" {
+			t.terminate(sid, version)
+		}
+		if t.ownHC {
+			t.hc.CloseIdleConnections()
+		}
+	})
+	return nil
+}
+
+// terminate sends the DELETE that ends the session.
+func (t *ClientTransport) terminate(sid, version string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := t.request(ctx, http.MethodDelete, nil, sid, version, "")
+	if err != nil {
+		return
+	}
+	resp, err := t.hc.Do(req)
+	if err != nil {
+		t.log.Warn("streamable: cannot end the session", "session", sid, "err", err)
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 && resp.StatusCode != http.StatusMethodNotAllowed && resp.StatusCode != http.StatusNotFound {
+		t.log.Warn("streamable: the server refused to end the session", "session", sid, "err", t.statusError(http.MethodDelete, resp))
+	}
+}
+
+// spawn runs f on a goroutine of the transport, unless it is closed.
+func (t *ClientTransport) spawn(f func()) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	t.wg.Go(f)
+	return true
+}
+
+// state returns what the next request sends.
+func (t *ClientTransport) state() (sid, version string, gen uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sessionID, t.version, t.gen
+}
+
+// request builds an HTTP request to the endpoint with the transport's
+// headers.
+func (t *ClientTransport) request(ctx context.Context, method string, body []byte, sid, version, lastEventID string) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, t.url, rd)
+	if err != nil {
+		return nil, fmt.Errorf("streamable: %w", err)
+	}
+	for k, vs := range t.hdr {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	switch method {
+	case http.MethodPost:
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+	case http.MethodGet:
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if sid != "" {
+		req.Header.Set(headerSessionID, sid)
+	}
+	if version != "" {
+		req.Header.Set(headerVersion, version)
+	}
+	if lastEventID != "" {
+		req.Header.Set(headerLastEventID, lastEventID)
+	}
+	return req, nil
+}
+
+// post sends frame with the current session's headers. sent, when not
+// nil, is called once the request has been written out.
+func (t *ClientTransport) post(ctx context.Context, frame []byte, sent func()) (resp *http.Response, sid string, err error) {
+	sid, version, _ := t.state()
+	if sent != nil {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent() }})
+	}
+	req, err := t.request(ctx, http.MethodPost, frame, sid, version, "")
+	if err != nil {
+		return nil, sid, err
+	}
+	resp, err = t.hc.Do(req)
+	if err != nil {
+		return nil, sid, fmt.Errorf("streamable: POST %s: %w", t.url, err)
+	}
+	return resp, sid, nil
+}
+
+// send POSTs a frame of notifications and responses, which the server
+// should accept with 202.
+func (t *ClientTransport) send(ctx context.Context, frame []byte) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	defer context.AfterFunc(t.ctx, stop)()
+	for retried := false; ; retried = true {
+		resp, sid, err := t.post(ctx, frame, nil)
+		if err != nil {
+			if t.ctx.Err() != nil {
+				return ErrClientClosed
+			}
+			return err
+		}
+		if resp.StatusCode == http.StatusNotFound && sid != "" && !retried {
+			resp.Body.Close()
+			if err := t.reinitialize(ctx, sid); err != nil {
+				return err
+			}
+			continue
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			return t.statusError(http.MethodPost, resp)
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil
+	}
+}
+
+// StatusError is a reply to an HTTP request of the transport with a status
+// other than 2xx.
+type StatusError struct {
+	Method     string         // the HTTP method of the request
+	StatusCode int            // the HTTP status
+	Status     string         // the status line, "404 Not Found"
+	RPC        *jsonrpc.Error // the JSON-RPC error of the body, if it held one
+	Body       string         // the body otherwise, cut to 512 bytes
+}
+
+// Error names the status and the server's message.
+func (e *StatusError) Error() string {
+	msg := "streamable: the server answered " + e.Method + " with " + e.Status
+	switch {
+	case e.RPC != nil:
+		msg += ": " + e.RPC.Message
+	case e.Body != "":
+		msg += ": " + e.Body
+	}
+	return msg
+}
+
+// statusError reads a refusal's body into a *StatusError.
+func (t *ClientTransport) statusError(method string, resp *http.Response) *StatusError {
+	e := &StatusError{Method: method, StatusCode: resp.StatusCode, Status: resp.Status}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if m, err := jsonrpc.DecodeMessage(body); err == nil && m.Error != nil {
+		e.RPC = m.Error
+		return e
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) > 512 {
+		body = append(body[:512:512], "..."...)
+	}
+	e.Body = string(body)
+	return e
+}
+
+// exchange is one POST of requests, followed until each has its response.
+type exchange struct {
+	frame    []byte
+	ids      []jsonrpc.ID
+	init     bool // the frame is the initialize request
+	sent     chan struct{}
+	sentOnce sync.Once
+}
+
+func (x *exchange) markSent() { x.sentOnce.Do(func() { close(x.sent) }) }
+
+// left reports how many of x's requests still wait for their response.
+func (t *ClientTransport) left(x *exchange) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, id := range x.ids {
+		if t.waiting[id.String()] == x {
+			n++
+		}
+	}
+	return n
+}
+
+// run POSTs the requests of x and follows the reply until every one of
+// them has its response.
+func (t *ClientTransport) run(x *exchange) {
+	defer x.markSent()
+	for retried := false; ; retried = true {
+		resp, sid, err := t.post(t.ctx, x.frame, x.markSent)
+		if err != nil {
+			if t.ctx.Err() == nil {
+				t.fail(x, jsonrpc.CodeInternalError, err.Error(), nil)
+			}
+			return
+		}
+		x.markSent()
+		if resp.StatusCode == http.StatusNotFound && sid != "" && !retried && !x.init {
+			resp.Body.Close()
+			if err := t.reinitialize(t.ctx, sid); err != nil {
+				t.fail(x, jsonrpc.CodeInternalError, err.Error(), nil)
+				return
+			}
+			continue
+		}
+		if x.init && resp.StatusCode/100 == 2 {
+			t.mu.Lock()
+			t.sessionID = resp.Header.Get(headerSessionID)
+			t.mu.Unlock()
+		}
+		t.reply(x, resp)
+		return
+	}
+}
+
+// reply reads the server's reply to the requests of x.
+func (t *ClientTransport) reply(x *exchange, resp *http.Response) {
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		e := t.statusError(http.MethodPost, resp)
+		code := int64(jsonrpc.CodeInternalError)
+		if e.RPC != nil {
+			code = e.RPC.Code
+		}
+		t.fail(x, code, e.Error(), append(strconv.AppendInt([]byte(`{"httpStatus":`), int64(e.StatusCode), 10), '}'))
+		return
+	}
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case mediaType == "text/event-stream":
+		t.follow(x, resp)
+	case mediaType == "application/json":
+		body, err := io.ReadAll(io.LimitReader(resp.Body, int64(t.max)+1))
+		switch {
+		case err != nil:
+			if t.ctx.Err() == nil {
+				t.fail(x, jsonrpc.CodeInternalError, "streamable: reading the reply to POST: "+err.Error(), nil)
+			}
+		case len(body) > t.max:
+			t.fail(x, jsonrpc.CodeInternalError, fmt.Sprintf("streamable: the reply is larger than %d bytes, the limit set by ClientOptions.MaxMessageSize", t.max), nil)
+		default:
+			t.deliver(body)
+		}
+		if t.left(x) > 0 && t.ctx.Err() == nil {
+			t.fail(x, jsonrpc.CodeInternalError, "streamable: the server's JSON reply held no response to this request", nil)
+		}
+	default:
+		t.fail(x, jsonrpc.CodeInternalError, fmt.Sprintf("streamable: the server answered a request with %s and Content-Type %q instead of a response", resp.Status, resp.Header.Get("Content-Type")), nil)
+	}
+}
+
+// fail answers every request of x still waiting with an error response.
+func (t *ClientTransport) fail(x *exchange, code int64, msg string, data []byte) {
+	t.mu.Lock()
+	var ids []jsonrpc.ID
+	for _, id := range x.ids {
+		if t.waiting[id.String()] == x {
+			delete(t.waiting, id.String())
+			ids = append(ids, id)
+		}
+	}
+	t.mu.Unlock()
+	for _, id := range ids {
+		e := jsonrpc.NewError(code, msg)
+		e.Data = data
+		t.push(incomingFrame{data: jsonrpc.AppendError(nil, id, e)})
+	}
+}
+
+// deliver hands a frame the server sent to Read, noting the responses it
+// holds and learning the protocol version from the initialize result.
+func (t *ClientTransport) deliver(data []byte) {
+	msgs, _, err := jsonrpc.DecodeBatch(data)
+	if len(msgs) == 0 {
+		t.log.Warn("streamable: dropped an invalid message from the server", "err", err)
+		return
+	}
+	t.mu.Lock()
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Kind() != jsonrpc.MessageResponse {
+			continue
+		}
+		id := m.ID.String()
+		delete(t.waiting, id)
+		if id == t.initID && m.Result != nil && t.version == "" {
+			var r struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			if json.Unmarshal(m.Result, &r) == nil {
+				t.version = r.ProtocolVersion
+			}
+		}
+	}
+	t.mu.Unlock()
+	t.push(incomingFrame{data: data})
+}
+
+// push hands Read a frame, unless the transport closes first.
+func (t *ClientTransport) push(f incomingFrame) {
+	select {
+	case t.frames <- f:
+	case <-t.ctx.Done():
+	}
+}
+
+// sleep waits for d, or returns false when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
