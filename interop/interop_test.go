@@ -3,6 +3,7 @@
 package interop
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,6 +26,7 @@ import (
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
 
 // The npm packages the tests run, as package.json pins them.
@@ -502,5 +505,75 @@ func TestTypeScriptClientOverHTTP(t *testing.T) {
 	}
 	if !slices.Contains(r.Prompts, "test_simple_prompt") {
 		t.Errorf("prompts = %v", r.Prompts)
+	}
+}
+
+// TestClientAgainstTypeScriptHTTPServer drives a Streamable HTTP server
+// written with the TypeScript SDK (ts-http-server.mjs) with mcpgen's client.
+func TestClientAgainstTypeScriptHTTPServer(t *testing.T) {
+	node := requireNode(t)
+	cmd := exec.Command(node, "ts-http-server.mjs")
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		t.Fatalf("ts-http-server.mjs printed nothing: %v", lines.Err())
+	}
+	url, ok := strings.CutPrefix(lines.Text(), "listening ")
+	if !ok {
+		t.Fatalf("ts-http-server.mjs printed %q", lines.Text())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := client.New(mcp.Implementation{Name: "mcpgen-interop", Version: "1.0.0"}, nil)
+	tr := streamable.NewClientTransport(url, nil)
+	sess, err := c.Connect(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if got := sess.InitializeResult().ServerInfo.Name; got != "ts-interop-server" {
+		t.Errorf("server name %q", got)
+	}
+	if tr.SessionID() == "" {
+		t.Error("no Mcp-Session-Id from the SDK's server")
+	}
+	var names []string
+	for tool, err := range sess.AllTools(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tool.ValidateVersion(sess.ProtocolVersion()); err != nil {
+			t.Errorf("tool %s does not validate: %v", tool.Name, err)
+		}
+		names = append(names, tool.Name)
+	}
+	if !slices.Equal(names, []string{"echo", "add"}) {
+		t.Fatalf("tools = %v", names)
+	}
+	echo, err := sess.CallTool(ctx, &mcp.CallToolRequestParams{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc, ok := echo.Content[0].Value.(*mcp.TextContent); !ok || tc.Text != "ts says: hi" {
+		t.Fatalf("echo = %#v", echo.Content[0].Value)
+	}
+	add, err := sess.CallTool(ctx, &mcp.CallToolRequestParams{Name: "add", Arguments: json.RawMessage(`{"a":2,"b":3.5}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ Sum float64 }
+	if err := json.Unmarshal(add.StructuredContent, &out); err != nil || out.Sum != 5.5 {
+		t.Fatalf("add structuredContent %s (%v)", add.StructuredContent, err)
 	}
 }
