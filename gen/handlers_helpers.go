@@ -14,15 +14,23 @@ func (g *handlerGen) helpers() {
 	errT := jen.Op("*").Qual(mcpPkg, "FieldError")
 	scanner := jen.Op("*").Qual(jsonrpcPkg, "Scanner")
 
-	f.Comment("mcpgenRegister builds a tool's definition from its JSON and adds it to s.")
+	// The schema constants are indented for the reader, and mcp.Tool keeps
+	// schemas as raw JSON that goes out as written: compacting the
+	// definition keeps raw newlines out of frames, which a newline-delimited
+	// transport (stdio) must refuse.
+	f.Comment("mcpgenRegister builds a tool's definition from its JSON, compacted so that it fits on one line of a stdio stream, and adds it to s.")
 	f.Func().Id("mcpgenRegister").Params(
 		jen.Id("s").Op("*").Qual(serverPkg, "Server"),
 		jen.Id("def").String(),
 		jen.Id("h").Qual(serverPkg, "ToolHandler"),
 		jen.Id("opts").Op("...").Qual(serverPkg, "ToolOption"),
 	).Error().Block(
+		jen.Var().Id("buf").Qual("bytes", "Buffer"),
+		jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Compact").Call(jen.Op("&").Id("buf"), jen.Index().Byte().Call(jen.Id("def"))), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mcpgen: tool definition: %w"), jen.Err())),
+		),
 		jen.Var().Id("t").Qual(mcpPkg, "Tool"),
-		jen.If(jen.Err().Op(":=").Id("t").Dot("UnmarshalJSON").Call(jen.Index().Byte().Call(jen.Id("def"))), jen.Err().Op("!=").Nil()).Block(
+		jen.If(jen.Err().Op(":=").Id("t").Dot("UnmarshalJSON").Call(jen.Id("buf").Dot("Bytes").Call()), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mcpgen: tool definition: %w"), jen.Err())),
 		),
 		jen.Return(jen.Id("s").Dot("AddTool").Call(jen.Id("t"), jen.Id("h"), jen.Id("opts").Op("..."))),

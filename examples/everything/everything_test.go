@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"image/png"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -77,11 +78,29 @@ func (r *recorder) options() *client.Options {
 // returns a client session to it, which declares sampling and elicitation.
 func connect(t *testing.T, rec *recorder) (*everything, *client.Session) {
 	t.Helper()
+	a, b := transport.NewPipe()
+	return connectOver(t, rec, a, b)
+}
+
+// connectOverStreams is connect with the newline-delimited framing of
+// -stdio, which refuses to send a message holding a raw newline.
+func connectOverStreams(t *testing.T, rec *recorder) (*everything, *client.Session) {
+	t.Helper()
+	clientIn, serverOut := io.Pipe()
+	serverIn, clientOut := io.Pipe()
+	a := transport.NewStream(serverIn, serverOut, transport.StreamOptions{})
+	b := transport.NewStream(clientIn, clientOut, transport.StreamOptions{})
+	return connectOver(t, rec, a, b)
+}
+
+// connectOver serves a fresh everything server on a and connects a client
+// on b.
+func connectOver(t *testing.T, rec *recorder, a, b jsonrpc.Transport) (*everything, *client.Session) {
+	t.Helper()
 	e, err := newEverything(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := transport.NewPipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.srv.Serve(ctx, a) }()
@@ -829,5 +848,50 @@ func TestPing(t *testing.T) {
 	_, sess := connect(t, &recorder{})
 	if _, err := sess.Ping(testContext(t), nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStdioFraming lists everything and uses a tool, a prompt and a
+// resource over the framing of -stdio: every message, the tools' schemas
+// included, must fit on one line.
+func TestStdioFraming(t *testing.T) {
+	_, sess := connectOverStreams(t, &recorder{})
+	ctx := testContext(t)
+	tools, err := sess.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	if len(tools.Tools) != 14 {
+		t.Errorf("tools/list: %d tools", len(tools.Tools))
+	}
+	prompts, err := sess.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatalf("prompts/list: %v", err)
+	}
+	if len(prompts.Prompts) != 4 {
+		t.Errorf("prompts/list: %d prompts", len(prompts.Prompts))
+	}
+	resources, err := sess.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatalf("resources/list: %v", err)
+	}
+	if len(resources.Resources) != 3 {
+		t.Errorf("resources/list: %d resources", len(resources.Resources))
+	}
+	templates, err := sess.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		t.Fatalf("resources/templates/list: %v", err)
+	}
+	if len(templates.ResourceTemplates) != 1 {
+		t.Errorf("resources/templates/list: %d templates", len(templates.ResourceTemplates))
+	}
+	if got := onlyText(t, call(t, sess, "test_simple_text", "").Content); got != simpleText {
+		t.Errorf("test_simple_text: %q", got)
+	}
+	if msgs := getPrompt(t, sess, "test_simple_prompt", nil); len(msgs) != 1 || messageText(t, msgs[0]) != simplePromptText {
+		t.Errorf("test_simple_prompt: %+v", msgs)
+	}
+	if text, ok := read(t, sess, staticTextURI).(*mcp.TextResourceContents); !ok || text.Text != staticText {
+		t.Errorf("%s: %+v", staticTextURI, text)
 	}
 }

@@ -3,6 +3,12 @@
 // and completion its server scenarios call, answering exactly as they
 // expect. conformance/CONTRACT.md lists what each scenario checks.
 //
+// The tools, prompts and resources are ordinary Go functions annotated
+// with //mcp:tool, //mcp:prompt and //mcp:resource; mcpgen_gen.go, written
+// by go generate, holds their schemas, decoders and registration. Only
+// completion and the watched resource's change notifications are wired by
+// hand (server.go), for the directives have nothing to say about them.
+//
 //	go run ./examples/everything              # Streamable HTTP at http://127.0.0.1:3000/mcp
 //	go run ./examples/everything -http :8080  # another address
 //	go run ./examples/everything -stdio       # one client on stdin and stdout

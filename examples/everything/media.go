@@ -9,10 +9,13 @@ import (
 	"image/png"
 )
 
-// The media the tools, resources and prompts return, base64 encoded. They
-// are made here rather than stored, so the source holds no opaque blobs.
+// The media the tools, resources and prompts return: a 1x1 red PNG, raw
+// for test://static-binary (whose generated reader encodes it) and base64
+// encoded for content blocks, and a short silent WAV. They are made here
+// rather than stored, so the source holds no opaque blobs.
 var (
-	redPixelPNG = base64.StdEncoding.EncodeToString(onePixelPNG(color.RGBA{R: 0xff, A: 0xff}))
+	redPixel    = onePixelPNG(color.RGBA{R: 0xff, A: 0xff})
+	redPixelPNG = base64.StdEncoding.EncodeToString(redPixel)
 	silenceWAV  = base64.StdEncoding.EncodeToString(silentWAV(8000, 800))
 )
 

@@ -17,35 +17,10 @@ const (
 	imagePromptAfter    = "Please analyze the image above."
 )
 
-func (e *everything) addPrompts() error {
-	prompts := []struct {
-		def mcp.Prompt
-		h   func(context.Context, *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error)
-	}{
-		{mcp.Prompt{Name: "test_simple_prompt", Description: "A prompt without arguments."}, simplePrompt},
-		{mcp.Prompt{
-			Name:        "test_prompt_with_arguments",
-			Description: "A prompt that repeats its two arguments.",
-			Arguments: []mcp.PromptArgument{
-				{Name: "arg1", Description: "First test argument", Required: true},
-				{Name: "arg2", Description: "Second test argument", Required: true},
-			},
-		}, argsPrompt},
-		{mcp.Prompt{
-			Name:        "test_prompt_with_embedded_resource",
-			Description: "A prompt that embeds a resource.",
-			Arguments:   []mcp.PromptArgument{{Name: "resourceUri", Description: "URI of the resource to embed", Required: true}},
-		}, embeddedPrompt},
-		{mcp.Prompt{Name: "test_prompt_with_image", Description: "A prompt that shows an image."}, imagePrompt},
-	}
-	for _, p := range prompts {
-		if err := e.srv.AddPrompt(p.def, p.h); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
+// userSays is a prompt result of one user message per block. The prompts
+// return a whole result rather than []mcp.PromptMessage, from which the
+// generated code would build one that repeats the prompt's description:
+// these results carry their messages alone.
 func userSays(blocks ...mcp.ContentBlock) *mcp.GetPromptResult {
 	r := &mcp.GetPromptResult{}
 	for _, b := range blocks {
@@ -54,23 +29,48 @@ func userSays(blocks ...mcp.ContentBlock) *mcp.GetPromptResult {
 	return r
 }
 
-func simplePrompt(context.Context, *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+// A prompt without arguments.
+//
+//mcp:prompt name=test_simple_prompt
+func simplePrompt(context.Context) (*mcp.GetPromptResult, error) {
 	return userSays(text(simplePromptText)), nil
 }
 
-// argsPrompt: the engine has checked that both arguments are there.
-func argsPrompt(_ context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-	return userSays(text(fmt.Sprintf(argsPromptFormat, p.Arguments["arg1"], p.Arguments["arg2"]))), nil
+// argsPromptArgs are the arguments of test_prompt_with_arguments.
+type argsPromptArgs struct {
+	// First test argument
+	Arg1 string `json:"arg1"`
+	// Second test argument
+	Arg2 string `json:"arg2"`
 }
 
-func embeddedPrompt(_ context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+// A prompt that repeats its two arguments.
+//
+//mcp:prompt name=test_prompt_with_arguments
+func argsPrompt(_ context.Context, in argsPromptArgs) (*mcp.GetPromptResult, error) {
+	return userSays(text(fmt.Sprintf(argsPromptFormat, in.Arg1, in.Arg2))), nil
+}
+
+// embeddedPromptArgs are the arguments of test_prompt_with_embedded_resource.
+type embeddedPromptArgs struct {
+	// URI of the resource to embed
+	ResourceURI string `json:"resourceUri"`
+}
+
+// A prompt that embeds a resource.
+//
+//mcp:prompt name=test_prompt_with_embedded_resource
+func embeddedPrompt(_ context.Context, in embeddedPromptArgs) (*mcp.GetPromptResult, error) {
 	res := &mcp.EmbeddedResource{Resource: mcp.EmbeddedResourceResource{Value: &mcp.TextResourceContents{
-		URI: p.Arguments["resourceUri"], MIMEType: "text/plain", Text: embeddedPromptText,
+		URI: in.ResourceURI, MIMEType: "text/plain", Text: embeddedPromptText,
 	}}}
 	return userSays(mcp.ContentBlock{Value: res}, text(embeddedPromptAfter)), nil
 }
 
-func imagePrompt(context.Context, *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+// A prompt that shows an image.
+//
+//mcp:prompt name=test_prompt_with_image
+func imagePrompt(context.Context) (*mcp.GetPromptResult, error) {
 	img := &mcp.ImageContent{Data: redPixelPNG, MIMEType: "image/png"}
 	return userSays(mcp.ContentBlock{Value: img}, text(imagePromptAfter)), nil
 }
@@ -84,6 +84,10 @@ var completions = map[string][]string{
 
 // complete offers the values of an argument of test_prompt_with_arguments
 // that begin with what the user typed; anything else gets no values.
+//
+// It stays registered by hand (server.SetCompletion): the directive
+// grammar has no completion handlers, and one handler answers for every
+// prompt and resource template, switching on the request's ref.
 func complete(_ context.Context, p *mcp.CompleteRequestParams) (*mcp.CompleteResult, error) {
 	values := []string{}
 	if ref, ok := p.Ref.Value.(*mcp.PromptReference); ok && ref.Name == "test_prompt_with_arguments" {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/mcpgen/mcpgen/generated/mcp"
 )
 
 // The resources of the contract.
@@ -18,55 +16,30 @@ const (
 	watchedTextFormat = "Watched resource content, revision %d."
 )
 
-func (e *everything) addResources() error {
-	if err := e.srv.AddResource(mcp.Resource{
-		URI:         staticTextURI,
-		Name:        "static-text",
-		Description: "A fixed text resource.",
-		MIMEType:    "text/plain",
-	}, readStaticText); err != nil {
-		return err
-	}
-	if err := e.srv.AddResource(mcp.Resource{
-		URI:         staticBinaryURI,
-		Name:        "static-binary",
-		Description: "A fixed binary resource: a 1x1 PNG image.",
-		MIMEType:    "image/png",
-	}, readStaticBinary); err != nil {
-		return err
-	}
-	if err := e.srv.AddResource(mcp.Resource{
-		URI:         watchedURI,
-		Name:        "watched-resource",
-		Description: "A text resource that changes now and then; subscribe to hear of it.",
-		MIMEType:    "text/plain",
-	}, e.readWatched); err != nil {
-		return err
-	}
-	return e.srv.AddResourceTemplate(mcp.ResourceTemplate{
-		URITemplate: templateURI,
-		Name:        "template-data",
-		Description: "JSON data for any id, which the URI names.",
-		MIMEType:    "application/json",
-	}, readTemplate)
+// A fixed text resource.
+//
+//mcp:resource uri=test://static-text name=static-text mime=text/plain
+func staticTextResource(context.Context) (string, error) {
+	return staticText, nil
 }
 
-func readStaticText(_ context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{
-		Value: &mcp.TextResourceContents{URI: p.URI, MIMEType: "text/plain", Text: staticText},
-	}}}, nil
+// A fixed binary resource: a 1x1 PNG image.
+//
+//mcp:resource uri=test://static-binary name=static-binary mime=image/png
+func staticBinaryResource(context.Context) ([]byte, error) {
+	return redPixel, nil
 }
 
-func readStaticBinary(_ context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{
-		Value: &mcp.BlobResourceContents{URI: p.URI, MIMEType: "image/png", Blob: redPixelPNG},
-	}}}, nil
+// A text resource that changes now and then; subscribe to hear of it.
+//
+//mcp:resource uri=test://watched-resource name=watched-resource mime=text/plain
+func (e *everything) watchedResource(context.Context) (string, error) {
+	return fmt.Sprintf(watchedTextFormat, e.watched.Load()), nil
 }
 
-func (e *everything) readWatched(_ context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{
-		Value: &mcp.TextResourceContents{URI: p.URI, MIMEType: "text/plain", Text: fmt.Sprintf(watchedTextFormat, e.watched.Load())},
-	}}}, nil
+// templateVars are the variables of test://template/{id}/data.
+type templateVars struct {
+	ID string `json:"id"`
 }
 
 // templateData is what test://template/{id}/data holds.
@@ -76,13 +49,13 @@ type templateData struct {
 	Data         string `json:"data"`
 }
 
-func readTemplate(_ context.Context, p *mcp.ReadResourceRequestParams, vars map[string]string) (*mcp.ReadResourceResult, error) {
-	id := vars["id"]
-	b, err := json.Marshal(templateData{ID: id, TemplateTest: true, Data: "Data for ID: " + id})
+// JSON data for any id, which the URI names.
+//
+//mcp:resource uri-template=test://template/{id}/data name=template-data mime=application/json
+func templateResource(_ context.Context, v templateVars) (string, error) {
+	b, err := json.Marshal(templateData{ID: v.ID, TemplateTest: true, Data: "Data for ID: " + v.ID})
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{
-		Value: &mcp.TextResourceContents{URI: p.URI, MIMEType: "application/json", Text: string(b)},
-	}}}, nil
+	return string(b), nil
 }

@@ -1,5 +1,7 @@
 package main
 
+//go:generate go run github.com/mcpgen/mcpgen/cmd/mcpgen
+
 import (
 	"context"
 	"log/slog"
@@ -18,15 +20,19 @@ type everything struct {
 	watched atomic.Int64
 }
 
-// newEverything registers the tools, resources, prompts and completion.
+// newEverything registers the tools, resources and prompts, which the
+// annotated functions in tools.go, prompts.go and resources.go declare and
+// mcpgen_gen.go adds, and the completion handler, which no directive can
+// declare.
 func newEverything(log *slog.Logger) (*everything, error) {
 	e := &everything{
 		srv: server.New(mcp.Implementation{Name: "mcpgen-everything", Version: "1.0.0"}, &server.Options{Logger: log}),
 	}
-	for _, add := range []func() error{e.addTools, e.addResources, e.addPrompts} {
-		if err := add(); err != nil {
-			return nil, err
-		}
+	if err := Register(e.srv); err != nil {
+		return nil, err
+	}
+	if err := RegisterEverything(e.srv, e); err != nil {
+		return nil, err
 	}
 	e.srv.SetCompletion(complete)
 	return e, nil
@@ -68,8 +74,3 @@ func pause(ctx context.Context, d time.Duration) error {
 
 // text is a content block of text.
 func text(s string) mcp.ContentBlock { return mcp.ContentBlock{Value: &mcp.TextContent{Text: s}} }
-
-// textResult is a tool result holding one text block.
-func textResult(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.ContentBlock{text(s)}}
-}

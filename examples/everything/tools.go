@@ -33,61 +33,27 @@ var progressSteps = []float64{0, 50, 100}
 // stepDelay separates the log and progress notifications of a tool.
 const stepDelay = 50 * time.Millisecond
 
-// noArgs is the input schema of a tool without arguments.
-var noArgs = mcp.ToolInputSchema{}
+// tools/list gives the tools below in the order they are declared, the
+// order of the contract.
 
-// stringArg is the input schema of a tool whose one argument is a
-// required string.
-func stringArg(name, description string) mcp.ToolInputSchema {
-	prop, _ := json.Marshal(map[string]string{"type": "string", "description": description})
-	return mcp.ToolInputSchema{Properties: map[string]json.RawMessage{name: prop}, Required: []string{name}}
+// Returns one text block.
+//
+//mcp:tool name=test_simple_text
+func simpleTextTool(context.Context) (string, error) {
+	return simpleText, nil
 }
 
-func (e *everything) addTools() error {
-	tools := []struct {
-		def mcp.Tool
-		h   server.ToolHandler
-	}{
-		{mcp.Tool{Name: "test_simple_text", Description: "Returns one text block.", InputSchema: noArgs}, simpleTextTool},
-		{mcp.Tool{Name: "test_image_content", Description: "Returns a PNG image.", InputSchema: noArgs}, imageTool},
-		{mcp.Tool{Name: "test_audio_content", Description: "Returns a WAV recording.", InputSchema: noArgs}, audioTool},
-		{mcp.Tool{Name: "test_embedded_resource", Description: "Returns an embedded text resource.", InputSchema: noArgs}, embeddedResourceTool},
-		{mcp.Tool{Name: "test_multiple_content_types", Description: "Returns text, an image and an embedded resource.", InputSchema: noArgs}, mixedContentTool},
-		{mcp.Tool{Name: "test_tool_with_logging", Description: "Sends three info log messages while it runs.", InputSchema: noArgs}, loggingTool},
-		{mcp.Tool{Name: "test_error_handling", Description: "Always fails, with an isError result.", InputSchema: noArgs}, errorTool},
-		{mcp.Tool{Name: "test_tool_with_progress", Description: "Reports progress 0, 50 and 100 out of 100 while it runs.", InputSchema: noArgs}, progressTool},
-		{mcp.Tool{
-			Name:        "test_sampling",
-			Description: "Asks the client's model to answer a prompt (sampling/createMessage).",
-			InputSchema: stringArg("prompt", "The prompt to send to the LLM"),
-		}, samplingTool},
-		{mcp.Tool{
-			Name:        "test_elicitation",
-			Description: "Asks the user for a username and an email address (elicitation/create).",
-			InputSchema: stringArg("message", "The message to show the user"),
-		}, elicitationTool},
-		{mcp.Tool{Name: "test_elicitation_sep1034_defaults", Description: "Elicits a form whose fields all have defaults (SEP-1034).", InputSchema: noArgs}, defaultsElicitationTool},
-		{mcp.Tool{Name: "test_elicitation_sep1330_enums", Description: "Elicits a form with every kind of enum field (SEP-1330).", InputSchema: noArgs}, enumsElicitationTool},
-		{mcp.Tool{Name: "json_schema_2020_12_tool", Description: "Tool with JSON Schema 2020-12 features", InputSchema: schema202012}, schema202012Tool},
-		{mcp.Tool{Name: "test_reconnection", Description: "Answers after a pause, for clients that reconnect mid-call (SEP-1699).", InputSchema: noArgs}, reconnectionTool},
-	}
-	for _, t := range tools {
-		if err := e.srv.AddTool(t.def, t.h); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func simpleTextTool(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-	return textResult(simpleText), nil
-}
-
-func imageTool(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+// Returns a PNG image.
+//
+//mcp:tool name=test_image_content
+func imageTool(context.Context) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.ImageContent{Data: redPixelPNG, MIMEType: "image/png"}}}}, nil
 }
 
-func audioTool(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+// Returns a WAV recording.
+//
+//mcp:tool name=test_audio_content
+func audioTool(context.Context) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.AudioContent{Data: silenceWAV, MIMEType: "audio/wav"}}}}, nil
 }
 
@@ -98,11 +64,17 @@ func embedded(uri, mimeType, body string) mcp.ContentBlock {
 	}}}
 }
 
-func embeddedResourceTool(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+// Returns an embedded text resource.
+//
+//mcp:tool name=test_embedded_resource
+func embeddedResourceTool(context.Context) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{embedded(embeddedResourceURI, "text/plain", embeddedText)}}, nil
 }
 
-func mixedContentTool(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+// Returns text, an image and an embedded resource.
+//
+//mcp:tool name=test_multiple_content_types
+func mixedContentTool(context.Context) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{
 		text(mixedText),
 		{Value: &mcp.ImageContent{Data: redPixelPNG, MIMEType: "image/png"}},
@@ -110,47 +82,59 @@ func mixedContentTool(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToo
 	}}, nil
 }
 
-func loggingTool(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+// Sends three info log messages while it runs.
+//
+//mcp:tool name=test_tool_with_logging
+func loggingTool(ctx context.Context) (string, error) {
 	for i, msg := range logSteps {
 		if i > 0 {
 			if err := pause(ctx, stepDelay); err != nil {
-				return nil, err
+				return "", err
 			}
 		}
 		if err := server.Log(ctx, mcp.LoggingLevelInfo, "test_tool_with_logging", msg); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	return textResult("Tool with logging executed successfully"), nil
+	return "Tool with logging executed successfully", nil
 }
 
-func errorTool(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-	return nil, errors.New(errorText)
+// Always fails, with an isError result.
+//
+//mcp:tool name=test_error_handling
+func errorTool(context.Context) (string, error) {
+	return "", errors.New(errorText)
 }
 
-// progressTool reports its steps when the client gave a progress token;
-// server.Progress does nothing otherwise, so it then only takes its time.
-func progressTool(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+// Reports progress 0, 50 and 100 out of 100 while it runs.
+//
+//mcp:tool name=test_tool_with_progress
+func progressTool(ctx context.Context) (string, error) {
+	// server.Progress sends nothing when the client gave no progress
+	// token; the tool then only takes its time.
 	for i, p := range progressSteps {
 		if i > 0 {
 			if err := pause(ctx, stepDelay); err != nil {
-				return nil, err
+				return "", err
 			}
 		}
 		if err := server.Progress(ctx, p, 100, ""); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	return textResult(fmt.Sprintf("Tool with progress executed successfully (%d steps)", len(progressSteps))), nil
+	return fmt.Sprintf("Tool with progress executed successfully (%d steps)", len(progressSteps)), nil
 }
 
-func samplingTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-	var in struct {
-		Prompt string `json:"prompt"`
-	}
-	if err := json.Unmarshal(p.Arguments, &in); err != nil {
-		return nil, err
-	}
+// samplingArgs are the arguments of test_sampling.
+type samplingArgs struct {
+	// The prompt to send to the LLM
+	Prompt string `json:"prompt"`
+}
+
+// Asks the client's model to answer a prompt (sampling/createMessage).
+//
+//mcp:tool name=test_sampling
+func samplingTool(ctx context.Context, in samplingArgs) (string, error) {
 	r, err := server.CreateMessage(ctx, &mcp.CreateMessageRequestParams{
 		Messages: []mcp.SamplingMessage{{
 			Role:    mcp.RoleUser,
@@ -159,37 +143,40 @@ func samplingTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallT
 		MaxTokens: 100,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sampling failed: %w", err)
+		return "", fmt.Errorf("sampling failed: %w", err)
 	}
 	answer := "(no text)"
 	if t, ok := r.Content.Value.(*mcp.TextContent); ok {
 		answer = t.Text
 	}
-	return textResult("LLM response: " + answer), nil
+	return "LLM response: " + answer, nil
 }
 
 // elicit sends a form request and describes the answer.
-func elicit(ctx context.Context, prefix string, form *mcp.ElicitRequestFormParams) (*mcp.CallToolResult, error) {
+func elicit(ctx context.Context, prefix string, form *mcp.ElicitRequestFormParams) (string, error) {
 	r, err := server.Elicit(ctx, &mcp.ElicitRequestParams{Value: form})
 	if err != nil {
-		return nil, fmt.Errorf("elicitation failed: %w", err)
+		return "", fmt.Errorf("elicitation failed: %w", err)
 	}
 	content := []byte("{}")
 	if r.Content != nil {
 		if content, err = json.Marshal(r.Content); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	return textResult(fmt.Sprintf("%saction=%s, content=%s", prefix, r.Action, content)), nil
+	return fmt.Sprintf("%saction=%s, content=%s", prefix, r.Action, content), nil
 }
 
-func elicitationTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-	var in struct {
-		Message string `json:"message"`
-	}
-	if err := json.Unmarshal(p.Arguments, &in); err != nil {
-		return nil, err
-	}
+// elicitationArgs are the arguments of test_elicitation.
+type elicitationArgs struct {
+	// The message to show the user
+	Message string `json:"message"`
+}
+
+// Asks the user for a username and an email address (elicitation/create).
+//
+//mcp:tool name=test_elicitation
+func elicitationTool(ctx context.Context, in elicitationArgs) (string, error) {
 	return elicit(ctx, "User response: ", &mcp.ElicitRequestFormParams{
 		Message: in.Message,
 		RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{
@@ -202,7 +189,10 @@ func elicitationTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.Ca
 	})
 }
 
-func defaultsElicitationTool(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+// Elicits a form whose fields all have defaults (SEP-1034).
+//
+//mcp:tool name=test_elicitation_sep1034_defaults
+func defaultsElicitationTool(ctx context.Context) (string, error) {
 	return elicit(ctx, "Elicitation completed: ", &mcp.ElicitRequestFormParams{
 		Message: "Please review the defaults and accept or change them",
 		RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{
@@ -217,7 +207,10 @@ func defaultsElicitationTool(ctx context.Context, _ *mcp.CallToolRequestParams) 
 	})
 }
 
-func enumsElicitationTool(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+// Elicits a form with every kind of enum field (SEP-1330).
+//
+//mcp:tool name=test_elicitation_sep1330_enums
+func enumsElicitationTool(ctx context.Context) (string, error) {
 	return elicit(ctx, "Elicitation completed: ", &mcp.ElicitRequestFormParams{
 		Message: "Please pick from each kind of list",
 		RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{
@@ -256,47 +249,33 @@ func enumsElicitationTool(ctx context.Context, _ *mcp.CallToolRequestParams) (*m
 	})
 }
 
-// schema202012 is the input schema of json_schema_2020_12_tool: 2020-12
-// keywords that a server must pass through untouched (SEP-1613, SEP-2106).
-var schema202012 = mcp.ToolInputSchema{
-	Schema: "https://json-schema.org/draft/2020-12/schema",
-	Properties: map[string]json.RawMessage{
-		"name":          json.RawMessage(`{"type":"string"}`),
-		"address":       json.RawMessage(`{"$ref":"#/$defs/address"}`),
-		"contactMethod": json.RawMessage(`{"type":"string","enum":["phone","email"]}`),
-		"phone":         json.RawMessage(`{"type":"string"}`),
-		"email":         json.RawMessage(`{"type":"string"}`),
-	},
-	Extra: map[string]json.RawMessage{
-		"$defs":                json.RawMessage(`{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}}`),
-		"allOf":                json.RawMessage(`[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}]`),
-		"if":                   json.RawMessage(`{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]}`),
-		"then":                 json.RawMessage(`{"required":["phone"]}`),
-		"else":                 json.RawMessage(`{"required":["email"]}`),
-		"additionalProperties": json.RawMessage(`false`),
-	},
-}
-
-// schema202012Tool echoes its (validated) arguments.
-func schema202012Tool(_ context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-	args := p.Arguments
-	if len(args) == 0 {
-		args = []byte("{}")
-	}
-	return textResult("Received: " + string(args)), nil
-}
-
-// reconnectionTool answers after a pause. The server-sse-polling scenario
-// would like the server to end the POST's SSE stream before the result
-// and deliver it when the client reconnects with Last-Event-ID (SEP-1699);
-// the suite reports a result on the original stream as INFO, not a
-// failure.
+// Tool with JSON Schema 2020-12 features
 //
-// TODO(streamable): end the current request's SSE stream here once
-// runtime/streamable lets a handler do so.
-func reconnectionTool(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-	if err := pause(ctx, 100*time.Millisecond); err != nil {
-		return nil, err
+//mcp:tool name=json_schema_2020_12_tool input-schema=schema_2020_12.json
+func schema202012Tool(_ context.Context, in json.RawMessage) (string, error) {
+	// schema_2020_12.json holds 2020-12 keywords that a server must pass
+	// through untouched (SEP-1613, SEP-2106) and that the type mapping
+	// cannot express: $defs with $anchor, allOf/anyOf, if/then/else. The
+	// runtime has validated in against it; the tool echoes it.
+	if len(in) == 0 {
+		in = json.RawMessage("{}")
 	}
-	return textResult(reconnectionText), nil
+	return "Received: " + string(in), nil
+}
+
+// Answers after a pause, for clients that reconnect mid-call (SEP-1699).
+//
+//mcp:tool name=test_reconnection
+func reconnectionTool(ctx context.Context) (string, error) {
+	// The server-sse-polling scenario would like the server to end the
+	// POST's SSE stream before the result and deliver it when the client
+	// reconnects with Last-Event-ID (SEP-1699); the suite reports a result
+	// on the original stream as INFO, not a failure.
+	//
+	// TODO(streamable): end the current request's SSE stream here once
+	// runtime/streamable lets a handler do so.
+	if err := pause(ctx, 100*time.Millisecond); err != nil {
+		return "", err
+	}
+	return reconnectionText, nil
 }

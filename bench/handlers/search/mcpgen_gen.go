@@ -3,7 +3,9 @@
 package search
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -393,10 +395,14 @@ func mcpgenEncodeObjResult(dst []byte, x *Result) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// mcpgenRegister builds a tool's definition from its JSON and adds it to s.
+// mcpgenRegister builds a tool's definition from its JSON, compacted so that it fits on one line of a stdio stream, and adds it to s.
 func mcpgenRegister(s *server.Server, def string, h server.ToolHandler, opts ...server.ToolOption) error {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(def)); err != nil {
+		return fmt.Errorf("mcpgen: tool definition: %w", err)
+	}
 	var t mcp.Tool
-	if err := t.UnmarshalJSON([]byte(def)); err != nil {
+	if err := t.UnmarshalJSON(buf.Bytes()); err != nil {
 		return fmt.Errorf("mcpgen: tool definition: %w", err)
 	}
 	return s.AddTool(t, h, opts...)

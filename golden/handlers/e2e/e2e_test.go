@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -55,6 +56,15 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The schema constants are indented, but a tool definition must go out
+	// on one line: stdio framing refuses a message with a raw newline.
+	raw, err := c.Call(ctx, "tools/list", []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.IndexByte(raw, '\n') >= 0 {
+		t.Errorf("tools/list result holds a raw newline: %s", raw)
+	}
 	list := call("tools/list", `{}`)
 	tools, _ := list["tools"].([]any)
 	byName := map[string]map[string]any{}

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -531,10 +532,14 @@ func mcpgenEncodeObjAddOutput(dst []byte, x *AddOutput) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// mcpgenRegister builds a tool's definition from its JSON and adds it to s.
+// mcpgenRegister builds a tool's definition from its JSON, compacted so that it fits on one line of a stdio stream, and adds it to s.
 func mcpgenRegister(s *server.Server, def string, h server.ToolHandler, opts ...server.ToolOption) error {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(def)); err != nil {
+		return fmt.Errorf("mcpgen: tool definition: %w", err)
+	}
 	var t mcp.Tool
-	if err := t.UnmarshalJSON([]byte(def)); err != nil {
+	if err := t.UnmarshalJSON(buf.Bytes()); err != nil {
 		return fmt.Errorf("mcpgen: tool definition: %w", err)
 	}
 	return s.AddTool(t, h, opts...)
