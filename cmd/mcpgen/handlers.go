@@ -11,7 +11,7 @@ import (
 )
 
 // generateHandlers is the default action, what
-// //go:generate go run github.com/mcpgen/mcpgen/cmd/mcpgen runs: it writes
+// //go:generate go tool mcpgen runs: it writes
 // mcpgen_gen.go for the package in the current directory (or DIR).
 func generateHandlers(c *cli.Context) error {
 	if c.NArg() > 1 {
@@ -33,7 +33,7 @@ func generateHandlers(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if src == nil {
+	if src == nil && !c.Bool("quiet") {
 		from := ""
 		if f := os.Getenv("GOFILE"); f != "" {
 			from = " (go:generate in " + f + ")"

@@ -1,7 +1,14 @@
 // Command mcpgen generates MCP protocol types and handler wiring for Go.
 //
-//	mcpgen [DIR]     # handlers: what //go:generate go run github.com/mcpgen/mcpgen/cmd/mcpgen runs
+//	mcpgen [DIR]                  # handlers: what //go:generate go tool mcpgen runs
 //	mcpgen protocol --schema VERSION=FILE [--schema ...] --out DIR --package NAME
+//	mcpgen init NAME              # a new server project
+//	mcpgen diff OLD NEW           # what changed between two spec versions
+//	mcpgen fetch-schema VERSION   # download an official schema.json
+//	mcpgen version
+//
+// Exit codes: 0 success, 1 a user error (one line of cause on stderr, and a
+// hint when there is one), 2 an internal error.
 package main
 
 import (
@@ -10,10 +17,12 @@ import (
 	"go/token"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpgen/mcpgen/gen"
+	"github.com/mcpgen/mcpgen/internal/hint"
 	"github.com/mcpgen/mcpgen/internal/pipeline"
 )
 
@@ -36,33 +45,143 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = 2
 		}
 	}()
-	app := &cli.App{
+	app := newApp(stdout, stderr)
+	if err := app.Run(flagsFirst(app, args)); err != nil {
+		fmt.Fprintln(stderr, "mcpgen:", firstLine(err.Error()))
+		var ie internalError
+		if errors.As(err, &ie) {
+			return 2
+		}
+		if h := hint.Of(err); h != "" {
+			fmt.Fprintln(stderr, "hint:", h)
+		}
+		return 1
+	}
+	return 0
+}
+
+// newApp builds the command line, writing to stdout and stderr.
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
 		Name:  "mcpgen",
 		Usage: "generate Model Context Protocol code for Go",
 		Description: `With no command, mcpgen generates the MCP wiring of the Go package in the
 current directory (or DIR): the functions and methods annotated with //mcp:tool
 get their JSON Schemas, decoders, validators and registration in mcpgen_gen.go.
-Use it from a go:generate line:
+Use it from a go:generate line, with mcpgen as a tool of the module
+(go get -tool github.com/mcpgen/mcpgen/cmd/mcpgen):
 
-  //go:generate go run github.com/mcpgen/mcpgen/cmd/mcpgen`,
+  //go:generate go tool mcpgen
+
+Examples:
+  mcpgen                                  # the package in the current directory
+  mcpgen ./internal/tools                 # another package
+  mcpgen init weather                     # a new server project
+  mcpgen diff 2025-11-25 2026-07-28       # what a spec bump changes
+
+Exit codes: 0 success, 1 a mistake in the input (cause and hint on stderr),
+2 an internal error of mcpgen.`,
 		ArgsUsage: "[DIR]",
 		Action:    generateHandlers,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and requested output"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "report each step on stderr"},
+		},
 		Commands: []*cli.Command{
 			protocolCommand(),
+			initCommand(),
+			diffCommand(),
+			fetchCommand(),
+			versionCommand(),
 		},
+		HideVersion:    true,
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
-	if err := app.Run(args); err != nil {
-		fmt.Fprintln(stderr, "mcpgen:", err)
-		var ie internalError
-		if errors.As(err, &ie) {
-			return 2
-		}
-		return 1
+}
+
+// firstLine keeps an error message to the single line of its cause.
+func firstLine(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		return msg[:i] + " ..."
 	}
-	return 0
+	return msg
+}
+
+// verbosef reports a step on stderr under --verbose.
+func verbosef(c *cli.Context, format string, args ...any) {
+	if c.Bool("verbose") && !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "mcpgen: "+format+"\n", args...)
+	}
+}
+
+// flagsFirst moves a command's flags ahead of its arguments, so that
+// `mcpgen init demo --force` means what `mcpgen init --force demo` does:
+// urfave/cli stops reading flags at the first argument.
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	out := []string{args[0]}
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
+		out = append(out, args[i])
+		i++
+	}
+	if i >= len(args) {
+		return out
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.HasName(args[i]) {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		return args
+	}
+	out = append(out, args[i])
+	var flags, rest []string
+	for j := i + 1; j < len(args); j++ {
+		a := args[j]
+		if a == "--" {
+			rest = append(rest, args[j:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			rest = append(rest, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if takesValue(cmd, name) && j+1 < len(args) {
+			j++
+			flags = append(flags, args[j])
+		}
+	}
+	out = append(out, flags...)
+	if len(rest) > 0 && rest[0] != "--" {
+		out = append(out, "--")
+	}
+	return append(out, rest...)
+}
+
+// takesValue reports whether the flag name of cmd takes a value.
+func takesValue(cmd *cli.Command, name string) bool {
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				_, isBool := f.(*cli.BoolFlag)
+				return !isBool
+			}
+		}
+	}
+	return false
 }
 
 func protocolCommand() *cli.Command {

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/internal/shared/sharedtest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden/diff")
+
+// runCLI runs the command line and returns its exit code, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"mcpgen"}, args...), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// TestDiffGolden compares mcpgen diff, as text and as JSON, with
+// golden/diff.
+func TestDiffGolden(t *testing.T) {
+	schemaDir := filepath.Join(sharedtest.Dir(t), "schema")
+	for _, pair := range [][2]string{{"2025-06-18", "2025-11-25"}, {"2025-11-25", "2026-07-28"}} {
+		for _, format := range []string{"txt", "json"} {
+			name := pair[0] + "_" + pair[1] + "." + format
+			t.Run(name, func(t *testing.T) {
+				args := []string{"diff", "--schema-dir", schemaDir, pair[0], pair[1]}
+				if format == "json" {
+					args = append(args, "--json")
+				}
+				code, stdout, stderr := runCLI(t, args...)
+				if code != 0 || stderr != "" {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				golden := filepath.Join("..", "..", "golden", "diff", name+".golden")
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stdout != string(want) {
+					t.Errorf("mcpgen %s differs from %s (go test -update refreshes it):\n%s", strings.Join(args, " "), golden, stdout)
+				}
+			})
+		}
+	}
+}
+
+// TestDiffModernEra checks what the issue asks the 2025-11-25 → 2026-07-28
+// diff to list.
+func TestDiffModernEra(t *testing.T) {
+	schemaDir := filepath.Join(sharedtest.Dir(t), "schema")
+	code, stdout, stderr := runCLI(t, "diff", "--json", "--schema-dir", schemaDir, "2025-11-25", "2026-07-28")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Changes []struct{ Section, Op, Name string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range r.Changes {
+		seen[c.Section+" "+c.Op+" "+c.Name] = true
+	}
+	for _, want := range []string{
+		"method removed initialize", "method removed ping",
+		"method added server/discover", "method added subscriptions/listen",
+	} {
+		if !seen[want] {
+			t.Errorf("no %q among %d changes", want, len(r.Changes))
+		}
+	}
+}
+
+func TestDiffFiles(t *testing.T) {
+	file := sharedtest.SchemaPath(t, "2025-11-25")
+	code, stdout, stderr := runCLI(t, "diff", file, file)
+	if code != 0 || !strings.Contains(stdout, ": 0 changes") {
+		t.Errorf("a schema against itself: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestUserErrorPaths runs each mistake a user can make through the command
+// line: exit code 1, a one-line cause on stderr, a hint below it, nothing
+// on stdout.
+func TestUserErrorPaths(t *testing.T) {
+	tmp := t.TempDir()
+	full := filepath.Join(tmp, "full")
+	if err := os.MkdirAll(full, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(full, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	malformed := filepath.Join(tmp, "2026-01-01", "schema.json")
+	if err := os.MkdirAll(filepath.Dir(malformed), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(malformed, []byte(`{"$defs": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := sharedtest.SchemaPath(t, "2025-11-25")
+
+	srv := schemaServer(t)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		cause, hnt string
+	}{
+		{"init: bad NAME", []string{"init", filepath.Join(tmp, "no way")}, "is not a valid name", "starts with a letter"},
+		{"init: bad NAME (leading digit)", []string{"init", "9lives"}, `"9lives" is not a valid name`, "starts with a letter"},
+		{"init: bad module", []string{"init", "--module", "a//b", filepath.Join(tmp, "m")}, "module path", "slash-separated"},
+		{"init: bad transport", []string{"init", "--transport", "pigeon", filepath.Join(tmp, "m")}, `unknown transport "pigeon"`, "stdio, http, both"},
+		{"init: non-empty dir", []string{"init", "--replace", checkoutRoot(t), full}, "is not empty", "--force"},
+		{"init: no NAME", []string{"init"}, "init takes one NAME", "mcpgen init NAME"},
+		{"init: replace not a checkout", []string{"init", "--replace", tmp, filepath.Join(tmp, "r")}, "no go.mod declaring github.com/mcpgen/mcpgen", "root of an mcpgen checkout"},
+		{"diff: unknown version", []string{"diff", "--schema-dir", filepath.Dir(filepath.Dir(good)), "2025-11-25", "2099-01-01"}, "unknown version 2099-01-01", "mcpgen fetch-schema 2099-01-01"},
+		{"diff: not a file or version", []string{"diff", good, "nonsense"}, "nonsense: no such file, and not a version name", "a schema.json file or a version"},
+		{"diff: malformed schema", []string{"diff", good, malformed}, malformed, ""},
+		{"diff: one argument", []string{"diff", good}, "diff takes two schemas", "mcpgen diff OLD NEW"},
+		{"fetch: unknown version", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "2099-01-01"}, "404 Not Found", "published versions include"},
+		{"fetch: bad version", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "../etc"}, `"../etc" is not a schema version`, "2025-11-25"},
+		{"fetch: unreachable URL", []string{"fetch-schema", "--dir", tmp, "--base-url", closed.URL, "2025-11-25"}, "cannot reach " + closed.URL, "--base-url"},
+		{"fetch: malformed schema", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "2000-01-01"}, "downloaded schema is not valid", "nothing was written"},
+		{"fetch: server error", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "2000-02-02"}, "500 Internal Server Error", "try again later"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q", stdout)
+			}
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if !strings.HasPrefix(lines[0], "mcpgen: ") || !strings.Contains(lines[0], tc.cause) {
+				t.Errorf("cause %q does not contain %q", lines[0], tc.cause)
+			}
+			switch {
+			case tc.hnt == "" && len(lines) != 1:
+				t.Errorf("stderr is not one line:\n%s", stderr)
+			case tc.hnt != "" && (len(lines) != 2 || !strings.HasPrefix(lines[1], "hint: ") || !strings.Contains(lines[1], tc.hnt)):
+				t.Errorf("stderr has no hint containing %q:\n%s", tc.hnt, stderr)
+			}
+		})
+	}
+	for _, dir := range []string{"2099-01-01", "2000-01-01", "2000-02-02", "2025-11-25", "m", "r"} {
+		if _, err := os.Stat(filepath.Join(tmp, dir)); err == nil && dir != "2026-01-01" {
+			t.Errorf("%s was written by a failed command", dir)
+		}
+	}
+}
+
+// schemaServer serves the shared 2025-11-25 schema, a malformed one for
+// 2000-01-01, a server error for 2000-02-02, and 404 for the rest.
+func schemaServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	good, err := os.ReadFile(sharedtest.SchemaPath(t, "2025-11-25"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/schema/2025-11-25/schema.json":
+			w.Write(good)
+		case "/schema/2000-01-01/schema.json":
+			w.Write([]byte(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {"A": {"type": 12}}}`))
+		case "/schema/2000-02-02/schema.json":
+			http.Error(w, "boom", http.StatusInternalServerError)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	srv.URL += "/schema"
+	return srv
+}
+
+func TestFetchSchema(t *testing.T) {
+	srv := schemaServer(t)
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, "fetch-schema", "2025-11-25", "--dir", dir, "--base-url", srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := filepath.Join(dir, "2025-11-25", "schema.json")
+	if strings.TrimSpace(stdout) != want {
+		t.Errorf("stdout = %q, want %s", stdout, want)
+	}
+	got, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := os.ReadFile(sharedtest.SchemaPath(t, "2025-11-25"))
+	if !bytes.Equal(got, orig) {
+		t.Error("the written schema differs from the served one")
+	}
+	entries, _ := os.ReadDir(filepath.Dir(want))
+	if len(entries) != 1 {
+		t.Errorf("left beside schema.json: %v", entries)
+	}
+	// A failed download keeps the file that is there.
+	if code, _, _ := runCLI(t, "fetch-schema", "--dir", dir, "--base-url", srv.URL+"/../nowhere", "2025-11-25"); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if again, _ := os.ReadFile(want); !bytes.Equal(again, orig) {
+		t.Error("a failed download changed the file")
+	}
+	// --quiet prints nothing.
+	if code, stdout, _ := runCLI(t, "--quiet", "fetch-schema", "--dir", dir, "--base-url", srv.URL, "2025-11-25"); code != 0 || stdout != "" {
+		t.Errorf("--quiet: exit %d, stdout %q", code, stdout)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "version")
+	if code != 0 || stdout != "mcpgen (devel)\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestHelpHasExamples checks that every command's help shows examples.
+func TestHelpHasExamples(t *testing.T) {
+	for _, cmd := range []string{"protocol", "init", "diff", "fetch-schema", "version"} {
+		code, stdout, _ := runCLI(t, cmd, "--help")
+		if code != 0 || !strings.Contains(stdout, "Example") {
+			t.Errorf("mcpgen %s --help: exit %d, no examples:\n%s", cmd, code, stdout)
+		}
+	}
+	if code, stdout, _ := runCLI(t, "--help"); code != 0 || !strings.Contains(stdout, "Examples:") {
+		t.Errorf("mcpgen --help: exit %d:\n%s", code, stdout)
+	}
+}
+
+func TestFlagsFirst(t *testing.T) {
+	app := newApp(nil, nil)
+	for _, tc := range []struct{ in, want string }{
+		{"mcpgen init demo --force", "mcpgen init --force -- demo"},
+		{"mcpgen init demo --module example.com/x --transport=http", "mcpgen init --module example.com/x --transport=http -- demo"},
+		{"mcpgen --verbose diff a b --json", "mcpgen --verbose diff --json -- a b"},
+		{"mcpgen ./pkg", "mcpgen ./pkg"},
+		{"mcpgen version", "mcpgen version"},
+	} {
+		if got := strings.Join(flagsFirst(app, strings.Fields(tc.in)), " "); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestInitFromCLI runs init with flags after NAME and checks the next steps
+// on stdout.
+func TestInitFromCLI(t *testing.T) {
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOTOOLCHAIN", "local")
+	dir := filepath.Join(t.TempDir(), "demo")
+	code, stdout, stderr := runCLI(t, "init", dir, "--module", "example.com/demo", "--transport", "stdio")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if stderr != "" || !strings.Contains(stdout, "cd "+dir) || !strings.Contains(stdout, "go run .") {
+		t.Errorf("stdout %q, stderr %q", stdout, stderr)
+	}
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Run from a checkout, init replaces mcpgen with it by itself.
+	if !strings.Contains(string(gomod), "module example.com/demo") || !strings.Contains(string(gomod), "=> "+checkoutRoot(t)) {
+		t.Errorf("go.mod:\n%s", gomod)
+	}
+}
+
+func checkoutRoot(t *testing.T) string {
+	t.Helper()
+	abs, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
