@@ -193,3 +193,19 @@ func TestDecodeExtraError(t *testing.T) {
 		t.Errorf("map made on error: %v", extra)
 	}
 }
+
+func TestAppendCompact(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1}`:               `{"a":1}`,
+		"{\n  \"a\": [1, 2]\n}": `{"a":[1,2]}`,
+		"\"x\"\r\n":             `"x"`,
+		"{\n":                   "{\n", // not JSON: copied
+	} {
+		if got := string(appendCompact(nil, []byte(in))); got != want {
+			t.Errorf("appendCompact(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { appendCompact(make([]byte, 0, 64), []byte(`{"a":1}`)) }); n > 1 {
+		t.Errorf("compact JSON allocates %v times", n)
+	}
+}

@@ -99,7 +99,7 @@ func appendRaw(dst, raw []byte, def string) []byte {
 	if len(raw) == 0 {
 		return append(dst, def...)
 	}
-	return append(dst, raw...)
+	return appendCompact(dst, raw)
 }
 
 // decodeWhole decodes data as one JSON value with decode, rejecting

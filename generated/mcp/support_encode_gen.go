@@ -3,6 +3,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 
@@ -50,7 +51,22 @@ func appendRawOrNull(dst []byte, raw json.RawMessage) []byte {
 	if len(raw) == 0 {
 		return append(dst, "null"...)
 	}
-	return append(dst, raw...)
+	return appendCompact(dst, raw)
+}
+
+// appendCompact appends raw JSON, compacted when it has line breaks: raw
+// values built in Go (an indented schema, say) must not break the
+// one-message-per-line framing of stdio. Raw JSON decoded from a message
+// has none and is copied as it is.
+func appendCompact(dst, raw []byte) []byte {
+	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+		return append(dst, raw...)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return append(dst, raw...) // not JSON: leave it for the reader to reject
+	}
+	return append(dst, b.Bytes()...)
 }
 
 // decodeRaw reads the next value with s and returns a copy of its raw JSON,
