@@ -43,6 +43,7 @@ test:
 interop:
 	cd interop && npm ci --no-audit --no-fund
 	go test -race -count=1 -tags interop ./interop/
+	go test -count=1 -tags interop -run TestInitEndToEnd ./cmd/mcpgen/
 
 # Benchmarks against the peer SDKs; compare runs with benchstat.
 bench:
