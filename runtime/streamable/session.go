@@ -185,6 +185,7 @@ func (s *session) routeResponses(ctx context.Context, msgs []jsonrpc.Message, fr
 			continue // cancelled by the client, or not ours
 		}
 		delete(s.requests, msgs[i].ID)
+		s.shrink()
 		if inf.initialize && msgs[i].Error == nil {
 			s.initialized(ctx, msgs[i].Result)
 		}
@@ -247,6 +248,7 @@ func (s *session) push(ctx context.Context, st *stream, frame []byte) {
 func (s *session) finish(st *stream) {
 	st.finished = true
 	delete(s.streams, st.num)
+	s.shrink()
 	st.signal()
 }
 
@@ -255,6 +257,17 @@ func (s *session) protocolVersion() mcp.ProtocolVersion {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.version
+}
+
+// shrink drops emptied maps, which Go never shrinks: an idle session should
+// hold no memory for the requests it once had. s.mu is held.
+func (s *session) shrink() {
+	if len(s.requests) == 0 {
+		s.requests = nil
+	}
+	if len(s.streams) == 0 {
+		s.streams = nil
+	}
 }
 
 // errDuplicateID reports a request id that is still in use.
@@ -318,9 +331,11 @@ func (s *session) abandon(st *stream) {
 	for id, inf := range s.requests {
 		if inf.stream == st {
 			delete(s.requests, id)
+			s.shrink()
 		}
 	}
 	delete(s.streams, st.num)
+	s.shrink()
 }
 
 // cancelled forgets a request the client cancelled: the engine sends no
@@ -333,6 +348,7 @@ func (s *session) cancelled(id jsonrpc.ID) {
 		return
 	}
 	delete(s.requests, id)
+	s.shrink()
 	inf.stream.pending--
 	if inf.stream.pending <= 0 {
 		s.finish(inf.stream)
