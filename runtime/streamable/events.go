@@ -69,6 +69,7 @@ type MemoryEventStore struct {
 	max      int
 	mu       sync.Mutex
 	sessions map[string]*eventLog
+	peak     int // the most sessions held, for deleteShrink
 }
 
 type eventLog struct {
@@ -129,7 +130,7 @@ func (m *MemoryEventStore) After(_ context.Context, session string, stream, seq 
 // Forget implements EventStore.
 func (m *MemoryEventStore) Forget(_ context.Context, session string) error {
 	m.mu.Lock()
-	delete(m.sessions, session)
+	m.sessions = deleteShrink(m.sessions, session, &m.peak)
 	m.mu.Unlock()
 	return nil
 }

@@ -100,7 +100,9 @@ type Handler struct {
 	closed      bool
 	byID        map[string]*session
 	live        map[*session]struct{} // every running session, stateless ones too
-	stopJanitor chan struct{}         // nil until the janitor runs
+	livePeak    int                   // the most sessions live and byID held, for deleteShrink
+	byIDPeak    int
+	stopJanitor chan struct{} // nil until the janitor runs
 }
 
 // NewHandler returns a Handler serving srv's sessions. Nil opts are the
@@ -194,9 +196,9 @@ var errClosedHandler = errors.New("streamable: the handler is closed")
 func (h *Handler) end(s *session) {
 	h.mu.Lock()
 	_, live := h.live[s]
-	delete(h.live, s)
+	h.live = deleteShrink(h.live, s, &h.livePeak)
 	if s.id != "" && h.byID[s.id] == s {
-		delete(h.byID, s.id)
+		h.byID = deleteShrink(h.byID, s.id, &h.byIDPeak)
 	}
 	h.mu.Unlock()
 	s.Close()

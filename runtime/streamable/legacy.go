@@ -70,6 +70,7 @@ type LegacyHandler struct {
 	mu     sync.Mutex
 	closed bool
 	byID   map[string]*legacySession
+	peak   int // the most sessions byID held, for deleteShrink
 }
 
 // NewLegacyHandler returns a LegacyHandler serving srv's sessions. Nil
@@ -168,7 +169,7 @@ func (h *LegacyHandler) SessionCount() int {
 func (h *LegacyHandler) end(s *legacySession) {
 	h.mu.Lock()
 	if h.byID[s.id] == s {
-		delete(h.byID, s.id)
+		h.byID = deleteShrink(h.byID, s.id, &h.peak)
 	}
 	h.mu.Unlock()
 	s.Close()

@@ -42,6 +42,7 @@ type SessionStore interface {
 type MemorySessionStore struct {
 	mu      sync.Mutex
 	records map[string]SessionRecord
+	peak    int // the most records held, for deleteShrink
 }
 
 // NewMemorySessionStore returns an empty MemorySessionStore.
@@ -85,7 +86,7 @@ func (m *MemorySessionStore) Update(_ context.Context, rec SessionRecord) error 
 // Delete implements SessionStore.
 func (m *MemorySessionStore) Delete(_ context.Context, id string) error {
 	m.mu.Lock()
-	delete(m.records, id)
+	m.records = deleteShrink(m.records, id, &m.peak)
 	m.mu.Unlock()
 	return nil
 }
