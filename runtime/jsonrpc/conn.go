@@ -139,14 +139,12 @@ func NewConn(t Transport, h Handler, opts Options) *Conn {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Conn{
-		t:        t,
-		handler:  h,
-		opts:     opts,
-		log:      log,
-		sem:      make(chan struct{}, opts.MaxInFlight),
-		done:     make(chan struct{}),
-		pending:  make(map[int64]*call),
-		incoming: make(map[ID]*inflight),
+		t:       t,
+		handler: h,
+		opts:    opts,
+		log:     log,
+		sem:     make(chan struct{}, opts.MaxInFlight),
+		done:    make(chan struct{}),
 	}
 	c.rejectBatches.Store(opts.RejectBatches)
 	return c
@@ -298,6 +296,9 @@ func (c *Conn) Call(ctx context.Context, method string, params []byte) ([]byte, 
 		callPool.Put(p)
 		return nil, err
 	}
+	if c.pending == nil { // made on first use: a Conn that never calls has none
+		c.pending = make(map[int64]*call)
+	}
 	c.pending[n] = p
 	c.mu.Unlock()
 
@@ -401,8 +402,13 @@ func (c *Conn) closeError() error {
 
 // readLoop reads frames and dispatches them until a read fails.
 func (c *Conn) readLoop(ctx context.Context) error {
-	d := decoder{methods: make(map[string]string)}
-	for {
+	var d decoder
+	for n := 0; ; n++ {
+		if n == 4 {
+			// A peer that keeps talking gets its method names interned; an
+			// idle one (most sessions, after initialize) costs no map.
+			d.methods = make(map[string]string)
+		}
 		frame, err := c.t.Read(ctx)
 		if err != nil {
 			if !errors.Is(err, ErrMessageTooLarge) {
@@ -413,7 +419,9 @@ func (c *Conn) readLoop(ctx context.Context) error {
 			c.send(ctx, AppendError(nil, ID{}, invalidRequest(err.Error())))
 			continue
 		}
-		if err := c.dispatch(ctx, &d, frame); err != nil {
+		err = c.dispatch(ctx, &d, frame)
+		d.s.Reset(nil) // hold no frame while waiting for the next
+		if err != nil {
 			return err
 		}
 	}
@@ -497,6 +505,9 @@ func (c *Conn) start(ctx context.Context, m *Message, b *batch) error {
 			c.send(ctx, AppendError(nil, m.ID, e))
 		}
 		return nil
+	}
+	if c.incoming == nil { // made on first use
+		c.incoming = make(map[ID]*inflight)
 	}
 	c.incoming[m.ID] = inf
 	c.mu.Unlock()
