@@ -338,8 +338,14 @@ func (g *handlerGen) addTool(t *model.Tool) []jen.Code {
 	handler := jen.Func().Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("p").Op("*").Qual(mcpPkg, "CallToolRequestParams")).
 		Params(jen.Op("*").Qual(mcpPkg, "CallToolResult"), jen.Error()).Block(h...)
 	opts := []jen.Code{}
-	if t.InputSchema == nil {
+	switch {
+	case t.InputSchema != nil:
+		// The runtime validates with the schema file.
+	case t.Input == nil:
 		opts = append(opts, jen.Qual(serverPkg, "WithInputValidator").Call(jen.Id("mcpgenCheckInput"+k)))
+	default:
+		// The handler's decoder validates as it reads: one pass.
+		opts = append(opts, jen.Qual(serverPkg, "InputCheckedByHandler").Call())
 	}
 	if t.Output.Kind == model.OutputStructured {
 		opts = append(opts, jen.Qual(serverPkg, "WithOutputValidator").Call(jen.Id("mcpgenCheckOutput"+k)))
@@ -479,7 +485,7 @@ func (g *handlerGen) inputCodec(t *model.Tool) {
 		return
 	}
 	g.rootDecoder(k, "Input", t.Input, t.Name)
-	g.f.Commentf("mcpgenCheckInput%s decodes and checks the arguments of tool %s, discarding them.", k, t.Name)
+	g.f.Commentf("mcpgenCheckInput%s decodes and checks the arguments of tool %s, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.", k, t.Name)
 	g.f.Func().Id("mcpgenCheckInput"+k).Params(jen.Id("args").Index().Byte()).Error().Block(
 		jen.Var().Id("in").Add(g.goType(t.Input)),
 		jen.Return(jen.Id("mcpgenDecodeInput"+k).Call(jen.Id("args"), jen.Op("&").Id("in"))),

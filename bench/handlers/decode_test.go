@@ -100,13 +100,11 @@ func (t *gosdkTool) decode(data []byte, in *search.Input) error {
 	return unmarshal(again, in)
 }
 
-// mcpgenDecode is what mcpgen's generated code does per call: the runtime
-// runs the generated input validator, then the generated handler decodes
-// the arguments into the struct.
+// mcpgenDecode is what mcpgen's generated code does per call: the
+// generated handler decodes the arguments into the struct, validating as it
+// reads (it registers with server.InputCheckedByHandler, so nothing else
+// reads them).
 func mcpgenDecode(data []byte, in *search.Input) error {
-	if err := search.Check(data); err != nil {
-		return err
-	}
 	return search.Decode(data, in)
 }
 
@@ -133,7 +131,7 @@ func TestSameVerdicts(t *testing.T) {
 }
 
 // BenchmarkDecodeInput decodes and validates search's arguments: mcpgen's
-// generated path (validate, then decode, as served) against go-sdk's.
+// generated path, as served, against go-sdk's.
 func BenchmarkDecodeInput(b *testing.B) {
 	b.Run("mcpgen", func(b *testing.B) {
 		b.ReportAllocs()
@@ -141,16 +139,6 @@ func BenchmarkDecodeInput(b *testing.B) {
 		for b.Loop() {
 			var in search.Input
 			if err := mcpgenDecode(args, &in); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("mcpgen-decode-only", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(len(args)))
-		for b.Loop() {
-			var in search.Input
-			if err := search.Decode(args, &in); err != nil {
 				b.Fatal(err)
 			}
 		}

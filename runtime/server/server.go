@@ -115,6 +115,15 @@ func WithInputValidator(validate func(args []byte) error) ToolOption {
 	return func(t *tool) { t.validateInput = validate }
 }
 
+// InputCheckedByHandler says that the handler decodes and checks its own
+// arguments, answering invalid ones with an error (which becomes an
+// isError result), so the server does not check them again. Generated
+// handlers, whose decoders validate as they decode, register with it: the
+// arguments are read once.
+func InputCheckedByHandler() ToolOption {
+	return func(t *tool) { t.validateInput = func([]byte) error { return nil } }
+}
+
 // WithOutputValidator checks structuredContent with validate instead of
 // the output schema.
 func WithOutputValidator(validate func(structured []byte) error) ToolOption {

@@ -546,3 +546,31 @@ func TestInitializeIsNotCancelled(t *testing.T) {
 	b.Close()
 	<-done
 }
+
+func TestInputCheckedByHandler(t *testing.T) {
+	s := newServer(nil)
+	var def mcp.Tool
+	json.Unmarshal([]byte(`{"name":"strict","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`), &def)
+	var calls int
+	var mu sync.Mutex
+	err := s.AddTool(def, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		return nil, errors.New("the handler judged the arguments itself")
+	}, InputCheckedByHandler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, s)
+	p.initialize(t, "2025-11-25", "")
+	out, err := p.call(t, "tools/call", `{"name":"strict","arguments":{"text":7}}`)
+	if err != nil || !strings.Contains(string(out), "the handler judged the arguments itself") {
+		t.Fatalf("result %s, %v", out, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 1 {
+		t.Fatalf("the handler ran %d times; the server must leave the arguments to it", calls)
+	}
+}

@@ -126,7 +126,7 @@ func Register(s *server.Server) error {
 			return nil, err
 		}
 		return mcpgenStructured(mcpgenEncodeOutputSearch(&out))
-	}, server.WithInputValidator(mcpgenCheckInputSearch), server.WithOutputValidator(mcpgenCheckOutputSearch)); err != nil {
+	}, server.InputCheckedByHandler(), server.WithOutputValidator(mcpgenCheckOutputSearch)); err != nil {
 		return err
 	}
 	return nil
@@ -139,7 +139,7 @@ func mcpgenDecodeInputSearch(data []byte, x *Input) error {
 	})
 }
 
-// mcpgenCheckInputSearch decodes and checks the arguments of tool search, discarding them.
+// mcpgenCheckInputSearch decodes and checks the arguments of tool search, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
 func mcpgenCheckInputSearch(args []byte) error {
 	var in Input
 	return mcpgenDecodeInputSearch(args, &in)
