@@ -14,6 +14,7 @@ import (
 const (
 	mcpPkg     = "github.com/mcpgen/mcpgen/generated/mcp"
 	serverPkg  = "github.com/mcpgen/mcpgen/runtime/server"
+	handlerPkg = "github.com/mcpgen/mcpgen/runtime/handler"
 	contextPkg = "context"
 )
 
@@ -45,9 +46,6 @@ func Handlers(h *model.Handlers) ([]byte, error) {
 	g.toolCodecs()
 	g.promptCodecs()
 	g.objectCodecs()
-	if len(h.Tools) > 0 {
-		g.helpers()
-	}
 	src, err := render(f)
 	if err != nil {
 		return nil, fmt.Errorf("package %s: %w", h.Package, err)
@@ -61,7 +59,6 @@ type handlerGen struct {
 	decoders map[string]*model.Object // ID → struct needing a decoder
 	encoders map[string]*model.Object // ID → struct needing an encoder
 	patterns []string                 // regular expressions, indexed by their variable's number
-	usesAny  bool                     // mcpgenDecodeAny is needed
 }
 
 // key is a tool's identifier in generated names: its receiver and Go name.
@@ -331,9 +328,9 @@ func (g *handlerGen) addTool(t *model.Tool) []jen.Code {
 			jen.Id("Content"): textContent(jen.String().Call(jen.Id("out"))),
 		}), jen.Nil()))
 	case model.OutputRaw:
-		h = append(h, jen.Return(jen.Id("mcpgenStructured").Call(jen.Id("out"), jen.Nil())))
+		h = append(h, jen.Return(jen.Qual(handlerPkg, "Structured").Call(jen.Id("out"), jen.Nil())))
 	default:
-		h = append(h, jen.Return(jen.Id("mcpgenStructured").Call(jen.Id("mcpgenEncodeOutput"+k).Call(jen.Op("&").Id("out")))))
+		h = append(h, jen.Return(jen.Qual(handlerPkg, "Structured").Call(jen.Id("mcpgenEncodeOutput"+k).Call(jen.Op("&").Id("out")))))
 	}
 	handler := jen.Func().Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("p").Op("*").Qual(mcpPkg, "CallToolRequestParams")).
 		Params(jen.Op("*").Qual(mcpPkg, "CallToolResult"), jen.Error()).Block(h...)
@@ -351,7 +348,7 @@ func (g *handlerGen) addTool(t *model.Tool) []jen.Code {
 		opts = append(opts, jen.Qual(serverPkg, "WithOutputValidator").Call(jen.Id("mcpgenCheckOutput"+k)))
 	}
 	return []jen.Code{
-		jen.If(jen.Err().Op(":=").Id("mcpgenRegister").Call(append([]jen.Code{jen.Id("s"), jen.Id("mcpgenTool" + k), handler}, opts...)...), jen.Err().Op("!=").Nil()).Block(
+		jen.If(jen.Err().Op(":=").Qual(handlerPkg, "AddTool").Call(append([]jen.Code{jen.Id("s"), jen.Id("mcpgenTool" + k), handler}, opts...)...), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Err()),
 		),
 	}
@@ -376,7 +373,7 @@ func (g *handlerGen) toolCodecs() {
 				jen.If(jen.Err().Op(":=").Id("s").Dot("ObjectStart").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 				jen.List(jen.Id("key"), jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextKey").Call(),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-				jen.If(jen.Id("more")).Block(jen.Return(jen.Id("mcpgenAtField").Call(jen.Id("mcpgenErr").Call(jen.Lit("unknown property")), jen.String().Call(jen.Id("key"))))),
+				jen.If(jen.Id("more")).Block(jen.Return(jen.Qual(handlerPkg, "AtField").Call(jen.Qual(handlerPkg, "Err").Call(jen.Lit("unknown property")), jen.String().Call(jen.Id("key"))))),
 				jen.Return(jen.Nil()),
 			)
 			g.f.Line()
@@ -396,7 +393,7 @@ func (g *handlerGen) rootDecoder(k, which string, v *model.Value, tool string) {
 		body = append(g.decodeValue(jen.Op("*").Id("x"), v, nil, plainErr, 0), jen.Return(jen.Nil()))
 	}
 	g.f.Func().Id("mcpgenDecode"+which+k).Params(jen.Id("data").Index().Byte(), jen.Id("x").Op("*").Add(g.goType(v))).Error().Block(
-		jen.Return(jen.Id("mcpgenDecodeRoot").Call(jen.Id("data"), jen.Func().Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner")).Error().Block(body...))),
+		jen.Return(jen.Qual(handlerPkg, "Decode").Call(jen.Id("data"), jen.Func().Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner")).Error().Block(body...))),
 	)
 	g.f.Line()
 }
@@ -477,7 +474,7 @@ func (g *handlerGen) inputCodec(t *model.Tool) {
 	if t.Input == nil {
 		g.f.Commentf("mcpgenCheckInput%s accepts only an empty object: tool %s takes no arguments.", k, t.Name)
 		g.f.Func().Id("mcpgenCheckInput" + k).Params(jen.Id("args").Index().Byte()).Error().Block(
-			jen.Return(jen.Id("mcpgenDecodeRoot").Call(jen.Id("args"), jen.Func().Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner")).Error().Block(
+			jen.Return(jen.Qual(handlerPkg, "Decode").Call(jen.Id("args"), jen.Func().Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner")).Error().Block(
 				jen.Return(jen.Id("mcpgenDecodeEmpty").Call(jen.Id("s"))),
 			))),
 		)

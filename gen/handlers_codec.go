@@ -27,22 +27,22 @@ func render(f *jen.File) ([]byte, error) {
 type wrapFunc func(jen.Code) jen.Code
 
 func hAtField(name string) wrapFunc {
-	return func(err jen.Code) jen.Code { return jen.Id("mcpgenAtField").Call(err, jen.Lit(name)) }
+	return func(err jen.Code) jen.Code { return jen.Qual(handlerPkg, "AtField").Call(err, jen.Lit(name)) }
 }
 
 func hAtFieldVar(name string) wrapFunc {
-	return func(err jen.Code) jen.Code { return jen.Id("mcpgenAtField").Call(err, jen.Id(name)) }
+	return func(err jen.Code) jen.Code { return jen.Qual(handlerPkg, "AtField").Call(err, jen.Id(name)) }
 }
 
 func hAtIndex(i string) wrapFunc {
-	return func(err jen.Code) jen.Code { return jen.Id("mcpgenAtIndex").Call(err, jen.Id(i)) }
+	return func(err jen.Code) jen.Code { return jen.Qual(handlerPkg, "AtIndex").Call(err, jen.Id(i)) }
 }
 
 func compose(inner, outer wrapFunc) wrapFunc {
 	return func(err jen.Code) jen.Code { return outer(inner(err)) }
 }
 
-func fieldErr(msg string) jen.Code { return jen.Id("mcpgenErr").Call(jen.Lit(msg)) }
+func fieldErr(msg string) jen.Code { return jen.Qual(handlerPkg, "Err").Call(jen.Lit(msg)) }
 
 // decodeValue reads the next value into target, checking v's own rules and
 // the field's (rules may be nil). Errors leave through wrap.
@@ -94,10 +94,9 @@ func (g *handlerGen) decodeValue(target *jen.Statement, v *model.Value, rules *m
 			tgt().Op("=").Add(g.goType(v)).Call(jen.Append(jen.Index().Byte().Call(jen.Nil()), jen.Id(r).Op("..."))),
 		}
 	case model.ValAny:
-		g.usesAny = true
 		a := "a" + n
 		return []jen.Code{
-			jen.List(jen.Id(a), jen.Err()).Op(":=").Id("mcpgenDecodeAny").Call(jen.Id("s")), checkErr(),
+			jen.List(jen.Id(a), jen.Err()).Op(":=").Qual(handlerPkg, "DecodeAny").Call(jen.Id("s")), checkErr(),
 			tgt().Op("=").Id(a),
 		}
 	case model.ValStruct:
@@ -291,7 +290,7 @@ func (g *handlerGen) uniqueCheck(list *jen.Statement, ret func(jen.Code) jen.Cod
 	return []jen.Code{jen.For(jen.Id("i").Op(":=").Range().Add(list.Clone())).Block(
 		jen.For(jen.Id("j").Op(":=").Range().Id("i")).Block(
 			jen.If(list.Clone().Index(jen.Id("i")).Op("==").Add(list.Clone()).Index(jen.Id("j"))).Block(
-				ret(jen.Id("mcpgenErr").Call(jen.Lit("items [").Op("+").Qual("strconv", "Itoa").Call(jen.Id("j")).Op("+").Lit("] and [").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("] must not be equal"))),
+				ret(jen.Qual(handlerPkg, "Err").Call(jen.Lit("items [").Op("+").Qual("strconv", "Itoa").Call(jen.Id("j")).Op("+").Lit("] and [").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("] must not be equal"))),
 			),
 		),
 	)}
@@ -313,7 +312,7 @@ func (g *handlerGen) objectDecoder(o *model.Object) {
 			body = append(body, jen.Id("seen").Index(idx).Op("=").True())
 			if p.Required {
 				after = append(after, jen.If(jen.Op("!").Id("seen").Index(jen.Lit(tracked))).Block(
-					jen.Return(jen.Id("mcpgenAtField").Call(fieldErr("required"), jen.Lit(p.JSONName))),
+					jen.Return(jen.Qual(handlerPkg, "AtField").Call(fieldErr("required"), jen.Lit(p.JSONName))),
 				))
 			} else {
 				after = append(after, jen.If(jen.Op("!").Id("seen").Index(jen.Lit(tracked))).Block(
@@ -327,7 +326,7 @@ func (g *handlerGen) objectDecoder(o *model.Object) {
 		cases = append(cases, jen.Case(jen.Lit(p.JSONName)).Block(body...))
 	}
 	cases = append(cases, jen.Default().Block(
-		jen.Return(jen.Id("mcpgenAtField").Call(fieldErr("unknown property"), jen.String().Call(jen.Id("key")))),
+		jen.Return(jen.Qual(handlerPkg, "AtField").Call(fieldErr("unknown property"), jen.String().Call(jen.Id("key")))),
 	))
 	body := []jen.Code{
 		jen.If(jen.Err().Op(":=").Id("s").Dot("ObjectStart").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -11,9 +10,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	handler "github.com/mcpgen/mcpgen/runtime/handler"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
@@ -275,7 +274,7 @@ var (
 
 // Register adds the package's tools, prompts and resources to s: test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types, test_tool_with_logging, test_error_handling, test_tool_with_progress, test_sampling, test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums, json_schema_2020_12_tool, test_reconnection, test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image, static-text, static-binary, template-data.
 func Register(s *server.Server) error {
-	if err := mcpgenRegister(s, mcpgenToolsimpleTextTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolsimpleTextTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := simpleTextTool(ctx)
 		if err != nil {
 			return nil, err
@@ -284,7 +283,7 @@ func Register(s *server.Server) error {
 	}, server.WithInputValidator(mcpgenCheckInputsimpleTextTool)); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolimageTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolimageTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := imageTool(ctx)
 		if err != nil {
 			return nil, err
@@ -293,7 +292,7 @@ func Register(s *server.Server) error {
 	}, server.WithInputValidator(mcpgenCheckInputimageTool)); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolaudioTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolaudioTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := audioTool(ctx)
 		if err != nil {
 			return nil, err
@@ -302,7 +301,7 @@ func Register(s *server.Server) error {
 	}, server.WithInputValidator(mcpgenCheckInputaudioTool)); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolembeddedResourceTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolembeddedResourceTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := embeddedResourceTool(ctx)
 		if err != nil {
 			return nil, err
@@ -311,7 +310,7 @@ func Register(s *server.Server) error {
 	}, server.WithInputValidator(mcpgenCheckInputembeddedResourceTool)); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolmixedContentTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolmixedContentTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := mixedContentTool(ctx)
 		if err != nil {
 			return nil, err
@@ -320,7 +319,7 @@ func Register(s *server.Server) error {
 	}, server.WithInputValidator(mcpgenCheckInputmixedContentTool)); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolloggingTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolloggingTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := loggingTool(ctx)
 		if err != nil {
 			return nil, err
@@ -329,7 +328,7 @@ func Register(s *server.Server) error {
 	}, server.WithInputValidator(mcpgenCheckInputloggingTool)); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolerrorTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolerrorTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := errorTool(ctx)
 		if err != nil {
 			return nil, err
@@ -338,7 +337,7 @@ func Register(s *server.Server) error {
 	}, server.WithInputValidator(mcpgenCheckInputerrorTool)); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolprogressTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolprogressTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := progressTool(ctx)
 		if err != nil {
 			return nil, err
@@ -347,7 +346,7 @@ func Register(s *server.Server) error {
 	}, server.WithInputValidator(mcpgenCheckInputprogressTool)); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolsamplingTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolsamplingTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		var in samplingArgs
 		if err := mcpgenDecodeInputsamplingTool(p.Arguments, &in); err != nil {
 			return nil, fmt.Errorf("invalid arguments for tool test_sampling: %w", err)
@@ -360,7 +359,7 @@ func Register(s *server.Server) error {
 	}, server.InputCheckedByHandler()); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolelicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolelicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		var in elicitationArgs
 		if err := mcpgenDecodeInputelicitationTool(p.Arguments, &in); err != nil {
 			return nil, fmt.Errorf("invalid arguments for tool test_elicitation: %w", err)
@@ -373,7 +372,7 @@ func Register(s *server.Server) error {
 	}, server.InputCheckedByHandler()); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenTooldefaultsElicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenTooldefaultsElicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := defaultsElicitationTool(ctx)
 		if err != nil {
 			return nil, err
@@ -382,7 +381,7 @@ func Register(s *server.Server) error {
 	}, server.WithInputValidator(mcpgenCheckInputdefaultsElicitationTool)); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolenumsElicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolenumsElicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := enumsElicitationTool(ctx)
 		if err != nil {
 			return nil, err
@@ -391,7 +390,7 @@ func Register(s *server.Server) error {
 	}, server.WithInputValidator(mcpgenCheckInputenumsElicitationTool)); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolschema202012Tool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolschema202012Tool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := schema202012Tool(ctx, json.RawMessage(p.Arguments))
 		if err != nil {
 			return nil, err
@@ -400,7 +399,7 @@ func Register(s *server.Server) error {
 	}); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolreconnectionTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolreconnectionTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := reconnectionTool(ctx)
 		if err != nil {
 			return nil, err
@@ -584,63 +583,63 @@ func RegisterEverything(s *server.Server, r *everything) error {
 
 // mcpgenCheckInputsimpleTextTool accepts only an empty object: tool test_simple_text takes no arguments.
 func mcpgenCheckInputsimpleTextTool(args []byte) error {
-	return mcpgenDecodeRoot(args, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeEmpty(s)
 	})
 }
 
 // mcpgenCheckInputimageTool accepts only an empty object: tool test_image_content takes no arguments.
 func mcpgenCheckInputimageTool(args []byte) error {
-	return mcpgenDecodeRoot(args, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeEmpty(s)
 	})
 }
 
 // mcpgenCheckInputaudioTool accepts only an empty object: tool test_audio_content takes no arguments.
 func mcpgenCheckInputaudioTool(args []byte) error {
-	return mcpgenDecodeRoot(args, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeEmpty(s)
 	})
 }
 
 // mcpgenCheckInputembeddedResourceTool accepts only an empty object: tool test_embedded_resource takes no arguments.
 func mcpgenCheckInputembeddedResourceTool(args []byte) error {
-	return mcpgenDecodeRoot(args, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeEmpty(s)
 	})
 }
 
 // mcpgenCheckInputmixedContentTool accepts only an empty object: tool test_multiple_content_types takes no arguments.
 func mcpgenCheckInputmixedContentTool(args []byte) error {
-	return mcpgenDecodeRoot(args, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeEmpty(s)
 	})
 }
 
 // mcpgenCheckInputloggingTool accepts only an empty object: tool test_tool_with_logging takes no arguments.
 func mcpgenCheckInputloggingTool(args []byte) error {
-	return mcpgenDecodeRoot(args, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeEmpty(s)
 	})
 }
 
 // mcpgenCheckInputerrorTool accepts only an empty object: tool test_error_handling takes no arguments.
 func mcpgenCheckInputerrorTool(args []byte) error {
-	return mcpgenDecodeRoot(args, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeEmpty(s)
 	})
 }
 
 // mcpgenCheckInputprogressTool accepts only an empty object: tool test_tool_with_progress takes no arguments.
 func mcpgenCheckInputprogressTool(args []byte) error {
-	return mcpgenDecodeRoot(args, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeEmpty(s)
 	})
 }
 
 // mcpgenDecodeInputsamplingTool reads the input of tool test_sampling into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputsamplingTool(data []byte, x *samplingArgs) error {
-	return mcpgenDecodeRoot(data, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeObjsamplingArgs(s, x)
 	})
 }
@@ -653,7 +652,7 @@ func mcpgenCheckInputsamplingTool(args []byte) error {
 
 // mcpgenDecodeInputelicitationTool reads the input of tool test_elicitation into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputelicitationTool(data []byte, x *elicitationArgs) error {
-	return mcpgenDecodeRoot(data, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeObjelicitationArgs(s, x)
 	})
 }
@@ -666,21 +665,21 @@ func mcpgenCheckInputelicitationTool(args []byte) error {
 
 // mcpgenCheckInputdefaultsElicitationTool accepts only an empty object: tool test_elicitation_sep1034_defaults takes no arguments.
 func mcpgenCheckInputdefaultsElicitationTool(args []byte) error {
-	return mcpgenDecodeRoot(args, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeEmpty(s)
 	})
 }
 
 // mcpgenCheckInputenumsElicitationTool accepts only an empty object: tool test_elicitation_sep1330_enums takes no arguments.
 func mcpgenCheckInputenumsElicitationTool(args []byte) error {
-	return mcpgenDecodeRoot(args, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeEmpty(s)
 	})
 }
 
 // mcpgenCheckInputreconnectionTool accepts only an empty object: tool test_reconnection takes no arguments.
 func mcpgenCheckInputreconnectionTool(args []byte) error {
-	return mcpgenDecodeRoot(args, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeEmpty(s)
 	})
 }
@@ -695,7 +694,7 @@ func mcpgenDecodeEmpty(s *jsonrpc.Scanner) error {
 		return err
 	}
 	if more {
-		return mcpgenAtField(mcpgenErr("unknown property"), string(key))
+		return handler.AtField(handler.Err("unknown property"), string(key))
 	}
 	return nil
 }
@@ -767,15 +766,15 @@ func mcpgenDecodeObjelicitationArgs(s *jsonrpc.Scanner, x *elicitationArgs) erro
 			seen[0] = true
 			v0, err := s.String()
 			if err != nil {
-				return mcpgenAtField(err, "message")
+				return handler.AtField(err, "message")
 			}
 			x.Message = v0
 		default:
-			return mcpgenAtField(mcpgenErr("unknown property"), string(key))
+			return handler.AtField(handler.Err("unknown property"), string(key))
 		}
 	}
 	if !seen[0] {
-		return mcpgenAtField(mcpgenErr("required"), "message")
+		return handler.AtField(handler.Err("required"), "message")
 	}
 	return nil
 }
@@ -799,115 +798,15 @@ func mcpgenDecodeObjsamplingArgs(s *jsonrpc.Scanner, x *samplingArgs) error {
 			seen[0] = true
 			v0, err := s.String()
 			if err != nil {
-				return mcpgenAtField(err, "prompt")
+				return handler.AtField(err, "prompt")
 			}
 			x.Prompt = v0
 		default:
-			return mcpgenAtField(mcpgenErr("unknown property"), string(key))
+			return handler.AtField(handler.Err("unknown property"), string(key))
 		}
 	}
 	if !seen[0] {
-		return mcpgenAtField(mcpgenErr("required"), "prompt")
+		return handler.AtField(handler.Err("required"), "prompt")
 	}
 	return nil
-}
-
-// mcpgenRegister builds a tool's definition from its JSON, compacted so that it fits on one line of a stdio stream, and adds it to s.
-func mcpgenRegister(s *server.Server, def string, h server.ToolHandler, opts ...server.ToolOption) error {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, []byte(def)); err != nil {
-		return fmt.Errorf("mcpgen: tool definition: %w", err)
-	}
-	var t mcp.Tool
-	if err := t.UnmarshalJSON(buf.Bytes()); err != nil {
-		return fmt.Errorf("mcpgen: tool definition: %w", err)
-	}
-	return s.AddTool(t, h, opts...)
-}
-
-// mcpgenStructured makes a tool result of structured content, repeated as text for clients that read only content.
-func mcpgenStructured(data []byte, err error) (*mcp.CallToolResult, error) {
-	if err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(data)}}},
-		StructuredContent: data,
-	}, nil
-}
-
-// mcpgenDecodeRoot runs decode over a whole JSON document; no arguments at all read as {}.
-func mcpgenDecodeRoot(data []byte, decode func(*jsonrpc.Scanner) error) error {
-	if len(data) == 0 {
-		data = []byte("{}")
-	}
-	var s jsonrpc.Scanner
-	s.Reset(data)
-	if err := decode(&s); err != nil {
-		return mcpgenFieldError(err)
-	}
-	if err := s.End(); err != nil {
-		return mcpgenFieldError(err)
-	}
-	return nil
-}
-
-// mcpgenErr reports a problem with the value at an empty path; callers on the way out prepend its path.
-func mcpgenErr(msg string) error {
-	return &mcp.FieldError{Msg: msg}
-}
-
-// mcpgenFieldError returns err as an *mcp.FieldError, explaining the scanner's errors.
-func mcpgenFieldError(err error) *mcp.FieldError {
-	var msg string
-	switch e := err.(type) {
-	case *mcp.FieldError:
-		return e
-	case *jsonrpc.TypeError:
-		msg = "expected " + e.Want + ", got " + e.Got.String()
-	case *jsonrpc.NumberError:
-		msg = "number " + e.Number + " " + e.Msg
-	case *jsonrpc.SyntaxError:
-		msg = "invalid JSON: " + e.Msg + " at offset " + strconv.Itoa(e.Offset)
-	default:
-		msg = err.Error()
-	}
-	return &mcp.FieldError{
-		Err: err,
-		Msg: msg,
-	}
-}
-
-// mcpgenAtField prepends an object member to err's path: a name as is when it is an identifier, else quoted in brackets.
-func mcpgenAtField(err error, name string) error {
-	seg := name
-	for i := range name {
-		c := name[i]
-		if c != '_' && (c|32 < 'a' || c|32 > 'z') && (i == 0 || c < '0' || c > '9') {
-			seg = "[" + strconv.Quote(name) + "]"
-			break
-		}
-	}
-	if name == "" {
-		seg = "[\"\"]"
-	}
-	return mcpgenAt(err, seg)
-}
-
-// mcpgenAtIndex prepends an array index to err's path.
-func mcpgenAtIndex(err error, i int) error {
-	return mcpgenAt(err, "["+strconv.Itoa(i)+"]")
-}
-
-func mcpgenAt(err error, seg string) error {
-	fe := mcpgenFieldError(err)
-	switch {
-	case fe.Path == "":
-		fe.Path = seg
-	case fe.Path[0] == '[':
-		fe.Path = seg + fe.Path
-	default:
-		fe.Path = seg + "." + fe.Path
-	}
-	return fe
 }

@@ -3,14 +3,12 @@
 package search
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	handler "github.com/mcpgen/mcpgen/runtime/handler"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
@@ -116,7 +114,7 @@ var (
 
 // Register adds the package's tools to s: search.
 func Register(s *server.Server) error {
-	if err := mcpgenRegister(s, mcpgenToolSearch, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolSearch, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		var in Input
 		if err := mcpgenDecodeInputSearch(p.Arguments, &in); err != nil {
 			return nil, fmt.Errorf("invalid arguments for tool search: %w", err)
@@ -125,7 +123,7 @@ func Register(s *server.Server) error {
 		if err != nil {
 			return nil, err
 		}
-		return mcpgenStructured(mcpgenEncodeOutputSearch(&out))
+		return handler.Structured(mcpgenEncodeOutputSearch(&out))
 	}, server.InputCheckedByHandler(), server.WithOutputValidator(mcpgenCheckOutputSearch)); err != nil {
 		return err
 	}
@@ -134,7 +132,7 @@ func Register(s *server.Server) error {
 
 // mcpgenDecodeInputSearch reads the input of tool search into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputSearch(data []byte, x *Input) error {
-	return mcpgenDecodeRoot(data, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeObjInput(s, x)
 	})
 }
@@ -147,7 +145,7 @@ func mcpgenCheckInputSearch(args []byte) error {
 
 // mcpgenDecodeOutputSearch reads the output of tool search into x, checking the schema's rules as it goes.
 func mcpgenDecodeOutputSearch(data []byte, x *Result) error {
-	return mcpgenDecodeRoot(data, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeObjResult(s, x)
 	})
 }
@@ -182,59 +180,59 @@ func mcpgenDecodeObjInput(s *jsonrpc.Scanner, x *Input) error {
 			seen[0] = true
 			v0, err := s.String()
 			if err != nil {
-				return mcpgenAtField(err, "query")
+				return handler.AtField(err, "query")
 			}
 			if utf8.RuneCountInString(v0) < 1 {
-				return mcpgenAtField(mcpgenErr("must be at least 1 characters long"), "query")
+				return handler.AtField(handler.Err("must be at least 1 characters long"), "query")
 			}
 			if utf8.RuneCountInString(v0) > 200 {
-				return mcpgenAtField(mcpgenErr("must be at most 200 characters long"), "query")
+				return handler.AtField(handler.Err("must be at most 200 characters long"), "query")
 			}
 			x.Query = v0
 		case "limit":
 			seen[1] = true
 			v0, err := s.Int64()
 			if err != nil {
-				return mcpgenAtField(err, "limit")
+				return handler.AtField(err, "limit")
 			}
 			if v0 < 1 {
-				return mcpgenAtField(mcpgenErr("must be >= 1"), "limit")
+				return handler.AtField(handler.Err("must be >= 1"), "limit")
 			}
 			if v0 > 100 {
-				return mcpgenAtField(mcpgenErr("must be <= 100"), "limit")
+				return handler.AtField(handler.Err("must be <= 100"), "limit")
 			}
 			x.Limit = int(v0)
 		case "offset":
 			p0 := new(int)
 			v1, err := s.Int64()
 			if err != nil {
-				return mcpgenAtField(err, "offset")
+				return handler.AtField(err, "offset")
 			}
 			if v1 < 0 {
-				return mcpgenAtField(mcpgenErr("must be >= 0"), "offset")
+				return handler.AtField(handler.Err("must be >= 0"), "offset")
 			}
 			*p0 = int(v1)
 			x.Offset = p0
 		case "order":
 			v0, err := s.String()
 			if err != nil {
-				return mcpgenAtField(err, "order")
+				return handler.AtField(err, "order")
 			}
 			switch v0 {
 			case "relevance", "newest", "oldest":
 			default:
-				return mcpgenAtField(mcpgenErr("must be one of [\"relevance\",\"newest\",\"oldest\"]"), "order")
+				return handler.AtField(handler.Err("must be one of [\"relevance\",\"newest\",\"oldest\"]"), "order")
 			}
 			x.Order = Order(v0)
 		case "tags":
 			if err := s.ArrayStart(); err != nil {
-				return mcpgenAtField(err, "tags")
+				return handler.AtField(err, "tags")
 			}
 			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return mcpgenAtField(err, "tags")
+					return handler.AtField(err, "tags")
 				}
 				if !more {
 					break
@@ -242,48 +240,48 @@ func mcpgenDecodeObjInput(s *jsonrpc.Scanner, x *Input) error {
 				var e0 string
 				v1, err := s.String()
 				if err != nil {
-					return mcpgenAtField(mcpgenAtIndex(err, i0), "tags")
+					return handler.AtField(handler.AtIndex(err, i0), "tags")
 				}
 				e0 = v1
 				sl0 = append(sl0, e0)
 			}
 			if len(sl0) > 10 {
-				return mcpgenAtField(mcpgenErr("must have at most 10 items"), "tags")
+				return handler.AtField(handler.Err("must have at most 10 items"), "tags")
 			}
 			x.Tags = sl0
 		case "within":
 			p0 := new(Range)
 			if err := mcpgenDecodeObjRange(s, &*p0); err != nil {
-				return mcpgenAtField(err, "within")
+				return handler.AtField(err, "within")
 			}
 			x.Within = p0
 		case "archived":
 			v0, err := s.Bool()
 			if err != nil {
-				return mcpgenAtField(err, "archived")
+				return handler.AtField(err, "archived")
 			}
 			x.Archived = v0
 		case "minScore":
 			v0, err := s.Float64()
 			if err != nil {
-				return mcpgenAtField(err, "minScore")
+				return handler.AtField(err, "minScore")
 			}
 			if v0 < 0 {
-				return mcpgenAtField(mcpgenErr("must be >= 0"), "minScore")
+				return handler.AtField(handler.Err("must be >= 0"), "minScore")
 			}
 			if v0 > 1 {
-				return mcpgenAtField(mcpgenErr("must be <= 1"), "minScore")
+				return handler.AtField(handler.Err("must be <= 1"), "minScore")
 			}
 			x.MinScore = v0
 		default:
-			return mcpgenAtField(mcpgenErr("unknown property"), string(key))
+			return handler.AtField(handler.Err("unknown property"), string(key))
 		}
 	}
 	if !seen[0] {
-		return mcpgenAtField(mcpgenErr("required"), "query")
+		return handler.AtField(handler.Err("required"), "query")
 	}
 	if !seen[1] {
-		return mcpgenAtField(mcpgenErr("required"), "limit")
+		return handler.AtField(handler.Err("required"), "limit")
 	}
 	return nil
 }
@@ -307,21 +305,21 @@ func mcpgenDecodeObjRange(s *jsonrpc.Scanner, x *Range) error {
 			seen[0] = true
 			v0, err := s.String()
 			if err != nil {
-				return mcpgenAtField(err, "from")
+				return handler.AtField(err, "from")
 			}
 			x.From = v0
 		case "to":
 			v0, err := s.String()
 			if err != nil {
-				return mcpgenAtField(err, "to")
+				return handler.AtField(err, "to")
 			}
 			x.To = v0
 		default:
-			return mcpgenAtField(mcpgenErr("unknown property"), string(key))
+			return handler.AtField(handler.Err("unknown property"), string(key))
 		}
 	}
 	if !seen[0] {
-		return mcpgenAtField(mcpgenErr("required"), "from")
+		return handler.AtField(handler.Err("required"), "from")
 	}
 	return nil
 }
@@ -344,13 +342,13 @@ func mcpgenDecodeObjResult(s *jsonrpc.Scanner, x *Result) error {
 		case "hits":
 			seen[0] = true
 			if err := s.ArrayStart(); err != nil {
-				return mcpgenAtField(err, "hits")
+				return handler.AtField(err, "hits")
 			}
 			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return mcpgenAtField(err, "hits")
+					return handler.AtField(err, "hits")
 				}
 				if !more {
 					break
@@ -358,18 +356,18 @@ func mcpgenDecodeObjResult(s *jsonrpc.Scanner, x *Result) error {
 				var e0 string
 				v1, err := s.String()
 				if err != nil {
-					return mcpgenAtField(mcpgenAtIndex(err, i0), "hits")
+					return handler.AtField(handler.AtIndex(err, i0), "hits")
 				}
 				e0 = v1
 				sl0 = append(sl0, e0)
 			}
 			x.Hits = sl0
 		default:
-			return mcpgenAtField(mcpgenErr("unknown property"), string(key))
+			return handler.AtField(handler.Err("unknown property"), string(key))
 		}
 	}
 	if !seen[0] {
-		return mcpgenAtField(mcpgenErr("required"), "hits")
+		return handler.AtField(handler.Err("required"), "hits")
 	}
 	return nil
 }
@@ -393,104 +391,4 @@ func mcpgenEncodeObjResult(dst []byte, x *Result) ([]byte, error) {
 	}
 	dst[start] = '{'
 	return append(dst, '}'), nil
-}
-
-// mcpgenRegister builds a tool's definition from its JSON, compacted so that it fits on one line of a stdio stream, and adds it to s.
-func mcpgenRegister(s *server.Server, def string, h server.ToolHandler, opts ...server.ToolOption) error {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, []byte(def)); err != nil {
-		return fmt.Errorf("mcpgen: tool definition: %w", err)
-	}
-	var t mcp.Tool
-	if err := t.UnmarshalJSON(buf.Bytes()); err != nil {
-		return fmt.Errorf("mcpgen: tool definition: %w", err)
-	}
-	return s.AddTool(t, h, opts...)
-}
-
-// mcpgenStructured makes a tool result of structured content, repeated as text for clients that read only content.
-func mcpgenStructured(data []byte, err error) (*mcp.CallToolResult, error) {
-	if err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(data)}}},
-		StructuredContent: data,
-	}, nil
-}
-
-// mcpgenDecodeRoot runs decode over a whole JSON document; no arguments at all read as {}.
-func mcpgenDecodeRoot(data []byte, decode func(*jsonrpc.Scanner) error) error {
-	if len(data) == 0 {
-		data = []byte("{}")
-	}
-	var s jsonrpc.Scanner
-	s.Reset(data)
-	if err := decode(&s); err != nil {
-		return mcpgenFieldError(err)
-	}
-	if err := s.End(); err != nil {
-		return mcpgenFieldError(err)
-	}
-	return nil
-}
-
-// mcpgenErr reports a problem with the value at an empty path; callers on the way out prepend its path.
-func mcpgenErr(msg string) error {
-	return &mcp.FieldError{Msg: msg}
-}
-
-// mcpgenFieldError returns err as an *mcp.FieldError, explaining the scanner's errors.
-func mcpgenFieldError(err error) *mcp.FieldError {
-	var msg string
-	switch e := err.(type) {
-	case *mcp.FieldError:
-		return e
-	case *jsonrpc.TypeError:
-		msg = "expected " + e.Want + ", got " + e.Got.String()
-	case *jsonrpc.NumberError:
-		msg = "number " + e.Number + " " + e.Msg
-	case *jsonrpc.SyntaxError:
-		msg = "invalid JSON: " + e.Msg + " at offset " + strconv.Itoa(e.Offset)
-	default:
-		msg = err.Error()
-	}
-	return &mcp.FieldError{
-		Err: err,
-		Msg: msg,
-	}
-}
-
-// mcpgenAtField prepends an object member to err's path: a name as is when it is an identifier, else quoted in brackets.
-func mcpgenAtField(err error, name string) error {
-	seg := name
-	for i := range name {
-		c := name[i]
-		if c != '_' && (c|32 < 'a' || c|32 > 'z') && (i == 0 || c < '0' || c > '9') {
-			seg = "[" + strconv.Quote(name) + "]"
-			break
-		}
-	}
-	if name == "" {
-		seg = "[\"\"]"
-	}
-	return mcpgenAt(err, seg)
-}
-
-// mcpgenAtIndex prepends an array index to err's path.
-func mcpgenAtIndex(err error, i int) error {
-	return mcpgenAt(err, "["+strconv.Itoa(i)+"]")
-}
-
-func mcpgenAt(err error, seg string) error {
-	fe := mcpgenFieldError(err)
-	switch {
-	case fe.Path == "":
-		fe.Path = seg
-	case fe.Path[0] == '[':
-		fe.Path = seg + fe.Path
-	default:
-		fe.Path = seg + "." + fe.Path
-	}
-	return fe
 }

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -11,10 +10,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	handler "github.com/mcpgen/mcpgen/runtime/handler"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
@@ -148,7 +147,7 @@ var (
 
 // Register adds the package's tools, prompts and resources to s: add, ship, plan_trip, motd, note.
 func Register(s *server.Server) error {
-	if err := mcpgenRegister(s, mcpgenToolAdd, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolAdd, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		var in AddInput
 		if err := mcpgenDecodeInputAdd(p.Arguments, &in); err != nil {
 			return nil, fmt.Errorf("invalid arguments for tool add: %w", err)
@@ -157,11 +156,11 @@ func Register(s *server.Server) error {
 		if err != nil {
 			return nil, err
 		}
-		return mcpgenStructured(mcpgenEncodeOutputAdd(&out))
+		return handler.Structured(mcpgenEncodeOutputAdd(&out))
 	}, server.InputCheckedByHandler(), server.WithOutputValidator(mcpgenCheckOutputAdd)); err != nil {
 		return err
 	}
-	if err := mcpgenRegister(s, mcpgenToolShip, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolShip, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := Ship(ctx, json.RawMessage(p.Arguments))
 		if err != nil {
 			return nil, err
@@ -245,7 +244,7 @@ func RegisterGreeter(s *server.Server, r *Greeter) error {
 	if r == nil {
 		return errors.New("RegisterGreeter: nil receiver")
 	}
-	if err := mcpgenRegister(s, mcpgenToolGreeterGreet, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	if err := handler.AddTool(s, mcpgenToolGreeterGreet, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		var in GreetInput
 		if err := mcpgenDecodeInputGreeterGreet(p.Arguments, &in); err != nil {
 			return nil, fmt.Errorf("invalid arguments for tool greet: %w", err)
@@ -263,7 +262,7 @@ func RegisterGreeter(s *server.Server, r *Greeter) error {
 
 // mcpgenDecodeInputAdd reads the input of tool add into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputAdd(data []byte, x *AddInput) error {
-	return mcpgenDecodeRoot(data, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeObjAddInput(s, x)
 	})
 }
@@ -276,7 +275,7 @@ func mcpgenCheckInputAdd(args []byte) error {
 
 // mcpgenDecodeOutputAdd reads the output of tool add into x, checking the schema's rules as it goes.
 func mcpgenDecodeOutputAdd(data []byte, x *AddOutput) error {
-	return mcpgenDecodeRoot(data, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeObjAddOutput(s, x)
 	})
 }
@@ -294,7 +293,7 @@ func mcpgenEncodeOutputAdd(x *AddOutput) ([]byte, error) {
 
 // mcpgenDecodeInputGreeterGreet reads the input of tool greet into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputGreeterGreet(data []byte, x *GreetInput) error {
-	return mcpgenDecodeRoot(data, func(s *jsonrpc.Scanner) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenDecodeObjGreetInput(s, x)
 	})
 }
@@ -350,31 +349,31 @@ func mcpgenDecodeObjAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 			seen[0] = true
 			v0, err := s.Int64()
 			if err != nil {
-				return mcpgenAtField(err, "a")
+				return handler.AtField(err, "a")
 			}
 			x.A = int(v0)
 		case "b":
 			seen[1] = true
 			v0, err := s.Int64()
 			if err != nil {
-				return mcpgenAtField(err, "b")
+				return handler.AtField(err, "b")
 			}
 			if v0 < 0 {
-				return mcpgenAtField(mcpgenErr("must be >= 0"), "b")
+				return handler.AtField(handler.Err("must be >= 0"), "b")
 			}
 			if v0 > 100 {
-				return mcpgenAtField(mcpgenErr("must be <= 100"), "b")
+				return handler.AtField(handler.Err("must be <= 100"), "b")
 			}
 			x.B = int(v0)
 		case "words":
 			if err := s.ArrayStart(); err != nil {
-				return mcpgenAtField(err, "words")
+				return handler.AtField(err, "words")
 			}
 			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return mcpgenAtField(err, "words")
+					return handler.AtField(err, "words")
 				}
 				if !more {
 					break
@@ -382,24 +381,24 @@ func mcpgenDecodeObjAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 				var e0 string
 				v1, err := s.String()
 				if err != nil {
-					return mcpgenAtField(mcpgenAtIndex(err, i0), "words")
+					return handler.AtField(handler.AtIndex(err, i0), "words")
 				}
 				e0 = v1
 				sl0 = append(sl0, e0)
 			}
 			if len(sl0) > 3 {
-				return mcpgenAtField(mcpgenErr("must have at most 3 items"), "words")
+				return handler.AtField(handler.Err("must have at most 3 items"), "words")
 			}
 			x.Words = sl0
 		default:
-			return mcpgenAtField(mcpgenErr("unknown property"), string(key))
+			return handler.AtField(handler.Err("unknown property"), string(key))
 		}
 	}
 	if !seen[0] {
-		return mcpgenAtField(mcpgenErr("required"), "a")
+		return handler.AtField(handler.Err("required"), "a")
 	}
 	if !seen[1] {
-		return mcpgenAtField(mcpgenErr("required"), "b")
+		return handler.AtField(handler.Err("required"), "b")
 	}
 	return nil
 }
@@ -423,19 +422,19 @@ func mcpgenDecodeObjAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 			seen[0] = true
 			v0, err := s.Int64()
 			if err != nil {
-				return mcpgenAtField(err, "sum")
+				return handler.AtField(err, "sum")
 			}
 			x.Sum = int(v0)
 		case "words":
 			seen[1] = true
 			if err := s.ArrayStart(); err != nil {
-				return mcpgenAtField(err, "words")
+				return handler.AtField(err, "words")
 			}
 			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return mcpgenAtField(err, "words")
+					return handler.AtField(err, "words")
 				}
 				if !more {
 					break
@@ -443,7 +442,7 @@ func mcpgenDecodeObjAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 				var e0 string
 				v1, err := s.String()
 				if err != nil {
-					return mcpgenAtField(mcpgenAtIndex(err, i0), "words")
+					return handler.AtField(handler.AtIndex(err, i0), "words")
 				}
 				e0 = v1
 				sl0 = append(sl0, e0)
@@ -453,19 +452,19 @@ func mcpgenDecodeObjAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 			p0 := new(string)
 			v1, err := s.String()
 			if err != nil {
-				return mcpgenAtField(err, "note")
+				return handler.AtField(err, "note")
 			}
 			*p0 = v1
 			x.Note = p0
 		default:
-			return mcpgenAtField(mcpgenErr("unknown property"), string(key))
+			return handler.AtField(handler.Err("unknown property"), string(key))
 		}
 	}
 	if !seen[0] {
-		return mcpgenAtField(mcpgenErr("required"), "sum")
+		return handler.AtField(handler.Err("required"), "sum")
 	}
 	if !seen[1] {
-		return mcpgenAtField(mcpgenErr("required"), "words")
+		return handler.AtField(handler.Err("required"), "words")
 	}
 	return nil
 }
@@ -489,18 +488,18 @@ func mcpgenDecodeObjGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
 			seen[0] = true
 			v0, err := s.String()
 			if err != nil {
-				return mcpgenAtField(err, "name")
+				return handler.AtField(err, "name")
 			}
 			if utf8.RuneCountInString(v0) < 1 {
-				return mcpgenAtField(mcpgenErr("must be at least 1 characters long"), "name")
+				return handler.AtField(handler.Err("must be at least 1 characters long"), "name")
 			}
 			x.Name = v0
 		default:
-			return mcpgenAtField(mcpgenErr("unknown property"), string(key))
+			return handler.AtField(handler.Err("unknown property"), string(key))
 		}
 	}
 	if !seen[0] {
-		return mcpgenAtField(mcpgenErr("required"), "name")
+		return handler.AtField(handler.Err("required"), "name")
 	}
 	return nil
 }
@@ -530,104 +529,4 @@ func mcpgenEncodeObjAddOutput(dst []byte, x *AddOutput) ([]byte, error) {
 	}
 	dst[start] = '{'
 	return append(dst, '}'), nil
-}
-
-// mcpgenRegister builds a tool's definition from its JSON, compacted so that it fits on one line of a stdio stream, and adds it to s.
-func mcpgenRegister(s *server.Server, def string, h server.ToolHandler, opts ...server.ToolOption) error {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, []byte(def)); err != nil {
-		return fmt.Errorf("mcpgen: tool definition: %w", err)
-	}
-	var t mcp.Tool
-	if err := t.UnmarshalJSON(buf.Bytes()); err != nil {
-		return fmt.Errorf("mcpgen: tool definition: %w", err)
-	}
-	return s.AddTool(t, h, opts...)
-}
-
-// mcpgenStructured makes a tool result of structured content, repeated as text for clients that read only content.
-func mcpgenStructured(data []byte, err error) (*mcp.CallToolResult, error) {
-	if err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(data)}}},
-		StructuredContent: data,
-	}, nil
-}
-
-// mcpgenDecodeRoot runs decode over a whole JSON document; no arguments at all read as {}.
-func mcpgenDecodeRoot(data []byte, decode func(*jsonrpc.Scanner) error) error {
-	if len(data) == 0 {
-		data = []byte("{}")
-	}
-	var s jsonrpc.Scanner
-	s.Reset(data)
-	if err := decode(&s); err != nil {
-		return mcpgenFieldError(err)
-	}
-	if err := s.End(); err != nil {
-		return mcpgenFieldError(err)
-	}
-	return nil
-}
-
-// mcpgenErr reports a problem with the value at an empty path; callers on the way out prepend its path.
-func mcpgenErr(msg string) error {
-	return &mcp.FieldError{Msg: msg}
-}
-
-// mcpgenFieldError returns err as an *mcp.FieldError, explaining the scanner's errors.
-func mcpgenFieldError(err error) *mcp.FieldError {
-	var msg string
-	switch e := err.(type) {
-	case *mcp.FieldError:
-		return e
-	case *jsonrpc.TypeError:
-		msg = "expected " + e.Want + ", got " + e.Got.String()
-	case *jsonrpc.NumberError:
-		msg = "number " + e.Number + " " + e.Msg
-	case *jsonrpc.SyntaxError:
-		msg = "invalid JSON: " + e.Msg + " at offset " + strconv.Itoa(e.Offset)
-	default:
-		msg = err.Error()
-	}
-	return &mcp.FieldError{
-		Err: err,
-		Msg: msg,
-	}
-}
-
-// mcpgenAtField prepends an object member to err's path: a name as is when it is an identifier, else quoted in brackets.
-func mcpgenAtField(err error, name string) error {
-	seg := name
-	for i := range name {
-		c := name[i]
-		if c != '_' && (c|32 < 'a' || c|32 > 'z') && (i == 0 || c < '0' || c > '9') {
-			seg = "[" + strconv.Quote(name) + "]"
-			break
-		}
-	}
-	if name == "" {
-		seg = "[\"\"]"
-	}
-	return mcpgenAt(err, seg)
-}
-
-// mcpgenAtIndex prepends an array index to err's path.
-func mcpgenAtIndex(err error, i int) error {
-	return mcpgenAt(err, "["+strconv.Itoa(i)+"]")
-}
-
-func mcpgenAt(err error, seg string) error {
-	fe := mcpgenFieldError(err)
-	switch {
-	case fe.Path == "":
-		fe.Path = seg
-	case fe.Path[0] == '[':
-		fe.Path = seg + fe.Path
-	default:
-		fe.Path = seg + "." + fe.Path
-	}
-	return fe
 }
