@@ -123,18 +123,18 @@ func (g *handlerGen) decodeValue(target *jen.Statement, v *model.Value, rules *m
 	case model.ValArray:
 		i := "i" + n
 		elemWrap := compose(hAtIndex(i), wrap)
-		size := strconv.Itoa(v.Len)
+		size := count(v.Len, "item", "items")
 		loop := []jen.Code{
 			jen.List(jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextElem").Call(), checkErr(),
 			jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
-			jen.If(jen.Id(i).Op(">=").Lit(v.Len)).Block(ret(fieldErr("must have at most " + size + " items"))),
+			jen.If(jen.Id(i).Op(">=").Lit(v.Len)).Block(ret(fieldErr("must have at most " + size))),
 		}
 		loop = append(loop, g.decodeValue(jen.Parens(tgt()).Index(jen.Id(i)), v.Elem, nil, elemWrap, d+1)...)
 		code := []jen.Code{
 			jen.If(jen.Err().Op(":=").Id("s").Dot("ArrayStart").Call(), jen.Err().Op("!=").Nil()).Block(ret(jen.Err())),
 			jen.Id(i).Op(":=").Lit(0),
 			jen.For(jen.Empty(), jen.Empty(), jen.Id(i).Op("++")).Block(loop...),
-			jen.If(jen.Id(i).Op("<").Lit(v.Len)).Block(ret(fieldErr("must have at least " + size + " items"))),
+			jen.If(jen.Id(i).Op("<").Lit(v.Len)).Block(ret(fieldErr("must have at least " + size))),
 		}
 		if rules != nil && rules.UniqueItems {
 			code = append(code, g.uniqueCheck(jen.Parens(tgt()), ret)...)
@@ -214,11 +214,11 @@ func (g *handlerGen) scalarChecks(val string, v *model.Value, rules *model.Rules
 	}
 	if r.MinLength != nil {
 		code = append(code, jen.If(jen.Qual("unicode/utf8", "RuneCountInString").Call(jen.Id(val)).Op("<").Lit(*r.MinLength)).
-			Block(ret(fieldErr("must be at least "+strconv.Itoa(*r.MinLength)+" characters long"))))
+			Block(ret(fieldErr("must be at least "+count(*r.MinLength, "character", "characters")+" long"))))
 	}
 	if r.MaxLength != nil {
 		code = append(code, jen.If(jen.Qual("unicode/utf8", "RuneCountInString").Call(jen.Id(val)).Op(">").Lit(*r.MaxLength)).
-			Block(ret(fieldErr("must be at most "+strconv.Itoa(*r.MaxLength)+" characters long"))))
+			Block(ret(fieldErr("must be at most "+count(*r.MaxLength, "character", "characters")+" long"))))
 	}
 	if r.Pattern != "" {
 		idx := len(g.patterns)
@@ -275,10 +275,10 @@ func (g *handlerGen) itemChecks(sl string, v *model.Value, rules *model.Rules, r
 	}
 	var code []jen.Code
 	if rules.MinItems != nil {
-		code = append(code, jen.If(jen.Len(jen.Id(sl)).Op("<").Lit(*rules.MinItems)).Block(ret(fieldErr("must have at least "+strconv.Itoa(*rules.MinItems)+" items"))))
+		code = append(code, jen.If(jen.Len(jen.Id(sl)).Op("<").Lit(*rules.MinItems)).Block(ret(fieldErr("must have at least "+count(*rules.MinItems, "item", "items")))))
 	}
 	if rules.MaxItems != nil {
-		code = append(code, jen.If(jen.Len(jen.Id(sl)).Op(">").Lit(*rules.MaxItems)).Block(ret(fieldErr("must have at most "+strconv.Itoa(*rules.MaxItems)+" items"))))
+		code = append(code, jen.If(jen.Len(jen.Id(sl)).Op(">").Lit(*rules.MaxItems)).Block(ret(fieldErr("must have at most "+count(*rules.MaxItems, "item", "items")))))
 	}
 	if rules.UniqueItems {
 		code = append(code, g.uniqueCheck(jen.Id(sl), ret)...)
@@ -501,4 +501,13 @@ func (g *handlerGen) encodeValue(src *jen.Statement, v *model.Value, wrap wrapFu
 		}
 	}
 	return []jen.Code{jen.Return(jen.Nil(), wrap(fieldErr("unsupported value")))}
+}
+
+// count writes n with the singular or plural noun, as the protocol
+// package's messages do ("1 item", "2 items").
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

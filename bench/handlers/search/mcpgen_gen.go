@@ -183,7 +183,7 @@ func mcpgenDecodeObjInput(s *jsonrpc.Scanner, x *Input) error {
 				return handler.AtField(err, "query")
 			}
 			if utf8.RuneCountInString(v0) < 1 {
-				return handler.AtField(handler.Err("must be at least 1 characters long"), "query")
+				return handler.AtField(handler.Err("must be at least 1 character long"), "query")
 			}
 			if utf8.RuneCountInString(v0) > 200 {
 				return handler.AtField(handler.Err("must be at most 200 characters long"), "query")

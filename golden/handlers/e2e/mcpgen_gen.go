@@ -491,7 +491,7 @@ func mcpgenDecodeObjGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
 				return handler.AtField(err, "name")
 			}
 			if utf8.RuneCountInString(v0) < 1 {
-				return handler.AtField(handler.Err("must be at least 1 characters long"), "name")
+				return handler.AtField(handler.Err("must be at least 1 character long"), "name")
 			}
 			x.Name = v0
 		default:
