@@ -9,12 +9,12 @@ import (
 
 // get opens the session's standalone SSE stream, or resumes a stream
 // from the event after Last-Event-ID.
-func (h *Handler) get(w http.ResponseWriter, r *http.Request, version mcp.ProtocolVersion) {
+func (h *Handler) get(w http.ResponseWriter, r *http.Request, identity any, version mcp.ProtocolVersion) {
 	if !accepts(r.Header.Values("Accept"), "text/event-stream") {
 		httpError(w, http.StatusNotAcceptable, "the Accept header must list text/event-stream")
 		return
 	}
-	s := h.session(w, r)
+	s := h.session(w, r, identity)
 	if s == nil {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -297,9 +298,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.post(w, r, identity, version)
 	case http.MethodGet:
-		h.get(w, r, version)
+		h.get(w, r, identity, version)
 	case http.MethodDelete:
-		h.delete(w, r)
+		h.delete(w, r, identity)
 	}
 }
 
@@ -315,7 +316,10 @@ func legacyVersions() string {
 
 // session returns the live session named by the request's Mcp-Session-Id,
 // acquired for the request, or answers 400 or 404 and returns nil.
-func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
+// session finds the session a request names. A session started by an
+// authenticated client answers only that identity: another one is told
+// the session does not exist, so ids cannot be probed or taken over.
+func (h *Handler) session(w http.ResponseWriter, r *http.Request, identity any) *session {
 	id := r.Header.Get(headerSessionID)
 	if id == "" {
 		httpError(w, http.StatusBadRequest, "missing "+headerSessionID+" header: send initialize first to start a session")
@@ -324,7 +328,7 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
 	h.mu.Lock()
 	s := h.byID[id]
 	h.mu.Unlock()
-	if s == nil {
+	if s == nil || !reflect.DeepEqual(s.owner, identity) {
 		httpError(w, http.StatusNotFound, "unknown or terminated session: send initialize to start a new one")
 		return nil
 	}
@@ -332,8 +336,8 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
 	return s
 }
 
-func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
-	s := h.session(w, r)
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request, identity any) {
+	s := h.session(w, r, identity)
 	if s == nil {
 		return
 	}

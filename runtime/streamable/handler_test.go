@@ -322,3 +322,32 @@ func TestAuthenticateAndContext(t *testing.T) {
 		t.Fatalf("who answered %q", msgs)
 	}
 }
+
+// TestSessionBoundToIdentity checks that a session answers only the
+// identity that started it: another client that learns its id is told it
+// does not exist.
+func TestSessionBoundToIdentity(t *testing.T) {
+	_, ts := serve(t, &HandlerOptions{Authenticate: func(r *http.Request) (any, error) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			return nil, errors.New("a bearer token is required")
+		}
+		return "user:" + tok, nil
+	}})
+	c := newClient(t, ts)
+	ada := []string{"Authorization", "Bearer ada"}
+	resp := c.do("POST", initBody("2025-06-18", ""), ada...)
+	messages(t, resp)
+	c.sid, c.version = resp.Header.Get("Mcp-Session-Id"), "2025-06-18"
+	c.status("POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, ada...)
+	eve := []string{"Authorization", "Bearer eve"}
+	if code, _ := c.status("POST", callBody(1, "echo", ""), eve...); code != http.StatusNotFound {
+		t.Fatalf("another identity's POST got %d, want 404", code)
+	}
+	if code, _ := c.status("DELETE", "", eve...); code != http.StatusNotFound {
+		t.Fatalf("another identity's DELETE got %d, want 404", code)
+	}
+	if msgs := messages(t, c.do("POST", callBody(2, "echo", ""), ada...)); len(msgs) != 1 {
+		t.Fatalf("the owner was refused: %q", msgs)
+	}
+}

@@ -92,13 +92,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, identity any, ver
 	}
 	var s *session
 	if b.init != nil && r.Header.Get(headerSessionID) == "" {
-		if s = h.newSession(w, b.init); s == nil {
+		if s = h.newSession(w, b.init, identity); s == nil {
 			return
 		}
 		if v := requestedVersion(b.init); v.Supported() {
 			version = v // the client understands what it asks for
 		}
-	} else if s = h.session(w, r); s == nil {
+	} else if s = h.session(w, r, identity); s == nil {
 		return
 	}
 	defer s.release()
@@ -114,8 +114,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, identity any, ver
 // newSession starts a session for an initialize request and names it in
 // the response headers, or answers with an error and returns nil. The
 // session is returned acquired.
-func (h *Handler) newSession(w http.ResponseWriter, init *jsonrpc.Message) *session {
+func (h *Handler) newSession(w http.ResponseWriter, init *jsonrpc.Message, owner any) *session {
 	s := newSession(h, newSessionID())
+	s.owner = owner
 	s.record = SessionRecord{ID: s.id, Initialize: bytes.Clone(init.Params), Created: time.Now()}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

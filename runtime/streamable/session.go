@@ -20,6 +20,7 @@ import (
 type session struct {
 	h      *Handler
 	id     string        // "" for the short-lived sessions of stateless mode
+	owner  any           // the identity that started the session, if any
 	in     chan []byte   // frames from POST bodies, handed to Read
 	closed chan struct{} // closed when the session ends
 	done   chan struct{} // closed once Serve has returned
