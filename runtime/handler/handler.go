@@ -10,8 +10,6 @@
 package handler
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -20,17 +18,11 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
-// AddTool builds a tool's definition from its JSON, compacted: the
-// generated schema constants are indented for the reader, and a tool's
-// schemas go onto the wire as written, where stdio's one-message-per-line
-// framing cannot carry line breaks. It then adds the tool to s.
+// AddTool builds a tool's definition from its JSON (the generated,
+// indented constant; the server keeps it compacted) and adds it to s.
 func AddTool(s *server.Server, def string, h server.ToolHandler, opts ...server.ToolOption) error {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, []byte(def)); err != nil {
-		return fmt.Errorf("mcpgen: tool definition: %w", err)
-	}
 	var t mcp.Tool
-	if err := t.UnmarshalJSON(buf.Bytes()); err != nil {
+	if err := t.UnmarshalJSON([]byte(def)); err != nil {
 		return fmt.Errorf("mcpgen: tool definition: %w", err)
 	}
 	return s.AddTool(t, h, opts...)

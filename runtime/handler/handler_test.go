@@ -68,7 +68,7 @@ func TestDecodeAny(t *testing.T) {
 	}
 }
 
-func TestAddToolCompacts(t *testing.T) {
+func TestAddTool(t *testing.T) {
 	s := server.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	def := "{\n  \"name\": \"x\",\n  \"inputSchema\": {\n    \"type\": \"object\"\n  }\n}"
 	if err := AddTool(s, def, func(ctxArg context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {

@@ -185,6 +185,17 @@ func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error 
 	if err := def.ValidateVersion(mcp.Version20251125); err != nil {
 		return fmt.Errorf("server: tool %s: %w", def.Name, err)
 	}
+	// Keep the definition as it will go out: one encode and decode, here,
+	// compacts raw schemas written with line breaks (an indented constant,
+	// say), which the encoder would otherwise compact on every tools/list.
+	raw, err := def.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("server: tool %s: %w", def.Name, err)
+	}
+	def = mcp.Tool{}
+	if err := def.UnmarshalJSON(raw); err != nil {
+		return fmt.Errorf("server: tool %s: %w", def.Name, err)
+	}
 	t := &tool{def: def, handler: h}
 	for _, o := range opts {
 		o(t)

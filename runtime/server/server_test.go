@@ -574,3 +574,26 @@ func TestInputCheckedByHandler(t *testing.T) {
 		t.Fatalf("the handler ran %d times; the server must leave the arguments to it", calls)
 	}
 }
+
+// TestToolDefinitionCompacted registers a tool whose schema was written
+// indented and checks that tools/list sends it on one line, as stdio's
+// framing needs.
+func TestToolDefinitionCompacted(t *testing.T) {
+	s := newServer(nil)
+	var def mcp.Tool
+	if err := json.Unmarshal([]byte("{\"name\":\"x\",\"inputSchema\":{\n  \"type\": \"object\",\n  \"properties\": {\n    \"a\": {\"type\": \"string\"}\n  }\n}}"), &def); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddTool(def, func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, s)
+	p.initialize(t, "2025-11-25", "")
+	out, err := p.call(t, "tools/list", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(string(out), "\n\r") || !strings.Contains(string(out), `"properties":{"a":{"type"`) {
+		t.Fatalf("tools/list = %s", out)
+	}
+}
