@@ -24,6 +24,8 @@ type generator struct {
 	partialConst map[*model.Field]string
 	// owner is the struct each field belongs to.
 	owner map[*model.Field]*model.Type
+	// setters are the Set methods of the fields that need one.
+	setters map[*model.Field]*setter
 	// restore undoes the generator's changes to the model.
 	restore []restoreType
 }
@@ -92,6 +94,9 @@ func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 	if err := g.checkExtras(); err != nil {
 		return nil, err
 	}
+	if err := g.nameSetters(); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 
@@ -150,7 +155,7 @@ func (g *generator) pointerField(f *model.Field) bool {
 // that only some versions have is written when set, so that a value built
 // in Go for an older version does not carry it.
 func (g *generator) emitAlways(t *model.Type, f *model.Field) bool {
-	return f.Required.Has(f.Versions.Newest()) && f.Versions&t.Versions == t.Versions && !g.pointerField(f)
+	return t.AlwaysCarried(f) && !g.pointerField(f)
 }
 
 // isConst reports whether the field holds a constant and so has no Go

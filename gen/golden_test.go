@@ -38,13 +38,34 @@ func goldenCases(t *testing.T, dir string) []string {
 	return cases
 }
 
+// caseSchemas lists the schemas of a case: schema.json as goldenVersion,
+// merged with schema.<version>.json files beside it for the older versions
+// of cases whose subject is the multi-version merge.
+func caseSchemas(t *testing.T, caseDir string) []pipeline.Schema {
+	t.Helper()
+	schemas := []pipeline.Schema{{Version: goldenVersion, File: filepath.Join(caseDir, "schema.json")}}
+	older, err := filepath.Glob(filepath.Join(caseDir, "schema.*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range older {
+		v := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "schema."), ".json")
+		if v >= goldenVersion {
+			t.Fatalf("%s: an older version must come before %s", f, goldenVersion)
+		}
+		schemas = append(schemas, pipeline.Schema{Version: v, File: f})
+	}
+	return schemas
+}
+
 // packageName turns a case folder name into a Go package name.
 func packageName(c string) string {
 	return strings.NewReplacer("_", "", "-", "").Replace(c)
 }
 
-// TestGolden generates each golden/<case>/schema.json and compares the
-// output with golden/<case>/*.golden; -update rewrites them. The outputs
+// TestGolden generates each golden/<case>/schema.json (with the older
+// versions beside it, see caseSchemas) and compares the output with
+// golden/<case>/*.golden; -update rewrites them. The outputs
 // are then built and vetted together in a temporary module.
 func TestGolden(t *testing.T) {
 	dir := filepath.Join(repoRoot(t), "golden")
@@ -52,7 +73,7 @@ func TestGolden(t *testing.T) {
 	for _, c := range goldenCases(t, dir) {
 		t.Run(c, func(t *testing.T) {
 			caseDir := filepath.Join(dir, c)
-			files, err := pipeline.Protocol([]pipeline.Schema{{Version: goldenVersion, File: filepath.Join(caseDir, "schema.json")}}, packageName(c))
+			files, err := pipeline.Protocol(caseSchemas(t, caseDir), packageName(c))
 			if err != nil {
 				t.Fatal(err)
 			}

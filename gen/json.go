@@ -68,7 +68,7 @@ func (g *generator) decodeStruct(t *model.Type) []jen.Code {
 		if fd.Required != 0 {
 			required |= 1 << uint(i)
 		}
-		stmts := []jen.Code{jen.Id("seen").Op("|=").Add(fieldBit(i))}
+		stmts := []jen.Code{jen.Id("seen").Op("|=").Add(g.presenceBit(t, i))}
 		target := jen.Id("x").Dot(fd.GoName)
 		switch {
 		case isConst(fd):
@@ -491,17 +491,17 @@ func (g *generator) encodeStruct(t *model.Type) []jen.Code {
 		var cond jen.Code
 		switch {
 		case g.emitAlways(t, fd), isConst(fd) && fd.Required.Has(fd.Versions.Newest()):
-			cond = jen.Id("x").Dot("missing").Op("&").Add(fieldBit(i)).Op("==").Lit(0)
+			cond = jen.Id("x").Dot("missing").Op("&").Add(g.presenceBit(t, i)).Op("==").Lit(0)
 		case isConst(fd):
-			cond = jen.Id("x").Dot("has").Op("&").Add(fieldBit(i)).Op("!=").Lit(0)
+			cond = jen.Id("x").Dot("has").Op("&").Add(g.presenceBit(t, i)).Op("!=").Lit(0)
 		default:
 			nz := g.nonZero(target, fd)
-			cond = jen.Id("x").Dot("has").Op("&").Add(fieldBit(i)).Op("!=").Lit(0).Op("||").Add(nz)
+			cond = jen.Id("x").Dot("has").Op("&").Add(g.presenceBit(t, i)).Op("!=").Lit(0).Op("||").Add(nz)
 			if g.pointerField(fd) || isNilable(g.named(fd.Type), fd.Type) {
 				// A present value that is nil still encodes as JSON.
 				cond = nz
 				if !g.pointerField(fd) {
-					cond = jen.Add(nz).Op("||").Id("x").Dot("has").Op("&").Add(fieldBit(i)).Op("!=").Lit(0)
+					cond = jen.Add(nz).Op("||").Id("x").Dot("has").Op("&").Add(g.presenceBit(t, i)).Op("!=").Lit(0)
 				}
 			}
 		}

@@ -42,6 +42,9 @@ func (g *generator) types() *jen.File {
 				f.Func().Params(recv.Clone()).Id("is" + u + "Variant").Params().Block()
 			}
 		}
+		if t.Kind == model.Struct {
+			g.setterDecls(f, t)
+		}
 	}
 	return f
 }
@@ -70,8 +73,12 @@ func (g *generator) structType(f *jen.File, t *model.Type) {
 		fields = append(fields, lineComments("Extra holds the properties the schema allows without naming them,\nkept as raw JSON and written back after the named ones in key order.").Line().
 			Id("Extra").Map(jen.String()).Qual(jsonPkg, "RawMessage").Tag(map[string]string{"json": "-"}))
 	}
+	presence := "has marks the properties present in decoded input; missing marks\nrequired ones that were absent. Values built in Go leave both zero."
+	if g.hasSetters(t) {
+		presence = "has marks the properties present in decoded input or set with a Set\nmethod; missing marks required ones that decoded input lacked."
+	}
 	fields = append(fields,
-		jen.Line().Add(lineComments("has marks the properties present in decoded input; missing marks\nrequired ones that were absent. Values built in Go leave both zero.")).Line().
+		jen.Line().Add(lineComments(presence)).Line().
 			Id("has").Id("uint64"),
 		jen.Id("missing").Id("uint64"))
 	f.Type().Id(t.Name).Struct(fields...)

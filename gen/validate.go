@@ -100,7 +100,7 @@ func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.C
 	var out []jen.Code
 	n := g.named(fd.Type)
 	if fd.Required != 0 {
-		absent := jen.Id("x").Dot("missing").Op("&").Add(fieldBit(i)).Op("!=").Lit(0)
+		absent := jen.Id("x").Dot("missing").Op("&").Add(g.presenceBit(t, i)).Op("!=").Lit(0)
 		switch {
 		case isConst(fd):
 		case g.pointerField(fd):
@@ -109,7 +109,7 @@ func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.C
 			absent = jen.Add(absent).Op("||").Add(target.Clone()).Dot("Value").Op("==").Nil()
 		case !g.emitAlways(t, fd):
 			// Written only when set: a zero value built in Go is absent.
-			absent = jen.Add(absent).Op("||").Id("x").Dot("has").Op("&").Add(fieldBit(i)).Op("==").Lit(0).Op("&&").Op("!").Parens(g.nonZero(target, fd))
+			absent = jen.Add(absent).Op("||").Id("x").Dot("has").Op("&").Add(g.presenceBit(t, i)).Op("==").Lit(0).Op("&&").Op("!").Parens(g.nonZero(target, fd))
 		}
 		out = append(out, jen.If(jen.Parens(absent).Op("&&").Id("vb").Op("&").Add(g.versionMask(fd.Required)).Op("!=").Lit(0)).Block(
 			jen.Return(wrap(jen.Id("errRequired").Call()))))
@@ -137,11 +137,11 @@ func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.C
 	var present jen.Code
 	switch {
 	case g.emitAlways(t, fd):
-		present = jen.Id("x").Dot("missing").Op("&").Add(fieldBit(i)).Op("==").Lit(0)
+		present = jen.Id("x").Dot("missing").Op("&").Add(g.presenceBit(t, i)).Op("==").Lit(0)
 	case g.pointerField(fd):
 		present = nil
 	default:
-		present = jen.Id("x").Dot("has").Op("&").Add(fieldBit(i)).Op("!=").Lit(0).Op("||").Add(g.nonZero(target, fd))
+		present = jen.Id("x").Dot("has").Op("&").Add(g.presenceBit(t, i)).Op("!=").Lit(0).Op("||").Add(g.nonZero(target, fd))
 		if n.Kind == model.Union && !g.scalarUnion(n) {
 			present = g.nonZero(target, fd)
 		}

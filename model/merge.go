@@ -95,7 +95,7 @@ func Build(versions []string, docs []*schema.Document) (*Model, error) {
 	if err := m.analyze(); err != nil {
 		return nil, err
 	}
-	if err := m.nameEnums(); err != nil {
+	if err := m.nameMembers(); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -679,21 +679,41 @@ func (m *Model) checkRefs() error {
 	return nil
 }
 
-// nameEnums gives enum values Go names and checks that no generated name is
-// used twice.
-func (m *Model) nameEnums() error {
+// structMethods are the exported methods the protocol package declares on
+// every struct; no field or setter may take their names.
+var structMethods = []string{"MarshalJSON", "UnmarshalJSON", "Validate", "ValidateVersion"}
+
+// nameMembers gives enum values and field setters Go names and checks that
+// no generated name is used twice: in the package, or among the fields and
+// methods of a struct.
+func (m *Model) nameMembers() error {
 	used := map[string]string{}
 	for _, t := range m.Types {
 		used[t.Name] = "type " + t.Name
 	}
 	for _, t := range m.Types {
 		if t.Kind == Struct {
-			seen := map[string]string{"Extra": "the Extra field"}
+			// seen maps each name the struct uses to what uses it.
+			seen := map[string]string{"Extra": "the field of the properties the schema does not name"}
+			for _, name := range structMethods {
+				seen[name] = "a method of every struct"
+			}
 			for _, f := range t.Fields {
 				if prev, dup := seen[f.GoName]; dup {
-					return errorf(f.Pos, "%s: property %q and %s both become the Go field %s", t.Name, f.JSON, prev, f.GoName)
+					return errorf(f.Pos, "%s: property %q becomes the Go field %s, already %s", t.Name, f.JSON, f.GoName, prev)
 				}
-				seen[f.GoName] = fmt.Sprintf("property %q", f.JSON)
+				seen[f.GoName] = fmt.Sprintf("the field of property %q", f.JSON)
+			}
+			for _, f := range t.Fields {
+				if !m.needsSetter(t, f) {
+					continue
+				}
+				name := "Set" + f.GoName
+				if prev, dup := seen[name]; dup {
+					return errorf(f.Pos, "%s: property %q needs the setter %s, already %s", t.Name, f.JSON, name, prev)
+				}
+				seen[name] = fmt.Sprintf("the setter of property %q", f.JSON)
+				f.Setter = name
 			}
 		}
 		if t.Kind != Enum {
@@ -708,6 +728,20 @@ func (m *Model) nameEnums() error {
 		}
 	}
 	return nil
+}
+
+// needsSetter reports whether field f of struct t needs a setter: an
+// integer, number or boolean property, whose zero is a value like any
+// other, that some version requires but that a value built in Go does not
+// always carry (see Type.AlwaysCarried), so that assigning it zero would
+// read as absent. A nullable, constant or string property needs none: nil,
+// the constant and "" say what they mean.
+func (m *Model) needsSetter(t *Type, f *Field) bool {
+	if f.Required == 0 || t.AlwaysCarried(f) {
+		return false
+	}
+	p := m.Resolve(f.Type)
+	return p != nil && p.Kind == Primitive && !p.Nullable && p.Const == "" && p.Prim != String
 }
 
 // typeNames lists the names of the model's types, for messages.

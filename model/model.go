@@ -169,6 +169,20 @@ type Field struct {
 	// ObjectIn are the versions in which a property kept as raw JSON must
 	// be an object (the merge widened it to any value for the others).
 	ObjectIn VersionSet
+	// Setter is the Go name of the method that sets the field and marks it
+	// present. Only an integer, number or boolean property that some
+	// version requires, but that a value built in Go does not always carry
+	// (see Type.AlwaysCarried), has one: its zero would read as absent.
+	Setter string
+}
+
+// AlwaysCarried reports whether a value of struct t built in Go always
+// carries property f, even at its Go zero value: f exists in every version
+// of t and the newest requires it. Other properties are carried only when
+// set, so that a value built for an older version lacks what that version
+// does not know.
+func (t *Type) AlwaysCarried(f *Field) bool {
+	return f.Required.Has(f.Versions.Newest()) && f.Versions&t.Versions == t.Versions
 }
 
 // Variant is one member of a union. Its type is a Ref to a named type.

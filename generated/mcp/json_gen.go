@@ -9342,7 +9342,7 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 				return atField(err, "resultType")
 			}
 		case "ttlMs":
-			seen |= uint64(0x20)
+			seen |= bitListPromptsResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
 				return atField(err, "ttlMs")
 			}
@@ -9400,7 +9400,7 @@ func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.has&uint64(0x20) != 0 || x.TTLMs != 0 {
+	if x.has&bitListPromptsResultTTLMs != 0 || x.TTLMs != 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -9663,7 +9663,7 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 				return atField(err, "resultType")
 			}
 		case "ttlMs":
-			seen |= uint64(0x20)
+			seen |= bitListResourceTemplatesResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
 				return atField(err, "ttlMs")
 			}
@@ -9721,7 +9721,7 @@ func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.has&uint64(0x20) != 0 || x.TTLMs != 0 {
+	if x.has&bitListResourceTemplatesResultTTLMs != 0 || x.TTLMs != 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -9984,7 +9984,7 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 				return atField(err, "resultType")
 			}
 		case "ttlMs":
-			seen |= uint64(0x20)
+			seen |= bitListResourcesResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
 				return atField(err, "ttlMs")
 			}
@@ -10042,7 +10042,7 @@ func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.has&uint64(0x20) != 0 || x.TTLMs != 0 {
+	if x.has&bitListResourcesResultTTLMs != 0 || x.TTLMs != 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -10723,7 +10723,7 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "ttlMs":
-			seen |= uint64(0x20)
+			seen |= bitListToolsResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
 				return atField(err, "ttlMs")
 			}
@@ -10781,7 +10781,7 @@ func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x20) != 0 || x.TTLMs != 0 {
+	if x.has&bitListToolsResultTTLMs != 0 || x.TTLMs != 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -13479,7 +13479,7 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 				return atField(err, "resultType")
 			}
 		case "ttlMs":
-			seen |= uint64(0x10)
+			seen |= bitReadResourceResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
 				return atField(err, "ttlMs")
 			}
@@ -13533,7 +13533,7 @@ func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.has&uint64(0x10) != 0 || x.TTLMs != 0 {
+	if x.has&bitReadResourceResultTTLMs != 0 || x.TTLMs != 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}

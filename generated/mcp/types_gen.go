@@ -2883,13 +2883,23 @@ type ListPromptsResult struct {
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	// has marks the properties present in decoded input; missing marks
-	// required ones that were absent. Values built in Go leave both zero.
+	// has marks the properties present in decoded input or set with a Set
+	// method; missing marks required ones that decoded input lacked.
 	has     uint64
 	missing uint64
 }
 
 func (*ListPromptsResult) isServerResultVariant() {}
+
+// bitListPromptsResultTTLMs is the bit of ttlMs in the has and missing fields of ListPromptsResult.
+const bitListPromptsResultTTLMs = uint64(0x20)
+
+// SetTTLMs sets TTLMs and marks it present, so that it is encoded even
+// when zero: version 2026-07-28 requires it.
+func (x *ListPromptsResult) SetTTLMs(v int64) {
+	x.TTLMs = v
+	x.has |= bitListPromptsResultTTLMs
+}
 
 // ListPromptsResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 // `Cache-Control: public` vs `Cache-Control: private`.
@@ -3010,13 +3020,23 @@ type ListResourceTemplatesResult struct {
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	// has marks the properties present in decoded input; missing marks
-	// required ones that were absent. Values built in Go leave both zero.
+	// has marks the properties present in decoded input or set with a Set
+	// method; missing marks required ones that decoded input lacked.
 	has     uint64
 	missing uint64
 }
 
 func (*ListResourceTemplatesResult) isServerResultVariant() {}
+
+// bitListResourceTemplatesResultTTLMs is the bit of ttlMs in the has and missing fields of ListResourceTemplatesResult.
+const bitListResourceTemplatesResultTTLMs = uint64(0x20)
+
+// SetTTLMs sets TTLMs and marks it present, so that it is encoded even
+// when zero: version 2026-07-28 requires it.
+func (x *ListResourceTemplatesResult) SetTTLMs(v int64) {
+	x.TTLMs = v
+	x.has |= bitListResourceTemplatesResultTTLMs
+}
 
 // ListResourceTemplatesResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 // `Cache-Control: public` vs `Cache-Control: private`.
@@ -3137,13 +3157,23 @@ type ListResourcesResult struct {
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	// has marks the properties present in decoded input; missing marks
-	// required ones that were absent. Values built in Go leave both zero.
+	// has marks the properties present in decoded input or set with a Set
+	// method; missing marks required ones that decoded input lacked.
 	has     uint64
 	missing uint64
 }
 
 func (*ListResourcesResult) isServerResultVariant() {}
+
+// bitListResourcesResultTTLMs is the bit of ttlMs in the has and missing fields of ListResourcesResult.
+const bitListResourcesResultTTLMs = uint64(0x20)
+
+// SetTTLMs sets TTLMs and marks it present, so that it is encoded even
+// when zero: version 2026-07-28 requires it.
+func (x *ListResourcesResult) SetTTLMs(v int64) {
+	x.TTLMs = v
+	x.has |= bitListResourcesResultTTLMs
+}
 
 // ListResourcesResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 // `Cache-Control: public` vs `Cache-Control: private`.
@@ -3391,13 +3421,23 @@ type ListToolsResult struct {
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	// has marks the properties present in decoded input; missing marks
-	// required ones that were absent. Values built in Go leave both zero.
+	// has marks the properties present in decoded input or set with a Set
+	// method; missing marks required ones that decoded input lacked.
 	has     uint64
 	missing uint64
 }
 
 func (*ListToolsResult) isServerResultVariant() {}
+
+// bitListToolsResultTTLMs is the bit of ttlMs in the has and missing fields of ListToolsResult.
+const bitListToolsResultTTLMs = uint64(0x20)
+
+// SetTTLMs sets TTLMs and marks it present, so that it is encoded even
+// when zero: version 2026-07-28 requires it.
+func (x *ListToolsResult) SetTTLMs(v int64) {
+	x.TTLMs = v
+	x.has |= bitListToolsResultTTLMs
+}
 
 // ListToolsResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 // `Cache-Control: public` vs `Cache-Control: private`.
@@ -4317,14 +4357,24 @@ type ReadResourceResult struct {
 	// kept as raw JSON and written back after the named ones in key order.
 	Extra map[string]json.RawMessage `json:"-"`
 
-	// has marks the properties present in decoded input; missing marks
-	// required ones that were absent. Values built in Go leave both zero.
+	// has marks the properties present in decoded input or set with a Set
+	// method; missing marks required ones that decoded input lacked.
 	has     uint64
 	missing uint64
 }
 
 func (*ReadResourceResult) isReadResourceResultResponseResultVariant() {}
 func (*ReadResourceResult) isServerResultVariant()                     {}
+
+// bitReadResourceResultTTLMs is the bit of ttlMs in the has and missing fields of ReadResourceResult.
+const bitReadResourceResultTTLMs = uint64(0x10)
+
+// SetTTLMs sets TTLMs and marks it present, so that it is encoded even
+// when zero: version 2026-07-28 requires it.
+func (x *ReadResourceResult) SetTTLMs(v int64) {
+	x.TTLMs = v
+	x.has |= bitReadResourceResultTTLMs
+}
 
 // ReadResourceResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 // `Cache-Control: public` vs `Cache-Control: private`.

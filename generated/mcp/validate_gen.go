@@ -3783,10 +3783,10 @@ func (x *ListPromptsResult) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&uint64(0x20) != 0 || x.has&uint64(0x20) == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultTTLMs != 0 || x.has&bitListPromptsResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.TTLMs != 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListPromptsResultTTLMs != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}
@@ -3935,10 +3935,10 @@ func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&uint64(0x20) != 0 || x.has&uint64(0x20) == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultTTLMs != 0 || x.has&bitListResourceTemplatesResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.TTLMs != 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesResultTTLMs != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}
@@ -4087,10 +4087,10 @@ func (x *ListResourcesResult) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&uint64(0x20) != 0 || x.has&uint64(0x20) == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultTTLMs != 0 || x.has&bitListResourcesResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.TTLMs != 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourcesResultTTLMs != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}
@@ -4402,10 +4402,10 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x20) != 0 || x.has&uint64(0x20) == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultTTLMs != 0 || x.has&bitListToolsResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.TTLMs != 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListToolsResultTTLMs != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}
@@ -5499,10 +5499,10 @@ func (x *ReadResourceResult) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultTTLMs != 0 || x.has&bitReadResourceResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x10) != 0 || x.TTLMs != 0) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitReadResourceResultTTLMs != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}

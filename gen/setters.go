@@ -1,0 +1,164 @@
+package gen
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mcpgen/mcpgen/model"
+)
+
+// A setter is the Set method the model names for a field whose zero value
+// is legitimate but would read as absent (model.Field.Setter): assigning
+// the field cannot say "present and 0", the setter does, by also setting
+// the field's presence bit, which the generator names as a constant.
+type setter struct {
+	// method is the setter's name, from the model.
+	method string
+	// bit is the name of the constant holding the field's presence bit,
+	// "bit" + the struct's name + the field's Go name, as the version bits
+	// are "bit" + the version's name.
+	bit string
+	// index is the field's position in its struct, the bit's position.
+	index int
+}
+
+// generatedNames are the unexported package-level names the generator
+// declares (methods.go, dispatch.go), besides the version bits.
+var generatedNames = []string{"allVersions", "methods", "newMessage", "decodeParams", "call"}
+
+// nameSetters collects the model's setters and names their presence bits,
+// refusing a name that the package already declares.
+func (g *generator) nameSetters() error {
+	pkgNames, err := supportNames()
+	if err != nil {
+		return err
+	}
+	for _, v := range g.versionIdents {
+		pkgNames["bit"+v] = "the version bit bit" + v
+	}
+	for _, name := range generatedNames {
+		pkgNames[name] = "the generated declaration " + name
+	}
+	g.setters = map[*model.Field]*setter{}
+	for _, t := range g.m.Types {
+		if t.Kind != model.Struct {
+			continue
+		}
+		for i, fd := range t.Fields {
+			if fd.Setter == "" {
+				continue
+			}
+			if g.emitAlways(t, fd) || g.pointerField(fd) {
+				return fmt.Errorf("%s: %s.%s has the setter %s but is written without it", fd.Pos, t.Name, fd.GoName, fd.Setter)
+			}
+			s := &setter{method: fd.Setter, bit: "bit" + t.Name + fd.GoName, index: i}
+			if prev, dup := pkgNames[s.bit]; dup {
+				return &model.Error{Pos: fd.Pos, Msg: fmt.Sprintf("%s: the presence bit of property %q needs the name %s, already %s", t.Name, fd.JSON, s.bit, prev)}
+			}
+			pkgNames[s.bit] = fmt.Sprintf("the presence bit of %s.%s", t.Name, fd.GoName)
+			g.setters[fd] = s
+		}
+	}
+	return nil
+}
+
+// supportNames returns the package-level names the support files declare,
+// each mapped to a description for error messages.
+func supportNames() (map[string]string, error) {
+	names := map[string]string{}
+	paths, err := fs.Glob(supportFS, "support/*.go")
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		src, err := supportFS.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		file, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range file.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names[d.Name.Name] = "the support function " + d.Name.Name
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch spec := spec.(type) {
+					case *ast.TypeSpec:
+						names[spec.Name.Name] = "the support type " + spec.Name.Name
+					case *ast.ValueSpec:
+						for _, id := range spec.Names {
+							names[id.Name] = "the support declaration " + id.Name
+						}
+					}
+				}
+			}
+		}
+	}
+	return names, nil
+}
+
+// presenceBit is the presence bit of field i of t as generated code writes
+// it: the setter's named constant when the field has one, else the literal.
+func (g *generator) presenceBit(t *model.Type, i int) jen.Code {
+	if s := g.setters[t.Fields[i]]; s != nil {
+		return jen.Id(s.bit)
+	}
+	return fieldBit(i)
+}
+
+// hasSetters reports whether any field of t has a setter.
+func (g *generator) hasSetters(t *model.Type) bool {
+	for _, fd := range t.Fields {
+		if g.setters[fd] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// setterDecls renders, after struct t, the presence bit and the setter of
+// each field that needs one.
+func (g *generator) setterDecls(f *jen.File, t *model.Type) {
+	for _, fd := range t.Fields {
+		s := g.setters[fd]
+		if s == nil {
+			continue
+		}
+		f.Comment(fmt.Sprintf("%s is the bit of %s in the has and missing fields of %s.", s.bit, fd.JSON, t.Name))
+		f.Const().Id(s.bit).Op("=").Add(fieldBit(s.index))
+		zero := "zero"
+		if g.named(fd.Type).Prim == model.Boolean {
+			zero = "false"
+		}
+		f.Add(lineComments(fmt.Sprintf("%s sets %s and marks it present, so that it is encoded even\nwhen %s: %s.", s.method, fd.GoName, zero, g.requiredBy(fd.Required))))
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(s.method).Params(jen.Id("v").Add(g.fieldType(fd))).Block(
+			jen.Id("x").Dot(fd.GoName).Op("=").Id("v"),
+			jen.Id("x").Dot("has").Op("|=").Id(s.bit),
+		)
+	}
+}
+
+// requiredBy says which versions require a property: "version 2026-07-28
+// requires it", "versions 2025-06-18 and 2026-07-28 require it".
+func (g *generator) requiredBy(vs model.VersionSet) string {
+	names := g.m.VersionNames(vs)
+	if len(names) == 1 {
+		return "version " + names[0] + " requires it"
+	}
+	return "versions " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " require it"
+}
