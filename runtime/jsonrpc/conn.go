@@ -352,6 +352,20 @@ func (c *Conn) CancelIncoming(id ID) {
 	}
 }
 
+// IncomingMethod returns the method of the peer's request with the given
+// id while its handler runs, and false once it has answered or for an id
+// the Conn has not received. A request is known from the moment the read
+// loop has read it, so a notification read after it (handled on the read
+// loop) always finds it.
+func (c *Conn) IncomingMethod(id ID) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if inf := c.incoming[id]; inf != nil {
+		return inf.req.Method, true
+	}
+	return "", false
+}
+
 // call is an outgoing request waiting for its response. Calls are pooled:
 // ch receives exactly one response per use.
 type call struct {

@@ -3,7 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -16,62 +16,57 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
-// Session implements the generated mcp.ServerHandler; DispatchServerRequest
-// has decoded and validated the params before any of these run.
-var _ mcp.ServerHandler = (*Session)(nil)
+// dispatcher implements the generated mcp.ServerHandler for every request
+// of a Server, in either era: each method reads what it needs of the
+// request from ctx. DispatchServerRequest has decoded and validated the
+// params, for the request's version, before any of these run.
+type dispatcher struct{ srv *Server }
 
-// CodeResourceNotFound is the error code MCP uses for a resource URI that
-// nothing serves.
+var _ mcp.ServerHandler = dispatcher{}
+
+// CodeResourceNotFound is the error code the legacy versions use for a
+// resource URI that nothing serves; 2026-07-28 uses -32602 instead.
+// Handlers return ResourceNotFound, which the engine answers with the
+// code of the client's version.
 const CodeResourceNotFound = -32002
 
 func notOffered(method string) error { return jsonrpc.ErrMethodNotFound(method) }
 
 // Initialize is answered before dispatch; reaching it is a second
 // initialize.
-func (s *Session) Initialize(context.Context, *mcp.InitializeRequestParams) (*mcp.InitializeResult, error) {
+func (dispatcher) Initialize(context.Context, *mcp.InitializeRequestParams) (*mcp.InitializeResult, error) {
 	return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize was already received")
 }
 
 // Ping answers with an empty result.
-func (s *Session) Ping(context.Context, *mcp.RequestParams) (*mcp.EmptyResult, error) {
+func (dispatcher) Ping(context.Context, *mcp.RequestParams) (*mcp.EmptyResult, error) {
 	return &mcp.EmptyResult{}, nil
 }
 
-// SetLevel sets the lowest level of log messages sent to this client.
-func (s *Session) SetLevel(_ context.Context, p *mcp.SetLevelRequestParams) (*mcp.EmptyResult, error) {
-	for i, l := range levels {
-		if l == p.Level {
-			s.mu.Lock()
-			s.minLevel = i
-			s.mu.Unlock()
-			return &mcp.EmptyResult{}, nil
-		}
+// SetLevel sets the lowest level of log messages sent to a legacy
+// session's client.
+func (dispatcher) SetLevel(ctx context.Context, p *mcp.SetLevelRequestParams) (*mcp.EmptyResult, error) {
+	sess := requestOf(ctx).session
+	i := levelIndex(p.Level)
+	if i < 0 {
+		return nil, jsonrpc.ErrInvalidParams("invalid params: level: unknown level " + strconv.Quote(string(p.Level)))
 	}
-	return nil, jsonrpc.ErrInvalidParams("invalid params: level: unknown level " + strconv.Quote(string(p.Level)))
-}
-
-// page returns the bounds of the page a cursor asks for out of n items,
-// and the cursor of the next page ("" when this is the last).
-func (s *Session) page(cursor string, n int) (from, to int, next string, err error) {
-	if cursor != "" {
-		raw, derr := base64.RawURLEncoding.DecodeString(cursor)
-		off, aerr := strconv.Atoi(string(raw))
-		if derr != nil || aerr != nil || off < 0 || off > n {
-			return 0, 0, "", jsonrpc.ErrInvalidParams("invalid params: cursor: not a cursor this server gave out")
-		}
-		from = off
-	}
-	to = min(from+s.srv.opts.PageSize, n)
-	if to < n {
-		next = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(to)))
-	}
-	return from, to, next, nil
+	sess.mu.Lock()
+	sess.minLevel = i
+	sess.mu.Unlock()
+	return &mcp.EmptyResult{}, nil
 }
 
 // listPage returns the definitions on the page the params ask for, and
-// the next page's cursor.
-func listPage[E any, D any](s *Session, p *mcp.PaginatedRequestParams, items []E, def func(E) D) ([]D, string, error) {
-	from, to, next, err := s.page(cursorOf(p), len(items))
+// the next page's cursor. Cursors are sealed and bound to the list and
+// the principal: a client cannot forge one, nor use another's.
+func listPage[E any, D any](ctx context.Context, s *Server, p *mcp.PaginatedRequestParams, items []E, def func(E) D) ([]D, string, error) {
+	r := requestOf(ctx)
+	var cursor string
+	if p != nil {
+		cursor = p.Cursor
+	}
+	from, to, next, err := s.page(r, cursor, len(items))
 	if err != nil {
 		return nil, "", err
 	}
@@ -82,18 +77,12 @@ func listPage[E any, D any](s *Session, p *mcp.PaginatedRequestParams, items []E
 	return out, next, nil
 }
 
-func cursorOf(p *mcp.PaginatedRequestParams) string {
-	if p == nil {
-		return ""
-	}
-	return string(p.Cursor)
-}
-
 // ListTools lists the registered tools, a page at a time.
-func (s *Session) ListTools(_ context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error) {
-	s.srv.mu.RLock()
-	defer s.srv.mu.RUnlock()
-	items, next, err := listPage(s, p, s.srv.tools, func(x *tool) mcp.Tool { return x.def })
+func (d dispatcher) ListTools(ctx context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error) {
+	s := d.srv
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	items, next, err := listPage(ctx, s, p, s.tools, func(x *tool) mcp.Tool { return x.def })
 	if err != nil {
 		return nil, err
 	}
@@ -118,39 +107,80 @@ func errorResult(text string) *mcp.CallToolResult {
 
 // CallTool runs a tool: arguments checked against its input schema, the
 // handler's failures and panics turned into isError results, its
-// structured output checked against its output schema.
-func (s *Session) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-	t := s.srv.tool(p.Name)
+// structured output checked against its output schema. In 2026-07-28 a
+// round that asked the client for input ends with an InputRequiredResult
+// instead, and a capability the client did not declare with -32021.
+func (d dispatcher) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	s := d.srv
+	r := requestOf(ctx)
+	t := s.tool(p.Name)
 	if t == nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid params: name: unknown tool " + strconv.Quote(p.Name))
 	}
 	if err := t.checkInput(p.Arguments); err != nil {
 		return errorResult("invalid arguments for tool " + p.Name + ": " + err.Error()), nil
 	}
-	r, err := s.runTool(ctx, t, p)
+	if r.modern() {
+		rs, err := s.openRounds(r, p.Name, p.Arguments, p.RequestState, p.InputResponses)
+		if err != nil {
+			return nil, err
+		}
+		r.input = rs
+	}
+	res, err := s.runTool(ctx, t, p)
+	if err := s.endRound(r, err); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		if e, ok := err.(*jsonrpc.Error); ok {
 			return nil, e
 		}
 		return errorResult(err.Error()), nil
 	}
-	if r == nil {
+	if res == nil {
 		return nil, jsonrpc.ErrInternal("tool " + p.Name + " returned no result")
 	}
-	if err := t.checkOutput(r); err != nil {
-		s.srv.log.Error("tool result does not match its output schema", "tool", p.Name, "error", err)
+	if err := t.checkOutput(res); err != nil {
+		s.log.Error("tool result does not match its output schema", "tool", p.Name, "error", err)
 		return nil, jsonrpc.ErrInternal("tool " + p.Name + " returned a result that does not match its outputSchema: " + err.Error())
 	}
-	if s.ProtocolVersion().Era() == mcp.EraModern && r.ResultType == "" {
-		r.ResultType = "complete"
-	}
-	return r, nil
+	return res, nil
 }
 
-func (s *Session) runTool(ctx context.Context, t *tool, p *mcp.CallToolRequestParams) (r *mcp.CallToolResult, err error) {
+// endRound decides, once a 2026-07-28 handler has returned, whether the
+// round ends otherwise than with the handler's answer: -32021 when it
+// needed a capability the client did not declare, an InputRequiredResult
+// when it asked a question the client has not answered. It returns nil to
+// let the handler's answer stand.
+func (s *Server) endRound(r *request, handlerErr error) error {
+	if !r.modern() {
+		return nil
+	}
+	if ce, ok := errors.AsType[*CapabilityError](handlerErr); ok {
+		return missingCapability(ce.Capability)
+	}
+	if r.input == nil || !r.input.pending() {
+		return nil
+	}
+	ir, err := r.input.end()
+	if err != nil {
+		return err
+	}
+	return ir
+}
+
+// missingCapability is the -32021 error of 2026-07-28, which names the
+// capability as a ClientCapabilities object.
+func missingCapability(capability string) error {
+	e := jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "the request needs the client capability "+strconv.Quote(capability)+", which the client did not declare in "+metaClientCapabilities)
+	e.Data = []byte(`{"requiredCapabilities":{` + strconv.Quote(capability) + `:{}}}`)
+	return e
+}
+
+func (s *Server) runTool(ctx context.Context, t *tool, p *mcp.CallToolRequestParams) (r *mcp.CallToolResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.srv.log.Error("tool handler panicked", "tool", p.Name, "panic", v, "stack", string(debug.Stack()))
+			s.log.Error("tool handler panicked", "tool", p.Name, "panic", v, "stack", string(debug.Stack()))
 			r, err = nil, fmt.Errorf("tool %s failed: internal error", p.Name)
 		}
 	}()
@@ -212,10 +242,14 @@ func schemaError(err error) error {
 }
 
 // ListPrompts lists the registered prompts.
-func (s *Session) ListPrompts(_ context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListPromptsResult, error) {
-	s.srv.mu.RLock()
-	defer s.srv.mu.RUnlock()
-	items, next, err := listPage(s, p, s.srv.prompts, func(x *prompt) mcp.Prompt { return x.def })
+func (d dispatcher) ListPrompts(ctx context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListPromptsResult, error) {
+	s := d.srv
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if len(s.prompts) == 0 {
+		return nil, notOffered(mcp.MethodListPrompts) // the prompts capability is not declared
+	}
+	items, next, err := listPage(ctx, s, p, s.prompts, func(x *prompt) mcp.Prompt { return x.def })
 	if err != nil {
 		return nil, err
 	}
@@ -223,15 +257,17 @@ func (s *Session) ListPrompts(_ context.Context, p *mcp.PaginatedRequestParams) 
 }
 
 // GetPrompt renders a prompt.
-func (s *Session) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (r *mcp.GetPromptResult, err error) {
-	s.srv.mu.RLock()
+func (d dispatcher) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+	s := d.srv
+	r := requestOf(ctx)
+	s.mu.RLock()
 	var found *prompt
-	for _, x := range s.srv.prompts {
+	for _, x := range s.prompts {
 		if x.def.Name == p.Name {
 			found = x
 		}
 	}
-	s.srv.mu.RUnlock()
+	s.mu.RUnlock()
 	if found == nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid params: name: unknown prompt " + strconv.Quote(p.Name))
 	}
@@ -240,23 +276,43 @@ func (s *Session) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) 
 			return nil, jsonrpc.ErrInvalidParams("invalid params: arguments." + a.Name + ": required")
 		}
 	}
+	if r.modern() {
+		args, _ := json.Marshal(p.Arguments)
+		rs, err := s.openRounds(r, p.Name, args, p.RequestState, p.InputResponses)
+		if err != nil {
+			return nil, err
+		}
+		r.input = rs
+	}
+	res, err := s.runPrompt(ctx, found, p)
+	if err := s.endRound(r, err); err != nil {
+		return nil, err
+	}
+	return res, err
+}
+
+func (s *Server) runPrompt(ctx context.Context, found *prompt, p *mcp.GetPromptRequestParams) (res *mcp.GetPromptResult, err error) {
 	defer s.recoverInto("prompt "+p.Name, &err)
 	return found.handler(ctx, p)
 }
 
 // recoverInto turns a handler panic into an internal error.
-func (s *Session) recoverInto(what string, err *error) {
+func (s *Server) recoverInto(what string, err *error) {
 	if v := recover(); v != nil {
-		s.srv.log.Error("handler panicked", "handler", what, "panic", v, "stack", string(debug.Stack()))
+		s.log.Error("handler panicked", "handler", what, "panic", v, "stack", string(debug.Stack()))
 		*err = jsonrpc.ErrInternal(what + " failed: internal error")
 	}
 }
 
 // ListResources lists the resources with fixed URIs.
-func (s *Session) ListResources(_ context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListResourcesResult, error) {
-	s.srv.mu.RLock()
-	defer s.srv.mu.RUnlock()
-	items, next, err := listPage(s, p, s.srv.resources, func(x *resource) mcp.Resource { return x.def })
+func (d dispatcher) ListResources(ctx context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListResourcesResult, error) {
+	s := d.srv
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if len(s.resources) == 0 && len(s.templates) == 0 {
+		return nil, notOffered(mcp.MethodListResources)
+	}
+	items, next, err := listPage(ctx, s, p, s.resources, func(x *resource) mcp.Resource { return x.def })
 	if err != nil {
 		return nil, err
 	}
@@ -264,10 +320,14 @@ func (s *Session) ListResources(_ context.Context, p *mcp.PaginatedRequestParams
 }
 
 // ListResourceTemplates lists the resource templates.
-func (s *Session) ListResourceTemplates(_ context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListResourceTemplatesResult, error) {
-	s.srv.mu.RLock()
-	defer s.srv.mu.RUnlock()
-	items, next, err := listPage(s, p, s.srv.templates, func(x *template) mcp.ResourceTemplate { return x.def })
+func (d dispatcher) ListResourceTemplates(ctx context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListResourceTemplatesResult, error) {
+	s := d.srv
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if len(s.resources) == 0 && len(s.templates) == 0 {
+		return nil, notOffered(mcp.MethodListResourceTemplates)
+	}
+	items, next, err := listPage(ctx, s, p, s.templates, func(x *template) mcp.ResourceTemplate { return x.def })
 	if err != nil {
 		return nil, err
 	}
@@ -276,10 +336,12 @@ func (s *Session) ListResourceTemplates(_ context.Context, p *mcp.PaginatedReque
 
 // ReadResource reads a resource: a fixed URI first, then the templates in
 // the order they were added.
-func (s *Session) ReadResource(ctx context.Context, p *mcp.ReadResourceRequestParams) (r *mcp.ReadResourceResult, err error) {
-	s.srv.mu.RLock()
+func (d dispatcher) ReadResource(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	s := d.srv
+	r := requestOf(ctx)
+	s.mu.RLock()
 	var res *resource
-	for _, x := range s.srv.resources {
+	for _, x := range s.resources {
 		if x.def.URI == p.URI {
 			res = x
 		}
@@ -287,47 +349,67 @@ func (s *Session) ReadResource(ctx context.Context, p *mcp.ReadResourceRequestPa
 	var tmpl *template
 	var vars map[string]string
 	if res == nil {
-		for _, x := range s.srv.templates {
+		for _, x := range s.templates {
 			if v, ok := x.tmpl.Match(p.URI); ok {
 				tmpl, vars = x, v
 				break
 			}
 		}
 	}
-	s.srv.mu.RUnlock()
-	defer s.recoverInto("resource "+p.URI, &err)
-	switch {
-	case res != nil:
-		return res.handler(ctx, p)
-	case tmpl != nil:
-		return tmpl.handler(ctx, p, vars)
+	s.mu.RUnlock()
+	if res == nil && tmpl == nil {
+		return nil, ResourceNotFound(p.URI)
 	}
-	e := jsonrpc.NewError(CodeResourceNotFound, "resource not found: "+p.URI)
-	e.Data, _ = (&mcp.ResourceUpdatedNotificationParams{URI: p.URI}).MarshalJSON()
-	return nil, e
+	if r.modern() {
+		rs, err := s.openRounds(r, p.URI, nil, p.RequestState, p.InputResponses)
+		if err != nil {
+			return nil, err
+		}
+		r.input = rs
+	}
+	out, err := s.runRead(ctx, res, tmpl, vars, p)
+	if err := s.endRound(r, err); err != nil {
+		return nil, err
+	}
+	if err == nil && out != nil && res != nil && res.caching != nil && out.CacheScope == "" {
+		out = withCaching(out, *res.caching)
+	}
+	return out, err
 }
 
-// Subscribe asks for notifications/resources/updated about a URI.
-func (s *Session) Subscribe(_ context.Context, p *mcp.SubscribeRequestParams) (*mcp.EmptyResult, error) {
-	s.mu.Lock()
-	s.subs[p.URI] = true
-	s.mu.Unlock()
+func (s *Server) runRead(ctx context.Context, res *resource, tmpl *template, vars map[string]string, p *mcp.ReadResourceRequestParams) (out *mcp.ReadResourceResult, err error) {
+	defer s.recoverInto("resource "+p.URI, &err)
+	if res != nil {
+		return res.handler(ctx, p)
+	}
+	return tmpl.handler(ctx, p, vars)
+}
+
+// Subscribe asks for notifications/resources/updated about a URI, in a
+// legacy session.
+func (dispatcher) Subscribe(ctx context.Context, p *mcp.SubscribeRequestParams) (*mcp.EmptyResult, error) {
+	sess := requestOf(ctx).session
+	sess.mu.Lock()
+	sess.subs[p.URI] = true
+	sess.mu.Unlock()
 	return &mcp.EmptyResult{}, nil
 }
 
 // Unsubscribe stops them.
-func (s *Session) Unsubscribe(_ context.Context, p *mcp.UnsubscribeRequestParams) (*mcp.EmptyResult, error) {
-	s.mu.Lock()
-	delete(s.subs, p.URI)
-	s.mu.Unlock()
+func (dispatcher) Unsubscribe(ctx context.Context, p *mcp.UnsubscribeRequestParams) (*mcp.EmptyResult, error) {
+	sess := requestOf(ctx).session
+	sess.mu.Lock()
+	delete(sess.subs, p.URI)
+	sess.mu.Unlock()
 	return &mcp.EmptyResult{}, nil
 }
 
 // Complete asks the completion handler.
-func (s *Session) Complete(ctx context.Context, p *mcp.CompleteRequestParams) (r *mcp.CompleteResult, err error) {
-	s.srv.mu.RLock()
-	h := s.srv.completion
-	s.srv.mu.RUnlock()
+func (d dispatcher) Complete(ctx context.Context, p *mcp.CompleteRequestParams) (r *mcp.CompleteResult, err error) {
+	s := d.srv
+	s.mu.RLock()
+	h := s.completion
+	s.mu.RUnlock()
 	if h == nil {
 		return nil, notOffered(mcp.MethodComplete)
 	}
@@ -335,32 +417,37 @@ func (s *Session) Complete(ctx context.Context, p *mcp.CompleteRequestParams) (r
 	return h(ctx, p)
 }
 
-// Discover belongs to the modern era, which this engine does not serve yet.
-func (s *Session) Discover(context.Context, *mcp.RequestParams) (*mcp.DiscoverResult, error) {
-	return nil, notOffered(mcp.MethodDiscover)
-}
-
-// SubscriptionsListen belongs to the modern era.
-func (s *Session) SubscriptionsListen(context.Context, *mcp.SubscriptionsListenRequestParams) (*mcp.SubscriptionsListenResult, error) {
-	return nil, notOffered(mcp.MethodSubscriptionsListen)
+// Discover tells a 2026-07-28 client what the server speaks and offers.
+func (d dispatcher) Discover(ctx context.Context, _ *mcp.RequestParams) (*mcp.DiscoverResult, error) {
+	s := d.srv
+	versions := mcp.SupportedVersions()
+	supported := make([]string, 0, len(versions))
+	for i := len(versions) - 1; i >= 0; i-- { // newest first: the client's preference
+		supported = append(supported, string(versions[i]))
+	}
+	return &mcp.DiscoverResult{
+		SupportedVersions: supported,
+		Capabilities:      s.capabilities(),
+		Instructions:      s.opts.Instructions,
+	}, nil
 }
 
 // CancelTask: tasks are not offered.
-func (s *Session) CancelTask(context.Context, *mcp.CancelTaskRequestParams) (*mcp.CancelTaskResult, error) {
+func (dispatcher) CancelTask(context.Context, *mcp.CancelTaskRequestParams) (*mcp.CancelTaskResult, error) {
 	return nil, notOffered(mcp.MethodCancelTask)
 }
 
 // GetTask: tasks are not offered.
-func (s *Session) GetTask(context.Context, *mcp.GetTaskRequestParams) (*mcp.GetTaskResult, error) {
+func (dispatcher) GetTask(context.Context, *mcp.GetTaskRequestParams) (*mcp.GetTaskResult, error) {
 	return nil, notOffered(mcp.MethodGetTask)
 }
 
 // ListTasks: tasks are not offered.
-func (s *Session) ListTasks(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListTasksResult, error) {
+func (dispatcher) ListTasks(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListTasksResult, error) {
 	return nil, notOffered(mcp.MethodListTasks)
 }
 
 // GetTaskPayload: tasks are not offered.
-func (s *Session) GetTaskPayload(context.Context, *mcp.GetTaskPayloadRequestParams) (*mcp.GetTaskPayloadResult, error) {
+func (dispatcher) GetTaskPayload(context.Context, *mcp.GetTaskPayloadRequestParams) (*mcp.GetTaskPayloadResult, error) {
 	return nil, notOffered(mcp.MethodGetTaskPayload)
 }

@@ -1,13 +1,25 @@
 // Package server is mcpgen's MCP server engine. It serves tools, prompts,
-// resources and completions registered on a Server to every client that
-// connects over a transport, and takes care of the protocol around them:
-// the initialize handshake and version negotiation, capabilities derived
-// from what is registered, cancellation, progress, logging, pagination,
-// list-changed notifications and resource subscriptions.
+// resources and completions registered on a Server to every client, in
+// both eras of the protocol at once, and takes care of the protocol around
+// them: capabilities derived from what is registered, cancellation,
+// progress, logging, pagination, list-changed notifications and resource
+// subscriptions.
 //
-// Handlers reach their client through the helpers of this package that take
-// the handler's ctx (Progress, Log, Elicit, CreateMessage, ListRoots). They
-// never see how the request arrived.
+// The engine is request-scoped. Every request is served with one request
+// context: its protocol version, the client's capabilities and identity,
+// the log level it asked for, and the principal the transport
+// authenticated. A request of the stateless era (2026-07-28) fills it from
+// its own _meta and belongs to no session (ServeCall); a request of a
+// legacy session (2024-11-05 to 2025-11-25) fills it from the session's
+// initialize (Serve). One stream or endpoint may carry both, interleaved.
+//
+// Handlers reach their client through the helpers of this package that
+// take the handler's ctx (Progress, Log, Elicit, CreateMessage, ListRoots,
+// ClientCapabilities, PrincipalFrom). They never see how the request
+// arrived: in a legacy session Elicit sends the client a request and waits
+// for its answer; in 2026-07-28 it ends the round with an
+// InputRequiredResult and the client's retry replays the handler with the
+// answer (see mrtr.go for the rule this puts on handlers).
 package server
 
 import (
@@ -18,10 +30,15 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/internal/mcpheader"
+	"github.com/mcpgen/mcpgen/runtime/internal/schemarules"
+	"github.com/mcpgen/mcpgen/runtime/internal/seal"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/uritemplate"
@@ -41,8 +58,42 @@ type Options struct {
 	// MaxInFlight bounds the requests one session handles at once; zero
 	// means the jsonrpc default.
 	MaxInFlight int
-	// OnRootsListChanged is called when a client says its roots changed.
+	// OnRootsListChanged is called when a client of a legacy session says
+	// its roots changed.
 	OnRootsListChanged func(ctx context.Context, s *Session)
+	// Caching is what 2026-07-28 results of list and read methods and of
+	// server/discover say about caching them. The zero value, immediately
+	// stale and private, is the safe default; a resource registered with
+	// ResourceCaching, or a read result that sets its own cacheScope,
+	// overrides it.
+	Caching Caching
+	// StateTTL is how long a requestState the server hands out in a
+	// 2026-07-28 InputRequiredResult stays good: the time a user has to
+	// answer. Zero means DefaultStateTTL.
+	StateTTL time.Duration
+	// MaxInputRounds bounds the rounds of input one 2026-07-28 request
+	// may take. Zero means DefaultMaxInputRounds.
+	MaxInputRounds int
+}
+
+// Defaults for Options left zero.
+const (
+	DefaultStateTTL       = 15 * time.Minute
+	DefaultMaxInputRounds = 16
+)
+
+func (o *Options) stateTTL() time.Duration {
+	if o.StateTTL <= 0 {
+		return DefaultStateTTL
+	}
+	return o.StateTTL
+}
+
+func (o *Options) maxInputRounds() int {
+	if o.MaxInputRounds <= 0 {
+		return DefaultMaxInputRounds
+	}
+	return o.MaxInputRounds
 }
 
 // ToolHandler answers tools/call for one tool. A returned error becomes an
@@ -64,12 +115,16 @@ type TemplateHandler func(ctx context.Context, params *mcp.ReadResourceRequestPa
 type CompletionHandler func(ctx context.Context, params *mcp.CompleteRequestParams) (*mcp.CompleteResult, error)
 
 // Request is what a Middleware sees of a request: the session it arrived
-// on, its method and its raw params. The result is the decoded result type.
+// on (nil for a 2026-07-28 request, which has none), its id, method, raw
+// params and protocol version. The result is the decoded result type; a
+// 2026-07-28 round that asks the client for input ends with an
+// *mcp.InputRequiredResult.
 type Request struct {
-	Session *Session
-	ID      jsonrpc.ID
-	Method  string
-	Params  []byte
+	Session         *Session
+	ID              jsonrpc.ID
+	Method          string
+	Params          []byte
+	ProtocolVersion mcp.ProtocolVersion
 }
 
 // HandlerFunc handles one request.
@@ -87,6 +142,13 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 
+	// chain is the middleware around the dispatch, rebuilt by Use: the
+	// one 2026-07-28 requests run through. Sessions keep the chain of the
+	// moment they started.
+	chain atomic.Pointer[HandlerFunc]
+	// seal protects what clients hand back (requestState, cursors).
+	seal atomic.Pointer[seal.Sealer]
+
 	mu         sync.RWMutex
 	tools      []*tool
 	prompts    []*prompt
@@ -95,6 +157,9 @@ type Server struct {
 	completion CompletionHandler
 	middleware []Middleware
 	sessions   map[*Session]struct{}
+
+	listenMu  sync.Mutex
+	listeners map[*listener]struct{} // open subscriptions/listen requests
 }
 
 type tool struct {
@@ -104,6 +169,9 @@ type tool struct {
 	output  *jsonschema.Schema // nil without an output schema
 	// Validators given with the tool, used instead of the schemas.
 	validateInput, validateOutput func([]byte) error
+	// headers are the input properties mirrored into Mcp-Param-* HTTP
+	// headers (x-mcp-header), checked against the arguments.
+	headers []mcpheader.Param
 }
 
 // ToolOption adjusts how a tool is served.
@@ -138,6 +206,17 @@ type prompt struct {
 type resource struct {
 	def     mcp.Resource
 	handler ResourceHandler
+	caching *Caching // nil: the server's
+}
+
+// ResourceOption adjusts how a resource is served.
+type ResourceOption func(*resource)
+
+// ResourceCaching sets what the resource's 2026-07-28 read results say
+// about caching them, instead of Options.Caching. A read result that sets
+// its own cacheScope overrides both.
+func ResourceCaching(c Caching) ResourceOption {
+	return func(r *resource) { r.caching = &c }
 }
 
 type template struct {
@@ -159,16 +238,51 @@ func New(info mcp.Implementation, opts *Options) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.seal.Store(seal.NewRandom())
+	s.rebuildChain()
 	return s
 }
 
+// SetStateKeys sets the keys that seal what the server hands clients to
+// give back: the requestState of 2026-07-28 multi round-trip requests and
+// pagination cursors (AES-256-GCM; each key is 32 bytes). The first key
+// seals; all of them open, so that a key can be rotated out. Replicas
+// behind one endpoint must share them, or a retry that reaches another
+// replica is refused. Without it each Server seals with a random key of
+// its own, made by New: fine for one process, and states do not outlive
+// it. States and cursors sealed under the previous keys stop opening.
+func (s *Server) SetStateKeys(keys ...[]byte) error {
+	sl, err := seal.New(keys...)
+	if err != nil {
+		return fmt.Errorf("server: state keys: %w", err)
+	}
+	s.seal.Store(sl)
+	return nil
+}
+
+func (s *Server) sealer() *seal.Sealer { return s.seal.Load() }
+
 // Use adds middleware around the dispatch of every request; the first
-// added is the outermost. Sessions started afterwards use it.
+// added is the outermost. Sessions started afterwards, and every
+// 2026-07-28 request from then on, use it.
 func (s *Server) Use(mw ...Middleware) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.middleware = append(s.middleware, mw...)
+	s.rebuildChain()
 }
+
+// rebuildChain wraps the dispatch in the middleware. s.mu is held, or s is
+// new.
+func (s *Server) rebuildChain() {
+	var h HandlerFunc = s.dispatch
+	for i := len(s.middleware) - 1; i >= 0; i-- {
+		h = s.middleware[i](h)
+	}
+	s.chain.Store(&h)
+}
+
+func (s *Server) currentChain() HandlerFunc { return *s.chain.Load() }
 
 // AddTool registers a tool. Its input schema (and output schema, if any)
 // are compiled once here: arguments that do not match the input schema get
@@ -196,6 +310,9 @@ func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error 
 	if err := def.UnmarshalJSON(raw); err != nil {
 		return fmt.Errorf("server: tool %s: %w", def.Name, err)
 	}
+	if err := checkMetaKeys(def.Meta); err != nil {
+		return fmt.Errorf("server: tool %s: _meta: %w", def.Name, err)
+	}
 	t := &tool{def: def, handler: h}
 	for _, o := range opts {
 		o(t)
@@ -206,6 +323,9 @@ func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error 
 	}
 	if t.input, err = compileSchema(def.Name+"/input", in); err != nil {
 		return fmt.Errorf("server: tool %s: input schema: %w", def.Name, err)
+	}
+	if t.headers, err = mcpheader.Params(in); err != nil {
+		return fmt.Errorf("server: tool %s: input schema: x-mcp-header: %w", def.Name, err)
 	}
 	if def.OutputSchema != nil && t.validateOutput == nil {
 		out, err := def.OutputSchema.MarshalJSON()
@@ -226,21 +346,16 @@ func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error 
 
 // RemoveTool unregisters the named tool, reporting whether it existed.
 func (s *Server) RemoveTool(name string) bool {
-	s.mu.Lock()
-	n := len(s.tools)
-	s.tools = slices.DeleteFunc(s.tools, func(o *tool) bool { return o.def.Name == name })
-	removed := len(s.tools) != n
-	s.mu.Unlock()
-	if removed {
-		s.notifyAll(mcp.MethodToolListChangedNotification, nil)
-	}
-	return removed
+	return remove(s, &s.tools, func(t *tool) bool { return t.def.Name == name }, mcp.MethodToolListChangedNotification)
 }
 
 // AddPrompt registers a prompt.
 func (s *Server) AddPrompt(def mcp.Prompt, h PromptHandler) error {
 	if def.Name == "" || h == nil {
 		return errors.New("server: a prompt needs a name and a handler")
+	}
+	if err := checkMetaKeys(def.Meta); err != nil {
+		return fmt.Errorf("server: prompt %s: _meta: %w", def.Name, err)
 	}
 	s.mu.Lock()
 	s.prompts = slices.DeleteFunc(s.prompts, func(o *prompt) bool { return o.def.Name == def.Name })
@@ -250,14 +365,52 @@ func (s *Server) AddPrompt(def mcp.Prompt, h PromptHandler) error {
 	return nil
 }
 
+// RemovePrompt unregisters the named prompt, reporting whether it existed.
+func (s *Server) RemovePrompt(name string) bool {
+	return remove(s, &s.prompts, func(p *prompt) bool { return p.def.Name == name }, mcp.MethodPromptListChangedNotification)
+}
+
+// RemoveResource unregisters the resource with the URI, reporting whether
+// it existed.
+func (s *Server) RemoveResource(uri string) bool {
+	return remove(s, &s.resources, func(r *resource) bool { return r.def.URI == uri }, mcp.MethodResourceListChangedNotification)
+}
+
+// RemoveResourceTemplate unregisters the resource template with the URI
+// template, reporting whether it existed.
+func (s *Server) RemoveResourceTemplate(uriTemplate string) bool {
+	return remove(s, &s.templates, func(t *template) bool { return t.def.URITemplate == uriTemplate }, mcp.MethodResourceListChangedNotification)
+}
+
+// remove deletes the entries of a list that match, and tells the clients
+// when there were any.
+func remove[E any](s *Server, list *[]E, match func(E) bool, changed string) bool {
+	s.mu.Lock()
+	n := len(*list)
+	*list = slices.DeleteFunc(*list, match)
+	removed := len(*list) != n
+	s.mu.Unlock()
+	if removed {
+		s.notifyAll(changed, nil)
+	}
+	return removed
+}
+
 // AddResource registers a resource with a fixed URI.
-func (s *Server) AddResource(def mcp.Resource, h ResourceHandler) error {
+func (s *Server) AddResource(def mcp.Resource, h ResourceHandler, opts ...ResourceOption) error {
 	if def.URI == "" || h == nil {
 		return errors.New("server: a resource needs a URI and a handler")
 	}
+	if err := checkMetaKeys(def.Meta); err != nil {
+		return fmt.Errorf("server: resource %s: _meta: %w", def.URI, err)
+	}
+	r := &resource{def: def, handler: h}
+	for _, o := range opts {
+		o(r)
+	}
 	s.mu.Lock()
 	s.resources = slices.DeleteFunc(s.resources, func(o *resource) bool { return o.def.URI == def.URI })
-	s.resources = append(s.resources, &resource{def: def, handler: h})
+	s.resources = append(s.resources, r)
 	s.mu.Unlock()
 	s.notifyAll(mcp.MethodResourceListChangedNotification, nil)
 	return nil
@@ -272,6 +425,9 @@ func (s *Server) AddResourceTemplate(def mcp.ResourceTemplate, h TemplateHandler
 	tmpl, err := uritemplate.Parse(def.URITemplate)
 	if err != nil {
 		return fmt.Errorf("server: resource template %s: %w", def.Name, err)
+	}
+	if err := checkMetaKeys(def.Meta); err != nil {
+		return fmt.Errorf("server: resource template %s: _meta: %w", def.Name, err)
 	}
 	s.mu.Lock()
 	s.templates = slices.DeleteFunc(s.templates, func(o *template) bool { return o.def.URITemplate == def.URITemplate })
@@ -288,7 +444,9 @@ func (s *Server) SetCompletion(h CompletionHandler) {
 	s.mu.Unlock()
 }
 
-// ResourceUpdated tells every session subscribed to uri that it changed.
+// ResourceUpdated tells every client subscribed to uri that it changed:
+// legacy sessions that sent resources/subscribe, and 2026-07-28
+// subscriptions/listen requests that name it.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
 	params, _ := (&mcp.ResourceUpdatedNotificationParams{URI: uri}).MarshalJSON()
 	for _, sess := range s.liveSessions() {
@@ -296,6 +454,7 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
 			sess.notify(ctx, mcp.MethodResourceUpdatedNotification, params)
 		}
 	}
+	s.eachListener(func(l *listener) { l.resourceUpdated(uri) })
 }
 
 // Serve runs one session over t until the transport closes or ctx ends.
@@ -337,11 +496,13 @@ func (s *Server) liveSessions() []*Session {
 	return out
 }
 
-// notifyAll sends a notification to every initialized session.
+// notifyAll sends a list-changed notification to every initialized
+// session and to every subscription that asked for it.
 func (s *Server) notifyAll(method string, params []byte) {
 	for _, sess := range s.liveSessions() {
 		sess.notify(context.Background(), method, params)
 	}
+	s.eachListener(func(l *listener) { l.changed(method) })
 }
 
 // capabilities says what the server offers, from what is registered.
@@ -364,7 +525,15 @@ func (s *Server) capabilities() mcp.ServerCapabilities {
 	return caps
 }
 
+// compileSchema compiles a schema a server registers, once: after the
+// 2026-07-28 rules for schemas (a dialect mcpgen supports, 2020-12 when
+// none is named; no reference that would have to be fetched; bounded
+// depth and size, so that a hostile schema cannot make validation
+// expensive).
 func compileSchema(name string, schema []byte) (*jsonschema.Schema, error) {
+	if _, err := schemarules.Check(schema, schemarules.Limits{}); err != nil {
+		return nil, err
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		return nil, err

@@ -2,7 +2,7 @@ package server
 
 import (
 	"context"
-	"slices"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -17,7 +17,12 @@ const (
 	stateInitialized              // the client sent notifications/initialized
 )
 
-// Session is one client connection to a Server.
+// Session is one client connection to a Server: a stream (stdio, an
+// in-memory pipe) or one Streamable HTTP session. It serves both eras
+// interleaved: a request whose _meta names a 2026-07-28-era version is
+// served on its own, statelessly, with the session adding nothing; every
+// other request belongs to the session's legacy lifecycle, which begins
+// with initialize.
 type Session struct {
 	srv   *Server
 	conn  *jsonrpc.Conn
@@ -28,8 +33,7 @@ type Session struct {
 	mu       sync.Mutex
 	version  mcp.ProtocolVersion
 	client   *mcp.InitializeRequestParams
-	minLevel int        // index into levels of the lowest level sent
-	initID   jsonrpc.ID // the initialize request, which is never cancelled
+	minLevel int // index into levels of the lowest level sent
 	subs     map[string]bool
 }
 
@@ -39,15 +43,18 @@ var levels = []mcp.LoggingLevel{
 	mcp.LoggingLevelError, mcp.LoggingLevelCritical, mcp.LoggingLevelAlert, mcp.LoggingLevelEmergency,
 }
 
-func (s *Server) newSession(t jsonrpc.Transport) *Session {
-	sess := &Session{srv: s, subs: map[string]bool{}}
-	s.mu.RLock()
-	mw := slices.Clone(s.middleware)
-	s.mu.RUnlock()
-	sess.chain = sess.dispatch
-	for i := len(mw) - 1; i >= 0; i-- {
-		sess.chain = mw[i](sess.chain)
+// levelIndex returns the index of level in levels, or -1.
+func levelIndex(level mcp.LoggingLevel) int {
+	for i, l := range levels {
+		if l == level {
+			return i
+		}
 	}
+	return -1
+}
+
+func (s *Server) newSession(t jsonrpc.Transport) *Session {
+	sess := &Session{srv: s, subs: map[string]bool{}, chain: s.currentChain()}
 	sess.conn = jsonrpc.NewConn(t, sess, jsonrpc.Options{
 		MaxInFlight: s.opts.MaxInFlight,
 		Logger:      s.log,
@@ -77,12 +84,17 @@ func (s *Session) ClientInfo() *mcp.InitializeRequestParams {
 // Close ends the session.
 func (s *Session) Close() error { return s.conn.Close() }
 
-// Handle implements jsonrpc.Handler: the lifecycle, then the middleware
-// chain and the generated dispatch.
+// Handle implements jsonrpc.Handler: the era gate, then the legacy
+// lifecycle or the stateless path, then the middleware chain and the
+// generated dispatch.
 func (s *Session) Handle(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
 	if req.ID.IsZero() {
 		s.notification(ctx, req)
 		return nil, nil
+	}
+	m := scanMeta(req.Params)
+	if m.modern || modernOnly(req.Method) {
+		return s.srv.serveCall(ctx, &Call{ID: req.ID, Method: req.Method, Params: req.Params, Out: s.conn}, m)
 	}
 	switch req.Method {
 	case mcp.MethodInitialize:
@@ -93,20 +105,27 @@ func (s *Session) Handle(ctx context.Context, req *jsonrpc.Request) ([]byte, err
 		}
 	}
 	if s.state.Load() == stateNew {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is not initialized: send initialize first")
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is not initialized: send initialize first (or, for 2026-07-28, put the protocol version and client capabilities in each request's _meta)")
 	}
-	ctx = withRequest(ctx, &requestInfo{session: s, id: req.ID, progressToken: progressToken(req.Params)})
-	r, err := s.chain(ctx, &Request{Session: s, ID: req.ID, Method: req.Method, Params: req.Params})
-	if err != nil {
-		return nil, err
+	s.mu.Lock()
+	if s.client == nil { // initialize is still being answered
+		s.mu.Unlock()
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is not initialized yet: wait for the initialize result")
 	}
-	return r.MarshalJSON()
-}
-
-// dispatch is the innermost handler: the generated dispatch into the
-// session's ServerHandler methods.
-func (s *Session) dispatch(ctx context.Context, req *Request) (mcp.Message, error) {
-	return mcp.DispatchServerRequest(ctx, s, s.ProtocolVersion(), req.Method, req.Params)
+	r := &request{
+		srv:           s.srv,
+		session:       s,
+		id:            req.ID,
+		method:        req.Method,
+		version:       s.version,
+		caps:          &s.client.Capabilities,
+		client:        &s.client.ClientInfo,
+		logLevel:      -1,
+		principal:     ctx.Value(principalKey{}),
+		progressToken: m.progressToken,
+	}
+	s.mu.Unlock()
+	return s.srv.serve(ctx, r, req.Params)
 }
 
 // latestLegacy is the newest version negotiated with initialize.
@@ -121,13 +140,6 @@ func latestLegacy() mcp.ProtocolVersion {
 }
 
 func (s *Session) initialize(req *jsonrpc.Request) ([]byte, error) {
-	// Record the id before leaving stateNew: cancellations are ignored
-	// until then, and for this id afterwards.
-	s.mu.Lock()
-	if s.initID.IsZero() {
-		s.initID = req.ID
-	}
-	s.mu.Unlock()
 	if !s.state.CompareAndSwap(stateNew, stateReady) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize was already received")
 	}
@@ -164,19 +176,19 @@ func (s *Session) notification(ctx context.Context, req *jsonrpc.Request) {
 	case mcp.MethodInitializedNotification:
 		s.state.CompareAndSwap(stateReady, stateInitialized)
 	case mcp.MethodCancelledNotification:
-		if s.state.Load() == stateNew {
-			return // only initialize can be running, and it is never cancelled
-		}
+		// Both eras cancel this way on a stream: a 2026-07-28 request may
+		// be running before, or without, any initialize.
 		var p mcp.CancelledNotificationParams
 		if err := p.UnmarshalJSON(req.Params); err != nil {
 			s.srv.log.Debug("malformed cancellation", "error", err)
 			return
 		}
-		s.mu.Lock()
-		initID := s.initID
-		s.mu.Unlock()
-		if id, ok := toID(p.RequestID); ok && id != initID {
-			s.conn.CancelIncoming(id)
+		id, ok := toID(p.RequestID)
+		if !ok {
+			return
+		}
+		if method, running := s.conn.IncomingMethod(id); running && method != mcp.MethodInitialize {
+			s.conn.CancelIncoming(id) // initialize is never cancelled
 		}
 	case mcp.MethodRootsListChangedNotification:
 		if cb := s.srv.opts.OnRootsListChanged; cb != nil {
@@ -233,45 +245,23 @@ func (s *Session) subscribed(uri string) bool {
 	return s.subs[uri]
 }
 
-// progressToken returns the raw JSON of params._meta.progressToken, or nil.
-// It is echoed exactly as received.
-func progressToken(params []byte) []byte {
-	if len(params) == 0 {
+// Log sends a log message to this session's client, filtered by the level
+// it set with logging/setLevel. data is encoded as JSON.
+func (s *Session) Log(ctx context.Context, level mcp.LoggingLevel, logger string, data any) error {
+	idx := levelIndex(level)
+	if idx < 0 {
+		return errors.New("server: unknown logging level " + string(level))
+	}
+	s.mu.Lock()
+	min := s.minLevel
+	s.mu.Unlock()
+	if idx < min {
 		return nil
 	}
-	var sc jsonrpc.Scanner
-	sc.Reset(params)
-	meta, ok := member(&sc, "_meta")
-	if !ok {
-		return nil
+	params, err := logParams(level, logger, data)
+	if err != nil {
+		return err
 	}
-	sc.Reset(meta)
-	tok, ok := member(&sc, "progressToken")
-	if !ok {
-		return nil
-	}
-	return tok
-}
-
-// member returns the raw value of key in the object sc reads.
-func member(sc *jsonrpc.Scanner, key string) ([]byte, bool) {
-	if sc.ObjectStart() != nil {
-		return nil, false
-	}
-	var found []byte
-	for {
-		k, more, err := sc.NextKey()
-		if err != nil || !more {
-			return found, found != nil
-		}
-		if string(k) == key {
-			if found, err = sc.Raw(); err != nil {
-				return nil, false
-			}
-			continue
-		}
-		if sc.Skip() != nil {
-			return nil, false
-		}
-	}
+	s.notify(ctx, mcp.MethodLoggingMessageNotification, params)
+	return nil
 }

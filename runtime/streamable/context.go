@@ -16,6 +16,9 @@ type sessionKey struct{}
 // is done (a client may drop an SSE stream and resume it): read its
 // headers, URL and RemoteAddr, not its ctx.
 func HTTPRequestFromContext(ctx context.Context) *http.Request {
+	if c, ok := ctx.Value(callKey{}).(*callInfo); ok {
+		return c.req
+	}
 	if inf := inflightOf(ctx); inf != nil {
 		return inf.req
 	}
@@ -26,6 +29,9 @@ func HTTPRequestFromContext(ctx context.Context) *http.Request {
 // for the HTTP request that carried the MCP request whose handler ctx is
 // given, or nil.
 func IdentityFromContext(ctx context.Context) any {
+	if c, ok := ctx.Value(callKey{}).(*callInfo); ok {
+		return c.identity
+	}
 	if inf := inflightOf(ctx); inf != nil {
 		return inf.identity
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
 // Server runs one MCP session over a transport until it closes;
@@ -67,6 +68,12 @@ type HandlerOptions struct {
 	// RetryInterval is the reconnection delay sent to clients of
 	// 2025-11-25 and later on each SSE stream. Zero means one second.
 	RetryInterval time.Duration
+
+	// KeepAlive is how long the SSE response of a 2026-07-28 request may
+	// stay silent before it gets a comment line (subscriptions/listen
+	// streams are often quiet for long). Zero means DefaultKeepAlive; a
+	// negative value sends none.
+	KeepAlive time.Duration
 
 	// Logger receives what cannot be told to a client. Nil discards it.
 	Logger *slog.Logger
@@ -182,7 +189,8 @@ func (h *Handler) start(s *session) error {
 	go func() {
 		defer h.wg.Done()
 		defer close(s.done)
-		if err := h.srv.Serve(context.WithValue(h.ctx, sessionKey{}, s), s); err != nil {
+		ctx := server.WithPrincipal(context.WithValue(h.ctx, sessionKey{}, s), s.owner)
+		if err := h.srv.Serve(ctx, s); err != nil {
 			h.log.Warn("streamable: session ended with an error", "session", s.id, "err", err)
 		}
 		h.end(s)
@@ -262,11 +270,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, msg)
 		return
 	}
+	hv := r.Header.Get(headerVersion)
 	allow := "GET, POST, DELETE"
-	if h.opts.Stateless {
-		allow = "POST"
+	if h.opts.Stateless || modernHeader(hv) {
+		allow = "POST" // 2026-07-28 has neither the GET stream nor sessions to DELETE
 	}
-	if r.Method != http.MethodPost && (h.opts.Stateless || (r.Method != http.MethodGet && r.Method != http.MethodDelete)) {
+	if r.Method != http.MethodPost && (allow == "POST" || (r.Method != http.MethodGet && r.Method != http.MethodDelete)) {
 		w.Header().Set("Allow", allow)
 		httpError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed; this endpoint takes "+allow)
 		return
@@ -286,17 +295,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if r.Method == http.MethodPost {
+		h.post(w, r, identity, hv)
+		return
+	}
 	version := mcp.Version20250326 // what a request without the header speaks
-	if v := r.Header.Get(headerVersion); v != "" {
-		version = mcp.ProtocolVersion(v)
+	if hv != "" {
+		version = mcp.ProtocolVersion(hv)
 		if !version.Supported() || version.Era() != mcp.EraLegacy {
-			httpError(w, http.StatusBadRequest, "unsupported "+headerVersion+" "+quote(v)+"; supported: "+legacyVersions())
+			httpError(w, http.StatusBadRequest, "unsupported "+headerVersion+" "+quote(hv)+"; supported: "+legacyVersions())
 			return
 		}
 	}
 	switch r.Method {
-	case http.MethodPost:
-		h.post(w, r, identity, version)
 	case http.MethodGet:
 		h.get(w, r, identity, version)
 	case http.MethodDelete:

@@ -132,10 +132,15 @@ func TestProtocolVersionHeader(t *testing.T) {
 		t.Errorf("initialize with an unknown version header: %d", code)
 	}
 	c.initialize("2025-06-18", "")
-	for _, v := range []string{"garbage", "2099-01-01", "2026-07-28"} {
+	for _, v := range []string{"garbage", "2099-01-01"} {
 		if code, body := c.status("POST", callBody(1, "echo", ""), "MCP-Protocol-Version", v); code != http.StatusBadRequest || !strings.Contains(body, "2025-11-25") {
 			t.Errorf("version %q: %d %s", v, code, body)
 		}
+	}
+	// A 2026-07-28 header makes the request one of that era, which needs
+	// its _meta: the session is not consulted.
+	if code, body := c.status("POST", callBody(1, "echo", ""), "MCP-Protocol-Version", "2026-07-28"); code != http.StatusBadRequest || !strings.Contains(body, `"code":-32602`) || !strings.Contains(body, "_meta") {
+		t.Errorf("version 2026-07-28 without _meta: %d %s", code, body)
 	}
 	// Absent: 2025-03-26 is assumed. Another supported version: served.
 	for _, v := range []string{"", "2025-03-26", "2025-11-25"} {

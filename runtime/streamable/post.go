@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
 // body is a POST body: one JSON-RPC message or a batch.
@@ -24,8 +25,9 @@ type body struct {
 }
 
 // readBody reads and checks a POST body, or answers with an error and
-// returns nil.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) *body {
+// returns nil. legacy applies the legacy transport's rule on initialize in
+// batches, which only a legacy request can break.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, legacy bool) *body {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
@@ -51,7 +53,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) *body {
 			continue
 		}
 		b.requests++
-		if m.Method == mcp.MethodInitialize {
+		if m.Method == mcp.MethodInitialize && legacy {
 			if batch {
 				httpError(w, http.StatusBadRequest, "initialize must not be part of a batch")
 				return nil
@@ -72,7 +74,11 @@ func requestedVersion(init *jsonrpc.Message) mcp.ProtocolVersion {
 	return mcp.ProtocolVersion(p.ProtocolVersion)
 }
 
-func (h *Handler) post(w http.ResponseWriter, r *http.Request, identity any, version mcp.ProtocolVersion) {
+// post serves a POST: a request of the stateless era on its own, anything
+// else on its legacy session. The era shows in the MCP-Protocol-Version
+// header, or, for a client that sent an unknown version or none, in the
+// body's _meta.
+func (h *Handler) post(w http.ResponseWriter, r *http.Request, identity any, hv string) {
 	accept := r.Header.Values("Accept")
 	if !accepts(accept, "application/json") || !accepts(accept, "text/event-stream") {
 		httpError(w, http.StatusNotAcceptable, "the Accept header must list both application/json and text/event-stream")
@@ -82,9 +88,21 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, identity any, ver
 		httpError(w, http.StatusUnsupportedMediaType, "the body must be application/json")
 		return
 	}
-	b := h.readBody(w, r)
+	b := h.readBody(w, r, !modernHeader(hv))
 	if b == nil {
 		return
+	}
+	if modernHeader(hv) || len(b.msgs) == 1 && b.msgs[0].Kind() == jsonrpc.MessageRequest && server.StatelessRequest(b.msgs[0].Method, b.msgs[0].Params) {
+		h.postCall(w, r, b, identity)
+		return
+	}
+	version := mcp.Version20250326 // what a request without the header speaks
+	if hv != "" {
+		version = mcp.ProtocolVersion(hv)
+		if !version.Supported() || version.Era() != mcp.EraLegacy {
+			httpError(w, http.StatusBadRequest, "unsupported "+headerVersion+" "+quote(hv)+"; supported: "+legacyVersions()+", and 2026-07-28 with the protocol version in each request's _meta")
+			return
+		}
 	}
 	if h.opts.Stateless {
 		h.postStateless(w, r, b, identity, version)

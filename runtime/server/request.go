@@ -1,0 +1,131 @@
+package server
+
+import (
+	"context"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+)
+
+// request is what the engine knows of the request a handler serves, in
+// either era: the one place a handler's ctx learns about its caller. A
+// 2026-07-28 request fills it from the request's own _meta; a request of
+// a legacy session fills it from the session's initialize. Nothing below
+// the era gate asks which era it serves except where the wire differs.
+type request struct {
+	srv *Server
+	// session is the legacy session the request arrived on; nil for a
+	// 2026-07-28 request, which belongs to no session.
+	session *Session
+	id      jsonrpc.ID
+	method  string
+	version mcp.ProtocolVersion
+	// caps are the capabilities the client declared: in the request's
+	// _meta, or in initialize. Never nil.
+	caps *mcp.ClientCapabilities
+	// client is what the client said of itself, nil when it did not.
+	client *mcp.Implementation
+	// logLevel is the index into levels of the lowest level the request
+	// asked to hear, or -1 when it asked for none (2026-07-28 only; a
+	// legacy session's level is the session's).
+	logLevel int
+	// principal is who the transport authenticated, nil when it did not.
+	principal any
+	// progressToken is the raw JSON of _meta.progressToken, nil when the
+	// client asked for no progress. It is echoed byte for byte.
+	progressToken []byte
+	// out carries the notifications a 2026-07-28 request causes to its
+	// client (its SSE stream, or the stdio stream); nil for a legacy
+	// request, whose session sends them.
+	out Notifier
+	// input holds the rounds of a 2026-07-28 request that may end with an
+	// InputRequiredResult (tools/call, prompts/get, resources/read); nil
+	// for every other request and for legacy ones.
+	input *rounds
+}
+
+// Notifier sends notifications to the client of a request. A
+// *jsonrpc.Conn is one; Streamable HTTP gives each 2026-07-28 request its
+// own, writing to that request's response.
+type Notifier interface {
+	Notify(ctx context.Context, method string, params []byte) error
+}
+
+// modern reports whether the request is of the stateless era.
+func (r *request) modern() bool { return r.session == nil }
+
+// notify sends a notification that the request caused.
+func (r *request) notify(ctx context.Context, method string, params []byte) error {
+	if r.session != nil {
+		r.session.notify(ctx, method, params)
+		return nil
+	}
+	if r.out == nil {
+		return nil // the transport carries no notifications for this request
+	}
+	return r.out.Notify(ctx, method, params)
+}
+
+type requestKey struct{}
+
+func withRequest(ctx context.Context, r *request) context.Context {
+	return context.WithValue(ctx, requestKey{}, r)
+}
+
+func requestOf(ctx context.Context) *request {
+	r, _ := ctx.Value(requestKey{}).(*request)
+	return r
+}
+
+type principalKey struct{}
+
+// WithPrincipal returns a copy of ctx that names who the transport
+// authenticated. Transports call it on the ctx they serve a request or a
+// session with; handlers read it back with PrincipalFrom. State that a
+// client hands back (requestState, cursors) is bound to it.
+func WithPrincipal(ctx context.Context, principal any) context.Context {
+	if principal == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, principalKey{}, principal)
+}
+
+// PrincipalFrom returns who the transport authenticated for the request
+// that ctx serves, or nil when nobody was.
+func PrincipalFrom(ctx context.Context) any {
+	if r := requestOf(ctx); r != nil {
+		return r.principal
+	}
+	return ctx.Value(principalKey{})
+}
+
+// ProtocolVersion returns the protocol version of the request that ctx
+// serves, or "" when ctx serves none.
+func ProtocolVersion(ctx context.Context) mcp.ProtocolVersion {
+	if r := requestOf(ctx); r != nil {
+		return r.version
+	}
+	return ""
+}
+
+// ClientCapabilities returns the capabilities the client of the request
+// that ctx serves declared, in the request's _meta or in initialize, or
+// nil when ctx serves none. The caller must not modify them.
+func ClientCapabilities(ctx context.Context) *mcp.ClientCapabilities {
+	if r := requestOf(ctx); r != nil {
+		return r.caps
+	}
+	return nil
+}
+
+// ClientInfo returns what the client of the request that ctx serves said
+// of itself, or nil. It is self-reported: fit for logs, not for decisions.
+func ClientInfo(ctx context.Context) *mcp.Implementation {
+	if r := requestOf(ctx); r != nil {
+		return r.client
+	}
+	return nil
+}
+
+// noCapabilities is what a client that declared nothing has.
+var noCapabilities = &mcp.ClientCapabilities{}
