@@ -2,25 +2,38 @@
 # Runs the MCP conformance suite (@modelcontextprotocol/conformance, pinned
 # in package.json) against mcpgen:
 #
-#   server leg: examples/everything over Streamable HTTP, with every scenario
-#               the 2025-11-25 revision requires, plus the ones it runs
-#               without scoring (json-schema-2020-12, server-sse-polling,
-#               server-session-lifecycle);
-#   client leg: examples/everything-client with the scenarios initialize,
-#               tools_call, elicitation-sep1034-client-defaults and sse-retry.
+#   server legs: one examples/everything process over Streamable HTTP, run
+#                twice without a restart in between:
+#                server@2026-07-28  every scenario the 2026-07-28 revision
+#                                   requires (stateless, per-request _meta),
+#                                   plus the ones it runs without scoring
+#                                   (the tasks-* extension, json-schema-2020-12,
+#                                   http-header-validation,
+#                                   http-custom-header-server-validation);
+#                server@2025-11-25  every scenario the 2025-11-25 revision
+#                                   requires (initialize and sessions), plus
+#                                   json-schema-2020-12, server-sse-polling and
+#                                   server-session-lifecycle, run unscored;
+#   client leg:  examples/everything-client with the scenarios initialize,
+#                tools_call, elicitation-sep1034-client-defaults and sse-retry.
 #
-# It prints pass/fail counts per scenario and exits non-zero when a check
-# fails that conformance/baseline.txt does not list, or when a listed one
-# passes (a stale entry). WARNING checks are printed but never fail the run.
+# Results are keyed by leg, so a scenario both revisions run is counted once
+# for each: "server@2026-07-28 tools-list", "server@2025-11-25 tools-list",
+# "client tools_call". It prints pass/fail counts per scenario and per leg,
+# and exits non-zero when a check fails that conformance/baseline.txt does
+# not list, or when a listed one passes (a stale entry). WARNING checks are
+# printed but never fail the run.
 #
 # Usage: conformance/run.sh [-v]     (-v also prints every failing check's message)
 #
 # CONFORMANCE_SERVER_URL=http://HOST:PORT/mcp tests a server already running
-# there instead of building and starting examples/everything.
+# there instead of building and starting examples/everything; it must serve
+# both revisions at that one URL.
 #
 # Needs Go, bash and npm; Node 22 is installed under .cache/node22 when the
 # node on PATH is older. Results stay in $CONFORMANCE_RESULTS (default: a
-# temporary directory, removed at exit).
+# temporary directory, removed at exit), one directory per leg:
+# server@2026-07-28/, server@2025-11-25/ and client/.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -43,7 +56,16 @@ suite="$here/node_modules/.bin/conformance"
 
 work=$(mktemp -d)
 results=${CONFORMANCE_RESULTS:-$work/results}
-mkdir -p "$results/server" "$results/client"
+# The requirement sets the server legs run, in this order, against one
+# server process.
+server_sets=(2026-07-28 2025-11-25)
+server_legs=()
+for set in "${server_sets[@]}"; do
+	server_legs+=("server@$set")
+done
+for leg in "${server_legs[@]}" client; do
+	mkdir -p "$results/$leg"
+done
 server_pid=
 cleanup() {
 	if [[ -n $server_pid ]]; then
@@ -54,7 +76,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# --- server leg ---------------------------------------------------------------
+# --- server legs --------------------------------------------------------------
 
 url=${CONFORMANCE_SERVER_URL:-}
 if [[ -z $url ]]; then
@@ -81,11 +103,22 @@ if [[ -z $url ]]; then
 	fi
 fi
 
-echo "=== server: conformance server --requirements 2025-11-25 against $url" >&2
-# The suite's own exit status is not the verdict: baseline.txt is.
-"$suite" server --url "$url" --requirements 2025-11-25 \
-	-o "$results/server" >"$work/server.out" 2>&1 || true
-if ((verbose)); then cat "$work/server.out" >&2; fi
+for set in "${server_sets[@]}"; do
+	leg="server@$set"
+	echo "=== $leg: conformance server --requirements $set against $url" >&2
+	# The suite's own exit status is not the verdict: baseline.txt is.
+	"$suite" server --url "$url" --requirements "$set" \
+		-o "$results/$leg" >"$work/$leg.out" 2>&1 || true
+	if ((verbose)); then cat "$work/$leg.out" >&2; fi
+	# One process serves every leg; if it died, the legs after it fail for
+	# that reason alone, so say so once, here.
+	if [[ -n $server_pid ]] && ! kill -0 "$server_pid" 2>/dev/null; then
+		echo "conformance: examples/everything exited during the $leg leg:" >&2
+		cat "$work/everything.log" >&2
+		wait "$server_pid" 2>/dev/null || true
+		server_pid=
+	fi
+done
 
 if [[ -n $server_pid ]]; then
 	kill "$server_pid" 2>/dev/null || true
@@ -113,26 +146,38 @@ fi
 
 # --- verdict --------------------------------------------------------------------
 
-# Scenarios the suite ran but wrote no checks.json for (it crashed or timed
-# out) are taken from its summary lines and count as one failure each.
-node --input-type=module - "$results" "$here/baseline.txt" "$work/server.out" "$work/client.out" "$verbose" <<'EOF'
+legs=()
+for leg in "${server_legs[@]}" client; do
+	legs+=("$leg" "$work/$leg.out")
+done
+node --input-type=module - "$results" "$here/baseline.txt" "$verbose" "${legs[@]}" <<'EOF'
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [resultsDir, baselinePath, serverOut, clientOut, verboseArg] = process.argv.slice(2);
+// argv: results dir, baseline path, verbose, then "<leg> <suite output file>"
+// pairs in the order the legs ran: server@<requirement set>..., client.
+const [resultsDir, baselinePath, verboseArg, ...legArgs] = process.argv.slice(2);
 const verbose = verboseArg === '1';
+const legs = [];
+for (let i = 0; i < legArgs.length; i += 2) legs.push({ leg: legArgs[i], out: legArgs[i + 1] });
+const legNames = new Set(legs.map((l) => l.leg));
 
 // baseline.txt: "<leg> <scenario>" or "<leg> <scenario>:<check-id>", one a
-// line; each paragraph of entries must open with a comment saying why.
+// line, where <leg> is server@<requirement set> or client; each paragraph of
+// entries must open with a comment saying why.
 const baseline = new Map(); // "leg scenario" -> Set of check ids, or null for the whole scenario
 let explained = false, bad = false;
 readFileSync(baselinePath, 'utf8').split('\n').forEach((raw, i) => {
   const line = raw.trim();
   if (line === '') { explained = false; return; }
   if (line.startsWith('#')) { explained = true; return; }
-  const m = /^(server|client)\s+([^\s:]+)(?::(\S+))?$/.exec(line);
-  if (!m || !explained) {
-    console.error(`baseline.txt:${i + 1}: ${m ? 'entry without a comment explaining it' : 'not "<server|client> <scenario>[:<check-id>]"'}`);
+  const m = /^(server@\d{4}-\d{2}-\d{2}|client)\s+([^\s:]+)(?::(\S+))?$/.exec(line);
+  const why = !m ? 'not "<server@YYYY-MM-DD|client> <scenario>[:<check-id>]"'
+    : !legNames.has(m[1]) ? `run.sh runs no leg ${m[1]} (it runs ${[...legNames].join(', ')})`
+    : !explained ? 'entry without a comment explaining it'
+    : undefined;
+  if (why) {
+    console.error(`baseline.txt:${i + 1}: ${why}`);
     bad = true;
     return;
   }
@@ -152,15 +197,17 @@ function collect(leg, dir, prefix = '') {
     const path = join(dir, entry.name);
     if (!stamp.test(entry.name)) { collect(leg, path, prefix + entry.name + '/'); continue; }
     let name = prefix + entry.name.replace(stamp, '');
-    if (leg === 'server') name = name.replace(/^server-/, '');
+    if (leg.startsWith('server@')) name = name.replace(/^server-/, '');
     const file = join(path, 'checks.json');
     if (existsSync(file)) scenarios.set(`${leg} ${name}`, JSON.parse(readFileSync(file, 'utf8')));
   }
 }
-collect('server', join(resultsDir, 'server'));
-collect('client', join(resultsDir, 'client'));
-for (const [leg, out] of [['server', serverOut], ['client', clientOut]]) {
-  for (const m of readFileSync(out, 'utf8').matchAll(/^[✓✗] (\S+): \d+ passed, \d+ failed/gmu)) {
+// Scenarios the suite ran but wrote no checks.json for (it crashed or timed
+// out) are taken from its summary lines and count as one failure each.
+for (const { leg, out } of legs) {
+  collect(leg, join(resultsDir, leg));
+  const text = existsSync(out) ? readFileSync(out, 'utf8') : '';
+  for (const m of text.matchAll(/^[✓✗] (\S+): \d+ passed, \d+ failed/gmu)) {
     const key = `${leg} ${m[1]}`;
     if (!scenarios.has(key)) {
       scenarios.set(key, [{ id: 'no-results', status: 'FAILURE', errorMessage: 'the suite wrote no checks.json for this scenario' }]);
@@ -168,25 +215,41 @@ for (const [leg, out] of [['server', serverOut], ['client', clientOut]]) {
   }
 }
 
-let passed = 0, failed = 0, warned = 0;
+const total = { passed: 0, failed: 0 };
+let warned = 0;
+const subtotals = [];
 const unexpected = [], expected = [], stale = [];
-for (const key of [...scenarios.keys()].sort()) {
-  const checks = scenarios.get(key);
-  const count = (s) => checks.filter((c) => c.status === s).length;
-  const [p, f, w] = [count('SUCCESS'), count('FAILURE'), count('WARNING')];
-  passed += p; failed += f; warned += w;
-  console.log(`${f ? '✗' : '✓'} ${key}: ${p} passed, ${f} failed${w ? `, ${w} warnings` : ''}`);
-  const allowed = baseline.has(key) ? baseline.get(key) : undefined; // null: whole scenario
-  const failing = checks.filter((c) => c.status === 'FAILURE');
-  for (const c of failing) {
-    const what = `${key}:${c.id}`;
-    if (verbose || allowed === undefined) console.log(`    ${c.id}: ${c.errorMessage ?? c.description ?? ''}`);
-    (allowed === null || allowed?.has(c.id) ? expected : unexpected).push(what);
+for (const { leg } of legs) {
+  const keys = [...scenarios.keys()].filter((k) => k.startsWith(`${leg} `)).sort();
+  const sub = { leg, scenarios: keys.length, passed: 0, failed: 0, warned: 0 };
+  for (const key of keys) {
+    const checks = scenarios.get(key);
+    const count = (s) => checks.filter((c) => c.status === s).length;
+    const [p, f, w, s] = [count('SUCCESS'), count('FAILURE'), count('WARNING'), count('SKIPPED')];
+    sub.passed += p; sub.failed += f; sub.warned += w;
+    const extra = [w && `${w} warnings`, s && `${s} skipped`].filter(Boolean);
+    console.log(`${f ? '✗' : '✓'} ${key}: ${p} passed, ${f} failed${extra.map((e) => `, ${e}`).join('')}`);
+    const allowed = baseline.has(key) ? baseline.get(key) : undefined; // null: whole scenario
+    const failing = checks.filter((c) => c.status === 'FAILURE');
+    for (const c of failing) {
+      const what = `${key}:${c.id}`;
+      if (verbose || allowed === undefined) console.log(`    ${c.id}: ${String(c.errorMessage ?? c.description ?? '').replaceAll('\n', '\n      ')}`);
+      (allowed === null || allowed?.has(c.id) ? expected : unexpected).push(what);
+    }
+    // A scenario the suite skipped outright (every check SKIPPED) has passed
+    // nothing, so a whole-scenario entry for it is not stale.
+    const skippedOutright = checks.length > 0 && s === checks.length;
+    if (allowed === null && failing.length === 0 && !skippedOutright) stale.push(key);
+    for (const id of allowed ?? []) {
+      if (!failing.some((c) => c.id === id)) stale.push(`${key}:${id}`);
+    }
   }
-  if (allowed === null && failing.length === 0) stale.push(key);
-  for (const id of allowed ?? []) {
-    if (!failing.some((c) => c.id === id)) stale.push(`${key}:${id}`);
-  }
+  subtotals.push(sub);
+  total.passed += sub.passed; total.failed += sub.failed; warned += sub.warned;
+}
+console.log('');
+for (const s of subtotals) {
+  console.log(`${s.leg}: ${s.scenarios} scenarios, ${s.passed} passed, ${s.failed} failed${s.warned ? `, ${s.warned} warnings` : ''}`);
 }
 console.log(`\n${scenarios.size} scenarios, ${warned} warnings.`);
 if (expected.length) console.log(`Failing as baseline.txt expects:\n  ${expected.join('\n  ')}`);
@@ -194,6 +257,6 @@ if (stale.length) console.log(`Passing although baseline.txt lists them (remove 
 if (unexpected.length) console.log(`Failing and not in baseline.txt:\n  ${unexpected.join('\n  ')}`);
 if (scenarios.size === 0) console.log('No scenario ran.');
 // The closing line, in the form CI reads.
-console.log(`conformance: ${passed} passed, ${failed} failed`);
+console.log(`conformance: ${total.passed} passed, ${total.failed} failed`);
 process.exit(unexpected.length || stale.length || scenarios.size === 0 ? 1 : 0);
 EOF

@@ -185,7 +185,15 @@ func TestToolsList(t *testing.T) {
 		"test_multiple_content_types", "test_tool_with_logging", "test_error_handling",
 		"test_tool_with_progress", "test_sampling", "test_elicitation",
 		"test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
-		"json_schema_2020_12_tool", "test_reconnection",
+		"json_schema_2020_12_tool", "test_custom_header", "test_reconnection",
+		// The 2026-07-28 fixtures, after the others: the suite calls
+		// tools[0] with no arguments and needs it to succeed.
+		"test_input_required_result_elicitation", "test_input_required_result_sampling",
+		"test_input_required_result_list_roots", "test_input_required_result_request_state",
+		"test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
+		"test_input_required_result_tampered_state", "test_input_required_result_capabilities",
+		"test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
+		"test_trigger_tool_change", "test_trigger_prompt_change",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools = %v\nwant %v", names, want)
@@ -741,7 +749,7 @@ func TestPromptsList(t *testing.T) {
 			t.Errorf("prompt %s has no description", p.Name)
 		}
 	}
-	want := []string{"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image"}
+	want := []string{"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_input_required_result_prompt"}
 	if !slices.Equal(names, want) {
 		t.Errorf("prompts %v, want %v", names, want)
 	}
@@ -861,14 +869,14 @@ func TestStdioFraming(t *testing.T) {
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
 	}
-	if len(tools.Tools) != 14 {
+	if len(tools.Tools) != 28 {
 		t.Errorf("tools/list: %d tools", len(tools.Tools))
 	}
 	prompts, err := sess.ListPrompts(ctx, nil)
 	if err != nil {
 		t.Fatalf("prompts/list: %v", err)
 	}
-	if len(prompts.Prompts) != 4 {
+	if len(prompts.Prompts) != 5 {
 		t.Errorf("prompts/list: %d prompts", len(prompts.Prompts))
 	}
 	resources, err := sess.ListResources(ctx, nil)

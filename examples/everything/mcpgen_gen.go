@@ -17,7 +17,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
-// mcpgenInputSchemasimpleTextTool is the input schema of tool test_simple_text (tools.go:42).
+// mcpgenInputSchemasimpleTextTool is the input schema of tool test_simple_text (tools.go:43).
 const mcpgenInputSchemasimpleTextTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -27,7 +27,7 @@ const mcpgenInputSchemasimpleTextTool = `{
 // mcpgenToolsimpleTextTool is the definition of tool test_simple_text.
 const mcpgenToolsimpleTextTool = `{"name":"test_simple_text","description":"Returns one text block.","inputSchema":` + mcpgenInputSchemasimpleTextTool + `}`
 
-// mcpgenInputSchemaimageTool is the input schema of tool test_image_content (tools.go:49).
+// mcpgenInputSchemaimageTool is the input schema of tool test_image_content (tools.go:50).
 const mcpgenInputSchemaimageTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -37,7 +37,7 @@ const mcpgenInputSchemaimageTool = `{
 // mcpgenToolimageTool is the definition of tool test_image_content.
 const mcpgenToolimageTool = `{"name":"test_image_content","description":"Returns a PNG image.","inputSchema":` + mcpgenInputSchemaimageTool + `}`
 
-// mcpgenInputSchemaaudioTool is the input schema of tool test_audio_content (tools.go:56).
+// mcpgenInputSchemaaudioTool is the input schema of tool test_audio_content (tools.go:57).
 const mcpgenInputSchemaaudioTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -47,7 +47,7 @@ const mcpgenInputSchemaaudioTool = `{
 // mcpgenToolaudioTool is the definition of tool test_audio_content.
 const mcpgenToolaudioTool = `{"name":"test_audio_content","description":"Returns a WAV recording.","inputSchema":` + mcpgenInputSchemaaudioTool + `}`
 
-// mcpgenInputSchemaembeddedResourceTool is the input schema of tool test_embedded_resource (tools.go:70).
+// mcpgenInputSchemaembeddedResourceTool is the input schema of tool test_embedded_resource (tools.go:71).
 const mcpgenInputSchemaembeddedResourceTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -57,7 +57,7 @@ const mcpgenInputSchemaembeddedResourceTool = `{
 // mcpgenToolembeddedResourceTool is the definition of tool test_embedded_resource.
 const mcpgenToolembeddedResourceTool = `{"name":"test_embedded_resource","description":"Returns an embedded text resource.","inputSchema":` + mcpgenInputSchemaembeddedResourceTool + `}`
 
-// mcpgenInputSchemamixedContentTool is the input schema of tool test_multiple_content_types (tools.go:77).
+// mcpgenInputSchemamixedContentTool is the input schema of tool test_multiple_content_types (tools.go:78).
 const mcpgenInputSchemamixedContentTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -67,7 +67,7 @@ const mcpgenInputSchemamixedContentTool = `{
 // mcpgenToolmixedContentTool is the definition of tool test_multiple_content_types.
 const mcpgenToolmixedContentTool = `{"name":"test_multiple_content_types","description":"Returns text, an image and an embedded resource.","inputSchema":` + mcpgenInputSchemamixedContentTool + `}`
 
-// mcpgenInputSchemaloggingTool is the input schema of tool test_tool_with_logging (tools.go:88).
+// mcpgenInputSchemaloggingTool is the input schema of tool test_tool_with_logging (tools.go:89).
 const mcpgenInputSchemaloggingTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -77,7 +77,7 @@ const mcpgenInputSchemaloggingTool = `{
 // mcpgenToolloggingTool is the definition of tool test_tool_with_logging.
 const mcpgenToolloggingTool = `{"name":"test_tool_with_logging","description":"Sends three info log messages while it runs.","inputSchema":` + mcpgenInputSchemaloggingTool + `}`
 
-// mcpgenInputSchemaerrorTool is the input schema of tool test_error_handling (tools.go:105).
+// mcpgenInputSchemaerrorTool is the input schema of tool test_error_handling (tools.go:106).
 const mcpgenInputSchemaerrorTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -87,7 +87,7 @@ const mcpgenInputSchemaerrorTool = `{
 // mcpgenToolerrorTool is the definition of tool test_error_handling.
 const mcpgenToolerrorTool = `{"name":"test_error_handling","description":"Always fails, with an isError result.","inputSchema":` + mcpgenInputSchemaerrorTool + `}`
 
-// mcpgenInputSchemaprogressTool is the input schema of tool test_tool_with_progress (tools.go:112).
+// mcpgenInputSchemaprogressTool is the input schema of tool test_tool_with_progress (tools.go:113).
 const mcpgenInputSchemaprogressTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -97,7 +97,7 @@ const mcpgenInputSchemaprogressTool = `{
 // mcpgenToolprogressTool is the definition of tool test_tool_with_progress.
 const mcpgenToolprogressTool = `{"name":"test_tool_with_progress","description":"Reports progress 0, 50 and 100 out of 100 while it runs.","inputSchema":` + mcpgenInputSchemaprogressTool + `}`
 
-// mcpgenInputSchemasamplingTool is the input schema of tool test_sampling (tools.go:137).
+// mcpgenInputSchemasamplingTool is the input schema of tool test_sampling (tools.go:138).
 const mcpgenInputSchemasamplingTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -116,7 +116,7 @@ const mcpgenInputSchemasamplingTool = `{
 // mcpgenToolsamplingTool is the definition of tool test_sampling.
 const mcpgenToolsamplingTool = `{"name":"test_sampling","description":"Asks the client's model to answer a prompt (sampling/createMessage).","inputSchema":` + mcpgenInputSchemasamplingTool + `}`
 
-// mcpgenInputSchemaelicitationTool is the input schema of tool test_elicitation (tools.go:179).
+// mcpgenInputSchemaelicitationTool is the input schema of tool test_elicitation (tools.go:180).
 const mcpgenInputSchemaelicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -135,7 +135,7 @@ const mcpgenInputSchemaelicitationTool = `{
 // mcpgenToolelicitationTool is the definition of tool test_elicitation.
 const mcpgenToolelicitationTool = `{"name":"test_elicitation","description":"Asks the user for a username and an email address (elicitation/create).","inputSchema":` + mcpgenInputSchemaelicitationTool + `}`
 
-// mcpgenInputSchemadefaultsElicitationTool is the input schema of tool test_elicitation_sep1034_defaults (tools.go:195).
+// mcpgenInputSchemadefaultsElicitationTool is the input schema of tool test_elicitation_sep1034_defaults (tools.go:196).
 const mcpgenInputSchemadefaultsElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -145,7 +145,7 @@ const mcpgenInputSchemadefaultsElicitationTool = `{
 // mcpgenTooldefaultsElicitationTool is the definition of tool test_elicitation_sep1034_defaults.
 const mcpgenTooldefaultsElicitationTool = `{"name":"test_elicitation_sep1034_defaults","description":"Elicits a form whose fields all have defaults (SEP-1034).","inputSchema":` + mcpgenInputSchemadefaultsElicitationTool + `}`
 
-// mcpgenInputSchemaenumsElicitationTool is the input schema of tool test_elicitation_sep1330_enums (tools.go:213).
+// mcpgenInputSchemaenumsElicitationTool is the input schema of tool test_elicitation_sep1330_enums (tools.go:214).
 const mcpgenInputSchemaenumsElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -155,7 +155,7 @@ const mcpgenInputSchemaenumsElicitationTool = `{
 // mcpgenToolenumsElicitationTool is the definition of tool test_elicitation_sep1330_enums.
 const mcpgenToolenumsElicitationTool = `{"name":"test_elicitation_sep1330_enums","description":"Elicits a form with every kind of enum field (SEP-1330).","inputSchema":` + mcpgenInputSchemaenumsElicitationTool + `}`
 
-// mcpgenInputSchemaschema202012Tool is the input schema of tool json_schema_2020_12_tool (tools.go:255).
+// mcpgenInputSchemaschema202012Tool is the input schema of tool json_schema_2020_12_tool (tools.go:256).
 const mcpgenInputSchemaschema202012Tool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -236,7 +236,29 @@ const mcpgenInputSchemaschema202012Tool = `{
 // mcpgenToolschema202012Tool is the definition of tool json_schema_2020_12_tool.
 const mcpgenToolschema202012Tool = `{"name":"json_schema_2020_12_tool","description":"Tool with JSON Schema 2020-12 features","inputSchema":` + mcpgenInputSchemaschema202012Tool + `}`
 
-// mcpgenInputSchemareconnectionTool is the input schema of tool test_reconnection (tools.go:269).
+// mcpgenInputSchemacustomHeaderTool is the input schema of tool test_custom_header (tools.go:279).
+const mcpgenInputSchemacustomHeaderTool = `{
+  "type": "object",
+  "properties": {
+    "region": {
+      "type": "string",
+      "description": "The region to run in; mirrored into the Mcp-Param-Region header",
+      "x-mcp-header": "Region"
+    },
+    "query": {
+      "type": "string",
+      "description": "What to run there"
+    }
+  },
+  "required": [
+    "region"
+  ]
+}`
+
+// mcpgenToolcustomHeaderTool is the definition of tool test_custom_header.
+const mcpgenToolcustomHeaderTool = `{"name":"test_custom_header","description":"Runs a query in a region, which 2026-07-28 HTTP clients mirror into\nthe Mcp-Param-Region header (SEP-2243) and the server checks against\nthe arguments.","inputSchema":` + mcpgenInputSchemacustomHeaderTool + `}`
+
+// mcpgenInputSchemareconnectionTool is the input schema of tool test_reconnection (tools.go:290).
 const mcpgenInputSchemareconnectionTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -245,6 +267,136 @@ const mcpgenInputSchemareconnectionTool = `{
 
 // mcpgenToolreconnectionTool is the definition of tool test_reconnection.
 const mcpgenToolreconnectionTool = `{"name":"test_reconnection","description":"Answers after a pause, for clients that reconnect mid-call (SEP-1699).","inputSchema":` + mcpgenInputSchemareconnectionTool + `}`
+
+// mcpgenInputSchemaeverythingtriggerToolChange is the input schema of tool test_trigger_tool_change (tools_changes.go:25).
+const mcpgenInputSchemaeverythingtriggerToolChange = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenTooleverythingtriggerToolChange is the definition of tool test_trigger_tool_change.
+const mcpgenTooleverythingtriggerToolChange = `{"name":"test_trigger_tool_change","description":"Adds or removes the tool test_dynamic_tool, which changes the tool list.","inputSchema":` + mcpgenInputSchemaeverythingtriggerToolChange + `}`
+
+// mcpgenInputSchemaeverythingtriggerPromptChange is the input schema of tool test_trigger_prompt_change (tools_changes.go:46).
+const mcpgenInputSchemaeverythingtriggerPromptChange = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenTooleverythingtriggerPromptChange is the definition of tool test_trigger_prompt_change.
+const mcpgenTooleverythingtriggerPromptChange = `{"name":"test_trigger_prompt_change","description":"Adds or removes the prompt test_dynamic_prompt, which changes the prompt\nlist.","inputSchema":` + mcpgenInputSchemaeverythingtriggerPromptChange + `}`
+
+// mcpgenInputSchemaroundsElicitationTool is the input schema of tool test_input_required_result_elicitation (tools_rounds.go:68).
+const mcpgenInputSchemaroundsElicitationTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenToolroundsElicitationTool is the definition of tool test_input_required_result_elicitation.
+const mcpgenToolroundsElicitationTool = `{"name":"test_input_required_result_elicitation","description":"Asks the user's name, then greets them.","inputSchema":` + mcpgenInputSchemaroundsElicitationTool + `}`
+
+// mcpgenInputSchemaroundsSamplingTool is the input schema of tool test_input_required_result_sampling (tools_rounds.go:79).
+const mcpgenInputSchemaroundsSamplingTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenToolroundsSamplingTool is the definition of tool test_input_required_result_sampling.
+const mcpgenToolroundsSamplingTool = `{"name":"test_input_required_result_sampling","description":"Asks the client's model for a capital city.","inputSchema":` + mcpgenInputSchemaroundsSamplingTool + `}`
+
+// mcpgenInputSchemaroundsRootsTool is the input schema of tool test_input_required_result_list_roots (tools_rounds.go:90).
+const mcpgenInputSchemaroundsRootsTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenToolroundsRootsTool is the definition of tool test_input_required_result_list_roots.
+const mcpgenToolroundsRootsTool = `{"name":"test_input_required_result_list_roots","description":"Asks the client for its roots.","inputSchema":` + mcpgenInputSchemaroundsRootsTool + `}`
+
+// mcpgenInputSchemaroundsStateTool is the input schema of tool test_input_required_result_request_state (tools_rounds.go:101).
+const mcpgenInputSchemaroundsStateTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenToolroundsStateTool is the definition of tool test_input_required_result_request_state.
+const mcpgenToolroundsStateTool = `{"name":"test_input_required_result_request_state","description":"Asks for a confirmation; its state travels in the sealed requestState.","inputSchema":` + mcpgenInputSchemaroundsStateTool + `}`
+
+// mcpgenInputSchemaroundsMultipleTool is the input schema of tool test_input_required_result_multiple_inputs (tools_rounds.go:120).
+const mcpgenInputSchemaroundsMultipleTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenToolroundsMultipleTool is the definition of tool test_input_required_result_multiple_inputs.
+const mcpgenToolroundsMultipleTool = `{"name":"test_input_required_result_multiple_inputs","description":"Asks three questions of three kinds in one round.","inputSchema":` + mcpgenInputSchemaroundsMultipleTool + `}`
+
+// mcpgenInputSchemaroundsMultiTool is the input schema of tool test_input_required_result_multi_round (tools_rounds.go:135).
+const mcpgenInputSchemaroundsMultiTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenToolroundsMultiTool is the definition of tool test_input_required_result_multi_round.
+const mcpgenToolroundsMultiTool = `{"name":"test_input_required_result_multi_round","description":"Asks two questions, one round each.","inputSchema":` + mcpgenInputSchemaroundsMultiTool + `}`
+
+// mcpgenInputSchemaroundsTamperedTool is the input schema of tool test_input_required_result_tampered_state (tools_rounds.go:150).
+const mcpgenInputSchemaroundsTamperedTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenToolroundsTamperedTool is the definition of tool test_input_required_result_tampered_state.
+const mcpgenToolroundsTamperedTool = `{"name":"test_input_required_result_tampered_state","description":"Asks for a confirmation whose requestState a client may tamper with.","inputSchema":` + mcpgenInputSchemaroundsTamperedTool + `}`
+
+// mcpgenInputSchemaroundsCapabilitiesTool is the input schema of tool test_input_required_result_capabilities (tools_rounds.go:157).
+const mcpgenInputSchemaroundsCapabilitiesTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenToolroundsCapabilitiesTool is the definition of tool test_input_required_result_capabilities.
+const mcpgenToolroundsCapabilitiesTool = `{"name":"test_input_required_result_capabilities","description":"Asks only for what the client declared it can answer.","inputSchema":` + mcpgenInputSchemaroundsCapabilitiesTool + `}`
+
+// mcpgenInputSchemamissingCapabilityTool is the input schema of tool test_missing_capability (tools_rounds.go:188).
+const mcpgenInputSchemamissingCapabilityTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenToolmissingCapabilityTool is the definition of tool test_missing_capability.
+const mcpgenToolmissingCapabilityTool = `{"name":"test_missing_capability","description":"Samples without checking the client's capabilities: a client that did\nnot declare sampling gets MissingRequiredClientCapability (-32021).","inputSchema":` + mcpgenInputSchemamissingCapabilityTool + `}`
+
+// mcpgenInputSchemastreamingElicitationTool is the input schema of tool test_streaming_elicitation (tools_rounds.go:200).
+const mcpgenInputSchemastreamingElicitationTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenToolstreamingElicitationTool is the definition of tool test_streaming_elicitation.
+const mcpgenToolstreamingElicitationTool = `{"name":"test_streaming_elicitation","description":"Asks for input, which a 2026-07-28 response carries in its result and\nnever as a request of its own on the stream.","inputSchema":` + mcpgenInputSchemastreamingElicitationTool + `}`
+
+// mcpgenInputSchemaquietLoggingTool is the input schema of tool test_logging_tool (tools_rounds.go:211).
+const mcpgenInputSchemaquietLoggingTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenToolquietLoggingTool is the definition of tool test_logging_tool.
+const mcpgenToolquietLoggingTool = `{"name":"test_logging_tool","description":"Logs three messages: only a client that set a log level hears them.","inputSchema":` + mcpgenInputSchemaquietLoggingTool + `}`
 
 // The handlers must keep the signatures this file was generated for; run go generate after changing one.
 var (
@@ -261,18 +413,33 @@ var (
 	_ func(context.Context) (string, error)                                   = defaultsElicitationTool
 	_ func(context.Context) (string, error)                                   = enumsElicitationTool
 	_ func(context.Context, json.RawMessage) (string, error)                  = schema202012Tool
+	_ func(context.Context, json.RawMessage) (string, error)                  = customHeaderTool
 	_ func(context.Context) (string, error)                                   = reconnectionTool
+	_ func(*everything, context.Context) (string, error)                      = (*everything).triggerToolChange
+	_ func(*everything, context.Context) (string, error)                      = (*everything).triggerPromptChange
+	_ func(context.Context) (string, error)                                   = roundsElicitationTool
+	_ func(context.Context) (string, error)                                   = roundsSamplingTool
+	_ func(context.Context) (string, error)                                   = roundsRootsTool
+	_ func(context.Context) (string, error)                                   = roundsStateTool
+	_ func(context.Context) (string, error)                                   = roundsMultipleTool
+	_ func(context.Context) (string, error)                                   = roundsMultiTool
+	_ func(context.Context) (string, error)                                   = roundsTamperedTool
+	_ func(context.Context) (string, error)                                   = roundsCapabilitiesTool
+	_ func(context.Context) (string, error)                                   = missingCapabilityTool
+	_ func(context.Context) (string, error)                                   = streamingElicitationTool
+	_ func(context.Context) (string, error)                                   = quietLoggingTool
 	_ func(context.Context) (*mcp.GetPromptResult, error)                     = simplePrompt
 	_ func(context.Context, argsPromptArgs) (*mcp.GetPromptResult, error)     = argsPrompt
 	_ func(context.Context, embeddedPromptArgs) (*mcp.GetPromptResult, error) = embeddedPrompt
 	_ func(context.Context) (*mcp.GetPromptResult, error)                     = imagePrompt
+	_ func(context.Context) (*mcp.GetPromptResult, error)                     = roundsPrompt
 	_ func(context.Context) (string, error)                                   = staticTextResource
 	_ func(context.Context) ([]byte, error)                                   = staticBinaryResource
 	_ func(*everything, context.Context) (string, error)                      = (*everything).watchedResource
 	_ func(context.Context, templateVars) (string, error)                     = templateResource
 )
 
-// Register adds the package's tools, prompts and resources to s: test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types, test_tool_with_logging, test_error_handling, test_tool_with_progress, test_sampling, test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums, json_schema_2020_12_tool, test_reconnection, test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image, static-text, static-binary, template-data.
+// Register adds the package's tools, prompts and resources to s: test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types, test_tool_with_logging, test_error_handling, test_tool_with_progress, test_sampling, test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums, json_schema_2020_12_tool, test_custom_header, test_reconnection, test_input_required_result_elicitation, test_input_required_result_sampling, test_input_required_result_list_roots, test_input_required_result_request_state, test_input_required_result_multiple_inputs, test_input_required_result_multi_round, test_input_required_result_tampered_state, test_input_required_result_capabilities, test_missing_capability, test_streaming_elicitation, test_logging_tool, test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image, test_input_required_result_prompt, static-text, static-binary, template-data.
 func Register(s *server.Server) error {
 	if err := handler.AddTool(s, mcpgenToolsimpleTextTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := simpleTextTool(ctx)
@@ -399,6 +566,15 @@ func Register(s *server.Server) error {
 	}); err != nil {
 		return err
 	}
+	if err := handler.AddTool(s, mcpgenToolcustomHeaderTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := customHeaderTool(ctx, json.RawMessage(p.Arguments))
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}); err != nil {
+		return err
+	}
 	if err := handler.AddTool(s, mcpgenToolreconnectionTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		out, err := reconnectionTool(ctx)
 		if err != nil {
@@ -406,6 +582,105 @@ func Register(s *server.Server) error {
 		}
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 	}, server.WithInputValidator(mcpgenCheckInputreconnectionTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolroundsElicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := roundsElicitationTool(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputroundsElicitationTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolroundsSamplingTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := roundsSamplingTool(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputroundsSamplingTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolroundsRootsTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := roundsRootsTool(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputroundsRootsTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolroundsStateTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := roundsStateTool(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputroundsStateTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolroundsMultipleTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := roundsMultipleTool(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputroundsMultipleTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolroundsMultiTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := roundsMultiTool(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputroundsMultiTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolroundsTamperedTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := roundsTamperedTool(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputroundsTamperedTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolroundsCapabilitiesTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := roundsCapabilitiesTool(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputroundsCapabilitiesTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolmissingCapabilityTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := missingCapabilityTool(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputmissingCapabilityTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolstreamingElicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := streamingElicitationTool(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputstreamingElicitationTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolquietLoggingTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := quietLoggingTool(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputquietLoggingTool)); err != nil {
 		return err
 	}
 	if err := s.AddPrompt(mcp.Prompt{
@@ -496,6 +771,24 @@ func Register(s *server.Server) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddPrompt(mcp.Prompt{
+		Description: "A prompt that asks the user for its context before it renders.",
+		Name:        "test_input_required_result_prompt",
+	}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+		if len(p.Arguments) > 0 {
+			return nil, jsonrpc.ErrInvalidParams("invalid params: arguments: prompt test_input_required_result_prompt takes no arguments")
+		}
+		out, err := roundsPrompt(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			return nil, errors.New("prompt test_input_required_result_prompt: roundsPrompt returned a nil result and no error")
+		}
+		return out, nil
+	}); err != nil {
+		return err
+	}
 	if err := s.AddResource(mcp.Resource{
 		Description: "A fixed text resource.",
 		MIMEType:    "text/plain",
@@ -555,10 +848,28 @@ func Register(s *server.Server) error {
 	return nil
 }
 
-// RegisterEverything adds the resources served by r's methods to s: watched-resource.
+// RegisterEverything adds the tools and resources served by r's methods to s: test_trigger_tool_change, test_trigger_prompt_change, watched-resource.
 func RegisterEverything(s *server.Server, r *everything) error {
 	if r == nil {
 		return errors.New("RegisterEverything: nil receiver")
+	}
+	if err := handler.AddTool(s, mcpgenTooleverythingtriggerToolChange, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := r.triggerToolChange(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputeverythingtriggerToolChange)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenTooleverythingtriggerPromptChange, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		out, err := r.triggerPromptChange(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+	}, server.WithInputValidator(mcpgenCheckInputeverythingtriggerPromptChange)); err != nil {
+		return err
 	}
 	if err := s.AddResource(mcp.Resource{
 		Description: "A text resource that changes now and then; subscribe to hear of it.",
@@ -684,6 +995,97 @@ func mcpgenCheckInputreconnectionTool(args []byte) error {
 	})
 }
 
+// mcpgenCheckInputeverythingtriggerToolChange accepts only an empty object: tool test_trigger_tool_change takes no arguments.
+func mcpgenCheckInputeverythingtriggerToolChange(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputeverythingtriggerPromptChange accepts only an empty object: tool test_trigger_prompt_change takes no arguments.
+func mcpgenCheckInputeverythingtriggerPromptChange(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputroundsElicitationTool accepts only an empty object: tool test_input_required_result_elicitation takes no arguments.
+func mcpgenCheckInputroundsElicitationTool(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputroundsSamplingTool accepts only an empty object: tool test_input_required_result_sampling takes no arguments.
+func mcpgenCheckInputroundsSamplingTool(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputroundsRootsTool accepts only an empty object: tool test_input_required_result_list_roots takes no arguments.
+func mcpgenCheckInputroundsRootsTool(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputroundsStateTool accepts only an empty object: tool test_input_required_result_request_state takes no arguments.
+func mcpgenCheckInputroundsStateTool(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputroundsMultipleTool accepts only an empty object: tool test_input_required_result_multiple_inputs takes no arguments.
+func mcpgenCheckInputroundsMultipleTool(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputroundsMultiTool accepts only an empty object: tool test_input_required_result_multi_round takes no arguments.
+func mcpgenCheckInputroundsMultiTool(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputroundsTamperedTool accepts only an empty object: tool test_input_required_result_tampered_state takes no arguments.
+func mcpgenCheckInputroundsTamperedTool(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputroundsCapabilitiesTool accepts only an empty object: tool test_input_required_result_capabilities takes no arguments.
+func mcpgenCheckInputroundsCapabilitiesTool(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputmissingCapabilityTool accepts only an empty object: tool test_missing_capability takes no arguments.
+func mcpgenCheckInputmissingCapabilityTool(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputstreamingElicitationTool accepts only an empty object: tool test_streaming_elicitation takes no arguments.
+func mcpgenCheckInputstreamingElicitationTool(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
+// mcpgenCheckInputquietLoggingTool accepts only an empty object: tool test_logging_tool takes no arguments.
+func mcpgenCheckInputquietLoggingTool(args []byte) error {
+	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
+		return mcpgenDecodeEmpty(s)
+	})
+}
+
 // mcpgenDecodeEmpty reads an object that must have no members.
 func mcpgenDecodeEmpty(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
@@ -747,7 +1149,7 @@ func mcpgenPromptArgsembeddedPrompt(args map[string]string, x *embeddedPromptArg
 	return nil
 }
 
-// mcpgenDecodeObjelicitationArgs reads a elicitationArgs object into x, checking its schema (tools.go:171).
+// mcpgenDecodeObjelicitationArgs reads a elicitationArgs object into x, checking its schema (tools.go:172).
 func mcpgenDecodeObjelicitationArgs(s *jsonrpc.Scanner, x *elicitationArgs) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -779,7 +1181,7 @@ func mcpgenDecodeObjelicitationArgs(s *jsonrpc.Scanner, x *elicitationArgs) erro
 	return nil
 }
 
-// mcpgenDecodeObjsamplingArgs reads a samplingArgs object into x, checking its schema (tools.go:129).
+// mcpgenDecodeObjsamplingArgs reads a samplingArgs object into x, checking its schema (tools.go:130).
 func mcpgenDecodeObjsamplingArgs(s *jsonrpc.Scanner, x *samplingArgs) error {
 	if err := s.ObjectStart(); err != nil {
 		return err

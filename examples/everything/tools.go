@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -261,6 +262,26 @@ func schema202012Tool(_ context.Context, in json.RawMessage) (string, error) {
 		in = json.RawMessage("{}")
 	}
 	return "Received: " + string(in), nil
+}
+
+// headerArgs are the arguments of test_custom_header, which its input
+// schema file declares.
+type headerArgs struct {
+	Region string `json:"region"`
+	Query  string `json:"query,omitempty"`
+}
+
+// Runs a query in a region, which 2026-07-28 HTTP clients mirror into
+// the Mcp-Param-Region header (SEP-2243) and the server checks against
+// the arguments.
+//
+//mcp:tool name=test_custom_header input-schema=schema_custom_header.json
+func customHeaderTool(_ context.Context, in json.RawMessage) (string, error) {
+	var args headerArgs
+	if err := json.Unmarshal(in, &args); err != nil {
+		return "", err
+	}
+	return "Ran " + strconv.Quote(args.Query) + " in " + args.Region, nil
 }
 
 // Answers after a pause, for clients that reconnect mid-call (SEP-1699).
