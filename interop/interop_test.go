@@ -33,6 +33,10 @@ import (
 const (
 	sdkPackage        = "@modelcontextprotocol/sdk"
 	everythingPackage = "@modelcontextprotocol/server-everything"
+	// SDK v2, the 2026-07-28 era, comes as separate client and server
+	// packages.
+	clientV2Package = "@modelcontextprotocol/client"
+	serverV2Package = "@modelcontextprotocol/server"
 )
 
 // requireNode fails the test unless node is on PATH and node_modules holds
@@ -46,7 +50,7 @@ func requireNode(t *testing.T) string {
 	}
 	var pins struct{ Dependencies map[string]string }
 	readJSON(t, "package.json", &pins)
-	for _, pkg := range []string{sdkPackage, everythingPackage} {
+	for _, pkg := range []string{sdkPackage, everythingPackage, clientV2Package, serverV2Package} {
 		path := filepath.Join("node_modules", pkg, "package.json")
 		if _, err := os.Stat(path); err != nil {
 			t.Fatalf("%s is not installed (%v): run `npm ci` in interop/, or `make interop`", pkg, err)
@@ -414,14 +418,22 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// startEverything builds and starts examples/everything over Streamable
-// HTTP and returns its URL once it answers.
-func startEverything(t *testing.T) string {
+// buildEverything builds examples/everything and returns the binary's
+// path.
+func buildEverything(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "everything")
 	if out, err := exec.Command("go", "build", "-o", bin, "../examples/everything").CombinedOutput(); err != nil {
 		t.Fatalf("go build ../examples/everything: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// startEverything builds and starts examples/everything over Streamable
+// HTTP and returns its URL once it answers.
+func startEverything(t *testing.T) string {
+	t.Helper()
+	bin := buildEverything(t)
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "-http", addr)
 	cmd.Stderr = os.Stderr
@@ -450,17 +462,42 @@ func startEverything(t *testing.T) string {
 	return ""
 }
 
+// runNode runs node on a script in this directory and returns what it
+// wrote to stdout and stderr. It gives the script a minute, then
+// interrupts node (and kills it 5s later); node's end closes the pipes of
+// any server the script spawned, which then sees the end of its input and
+// exits too.
+func runNode(t *testing.T, node string, args ...string) (stdout, stderr []byte, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 5 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%w (gave up after a minute)", err)
+	}
+	return out.Bytes(), errOut.Bytes(), err
+}
+
 // TestTypeScriptClientOverHTTP serves examples/everything over Streamable
 // HTTP to the TypeScript SDK's Client, through ts-http-client.mjs.
 func TestTypeScriptClientOverHTTP(t *testing.T) {
 	node := requireNode(t)
-	url := startEverything(t)
-	cmd := exec.Command(node, "ts-http-client.mjs", url)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	checkTypeScriptHTTPClient(t, node, startEverything(t))
+}
+
+// checkTypeScriptHTTPClient runs ts-http-client.mjs, SDK 1.32.2's Client
+// in the 2025 era, against examples/everything at url and checks what it
+// saw.
+func checkTypeScriptHTTPClient(t *testing.T, node, url string) {
+	t.Helper()
+	out, stderr, err := runNode(t, node, "ts-http-client.mjs", url)
 	if err != nil {
-		t.Fatalf("ts-http-client.mjs: %v\n%s", err, stderr.String())
+		t.Fatalf("ts-http-client.mjs: %v\n%s", err, stderr)
 	}
 	var r struct {
 		SessionID    string                 `json:"sessionId"`
@@ -505,6 +542,198 @@ func TestTypeScriptClientOverHTTP(t *testing.T) {
 	}
 	if !slices.Contains(r.Prompts, "test_simple_prompt") {
 		t.Errorf("prompts = %v", r.Prompts)
+	}
+}
+
+// TestTypeScriptV2ClientOverHTTP serves examples/everything over Streamable
+// HTTP to the 2026-07-28 Client of the TypeScript SDK v2, through
+// ts-v2-client.mjs.
+func TestTypeScriptV2ClientOverHTTP(t *testing.T) {
+	node := requireNode(t)
+	checkTypeScriptV2Client(t, node, "http", startEverything(t))
+}
+
+// TestTypeScriptV2ClientOverStdio has the 2026-07-28 Client of the
+// TypeScript SDK v2 spawn examples/everything -stdio, through
+// ts-v2-client.mjs. The SDK spawns the server twice: once to send
+// server/discover alone, and once more for the calls, which therefore
+// reach a process that saw no server/discover.
+func TestTypeScriptV2ClientOverStdio(t *testing.T) {
+	node := requireNode(t)
+	checkTypeScriptV2Client(t, node, "stdio", buildEverything(t), "-stdio")
+}
+
+// TestTypeScriptClientsOfBothEras serves SDK v2's Client, in the
+// 2026-07-28 era, and SDK 1.32.2's, in the 2025 era, from one
+// examples/everything process at the same time: serving one era must not
+// disturb the other.
+func TestTypeScriptClientsOfBothEras(t *testing.T) {
+	node := requireNode(t)
+	url := startEverything(t)
+	t.Run("v2", func(t *testing.T) {
+		t.Parallel()
+		checkTypeScriptV2Client(t, node, "http", url)
+	})
+	t.Run("v1", func(t *testing.T) {
+		t.Parallel()
+		checkTypeScriptHTTPClient(t, node, url)
+	})
+}
+
+// v2Calls are the tools checkTypeScriptV2Client calls, in order, and what
+// each must give back: the text of its one content block, the resultType
+// of each response on the way (one per round trip), and the one embedded
+// request, if any, the server asked the client to fulfil, as "key method".
+// ts-v2-client.mjs answers an elicitation with name "Alice" and a sampling
+// request with "Paris".
+var v2Calls = []struct {
+	tool         string
+	text         string
+	resultTypes  []string
+	inputRequest string
+}{
+	{"test_simple_text", "This is a simple text response for testing.", []string{"complete"}, ""},
+	{"test_input_required_result_elicitation", "Hello, Alice!", []string{"input_required", "complete"}, "user_name elicitation/create"},
+	{"test_input_required_result_sampling", "Paris", []string{"input_required", "complete"}, "capital_question sampling/createMessage"},
+	{"test_tool_with_progress", "Tool with progress executed successfully (3 steps)", []string{"complete"}, ""},
+}
+
+// v2Line is one line of what ts-v2-client.mjs prints; Kind says which
+// fields it holds.
+type v2Line struct {
+	Kind string `json:"kind"`
+
+	// Kind "connected".
+	ProtocolVersion string              `json:"protocolVersion"`
+	Era             string              `json:"era"`
+	ServerInfo      *mcp.Implementation `json:"serverInfo"`
+
+	// Kind "tools".
+	Tools []string `json:"tools"`
+
+	// Kind "call".
+	Name          string             `json:"name"`
+	Result        mcp.CallToolResult `json:"result"`
+	ResultTypes   []*string          `json:"resultTypes"`
+	InputRequests []struct {
+		Key    string `json:"key"`
+		Method string `json:"method"`
+	} `json:"inputRequests"`
+	// The progressToken of each request the client sent, and the
+	// notifications/progress the server sent, as on the wire.
+	ProgressTokens []json.RawMessage `json:"progressTokens"`
+	Progress       []struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+		Progress      float64         `json:"progress"`
+		Total         float64         `json:"total"`
+	} `json:"progress"`
+}
+
+// checkTypeScriptV2Client runs ts-v2-client.mjs on target (http URL, or
+// stdio COMMAND ARG...) and checks that it connected in the 2026-07-28 era
+// and that the tools of v2Calls answered as they should.
+func checkTypeScriptV2Client(t *testing.T, node string, target ...string) {
+	t.Helper()
+	tools := make([]string, len(v2Calls))
+	for i, c := range v2Calls {
+		tools[i] = c.tool
+	}
+	args := append([]string{"ts-v2-client.mjs", "--tools=" + strings.Join(tools, ",")}, target...)
+	out, stderr, err := runNode(t, node, args...)
+	if err != nil {
+		t.Fatalf("node %s: %v\n"+
+			"The SDK v2 Client is pinned to 2026-07-28 with no fallback: examples/everything must answer server/discover offering 2026-07-28, "+
+			"and requests without initialize that carry the version, client info and capabilities in _meta.\n"+
+			"stdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out, stderr)
+	}
+	t.Logf("ts-v2-client.mjs printed:\n%s", out)
+
+	var connected, listed *v2Line
+	calls := map[string]*v2Line{}
+	for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
+		var l v2Line
+		if err := dec.Decode(&l); err != nil {
+			t.Fatalf("decode the output of ts-v2-client.mjs: %v\n%s", err, out)
+		}
+		switch l.Kind {
+		case "connected":
+			connected = &l
+		case "tools":
+			listed = &l
+		case "call":
+			calls[l.Name] = &l
+		default:
+			t.Fatalf("ts-v2-client.mjs printed a line of kind %q", l.Kind)
+		}
+	}
+	if connected == nil || listed == nil {
+		t.Fatalf("ts-v2-client.mjs printed no connected or no tools line:\n%s", out)
+	}
+
+	if connected.ProtocolVersion != string(mcp.Version20260728) || connected.Era != "modern" {
+		t.Errorf("negotiated protocol version %q (era %q), want %q (modern)", connected.ProtocolVersion, connected.Era, mcp.Version20260728)
+	}
+	// serverInfo rides in the _meta of the server/discover result, where
+	// the protocol says a server SHOULD put it; it must name the server the
+	// 2025 era's initialize names.
+	if info := connected.ServerInfo; info == nil {
+		t.Error("no serverInfo reached the SDK, want mcpgen-everything in the _meta of the server/discover result")
+	} else if info.Name != "mcpgen-everything" {
+		t.Errorf("serverInfo names %q %q, want mcpgen-everything", info.Name, info.Version)
+	}
+	for _, want := range tools {
+		if !slices.Contains(listed.Tools, want) {
+			t.Errorf("tools/list lacks %s; it has %v", want, listed.Tools)
+		}
+	}
+
+	for _, want := range v2Calls {
+		got := calls[want.tool]
+		if got == nil {
+			t.Errorf("%s: ts-v2-client.mjs printed no call line", want.tool)
+			continue
+		}
+		if text, err := onlyText(&got.Result); err != nil || got.Result.IsError || text != want.text {
+			t.Errorf("%s: text %q, isError %v, %v; want %q", want.tool, text, got.Result.IsError, err, want.text)
+		}
+		var resultTypes []string
+		for _, rt := range got.ResultTypes {
+			if rt == nil {
+				resultTypes = append(resultTypes, "(none)")
+			} else {
+				resultTypes = append(resultTypes, *rt)
+			}
+		}
+		if !slices.Equal(resultTypes, want.resultTypes) {
+			t.Errorf("%s: the responses had resultType %q, want %q", want.tool, resultTypes, want.resultTypes)
+		}
+		var requests, wantRequests []string
+		for _, r := range got.InputRequests {
+			requests = append(requests, r.Key+" "+r.Method)
+		}
+		if want.inputRequest != "" {
+			wantRequests = []string{want.inputRequest}
+		}
+		if !slices.Equal(requests, wantRequests) {
+			t.Errorf("%s: the client fulfilled input requests %q, want %q", want.tool, requests, wantRequests)
+		}
+	}
+
+	// test_tool_with_progress sends notifications/progress on the call's
+	// own stream, with the call's progressToken. The script takes them off
+	// the transport, not from the SDK's onprogress, which over stdio misses
+	// the last when it arrives in one read with the result.
+	if got := calls["test_tool_with_progress"]; got != nil {
+		var steps []string
+		for _, p := range got.Progress {
+			steps = append(steps, fmt.Sprintf("%g/%g", p.Progress, p.Total))
+			if !slices.ContainsFunc(got.ProgressTokens, func(tok json.RawMessage) bool { return bytes.Equal(tok, p.ProgressToken) }) {
+				t.Errorf("test_tool_with_progress: progress %g came with progressToken %s, want one of the request's, %s", p.Progress, p.ProgressToken, got.ProgressTokens)
+			}
+		}
+		if want := []string{"0/100", "50/100", "100/100"}; !slices.Equal(steps, want) {
+			t.Errorf("test_tool_with_progress: the server sent progress %q, want %q", steps, want)
+		}
 	}
 }
 
