@@ -146,6 +146,9 @@ func (s *Server) serve(ctx context.Context, r *request, params []byte) ([]byte, 
 		return nil, s.outgoingError(r, err)
 	}
 	if r.modern() {
+		if err := s.checkResultMeta(r, msg); err != nil {
+			return nil, err
+		}
 		msg = s.finish(r, msg)
 	}
 	out, err := msg.MarshalJSON()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/internal/metakey"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -104,6 +105,34 @@ func (s *Server) finish(r *request, msg mcp.Message) mcp.Message {
 		return &out
 	}
 	return msg
+}
+
+// checkResultMeta refuses a result whose _meta holds a key that user code
+// may not write: one that breaks the key grammar, or one under a prefix
+// the specification reserves. The result never goes out: the client gets
+// an internal error naming the key, and the author a log line.
+func (s *Server) checkResultMeta(r *request, msg mcp.Message) error {
+	var m *mcp.ResultMetaObject
+	switch v := msg.(type) {
+	case *mcp.CallToolResult:
+		m = v.Meta
+	case *mcp.GetPromptResult:
+		m = v.Meta
+	case *mcp.ReadResourceResult:
+		m = v.Meta
+	case *mcp.CompleteResult:
+		m = v.Meta
+	}
+	if m == nil {
+		return nil
+	}
+	for k := range m.Extra {
+		if err := metakey.CheckUser(k); err != nil {
+			s.log.Error("a handler's result has a _meta key it may not use", "method", r.method, "error", err)
+			return jsonrpc.ErrInternal("the result of " + r.method + " has an invalid _meta key: " + err.Error())
+		}
+	}
+	return nil
 }
 
 // resultMeta returns the _meta of a result with the server's identity in
