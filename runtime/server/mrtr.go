@@ -124,7 +124,8 @@ const stateSealPurpose = "mcpgen requestState v1"
 // asked this round. A handler may ask from several goroutines.
 type rounds struct {
 	srv     *Server
-	binding roundState
+	binding roundState // Args is filled in only when needed: see bind
+	args    []byte     // the request's arguments, for the binding's digest
 
 	mu       sync.Mutex
 	carried  map[string]json.RawMessage // answers from the requestState
@@ -142,17 +143,20 @@ func (s *Server) openRounds(r *request, target string, args []byte, state string
 	rs := &rounds{
 		srv:   s,
 		fresh: fresh,
+		args:  args,
 		binding: roundState{
-			Principal: principalDigest(r.principal),
-			Method:    r.method,
-			Target:    target,
-			Args:      argsDigest(args),
-			Round:     1,
+			Method: r.method,
+			Target: target,
+			Round:  1,
 		},
 	}
-	if state == "" {
-		return rs, nil
+	if r.principal != nil {
+		rs.binding.Principal = principalDigest(r.principal)
 	}
+	if state == "" {
+		return rs, nil // most calls: nothing to check, and no digest to pay for
+	}
+	rs.bind()
 	payload, err := s.sealer().Open(stateSealPurpose, state, time.Now())
 	switch {
 	case errors.Is(err, seal.ErrExpired):
@@ -174,6 +178,15 @@ func (s *Server) openRounds(r *request, target string, args []byte, state string
 	rs.carried = st.Answers
 	rs.handler = st.Handler
 	return rs, nil
+}
+
+// bind computes the digest of the arguments that a requestState is bound
+// to: only for a round that checks a state or issues one, as it costs a
+// decode and an encode of the arguments.
+func (rs *rounds) bind() {
+	if rs.binding.Args == "" {
+		rs.binding.Args = argsDigest(rs.args)
+	}
 }
 
 // exchange asks one question, or returns its answer when the client has
@@ -273,6 +286,7 @@ func (rs *rounds) pending() bool {
 func (rs *rounds) end() (*inputRequired, error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
+	rs.bind()
 	st := rs.binding
 	st.Answers = rs.used
 	st.Handler = rs.handler

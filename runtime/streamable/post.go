@@ -40,7 +40,12 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, legacy bool) 
 	msgs, batch, err := jsonrpc.DecodeBatch(data)
 	if err != nil {
 		if e, ok := errors.AsType[*jsonrpc.Error](err); ok {
-			writeJSON(w, http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, e))
+			var id jsonrpc.ID // the answer echoes the id when one could be read
+			if !batch {
+				m, _ := jsonrpc.DecodeMessage(data)
+				id = m.ID
+			}
+			writeJSON(w, http.StatusBadRequest, jsonrpc.AppendError(nil, id, e))
 			return nil
 		}
 		httpError(w, http.StatusBadRequest, err.Error())
