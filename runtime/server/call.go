@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -135,7 +136,15 @@ func unsupportedVersion(requested string) error {
 
 // serve runs a request through the middleware chain and the generated
 // dispatch, in either era, and encodes its result as the era wants it.
-func (s *Server) serve(ctx context.Context, r *request, params []byte) ([]byte, error) {
+func (s *Server) serve(ctx context.Context, r *request, params []byte) (result []byte, err error) {
+	defer func() {
+		// Handlers recover their own panics; this catches middleware's,
+		// which would otherwise take an HTTP request's goroutine down.
+		if v := recover(); v != nil {
+			s.log.Error("serving a request panicked", "method", r.method, "panic", v, "stack", string(debug.Stack()))
+			result, err = nil, jsonrpc.ErrInternal("internal error: serving "+r.method+" panicked")
+		}
+	}()
 	ctx = withRequest(ctx, r)
 	chain := s.currentChain()
 	if r.session != nil {

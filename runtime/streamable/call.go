@@ -2,9 +2,11 @@ package streamable
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -59,7 +61,7 @@ type callKey struct{}
 func (h *Handler) postCall(w http.ResponseWriter, r *http.Request, b *body, identity any) {
 	cs, ok := h.srv.(CallServer)
 	if !ok {
-		writeJSON(w, http.StatusBadRequest, jsonrpc.AppendError(nil, firstID(b), jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "this server speaks only "+legacyVersions()+", with sessions that begin with initialize")))
+		writeJSON(w, http.StatusBadRequest, jsonrpc.AppendError(nil, firstID(b), legacyOnly(b, r.Header.Get(headerVersion))))
 		return
 	}
 	if b.batch {
@@ -77,6 +79,18 @@ func (h *Handler) postCall(w http.ResponseWriter, r *http.Request, b *body, iden
 		writeJSON(w, http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "a 2026-07-28 client sends no responses: the server asks for input in its results instead")))
 		return
 	}
+	// Close waits for the calls in progress as it does for sessions; none
+	// starts once it has begun.
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return
+	}
+	h.wg.Add(1)
+	h.mu.Unlock()
+	defer h.wg.Done()
+
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	stop := context.AfterFunc(h.ctx, func() { cancel(server.ErrShutdown) })
@@ -88,8 +102,48 @@ func (h *Handler) postCall(w http.ResponseWriter, r *http.Request, b *body, iden
 	if h.opts.JSONResponse && m.Method != mcp.MethodSubscriptionsListen {
 		notifier = nil // the reply is one JSON body: notifications have nowhere to go
 	}
-	result, err := cs.ServeCall(ctx, &server.Call{ID: m.ID, Method: m.Method, Params: m.Params, Header: r.Header, Out: notifier})
+	result, err := serveCall(ctx, cs, &server.Call{ID: m.ID, Method: m.Method, Params: m.Params, Header: r.Header, Out: notifier}, h.log)
 	out.finish(m.ID, result, err)
+}
+
+// serveCall runs ServeCall, turning a panic that escapes it (a
+// CallServer that is not the engine, which recovers its own) into an
+// internal error: the answer and the keep-alive's end must not be skipped.
+func serveCall(ctx context.Context, cs CallServer, c *server.Call, log *slog.Logger) (result []byte, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			log.Error("streamable: ServeCall panicked", "method", c.Method, "panic", v, "stack", string(debug.Stack()))
+			result, err = nil, jsonrpc.ErrInternal("internal error: serving "+c.Method+" panicked")
+		}
+	}()
+	return cs.ServeCall(ctx, c)
+}
+
+// legacyOnly is the -32022 answer of a Handler whose Server serves only
+// the legacy era, to a request of the stateless one.
+func legacyOnly(b *body, header string) *jsonrpc.Error {
+	e := jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "this server speaks only "+legacyVersions()+", with sessions that begin with initialize")
+	data := []byte(`{"supported":[`)
+	n := 0
+	for _, v := range mcp.SupportedVersions() {
+		if v.Era() != mcp.EraLegacy {
+			continue
+		}
+		if n++; n > 1 {
+			data = append(data, ',')
+		}
+		data = jsonrpc.AppendString(data, string(v))
+	}
+	data = append(data, `],"requested":`...)
+	requested := header
+	if len(b.msgs) == 1 {
+		if v, ok := metaVersion(b.msgs[0].Params); ok {
+			requested = v
+		}
+	}
+	data = jsonrpc.AppendString(data, requested)
+	e.Data = append(data, '}')
+	return e
 }
 
 // firstID is the id of a body's first request, zero when it has none.
@@ -247,4 +301,17 @@ func asError(err error) *jsonrpc.Error {
 		return e
 	}
 	return jsonrpc.ErrInternal(err.Error())
+}
+
+// metaVersion reads the protocol version a request's _meta names.
+func metaVersion(params []byte) (string, bool) {
+	var p struct {
+		Meta struct {
+			Version string `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Meta.Version == "" {
+		return "", false
+	}
+	return p.Meta.Version, true
 }

@@ -381,14 +381,14 @@ func addToolSchema(t testing.TB, s *server.Server, name, schema string, h server
 	}
 }
 
-// observe records when the engine starts and ends serving requests of
-// method, through a middleware: the ctx error at the end tells whether
-// the request was cancelled.
+// observer tells when the engine starts serving a request, and with what
+// ctx cause it ends.
 type observer struct {
 	started chan struct{}
 	ended   chan error
 }
 
+// observe watches the requests of method through a middleware on s.
 func observe(s *server.Server, method string) *observer {
 	o := &observer{started: make(chan struct{}, 16), ended: make(chan error, 16)}
 	s.Use(func(next server.HandlerFunc) server.HandlerFunc {
