@@ -41,22 +41,7 @@ func (p *peer) Handle(ctx context.Context, req *jsonrpc.Request) ([]byte, error)
 // start serves s over an in-memory pipe and returns the client side.
 func start(t *testing.T, s *Server) *peer {
 	t.Helper()
-	a, b := transport.NewPipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, a) }()
-	p := &peer{notes: make(chan *jsonrpc.Request, 64)}
-	p.Conn = jsonrpc.NewConn(b, p, jsonrpc.Options{})
-	go p.Run(ctx)
-	t.Cleanup(func() {
-		p.Close()
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		p.Wait()
-	})
-	return p
+	return startWith(t, s, context.Background())
 }
 
 func (p *peer) call(t *testing.T, method, params string) (json.RawMessage, error) {

@@ -299,13 +299,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.post(w, r, identity, hv)
 		return
 	}
-	version := mcp.Version20250326 // what a request without the header speaks
-	if hv != "" {
-		version = mcp.ProtocolVersion(hv)
-		if !version.Supported() || version.Era() != mcp.EraLegacy {
-			httpError(w, http.StatusBadRequest, "unsupported "+headerVersion+" "+quote(hv)+"; supported: "+legacyVersions())
-			return
-		}
+	version, ok := legacyVersion(w, hv)
+	if !ok {
+		return
 	}
 	switch r.Method {
 	case http.MethodGet:
@@ -313,6 +309,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		h.delete(w, r, identity)
 	}
+}
+
+// legacyVersion returns the legacy version a request of a session speaks,
+// from its MCP-Protocol-Version header hv, or answers 400 and returns
+// false for a version the legacy transport does not serve.
+func legacyVersion(w http.ResponseWriter, hv string) (mcp.ProtocolVersion, bool) {
+	if hv == "" {
+		return mcp.Version20250326, true // what a request without the header speaks
+	}
+	v := mcp.ProtocolVersion(hv)
+	if !v.Supported() || v.Era() != mcp.EraLegacy {
+		httpError(w, http.StatusBadRequest, "unsupported "+headerVersion+" "+quote(hv)+"; supported: "+legacyVersions()+", and 2026-07-28 with the protocol version in each request's _meta")
+		return "", false
+	}
+	return v, true
 }
 
 func legacyVersions() string {

@@ -101,13 +101,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, identity any, hv 
 		h.postCall(w, r, b, identity)
 		return
 	}
-	version := mcp.Version20250326 // what a request without the header speaks
-	if hv != "" {
-		version = mcp.ProtocolVersion(hv)
-		if !version.Supported() || version.Era() != mcp.EraLegacy {
-			httpError(w, http.StatusBadRequest, "unsupported "+headerVersion+" "+quote(hv)+"; supported: "+legacyVersions()+", and 2026-07-28 with the protocol version in each request's _meta")
-			return
-		}
+	version, ok := legacyVersion(w, hv)
+	if !ok {
+		return
 	}
 	if h.opts.Stateless {
 		h.postStateless(w, r, b, identity, version)
