@@ -86,20 +86,12 @@ func (s *Server) modernRequest(ctx context.Context, c *Call, m requestMeta) (*re
 		id:            c.ID,
 		method:        c.Method,
 		version:       v,
-		caps:          new(mcp.ClientCapabilities),
+		capsRaw:       m.capabilities,
+		clientRaw:     m.clientInfo,
 		logLevel:      -1,
 		principal:     ctx.Value(principalKey{}),
 		progressToken: m.progressToken,
 		out:           c.Out,
-	}
-	if err := r.caps.UnmarshalJSON(m.capabilities); err != nil {
-		return nil, invalidMeta("params._meta." + metaClientCapabilities + ": " + err.Error())
-	}
-	if m.clientInfo != nil {
-		r.client = new(mcp.Implementation)
-		if err := r.client.UnmarshalJSON(m.clientInfo); err != nil {
-			return nil, invalidMeta("params._meta." + metaClientInfo + ": " + err.Error())
-		}
 	}
 	if m.logLevel != nil {
 		level, _ := rawString(m.logLevel)

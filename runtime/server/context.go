@@ -155,7 +155,7 @@ func ask[R any, PR answer[R]](ctx context.Context, capability string, has func(*
 			return nil, ErrNotInitialized
 		}
 	}
-	if !has(r.caps) {
+	if !has(r.capabilities()) {
 		return nil, &CapabilityError{Capability: capability}
 	}
 	if r.session != nil {

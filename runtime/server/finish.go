@@ -140,7 +140,7 @@ func (s *Server) checkResultMeta(r *request, msg mcp.Message) error {
 // are kept, and an identity it set wins.
 func (s *Server) resultMeta(m *mcp.ResultMetaObject) *mcp.ResultMetaObject {
 	if m == nil {
-		return &mcp.ResultMetaObject{ServerInfo: &s.info}
+		return &s.infoMeta // read only: shared by every result without a _meta of its own
 	}
 	if m.ServerInfo != nil {
 		return m

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -121,11 +120,9 @@ func (d dispatcher) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) 
 		return errorResult("invalid arguments for tool " + p.Name + ": " + err.Error()), nil
 	}
 	if r.modern() {
-		rs, err := s.openRounds(r, p.Name, p.Arguments, p.RequestState, p.InputResponses)
-		if err != nil {
+		if err := s.openRounds(r, p.Name, p.Arguments, nil, p.RequestState, p.InputResponses); err != nil {
 			return nil, err
 		}
-		r.input = rs
 	}
 	res, err := s.runTool(ctx, t, p)
 	if err := s.endRound(r, err); err != nil {
@@ -277,12 +274,9 @@ func (d dispatcher) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams
 		}
 	}
 	if r.modern() {
-		args, _ := json.Marshal(p.Arguments)
-		rs, err := s.openRounds(r, p.Name, args, p.RequestState, p.InputResponses)
-		if err != nil {
+		if err := s.openRounds(r, p.Name, nil, p.Arguments, p.RequestState, p.InputResponses); err != nil {
 			return nil, err
 		}
-		r.input = rs
 	}
 	res, err := s.runPrompt(ctx, found, p)
 	if err := s.endRound(r, err); err != nil {
@@ -361,11 +355,9 @@ func (d dispatcher) ReadResource(ctx context.Context, p *mcp.ReadResourceRequest
 		return nil, ResourceNotFound(p.URI)
 	}
 	if r.modern() {
-		rs, err := s.openRounds(r, p.URI, nil, p.RequestState, p.InputResponses)
-		if err != nil {
+		if err := s.openRounds(r, p.URI, nil, nil, p.RequestState, p.InputResponses); err != nil {
 			return nil, err
 		}
-		r.input = rs
 	}
 	out, err := s.runRead(ctx, res, tmpl, vars, p)
 	if err := s.endRound(r, err); err != nil {

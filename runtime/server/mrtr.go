@@ -125,7 +125,10 @@ const stateSealPurpose = "mcpgen requestState v1"
 type rounds struct {
 	srv     *Server
 	binding roundState // Args is filled in only when needed: see bind
-	args    []byte     // the request's arguments, for the binding's digest
+	// The request's arguments, for the binding's digest: raw JSON
+	// (tools/call), or a prompt's map (prompts/get).
+	args       []byte
+	promptArgs map[string]string
 
 	mu       sync.Mutex
 	carried  map[string]json.RawMessage // answers from the requestState
@@ -138,12 +141,16 @@ type rounds struct {
 }
 
 // openRounds starts the rounds of a request that may ask for input,
-// checking the requestState the client echoed, if any.
-func (s *Server) openRounds(r *request, target string, args []byte, state string, fresh mcp.InputResponses) (*rounds, error) {
-	rs := &rounds{
-		srv:   s,
-		fresh: fresh,
-		args:  args,
+// checking the requestState the client echoed, if any. The rounds live in
+// the request itself: most calls never ask, and should not pay for them.
+// The state is bound to args, or to promptArgs for a prompt.
+func (s *Server) openRounds(r *request, target string, args []byte, promptArgs map[string]string, state string, fresh mcp.InputResponses) error {
+	rs := &r.rounds
+	*rs = rounds{
+		srv:        s,
+		fresh:      fresh,
+		args:       args,
+		promptArgs: promptArgs,
 		binding: roundState{
 			Method: r.method,
 			Target: target,
@@ -153,31 +160,32 @@ func (s *Server) openRounds(r *request, target string, args []byte, state string
 	if r.principal != nil {
 		rs.binding.Principal = principalDigest(r.principal)
 	}
+	r.input = rs
 	if state == "" {
-		return rs, nil // most calls: nothing to check, and no digest to pay for
+		return nil // most calls: nothing to check, and no digest to pay for
 	}
 	rs.bind()
 	payload, err := s.sealer().Open(stateSealPurpose, state, time.Now())
 	switch {
 	case errors.Is(err, seal.ErrExpired):
-		return nil, jsonrpc.ErrInvalidParams("invalid params: requestState: expired; call again without it to start over")
+		return jsonrpc.ErrInvalidParams("invalid params: requestState: expired; call again without it to start over")
 	case err != nil:
-		return nil, jsonrpc.ErrInvalidParams("invalid params: requestState: not a state this server issued")
+		return jsonrpc.ErrInvalidParams("invalid params: requestState: not a state this server issued")
 	}
 	var st roundState
 	if err := json.Unmarshal(payload, &st); err != nil {
-		return nil, jsonrpc.ErrInvalidParams("invalid params: requestState: not a state this server issued")
+		return jsonrpc.ErrInvalidParams("invalid params: requestState: not a state this server issued")
 	}
 	if st.Principal != rs.binding.Principal || st.Method != rs.binding.Method || st.Target != rs.binding.Target || st.Args != rs.binding.Args {
-		return nil, jsonrpc.ErrInvalidParams("invalid params: requestState: issued for another request; echo it only on the retry of the request it came with")
+		return jsonrpc.ErrInvalidParams("invalid params: requestState: issued for another request; echo it only on the retry of the request it came with")
 	}
 	if st.Round >= s.opts.maxInputRounds() {
-		return nil, jsonrpc.ErrInvalidParams("invalid params: requestState: the request has used all of its " + strconv.Itoa(s.opts.maxInputRounds()) + " rounds of input")
+		return jsonrpc.ErrInvalidParams("invalid params: requestState: the request has used all of its " + strconv.Itoa(s.opts.maxInputRounds()) + " rounds of input")
 	}
 	rs.binding.Round = st.Round + 1
 	rs.carried = st.Answers
 	rs.handler = st.Handler
-	return rs, nil
+	return nil
 }
 
 // bind computes the digest of the arguments that a requestState is bound
@@ -185,7 +193,11 @@ func (s *Server) openRounds(r *request, target string, args []byte, state string
 // decode and an encode of the arguments.
 func (rs *rounds) bind() {
 	if rs.binding.Args == "" {
-		rs.binding.Args = argsDigest(rs.args)
+		args := rs.args
+		if rs.promptArgs != nil {
+			args, _ = json.Marshal(rs.promptArgs)
+		}
+		rs.binding.Args = argsDigest(args)
 	}
 }
 

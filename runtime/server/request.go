@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"sync"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -20,11 +21,18 @@ type request struct {
 	id      jsonrpc.ID
 	method  string
 	version mcp.ProtocolVersion
-	// caps are the capabilities the client declared: in the request's
-	// _meta, or in initialize. Never nil.
-	caps *mcp.ClientCapabilities
-	// client is what the client said of itself, nil when it did not.
-	client *mcp.Implementation
+	// caps are the capabilities the client declared, in initialize or in
+	// the request's _meta; client is what the client said of itself, nil
+	// when it did not. A legacy request has them from its session. A
+	// 2026-07-28 request has them as raw JSON (capsRaw, clientRaw) that
+	// is decoded on first use, by capabilities and clientInfo: most
+	// requests never ask, and the generated dispatch has already checked
+	// them with the rest of the params.
+	caps      *mcp.ClientCapabilities
+	client    *mcp.Implementation
+	capsRaw   []byte
+	clientRaw []byte
+	decode    sync.Once
 	// logLevel is the index into levels of the lowest level the request
 	// asked to hear, or -1 when it asked for none (2026-07-28 only; a
 	// legacy session's level is the session's).
@@ -40,8 +48,9 @@ type request struct {
 	out Notifier
 	// input holds the rounds of a 2026-07-28 request that may end with an
 	// InputRequiredResult (tools/call, prompts/get, resources/read); nil
-	// for every other request and for legacy ones.
-	input *rounds
+	// for every other request and for legacy ones. It points at rounds.
+	input  *rounds
+	rounds rounds
 }
 
 // Notifier sends notifications to the client of a request. A
@@ -49,6 +58,38 @@ type request struct {
 // own, writing to that request's response.
 type Notifier interface {
 	Notify(ctx context.Context, method string, params []byte) error
+}
+
+// capabilities returns what the client declared, never nil.
+func (r *request) capabilities() *mcp.ClientCapabilities {
+	r.decodeMeta()
+	return r.caps
+}
+
+// clientInfo returns what the client said of itself, or nil.
+func (r *request) clientInfo() *mcp.Implementation {
+	r.decodeMeta()
+	return r.client
+}
+
+// decodeMeta decodes a 2026-07-28 request's capabilities and client info
+// once. Values that do not decode (which the dispatch refuses before any
+// handler runs) read as none declared.
+func (r *request) decodeMeta() {
+	r.decode.Do(func() {
+		if r.caps == nil {
+			r.caps = new(mcp.ClientCapabilities)
+			if r.caps.UnmarshalJSON(r.capsRaw) != nil {
+				r.caps = noCapabilities
+			}
+		}
+		if r.client == nil && r.clientRaw != nil {
+			r.client = new(mcp.Implementation)
+			if r.client.UnmarshalJSON(r.clientRaw) != nil {
+				r.client = nil
+			}
+		}
+	})
 }
 
 // modern reports whether the request is of the stateless era.
@@ -113,7 +154,7 @@ func ProtocolVersion(ctx context.Context) mcp.ProtocolVersion {
 // nil when ctx serves none. The caller must not modify them.
 func ClientCapabilities(ctx context.Context) *mcp.ClientCapabilities {
 	if r := requestOf(ctx); r != nil {
-		return r.caps
+		return r.capabilities()
 	}
 	return nil
 }
@@ -122,7 +163,7 @@ func ClientCapabilities(ctx context.Context) *mcp.ClientCapabilities {
 // of itself, or nil. It is self-reported: fit for logs, not for decisions.
 func ClientInfo(ctx context.Context) *mcp.Implementation {
 	if r := requestOf(ctx); r != nil {
-		return r.client
+		return r.clientInfo()
 	}
 	return nil
 }

@@ -139,8 +139,11 @@ type Middleware func(next HandlerFunc) HandlerFunc
 // sessions run notifies them that the list changed.
 type Server struct {
 	info mcp.Implementation
-	opts Options
-	log  *slog.Logger
+	// infoMeta is the _meta of a 2026-07-28 result that has none: the
+	// server's identity. It is shared, and never modified.
+	infoMeta mcp.ResultMetaObject
+	opts     Options
+	log      *slog.Logger
 
 	// chain is the middleware around the dispatch, rebuilt by Use: the
 	// one 2026-07-28 requests run through. Sessions keep the chain of the
@@ -228,6 +231,7 @@ type template struct {
 // New returns a Server that introduces itself as info.
 func New(info mcp.Implementation, opts *Options) *Server {
 	s := &Server{info: info, sessions: map[*Session]struct{}{}}
+	s.infoMeta.ServerInfo = &s.info
 	if opts != nil {
 		s.opts = *opts
 	}

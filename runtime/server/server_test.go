@@ -98,7 +98,7 @@ func code(t *testing.T, err error) int64 {
 	return e.Code
 }
 
-func echoTool(t *testing.T, s *Server) {
+func echoTool(t testing.TB, s *Server) {
 	t.Helper()
 	var def mcp.Tool
 	if err := json.Unmarshal([]byte(`{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`), &def); err != nil {
