@@ -80,6 +80,10 @@ func (g *generator) methods() *jen.File {
 		jen.Id("validate").Params(jen.Id("VersionSet")).Error(),
 		jen.Id("decode").Params(jen.Op("*").Qual(jsonrpcPkg, "Scanner")).Error(),
 	)
+	f.Comment("AppendJSON appends the JSON encoding of m to dst and returns the extended\nbuffer. It is MarshalJSON for callers that encode often: it writes into their\nbuffer, and copies nothing of m.")
+	f.Func().Id("AppendJSON").Params(jen.Id("dst").Index().Byte(), jen.Id("m").Id("Message")).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(jen.Id("m").Dot("appendJSON").Call(jen.Id("dst"))),
+	)
 
 	g.errorCodes(f)
 	g.methodTable(f)

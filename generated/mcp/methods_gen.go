@@ -105,6 +105,15 @@ type Message interface {
 	decode(*jsonrpc.Scanner) error
 }
 
+/*
+AppendJSON appends the JSON encoding of m to dst and returns the extended
+buffer. It is MarshalJSON for callers that encode often: it writes into their
+buffer, and copies nothing of m.
+*/
+func AppendJSON(dst []byte, m Message) ([]byte, error) {
+	return m.appendJSON(dst)
+}
+
 // Error codes fixed by the schema.
 const (
 	// CodeHeaderMismatch is the JSON-RPC error code of HeaderMismatchError.

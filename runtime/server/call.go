@@ -152,13 +152,17 @@ func (s *Server) serve(ctx context.Context, r *request, params []byte) (result [
 		}
 		msg = s.finish(r, msg)
 	}
-	out, err := msg.MarshalJSON()
+	out, err := mcp.AppendJSON(make([]byte, 0, resultBuffer), msg)
 	if err != nil {
 		s.log.Error("result does not encode", "method", r.method, "error", err)
 		return nil, jsonrpc.ErrInternal("the result of " + r.method + " does not encode: " + err.Error())
 	}
 	return out, nil
 }
+
+// resultBuffer is the room a result's encoding starts with: enough for a
+// small tool result and its _meta, so that most need no regrowth.
+const resultBuffer = 512
 
 // dispatch is the innermost handler of every chain: the generated
 // dispatch into the engine's handlers. A round of a multi round-trip

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/internal/metakey"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -36,7 +38,7 @@ type requestMeta struct {
 // all: the generated dispatch reports what is wrong with them.
 func scanMeta(params []byte) requestMeta {
 	var m requestMeta
-	if len(params) == 0 {
+	if len(params) == 0 || !mayHoldMeta(params) {
 		return m
 	}
 	var sc jsonrpc.Scanner
@@ -82,6 +84,14 @@ func scanMeta(params []byte) requestMeta {
 			m.modern = true
 		}
 	}
+}
+
+// mayHoldMeta reports whether params may have a _meta member: a search for
+// the key spares most legacy requests, which have none, a walk over every
+// param. A key spelled with escapes defeats the search, so params with a
+// backslash anywhere are walked.
+func mayHoldMeta(params []byte) bool {
+	return bytes.Contains(params, []byte(`"_meta"`)) || bytes.IndexByte(params, '\\') >= 0
 }
 
 // member returns the raw value of key in the object sc reads.
