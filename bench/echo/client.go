@@ -14,38 +14,37 @@ import (
 // Text is what the load loop asks the echo tool to return.
 const Text = "hello, echo benchmark"
 
-// Client is a raw JSON-RPC client speaking newline-delimited JSON. Every
-// server is driven by the same client, so its cost is the same for each:
-// the load loop ([Client.Echo]) builds requests by appending bytes and
-// reads responses without decoding them; [Client.Call] uses encoding/json
-// and is for setup and tests.
+// Client is a raw JSON-RPC client speaking newline-delimited JSON, in one
+// era. Every server is driven by the same client, so its cost is the same
+// for each: the load loop ([Client.Echo]) builds requests by appending
+// bytes and reads responses without decoding them; [Client.Call] uses
+// encoding/json and is for setup and tests.
 //
 // A Client is not safe for concurrent use.
 type Client struct {
+	dialect
 	r      *bufio.Reader
 	w      *bufio.Writer
 	nextID int64
 
 	line  []byte  // a request being written
 	long  []byte  // a response longer than r's buffer
-	call  []byte  // an echo tools/call request up to its id
-	want  []byte  // Text as a JSON string, which every echo result holds
 	slots []int64 // the id awaited in each in-flight slot of Echo
 }
 
-// NewClient returns a client reading responses from r and writing requests
-// to w.
-func NewClient(r io.Reader, w io.Writer) *Client {
-	want, _ := json.Marshal(Text)
-	call := []byte(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":`)
-	call = append(call, want...)
-	call = append(call, `}},"id":`...)
+// NewClient returns a legacy-era client reading responses from r and
+// writing requests to w.
+func NewClient(r io.Reader, w io.Writer) *Client { return NewEraClient(r, w, Legacy) }
+
+// NewEraClient returns a client of era reading responses from r and
+// writing requests to w. A 2026-07-28 client sends no initialize: every
+// request it sends carries its _meta.
+func NewEraClient(r io.Reader, w io.Writer, era Era) *Client {
 	return &Client{
-		r:      bufio.NewReaderSize(r, 64<<10),
-		w:      bufio.NewWriterSize(w, 64<<10),
-		nextID: 1,
-		call:   call,
-		want:   want,
+		dialect: newDialect(era, "echo-bench"),
+		r:       bufio.NewReaderSize(r, 64<<10),
+		w:       bufio.NewWriterSize(w, 64<<10),
+		nextID:  1,
 	}
 }
 
@@ -62,11 +61,16 @@ func (e *RPCError) Error() string {
 
 // Call sends one request and waits for its response, returning the result
 // or an *RPCError. Messages from the server that are not responses are
-// skipped. params may be nil.
+// skipped. params may be nil. A 2026-07-28 client adds its _meta to params
+// and checks that the result is complete.
 func (c *Client) Call(method string, params any) (json.RawMessage, error) {
+	p, err := c.dialect.params(params)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode params: %w", method, err)
+	}
 	id := c.nextID
 	c.nextID++
-	if err := c.send(id, method, params); err != nil {
+	if err := c.send(id, method, p); err != nil {
 		return nil, err
 	}
 	for {
@@ -95,17 +99,31 @@ func (c *Client) Call(method string, params any) (json.RawMessage, error) {
 		if msg.Result == nil {
 			return nil, fmt.Errorf("%s: response %q has neither result nor error", method, line)
 		}
+		if c.era == Modern {
+			if err := checkComplete(msg.Result); err != nil {
+				return nil, fmt.Errorf("%s: result %s: %w", method, msg.Result, err)
+			}
+		}
 		return msg.Result, nil
 	}
 }
 
-// Notify sends a notification. params may be nil.
+// Notify sends a notification. params may be nil; notifications carry no
+// _meta of the client's in either era.
 func (c *Client) Notify(method string, params any) error {
-	return c.send(0, method, params)
+	var p []byte
+	if params != nil {
+		var err error
+		if p, err = json.Marshal(params); err != nil {
+			return fmt.Errorf("%s: encode params: %w", method, err)
+		}
+	}
+	return c.send(0, method, p)
 }
 
 // send writes one message and flushes it; id 0 makes it a notification.
-func (c *Client) send(id int64, method string, params any) error {
+// params is raw JSON, nil for none.
+func (c *Client) send(id int64, method string, params json.RawMessage) error {
 	m, err := json.Marshal(method)
 	if err != nil {
 		return err
@@ -118,12 +136,8 @@ func (c *Client) send(id int64, method string, params any) error {
 	b = append(b, `,"method":`...)
 	b = append(b, m...)
 	if params != nil {
-		p, err := json.Marshal(params)
-		if err != nil {
-			return fmt.Errorf("%s: encode params: %w", method, err)
-		}
 		b = append(b, `,"params":`...)
-		b = append(b, p...)
+		b = append(b, params...)
 	}
 	b = append(b, "}\n"...)
 	c.line = b
@@ -140,8 +154,12 @@ func (c *Client) send(id int64, method string, params any) error {
 const ProtocolVersion = "2025-06-18"
 
 // Initialize performs the MCP handshake: initialize, then
-// notifications/initialized. It returns the initialize result.
+// notifications/initialized. It returns the initialize result. Only a
+// legacy client has a handshake.
 func (c *Client) Initialize() (json.RawMessage, error) {
+	if c.era != Legacy {
+		return nil, fmt.Errorf("initialize: a %s client sends none", c.era)
+	}
 	res, err := c.Call("initialize", map[string]any{
 		"protocolVersion": ProtocolVersion,
 		"capabilities":    map[string]any{},
@@ -153,7 +171,8 @@ func (c *Client) Initialize() (json.RawMessage, error) {
 	return res, c.Notify("notifications/initialized", nil)
 }
 
-// Echo calls the echo tool with [Text] and checks each result, keeping up to
+// Echo calls the echo tool with [Text] and checks each result (in the
+// modern era, that it is complete and names the server), keeping up to
 // window requests in flight and matching responses to requests by id. It
 // stops sending after n calls (n > 0) or once until has passed (until not
 // zero), whichever comes first, waits for the calls in flight, and returns
@@ -195,9 +214,8 @@ func (c *Client) Echo(n, window int, until time.Time) (int, error) {
 		slots[(id-base)%int64(window)] = id
 		sent++
 		top = max(top, id)
-		b := append(c.line[:0], c.call...)
-		b = strconv.AppendInt(b, id, 10)
-		b = append(b, "}\n"...)
+		b := c.appendCall(c.line[:0], id)
+		b = append(b, '\n')
 		c.line = b
 		_, err := c.w.Write(b)
 		return err
@@ -235,8 +253,8 @@ func (c *Client) Echo(n, window int, until time.Time) (int, error) {
 		if rpcErr != nil {
 			return done, fmt.Errorf("echo: call %d: error %s", id, rpcErr)
 		}
-		if !bytes.Contains(result, c.want) || bytes.Contains(result, []byte(`"isError":true`)) {
-			return done, fmt.Errorf("echo: call %d: unexpected result %s", id, result)
+		if err := c.checkEcho(result); err != nil {
+			return done, fmt.Errorf("echo: call %d: %w: %s", id, err, result)
 		}
 		done++
 		if next() {

@@ -119,14 +119,86 @@ func conformance(t *testing.T, c *Client, window int) {
 	}
 }
 
+// modernConformance checks a server through a 2026-07-28 client c, which
+// sends no initialize: tools/list and tools/call answered as complete
+// results naming the server, the methods the era removed, an unknown
+// method, and pipelined calls when window > 1.
+func modernConformance(t *testing.T, c *Client, window int) {
+	t.Helper()
+	// Call checks that every result is complete and names the server.
+	res, err := c.Call("tools/list", nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	var list struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(res, &list); err != nil || len(list.Tools) != 1 || list.Tools[0].Name != "echo" {
+		t.Fatalf("tools/list = %s (%v), want the echo tool alone", res, err)
+	}
+
+	const text = "ünïcode \"quoted\" \\ and\nnewline"
+	res, err = c.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": text}})
+	if err != nil {
+		t.Fatalf("tools/call: %v", err)
+	}
+	var call struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError    bool   `json:"isError"`
+		ResultType string `json:"resultType"`
+		Meta       map[string]struct {
+			Name string `json:"name"`
+		} `json:"_meta"`
+	}
+	if err := json.Unmarshal(res, &call); err != nil {
+		t.Fatalf("tools/call result %s: %v", res, err)
+	}
+	if call.IsError || len(call.Content) != 1 || call.Content[0].Type != "text" || call.Content[0].Text != text {
+		t.Errorf("tools/call result = %s, want one text block %q", res, text)
+	}
+	if call.ResultType != "complete" || call.Meta[metaServerInfo].Name == "" {
+		t.Errorf("tools/call result = %s, want resultType complete and the server's name in _meta", res)
+	}
+
+	_, err = c.Call("no/such/method", map[string]any{})
+	var rpcErr *RPCError
+	if !errors.As(err, &rpcErr) || rpcErr.Code != -32601 {
+		t.Errorf("unknown method: error %v, want code -32601", err)
+	}
+
+	const calls = 200
+	if n, err := c.Echo(calls, window, time.Time{}); err != nil || n != calls {
+		t.Errorf("Echo(%d, %d) = %d, %v; want %d calls", calls, window, n, err, calls)
+	}
+	// The client must be usable again after a pipelined run.
+	if _, err := c.Call("tools/list", nil); err != nil {
+		t.Errorf("tools/list after Echo: %v", err)
+	}
+}
+
+// check runs the conformance checks of c's era.
+func check(t *testing.T, c *Client, window int) {
+	t.Helper()
+	if c.era == Modern {
+		modernConformance(t, c, window)
+	} else {
+		conformance(t, c, window)
+	}
+}
+
 func TestServersStdio(t *testing.T) {
-	for _, s := range Servers {
-		t.Run(s.Name, func(t *testing.T) {
-			p, err := Start(bins[s.Name])
+	for _, e := range entries {
+		t.Run(e.String(), func(t *testing.T) {
+			p, err := Start(bins[e.Name], e.Era)
 			if err != nil {
 				t.Fatal(err)
 			}
-			conformance(t, p.Client, 8)
+			check(t, p.Client, 8)
 			if _, err := p.CPU(); err != nil {
 				t.Error(err)
 			}
@@ -141,16 +213,16 @@ func TestServersStdio(t *testing.T) {
 }
 
 func TestServersInProcess(t *testing.T) {
-	for _, s := range Servers {
-		if s.Serve == nil {
+	for _, e := range entries {
+		if e.Serve == nil {
 			continue
 		}
-		t.Run(s.Name, func(t *testing.T) {
-			c, err := Pipe(context.Background(), s)
+		t.Run(e.String(), func(t *testing.T) {
+			c, err := Pipe(context.Background(), e.Server, e.Era)
 			if err != nil {
 				t.Fatal(err)
 			}
-			conformance(t, c.Client, 1)
+			check(t, c.Client, 1)
 			if err := c.Close(); err != nil {
 				t.Errorf("server returned %v after the pipe closed", err)
 			}
@@ -185,6 +257,57 @@ func TestMembers(t *testing.T) {
 			t.Errorf("members(%s) = %q, %q, %q; want %q, %q, %q",
 				tt.msg, id, result, rpcErr, tt.id, tt.result, tt.rpcErr)
 		}
+	}
+}
+
+func TestMember(t *testing.T) {
+	obj := []byte(`{"content":[{"type":"text","text":"resultType"}],"resultType" : "complete","_meta":{"k":1}}`)
+	for key, want := range map[string]string{"resultType": `"complete"`, "_meta": `{"k":1}`, "content": `[{"type":"text","text":"resultType"}]`, "absent": ""} {
+		got, err := member(obj, key)
+		if err != nil || string(got) != want {
+			t.Errorf("member(%q) = %q, %v; want %q", key, got, err, want)
+		}
+	}
+	if _, err := member([]byte(`[1]`), "a"); err == nil {
+		t.Error("member of an array: no error")
+	}
+}
+
+func TestDialectParams(t *testing.T) {
+	modern := newDialect(Modern, "c")
+	tests := []struct {
+		d      dialect
+		params any
+		want   string
+	}{
+		{newDialect(Legacy, ""), nil, ""},
+		{newDialect(Legacy, ""), map[string]any{"a": 1}, `{"a":1}`},
+		{modern, nil, "{" + string(modern.meta) + "}"},
+		{modern, map[string]any{}, "{" + string(modern.meta) + "}"},
+		{modern, map[string]any{"a": 1}, "{" + string(modern.meta) + `,"a":1}`},
+	}
+	for _, tt := range tests {
+		got, err := tt.d.params(tt.params)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%v params(%v) = %s, %v; want %s", tt.d.era, tt.params, got, err, tt.want)
+		}
+		if len(got) > 0 && !json.Valid(got) {
+			t.Errorf("%v params(%v) = %s: not JSON", tt.d.era, tt.params, got)
+		}
+	}
+	if _, err := modern.params([]int{1}); err == nil {
+		t.Error("modern params of an array: no error")
+	}
+	call := modern.appendCall(nil, 42)
+	var req struct {
+		ID     int `json:"id"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(call, &req); err != nil || req.ID != 42 ||
+		string(req.Params.Meta[metaProtocolVersion]) != `"`+ModernVersion+`"` || string(req.Params.Meta[metaClientCapabilities]) != `{}` {
+		t.Errorf("modern echo call %s (%v): want id 42 and the version and capabilities in _meta", call, err)
 	}
 }
 

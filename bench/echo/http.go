@@ -14,17 +14,24 @@ import (
 	"time"
 )
 
-// HTTPSession is one MCP session over Streamable HTTP: a POST per
-// message, sent over a keep-alive http.Client that sessions may share.
-// Like [Client], it is the same for every server: [HTTPSession.Echo]
-// builds its request body by appending bytes into a buffer it reuses, and
-// reads the response without decoding it, whether the server answers with
-// application/json or, despite being asked not to, with an SSE stream;
-// [HTTPSession.Call] uses encoding/json and is for setup and tests.
+// HTTPSession is one MCP client over Streamable HTTP: a POST per message,
+// sent through a Doer (a keep-alive http.Client that sessions may share,
+// or a handler in this process). Like [Client], it is the same for every
+// server: [HTTPSession.Echo] builds its request body by appending bytes
+// into a buffer it reuses, and reads the response without decoding it,
+// whether the server answers with application/json or, despite being
+// asked not to, with an SSE stream; [HTTPSession.Call] uses
+// encoding/json and is for setup and tests.
+//
+// A legacy session begins with initialize and carries the Mcp-Session-Id
+// the server gave; a 2026-07-28 one sends no initialize, carries its
+// _meta in every request and MCP-Protocol-Version, Mcp-Method and Mcp-Name
+// headers, and takes a session id from the server for an error.
 //
 // An HTTPSession is not safe for concurrent use.
 type HTTPSession struct {
-	hc     *http.Client
+	dialect
+	hc     Doer
 	req    *http.Request // reused once the previous response is closed
 	body   *reusableBody
 	nextID int64
@@ -33,13 +40,41 @@ type HTTPSession struct {
 	line []byte // a request body
 	resp []byte // a response body
 	data []byte // the data of an SSE event
-	call []byte // an echo tools/call request up to its id
-	want []byte // Text as a JSON string, which every echo result holds
 }
 
-// NewHTTPSession returns a session, not yet initialized, with the MCP
-// endpoint at url.
-func NewHTTPSession(hc *http.Client, url string) (*HTTPSession, error) {
+// Doer sends one HTTP request and returns its response; *http.Client is
+// one, and so is [Direct].
+type Doer interface {
+	Do(req *http.Request) (*http.Response, error)
+}
+
+// NewHTTPSession returns a legacy-era session, not yet initialized, with
+// the MCP endpoint at url.
+func NewHTTPSession(hc Doer, url string) (*HTTPSession, error) {
+	return newHTTPSession(hc, url, newDialect(Legacy, ""))
+}
+
+// NewModernHTTPSession returns a 2026-07-28 client of the MCP endpoint at
+// url, which names itself client in its requests' clientInfo.
+func NewModernHTTPSession(hc Doer, url, client string) (*HTTPSession, error) {
+	s, err := newHTTPSession(hc, url, newDialect(Modern, client))
+	if err != nil {
+		return nil, err
+	}
+	s.req.Header.Set(headerProtocolVersion, ModernVersion)
+	s.callHeaders("tools/call", "echo")
+	return s, nil
+}
+
+// NewEraHTTPSession returns a session of era, named client when modern.
+func NewEraHTTPSession(hc Doer, url string, era Era, client string) (*HTTPSession, error) {
+	if era == Modern {
+		return NewModernHTTPSession(hc, url, client)
+	}
+	return NewHTTPSession(hc, url)
+}
+
+func newHTTPSession(hc Doer, url string, d dialect) (*HTTPSession, error) {
 	body := &reusableBody{closed: make(chan struct{}, 1)}
 	req, err := http.NewRequest(http.MethodPost, url, nil)
 	if err != nil {
@@ -47,11 +82,26 @@ func NewHTTPSession(hc *http.Client, url string) (*HTTPSession, error) {
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
-	want, _ := json.Marshal(Text)
-	call := []byte(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":`)
-	call = append(call, want...)
-	call = append(call, `}},"id":`...)
-	return &HTTPSession{hc: hc, req: req, body: body, nextID: 1, call: call, want: want}, nil
+	return &HTTPSession{dialect: d, hc: hc, req: req, body: body, nextID: 1}, nil
+}
+
+// The headers of Streamable HTTP the client sends.
+const (
+	headerProtocolVersion = "Mcp-Protocol-Version"
+	headerSessionID       = "Mcp-Session-Id"
+	headerMethod          = "Mcp-Method"
+	headerName            = "Mcp-Name"
+)
+
+// callHeaders sets the Mcp-Method header, and Mcp-Name unless name is "",
+// as 2026-07-28 mirrors them from the body.
+func (s *HTTPSession) callHeaders(method, name string) {
+	s.req.Header.Set(headerMethod, method)
+	if name != "" {
+		s.req.Header.Set(headerName, name)
+	} else {
+		s.req.Header.Del(headerName)
+	}
 }
 
 // NewHTTPClient returns a client keeping up to conns connections alive to
@@ -88,8 +138,11 @@ func (s *HTTPSession) SessionID() string { return s.sid }
 // Initialize performs the MCP handshake, initialize then
 // notifications/initialized, and returns the initialize result. The
 // session's later requests carry the Mcp-Session-Id it gave, if any, and
-// the protocol version it negotiated.
+// the protocol version it negotiated. Only a legacy session has one.
 func (s *HTTPSession) Initialize() (json.RawMessage, error) {
+	if s.era != Legacy {
+		return nil, fmt.Errorf("initialize: a %s client sends none", s.era)
+	}
 	res, err := s.Call("initialize", map[string]any{
 		"protocolVersion": ProtocolVersion,
 		"capabilities":    map[string]any{},
@@ -104,18 +157,28 @@ func (s *HTTPSession) Initialize() (json.RawMessage, error) {
 	if err := json.Unmarshal(res, &init); err != nil || init.ProtocolVersion == "" {
 		return nil, fmt.Errorf("initialize: result %s has no protocolVersion", res)
 	}
-	s.req.Header.Set("Mcp-Protocol-Version", init.ProtocolVersion)
+	s.req.Header.Set(headerProtocolVersion, init.ProtocolVersion)
 	return res, s.Notify("notifications/initialized", nil)
 }
 
 // Call sends one request and returns its result or an *RPCError. params
-// may be nil.
+// may be nil. A 2026-07-28 session adds its _meta to params, sends the
+// headers that mirror the method and the name params holds, and checks
+// that the result is complete.
 func (s *HTTPSession) Call(method string, params any) (json.RawMessage, error) {
+	p, err := s.dialect.params(params)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode params: %w", method, err)
+	}
 	id := s.nextID
 	s.nextID++
-	b, err := appendMessage(nil, id, method, params)
+	b, err := appendMessage(nil, id, method, p)
 	if err != nil {
 		return nil, err
+	}
+	if s.era == Modern {
+		s.callHeaders(method, nameParam(method, p))
+		defer s.callHeaders("tools/call", "echo")
 	}
 	msg, err := s.roundTrip(b, id)
 	if err != nil {
@@ -134,12 +197,41 @@ func (s *HTTPSession) Call(method string, params any) (json.RawMessage, error) {
 	if m.Result == nil {
 		return nil, fmt.Errorf("%s: response %q has neither result nor error", method, msg)
 	}
+	if s.era == Modern {
+		if err := checkComplete(m.Result); err != nil {
+			return nil, fmt.Errorf("%s: result %s: %w", method, m.Result, err)
+		}
+	}
 	return m.Result, nil
+}
+
+// nameParam returns what 2026-07-28 mirrors into Mcp-Name: the name of a
+// tools/call or prompts/get, the uri of a resources/read; "" otherwise.
+func nameParam(method string, params json.RawMessage) string {
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	json.Unmarshal(params, &p)
+	switch method {
+	case "tools/call", "prompts/get":
+		return p.Name
+	case "resources/read":
+		return p.URI
+	}
+	return ""
 }
 
 // Notify sends a notification. params may be nil.
 func (s *HTTPSession) Notify(method string, params any) error {
-	b, err := appendMessage(nil, 0, method, params)
+	var p []byte
+	if params != nil {
+		var err error
+		if p, err = json.Marshal(params); err != nil {
+			return fmt.Errorf("%s: encode params: %w", method, err)
+		}
+	}
+	b, err := appendMessage(nil, 0, method, p)
 	if err != nil {
 		return err
 	}
@@ -153,11 +245,8 @@ func (s *HTTPSession) Notify(method string, params any) error {
 func (s *HTTPSession) Echo() error {
 	id := s.nextID
 	s.nextID++
-	b := append(s.line[:0], s.call...)
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, '}')
-	s.line = b
-	msg, err := s.roundTrip(b, id)
+	s.line = s.appendCall(s.line[:0], id)
+	msg, err := s.roundTrip(s.line, id)
 	if err != nil {
 		return fmt.Errorf("echo: %w", err)
 	}
@@ -168,8 +257,8 @@ func (s *HTTPSession) Echo() error {
 	if rpcErr != nil {
 		return fmt.Errorf("echo: call %d: error %s", id, rpcErr)
 	}
-	if !bytes.Contains(result, s.want) || bytes.Contains(result, []byte(`"isError":true`)) {
-		return fmt.Errorf("echo: call %d: unexpected result %s", id, result)
+	if err := s.checkEcho(result); err != nil {
+		return fmt.Errorf("echo: call %d: %w: %s", id, err, result)
 	}
 	return nil
 }
@@ -201,8 +290,8 @@ func (s *HTTPSession) Delete() error {
 func (s *HTTPSession) forget() string {
 	sid := s.sid
 	s.sid = ""
-	s.req.Header.Del("Mcp-Session-Id")
-	s.req.Header.Del("Mcp-Protocol-Version")
+	s.req.Header.Del(headerSessionID)
+	s.req.Header.Del(headerProtocolVersion)
 	s.nextID = 1
 	return sid
 }
@@ -211,8 +300,8 @@ func (s *HTTPSession) forget() string {
 // with [ProtocolVersion].
 func (s *HTTPSession) resume(sid string) {
 	s.sid = sid
-	s.req.Header.Set("Mcp-Session-Id", sid)
-	s.req.Header.Set("Mcp-Protocol-Version", ProtocolVersion)
+	s.req.Header.Set(headerSessionID, sid)
+	s.req.Header.Set(headerProtocolVersion, ProtocolVersion)
 }
 
 // awaitBody waits until the transport has closed the previous request's
@@ -241,18 +330,21 @@ func (s *HTTPSession) roundTrip(msg []byte, id int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && s.sid == "" {
+	if sid := resp.Header.Get(headerSessionID); sid != "" && s.sid == "" {
+		if s.era == Modern {
+			return nil, fmt.Errorf("a %s response carries %s %q: the server keeps a session", ModernVersion, headerSessionID, sid)
+		}
 		s.sid = sid
-		s.req.Header.Set("Mcp-Session-Id", sid)
+		s.req.Header.Set(headerSessionID, sid)
 	}
 	if id == 0 {
 		if resp.StatusCode != http.StatusAccepted && resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("%s: %q", resp.Status, s.resp)
+			return nil, fmt.Errorf("%d %s: %q", resp.StatusCode, http.StatusText(resp.StatusCode), s.resp)
 		}
 		return nil, nil
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %q", resp.Status, s.resp)
+		return nil, fmt.Errorf("%d %s: %q", resp.StatusCode, http.StatusText(resp.StatusCode), s.resp)
 	}
 	body := s.resp
 	if ct := resp.Header.Get("Content-Type"); isEventStream(ct) {
@@ -336,8 +428,8 @@ func sseResponse(buf, stream []byte) (newBuf, msg []byte) {
 }
 
 // appendMessage appends a JSON-RPC request, or a notification when id is
-// 0, to b.
-func appendMessage(b []byte, id int64, method string, params any) ([]byte, error) {
+// 0, to b. params is raw JSON, nil for none.
+func appendMessage(b []byte, id int64, method string, params json.RawMessage) ([]byte, error) {
 	m, err := json.Marshal(method)
 	if err != nil {
 		return nil, err
@@ -350,12 +442,8 @@ func appendMessage(b []byte, id int64, method string, params any) ([]byte, error
 	b = append(b, `,"method":`...)
 	b = append(b, m...)
 	if params != nil {
-		p, err := json.Marshal(params)
-		if err != nil {
-			return nil, fmt.Errorf("%s: encode params: %w", method, err)
-		}
 		b = append(b, `,"params":`...)
-		b = append(b, p...)
+		b = append(b, params...)
 	}
 	return append(b, '}'), nil
 }
@@ -367,21 +455,24 @@ type HTTPLoad struct {
 	sessions []*HTTPSession
 }
 
-// NewHTTPLoad opens and initializes clients sessions with the MCP endpoint
-// at url.
-func NewHTTPLoad(url string, clients int) (*HTTPLoad, error) {
+// NewHTTPLoad opens clients sessions of era with the MCP endpoint at url:
+// legacy sessions are initialized; 2026-07-28 ones, which need nothing
+// opened, each name themselves echo-bench-N.
+func NewHTTPLoad(url string, clients int, era Era) (*HTTPLoad, error) {
 	if clients < 1 {
 		return nil, errors.New("http load: need at least one client")
 	}
 	l := &HTTPLoad{hc: NewHTTPClient(clients)}
-	for range clients {
-		s, err := NewHTTPSession(l.hc, url)
+	for i := range clients {
+		s, err := NewEraHTTPSession(l.hc, url, era, fmt.Sprintf("echo-bench-%d", i))
 		if err != nil {
 			return nil, errors.Join(err, l.Close())
 		}
 		l.sessions = append(l.sessions, s)
-		if _, err := s.Initialize(); err != nil {
-			return nil, errors.Join(err, l.Close())
+		if era == Legacy {
+			if _, err := s.Initialize(); err != nil {
+				return nil, errors.Join(err, l.Close())
+			}
 		}
 	}
 	return l, nil

@@ -3,17 +3,21 @@ package echo
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
+
+	gosdkecho "github.com/mcpgen/mcpgen/bench/servers/gosdk/echo"
 )
 
-// TestServersHTTP checks that each server, run with -http, answers the
-// handshake and tools/call in the JSON-response mode the HTTP measurements
-// use, and that the load loop runs against it with two sessions.
+// TestServersHTTP checks that each server, run with -http, answers
+// tools/call in each era in the JSON-response mode the HTTP measurements
+// use (after the handshake in the legacy era), and that the load loop runs
+// against it with two clients.
 func TestServersHTTP(t *testing.T) {
-	for _, s := range Servers {
-		t.Run(s.Name, func(t *testing.T) {
-			p, err := StartHTTP(bins[s.Name])
+	for _, e := range entries {
+		t.Run(e.String(), func(t *testing.T) {
+			p, err := StartHTTP(bins[e.Name], e.httpArgs()...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -22,7 +26,7 @@ func TestServersHTTP(t *testing.T) {
 					t.Error(err)
 				}
 			}()
-			l, err := NewHTTPLoad(p.URL, 2)
+			l, err := NewHTTPLoad(p.URL, 2, e.Era)
 			if err != nil {
 				t.Fatalf("%v; output: %s", err, p.Stderr())
 			}
@@ -31,29 +35,114 @@ func TestServersHTTP(t *testing.T) {
 					t.Error(err)
 				}
 			}()
-			const text = "ünïcode \"quoted\" \\ and\nnewline"
-			res, err := l.Sessions()[0].Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": text}})
-			if err != nil {
-				t.Fatalf("tools/call: %v", err)
-			}
-			var call struct {
-				Content []struct {
-					Type string `json:"type"`
-					Text string `json:"text"`
-				} `json:"content"`
-				IsError bool `json:"isError"`
-			}
-			if err := json.Unmarshal(res, &call); err != nil {
-				t.Fatalf("tools/call result %s: %v", res, err)
-			}
-			if call.IsError || len(call.Content) != 1 || call.Content[0].Type != "text" || call.Content[0].Text != text {
-				t.Errorf("tools/call result = %s, want one text block %q", res, text)
-			}
+			checkHTTPCall(t, l.Sessions()[0])
 			const calls = 20
 			if n, err := l.Echo(calls, time.Time{}); err != nil || n != calls {
 				t.Errorf("Echo(%d) = %d, %v; want %d calls", calls, n, err, calls)
 			}
 		})
+	}
+}
+
+// TestServersHandler checks each server's handler called in this process
+// through Direct, as BenchmarkHandler drives it.
+func TestServersHandler(t *testing.T) {
+	for _, e := range entries {
+		t.Run(e.String(), func(t *testing.T) {
+			s, err := directSession(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkHTTPCall(t, s)
+			for i := range 20 {
+				if err := s.Echo(); err != nil {
+					t.Fatalf("call %d: %v", i, err)
+				}
+			}
+		})
+	}
+}
+
+// checkHTTPCall checks one tools/call of s's era with text that needs
+// escaping; in 2026-07-28, Call has checked that the result is complete.
+func checkHTTPCall(t *testing.T, s *HTTPSession) {
+	t.Helper()
+	const text = "ünïcode \"quoted\" \\ and\nnewline"
+	res, err := s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": text}})
+	if err != nil {
+		t.Fatalf("tools/call: %v", err)
+	}
+	var call struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(res, &call); err != nil {
+		t.Fatalf("tools/call result %s: %v", res, err)
+	}
+	if call.IsError || len(call.Content) != 1 || call.Content[0].Type != "text" || call.Content[0].Text != text {
+		t.Errorf("tools/call result = %s, want one text block %q", res, text)
+	}
+	if s.SessionID() != "" && s.era == Modern {
+		t.Errorf("a %s client has session id %q", ModernVersion, s.SessionID())
+	}
+}
+
+// TestGoSDKStatefulHTTP pins why go-sdk's 2026-07-28 rows over HTTP use
+// its stateless handler: its session-keeping handler, the one its legacy
+// rows use, refuses a 2026-07-28 request with -32022. Should a later SDK
+// serve both eras on it, this fails, and the benchmark should drop
+// Stateless.
+func TestGoSDKStatefulHTTP(t *testing.T) {
+	h, err := gosdkecho.HTTP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewModernHTTPSession(NewDirect(h), "http://localhost/mcp", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Echo()
+	if err == nil || !strings.Contains(err.Error(), "-32022") {
+		t.Errorf("a %s call on go-sdk's stateful handler: %v; want -32022", ModernVersion, err)
+	}
+}
+
+// TestClients checks what Clients measures of mcpgen: 2026-07-28 clients
+// that came and went leave no sessions, goroutines or memory behind;
+// legacy ones leave a session each, until it expires or is deleted.
+// BenchmarkClients measures every server with more clients.
+func TestClients(t *testing.T) {
+	const n = 300
+	var mcpgen Server
+	for _, s := range Servers {
+		if s.Name == "mcpgen" {
+			mcpgen = s
+		}
+	}
+	modern, err := Clients(context.Background(), Entry{mcpgen, Modern}, n, 2, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy, err := Clients(context.Background(), Entry{mcpgen, Legacy}, n, 2, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []ClientsResult{modern, legacy} {
+		t.Logf("%s: %d clients left %.0f B heap, %.0f B stack, %.2f goroutines each; %d sessions running",
+			r.Entry, r.Clients, r.HeapPerClient, r.StackPerClient, r.GoroutinesPerClient, r.Sessions)
+	}
+	// Whole-process heap after GC moves by tens of KiB between two
+	// readings at most; over 300 clients that is under 100 bytes each. A
+	// session is thousands.
+	if modern.Sessions != 0 || modern.GoroutinesPerClient > 0 || modern.HeapPerClient > 512 {
+		t.Errorf("%s clients left %d sessions, %.2f goroutines and %.0f B heap each; want none",
+			ModernVersion, modern.Sessions, modern.GoroutinesPerClient, modern.HeapPerClient)
+	}
+	if legacy.Sessions != n+4 { // the warm-up's clients are sessions too
+		t.Errorf("legacy clients left %d sessions running, want %d (they end on DELETE or expiry)", legacy.Sessions, n+4)
 	}
 }
 

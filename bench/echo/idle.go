@@ -83,7 +83,8 @@ func IdleSessions(ctx context.Context, n, concurrency int) (res IdleResult, err 
 		return res, err
 	}
 	start := time.Now()
-	err = each(ctx, workers, n, func(s *HTTPSession, i int) error {
+	err = each(ctx, len(workers), n, func(w, i int) error {
+		s := workers[w]
 		if _, err := s.Initialize(); err != nil {
 			return fmt.Errorf("session %d: %w", i, err)
 		}
@@ -107,7 +108,8 @@ func IdleSessions(ctx context.Context, n, concurrency int) (res IdleResult, err 
 	res.GoroutinesPerSession = float64(open.goroutines-base.goroutines) / float64(n)
 
 	start = time.Now()
-	err = each(ctx, workers, n, func(s *HTTPSession, i int) error {
+	err = each(ctx, len(workers), n, func(w, i int) error {
+		s := workers[w]
 		s.resume(ids[i])
 		if err := s.Delete(); err != nil {
 			return fmt.Errorf("session %d: %w", i, err)
@@ -139,11 +141,14 @@ type memory struct {
 	goroutines  int
 }
 
-// settle closes idle connections, waits up to five seconds for the number
-// of goroutines to fall to goroutines (when not negative) or to stop
-// falling, then collects garbage and reads the memory statistics.
+// settle closes hc's idle connections, if hc is not nil, waits up to five
+// seconds for the number of goroutines to fall to goroutines (when not
+// negative) or to stop falling, then collects garbage and reads the memory
+// statistics.
 func settle(ctx context.Context, hc *http.Client, goroutines int) (memory, error) {
-	hc.CloseIdleConnections()
+	if hc != nil {
+		hc.CloseIdleConnections()
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	last, still := runtime.NumGoroutine(), 0
 	for time.Now().Before(deadline) {
@@ -172,13 +177,13 @@ func settle(ctx context.Context, hc *http.Client, goroutines int) (memory, error
 	return memory{heap: m.HeapAlloc, stack: m.StackInuse, goroutines: runtime.NumGoroutine()}, nil
 }
 
-// each calls f for 0 ≤ i < n, each worker taking the next i in turn, and
-// stops at the first error.
-func each(ctx context.Context, workers []*HTTPSession, n int, f func(s *HTTPSession, i int) error) error {
+// each calls f(w, i) for 0 ≤ i < n from workers goroutines, each worker w
+// taking the next i in turn, and stops at the first error.
+func each(ctx context.Context, workers, n int, f func(w, i int) error) error {
 	var (
 		mu   sync.Mutex
 		next int
-		errs = make([]error, len(workers))
+		errs = make([]error, workers)
 		wg   sync.WaitGroup
 	)
 	take := func() int {
@@ -190,10 +195,10 @@ func each(ctx context.Context, workers []*HTTPSession, n int, f func(s *HTTPSess
 		next++
 		return next - 1
 	}
-	for w, s := range workers {
+	for w := range workers {
 		wg.Go(func() {
 			for i := take(); i >= 0; i = take() {
-				if err := f(s, i); err != nil {
+				if err := f(w, i); err != nil {
 					errs[w] = err
 					mu.Lock()
 					next = n

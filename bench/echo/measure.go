@@ -13,19 +13,20 @@ import (
 
 // Config says what [Compare] measures and for how long.
 type Config struct {
-	// Servers are the servers to compare, each with a binary in Bins.
-	Servers []Server
+	// Entries are the rows to compare: each a server, with a binary in
+	// Bins, and the era its client speaks.
+	Entries []Entry
 	// Bins maps server names to binaries built by [Build].
 	Bins map[string]string
 	// Windows are the numbers of requests in flight of the stdio modes.
 	Windows []int
-	// HTTPClients are the numbers of concurrent sessions of the HTTP
+	// HTTPClients are the numbers of concurrent clients of the HTTP
 	// modes, each with its own keep-alive connection.
 	HTTPClients []int
 	// InProcess adds the in-process mode over net.Pipe.
 	InProcess bool
-	// Rounds is how many times each server is measured in each mode. The
-	// servers take turns within a round, so drift on a shared machine hits
+	// Rounds is how many times each entry is measured in each mode. The
+	// entries take turns within a round, so drift on a shared machine hits
 	// all of them alike; tables report the median.
 	Rounds int
 	// Duration is the length of one measurement.
@@ -37,18 +38,18 @@ type Config struct {
 	Progress io.Writer
 }
 
-// Result is what Compare measured of one server. Each slice holds one
+// Result is what Compare measured of one entry. Each slice holds one
 // sample per round.
 type Result struct {
-	Server string
+	Entry Entry
 	// Stdio holds a result per window of Config.Windows, in order.
 	Stdio []StdioResult
-	// PeakRSS is the largest VmHWM of the server's stdio processes, in
+	// PeakRSS is the largest VmHWM of the entry's stdio processes, in
 	// bytes.
 	PeakRSS int64
 	// HTTP holds a result per count of Config.HTTPClients, in order.
 	HTTP []HTTPResult
-	// HTTPPeakRSS is the largest VmHWM of the server's HTTP processes.
+	// HTTPPeakRSS is the largest VmHWM of the entry's HTTP processes.
 	HTTPPeakRSS int64
 	// InProcess is nil unless measured.
 	InProcess *InProcessResult
@@ -65,7 +66,7 @@ type StdioResult struct {
 
 // HTTPResult is one HTTP mode of one server.
 type HTTPResult struct {
-	// Clients is the number of concurrent sessions, each with one call in
+	// Clients is the number of concurrent clients, each with one call in
 	// flight over its own keep-alive connection.
 	Clients int
 	// CallsPerSec is completed tools/call round trips per second.
@@ -82,15 +83,15 @@ type InProcessResult struct {
 	BytesPerOp  []float64
 }
 
-// Compare measures every server in every mode, interleaving the servers
+// Compare measures every entry in every mode, interleaving the entries
 // within each round.
 func Compare(ctx context.Context, cfg Config) ([]Result, error) {
 	if cfg.Rounds < 1 || cfg.Duration <= 0 {
 		return nil, errors.New("compare: need at least one round of positive duration")
 	}
-	results := make([]Result, len(cfg.Servers))
-	for i, s := range cfg.Servers {
-		results[i].Server = s.Name
+	results := make([]Result, len(cfg.Entries))
+	for i, e := range cfg.Entries {
+		results[i].Entry = e
 	}
 	for _, w := range cfg.Windows {
 		if err := compareStdio(ctx, cfg, w, results); err != nil {
@@ -110,8 +111,8 @@ func Compare(ctx context.Context, cfg Config) ([]Result, error) {
 	return results, nil
 }
 
-// rotate returns the order servers take turns in round r, shifted by one
-// each round so that no server always follows the same one.
+// rotate returns the order entries take turns in round r, shifted by one
+// each round so that no entry always follows the same one.
 func rotate(n, r int) []int {
 	order := make([]int, n)
 	for i := range order {
@@ -121,7 +122,7 @@ func rotate(n, r int) []int {
 }
 
 func compareStdio(ctx context.Context, cfg Config, window int, results []Result) (err error) {
-	procs := make([]*Process, len(cfg.Servers))
+	procs := make([]*Process, len(cfg.Entries))
 	defer func() {
 		for _, p := range procs {
 			if p != nil {
@@ -129,22 +130,24 @@ func compareStdio(ctx context.Context, cfg Config, window int, results []Result)
 			}
 		}
 	}()
-	for i, s := range cfg.Servers {
-		bin, ok := cfg.Bins[s.Name]
+	for i, e := range cfg.Entries {
+		bin, ok := cfg.Bins[e.Name]
 		if !ok {
-			return fmt.Errorf("compare: no binary for %s", s.Name)
+			return fmt.Errorf("compare: no binary for %s", e.Name)
 		}
-		p, err := Start(bin)
+		p, err := Start(bin, e.Era)
 		if err != nil {
 			return err
 		}
 		procs[i] = p
-		if _, err := p.Initialize(); err != nil {
-			return fmt.Errorf("%s: %w; stderr: %s", s.Name, err, p.Stderr())
+		if e.Era == Legacy {
+			if _, err := p.Initialize(); err != nil {
+				return fmt.Errorf("%s: %w; stderr: %s", e, err, p.Stderr())
+			}
 		}
 		if cfg.Warmup > 0 {
 			if _, err := p.Echo(0, window, time.Now().Add(cfg.Warmup)); err != nil {
-				return fmt.Errorf("%s: warm up: %w", s.Name, err)
+				return fmt.Errorf("%s: warm up: %w", e, err)
 			}
 		}
 		results[i].Stdio = append(results[i].Stdio, StdioResult{Window: window})
@@ -163,7 +166,7 @@ func compareStdio(ctx context.Context, cfg Config, window int, results []Result)
 			n, err := p.Echo(0, window, start.Add(cfg.Duration))
 			elapsed := time.Since(start)
 			if err != nil {
-				return fmt.Errorf("%s: %w; stderr: %s", cfg.Servers[i].Name, err, p.Stderr())
+				return fmt.Errorf("%s: %w; stderr: %s", cfg.Entries[i], err, p.Stderr())
 			}
 			cpu1, err := p.CPU()
 			if err != nil {
@@ -173,8 +176,8 @@ func compareStdio(ctx context.Context, cfg Config, window int, results []Result)
 			rate := float64(n) / elapsed.Seconds()
 			sr.CallsPerSec = append(sr.CallsPerSec, rate)
 			sr.CPUPerCall = append(sr.CPUPerCall, (cpu1-cpu0)/time.Duration(n))
-			progress(cfg, "stdio W=%d round %d %-6s %9.0f calls/s %7.1f µs CPU/call",
-				window, r+1, cfg.Servers[i].Name, rate, micros((cpu1-cpu0)/time.Duration(n)))
+			progress(cfg, "stdio W=%d round %d %-17s %9.0f calls/s %7.1f µs CPU/call",
+				window, r+1, cfg.Entries[i], rate, micros((cpu1-cpu0)/time.Duration(n)))
 		}
 	}
 	for i, p := range procs {
@@ -188,8 +191,8 @@ func compareStdio(ctx context.Context, cfg Config, window int, results []Result)
 }
 
 func compareHTTP(ctx context.Context, cfg Config, clients int, results []Result) (err error) {
-	procs := make([]*HTTPProcess, len(cfg.Servers))
-	loads := make([]*HTTPLoad, len(cfg.Servers))
+	procs := make([]*HTTPProcess, len(cfg.Entries))
+	loads := make([]*HTTPLoad, len(cfg.Entries))
 	defer func() {
 		for i, p := range procs {
 			if loads[i] != nil {
@@ -200,22 +203,22 @@ func compareHTTP(ctx context.Context, cfg Config, clients int, results []Result)
 			}
 		}
 	}()
-	for i, s := range cfg.Servers {
-		bin, ok := cfg.Bins[s.Name]
+	for i, e := range cfg.Entries {
+		bin, ok := cfg.Bins[e.Name]
 		if !ok {
-			return fmt.Errorf("compare: no binary for %s", s.Name)
+			return fmt.Errorf("compare: no binary for %s", e.Name)
 		}
-		p, err := StartHTTP(bin)
+		p, err := StartHTTP(bin, e.httpArgs()...)
 		if err != nil {
 			return err
 		}
 		procs[i] = p
-		if loads[i], err = NewHTTPLoad(p.URL, clients); err != nil {
-			return fmt.Errorf("%s: %w; output: %s", s.Name, err, p.Stderr())
+		if loads[i], err = NewHTTPLoad(p.URL, clients, e.Era); err != nil {
+			return fmt.Errorf("%s: %w; output: %s", e, err, p.Stderr())
 		}
 		if cfg.Warmup > 0 {
 			if _, err := loads[i].Echo(0, time.Now().Add(cfg.Warmup)); err != nil {
-				return fmt.Errorf("%s: warm up: %w", s.Name, err)
+				return fmt.Errorf("%s: warm up: %w", e, err)
 			}
 		}
 		results[i].HTTP = append(results[i].HTTP, HTTPResult{Clients: clients})
@@ -234,7 +237,7 @@ func compareHTTP(ctx context.Context, cfg Config, clients int, results []Result)
 			n, err := loads[i].Echo(0, start.Add(cfg.Duration))
 			elapsed := time.Since(start)
 			if err != nil {
-				return fmt.Errorf("%s: %w; output: %s", cfg.Servers[i].Name, err, p.Stderr())
+				return fmt.Errorf("%s: %w; output: %s", cfg.Entries[i], err, p.Stderr())
 			}
 			cpu1, err := p.CPU()
 			if err != nil {
@@ -244,8 +247,8 @@ func compareHTTP(ctx context.Context, cfg Config, clients int, results []Result)
 			rate := float64(n) / elapsed.Seconds()
 			hr.CallsPerSec = append(hr.CallsPerSec, rate)
 			hr.CPUPerCall = append(hr.CPUPerCall, (cpu1-cpu0)/time.Duration(n))
-			progress(cfg, "http C=%d round %d %-6s %9.0f calls/s %7.1f µs CPU/call",
-				clients, r+1, cfg.Servers[i].Name, rate, micros((cpu1-cpu0)/time.Duration(n)))
+			progress(cfg, "http C=%d round %d %-17s %9.0f calls/s %7.1f µs CPU/call",
+				clients, r+1, cfg.Entries[i], rate, micros((cpu1-cpu0)/time.Duration(n)))
 		}
 	}
 	for i, p := range procs {
@@ -259,46 +262,49 @@ func compareHTTP(ctx context.Context, cfg Config, clients int, results []Result)
 }
 
 func compareInProcess(ctx context.Context, cfg Config, results []Result) error {
-	for i, s := range cfg.Servers {
-		if s.Serve != nil {
+	for i, e := range cfg.Entries {
+		if e.Serve != nil {
 			results[i].InProcess = &InProcessResult{}
 		}
 	}
 	for r := range cfg.Rounds {
-		for _, i := range rotate(len(cfg.Servers), r) {
-			s := cfg.Servers[i]
-			if s.Serve == nil {
+		for _, i := range rotate(len(cfg.Entries), r) {
+			e := cfg.Entries[i]
+			if e.Serve == nil {
 				continue
 			}
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			ns, allocs, bytes, err := inProcess(ctx, s, cfg.Warmup, cfg.Duration)
+			ns, allocs, bytes, err := inProcess(ctx, e, cfg.Warmup, cfg.Duration)
 			if err != nil {
-				return fmt.Errorf("%s: in process: %w", s.Name, err)
+				return fmt.Errorf("%s: in process: %w", e, err)
 			}
 			ir := results[i].InProcess
 			ir.NsPerOp = append(ir.NsPerOp, ns)
 			ir.AllocsPerOp = append(ir.AllocsPerOp, allocs)
 			ir.BytesPerOp = append(ir.BytesPerOp, bytes)
-			progress(cfg, "in-process round %d %-6s %9.0f ns/op %6.1f allocs/op %7.0f B/op",
-				r+1, s.Name, ns, allocs, bytes)
+			progress(cfg, "in-process round %d %-17s %9.0f ns/op %6.1f allocs/op %7.0f B/op",
+				r+1, e, ns, allocs, bytes)
 		}
 	}
 	return nil
 }
 
-// inProcess runs s in this process over net.Pipe and measures tools/call
-// round trips one at a time, as testing.B with ReportAllocs would: the
-// allocation counts are the whole process's, the client's included.
-func inProcess(ctx context.Context, s Server, warmup, d time.Duration) (ns, allocs, bytes float64, err error) {
-	c, err := Pipe(ctx, s)
+// inProcess runs e's server in this process over net.Pipe and measures
+// tools/call round trips one at a time, as testing.B with ReportAllocs
+// would: the allocation counts are the whole process's, the client's
+// included.
+func inProcess(ctx context.Context, e Entry, warmup, d time.Duration) (ns, allocs, bytes float64, err error) {
+	c, err := Pipe(ctx, e.Server, e.Era)
 	if err != nil {
 		return 0, 0, 0, err
 	}
 	defer func() { err = errors.Join(err, c.Close()) }()
-	if _, err := c.Initialize(); err != nil {
-		return 0, 0, 0, err
+	if e.Era == Legacy {
+		if _, err := c.Initialize(); err != nil {
+			return 0, 0, 0, err
+		}
 	}
 	if warmup > 0 {
 		if _, err := c.Echo(0, 1, time.Now().Add(warmup)); err != nil {
@@ -329,16 +335,17 @@ type PipeClient struct {
 	done chan error
 }
 
-// Pipe starts s in this process over net.Pipe. Close the client to stop
-// the server.
-func Pipe(ctx context.Context, s Server) (*PipeClient, error) {
+// Pipe starts s in this process over net.Pipe, with a client of era; a
+// legacy client is not yet initialized. Close the client to stop the
+// server.
+func Pipe(ctx context.Context, s Server, era Era) (*PipeClient, error) {
 	if s.Serve == nil {
 		return nil, fmt.Errorf("%s has no in-process form", s.Name)
 	}
 	conn, srv := net.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, srv) }()
-	return &PipeClient{Client: NewClient(conn, conn), conn: conn, done: done}, nil
+	return &PipeClient{Client: NewEraClient(conn, conn, era), conn: conn, done: done}, nil
 }
 
 // Close closes the client's end of the pipe and waits for the server to

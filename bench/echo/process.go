@@ -23,6 +23,9 @@ import (
 func Build(ctx context.Context, dir string, servers []Server) (map[string]string, error) {
 	bins := make(map[string]string, len(servers))
 	for _, s := range servers {
+		if _, ok := bins[s.Name]; ok {
+			continue
+		}
 		bin := filepath.Join(dir, s.Name)
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, s.Pkg)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -47,8 +50,9 @@ type Process struct {
 	stdin io.Closer
 }
 
-// Start runs bin -stdio.
-func Start(bin string) (*Process, error) {
+// Start runs bin -stdio, with a client of era. A legacy client is not yet
+// initialized.
+func Start(bin string, era Era) (*Process, error) {
 	cmd := exec.Command(bin, "-stdio")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -63,7 +67,7 @@ func Start(bin string) (*Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	return &Process{Client: NewClient(stdout, stdin), proc: proc{cmd, stderr}, stdin: stdin}, nil
+	return &Process{Client: NewEraClient(stdout, stdin, era), proc: proc{cmd, stderr}, stdin: stdin}, nil
 }
 
 // Pid returns the server's process id.
@@ -147,9 +151,9 @@ type HTTPProcess struct {
 	err    error         // how it exited, once exited is closed
 }
 
-// StartHTTP runs bin -http 127.0.0.1:PORT on a free port and waits until
-// it accepts connections.
-func StartHTTP(bin string) (*HTTPProcess, error) {
+// StartHTTP runs bin -http 127.0.0.1:PORT, followed by args, on a free
+// port and waits until it accepts connections.
+func StartHTTP(bin string, args ...string) (*HTTPProcess, error) {
 	// The port is free when the listener closes; the server takes it next,
 	// unless another program is quicker, which the readiness check reports.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -159,7 +163,7 @@ func StartHTTP(bin string) (*HTTPProcess, error) {
 	addr := ln.Addr().String()
 	ln.Close()
 
-	cmd := exec.Command(bin, "-http", addr)
+	cmd := exec.Command(bin, append([]string{"-http", addr}, args...)...)
 	stderr := &tailBuffer{max: 4 << 10}
 	cmd.Stdout = stderr
 	cmd.Stderr = stderr

@@ -10,51 +10,81 @@ var errSyntax = errors.New("malformed JSON-RPC message")
 // allocations and the same work whatever the server's key order. A member
 // that is absent is nil.
 func members(msg []byte) (id, result, rpcErr []byte, err error) {
+	err = walk(msg, func(key, value []byte) bool {
+		switch string(key) {
+		case "id":
+			id = value
+		case "result":
+			result = value
+		case "error":
+			rpcErr = value
+		}
+		return true
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return id, result, rpcErr, nil
+}
+
+// member returns the raw value of the member key of the object obj, or nil
+// when it has none. The object is checked only as far as key.
+func member(obj []byte, key string) ([]byte, error) {
+	var found []byte
+	err := walk(obj, func(k, value []byte) bool {
+		if string(k) == key {
+			found = value
+			return false
+		}
+		return true
+	})
+	return found, err
+}
+
+// walk calls f with the raw key (without quotes or unescaping) and value of
+// each member of the JSON object msg, in order, until f returns false.
+func walk(msg []byte, f func(key, value []byte) bool) error {
 	i := skipSpace(msg, 0)
 	if i >= len(msg) || msg[i] != '{' {
-		return nil, nil, nil, errSyntax
+		return errSyntax
 	}
 	i = skipSpace(msg, i+1)
 	if i < len(msg) && msg[i] == '}' {
-		return nil, nil, nil, nil
+		return nil
 	}
 	for {
 		if i >= len(msg) || msg[i] != '"' {
-			return nil, nil, nil, errSyntax
+			return errSyntax
 		}
 		start := i
+		var err error
 		if i, err = skipString(msg, i); err != nil {
-			return nil, nil, nil, err
+			return err
 		}
 		key := msg[start+1 : i-1]
 		i = skipSpace(msg, i)
 		if i >= len(msg) || msg[i] != ':' {
-			return nil, nil, nil, errSyntax
+			return errSyntax
 		}
 		i = skipSpace(msg, i+1)
 		start = i
 		if i, err = skipValue(msg, i); err != nil {
-			return nil, nil, nil, err
+			return err
 		}
-		switch string(key) {
-		case "id":
-			id = msg[start:i]
-		case "result":
-			result = msg[start:i]
-		case "error":
-			rpcErr = msg[start:i]
+		if !f(key, msg[start:i]) {
+			return nil
 		}
 		i = skipSpace(msg, i)
 		if i >= len(msg) {
-			return nil, nil, nil, errSyntax
+			return errSyntax
 		}
 		switch msg[i] {
 		case ',':
 			i = skipSpace(msg, i+1)
 		case '}':
-			return id, result, rpcErr, nil
+			return nil
 		default:
-			return nil, nil, nil, errSyntax
+			return errSyntax
 		}
 	}
 }

@@ -8,5 +8,5 @@ import (
 )
 
 func main() {
-	cli.Main(cli.Server{Name: "gosdk", Serve: echo.Serve, HTTP: echo.HTTP})
+	cli.Main(cli.Server{Name: "gosdk", Serve: echo.Serve, HTTP: echo.HTTP, Stateless: echo.Stateless})
 }

@@ -1,9 +1,12 @@
-// Command compare runs the echo benchmark and prints its comparison table.
+// Command compare runs the echo benchmark and prints its comparison table:
+// every server in each era, legacy sessions and 2026-07-28, interleaved.
 // Run it from the bench module:
 //
 //	go run ./echo/cmd/compare
 //	go run ./echo/cmd/compare -rounds 3 -d 500ms -servers floor,mcpgo
+//	go run ./echo/cmd/compare -eras legacy
 //	go run ./echo/cmd/compare -idle 10000
+//	go run ./echo/cmd/compare -rounds 0 -clients 2000
 package main
 
 import (
@@ -23,51 +26,110 @@ import (
 
 func main() {
 	var cfg echo.Config
-	flag.IntVar(&cfg.Rounds, "rounds", 7, "measurements per server and mode; the table shows medians")
+	flag.IntVar(&cfg.Rounds, "rounds", 7, "measurements per row and mode; the table shows medians (0: no table)")
 	flag.DurationVar(&cfg.Duration, "d", time.Second, "length of one measurement")
 	flag.DurationVar(&cfg.Warmup, "warmup", 300*time.Millisecond, "warm-up per server and mode")
 	flag.BoolVar(&cfg.InProcess, "inproc", true, "measure the in-process mode over net.Pipe")
 	windows := flag.String("windows", "1,32", "comma-separated requests in flight for the stdio modes")
 	clients := flag.String("http", "1,16", "comma-separated concurrent sessions for the HTTP modes (\"\" for none)")
 	idle := flag.Int("idle", 0, "also open this many idle mcpgen HTTP sessions in process and report their memory")
+	comers := flag.Int("clients", 0, "also have this many clients of each row come, call and leave over HTTP in process, and report what each server still holds")
 	servers := flag.String("servers", "", "comma-separated servers to compare (default all)")
-	quiet := flag.Bool("q", false, "print only the table, no progress")
+	eras := flag.String("eras", "legacy,"+echo.ModernVersion, "comma-separated eras each server is measured in")
+	quiet := flag.Bool("q", false, "print only the tables, no progress")
 	flag.Parse()
 
-	if err := run(&cfg, *windows, *clients, *servers, *idle, *quiet); err != nil {
+	opts := options{windows: *windows, clients: *clients, servers: *servers, eras: *eras, idle: *idle, comers: *comers, quiet: *quiet}
+	if err := run(&cfg, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cfg *echo.Config, windows, clients, servers string, idle int, quiet bool) error {
+// options are the command's flags that run turns into a Config and the
+// extra measurements.
+type options struct {
+	windows, clients, servers, eras string
+	idle, comers                    int
+	quiet                           bool
+}
+
+func run(cfg *echo.Config, o options) error {
 	var err error
-	if cfg.Windows, err = counts(windows); err != nil {
+	if cfg.Windows, err = counts(o.windows); err != nil {
 		return fmt.Errorf("-windows: %w", err)
 	}
-	if cfg.HTTPClients, err = counts(clients); err != nil {
+	if cfg.HTTPClients, err = counts(o.clients); err != nil {
 		return fmt.Errorf("-http: %w", err)
 	}
-	cfg.Servers = echo.Servers
-	if servers != "" {
-		cfg.Servers = nil
-		names := strings.Split(servers, ",")
+	servers := echo.Servers
+	if o.servers != "" {
+		servers = nil
+		names := strings.Split(o.servers, ",")
 		for _, s := range echo.Servers {
 			if slices.Contains(names, s.Name) {
-				cfg.Servers = append(cfg.Servers, s)
+				servers = append(servers, s)
 			}
 		}
-		if len(cfg.Servers) != len(names) {
-			return fmt.Errorf("-servers: unknown server in %q", servers)
+		if len(servers) != len(names) {
+			return fmt.Errorf("-servers: unknown server in %q", o.servers)
 		}
 	}
-	if !quiet {
+	var eras []echo.Era
+	for _, name := range strings.Split(o.eras, ",") {
+		e, err := echo.ParseEra(strings.TrimSpace(name))
+		if err != nil {
+			return fmt.Errorf("-eras: %w", err)
+		}
+		eras = append(eras, e)
+	}
+	cfg.Entries = echo.Entries(servers, eras)
+	if !o.quiet {
 		cfg.Progress = os.Stderr
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
+	if cfg.Rounds > 0 {
+		if err := compare(ctx, cfg, servers, o.quiet); err != nil {
+			return err
+		}
+	}
+	if o.comers > 0 {
+		if !o.quiet {
+			fmt.Fprintf(os.Stderr, "%d clients coming and going per row...\n", o.comers)
+		}
+		var results []echo.ClientsResult
+		for _, e := range cfg.Entries {
+			r, err := echo.Clients(ctx, e, o.comers, 3, 8)
+			if err != nil {
+				return fmt.Errorf("%s: clients: %w", e, err)
+			}
+			results = append(results, r)
+		}
+		fmt.Println()
+		if err := echo.WriteClients(os.Stdout, results); err != nil {
+			return err
+		}
+	}
+	if o.idle > 0 {
+		if !o.quiet {
+			fmt.Fprintf(os.Stderr, "opening %d idle sessions...\n", o.idle)
+		}
+		r, err := echo.IdleSessions(ctx, o.idle, 8)
+		if err != nil {
+			return err
+		}
+		fmt.Println()
+		return echo.WriteIdle(os.Stdout, r)
+	}
+	return nil
+}
+
+// compare builds the servers' programs, measures cfg's entries and prints
+// the table.
+func compare(ctx context.Context, cfg *echo.Config, servers []echo.Server, quiet bool) error {
 	dir, err := os.MkdirTemp("", "echo-bench-")
 	if err != nil {
 		return err
@@ -76,7 +138,7 @@ func run(cfg *echo.Config, windows, clients, servers string, idle int, quiet boo
 	if !quiet {
 		fmt.Fprintln(os.Stderr, "building servers...")
 	}
-	if cfg.Bins, err = echo.Build(ctx, dir, cfg.Servers); err != nil {
+	if cfg.Bins, err = echo.Build(ctx, dir, servers); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -87,21 +149,7 @@ func run(cfg *echo.Config, windows, clients, servers string, idle int, quiet boo
 	if !quiet {
 		fmt.Fprintf(os.Stderr, "measured in %v\n\n", time.Since(start).Round(time.Second))
 	}
-	if err := echo.WriteTable(io.Writer(os.Stdout), *cfg, results); err != nil {
-		return err
-	}
-	if idle > 0 {
-		if !quiet {
-			fmt.Fprintf(os.Stderr, "opening %d idle sessions...\n", idle)
-		}
-		r, err := echo.IdleSessions(ctx, idle, 8)
-		if err != nil {
-			return err
-		}
-		fmt.Println()
-		return echo.WriteIdle(os.Stdout, r)
-	}
-	return nil
+	return echo.WriteTable(io.Writer(os.Stdout), *cfg, results)
 }
 
 // counts parses a comma-separated list of positive integers; "" is none.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,6 +54,54 @@ func TestHandle(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := string(Handle([]byte(tt.msg))); got != tt.want {
 				t.Errorf("Handle(%s)\n got %s\nwant %s", tt.msg, got, tt.want)
+			}
+		})
+	}
+}
+
+// meta is the _meta of a 2026-07-28 request.
+const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}`
+
+// completeResult is what ends a 2026-07-28 result.
+const completeResult = `"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"floor","version":"0.0.0"}}`
+
+func TestHandleModern(t *testing.T) {
+	echoHeaders := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"echo"}}
+	tests := []struct {
+		name   string
+		msg    string
+		header http.Header // nil: a stream
+		want   string
+		status int
+	}{
+		{"tools/call on a stream", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},` + meta + `}}`, nil,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}],` + completeResult + `}}`, 200},
+		{"tools/call over HTTP", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},` + meta + `}}`, echoHeaders,
+			`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hi"}],` + completeResult + `}}`, 200},
+		{"tools/list", `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{` + meta + `}}`, nil,
+			`{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}],` + completeResult + `}}`, 200},
+		{"initialize is gone", `{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2026-07-28",` + meta + `}}`, nil,
+			`{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"method not found in 2026-07-28: initialize"}}`, 404},
+		{"ping is gone", `{"jsonrpc":"2.0","id":5,"method":"ping","params":{` + meta + `}}`, nil,
+			`{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"method not found in 2026-07-28: ping"}}`, 404},
+		{"no capabilities", `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, nil,
+			`{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"params._meta.io.modelcontextprotocol/clientCapabilities: required object"}}`, 400},
+		{"unsupported version", `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, nil,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2099-01-01"}}}`, 400},
+		{"Mcp-Name disagrees", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},` + meta + `}}`,
+			http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"other"}},
+			`{"jsonrpc":"2.0","id":8,"error":{"code":-32020,"message":"header mismatch: Mcp-Name is \"other\", the body says \"echo\""}}`, 400},
+		{"Mcp-Method missing", `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{` + meta + `}}`,
+			http.Header{"Mcp-Protocol-Version": {"2026-07-28"}},
+			`{"jsonrpc":"2.0","id":9,"error":{"code":-32020,"message":"header mismatch: Mcp-Method is \"\", the body says \"tools/list\""}}`, 400},
+		{"header without _meta", `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`, http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/list"}},
+			`{"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"params._meta.io.modelcontextprotocol/protocolVersion: required"}}`, 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, status := handle([]byte(tt.msg), tt.header)
+			if string(got) != tt.want || status != tt.status {
+				t.Errorf("handle(%s)\n got %d %s\nwant %d %s", tt.msg, status, got, tt.status, tt.want)
 			}
 		})
 	}

@@ -38,7 +38,8 @@ func echo(_ context.Context, _ *mcp.CallToolRequest, in Input) (*mcp.CallToolRes
 }
 
 // Serve speaks newline-delimited JSON-RPC over rwc until the peer closes it
-// or ctx is done.
+// or ctx is done. The SDK serves both eras on it, deciding per request from
+// _meta.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	err := NewServer().Run(ctx, &mcp.IOTransport{Reader: rwc, Writer: rwc})
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
@@ -48,8 +49,22 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 }
 
 // HTTP returns the SDK's Streamable HTTP handler in JSON-response mode.
+// It keeps a session per client, and so serves only the legacy era: the
+// SDK answers a 2026-07-28 request on it with -32022 and the legacy
+// versions.
 func HTTP() (http.Handler, error) {
 	s := NewServer()
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{JSONResponse: true}), nil
+}
+
+// Stateless returns the SDK's Streamable HTTP handler in stateless,
+// JSON-response mode, the one way the SDK serves 2026-07-28 over HTTP: it
+// connects a fresh server session for every POST and closes it when the
+// POST is answered. Legacy requests get such a session too, initialized
+// on the spot.
+func Stateless() (http.Handler, error) {
+	s := NewServer()
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{JSONResponse: true, Stateless: true}), nil
 }

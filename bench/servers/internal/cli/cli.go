@@ -1,7 +1,9 @@
 // Package cli is the command line shared by the echo benchmark servers: each
 // server is a program taking exactly one of -stdio or -http ADDR, and this
 // package turns those flags into a call of the server's own Serve or HTTP
-// handler.
+// handler. -stateless, with -http, serves the server's Stateless handler
+// instead, for a library that serves 2026-07-28 over HTTP only when told
+// to keep no sessions.
 package cli
 
 import (
@@ -29,6 +31,10 @@ type Server struct {
 	// HTTP returns the Streamable HTTP handler mounted at /mcp. Nil means
 	// the server has no HTTP mode yet.
 	HTTP func() (http.Handler, error)
+	// Stateless returns the handler -stateless mounts at /mcp instead of
+	// HTTP's. Nil means the program has no -stateless: its HTTP handler
+	// serves both eras.
+	Stateless func() (http.Handler, error)
 }
 
 // Main parses the command line, runs s, and exits.
@@ -36,6 +42,7 @@ func Main(s Server) {
 	fs := flag.NewFlagSet(s.Name, flag.ExitOnError)
 	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout")
 	addr := fs.String("http", "", "serve MCP over Streamable HTTP at http://`ADDR`/mcp (loopback only)")
+	stateless := fs.Bool("stateless", false, "with -http, serve the library's stateless handler, which keeps no sessions")
 	fs.Parse(os.Args[1:])
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -47,10 +54,16 @@ func Main(s Server) {
 		err = fmt.Errorf("unexpected arguments %q", fs.Args())
 	case *stdio && *addr != "":
 		err = errors.New("give only one of -stdio and -http")
+	case *stateless && *addr == "":
+		err = errors.New("-stateless goes with -http")
+	case *stateless && s.Stateless == nil:
+		err = errors.New("-stateless: this server has no stateless handler; its -http handler serves both eras")
 	case *stdio:
 		err = s.Serve(ctx, Stdio())
+	case *stateless:
+		err = serveHTTP(ctx, s.Stateless, *addr)
 	case *addr != "":
-		err = serveHTTP(ctx, s, *addr)
+		err = serveHTTP(ctx, s.HTTP, *addr)
 	default:
 		err = errors.New("give one of -stdio or -http ADDR")
 	}
@@ -91,14 +104,16 @@ func CheckLoopback(addr string) error {
 	return fmt.Errorf("http address %q: host must be loopback (127.0.0.1, ::1 or localhost)", addr)
 }
 
-func serveHTTP(ctx context.Context, s Server, addr string) error {
-	if s.HTTP == nil {
+// serveHTTP serves the handler newHandler returns at http://addr/mcp
+// until ctx is done.
+func serveHTTP(ctx context.Context, newHandler func() (http.Handler, error), addr string) error {
+	if newHandler == nil {
 		return errors.New("-http is not implemented for this server yet; use -stdio")
 	}
 	if err := CheckLoopback(addr); err != nil {
 		return err
 	}
-	h, err := s.HTTP()
+	h, err := newHandler()
 	if err != nil {
 		return err
 	}

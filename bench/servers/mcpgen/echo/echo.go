@@ -70,7 +70,9 @@ func decodeText(args []byte) (string, error) {
 	return text, nil
 }
 
-// Serve serves one session over rwc until the peer closes it.
+// Serve serves one stream over rwc until the peer closes it: a legacy
+// session after initialize, and 2026-07-28 requests, which carry their
+// _meta and need no initialize, on their own, interleaved.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	s, err := New()
 	if err != nil {
@@ -81,7 +83,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 
 // HTTP returns mcpgen's Streamable HTTP handler for the echo server in
 // JSON-response mode: each POSTed request is answered with one
-// application/json body.
+// application/json body. It serves both eras, deciding per request: legacy
+// sessions, and 2026-07-28 requests served with no session at all.
 func HTTP() (http.Handler, error) {
 	s, err := New()
 	if err != nil {

@@ -30,7 +30,8 @@ func echo(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, erro
 }
 
 // Serve speaks newline-delimited JSON-RPC over rwc until the peer closes it
-// or ctx is done. It closes rwc when it returns.
+// or ctx is done. It closes rwc when it returns. mcp-go serves both eras on
+// it, deciding per request from _meta.
 //
 // mcp-go keeps its stdio session in a package variable, so only one Serve
 // may run in a process at a time.
@@ -44,7 +45,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 }
 
 // HTTP returns mcp-go's Streamable HTTP server, which answers POSTs with
-// application/json unless a handler sends notifications.
+// application/json unless a handler sends notifications. It serves both
+// eras, deciding per request: legacy sessions, and 2026-07-28 requests
+// each on an ephemeral session of its own.
 func HTTP() (http.Handler, error) {
 	return server.NewStreamableHTTPServer(NewServer(), server.WithEndpointPath("/mcp")), nil
 }
