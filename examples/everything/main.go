@@ -1,7 +1,9 @@
 // Command everything is the MCP server that the conformance suite
 // (@modelcontextprotocol/conformance) tests: every tool, resource, prompt
 // and completion its server scenarios call, answering exactly as they
-// expect. conformance/CONTRACT.md lists what each scenario checks.
+// expect, for the 2026-07-28 requirement set and the 2025-11-25 one at
+// once. One process serves both eras, deciding per request; there is no
+// mode flag. conformance/CONTRACT.md lists what each scenario checks.
 //
 // The tools, prompts and resources are ordinary Go functions annotated
 // with //mcp:tool, //mcp:prompt and //mcp:resource; mcpgen_gen.go, written
