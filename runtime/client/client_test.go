@@ -107,10 +107,10 @@ func waitClosed(t *testing.T, conn *jsonrpc.Conn) {
 	}
 }
 
-func TestRequestedVersionMustBeLegacy(t *testing.T) {
+func TestRequestedVersionMustBeKnown(t *testing.T) {
 	a, b := transport.NewPipe()
 	defer b.Close()
-	c := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{ProtocolVersion: mcp.Version20260728})
+	c := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{ProtocolVersion: "1999-01-01"})
 	_, err := c.Connect(context.Background(), a)
 	var ve *client.VersionError
 	if !errors.As(err, &ve) || ve.Offered != "" {

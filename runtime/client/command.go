@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -176,3 +177,9 @@ func (p *Process) Exited() <-chan struct{} { return p.exited }
 
 // Pid returns the process id of the server.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// ServerKey names the server by its command line and working directory,
+// for the Client to remember the era it speaks (ServerKeyer).
+func (p *Process) ServerKey() string {
+	return "cmd:" + p.cmd.Dir + "\x00" + strings.Join(p.cmd.Args, "\x00")
+}

@@ -32,6 +32,9 @@ func (in incoming) Handle(ctx context.Context, req *jsonrpc.Request) ([]byte, er
 // Conn's read loop, so what takes time is left to the callbacks' queue.
 func (s *Session) notification(method string, params []byte) {
 	o := &s.client.opts
+	if s.subs.route(method, params) {
+		return // an acknowledgement, which only its Subscription wants
+	}
 	switch method {
 	case mcp.MethodProgressNotification:
 		p := new(mcp.ProgressNotificationParams)
@@ -59,14 +62,20 @@ func (s *Session) notification(method string, params []byte) {
 		}
 	case mcp.MethodResourceUpdatedNotification:
 		p := new(mcp.ResourceUpdatedNotificationParams)
-		if o.OnResourceUpdated != nil && s.decode(method, params, p) {
-			s.notes.push(func() { o.OnResourceUpdated(p.URI) })
+		if s.decode(method, params, p) {
+			s.cache.invalidate(mcp.MethodReadResource + "\x00uri=" + string(jsonrpc.AppendString(nil, p.URI)))
+			if o.OnResourceUpdated != nil {
+				s.notes.push(func() { o.OnResourceUpdated(p.URI) })
+			}
 		}
 	case mcp.MethodToolListChangedNotification:
+		s.cache.invalidate(mcp.MethodListTools)
 		s.notes.push(o.OnToolsListChanged)
 	case mcp.MethodPromptListChangedNotification:
+		s.cache.invalidate(mcp.MethodListPrompts)
 		s.notes.push(o.OnPromptsListChanged)
 	case mcp.MethodResourceListChangedNotification:
+		s.cache.invalidate(mcp.MethodListResources, mcp.MethodListResourceTemplates)
 		s.notes.push(o.OnResourcesListChanged)
 	default:
 		s.client.log.Debug("client: notification ignored", "method", method)

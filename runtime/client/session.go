@@ -22,9 +22,17 @@ type Session struct {
 	ctx    context.Context // ends when the Session is closed; bounds its own writes
 	cancel context.CancelFunc
 
-	init    *mcp.InitializeResult // set by Connect before the Session is handed out
-	version atomic.Value          // mcp.ProtocolVersion in use
-	ready   atomic.Bool           // the handshake is done: cancellations may be sent
+	transport jsonrpc.Transport
+
+	init       *mcp.InitializeResult // a legacy Session's handshake; set by Connect before the Session is handed out
+	discovered *mcp.DiscoverResult   // a modern Session's server/discover result, likewise
+	modern     bool                  // the Session speaks the 2026-07-28 era, per request
+	version    atomic.Value          // mcp.ProtocolVersion in use
+	ready      atomic.Bool           // the handshake is done, or not needed: cancellations may be sent
+
+	tools toolBook  // what tools/list said of each tool
+	cache listCache // list results kept for their ttlMs, with Options.CacheLists
+	subs  subscriptions
 
 	nextToken atomic.Int64
 	watchMu   sync.Mutex
@@ -39,12 +47,14 @@ type Session struct {
 // newSession starts a Conn over t for c. Only the handshake is left to do.
 func newSession(c *Client, t jsonrpc.Transport) *Session {
 	s := &Session{
-		client:  c,
-		watches: make(map[mcp.ProgressToken]*watch),
-		notes:   newQueue(c.log),
-		runDone: make(chan struct{}),
+		client:    c,
+		transport: t,
+		watches:   make(map[mcp.ProgressToken]*watch),
+		notes:     newQueue(c.log),
+		runDone:   make(chan struct{}),
 	}
-	s.version.Store(c.opts.ProtocolVersion)
+	s.cache.on = c.opts.CacheLists
+	s.version.Store(mcp.ProtocolVersion(""))
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.conn = jsonrpc.NewConn(t, incoming{s}, jsonrpc.Options{
 		Logger:   c.log,
@@ -60,7 +70,9 @@ func newSession(c *Client, t jsonrpc.Transport) *Session {
 	return s
 }
 
-// InitializeResult returns the server's answer to initialize.
+// InitializeResult returns the server's answer to initialize, or nil for
+// a Session of the 2026-07-28 era, which has no handshake (see
+// DiscoverResult).
 func (s *Session) InitializeResult() *mcp.InitializeResult { return s.init }
 
 // ProtocolVersion returns the protocol version the server chose.
@@ -68,12 +80,22 @@ func (s *Session) ProtocolVersion() mcp.ProtocolVersion {
 	return s.version.Load().(mcp.ProtocolVersion)
 }
 
-// ServerCapabilities returns the capabilities the server declared.
-func (s *Session) ServerCapabilities() *mcp.ServerCapabilities { return &s.init.Capabilities }
+// ServerCapabilities returns the capabilities the server declared, in
+// initialize or in server/discover.
+func (s *Session) ServerCapabilities() *mcp.ServerCapabilities {
+	if s.discovered != nil {
+		return &s.discovered.Capabilities
+	}
+	return &s.init.Capabilities
+}
 
-// NotifyRootsListChanged tells the server that the list of roots has
-// changed, so that it asks for it again.
+// NotifyRootsListChanged tells the server of a legacy Session that the
+// list of roots has changed, so that it asks for it again. 2026-07-28 has
+// no such notification: its server asks for the roots when it needs them.
 func (s *Session) NotifyRootsListChanged(ctx context.Context) error {
+	if s.modern {
+		return errNotLegacy
+	}
 	return s.conn.Notify(ctx, mcp.MethodRootsListChangedNotification, nil)
 }
 

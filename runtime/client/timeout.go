@@ -12,20 +12,45 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
-// caller is the mcp.Caller of a Session: it sends requests on the Conn,
-// under Options.RequestTimeout when one is set.
+// caller is the mcp.Caller of a Session: the typed API's requests go
+// through it, in the Session's era, and their results through the checks
+// of received.
 type caller struct{ s *Session }
 
 func (c caller) Call(ctx context.Context, method string, params []byte) ([]byte, error) {
 	s := c.s
+	if raw := s.cache.get(method, params); raw != nil {
+		return raw, nil
+	}
+	var raw []byte
+	var err error
+	if s.modern {
+		raw, err = s.callModern(ctx, method, params)
+	} else {
+		raw, err = s.send(ctx, method, params)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.received(method, params, raw)
+}
+
+// send sends one request on the Conn, under Options.RequestTimeout when
+// one is set. A request gets a progress token of its own when the
+// timeout needs one, or when OnProgress is there to hear of it.
+func (s *Session) send(ctx context.Context, method string, params []byte) ([]byte, error) {
 	opts := &s.client.opts
-	if opts.RequestTimeout <= 0 {
+	if opts.RequestTimeout <= 0 && (opts.OnProgress == nil || method == mcp.MethodInitialize || method == mcp.MethodDiscover) {
 		return s.conn.Call(ctx, method, params)
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	w := newWatch(method, opts.RequestTimeout, opts.MaxRequestTimeout, cancel)
-	defer w.stop()
+	var w *watch
+	if opts.RequestTimeout > 0 {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		w = newWatch(method, opts.RequestTimeout, opts.MaxRequestTimeout, cancel)
+		defer w.stop()
+	}
 	if method != mcp.MethodInitialize {
 		tok := mcp.ProgressTokenFromInteger(s.nextToken.Add(1))
 		p, tok, err := withProgressToken(params, tok)
@@ -33,7 +58,7 @@ func (c caller) Call(ctx context.Context, method string, params []byte) ([]byte,
 			return nil, fmt.Errorf("client: %s: params: %w", method, err)
 		}
 		params = p
-		if !tok.IsZero() && s.watch(tok, w) {
+		if w != nil && !tok.IsZero() && s.watch(tok, w) {
 			defer s.unwatch(tok)
 		}
 	}

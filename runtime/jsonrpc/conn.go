@@ -288,6 +288,9 @@ func (c *Conn) Call(ctx context.Context, method string, params []byte) ([]byte, 
 		return nil, err
 	}
 	n := c.nextID.Add(1)
+	if f, ok := ctx.Value(callIDKey{}).(func(ID)); ok {
+		f(IntID(n))
+	}
 	p := callPool.Get().(*call)
 	c.mu.Lock()
 	if c.closeErr != nil {
@@ -327,6 +330,16 @@ func (c *Conn) Call(ctx context.Context, method string, params []byte) ([]byte, 
 		c.opts.OnCancel(IntID(n))
 	}
 	return nil, ctx.Err()
+}
+
+type callIDKey struct{}
+
+// WithCallID returns a copy of ctx with which Call tells f the id it gives
+// its request, before the request is sent: for a caller that must tell
+// apart what the peer sends about that request (MCP tags the notifications
+// of a subscription with its request's id).
+func WithCallID(ctx context.Context, f func(ID)) context.Context {
+	return context.WithValue(ctx, callIDKey{}, f)
 }
 
 // Notify sends a notification to the peer. params must be one JSON object

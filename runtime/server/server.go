@@ -23,7 +23,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -529,31 +528,11 @@ func (s *Server) capabilities() mcp.ServerCapabilities {
 	return caps
 }
 
-// compileSchema compiles a schema a server registers, once: after the
+// compileSchema compiles a schema a server registers, once, after the
 // 2026-07-28 rules for schemas (a dialect mcpgen supports, 2020-12 when
 // none is named; no reference that would have to be fetched; bounded
 // depth and size, so that a hostile schema cannot make validation
 // expensive).
 func compileSchema(name string, schema []byte) (*jsonschema.Schema, error) {
-	if _, err := schemarules.Check(schema, schemarules.Limits{}); err != nil {
-		return nil, err
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	url := "mcpgen:///" + name
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
-}
-
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schemas may not refer to other documents (%s)", url)
+	return schemarules.Compile(name, schema)
 }

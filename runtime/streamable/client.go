@@ -131,6 +131,10 @@ func NewClientTransport(url string, opts *ClientOptions) *ClientTransport {
 	return t
 }
 
+// ServerKey names the endpoint, for a client to remember the era its
+// server speaks.
+func (t *ClientTransport) ServerKey() string { return "http:" + t.url }
+
 // SessionID returns the Mcp-Session-Id the server gave, or "" before
 // initialize or when the server keeps no sessions.
 func (t *ClientTransport) SessionID() string {
@@ -167,9 +171,18 @@ func (t *ClientTransport) Write(ctx context.Context, frame []byte) error {
 	if t.ctx.Err() != nil {
 		return ErrClientClosed
 	}
-	msgs, _, err := jsonrpc.DecodeBatch(frame)
+	msgs, batch, err := jsonrpc.DecodeBatch(frame)
 	if err != nil {
 		return fmt.Errorf("streamable: cannot send an invalid frame: %w", err)
+	}
+	if !batch {
+		m := &msgs[0]
+		if c, ok := modernCall(ctx, m); ok {
+			return t.writeCall(ctx, frame, m.ID, c)
+		}
+		if m.Method == mcp.MethodCancelledNotification && t.cancelCall(m.Params) {
+			return nil // the request's stream is closed: that is its cancellation
+		}
 	}
 	x := &exchange{frame: frame, sent: make(chan struct{})}
 	initialized := false
@@ -396,7 +409,8 @@ func (t *ClientTransport) statusError(method string, resp *http.Response) *Statu
 type exchange struct {
 	frame    []byte
 	ids      []jsonrpc.ID
-	init     bool // the frame is the initialize request
+	init     bool  // the frame is the initialize request
+	call     *call // the 2026-07-28 request the frame is, or nil
 	sent     chan struct{}
 	sentOnce sync.Once
 }

@@ -68,6 +68,13 @@ func (t *ClientTransport) follow(x *exchange, resp *http.Response) {
 	idle := 0
 	for {
 		delivered, dropped := t.consume(resp.Body, &st, x)
+		if x.call != nil {
+			// 2026-07-28 streams do not resume: the request is lost.
+			if t.left(x) > 0 && x.call.ctx.Err() == nil {
+				t.fail(x, jsonrpc.CodeInternalError, "streamable: the server ended the response stream before the response; the request is lost and may be sent again", nil)
+			}
+			return
+		}
 		if delivered > 0 {
 			idle = 0
 		} else {

@@ -20,13 +20,15 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
-// connectClient connects an mcpgen client to url over a ClientTransport.
+// connectClient connects an mcpgen client to url over a ClientTransport,
+// in a legacy session: these tests are about the legacy transport's
+// sessions, streams and resumption.
 func connectClient(t testing.TB, url string, opts *mcpclient.Options) (*mcpclient.Session, *ClientTransport) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	tr := NewClientTransport(url, nil)
-	sess, err := mcpclient.New(mcp.Implementation{Name: "client-test", Version: "1"}, opts).Connect(ctx, tr)
+	sess, err := mcpclient.New(mcp.Implementation{Name: "client-test", Version: "1"}, legacy(opts)).Connect(ctx, tr)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -341,7 +343,7 @@ func TestClientMessageTooLarge(t *testing.T) {
 	ctx := context.Background()
 	tr := NewClientTransport(ts.URL, &ClientOptions{MaxMessageSize: 1000})
 	defer tr.Close()
-	sess, err := mcpclient.New(mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, tr)
+	sess, err := mcpclient.New(mcp.Implementation{Name: "c", Version: "1"}, legacy(nil)).Connect(ctx, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +368,7 @@ func TestClientCloseLeavesNothing(t *testing.T) {
 			before = runtime.NumGoroutine()
 		}
 		tr := NewClientTransport(ts.URL, nil)
-		sess, err := mcpclient.New(mcp.Implementation{Name: "c", Version: "1"}, &mcpclient.Options{Elicit: acceptName("Bo")}).Connect(context.Background(), tr)
+		sess, err := mcpclient.New(mcp.Implementation{Name: "c", Version: "1"}, legacy(&mcpclient.Options{Elicit: acceptName("Bo")})).Connect(context.Background(), tr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -420,4 +422,13 @@ func TestEventScanner(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// legacy returns opts, or new Options, pinned to the legacy era.
+func legacy(opts *mcpclient.Options) *mcpclient.Options {
+	if opts == nil {
+		opts = &mcpclient.Options{}
+	}
+	opts.Era = mcp.EraLegacy
+	return opts
 }

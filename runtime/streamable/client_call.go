@@ -1,0 +1,175 @@
+package streamable
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/internal/mcpheader"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+)
+
+// The stateless era (2026-07-28) on the client side of the transport.
+//
+// A frame holding one request whose _meta names its protocol version is a
+// request of that era, and goes out on its own: a POST with the headers
+// the era mirrors from the body (MCP-Protocol-Version, Mcp-Method,
+// Mcp-Name, and the Mcp-Param-* headers of a tool's annotated
+// parameters, which the client attaches to the Write's ctx with
+// mcpheader.WithParams), no session id, no re-initialization, no
+// resumption: a stream that breaks before the response loses the request,
+// which the caller re-issues as a new one. A notifications/cancelled for
+// such a request is not sent: closing the request's stream is the
+// cancellation on HTTP. Everything else is the legacy transport, as before.
+
+// call is what a 2026-07-28 exchange sends besides its frame.
+type call struct {
+	version string
+	method  string
+	name    string          // params.name or params.uri, for Mcp-Name
+	args    []byte          // params.arguments, for Mcp-Param-*
+	params  []mcpheader.Param
+	ctx     context.Context // ends the exchange: its POST and its stream
+	cancel  context.CancelFunc
+}
+
+// MirrorsHeaders reports that the transport copies values from the body
+// of 2026-07-28 requests into HTTP headers (SEP-2243). A client uses it
+// to apply the rules that bind transports of that kind, such as dropping
+// a tool whose x-mcp-header annotations are invalid.
+func (t *ClientTransport) MirrorsHeaders() bool { return true }
+
+// modernCall returns the call of a frame that is one 2026-07-28 request.
+func modernCall(ctx context.Context, m *jsonrpc.Message) (*call, bool) {
+	if m.Kind() != jsonrpc.MessageRequest {
+		return nil, false
+	}
+	var p struct {
+		Meta *struct {
+			Version string `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
+		Name      string          `json:"name"`
+		URI       string          `json:"uri"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || p.Meta == nil || p.Meta.Version == "" {
+		return nil, false
+	}
+	c := &call{version: p.Meta.Version, method: m.Method}
+	switch m.Method {
+	case mcp.MethodCallTool, mcp.MethodGetPrompt:
+		c.name = p.Name
+	case mcp.MethodReadResource:
+		c.name = p.URI
+	}
+	if m.Method == mcp.MethodCallTool {
+		c.args = p.Arguments
+		c.params = mcpheader.ParamsFrom(ctx)
+	}
+	return c, true
+}
+
+// writeCall sends one 2026-07-28 request, returning once it is sent.
+func (t *ClientTransport) writeCall(ctx context.Context, frame []byte, id jsonrpc.ID, c *call) error {
+	c.ctx, c.cancel = context.WithCancel(t.ctx)
+	x := &exchange{frame: frame, ids: []jsonrpc.ID{id}, sent: make(chan struct{}), call: c}
+	t.mu.Lock()
+	t.waiting[id.String()] = x
+	t.mu.Unlock()
+	if !t.spawn(func() { t.runCall(x) }) {
+		c.cancel()
+		return ErrClientClosed
+	}
+	select {
+	case <-x.sent:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.ctx.Done():
+		return ErrClientClosed
+	}
+}
+
+// cancelCall closes the stream of the 2026-07-28 request that a
+// notifications/cancelled names, reporting whether there was one.
+func (t *ClientTransport) cancelCall(params []byte) bool {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return false
+	}
+	id, err := jsonrpc.ParseID(p.RequestID)
+	if err != nil {
+		return false
+	}
+	t.mu.Lock()
+	x := t.waiting[id.String()]
+	if x != nil && x.call != nil {
+		delete(t.waiting, id.String()) // the caller has stopped waiting
+	}
+	t.mu.Unlock()
+	if x == nil || x.call == nil {
+		return false
+	}
+	x.call.cancel()
+	return true
+}
+
+// runCall POSTs a 2026-07-28 request and reads its reply.
+func (t *ClientTransport) runCall(x *exchange) {
+	defer x.markSent()
+	defer x.call.cancel()
+	c := x.call
+	req, err := t.request(c.ctx, http.MethodPost, x.frame, "", c.version, "")
+	if err != nil {
+		t.fail(x, jsonrpc.CodeInternalError, err.Error(), nil)
+		return
+	}
+	h := req.Header
+	h.Set(headerMethod, c.method)
+	if c.name != "" {
+		h.Set(headerName, mcpheader.Encode(c.name))
+	}
+	mcpheader.SetHeaders(h, c.params, c.args)
+	resp, err := t.hc.Do(req)
+	x.markSent()
+	if err != nil {
+		if c.ctx.Err() == nil {
+			t.fail(x, jsonrpc.CodeInternalError, "streamable: POST "+t.url+": "+err.Error(), nil)
+		}
+		return
+	}
+	if resp.StatusCode/100 != 2 {
+		t.refused(x, resp)
+		return
+	}
+	t.reply(x, resp)
+}
+
+// refused answers a 2026-07-28 request that the server refused (400, 404)
+// with the JSON-RPC error of the refusal, code, message and data as the
+// server gave them: -32022's supported versions are what the client picks
+// a version from, and a body without such an error is what tells it the
+// server is of the legacy era.
+func (t *ClientTransport) refused(x *exchange, resp *http.Response) {
+	e := t.statusError(http.MethodPost, resp)
+	resp.Body.Close()
+	if e.RPC == nil {
+		t.fail(x, jsonrpc.CodeInternalError, e.Error(), httpStatusData(e.StatusCode))
+		return
+	}
+	t.fail(x, e.RPC.Code, e.RPC.Message, e.RPC.Data)
+}
+
+// The headers a 2026-07-28 request mirrors from its body.
+const (
+	headerMethod = "Mcp-Method"
+	headerName   = "Mcp-Name"
+)
+
+func httpStatusData(status int) []byte {
+	return append(strconv.AppendInt([]byte(`{"httpStatus":`), int64(status), 10), '}')
+}
