@@ -14,15 +14,27 @@
 #                                   requires (initialize and sessions), plus
 #                                   json-schema-2020-12, server-sse-polling and
 #                                   server-session-lifecycle, run unscored;
-#   client leg:  examples/everything-client with the scenarios initialize,
-#                tools_call, elicitation-sep1034-client-defaults and sse-retry.
+#   client legs: examples/everything-client, once per requirement set, each
+#                run being every client scenario the set lists, scored and
+#                unscored alike (the suite runs them in parallel, each
+#                against its own test server, at the set's wire version):
+#                client@2026-07-28  tools_call, request-metadata,
+#                                   sep-2322-client-request-state, the three
+#                                   http-* header scenarios,
+#                                   json-schema-ref-no-deref,
+#                                   json-schema-2020-12-preservation and the
+#                                   auth/* scenarios;
+#                client@2025-11-25  initialize, tools_call,
+#                                   elicitation-sep1034-client-defaults,
+#                                   sse-retry, json-schema-2020-12-preservation
+#                                   and the auth/* scenarios.
 #
-# Results are keyed by leg, so a scenario both revisions run is counted once
-# for each: "server@2026-07-28 tools-list", "server@2025-11-25 tools-list",
-# "client tools_call". It prints pass/fail counts per scenario and per leg,
-# and exits non-zero when a check fails that conformance/baseline.txt does
-# not list, or when a listed one passes (a stale entry). WARNING checks are
-# printed but never fail the run.
+# Results are keyed by leg, so a scenario two sets run is counted once for
+# each: "server@2026-07-28 tools-list", "server@2025-11-25 tools-list",
+# "client@2026-07-28 tools_call", "client@2025-11-25 tools_call". It prints
+# pass/fail counts per scenario and per leg, and exits non-zero when a check
+# fails that conformance/baseline.txt does not list, or when a listed one
+# passes (a stale entry). WARNING checks are printed but never fail the run.
 #
 # Usage: conformance/run.sh [-v]     (-v also prints every failing check's message)
 #
@@ -33,7 +45,8 @@
 # Needs Go, bash and npm; Node 22 is installed under .cache/node22 when the
 # node on PATH is older. Results stay in $CONFORMANCE_RESULTS (default: a
 # temporary directory, removed at exit), one directory per leg:
-# server@2026-07-28/, server@2025-11-25/ and client/.
+# server@2026-07-28/, server@2025-11-25/, client@2026-07-28/ and
+# client@2025-11-25/.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -57,14 +70,19 @@ suite="$here/node_modules/.bin/conformance"
 work=$(mktemp -d)
 results=${CONFORMANCE_RESULTS:-$work/results}
 # The requirement sets the server legs run, in this order, against one
-# server process.
+# server process, and the sets the client legs run, in this order.
 server_sets=(2026-07-28 2025-11-25)
-server_legs=()
+client_sets=(2026-07-28 2025-11-25)
+server_legs=() client_legs=()
 for set in "${server_sets[@]}"; do
 	server_legs+=("server@$set")
 done
-for leg in "${server_legs[@]}" client; do
+for set in "${client_sets[@]}"; do
+	client_legs+=("client@$set")
+done
+for leg in "${server_legs[@]}" "${client_legs[@]}"; do
 	mkdir -p "$results/$leg"
+	: >"$work/$leg.out"
 done
 server_pid=
 cleanup() {
@@ -126,20 +144,21 @@ if [[ -n $server_pid ]]; then
 	server_pid=
 fi
 
-# --- client leg ---------------------------------------------------------------
+# --- client legs --------------------------------------------------------------
 
-client_scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
-: >"$work/client.out"
 if [[ -d $root/examples/everything-client ]]; then
 	(cd "$root" && go build -o "$work/everything-client" ./examples/everything-client)
-	for s in "${client_scenarios[@]}"; do
-		echo "=== client: conformance client --scenario $s" >&2
-		# The suite appends the server URL to the command and sets
-		# MCP_CONFORMANCE_SCENARIO; see CONTRACT.md.
-		"$suite" client --command "$work/everything-client" --scenario "$s" \
-			-o "$results/client" >>"$work/client.out" 2>&1 || true
+	for set in "${client_sets[@]}"; do
+		leg="client@$set"
+		echo "=== $leg: conformance client --requirements $set" >&2
+		# Every client scenario of the set, in parallel, each against its
+		# own test server; the suite appends that server's URL to the
+		# command and sets MCP_CONFORMANCE_SCENARIO and
+		# MCP_CONFORMANCE_PROTOCOL_VERSION=$set; see CONTRACT.md.
+		"$suite" client --command "$work/everything-client" --requirements "$set" \
+			-o "$results/$leg" >"$work/$leg.out" 2>&1 || true
+		if ((verbose)); then cat "$work/$leg.out" >&2; fi
 	done
-	if ((verbose)); then cat "$work/client.out" >&2; fi
 else
 	echo "=== client: examples/everything-client does not exist yet; client scenarios skipped" >&2
 fi
@@ -147,7 +166,7 @@ fi
 # --- verdict --------------------------------------------------------------------
 
 legs=()
-for leg in "${server_legs[@]}" client; do
+for leg in "${server_legs[@]}" "${client_legs[@]}"; do
 	legs+=("$leg" "$work/$leg.out")
 done
 node --input-type=module - "$results" "$here/baseline.txt" "$verbose" "${legs[@]}" <<'EOF'
@@ -155,7 +174,8 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 // argv: results dir, baseline path, verbose, then "<leg> <suite output file>"
-// pairs in the order the legs ran: server@<requirement set>..., client.
+// pairs in the order the legs ran: server@<requirement set>...,
+// client@<requirement set>....
 const [resultsDir, baselinePath, verboseArg, ...legArgs] = process.argv.slice(2);
 const verbose = verboseArg === '1';
 const legs = [];
@@ -163,16 +183,16 @@ for (let i = 0; i < legArgs.length; i += 2) legs.push({ leg: legArgs[i], out: le
 const legNames = new Set(legs.map((l) => l.leg));
 
 // baseline.txt: "<leg> <scenario>" or "<leg> <scenario>:<check-id>", one a
-// line, where <leg> is server@<requirement set> or client; each paragraph of
-// entries must open with a comment saying why.
+// line, where <leg> is server@<requirement set> or client@<requirement set>;
+// each paragraph of entries must open with a comment saying why.
 const baseline = new Map(); // "leg scenario" -> Set of check ids, or null for the whole scenario
 let explained = false, bad = false;
 readFileSync(baselinePath, 'utf8').split('\n').forEach((raw, i) => {
   const line = raw.trim();
   if (line === '') { explained = false; return; }
   if (line.startsWith('#')) { explained = true; return; }
-  const m = /^(server@\d{4}-\d{2}-\d{2}|client)\s+([^\s:]+)(?::(\S+))?$/.exec(line);
-  const why = !m ? 'not "<server@YYYY-MM-DD|client> <scenario>[:<check-id>]"'
+  const m = /^((?:server|client)@\d{4}-\d{2}-\d{2})\s+([^\s:]+)(?::(\S+))?$/.exec(line);
+  const why = !m ? 'not "<server|client>@<YYYY-MM-DD> <scenario>[:<check-id>]"'
     : !legNames.has(m[1]) ? `run.sh runs no leg ${m[1]} (it runs ${[...legNames].join(', ')})`
     : !explained ? 'entry without a comment explaining it'
     : undefined;

@@ -25,6 +25,14 @@ var scenarios = map[string]scenario{
 	"tools_call":                          {run: addNumbers},
 	"elicitation-sep1034-client-defaults": {opts: acceptDefaults, run: elicitationDefaults},
 	"sse-retry":                           {run: reconnection},
+	"json-schema-2020-12-preservation":    {run: echoSchema},
+	// The 2026-07-28 scenarios (modern.go).
+	"request-metadata":              {run: listTools},
+	"sep-2322-client-request-state": {opts: confirmElicitation, run: requestState},
+	"http-standard-headers":         {run: standardHeaders},
+	"http-custom-headers":           {run: customHeaders},
+	"http-invalid-tool-headers":     {run: callKeptTools},
+	"json-schema-ref-no-deref":      {run: listTools},
 }
 
 func scenarioNames() []string {
@@ -36,7 +44,10 @@ func scenarioNames() []string {
 	return names
 }
 
-// run connects to url and plays the scenario.
+// run connects to url and plays the scenario. version, from
+// MCP_CONFORMANCE_PROTOCOL_VERSION, pins the era: the suite runs each
+// scenario at one version, and a legacy server of the suite answers an
+// unknown request (a server/discover probe) with an empty result.
 func run(ctx context.Context, log *slog.Logger, name, version, url string) error {
 	sc, ok := scenarios[name]
 	if !ok {
@@ -52,7 +63,7 @@ func run(ctx context.Context, log *slog.Logger, name, version, url string) error
 		return err
 	}
 	defer sess.Close()
-	log.Info("connected", "server", sess.InitializeResult().ServerInfo.Name, "version", sess.ProtocolVersion(), "session", t.SessionID())
+	log.Info("connected", "era", sess.Era(), "version", sess.ProtocolVersion(), "session", t.SessionID())
 	return sc.run(ctx, log, sess)
 }
 

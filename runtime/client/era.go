@@ -152,6 +152,11 @@ func (s *Session) discover(ctx context.Context, v mcp.ProtocolVersion, timeout t
 	if err := res.UnmarshalJSON(raw); err != nil {
 		return nil, fmt.Errorf("%w: its server/discover result does not decode: %w", errLegacyServer, err)
 	}
+	if len(res.SupportedVersions) == 0 {
+		// Some legacy servers answer any request they do not know with an
+		// empty result: that is no discovery.
+		return nil, fmt.Errorf("%w: its server/discover result lists no supported versions", errLegacyServer)
+	}
 	if err := res.ValidateVersion(v); err != nil {
 		s.client.log.Warn("client: the server's server/discover result breaks the schema", "err", err)
 	}
@@ -201,7 +206,7 @@ func (c *Client) connectModern(ctx context.Context, s *Session, key string, v mc
 		var err error
 		res, err = s.discover(ctx, v, c.opts.probeTimeout())
 		if e, ok := errors.AsType[*jsonrpc.Error](err); ok && e.Code == mcp.CodeUnsupportedProtocolVersion {
-			return c.retryVersion(ctx, s, key, v, e)
+			return c.retryVersion(ctx, s, key, v, e, false)
 		}
 		if err != nil {
 			return err
@@ -224,14 +229,27 @@ func (c *Client) connectModern(ctx context.Context, s *Session, key string, v mc
 }
 
 // retryVersion answers -32022 to the probe: the server is modern but does
-// not speak v; it may speak another version, of either era.
-func (c *Client) retryVersion(ctx context.Context, s *Session, key string, v mcp.ProtocolVersion, e *jsonrpc.Error) error {
+// not speak v; it may speak another version, of either era. A server
+// whose list names v itself is asked once more, as the specification has
+// a client retry with a version of the list; again is that second try.
+func (c *Client) retryVersion(ctx context.Context, s *Session, key string, v mcp.ProtocolVersion, e *jsonrpc.Error, again bool) error {
 	var data mcp.UnsupportedProtocolVersionErrorErrorData
 	if err := data.UnmarshalJSON(e.Data); err != nil {
 		return fmt.Errorf("client: the server does not speak %s and says not which versions it does: %w", v, err)
 	}
 	pinned := c.opts.ProtocolVersion != ""
-	if mv := pick(modernVersions(), data.Supported); mv != "" && mv != v && !pinned {
+	mv := pick(modernVersions(), data.Supported)
+	if mv == v && !again {
+		res, err := s.discover(ctx, v, c.opts.probeTimeout())
+		if e2, ok := errors.AsType[*jsonrpc.Error](err); ok && e2.Code == mcp.CodeUnsupportedProtocolVersion {
+			return c.retryVersion(ctx, s, key, v, e2, true)
+		}
+		if err != nil {
+			return err
+		}
+		return c.connectModern(ctx, s, key, v, res)
+	}
+	if mv != "" && mv != v && !pinned {
 		return c.connectModern(ctx, s, key, mv, nil)
 	}
 	if lv := pick(legacyVersions(), data.Supported); lv != "" && !pinned && c.opts.Era != mcp.EraModern {

@@ -209,7 +209,7 @@ func TestFormatValue(t *testing.T) {
 		{`"us-west1"`, "string", "us-west1", true},
 		{`"Hello, 世界"`, "string", "=?base64?SGVsbG8sIOS4lueVjA==?=", true},
 		{`"line1\nline2"`, "string", "=?base64?bGluZTEKbGluZTI=?=", true},
-		{`""`, "string", "=?base64??=", true},
+		{`""`, "string", "", true},
 		{` "padded" `, "string", "padded", true},
 		{`42`, "integer", "42", true},
 		{`42.0`, "integer", "42", true},

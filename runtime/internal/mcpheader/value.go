@@ -73,12 +73,13 @@ func decodeBase64(payload string) (string, error) {
 // Encode returns the header value that carries text: text itself when it
 // can travel as it is, otherwise its Base64 form "=?base64?...?=".
 //
-// Text travels as it is when it is not empty, holds only visible ASCII,
-// spaces and tabs, neither starts nor ends with a space or tab (which HTTP
-// would strip), and does not itself start with "=?base64?" and end with
-// "?=" (which a receiver would try to decode). The empty string is encoded
-// too, because some HTTP stacks drop a field with an empty value, and the
-// server would then see the header as missing.
+// Text travels as it is when it holds only visible ASCII and inner
+// spaces, neither starts nor ends with a space (which HTTP would strip),
+// and does not itself start with "=?base64?" and end with "?=" (which a
+// receiver would try to decode). A tab always goes in Base64: it is a
+// control character to intermediaries, though HTTP allows it. The empty
+// string travels as an empty value, which is what a server compares an
+// empty argument with.
 //
 // Decode(Encode(text)) == text for every valid UTF-8 text.
 func Encode(text string) string {
@@ -89,14 +90,19 @@ func Encode(text string) string {
 }
 
 func plainSafe(text string) bool {
-	if text == "" || isOWS(text[0]) || isOWS(text[len(text)-1]) {
+	if text == "" {
+		return true
+	}
+	if isOWS(text[0]) || isOWS(text[len(text)-1]) {
 		return false
 	}
 	if strings.HasPrefix(text, sentinelPrefix) && strings.HasSuffix(text, sentinelSuffix) {
 		return false
 	}
 	for i := 0; i < len(text); i++ {
-		if !fieldByte(text[i]) {
+		// A tab is a valid field byte, but a control character all the
+		// same: intermediaries treat it as one, so it travels in Base64.
+		if c := text[i]; c == '\t' || !fieldByte(c) {
 			return false
 		}
 	}

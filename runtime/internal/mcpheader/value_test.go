@@ -109,8 +109,8 @@ func TestDecodeErrorIsSanitized(t *testing.T) {
 
 func TestEncode(t *testing.T) {
 	tests := []struct{ text, want string }{
-		{"", "=?base64??="},
-		{"a\tb", "a\tb"},
+		{"", ""},
+		{"a\tb", "=?base64?YQli?="},
 		{"\ta", "=?base64?CWE=?="},
 		{"a ", "=?base64?YSA=?="},
 		{"=?base64?=", "=?base64?PT9iYXNlNjQ/PQ==?="},
