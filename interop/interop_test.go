@@ -771,6 +771,9 @@ func TestClientAgainstTypeScriptHTTPServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
+	if sess.Era() != mcp.EraLegacy {
+		t.Fatalf("era %v: the SDK 1.32.2 server is of the legacy era, which Connect must find by itself", sess.Era())
+	}
 	if got := sess.InitializeResult().ServerInfo.Name; got != "ts-interop-server" {
 		t.Errorf("server name %q", got)
 	}
@@ -805,4 +808,133 @@ func TestClientAgainstTypeScriptHTTPServer(t *testing.T) {
 	if err := json.Unmarshal(add.StructuredContent, &out); err != nil || out.Sum != 5.5 {
 		t.Fatalf("add structuredContent %s (%v)", add.StructuredContent, err)
 	}
+}
+
+// TestClientAgainstTypeScriptV2Server runs mcpgen's client, with no
+// option, against the TypeScript SDK v2's 2026-07-28 server
+// (ts-v2-server.mjs), over Streamable HTTP and over stdio: Connect must
+// find the era by itself, and the rounds of input go through the client's
+// handlers.
+func TestClientAgainstTypeScriptV2Server(t *testing.T) {
+	node := requireNode(t)
+	for _, over := range []string{"http", "stdio"} {
+		t.Run(over, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			var progress sync.WaitGroup
+			progress.Add(3)
+			var once sync.Map
+			c := client.New(mcp.Implementation{Name: "mcpgen-interop", Version: "1.0.0"}, &client.Options{
+				Elicit: func(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: mcp.ElicitResultActionAccept, Content: map[string]mcp.ElicitResultContentValue{
+						"name": {Value: mcp.ElicitResultContentValueString("Alice")},
+					}}, nil
+				},
+				CreateMessage: func(ctx context.Context, p *mcp.CreateMessageRequestParams) (*mcp.CreateMessageResult, error) {
+					return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "interop",
+						Content: mcp.CreateMessageResultContent{Value: &mcp.TextContent{Text: "Paris"}}}, nil
+				},
+				Roots: func(ctx context.Context) ([]mcp.Root, error) {
+					return []mcp.Root{{URI: "file:///interop/root"}}, nil
+				},
+				OnProgress: func(p *mcp.ProgressNotificationParams) {
+					if _, seen := once.LoadOrStore(p.Progress, true); !seen {
+						progress.Done()
+					}
+				},
+			})
+			var tr jsonrpc.Transport
+			if over == "http" {
+				tr = streamable.NewClientTransport(startV2Server(t, node), nil)
+			} else {
+				p, err := client.CommandTransport(exec.Command(node, "ts-v2-server.mjs", "stdio"), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr = p
+			}
+			sess, err := c.Connect(ctx, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			if sess.Era() != mcp.EraModern || sess.ProtocolVersion() != mcp.Version20260728 {
+				t.Fatalf("era %v, version %s", sess.Era(), sess.ProtocolVersion())
+			}
+			d := sess.DiscoverResult()
+			if d == nil || d.Meta == nil || d.Meta.ServerInfo == nil || d.Meta.ServerInfo.Name != "ts-v2-interop-server" {
+				t.Errorf("server/discover: %+v", d)
+			}
+			var names []string
+			for tool, err := range sess.AllTools(ctx) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				names = append(names, tool.Name)
+			}
+			if !slices.Contains(names, "test_input_required_result_elicitation") {
+				t.Fatalf("tools = %v", names)
+			}
+			for tool, want := range map[string]string{
+				"test_simple_text":                       "This is a simple text response for testing.",
+				"test_input_required_result_elicitation": "Hello, Alice!",
+				"test_input_required_result_sampling":    "Paris",
+				"test_input_required_result_list_roots":  "Roots: file:///interop/root",
+			} {
+				r, err := sess.CallTool(ctx, &mcp.CallToolRequestParams{Name: tool, Arguments: json.RawMessage(`{}`)})
+				if err != nil {
+					t.Errorf("%s: %v", tool, err)
+					continue
+				}
+				if got, err := onlyText(r); err != nil || got != want {
+					t.Errorf("%s: %q %v, want %q", tool, got, err, want)
+				}
+			}
+			if _, err := sess.CallTool(ctx, &mcp.CallToolRequestParams{Name: "test_tool_with_progress", Arguments: json.RawMessage(`{}`)}); err != nil {
+				t.Fatal(err)
+			}
+			waited := make(chan struct{})
+			go func() { progress.Wait(); close(waited) }()
+			select {
+			case <-waited:
+			case <-ctx.Done():
+				t.Error("the progress notifications 0, 50 and 100 did not all reach OnProgress")
+			}
+			sub, err := sess.Listen(ctx, mcp.SubscriptionFilter{ToolsListChanged: true})
+			if err != nil {
+				t.Fatalf("subscriptions/listen: %v", err)
+			}
+			if !sub.Acknowledged().ToolsListChanged {
+				t.Errorf("the SDK's server acknowledged %+v", sub.Acknowledged())
+			}
+			sub.Close()
+		})
+	}
+}
+
+// startV2Server starts ts-v2-server.mjs over HTTP and returns its URL.
+func startV2Server(t *testing.T, node string) string {
+	t.Helper()
+	cmd := exec.Command(node, "ts-v2-server.mjs", "http")
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		t.Fatalf("ts-v2-server.mjs printed nothing: %v", lines.Err())
+	}
+	url, ok := strings.CutPrefix(lines.Text(), "listening ")
+	if !ok {
+		t.Fatalf("ts-v2-server.mjs printed %q", lines.Text())
+	}
+	return url
 }
