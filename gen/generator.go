@@ -205,6 +205,12 @@ func (g *generator) fieldType(f *model.Field) *jen.Statement {
 
 // doc renders a doc comment: text (wrapped as written) and a version note.
 func (g *generator) doc(name, text string, vs model.VersionSet, deprecated string) *jen.Statement {
+	return g.docNotes(name, text, "", vs, deprecated)
+}
+
+// docNotes is doc with notes of the generator's own, paragraphs placed
+// after the schema's text.
+func (g *generator) docNotes(name, text, notes string, vs model.VersionSet, deprecated string) *jen.Statement {
 	text = strings.TrimSpace(text)
 	var b strings.Builder
 	switch {
@@ -214,6 +220,9 @@ func (g *generator) doc(name, text string, vs model.VersionSet, deprecated strin
 		b.WriteString(text)
 	default:
 		fmt.Fprintf(&b, "%s: %s", name, text)
+	}
+	if notes != "" {
+		b.WriteString("\n\n" + notes)
 	}
 	if since := g.m.Since(vs); since != "" {
 		b.WriteString("\n\n" + since)
@@ -233,6 +242,27 @@ func lineComments(text string) *jen.Statement {
 		s = s.Line().Comment(l)
 	}
 	return s
+}
+
+// wrapText breaks text into lines of at most width bytes at spaces; a word
+// longer than width stands on a line of its own.
+func wrapText(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		switch {
+		case n == 0:
+		case n+1+len(w) > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
 
 // sanitizeComment keeps description text from breaking out of a line

@@ -341,21 +341,37 @@ func (g *generator) decodeGroup(t *model.Type, grp *model.PickGroup) []jen.Code 
 		json.Unmarshal([]byte(c.Value), &val)
 		cases = append(cases, jen.Case(jen.Lit(val)).Block(g.decodeCase(t, c)...))
 	}
-	missing := []jen.Code{jen.Return(jen.Id("atField").Call(jen.Id("errRequired").Call(), jen.Lit(grp.ConstKey)))}
-	if absent != nil {
-		missing = g.decodeCase(t, absent)
+	tag := jen.List(jen.Id("tag"), jen.Id("ok")).Op(":=").Id("stringAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey))
+	wrongType := jen.Return(jen.Id("atField").Call(jen.Id("errType").Call(jen.Lit("string"), jen.Id("kindOfValueAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey))), jen.Lit(grp.ConstKey)))
+	var out []jen.Code
+	if d := grp.Discriminator; d != nil {
+		out = append(out, lineComments(sanitizeComment(wrapText("The override table makes "+d.Key+" the discriminator: "+d.Reason+".", 76))))
 	}
-	return []jen.Code{
-		jen.List(jen.Id("tag"), jen.Id("ok")).Op(":=").Id("stringAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey)),
-		jen.If(jen.Op("!").Id("ok")).Block(
+	if grp.Absent != "" {
+		// A missing key reads as the value it stands for.
+		var val string
+		json.Unmarshal([]byte(grp.Absent), &val)
+		out = append(out, tag, jen.If(jen.Op("!").Id("ok")).Block(
+			jen.If(jen.Id("hasValueAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey))).Block(wrongType),
+			jen.Comment("An absent "+grp.ConstKey+" stands for "+grp.Absent+"."),
+			jen.Id("tag").Op("=").Index().Byte().Parens(jen.Lit(val)),
+		))
+	} else {
+		missing := []jen.Code{jen.Return(jen.Id("atField").Call(jen.Id("errRequired").Call(), jen.Lit(grp.ConstKey)))}
+		if absent != nil {
+			missing = g.decodeCase(t, absent)
+		}
+		out = append(out, tag, jen.If(jen.Op("!").Id("ok")).Block(
 			jen.If(jen.Op("!").Id("hasValueAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey))).Block(missing...),
-			jen.Return(jen.Id("atField").Call(jen.Id("errType").Call(jen.Lit("string"), jen.Id("kindOfValueAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey))), jen.Lit(grp.ConstKey))),
-		),
+			wrongType,
+		))
+	}
+	return append(out,
 		jen.Switch(jen.String().Parens(jen.Id("tag"))).Block(cases...),
 		// The error sits at the discriminator, as a missing or non-string
 		// one does above: that member holds the value to fix.
 		jen.Return(jen.Id("atField").Call(jen.Id("errUnknownVariant").Call(jen.Lit(t.Name), jen.Lit(grp.ConstKey), jen.Id("tag")), jen.Lit(grp.ConstKey))),
-	}
+	)
 }
 
 // decodeCase chooses among a case's candidates and decodes the winner.

@@ -2,6 +2,7 @@ package gen_test
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,5 +89,41 @@ func BenchmarkGenerate(b *testing.B) {
 		if _, err := pipeline.Protocol(schemas, "mcp"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestWriteDirKeeps writes a package over a folder that holds an old
+// generated file, a hand-written one and a testdata folder: the old
+// generated file goes, the others stay as they were.
+func TestWriteDirKeeps(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mcp")
+	write := func(name, text string) {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("old_gen.go", "// "+gen.Header+"\n\npackage mcp\n")
+	write("hand_test.go", "package mcp\n")
+	write("testdata/examples/2026-07-28/X/x.json", "{}\n")
+	if err := gen.WriteDir(dir, map[string][]byte{"types_gen.go": []byte("// " + gen.Header + "\n\npackage mcp\n")}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"types_gen.go":                          "// " + gen.Header + "\n\npackage mcp\n",
+		"hand_test.go":                          "package mcp\n",
+		"testdata/examples/2026-07-28/X/x.json": "{}\n",
+	} {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "old_gen.go")); !os.IsNotExist(err) {
+		t.Errorf("old_gen.go survived: %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"strings"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/mcpgen/mcpgen/model"
@@ -10,7 +12,7 @@ import (
 func (g *generator) types() *jen.File {
 	f := g.newFile()
 	for _, t := range g.m.Types {
-		f.Add(g.doc(t.Name, t.Doc, t.Versions, t.Deprecated))
+		f.Add(g.docNotes(t.Name, t.Doc, g.unionNotes(t), t.Versions, t.Deprecated))
 		switch t.Kind {
 		case model.Struct:
 			g.structType(f, t)
@@ -97,6 +99,52 @@ func (g *generator) unionType(f *jen.File, t *model.Type) {
 		jen.Id("validate").Params(jen.Id("VersionSet")).Error(),
 		jen.Id("is"+iface).Params(),
 	)
+}
+
+// unionNotes says, for the doc comment of union t, what the schema leaves
+// unsaid: a discriminator the override table declares, and validation
+// that accepts a value through another variant than its own.
+func (g *generator) unionNotes(t *model.Type) string {
+	if t.Kind != model.Union || t.Pick == nil || g.scalarUnion(t) {
+		return ""
+	}
+	var paras []string
+	for _, grp := range t.Pick.Groups {
+		if grp.Discriminator == nil {
+			continue
+		}
+		var sels []string
+		for _, c := range grp.Cases {
+			val := c.Value
+			if c.Value == grp.Absent {
+				val += " (or no " + grp.ConstKey + ")"
+			}
+			what := g.variantName(t, c.Variants[0])
+			if len(c.Variants) > 1 {
+				what = "the variant, among those no other value names, whose properties the value has"
+			}
+			sels = append(sels, val+" selects "+what)
+		}
+		paras = append(paras, "Decoding chooses the variant by "+grp.ConstKey+": "+strings.Join(sels, "; ")+
+			"; any other value is an error. The variant a value selects is decoded even when it lacks required properties; Validate reports them.")
+	}
+	if len(t.Pick.Alternatives) > 0 {
+		paras = append(paras, "Validate, like the schema's anyOf, also accepts a value that breaks the rules of its own variant when its JSON is valid as another variant; ValidateVariant holds the value to its own variant.")
+	}
+	for i, p := range paras {
+		paras[i] = wrapText(p, 80)
+	}
+	return strings.Join(paras, "\n\n")
+}
+
+// variantName is the Go type of variant vi of union t, with its * when
+// the union holds a pointer.
+func (g *generator) variantName(t *model.Type, vi int) string {
+	n := g.named(t.Variants[vi].Type)
+	if n.Kind == model.Struct {
+		return "*" + n.Name
+	}
+	return n.Name
 }
 
 func (g *generator) variantList(t *model.Type) string {

@@ -27,9 +27,94 @@ func (g *generator) validate() *jen.File {
 			jen.List(jen.Id("vb"), jen.Err()).Op(":=").Id("v").Dot("bit").Call(),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			jen.Return(jen.Id("x").Dot("validate").Call(jen.Id("vb"))))
+		if g.hasAlternatives(t) {
+			g.validateUnionAnyOf(f, t)
+			continue
+		}
 		f.Func().Params(recv(t)).Id("validate").Params(jen.Id("vb").Id("VersionSet")).Error().Block(g.validateBody(t)...)
 	}
+	if g.anyAlternatives() {
+		f.Add(lineComments("validAs reports whether raw, the JSON of a union's value, decodes as alt and\n" +
+			"passes alt's rules for vb: whether the value is an instance of the union's\n" +
+			"anyOf through a variant other than its own."))
+		f.Func().Id("validAs").Params(jen.Id("raw").Index().Byte(), jen.Id("vb").Id("VersionSet"), jen.Id("alt").Id("Message")).Bool().Block(
+			jen.Return(jen.Id("decodeSub").Call(jen.Id("raw"), jen.Id("alt").Dot("decode")).Op("==").Nil().Op("&&").
+				Id("alt").Dot("validate").Call(jen.Id("vb")).Op("==").Nil()))
+	}
 	return f
+}
+
+// hasAlternatives reports whether validating union t may accept a value
+// through a variant other than its own (see model.Pick.Alternatives).
+func (g *generator) hasAlternatives(t *model.Type) bool {
+	return t.Kind == model.Union && !g.scalarUnion(t) && t.Pick != nil && len(t.Pick.Alternatives) > 0
+}
+
+func (g *generator) anyAlternatives() bool {
+	for _, t := range g.m.Types {
+		if g.hasAlternatives(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// validateUnionAnyOf renders the validation of a union whose value may be
+// an instance of the schema's anyOf through another variant than its own:
+// ValidateVariant and validateVariant check the held variant alone, and
+// validate, when that fails, tries the value's JSON as each alternative.
+func (g *generator) validateUnionAnyOf(f *jen.File, t *model.Type) {
+	f.Add(lineComments("ValidateVariant checks the variant x holds against its own rules in\n" +
+		"protocol version v. ValidateVersion and Validate follow the schema's anyOf:\n" +
+		"they also accept a value that breaks its own variant's rules when its JSON\n" +
+		"is valid as another variant. ValidateVariant does not, and reports what the\n" +
+		"held variant lacks, such as a required property."))
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("ValidateVariant").Params(jen.Id("v").Id("ProtocolVersion")).Error().Block(
+		jen.List(jen.Id("vb"), jen.Err()).Op(":=").Id("v").Dot("bit").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Return(jen.Id("x").Dot("validateVariant").Call(jen.Id("vb"))))
+	f.Func().Params(recv(t)).Id("validateVariant").Params(jen.Id("vb").Id("VersionSet")).Error().Block(g.validateBody(t)...)
+	body := []jen.Code{
+		jen.Err().Op(":=").Id("x").Dot("validateVariant").Call(jen.Id("vb")),
+		jen.If(jen.Err().Op("==").Nil().Op("||").Id("x").Dot("Value").Op("==").Nil()).Block(jen.Return(jen.Err())),
+		jen.Comment("As the schema's anyOf, accept a value that is valid as another variant."),
+		jen.List(jen.Id("raw"), jen.Id("encErr")).Op(":=").Id("x").Dot("Value").Dot("appendJSON").Call(jen.Nil()),
+		jen.If(jen.Id("encErr").Op("!=").Nil()).Block(jen.Return(jen.Err())),
+	}
+	for _, vi := range t.Pick.Alternatives {
+		v := t.Variants[vi]
+		n := g.named(v.Type)
+		typ := jen.Id(n.Name)
+		if n.Kind == model.Struct {
+			typ = jen.Op("*").Id(n.Name)
+		}
+		cond := jen.Op("!").Id("held")
+		if v.Versions&t.Versions != t.Versions {
+			cond = cond.Op("&&").Id("vb").Op("&").Add(g.versionMask(v.Versions)).Op("!=").Lit(0)
+		}
+		cond = cond.Op("&&").Id("validAs").Call(jen.Id("raw"), jen.Id("vb"), jen.New(jen.Id(n.Name)))
+		body = append(body, jen.If(jen.List(jen.Id("_"), jen.Id("held")).Op(":=").Id("x").Dot("Value").Assert(typ), cond).Block(jen.Return(jen.Nil())))
+	}
+	// A property every variant requires is the error to name when it is
+	// missing: the value is an instance of none of them without it.
+	var shared []jen.Code
+	for _, k := range t.Pick.Shared {
+		cond := jen.Op("!").Id("hasValueAt").Call(jen.Id("raw"), jen.Lit(k.Key))
+		if k.Versions&t.Versions != t.Versions {
+			cond = jen.Id("vb").Op("&").Add(g.versionMask(k.Versions)).Op("!=").Lit(0).Op("&&").Add(cond)
+		}
+		shared = append(shared, jen.If(cond).Block(jen.Return(jen.Id("atField").Call(jen.Id("errRequired").Call(), jen.Lit(k.Key)))))
+	}
+	if len(shared) > 0 {
+		comment := jen.Comment("No variant accepts a value without a property they all require.")
+		if len(t.Pick.Groups) > 1 {
+			body = append(body, comment, jen.If(jen.Id("kindOf").Call(jen.Id("raw")).Op("==").Qual(jsonrpcPkg, "KindObject")).Block(shared...))
+		} else {
+			body = append(append(body, comment), shared...)
+		}
+	}
+	body = append(body, jen.Return(jen.Err()))
+	f.Func().Params(recv(t)).Id("validate").Params(jen.Id("vb").Id("VersionSet")).Error().Block(body...)
 }
 
 func (g *generator) validateBody(t *model.Type) []jen.Code {

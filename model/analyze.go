@@ -24,10 +24,31 @@ var jsonKindNames = [...]string{"", "object", "array", "string", "integer", "num
 func (k JSONKind) String() string { return jsonKindNames[k] }
 
 // Pick says how decoding chooses a union variant: first by the JSON kind of
-// the value, then, among objects, by a discriminating constant property,
-// then by required and declared properties and the override table's rules.
+// the value, then, among objects, by a discriminating property (a constant
+// of the schema's, or a plain string the override table declares), then by
+// required and declared properties and the override table's rules; and how
+// validation, as the schema's anyOf, may accept a value through another
+// variant than the one decoding chose.
 type Pick struct {
 	Groups []*PickGroup
+	// Alternatives are the variants (indexes into the union's Variants)
+	// that validation tries, as the schema's anyOf does, when a value fails
+	// the rules of its own variant: every variant of a group whose choice is
+	// not the schema's own const partition, since its JSON may still be an
+	// instance of one of the others. Empty when every variant is told apart
+	// by a const the schema itself checks.
+	Alternatives []int
+	// Shared are the properties that every object variant requires, each
+	// with the versions in which they all do: an object without one is an
+	// instance of no variant, so validation names it when no alternative
+	// accepts a value either. Set only when Alternatives is.
+	Shared []SharedKey
+}
+
+// SharedKey is a property every object variant of a union requires.
+type SharedKey struct {
+	Key      string
+	Versions VersionSet
 }
 
 // PickGroup holds the variants of one JSON kind.
@@ -42,6 +63,12 @@ type PickGroup struct {
 	// every variant when ConstKey is empty). A case with Value "" holds the
 	// variants the instance may be when ConstKey is absent.
 	Cases []*PickCase
+	// Discriminator is the override table's entry that declared ConstKey,
+	// nil when the schema's const or enum properties gave it.
+	Discriminator *Discriminator
+	// Absent, when set, is the JSON value an instance without ConstKey is
+	// decoded as, and no case has the Value "".
+	Absent string
 }
 
 // PickCase is a set of candidate variants and how to choose among them.
@@ -58,6 +85,9 @@ type PickCase struct {
 }
 
 func (m *Model) analyze() error {
+	if err := checkDiscriminators(); err != nil {
+		return err
+	}
 	for _, t := range m.Types {
 		if t.Kind != Union {
 			continue
@@ -146,7 +176,88 @@ func (m *Model) pick(u *Type) (*Pick, error) {
 			return nil, errorf(u.Pos, "union %s has %d %s variants (%s): a value cannot choose among them", u.Name, len(g.Variants), g.Kind, strings.Join(names, ", "))
 		}
 	}
+	for _, g := range p.Groups {
+		if len(g.Variants) > 1 && !g.partitioned() {
+			p.Alternatives = append(p.Alternatives, g.Variants...)
+		}
+	}
+	sort.Ints(p.Alternatives)
+	if len(p.Alternatives) > 0 {
+		p.Shared = m.sharedKeys(u, p)
+	}
 	return p, nil
+}
+
+// sharedKeys returns the properties that every object variant of u that
+// exists in a version requires in it, for the versions where at least two
+// variants exist and all are structs.
+func (m *Model) sharedKeys(u *Type, p *Pick) []SharedKey {
+	var objects []*Variant
+	for _, g := range p.Groups {
+		if g.Kind == KindObject {
+			for _, vi := range g.Variants {
+				objects = append(objects, u.Variants[vi])
+			}
+		}
+	}
+	var order []string
+	in := map[string]VersionSet{}
+	for x := range m.Versions {
+		ver := Version(x)
+		var present []*Type
+		structs := true
+		for _, v := range objects {
+			if !v.Versions.Has(ver) {
+				continue
+			}
+			st := m.Resolve(v.Type)
+			if st.Kind != Struct {
+				structs = false
+				break
+			}
+			present = append(present, st)
+		}
+		if !structs || len(present) < 2 {
+			continue
+		}
+		for _, f := range present[0].Fields {
+			all := true
+			for _, st := range present {
+				g := st.field(f.JSON)
+				if g == nil || !g.Versions.Has(ver) || !g.Required.Has(ver) {
+					all = false
+					break
+				}
+			}
+			if !all {
+				continue
+			}
+			if _, ok := in[f.JSON]; !ok {
+				order = append(order, f.JSON)
+			}
+			in[f.JSON] |= Only(ver)
+		}
+	}
+	var out []SharedKey
+	for _, k := range order {
+		out = append(out, SharedKey{Key: k, Versions: in[k]})
+	}
+	return out
+}
+
+// partitioned reports whether the schema's own const property tells every
+// variant of the group apart: each case holds one variant, so no value of
+// one variant is an instance of another.
+func (g *PickGroup) partitioned() bool {
+	if g.ConstKey == "" || g.Discriminator != nil {
+		return false
+	}
+	for _, c := range g.Cases {
+		if len(c.Variants) > 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // constValues returns the values a variant allows for key when it is a
@@ -176,6 +287,13 @@ func (m *Model) constValues(st *Type, key string, vs VersionSet) (vals []string,
 func quote(s string) string { return fmt.Sprintf("%q", s) }
 
 func (m *Model) objectCases(u *Type, g *PickGroup) error {
+	names := map[string]bool{}
+	for _, vi := range g.Variants {
+		names[u.Variants[vi].Name()] = true
+	}
+	if d, ok := discriminatorFor(names); ok {
+		return m.declaredCases(u, g, d)
+	}
 	structs := make([]*Type, len(g.Variants))
 	for i, vi := range g.Variants {
 		t := m.Resolve(u.Variants[vi].Type)
@@ -251,6 +369,79 @@ func (m *Model) objectCases(u *Type, g *PickGroup) error {
 		g.Cases = append(g.Cases, c)
 	}
 	return nil
+}
+
+// declaredCases partitions an object group by the value of the override
+// table's discriminator d: one case per tag whose variants the group has.
+// It fails when a variant that shares versions with a tagged one lacks the
+// property, since the table would then choose by a property the variant
+// cannot carry.
+func (m *Model) declaredCases(u *Type, g *PickGroup, d *Discriminator) error {
+	tagged := map[string]bool{}
+	for _, tag := range d.Tags {
+		if tag.Variant != "" {
+			tagged[tag.Variant] = true
+		}
+	}
+	var taggedIn VersionSet
+	for _, vi := range g.Variants {
+		if v := u.Variants[vi]; tagged[v.Name()] {
+			taggedIn |= v.Versions
+		}
+	}
+	var rest []int
+	for _, vi := range g.Variants {
+		v := u.Variants[vi]
+		if !tagged[v.Name()] {
+			rest = append(rest, vi)
+		}
+		shared := v.Versions & taggedIn
+		if shared == 0 {
+			continue
+		}
+		var f *Field
+		if st := m.Resolve(v.Type); st.Kind == Struct {
+			f = st.field(d.Key)
+		}
+		if f == nil || f.Versions&shared != shared || !m.plainString(f.Type) {
+			return errorf(u.Pos, "union %s: variant %s does not declare %s as a string in %s, and the override table's discriminator chooses by it",
+				u.Name, v.Name(), d.Key, strings.Join(m.VersionNames(shared), ", "))
+		}
+	}
+	g.ConstKey, g.Discriminator = d.Key, d
+	for _, tag := range d.Tags {
+		var vs []int
+		if tag.Variant == "" {
+			vs = rest
+		} else {
+			for _, vi := range g.Variants {
+				if u.Variants[vi].Name() == tag.Variant {
+					vs = append(vs, vi)
+				}
+			}
+		}
+		if len(vs) == 0 {
+			continue
+		}
+		c := &PickCase{Value: quote(tag.Value), Variants: vs}
+		if err := m.scoreCase(u, c); err != nil {
+			return err
+		}
+		g.Cases = append(g.Cases, c)
+		if tag.Value == d.Absent {
+			g.Absent = c.Value
+		}
+	}
+	return nil
+}
+
+// plainString reports whether t holds strings that the schema does not fix
+// to one value: a string without const, or an enum.
+func (m *Model) plainString(t *Type) bool {
+	if t.Kind == Ref {
+		t = m.Resolve(t)
+	}
+	return t.Kind == Enum || t.Kind == Primitive && t.Prim == String && t.Const == ""
 }
 
 // scoreCase fills the key masks of an object case and checks that every

@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // This file is the override table: every place where the schemas and a
 // single Go package disagree, resolved by a reviewed, declarative entry.
 // Lowering and merging fail rather than guess when a disagreement has no
@@ -87,8 +89,6 @@ type PickRule struct {
 }
 
 var pickRules = []PickRule{
-	{Prefer: "InputRequiredResult", Path: []string{"resultType"}, Equals: `"input_required"`,
-		Reason: "a result that asks for input says so in resultType"},
 	{Prefer: "LegacyTitledEnumSchema", Over: "UntitledSingleSelectEnumSchema", Path: []string{"enumNames"},
 		Reason: "both require type and enum; only the legacy form has enumNames"},
 	{Prefer: "TitledMultiSelectEnumSchema", Over: "UntitledMultiSelectEnumSchema", Path: []string{"items", "anyOf"},
@@ -106,6 +106,87 @@ func init() {
 		PickRule{Prefer: "JSONRPCBatchRequest", Over: "JSONRPCBatchResponse", Path: []string{"0", "method"},
 			Reason: "2025-03-26 batches: requests and notifications carry a method, responses do not"},
 	)
+}
+
+// Discriminator declares the property whose string value chooses among the
+// variants of a union where the schema types it as a plain string, so that
+// the merge, which infers discriminators from const and enum properties,
+// cannot see it. Decoding reads the value and decodes the variant it names
+// without checking that variant's required properties (Validate does);
+// a value the table does not list is an error that names it.
+type Discriminator struct {
+	// Key is the property. Every object variant of a union the entry
+	// applies to declares it, as a string, in the versions it shares with
+	// the variants the tags name.
+	Key string
+	// Tags are the values of Key and what they select. The entry applies
+	// to every union that has a variant some tag names.
+	Tags []Tag
+	// Absent is the value that an instance without Key stands for.
+	Absent string
+	Reason string
+}
+
+// Tag is one value of a discriminator.
+type Tag struct {
+	// Value is the property's value, unquoted.
+	Value string
+	// Variant is the variant the value selects. Empty, it selects the
+	// union's other variants: those no tag names (the method's result),
+	// told apart by their properties when there are several. A tag naming
+	// a variant that a union lacks is left out of that union, where its
+	// value is then unknown; an extension's value (such as "task") is added
+	// as one more tag naming its result type.
+	Variant string
+}
+
+var discriminators = []Discriminator{
+	{
+		Key: "resultType",
+		Tags: []Tag{
+			{Value: "complete"},
+			{Value: "input_required", Variant: "InputRequiredResult"},
+		},
+		// Servers of versions before 2026-07-28 send no resultType, which
+		// the specification says to read as "complete".
+		Absent: "complete",
+		Reason: "2026-07-28 results say in resultType how to read them, but the schema types it as a plain string. " +
+			"Required properties cannot stand in: InputRequiredResult requires only resultType and allows any other member, " +
+			"so they would read a complete result that omits one of its own properties (a ReadResourceResult without ttlMs) " +
+			"as an InputRequiredResult, or as nothing",
+	},
+}
+
+// checkDiscriminators rejects a malformed discriminator table: a value
+// given twice, or an Absent that no tag has.
+func checkDiscriminators() error {
+	for _, d := range discriminators {
+		seen := map[string]bool{}
+		for _, tag := range d.Tags {
+			if seen[tag.Value] {
+				return fmt.Errorf("override table: discriminator %s lists %q twice", d.Key, tag.Value)
+			}
+			seen[tag.Value] = true
+		}
+		if d.Absent != "" && !seen[d.Absent] {
+			return fmt.Errorf("override table: discriminator %s reads an absent %s as %q, which no tag has", d.Key, d.Key, d.Absent)
+		}
+	}
+	return nil
+}
+
+// discriminatorFor returns the entry that applies to a union with the
+// named variants, if any.
+func discriminatorFor(variants map[string]bool) (*Discriminator, bool) {
+	for i := range discriminators {
+		d := &discriminators[i]
+		for _, tag := range d.Tags {
+			if tag.Variant != "" && variants[tag.Variant] {
+				return d, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // inlineAs names inline union variants that repeat a definition of the same

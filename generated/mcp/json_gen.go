@@ -944,41 +944,37 @@ func (x *CallToolResultResponseResult) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
-		present, err := objectKeys(raw, []string{"_meta", "inputRequests", "requestState", "resultType", "content", "isError", "structuredContent"})
-		if err != nil {
-			return err
-		}
-		required := [2]uint64{uint64(0x8), uint64(0x18)}
-		declared := [2]uint64{uint64(0xf), uint64(0x79)}
-		// a result that asks for input says so in resultType
-		if !stringValueAt(raw, "input_required", "resultType") {
-			required[0] = ^uint64(0)
-		}
-		top := topVariants(present, required[:], declared[:])
-		if bits.OnesCount64(top) > 1 {
-			if top&uint64(0x1) != 0 && stringValueAt(raw, "input_required", "resultType") {
-				top = uint64(0x1)
+		// The override table makes resultType the discriminator: 2026-07-28 results
+		// say in resultType how to read them, but the schema types it as a plain
+		// string. Required properties cannot stand in: InputRequiredResult requires
+		// only resultType and allows any other member, so they would read a complete
+		// result that omits one of its own properties (a ReadResourceResult without
+		// ttlMs) as an InputRequiredResult, or as nothing.
+		tag, ok := stringAt(raw, "resultType")
+		if !ok {
+			if hasValueAt(raw, "resultType") {
+				return atField(errType("string", kindOfValueAt(raw, "resultType")), "resultType")
 			}
+			// An absent resultType stands for "complete".
+			tag = []byte("complete")
 		}
-		switch top {
-		case uint64(0x1):
-			v := new(InputRequiredResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x2):
+		switch string(tag) {
+		case "complete":
 			v := new(CallToolResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case 0:
-			return errNoVariant("CallToolResultResponseResult", jsonrpc.KindObject)
+		case "input_required":
+			v := new(InputRequiredResult)
+			if err := decodeSub(raw, v.decode); err != nil {
+				return err
+			}
+			x.Value = v
+			return nil
 		}
-		return fieldError("matches more than one CallToolResultResponseResult variant equally well")
+		return atField(errUnknownVariant("CallToolResultResponseResult", "resultType", tag), "resultType")
 	}
 	return errNoVariant("CallToolResultResponseResult", k)
 }
@@ -5847,41 +5843,37 @@ func (x *GetPromptResultResponseResult) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
-		present, err := objectKeys(raw, []string{"_meta", "inputRequests", "requestState", "resultType", "description", "messages"})
-		if err != nil {
-			return err
-		}
-		required := [2]uint64{uint64(0x8), uint64(0x28)}
-		declared := [2]uint64{uint64(0xf), uint64(0x39)}
-		// a result that asks for input says so in resultType
-		if !stringValueAt(raw, "input_required", "resultType") {
-			required[0] = ^uint64(0)
-		}
-		top := topVariants(present, required[:], declared[:])
-		if bits.OnesCount64(top) > 1 {
-			if top&uint64(0x1) != 0 && stringValueAt(raw, "input_required", "resultType") {
-				top = uint64(0x1)
+		// The override table makes resultType the discriminator: 2026-07-28 results
+		// say in resultType how to read them, but the schema types it as a plain
+		// string. Required properties cannot stand in: InputRequiredResult requires
+		// only resultType and allows any other member, so they would read a complete
+		// result that omits one of its own properties (a ReadResourceResult without
+		// ttlMs) as an InputRequiredResult, or as nothing.
+		tag, ok := stringAt(raw, "resultType")
+		if !ok {
+			if hasValueAt(raw, "resultType") {
+				return atField(errType("string", kindOfValueAt(raw, "resultType")), "resultType")
 			}
+			// An absent resultType stands for "complete".
+			tag = []byte("complete")
 		}
-		switch top {
-		case uint64(0x1):
-			v := new(InputRequiredResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x2):
+		switch string(tag) {
+		case "complete":
 			v := new(GetPromptResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case 0:
-			return errNoVariant("GetPromptResultResponseResult", jsonrpc.KindObject)
+		case "input_required":
+			v := new(InputRequiredResult)
+			if err := decodeSub(raw, v.decode); err != nil {
+				return err
+			}
+			x.Value = v
+			return nil
 		}
-		return fieldError("matches more than one GetPromptResultResponseResult variant equally well")
+		return atField(errUnknownVariant("GetPromptResultResponseResult", "resultType", tag), "resultType")
 	}
 	return errNoVariant("GetPromptResultResponseResult", k)
 }
@@ -13714,41 +13706,37 @@ func (x *ReadResourceResultResponseResult) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
-		present, err := objectKeys(raw, []string{"_meta", "inputRequests", "requestState", "resultType", "cacheScope", "contents", "ttlMs"})
-		if err != nil {
-			return err
-		}
-		required := [2]uint64{uint64(0x8), uint64(0x78)}
-		declared := [2]uint64{uint64(0xf), uint64(0x79)}
-		// a result that asks for input says so in resultType
-		if !stringValueAt(raw, "input_required", "resultType") {
-			required[0] = ^uint64(0)
-		}
-		top := topVariants(present, required[:], declared[:])
-		if bits.OnesCount64(top) > 1 {
-			if top&uint64(0x1) != 0 && stringValueAt(raw, "input_required", "resultType") {
-				top = uint64(0x1)
+		// The override table makes resultType the discriminator: 2026-07-28 results
+		// say in resultType how to read them, but the schema types it as a plain
+		// string. Required properties cannot stand in: InputRequiredResult requires
+		// only resultType and allows any other member, so they would read a complete
+		// result that omits one of its own properties (a ReadResourceResult without
+		// ttlMs) as an InputRequiredResult, or as nothing.
+		tag, ok := stringAt(raw, "resultType")
+		if !ok {
+			if hasValueAt(raw, "resultType") {
+				return atField(errType("string", kindOfValueAt(raw, "resultType")), "resultType")
 			}
+			// An absent resultType stands for "complete".
+			tag = []byte("complete")
 		}
-		switch top {
-		case uint64(0x1):
-			v := new(InputRequiredResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x2):
+		switch string(tag) {
+		case "complete":
 			v := new(ReadResourceResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case 0:
-			return errNoVariant("ReadResourceResultResponseResult", jsonrpc.KindObject)
+		case "input_required":
+			v := new(InputRequiredResult)
+			if err := decodeSub(raw, v.decode); err != nil {
+				return err
+			}
+			x.Value = v
+			return nil
 		}
-		return fieldError("matches more than one ReadResourceResultResponseResult variant equally well")
+		return atField(errUnknownVariant("ReadResourceResultResponseResult", "resultType", tag), "resultType")
 	}
 	return errNoVariant("ReadResourceResultResponseResult", k)
 }
@@ -16301,152 +16289,163 @@ func (x *ServerResult) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
-		present, err := objectKeys(raw, []string{"_meta", "resultType", "inputRequests", "requestState", "cacheScope", "capabilities", "instructions", "supportedVersions", "ttlMs", "nextCursor", "resources", "resourceTemplates", "contents", "prompts", "description", "messages", "tools", "content", "isError", "structuredContent", "completion", "protocolVersion", "serverInfo", "createdAt", "lastUpdatedAt", "pollInterval", "status", "statusMessage", "taskId", "ttl", "tasks"})
-		if err != nil {
-			return err
-		}
-		required := [17]uint64{uint64(0x0), uint64(0x2), uint64(0x1b2), uint64(0x400), uint64(0x800), uint64(0x1000), uint64(0x3), uint64(0x2000), uint64(0x8000), uint64(0x10000), uint64(0x20000), uint64(0x100000), uint64(0x600020), uint64(0x35800000), uint64(0x0), uint64(0x35800000), uint64(0x40000000)}
-		declared := [17]uint64{uint64(0x3), uint64(0xf), uint64(0x1f3), uint64(0x713), uint64(0xb13), uint64(0x1113), uint64(0x3), uint64(0x2313), uint64(0xc003), uint64(0x10313), uint64(0xe0003), uint64(0x100003), uint64(0x600061), uint64(0x3f800001), uint64(0x1), uint64(0x3f800001), uint64(0x40000201)}
-		// a result that asks for input says so in resultType
-		if !stringValueAt(raw, "input_required", "resultType") {
-			required[1] = ^uint64(0)
-		}
-		top := topVariants(present, required[:], declared[:])
-		if bits.OnesCount64(top) > 1 {
-			if top&uint64(0x2) != 0 && stringValueAt(raw, "input_required", "resultType") {
-				top = uint64(0x2)
+		// The override table makes resultType the discriminator: 2026-07-28 results
+		// say in resultType how to read them, but the schema types it as a plain
+		// string. Required properties cannot stand in: InputRequiredResult requires
+		// only resultType and allows any other member, so they would read a complete
+		// result that omits one of its own properties (a ReadResourceResult without
+		// ttlMs) as an InputRequiredResult, or as nothing.
+		tag, ok := stringAt(raw, "resultType")
+		if !ok {
+			if hasValueAt(raw, "resultType") {
+				return atField(errType("string", kindOfValueAt(raw, "resultType")), "resultType")
 			}
-			if top&uint64(0x2000) != 0 && top&uint64(0x8000) != 0 && true {
-				top = uint64(0x2000)
-			}
-			if top&uint64(0x1) != 0 && top&uint64(0x4000) != 0 && true {
-				top = uint64(0x1)
-			}
+			// An absent resultType stands for "complete".
+			tag = []byte("complete")
 		}
-		switch top {
-		case uint64(0x1):
-			v := new(Result)
-			if err := decodeSub(raw, v.decode); err != nil {
+		switch string(tag) {
+		case "complete":
+			present, err := objectKeys(raw, []string{"_meta", "resultType", "cacheScope", "capabilities", "instructions", "supportedVersions", "ttlMs", "nextCursor", "resources", "resourceTemplates", "contents", "prompts", "description", "messages", "tools", "content", "isError", "structuredContent", "completion", "protocolVersion", "serverInfo", "createdAt", "lastUpdatedAt", "pollInterval", "status", "statusMessage", "taskId", "ttl", "tasks"})
+			if err != nil {
 				return err
 			}
-			x.Value = v
-			return nil
-		case uint64(0x2):
+			required := [16]uint64{uint64(0x0), uint64(0x6e), uint64(0x100), uint64(0x200), uint64(0x400), uint64(0x3), uint64(0x800), uint64(0x2000), uint64(0x4000), uint64(0x8000), uint64(0x40000), uint64(0x180008), uint64(0xd600000), uint64(0x0), uint64(0xd600000), uint64(0x10000000)}
+			declared := [16]uint64{uint64(0x3), uint64(0x7f), uint64(0x1c7), uint64(0x2c7), uint64(0x447), uint64(0x3), uint64(0x8c7), uint64(0x3003), uint64(0x40c7), uint64(0x38003), uint64(0x40003), uint64(0x180019), uint64(0xfe00001), uint64(0x1), uint64(0xfe00001), uint64(0x10000081)}
+			top := topVariants(present, required[:], declared[:])
+			if bits.OnesCount64(top) > 1 {
+				if top&uint64(0x1000) != 0 && top&uint64(0x4000) != 0 && true {
+					top = uint64(0x1000)
+				}
+				if top&uint64(0x1) != 0 && top&uint64(0x2000) != 0 && true {
+					top = uint64(0x1)
+				}
+			}
+			switch top {
+			case uint64(0x1):
+				v := new(Result)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x2):
+				v := new(DiscoverResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x4):
+				v := new(ListResourcesResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x8):
+				v := new(ListResourceTemplatesResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x10):
+				v := new(ReadResourceResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x20):
+				v := new(SubscriptionsListenResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x40):
+				v := new(ListPromptsResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x80):
+				v := new(GetPromptResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x100):
+				v := new(ListToolsResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x200):
+				v := new(CallToolResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x400):
+				v := new(CompleteResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x800):
+				v := new(InitializeResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x1000):
+				v := new(GetTaskResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x2000):
+				v := new(GetTaskPayloadResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x4000):
+				v := new(CancelTaskResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case uint64(0x8000):
+				v := new(ListTasksResult)
+				if err := decodeSub(raw, v.decode); err != nil {
+					return err
+				}
+				x.Value = v
+				return nil
+			case 0:
+				return errNoVariant("ServerResult", jsonrpc.KindObject)
+			}
+			return fieldError("matches more than one ServerResult variant equally well")
+		case "input_required":
 			v := new(InputRequiredResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x4):
-			v := new(DiscoverResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x8):
-			v := new(ListResourcesResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x10):
-			v := new(ListResourceTemplatesResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x20):
-			v := new(ReadResourceResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x40):
-			v := new(SubscriptionsListenResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x80):
-			v := new(ListPromptsResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x100):
-			v := new(GetPromptResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x200):
-			v := new(ListToolsResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x400):
-			v := new(CallToolResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x800):
-			v := new(CompleteResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x1000):
-			v := new(InitializeResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x2000):
-			v := new(GetTaskResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x4000):
-			v := new(GetTaskPayloadResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x8000):
-			v := new(CancelTaskResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case uint64(0x10000):
-			v := new(ListTasksResult)
-			if err := decodeSub(raw, v.decode); err != nil {
-				return err
-			}
-			x.Value = v
-			return nil
-		case 0:
-			return errNoVariant("ServerResult", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one ServerResult variant equally well")
+		return atField(errUnknownVariant("ServerResult", "resultType", tag), "resultType")
 	}
 	return errNoVariant("ServerResult", k)
 }

@@ -372,6 +372,15 @@ type CallToolResultResponse struct {
 
 // CallToolResultResponseResult is defined by the MCP schema.
 //
+// Decoding chooses the variant by resultType: "complete" (or no resultType)
+// selects *CallToolResult; "input_required" selects *InputRequiredResult; any
+// other value is an error. The variant a value selects is decoded even when it
+// lacks required properties; Validate reports them.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
+//
 // Since 2026-07-28.
 type CallToolResultResponseResult struct {
 	// Value is the variant: *InputRequiredResult, *CallToolResult.
@@ -745,6 +754,10 @@ type ClientRequestVariant interface {
 }
 
 // ClientResult: Common result fields.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 type ClientResult struct {
 	// Value is the variant: *Result, *GetTaskResult, *GetTaskPayloadResult, *CancelTaskResult, *ListTasksResult, *CreateMessageResult, *ListRootsResult, *ElicitResult.
 	Value ClientResultVariant
@@ -1636,6 +1649,10 @@ type EmbeddedResource struct {
 func (*EmbeddedResource) isContentBlockVariant() {}
 
 // EmbeddedResourceResource is defined by the MCP schema.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 type EmbeddedResourceResource struct {
 	// Value is the variant: *TextResourceContents, *BlobResourceContents.
 	Value EmbeddedResourceResourceVariant
@@ -1652,6 +1669,10 @@ type EmbeddedResourceResourceVariant interface {
 type EmptyResult = Result
 
 // EnumSchema is defined by the MCP schema.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 //
 // Since 2025-06-18.
 type EnumSchema struct {
@@ -1790,6 +1811,15 @@ type GetPromptResultResponse struct {
 }
 
 // GetPromptResultResponseResult is defined by the MCP schema.
+//
+// Decoding chooses the variant by resultType: "complete" (or no resultType)
+// selects *GetPromptResult; "input_required" selects *InputRequiredResult; any
+// other value is an error. The variant a value selects is decoded even when it
+// lacks required properties; Validate reports them.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 //
 // Since 2026-07-28.
 type GetPromptResultResponseResult struct {
@@ -2386,6 +2416,10 @@ func (*InputRequiredResult) isServerResultVariant()                     {}
 
 // InputResponse is defined by the MCP schema.
 //
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
+//
 // Since 2026-07-28.
 type InputResponse struct {
 	// Value is the variant: *CreateMessageResult, *ListRootsResult, *ElicitResult.
@@ -2528,6 +2562,10 @@ func (JSONRPCBatchRequest) isJSONRPCMessageVariant() {}
 
 // JSONRPCBatchRequestItem is defined by the MCP schema.
 //
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
+//
 // Since 2025-03-26. Removed in 2025-06-18.
 type JSONRPCBatchRequestItem struct {
 	// Value is the variant: *JSONRPCRequest, *JSONRPCNotification.
@@ -2549,6 +2587,10 @@ type JSONRPCBatchResponse []JSONRPCBatchResponseItem
 func (JSONRPCBatchResponse) isJSONRPCMessageVariant() {}
 
 // JSONRPCBatchResponseItem is defined by the MCP schema.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 //
 // Since 2025-03-26. Removed in 2025-06-18.
 type JSONRPCBatchResponseItem struct {
@@ -2591,6 +2633,10 @@ func (*JSONRPCErrorResponse) isJSONRPCMessageVariant()           {}
 func (*JSONRPCErrorResponse) isJSONRPCResponseVariant()          {}
 
 // JSONRPCMessage: Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 type JSONRPCMessage struct {
 	// Value is the variant: *JSONRPCRequest, *JSONRPCNotification, *JSONRPCResultResponse, *JSONRPCErrorResponse, JSONRPCBatchRequest, JSONRPCBatchResponse.
 	Value JSONRPCMessageVariant
@@ -2698,6 +2744,10 @@ type JSONRPCRequestParamsMeta struct {
 }
 
 // JSONRPCResponse: A response to a request, containing either the result or error.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 type JSONRPCResponse struct {
 	// Value is the variant: *JSONRPCResultResponse, *JSONRPCErrorResponse.
 	Value JSONRPCResponseVariant
@@ -3733,6 +3783,10 @@ type ModelPreferences struct {
 
 // MultiSelectEnumSchema is defined by the MCP schema.
 //
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
+//
 // Since 2025-11-25.
 type MultiSelectEnumSchema struct {
 	// Value is the variant: *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema.
@@ -4019,6 +4073,10 @@ type PingRequestParamsMeta struct {
 
 // PrimitiveSchemaDefinition: Restricted schema definitions that only allow primitive types
 // without nested objects or arrays.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 //
 // Since 2025-06-18.
 type PrimitiveSchemaDefinition struct {
@@ -4403,6 +4461,10 @@ const (
 )
 
 // ReadResourceResultContentsItem is defined by the MCP schema.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 type ReadResourceResultContentsItem struct {
 	// Value is the variant: *TextResourceContents, *BlobResourceContents.
 	Value ReadResourceResultContentsItemVariant
@@ -4438,6 +4500,15 @@ type ReadResourceResultResponse struct {
 }
 
 // ReadResourceResultResponseResult is defined by the MCP schema.
+//
+// Decoding chooses the variant by resultType: "complete" (or no resultType)
+// selects *ReadResourceResult; "input_required" selects *InputRequiredResult; any
+// other value is an error. The variant a value selects is decoded even when it
+// lacks required properties; Validate reports them.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 //
 // Since 2026-07-28.
 type ReadResourceResultResponseResult struct {
@@ -5253,6 +5324,16 @@ type ServerRequestVariant interface {
 }
 
 // ServerResult is defined by the MCP schema.
+//
+// Decoding chooses the variant by resultType: "complete" (or no resultType)
+// selects the variant, among those no other value names, whose properties the
+// value has; "input_required" selects *InputRequiredResult; any other value is an
+// error. The variant a value selects is decoded even when it lacks required
+// properties; Validate reports them.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 type ServerResult struct {
 	// Value is the variant: *Result, *InputRequiredResult, *DiscoverResult, *ListResourcesResult, *ListResourceTemplatesResult, *ReadResourceResult, *SubscriptionsListenResult, *ListPromptsResult, *GetPromptResult, *ListToolsResult, *CallToolResult, *CompleteResult, *InitializeResult, *GetTaskResult, *GetTaskPayloadResult, *CancelTaskResult, *ListTasksResult.
 	Value ServerResultVariant
@@ -5334,6 +5415,10 @@ type SetLevelRequestParamsMeta struct {
 }
 
 // SingleSelectEnumSchema is defined by the MCP schema.
+//
+// Validate, like the schema's anyOf, also accepts a value that breaks the rules of
+// its own variant when its JSON is valid as another variant; ValidateVariant holds
+// the value to its own variant.
 //
 // Since 2025-11-25.
 type SingleSelectEnumSchema struct {

@@ -2,6 +2,8 @@
 
 package mcp
 
+import "github.com/mcpgen/mcpgen/runtime/jsonrpc"
+
 // Validate checks x against the rules of Version20260728, the newest version that defines Annotations.
 func (x *Annotations) Validate() error {
 	return x.validate(bitVersion20260728)
@@ -395,11 +397,46 @@ func (x *CallToolResultResponseResult) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
-func (x CallToolResultResponseResult) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *CallToolResultResponseResult) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x CallToolResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
+}
+func (x CallToolResultResponseResult) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*InputRequiredResult); !held && validAs(raw, vb, new(InputRequiredResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*CallToolResult); !held && validAs(raw, vb, new(CallToolResult)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if !hasValueAt(raw, "resultType") {
+		return atField(errRequired(), "resultType")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20251125, the newest version that defines CancelTaskRequest.
@@ -915,7 +952,20 @@ func (x *ClientResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x ClientResult) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *ClientResult) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x ClientResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
@@ -950,6 +1000,42 @@ func (x ClientResult) validate(vb VersionSet) error {
 		}
 	}
 	return x.Value.validate(vb)
+}
+func (x ClientResult) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*Result); !held && validAs(raw, vb, new(Result)) {
+		return nil
+	}
+	if _, held := x.Value.(*GetTaskResult); !held && vb&VersionSet(bitVersion20251125) != 0 && validAs(raw, vb, new(GetTaskResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*GetTaskPayloadResult); !held && vb&VersionSet(bitVersion20251125) != 0 && validAs(raw, vb, new(GetTaskPayloadResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*CancelTaskResult); !held && vb&VersionSet(bitVersion20251125) != 0 && validAs(raw, vb, new(CancelTaskResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ListTasksResult); !held && vb&VersionSet(bitVersion20251125) != 0 && validAs(raw, vb, new(ListTasksResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*CreateMessageResult); !held && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && validAs(raw, vb, new(CreateMessageResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ListRootsResult); !held && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && validAs(raw, vb, new(ListRootsResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ElicitResult); !held && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && validAs(raw, vb, new(ElicitResult)) {
+		return nil
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines CompleteRequest.
@@ -2174,11 +2260,46 @@ func (x *EmbeddedResourceResource) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x EmbeddedResourceResource) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *EmbeddedResourceResource) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x EmbeddedResourceResource) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
+}
+func (x EmbeddedResourceResource) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*TextResourceContents); !held && validAs(raw, vb, new(TextResourceContents)) {
+		return nil
+	}
+	if _, held := x.Value.(*BlobResourceContents); !held && validAs(raw, vb, new(BlobResourceContents)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if !hasValueAt(raw, "uri") {
+		return atField(errRequired(), "uri")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines EnumSchema.
@@ -2194,7 +2315,20 @@ func (x *EnumSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x EnumSchema) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *EnumSchema) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x EnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
@@ -2217,6 +2351,37 @@ func (x EnumSchema) validate(vb VersionSet) error {
 		}
 	}
 	return x.Value.validate(vb)
+}
+func (x EnumSchema) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*UntitledSingleSelectEnumSchema); !held && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && validAs(raw, vb, new(UntitledSingleSelectEnumSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*TitledSingleSelectEnumSchema); !held && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && validAs(raw, vb, new(TitledSingleSelectEnumSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*UntitledMultiSelectEnumSchema); !held && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && validAs(raw, vb, new(UntitledMultiSelectEnumSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*TitledMultiSelectEnumSchema); !held && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && validAs(raw, vb, new(TitledMultiSelectEnumSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*LegacyTitledEnumSchema); !held && validAs(raw, vb, new(LegacyTitledEnumSchema)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && !hasValueAt(raw, "type") {
+		return atField(errRequired(), "type")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines Error.
@@ -2405,11 +2570,46 @@ func (x *GetPromptResultResponseResult) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
-func (x GetPromptResultResponseResult) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *GetPromptResultResponseResult) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x GetPromptResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
+}
+func (x GetPromptResultResponseResult) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*InputRequiredResult); !held && validAs(raw, vb, new(InputRequiredResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*GetPromptResult); !held && validAs(raw, vb, new(GetPromptResult)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if !hasValueAt(raw, "resultType") {
+		return atField(errRequired(), "resultType")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20251125, the newest version that defines GetTaskPayloadRequest.
@@ -3069,11 +3269,45 @@ func (x *InputResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x InputResponse) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *InputResponse) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x InputResponse) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
+}
+func (x InputResponse) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*CreateMessageResult); !held && validAs(raw, vb, new(CreateMessageResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ListRootsResult); !held && validAs(raw, vb, new(ListRootsResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ElicitResult); !held && validAs(raw, vb, new(ElicitResult)) {
+		return nil
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines InputResponseRequestParams.
@@ -3276,11 +3510,49 @@ func (x *JSONRPCBatchRequestItem) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x JSONRPCBatchRequestItem) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *JSONRPCBatchRequestItem) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x JSONRPCBatchRequestItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
+}
+func (x JSONRPCBatchRequestItem) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*JSONRPCRequest); !held && validAs(raw, vb, new(JSONRPCRequest)) {
+		return nil
+	}
+	if _, held := x.Value.(*JSONRPCNotification); !held && validAs(raw, vb, new(JSONRPCNotification)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if !hasValueAt(raw, "jsonrpc") {
+		return atField(errRequired(), "jsonrpc")
+	}
+	if !hasValueAt(raw, "method") {
+		return atField(errRequired(), "method")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20250326, the newest version that defines JSONRPCBatchResponse.
@@ -3318,11 +3590,49 @@ func (x *JSONRPCBatchResponseItem) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x JSONRPCBatchResponseItem) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *JSONRPCBatchResponseItem) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x JSONRPCBatchResponseItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
+}
+func (x JSONRPCBatchResponseItem) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*JSONRPCResultResponse); !held && validAs(raw, vb, new(JSONRPCResultResponse)) {
+		return nil
+	}
+	if _, held := x.Value.(*JSONRPCErrorResponse); !held && validAs(raw, vb, new(JSONRPCErrorResponse)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if !hasValueAt(raw, "id") {
+		return atField(errRequired(), "id")
+	}
+	if !hasValueAt(raw, "jsonrpc") {
+		return atField(errRequired(), "jsonrpc")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines JSONRPCErrorResponse.
@@ -3374,7 +3684,20 @@ func (x *JSONRPCMessage) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x JSONRPCMessage) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *JSONRPCMessage) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x JSONRPCMessage) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
@@ -3389,6 +3712,42 @@ func (x JSONRPCMessage) validate(vb VersionSet) error {
 		}
 	}
 	return x.Value.validate(vb)
+}
+func (x JSONRPCMessage) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*JSONRPCRequest); !held && validAs(raw, vb, new(JSONRPCRequest)) {
+		return nil
+	}
+	if _, held := x.Value.(*JSONRPCNotification); !held && validAs(raw, vb, new(JSONRPCNotification)) {
+		return nil
+	}
+	if _, held := x.Value.(*JSONRPCResultResponse); !held && validAs(raw, vb, new(JSONRPCResultResponse)) {
+		return nil
+	}
+	if _, held := x.Value.(*JSONRPCErrorResponse); !held && validAs(raw, vb, new(JSONRPCErrorResponse)) {
+		return nil
+	}
+	if _, held := x.Value.(JSONRPCBatchRequest); !held && vb&VersionSet(bitVersion20250326) != 0 && validAs(raw, vb, new(JSONRPCBatchRequest)) {
+		return nil
+	}
+	if _, held := x.Value.(JSONRPCBatchResponse); !held && vb&VersionSet(bitVersion20250326) != 0 && validAs(raw, vb, new(JSONRPCBatchResponse)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if kindOf(raw) == jsonrpc.KindObject {
+		if !hasValueAt(raw, "jsonrpc") {
+			return atField(errRequired(), "jsonrpc")
+		}
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines JSONRPCNotification.
@@ -3534,7 +3893,20 @@ func (x *JSONRPCResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x JSONRPCResponse) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *JSONRPCResponse) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x JSONRPCResponse) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
@@ -3545,6 +3917,28 @@ func (x JSONRPCResponse) validate(vb VersionSet) error {
 		}
 	}
 	return x.Value.validate(vb)
+}
+func (x JSONRPCResponse) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*JSONRPCResultResponse); !held && validAs(raw, vb, new(JSONRPCResultResponse)) {
+		return nil
+	}
+	if _, held := x.Value.(*JSONRPCErrorResponse); !held && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && validAs(raw, vb, new(JSONRPCErrorResponse)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && !hasValueAt(raw, "jsonrpc") {
+		return atField(errRequired(), "jsonrpc")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines JSONRPCResultResponse.
@@ -4772,11 +5166,49 @@ func (x *MultiSelectEnumSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x MultiSelectEnumSchema) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *MultiSelectEnumSchema) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x MultiSelectEnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
+}
+func (x MultiSelectEnumSchema) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*UntitledMultiSelectEnumSchema); !held && validAs(raw, vb, new(UntitledMultiSelectEnumSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*TitledMultiSelectEnumSchema); !held && validAs(raw, vb, new(TitledMultiSelectEnumSchema)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if !hasValueAt(raw, "items") {
+		return atField(errRequired(), "items")
+	}
+	if !hasValueAt(raw, "type") {
+		return atField(errRequired(), "type")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines Notification.
@@ -5111,7 +5543,20 @@ func (x *PrimitiveSchemaDefinition) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x PrimitiveSchemaDefinition) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *PrimitiveSchemaDefinition) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x PrimitiveSchemaDefinition) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
@@ -5134,6 +5579,46 @@ func (x PrimitiveSchemaDefinition) validate(vb VersionSet) error {
 		}
 	}
 	return x.Value.validate(vb)
+}
+func (x PrimitiveSchemaDefinition) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*StringSchema); !held && validAs(raw, vb, new(StringSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*NumberSchema); !held && validAs(raw, vb, new(NumberSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*BooleanSchema); !held && validAs(raw, vb, new(BooleanSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*UntitledSingleSelectEnumSchema); !held && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && validAs(raw, vb, new(UntitledSingleSelectEnumSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*TitledSingleSelectEnumSchema); !held && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && validAs(raw, vb, new(TitledSingleSelectEnumSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*UntitledMultiSelectEnumSchema); !held && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && validAs(raw, vb, new(UntitledMultiSelectEnumSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*TitledMultiSelectEnumSchema); !held && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && validAs(raw, vb, new(TitledMultiSelectEnumSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*LegacyTitledEnumSchema); !held && validAs(raw, vb, new(LegacyTitledEnumSchema)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if !hasValueAt(raw, "type") {
+		return atField(errRequired(), "type")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines ProgressNotification.
@@ -5544,11 +6029,46 @@ func (x *ReadResourceResultContentsItem) ValidateVersion(v ProtocolVersion) erro
 	}
 	return x.validate(vb)
 }
-func (x ReadResourceResultContentsItem) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *ReadResourceResultContentsItem) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x ReadResourceResultContentsItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
+}
+func (x ReadResourceResultContentsItem) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*TextResourceContents); !held && validAs(raw, vb, new(TextResourceContents)) {
+		return nil
+	}
+	if _, held := x.Value.(*BlobResourceContents); !held && validAs(raw, vb, new(BlobResourceContents)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if !hasValueAt(raw, "uri") {
+		return atField(errRequired(), "uri")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines ReadResourceResultResponse.
@@ -5600,11 +6120,46 @@ func (x *ReadResourceResultResponseResult) ValidateVersion(v ProtocolVersion) er
 	}
 	return x.validate(vb)
 }
-func (x ReadResourceResultResponseResult) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *ReadResourceResultResponseResult) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x ReadResourceResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
+}
+func (x ReadResourceResultResponseResult) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*InputRequiredResult); !held && validAs(raw, vb, new(InputRequiredResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ReadResourceResult); !held && validAs(raw, vb, new(ReadResourceResult)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if !hasValueAt(raw, "resultType") {
+		return atField(errRequired(), "resultType")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20251125, the newest version that defines RelatedTaskMetadata.
@@ -6617,7 +7172,20 @@ func (x *ServerResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x ServerResult) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *ServerResult) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x ServerResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
@@ -6656,6 +7224,73 @@ func (x ServerResult) validate(vb VersionSet) error {
 		}
 	}
 	return x.Value.validate(vb)
+}
+func (x ServerResult) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*Result); !held && validAs(raw, vb, new(Result)) {
+		return nil
+	}
+	if _, held := x.Value.(*InputRequiredResult); !held && vb&VersionSet(bitVersion20260728) != 0 && validAs(raw, vb, new(InputRequiredResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*DiscoverResult); !held && vb&VersionSet(bitVersion20260728) != 0 && validAs(raw, vb, new(DiscoverResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ListResourcesResult); !held && validAs(raw, vb, new(ListResourcesResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ListResourceTemplatesResult); !held && validAs(raw, vb, new(ListResourceTemplatesResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ReadResourceResult); !held && validAs(raw, vb, new(ReadResourceResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*SubscriptionsListenResult); !held && vb&VersionSet(bitVersion20260728) != 0 && validAs(raw, vb, new(SubscriptionsListenResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ListPromptsResult); !held && validAs(raw, vb, new(ListPromptsResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*GetPromptResult); !held && validAs(raw, vb, new(GetPromptResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ListToolsResult); !held && validAs(raw, vb, new(ListToolsResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*CallToolResult); !held && validAs(raw, vb, new(CallToolResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*CompleteResult); !held && validAs(raw, vb, new(CompleteResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*InitializeResult); !held && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && validAs(raw, vb, new(InitializeResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*GetTaskResult); !held && vb&VersionSet(bitVersion20251125) != 0 && validAs(raw, vb, new(GetTaskResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*GetTaskPayloadResult); !held && vb&VersionSet(bitVersion20251125) != 0 && validAs(raw, vb, new(GetTaskPayloadResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*CancelTaskResult); !held && vb&VersionSet(bitVersion20251125) != 0 && validAs(raw, vb, new(CancelTaskResult)) {
+		return nil
+	}
+	if _, held := x.Value.(*ListTasksResult); !held && vb&VersionSet(bitVersion20251125) != 0 && validAs(raw, vb, new(ListTasksResult)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if vb&VersionSet(bitVersion20260728) != 0 && !hasValueAt(raw, "resultType") {
+		return atField(errRequired(), "resultType")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20251125, the newest version that defines SetLevelRequest.
@@ -6769,11 +7404,46 @@ func (x *SingleSelectEnumSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
-func (x SingleSelectEnumSchema) validate(vb VersionSet) error {
+
+// ValidateVariant checks the variant x holds against its own rules in
+// protocol version v. ValidateVersion and Validate follow the schema's anyOf:
+// they also accept a value that breaks its own variant's rules when its JSON
+// is valid as another variant. ValidateVariant does not, and reports what the
+// held variant lacks, such as a required property.
+func (x *SingleSelectEnumSchema) ValidateVariant(v ProtocolVersion) error {
+	vb, err := v.bit()
+	if err != nil {
+		return err
+	}
+	return x.validateVariant(vb)
+}
+func (x SingleSelectEnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
+}
+func (x SingleSelectEnumSchema) validate(vb VersionSet) error {
+	err := x.validateVariant(vb)
+	if err == nil || x.Value == nil {
+		return err
+	}
+	// As the schema's anyOf, accept a value that is valid as another variant.
+	raw, encErr := x.Value.appendJSON(nil)
+	if encErr != nil {
+		return err
+	}
+	if _, held := x.Value.(*UntitledSingleSelectEnumSchema); !held && validAs(raw, vb, new(UntitledSingleSelectEnumSchema)) {
+		return nil
+	}
+	if _, held := x.Value.(*TitledSingleSelectEnumSchema); !held && validAs(raw, vb, new(TitledSingleSelectEnumSchema)) {
+		return nil
+	}
+	// No variant accepts a value without a property they all require.
+	if !hasValueAt(raw, "type") {
+		return atField(errRequired(), "type")
+	}
+	return err
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines StringSchema.
@@ -8244,4 +8914,11 @@ func (x *UntitledSingleSelectEnumSchema) validate(vb VersionSet) error {
 		return atField(errRequired(), "type")
 	}
 	return nil
+}
+
+// validAs reports whether raw, the JSON of a union's value, decodes as alt and
+// passes alt's rules for vb: whether the value is an instance of the union's
+// anyOf through a variant other than its own.
+func validAs(raw []byte, vb VersionSet, alt Message) bool {
+	return decodeSub(raw, alt.decode) == nil && alt.validate(vb) == nil
 }
