@@ -28,8 +28,8 @@ import (
 type call struct {
 	version string
 	method  string
-	name    string          // params.name or params.uri, for Mcp-Name
-	args    []byte          // params.arguments, for Mcp-Param-*
+	name    string // params.name or params.uri, for Mcp-Name
+	args    []byte // params.arguments, for Mcp-Param-*
 	params  []mcpheader.Param
 	ctx     context.Context // ends the exchange: its POST and its stream
 	cancel  context.CancelFunc
