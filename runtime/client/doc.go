@@ -1,23 +1,40 @@
-// Package client is the MCP client engine for the legacy era of the
-// protocol, whose sessions begin with the initialize handshake.
+// Package client is the MCP client engine, for servers of both eras of the
+// protocol: the stateless 2026-07-28, whose requests each carry their
+// protocol version and the client's capabilities in _meta, and the legacy
+// versions, whose sessions begin with the initialize handshake.
 //
 // A [Client] holds what stays the same across connections: the client's
-// identity, the handlers that answer the server's requests (sampling,
-// elicitation, roots) and the callbacks that receive its notifications.
-// [Client.Connect] runs the handshake over a transport and returns a
-// [Session], whose embedded [mcp.Client] sends typed requests:
+// identity, the handlers that answer what the server asks of the client
+// (sampling, elicitation, roots) and the callbacks that receive its
+// notifications. [Client.Connect] finds the server's era (a
+// server/discover probe, and initialize for a legacy server; see
+// Options.ProtocolVersion and Options.Era to pin one) over a transport
+// and returns a [Session], whose embedded [mcp.Client] sends typed
+// requests:
 //
 //	c := client.New(mcp.Implementation{Name: "demo", Version: "1.0"}, nil)
-//	t, err := client.CommandTransport(exec.Command("my-server"), nil)
+//	t, err := client.CommandTransport(exec.Command("my-server"), nil) // stdio
+//	// or t := streamable.NewClientTransport("https://example.com/mcp", nil) // Streamable HTTP
 //	...
 //	sess, err := c.Connect(ctx, t)
 //	...
 //	defer sess.Close()
 //	res, err := sess.CallTool(ctx, &mcp.CallToolRequestParams{Name: "add"})
 //
+// The same handlers serve both eras: a legacy server sends the client a
+// request; a 2026-07-28 server answers with an InputRequiredResult, which
+// the Session fulfils through the handlers and retries (ManualInput hands
+// the rounds to the caller instead). Session.Listen keeps a 2026-07-28
+// subscription open.
+//
 // The session takes care of the protocol's housekeeping: it answers ping,
-// tells the server with notifications/cancelled when the ctx of a request
-// ends, stops a handler when the server cancels its request, and, when
-// Options.RequestTimeout is set, gives every request a progress token so
-// that the server's progress notifications keep it alive.
+// tells the server when the ctx of a request ends (notifications/cancelled
+// on a stream; closing the request's stream on Streamable HTTP in
+// 2026-07-28), stops a handler when the server cancels its request, gives
+// a request a progress token when Options.OnProgress or RequestTimeout
+// needs one (each notifications/progress then restarts the timeout),
+// checks structuredContent against the tool's outputSchema, and, over
+// Streamable HTTP, mirrors the parameters tools annotate with x-mcp-header
+// into headers and leaves out of tools/list the tools whose annotations
+// break the rules.
 package client
