@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -174,30 +173,10 @@ func (s *Session) checkOutput(name string, raw []byte) error {
 	if sc == nil {
 		return &OutputError{Tool: name, Err: errors.New("the result has no structuredContent")}
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(sc))
-	if err != nil {
+	if err := schemarules.Validate(t.output, sc); err != nil {
 		return &OutputError{Tool: name, Err: err}
 	}
-	if err := t.output.Validate(inst); err != nil {
-		return &OutputError{Tool: name, Err: firstCause(err)}
-	}
 	return nil
-}
-
-// firstCause shortens a validation error to its first cause.
-func firstCause(err error) error {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return err
-	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	msg := ve.Error()
-	if i := strings.LastIndex(msg, "\n- "); i >= 0 {
-		msg = msg[i+3:]
-	}
-	return errors.New(msg)
 }
 
 // elements reads the raw elements of a JSON array.

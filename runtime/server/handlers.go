@@ -1,17 +1,14 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
-	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/internal/schemarules"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -194,11 +191,7 @@ func (t *tool) checkInput(args []byte) error {
 	if len(args) == 0 {
 		args = []byte(`{}`)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return err
-	}
-	return schemaError(t.input.Validate(inst))
+	return schemarules.Validate(t.input, args)
 }
 
 func (t *tool) checkOutput(r *mcp.CallToolResult) error {
@@ -214,28 +207,7 @@ func (t *tool) checkOutput(r *mcp.CallToolResult) error {
 	if t.validateOutput != nil {
 		return t.validateOutput(r.StructuredContent)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.StructuredContent))
-	if err != nil {
-		return err
-	}
-	return schemaError(t.output.Validate(inst))
-}
-
-// schemaError shortens a validation error to its first cause, which says
-// where the value failed and why.
-func schemaError(err error) error {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return err
-	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	msg := ve.Error()
-	if i := strings.LastIndex(msg, "\n- "); i >= 0 {
-		msg = msg[i+3:]
-	}
-	return errors.New(strings.ReplaceAll(msg, "'", ""))
+	return schemarules.Validate(t.output, r.StructuredContent)
 }
 
 // ListPrompts lists the registered prompts.

@@ -2,7 +2,9 @@ package schemarules
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -35,4 +37,27 @@ type noLoader struct{}
 
 func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("schemas may not refer to other documents (%s)", url)
+}
+
+// Validate checks the JSON value against a schema Compile returned. A
+// failure is shortened to its first cause, which says where the value
+// failed and why, without the validator's quoting.
+func Validate(schema *jsonschema.Schema, value []byte) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
+	if err != nil {
+		return err
+	}
+	err = schema.Validate(inst)
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err
+	}
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	msg := ve.Error()
+	if i := strings.LastIndex(msg, "\n- "); i >= 0 {
+		msg = msg[i+3:]
+	}
+	return errors.New(strings.ReplaceAll(msg, "'", ""))
 }
