@@ -210,12 +210,21 @@ func (t *ClientTransport) Write(ctx context.Context, frame []byte) error {
 		}
 		return nil
 	}
+	return t.start(ctx, x, t.run)
+}
+
+// start registers the exchange's requests and hands it to run on a
+// goroutine of the transport, returning once its frame is sent.
+func (t *ClientTransport) start(ctx context.Context, x *exchange, run func(*exchange)) error {
 	t.mu.Lock()
 	for _, id := range x.ids {
 		t.waiting[id.String()] = x
 	}
 	t.mu.Unlock()
-	if !t.spawn(func() { t.run(x) }) {
+	if !t.spawn(func() { run(x) }) {
+		if x.call != nil {
+			x.call.cancel()
+		}
 		return ErrClientClosed
 	}
 	select {

@@ -75,21 +75,7 @@ func modernCall(ctx context.Context, m *jsonrpc.Message) (*call, bool) {
 func (t *ClientTransport) writeCall(ctx context.Context, frame []byte, id jsonrpc.ID, c *call) error {
 	c.ctx, c.cancel = context.WithCancel(t.ctx)
 	x := &exchange{frame: frame, ids: []jsonrpc.ID{id}, sent: make(chan struct{}), call: c}
-	t.mu.Lock()
-	t.waiting[id.String()] = x
-	t.mu.Unlock()
-	if !t.spawn(func() { t.runCall(x) }) {
-		c.cancel()
-		return ErrClientClosed
-	}
-	select {
-	case <-x.sent:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.ctx.Done():
-		return ErrClientClosed
-	}
+	return t.start(ctx, x, t.runCall)
 }
 
 // cancelCall closes the stream of the 2026-07-28 request that a
