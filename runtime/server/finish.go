@@ -55,6 +55,9 @@ func (s *Server) finish(r *request, msg mcp.Message) mcp.Message {
 	case *mcp.ReadResourceResult:
 		out := *v
 		out.ResultType, out.Meta = "complete", s.resultMeta(v.Meta)
+		if r.caching != nil {
+			c = *r.caching
+		}
 		if out.CacheScope == "" {
 			out.CacheScope = mcp.ReadResourceResultCacheScope(c.scope())
 			out.SetTTLMs(c.ttlMs())
@@ -147,15 +150,6 @@ func (s *Server) resultMeta(m *mcp.ResultMetaObject) *mcp.ResultMetaObject {
 	}
 	out := *m
 	out.ServerInfo = &s.info
-	return &out
-}
-
-// withCaching returns a copy of a read result with the caching a resource
-// was registered with.
-func withCaching(res *mcp.ReadResourceResult, c Caching) *mcp.ReadResourceResult {
-	out := *res
-	out.CacheScope = mcp.ReadResourceResultCacheScope(c.scope())
-	out.SetTTLMs(c.ttlMs())
 	return &out
 }
 

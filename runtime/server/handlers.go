@@ -335,8 +335,8 @@ func (d dispatcher) ReadResource(ctx context.Context, p *mcp.ReadResourceRequest
 	if err := s.endRound(r, err); err != nil {
 		return nil, err
 	}
-	if err == nil && out != nil && res != nil && res.caching != nil && out.CacheScope == "" {
-		out = withCaching(out, *res.caching)
+	if res != nil {
+		r.caching = res.caching
 	}
 	return out, err
 }

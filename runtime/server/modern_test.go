@@ -759,6 +759,11 @@ func TestCaching(t *testing.T) {
 		if strings.Contains(string(out), "cacheScope") || strings.Contains(string(out), "resultType") {
 			t.Errorf("legacy tools/list: %s", out)
 		}
+		// Not even from a resource registered with its own caching.
+		out, _ = p.call(t, "resources/read", `{"uri":"test://b"}`)
+		if strings.Contains(string(out), "cacheScope") || strings.Contains(string(out), "ttlMs") {
+			t.Errorf("legacy resources/read of a ResourceCaching resource: %s", out)
+		}
 	})
 	t.Run("configured", func(t *testing.T) {
 		s := newServer(&Options{Caching: Caching{TTL: 90 * time.Second, Public: true}})

@@ -51,6 +51,9 @@ type request struct {
 	// for every other request and for legacy ones. It points at rounds.
 	input  *rounds
 	rounds rounds
+	// caching is what the resource a resources/read found was registered
+	// with (ResourceCaching); nil means the server's Options.Caching.
+	caching *Caching
 }
 
 // Notifier sends notifications to the client of a request. A
