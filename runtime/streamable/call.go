@@ -243,10 +243,11 @@ func (cs *callStream) writeLocked(b []byte) error {
 }
 
 // keepAliveLoop writes a comment line whenever the stream has been quiet
-// for every, until finish stops it.
+// for every, until finish stops it. It wakes when the quiet would reach
+// every, counted from the last write, so no silence is longer.
 func (cs *callStream) keepAliveLoop(every time.Duration) {
 	defer close(cs.idle)
-	t := time.NewTicker(every)
+	t := time.NewTimer(every)
 	defer t.Stop()
 	for {
 		select {
@@ -254,10 +255,17 @@ func (cs *callStream) keepAliveLoop(every time.Duration) {
 			return
 		case now := <-t.C:
 			cs.mu.Lock()
-			if !cs.done && cs.err == nil && now.Sub(cs.last) >= every {
+			if cs.done || cs.err != nil {
+				cs.mu.Unlock()
+				return // the answer is being written, or nothing more can be
+			}
+			wait := every - now.Sub(cs.last)
+			if wait <= 0 {
 				cs.writeLocked([]byte(":\n\n"))
+				wait = every
 			}
 			cs.mu.Unlock()
+			t.Reset(max(wait, time.Millisecond))
 		}
 	}
 }
