@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -19,13 +20,15 @@ func (g *generator) methods() *jen.File {
 	var consts, bits []jen.Code
 	var list []jen.Code
 	var cases []jen.Code
-	var legacy []jen.Code
+	var legacy, modern []jen.Code
 	for i, v := range m.Versions {
 		id := g.versionIdents[i]
 		era := "the modern era: stateless, with protocol details in each request's _meta"
 		if g.hasInitialize(model.Version(i)) {
 			era = "the legacy era: sessions begin with initialize"
 			legacy = append(legacy, jen.Id(id))
+		} else {
+			modern = append(modern, jen.Id(id))
 		}
 		consts = append(consts, jen.Comment(id+" is MCP "+v+", of "+era+".").Line().Id(id).Id("ProtocolVersion").Op("=").Lit(v))
 		bits = append(bits, jen.Id("bit"+id).Id("VersionSet").Op("=").Lit(1).Op("<<").Lit(i))
@@ -61,6 +64,13 @@ func (g *generator) methods() *jen.File {
 	}
 	f.Comment("Era returns the era of v; versions newer than this package are taken to be modern.")
 	f.Func().Params(jen.Id("v").Id("ProtocolVersion")).Id("Era").Params().Id("Era").Block(eraBody...)
+	f.Comment("Versions lists the protocol versions of era e this package knows, newest first:\nthe order of preference when two sides negotiate.")
+	f.Func().Params(jen.Id("e").Id("Era")).Id("Versions").Params().Index().Id("ProtocolVersion").Block(
+		jen.Switch(jen.Id("e")).Block(
+			jen.Case(jen.Id("EraLegacy")).Block(jen.Return(eraList(legacy))),
+			jen.Case(jen.Id("EraModern")).Block(jen.Return(eraList(modern))),
+		),
+		jen.Return(jen.Nil()))
 
 	f.Comment("VersionSet is a set of the protocol versions this package knows.")
 	f.Type().Id("VersionSet").Uint32()
@@ -97,6 +107,17 @@ func (g *generator) methods() *jen.File {
 		jen.Switch(jen.Id("name")).Block(byName...),
 		jen.Return(jen.Nil()))
 	return f
+}
+
+// eraList is the literal of a Versions list, newest first, from the
+// era's versions oldest first: nil when the era has none.
+func eraList(ids []jen.Code) jen.Code {
+	if len(ids) == 0 {
+		return jen.Nil()
+	}
+	newest := slices.Clone(ids)
+	slices.Reverse(newest)
+	return jen.Index().Id("ProtocolVersion").Values(newest...)
 }
 
 func (g *generator) hasInitialize(v model.Version) bool {

@@ -84,6 +84,20 @@ func (v ProtocolVersion) Era() Era {
 	return EraModern
 }
 
+/*
+Versions lists the protocol versions of era e this package knows, newest first:
+the order of preference when two sides negotiate.
+*/
+func (e Era) Versions() []ProtocolVersion {
+	switch e {
+	case EraLegacy:
+		return []ProtocolVersion{Version20251125, Version20250618, Version20250326, Version20241105}
+	case EraModern:
+		return []ProtocolVersion{Version20260728}
+	}
+	return nil
+}
+
 // VersionSet is a set of the protocol versions this package knows.
 type VersionSet uint32
 

@@ -132,3 +132,26 @@ func jsonEqual(a, b any) bool {
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
 }
+
+func TestEraVersions(t *testing.T) {
+	all := SupportedVersions()
+	var got []ProtocolVersion
+	for _, era := range []Era{EraModern, EraLegacy} {
+		vs := era.Versions()
+		for i, v := range vs {
+			if v.Era() != era {
+				t.Errorf("%s listed in era %d, but its Era is %d", v, era, v.Era())
+			}
+			if i > 0 && vs[i-1] <= v {
+				t.Errorf("era %d: %s before %s, want newest first", era, vs[i-1], v)
+			}
+		}
+		got = append(got, vs...)
+	}
+	if len(got) != len(all) {
+		t.Errorf("the eras list %d versions, the package knows %d", len(got), len(all))
+	}
+	if Era(0).Versions() != nil {
+		t.Error("the zero Era lists versions")
+	}
+}

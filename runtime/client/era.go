@@ -94,22 +94,6 @@ func serverKey(t jsonrpc.Transport) string {
 	return ""
 }
 
-// modernVersions lists the 2026-07-28-era versions this package speaks,
-// newest first; legacyVersions the others, newest first.
-func modernVersions() []mcp.ProtocolVersion { return versionsOf(mcp.EraModern) }
-func legacyVersions() []mcp.ProtocolVersion { return versionsOf(mcp.EraLegacy) }
-
-func versionsOf(era mcp.Era) []mcp.ProtocolVersion {
-	var out []mcp.ProtocolVersion
-	all := mcp.SupportedVersions()
-	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].Era() == era {
-			out = append(out, all[i])
-		}
-	}
-	return out
-}
-
 // pick returns the first of ours that offered lists, or "".
 func pick(ours []mcp.ProtocolVersion, offered []string) mcp.ProtocolVersion {
 	for _, v := range ours {
@@ -186,7 +170,7 @@ func (c *Client) negotiate(ctx context.Context, s *Session, key string) error {
 	if o.Era == mcp.EraLegacy {
 		return s.initialize(ctx, DefaultProtocolVersion)
 	}
-	err := c.connectModern(ctx, s, key, modernVersions()[0], nil)
+	err := c.connectModern(ctx, s, key, mcp.EraModern.Versions()[0], nil)
 	if errors.Is(err, errLegacyServer) && o.Era != mcp.EraModern {
 		c.log.Debug("client: the server is of the legacy era; initializing", "probe", err)
 		if err := s.initialize(ctx, DefaultProtocolVersion); err != nil {
@@ -211,16 +195,16 @@ func (c *Client) connectModern(ctx context.Context, s *Session, key string, v mc
 		if err != nil {
 			return err
 		}
-		if pick(modernVersions(), res.SupportedVersions) == "" {
+		if pick(mcp.EraModern.Versions(), res.SupportedVersions) == "" {
 			// A server that speaks the era's wire but none of its versions
 			// this package knows: the legacy ones it lists are the way in.
-			if lv := pick(legacyVersions(), res.SupportedVersions); lv != "" && c.opts.ProtocolVersion == "" && c.opts.Era != mcp.EraModern {
+			if lv := pick(mcp.EraLegacy.Versions(), res.SupportedVersions); lv != "" && c.opts.ProtocolVersion == "" && c.opts.Era != mcp.EraModern {
 				return s.initialize(ctx, lv)
 			}
 			return &VersionError{Requested: v, Offered: mcp.ProtocolVersion(firstOf(res.SupportedVersions))}
 		}
 		if !slices.Contains(res.SupportedVersions, string(v)) {
-			v = pick(modernVersions(), res.SupportedVersions)
+			v = pick(mcp.EraModern.Versions(), res.SupportedVersions)
 		}
 	}
 	s.startModern(v, res)
@@ -238,7 +222,7 @@ func (c *Client) retryVersion(ctx context.Context, s *Session, key string, v mcp
 		return fmt.Errorf("client: the server does not speak %s and says not which versions it does: %w", v, err)
 	}
 	pinned := c.opts.ProtocolVersion != ""
-	mv := pick(modernVersions(), data.Supported)
+	mv := pick(mcp.EraModern.Versions(), data.Supported)
 	if mv == v && !again {
 		res, err := s.discover(ctx, v, c.opts.probeTimeout())
 		if e2, ok := errors.AsType[*jsonrpc.Error](err); ok && e2.Code == mcp.CodeUnsupportedProtocolVersion {
@@ -252,7 +236,7 @@ func (c *Client) retryVersion(ctx context.Context, s *Session, key string, v mcp
 	if mv != "" && mv != v && !pinned {
 		return c.connectModern(ctx, s, key, mv, nil)
 	}
-	if lv := pick(legacyVersions(), data.Supported); lv != "" && !pinned && c.opts.Era != mcp.EraModern {
+	if lv := pick(mcp.EraLegacy.Versions(), data.Supported); lv != "" && !pinned && c.opts.Era != mcp.EraModern {
 		return s.initialize(ctx, lv)
 	}
 	return &VersionError{Requested: v, Offered: mcp.ProtocolVersion(firstOf(data.Supported))}
