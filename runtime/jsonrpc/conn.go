@@ -563,7 +563,7 @@ func (c *Conn) serve(ctx context.Context, inf *inflight) {
 
 	var e *Error
 	if err != nil {
-		e = asError(err)
+		e = AsError(err)
 	}
 	if inf.batch != nil {
 		inf.batch.add(id, result, e, dropped)

@@ -55,9 +55,10 @@ func (e *Error) Error() string {
 	return "jsonrpc: " + e.Message + " (code " + strconv.FormatInt(e.Code, 10) + ")"
 }
 
-// asError turns what a handler returned into the error to send: an *Error
+// AsError turns what a handler returned into the error to send: an *Error
 // anywhere in err's chain as it is, anything else as -32603 with err's text.
-func asError(err error) *Error {
+// Transports that answer outside a Conn use it to answer as a Conn would.
+func AsError(err error) *Error {
 	if e, ok := errors.AsType[*Error](err); ok {
 		return e
 	}

@@ -307,11 +307,11 @@ func TestErrors(t *testing.T) {
 		t.Errorf("ErrInternal = %+v", e)
 	}
 	wrapped := fmt.Errorf("context: %w", ErrInvalidParams("p"))
-	if got := asError(wrapped); got.Code != CodeInvalidParams || got.Message != "p" {
-		t.Errorf("asError(wrapped *Error) = %+v", got)
+	if got := AsError(wrapped); got.Code != CodeInvalidParams || got.Message != "p" {
+		t.Errorf("AsError(wrapped *Error) = %+v", got)
 	}
-	if got := asError(errors.New("plain")); got.Code != CodeInternalError || got.Message != "plain" {
-		t.Errorf("asError(plain) = %+v", got)
+	if got := AsError(errors.New("plain")); got.Code != CodeInternalError || got.Message != "plain" {
+		t.Errorf("AsError(plain) = %+v", got)
 	}
 	for k, want := range map[MessageKind]string{MessageInvalid: "invalid", MessageRequest: "request",
 		MessageNotification: "notification", MessageResponse: "response"} {

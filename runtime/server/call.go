@@ -112,18 +112,21 @@ func invalidMeta(msg string) error { return jsonrpc.ErrInvalidParams("invalid pa
 // unsupportedVersion is the -32022 error for a version the engine does
 // not serve per request, listing the ones it does.
 func unsupportedVersion(requested string) error {
-	e := jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "unsupported protocol version "+quote(requested)+": requests with per-request _meta speak "+joinVersions(modernVersions()))
-	data := []byte(`{"supported":[`)
-	for i, v := range modernVersions() {
-		if i > 0 {
-			data = append(data, ',')
-		}
-		data = jsonrpc.AppendString(data, string(v))
-	}
-	data = append(data, `],"requested":`...)
-	data = jsonrpc.AppendString(data, requested)
-	e.Data = append(data, '}')
+	modern := mcp.EraModern.Versions()
+	e := jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "unsupported protocol version "+quote(requested)+": requests with per-request _meta speak "+joinVersions(modern))
+	e.Data = versionErrorData(requested, modern)
 	return e
+}
+
+// versionErrorData is the data of a -32022 error: the versions offered,
+// in order of preference, and the one the client asked for.
+func versionErrorData(requested string, supported []mcp.ProtocolVersion) []byte {
+	d := mcp.UnsupportedProtocolVersionErrorErrorData{Requested: requested, Supported: make([]string, len(supported))}
+	for i, v := range supported {
+		d.Supported[i] = string(v)
+	}
+	data, _ := d.MarshalJSON() // strings only: it cannot fail
+	return data
 }
 
 // serve runs a request through the middleware chain and the generated
@@ -175,18 +178,6 @@ func (s *Server) dispatch(ctx context.Context, req *Request) (mcp.Message, error
 		return ir.result, nil
 	}
 	return msg, err
-}
-
-// modernVersions lists the versions served per request, newest first.
-func modernVersions() []mcp.ProtocolVersion {
-	var out []mcp.ProtocolVersion
-	all := mcp.SupportedVersions()
-	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].Era() == mcp.EraModern {
-			out = append(out, all[i])
-		}
-	}
-	return out
 }
 
 func joinVersions(vs []mcp.ProtocolVersion) string {

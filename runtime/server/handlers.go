@@ -167,7 +167,8 @@ func (s *Server) endRound(r *request, handlerErr error) error {
 // capability as a ClientCapabilities object.
 func missingCapability(capability string) error {
 	e := jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "the request needs the client capability "+strconv.Quote(capability)+", which the client did not declare in "+metaClientCapabilities)
-	e.Data = []byte(`{"requiredCapabilities":{` + strconv.Quote(capability) + `:{}}}`)
+	data := jsonrpc.AppendString([]byte(`{"requiredCapabilities":{`), capability)
+	e.Data = append(data, `:{}}}`...)
 	return e
 }
 

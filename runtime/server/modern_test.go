@@ -1085,3 +1085,25 @@ func TestResultMetaKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorData checks that the data of -32021 and -32022 is valid JSON
+// whatever the names in it hold.
+func TestErrorData(t *testing.T) {
+	for _, name := range []string{"sampling", "x\x7f\"y", "\u2028"} {
+		var e *jsonrpc.Error
+		if !errors.As(missingCapability(name), &e) {
+			t.Fatalf("missingCapability(%q) is no *jsonrpc.Error", name)
+		}
+		var raw map[string]map[string]json.RawMessage
+		if err := json.Unmarshal(e.Data, &raw); err != nil || raw["requiredCapabilities"][name] == nil {
+			t.Errorf("missingCapability(%q): data %s does not name it (%v)", name, e.Data, err)
+		}
+		if !errors.As(unsupportedVersion(name), &e) {
+			t.Fatalf("unsupportedVersion(%q) is no *jsonrpc.Error", name)
+		}
+		var v mcp.UnsupportedProtocolVersionErrorErrorData
+		if err := v.UnmarshalJSON(e.Data); err != nil || v.Requested != name || len(v.Supported) == 0 || v.Supported[0] != string(mcp.LatestVersion) {
+			t.Errorf("unsupportedVersion(%q): data %s (%v)", name, e.Data, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -122,27 +123,14 @@ func serveCall(ctx context.Context, cs CallServer, c *server.Call, log *slog.Log
 // legacyOnly is the -32022 answer of a Handler whose Server serves only
 // the legacy era, to a request of the stateless one.
 func legacyOnly(b *body, header string) *jsonrpc.Error {
-	e := jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "this server speaks only "+legacyVersions()+", with sessions that begin with initialize")
-	data := []byte(`{"supported":[`)
-	n := 0
-	for _, v := range mcp.SupportedVersions() {
-		if v.Era() != mcp.EraLegacy {
-			continue
-		}
-		if n++; n > 1 {
-			data = append(data, ',')
-		}
-		data = jsonrpc.AppendString(data, string(v))
-	}
-	data = append(data, `],"requested":`...)
-	requested := header
+	d := mcp.UnsupportedProtocolVersionErrorErrorData{Supported: legacyVersions(), Requested: header}
+	e := jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "this server speaks only "+strings.Join(d.Supported, ", ")+", with sessions that begin with initialize")
 	if len(b.msgs) == 1 {
 		if v, ok := metaVersion(b.msgs[0].Params); ok {
-			requested = v
+			d.Requested = v
 		}
 	}
-	data = jsonrpc.AppendString(data, requested)
-	e.Data = append(data, '}')
+	e.Data, _ = d.MarshalJSON() // strings only: it cannot fail
 	return e
 }
 
@@ -284,7 +272,7 @@ func (cs *callStream) finish(id jsonrpc.ID, result []byte, err error) {
 	var frame []byte
 	status := http.StatusOK
 	if err != nil {
-		e := asError(err)
+		e := jsonrpc.AsError(err)
 		status = callStatus(e.Code)
 		frame = jsonrpc.AppendError(nil, id, e)
 	} else {
@@ -301,14 +289,6 @@ func (cs *callStream) finish(id jsonrpc.ID, result []byte, err error) {
 		return
 	}
 	cs.writeLocked(appendEvent(nil, "", frame))
-}
-
-// asError is the JSON-RPC error an engine error is sent as.
-func asError(err error) *jsonrpc.Error {
-	if e, ok := errors.AsType[*jsonrpc.Error](err); ok {
-		return e
-	}
-	return jsonrpc.ErrInternal(err.Error())
 }
 
 // metaVersion reads the protocol version a request's _meta names.

@@ -320,20 +320,21 @@ func legacyVersion(w http.ResponseWriter, hv string) (mcp.ProtocolVersion, bool)
 	}
 	v := mcp.ProtocolVersion(hv)
 	if !v.Supported() || v.Era() != mcp.EraLegacy {
-		httpError(w, http.StatusBadRequest, "unsupported "+headerVersion+" "+quote(hv)+"; supported: "+legacyVersions()+", and 2026-07-28 with the protocol version in each request's _meta")
+		httpError(w, http.StatusBadRequest, "unsupported "+headerVersion+" "+quote(hv)+"; supported: "+strings.Join(legacyVersions(), ", ")+", and 2026-07-28 with the protocol version in each request's _meta")
 		return "", false
 	}
 	return v, true
 }
 
-func legacyVersions() string {
-	var vs []string
-	for _, v := range mcp.SupportedVersions() {
-		if v.Era() == mcp.EraLegacy {
-			vs = append(vs, string(v))
-		}
+// legacyVersions lists the legacy versions a Handler serves, newest first,
+// for messages and for the supported list of -32022 data.
+func legacyVersions() []string {
+	vs := mcp.EraLegacy.Versions()
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
 	}
-	return strings.Join(vs, ", ")
+	return out
 }
 
 // session returns the live session named by the request's Mcp-Session-Id,
