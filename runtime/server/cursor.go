@@ -17,6 +17,10 @@ const cursorSealPurpose = "mcpgen cursor v1"
 // principal, so that a client can neither forge one nor page through a
 // list with another client's.
 func (s *Server) page(r *request, cursor string, n int) (from, to int, next string, err error) {
+	to = min(s.opts.PageSize, n)
+	if cursor == "" && to == n {
+		return 0, n, "", nil // one page: nothing sealed, nothing to digest
+	}
 	bind := r.method + "\x00" + principalDigest(r.principal) + "\x00"
 	if cursor != "" {
 		payload, oerr := s.sealer().Open(cursorSealPurpose, cursor, time.Now())

@@ -124,9 +124,10 @@ const stateSealPurpose = "mcpgen requestState v1"
 // asked this round. A handler may ask from several goroutines.
 type rounds struct {
 	srv     *Server
-	binding roundState // Args is filled in only when needed: see bind
-	// The request's arguments, for the binding's digest: raw JSON
-	// (tools/call), or a prompt's map (prompts/get).
+	binding roundState // Principal and Args are filled in only when needed: see bind
+	// Who asked, and the request's arguments, for the binding's digests:
+	// raw JSON (tools/call), or a prompt's map (prompts/get).
+	principal  any
 	args       []byte
 	promptArgs map[string]string
 
@@ -148,6 +149,7 @@ func (s *Server) openRounds(r *request, target string, args []byte, promptArgs m
 	rs := &r.rounds
 	*rs = rounds{
 		srv:        s,
+		principal:  r.principal,
 		fresh:      fresh,
 		args:       args,
 		promptArgs: promptArgs,
@@ -156,9 +158,6 @@ func (s *Server) openRounds(r *request, target string, args []byte, promptArgs m
 			Target: target,
 			Round:  1,
 		},
-	}
-	if r.principal != nil {
-		rs.binding.Principal = principalDigest(r.principal)
 	}
 	r.input = rs
 	if state == "" {
@@ -188,11 +187,12 @@ func (s *Server) openRounds(r *request, target string, args []byte, promptArgs m
 	return nil
 }
 
-// bind computes the digest of the arguments that a requestState is bound
-// to: only for a round that checks a state or issues one, as it costs a
-// decode and an encode of the arguments.
+// bind computes the digests of the principal and the arguments that a
+// requestState is bound to: only for a round that checks a state or
+// issues one, as they cost hashing, and for a prompt an encode.
 func (rs *rounds) bind() {
 	if rs.binding.Args == "" {
+		rs.binding.Principal = principalDigest(rs.principal)
 		args := rs.args
 		if rs.promptArgs != nil {
 			args, _ = json.Marshal(rs.promptArgs)
