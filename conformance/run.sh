@@ -81,6 +81,9 @@ for set in "${client_sets[@]}"; do
 	client_legs+=("client@$set")
 done
 for leg in "${server_legs[@]}" "${client_legs[@]}"; do
+	# A results directory given in CONFORMANCE_RESULTS may hold an earlier
+	# run's checks, which would stand in for scenarios this run lost.
+	rm -rf "${results:?}/$leg"
 	mkdir -p "$results/$leg"
 	: >"$work/$leg.out"
 done
@@ -146,22 +149,18 @@ fi
 
 # --- client legs --------------------------------------------------------------
 
-if [[ -d $root/examples/everything-client ]]; then
-	(cd "$root" && go build -o "$work/everything-client" ./examples/everything-client)
-	for set in "${client_sets[@]}"; do
-		leg="client@$set"
-		echo "=== $leg: conformance client --requirements $set" >&2
-		# Every client scenario of the set, in parallel, each against its
-		# own test server; the suite appends that server's URL to the
-		# command and sets MCP_CONFORMANCE_SCENARIO and
-		# MCP_CONFORMANCE_PROTOCOL_VERSION=$set; see CONTRACT.md.
-		"$suite" client --command "$work/everything-client" --requirements "$set" \
-			-o "$results/$leg" >"$work/$leg.out" 2>&1 || true
-		if ((verbose)); then cat "$work/$leg.out" >&2; fi
-	done
-else
-	echo "=== client: examples/everything-client does not exist yet; client scenarios skipped" >&2
-fi
+(cd "$root" && go build -o "$work/everything-client" ./examples/everything-client)
+for set in "${client_sets[@]}"; do
+	leg="client@$set"
+	echo "=== $leg: conformance client --requirements $set" >&2
+	# Every client scenario of the set, in parallel, each against its own
+	# test server; the suite appends that server's URL to the command and
+	# sets MCP_CONFORMANCE_SCENARIO and
+	# MCP_CONFORMANCE_PROTOCOL_VERSION=$set; see CONTRACT.md.
+	"$suite" client --command "$work/everything-client" --requirements "$set" \
+		-o "$results/$leg" >"$work/$leg.out" 2>&1 || true
+	if ((verbose)); then cat "$work/$leg.out" >&2; fi
+done
 
 # --- verdict --------------------------------------------------------------------
 
@@ -238,8 +237,8 @@ for (const { leg, out } of legs) {
 const total = { passed: 0, failed: 0 };
 let warned = 0;
 const subtotals = [];
-const unexpected = [], expected = [], stale = [];
-for (const { leg } of legs) {
+const unexpected = [], expected = [], stale = [], empty = [];
+for (const { leg, out } of legs) {
   const keys = [...scenarios.keys()].filter((k) => k.startsWith(`${leg} `)).sort();
   const sub = { leg, scenarios: keys.length, passed: 0, failed: 0, warned: 0 };
   for (const key of keys) {
@@ -264,8 +263,21 @@ for (const { leg } of legs) {
       if (!failing.some((c) => c.id === id)) stale.push(`${key}:${id}`);
     }
   }
+  if (sub.scenarios === 0) {
+    // The suite ran nothing for this leg: it failed to start, or the set
+    // has no scenarios. Either way the leg proves nothing.
+    const said = existsSync(out) ? readFileSync(out, 'utf8').trim().split('\n').slice(-5) : [];
+    console.log(`✗ ${leg}: no scenario ran; the suite's last words:\n    ${said.join('\n    ')}`);
+    empty.push(leg);
+  }
   subtotals.push(sub);
   total.passed += sub.passed; total.failed += sub.failed; warned += sub.warned;
+}
+// An entry for a scenario the suite no longer has is stale too: it would
+// otherwise excuse a scenario of that name should one come back.
+for (const key of baseline.keys()) {
+  const [leg] = key.split(' ');
+  if (!scenarios.has(key) && !empty.includes(leg)) stale.push(`${key} (the suite ran no such scenario)`);
 }
 console.log('');
 for (const s of subtotals) {
@@ -273,10 +285,10 @@ for (const s of subtotals) {
 }
 console.log(`\n${scenarios.size} scenarios, ${warned} warnings.`);
 if (expected.length) console.log(`Failing as baseline.txt expects:\n  ${expected.join('\n  ')}`);
-if (stale.length) console.log(`Passing although baseline.txt lists them (remove the entries):\n  ${stale.join('\n  ')}`);
+if (stale.length) console.log(`Listed in baseline.txt but not failing (remove the entries):\n  ${stale.join('\n  ')}`);
 if (unexpected.length) console.log(`Failing and not in baseline.txt:\n  ${unexpected.join('\n  ')}`);
-if (scenarios.size === 0) console.log('No scenario ran.');
+if (empty.length) console.log(`No scenario ran in: ${empty.join(', ')}`);
 // The closing line, in the form CI reads.
 console.log(`conformance: ${total.passed} passed, ${total.failed} failed`);
-process.exit(unexpected.length || stale.length || scenarios.size === 0 ? 1 : 0);
+process.exit(unexpected.length || stale.length || empty.length ? 1 : 0);
 EOF
