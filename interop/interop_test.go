@@ -740,28 +740,7 @@ func checkTypeScriptV2Client(t *testing.T, node string, target ...string) {
 // TestClientAgainstTypeScriptHTTPServer drives a Streamable HTTP server
 // written with the TypeScript SDK (ts-http-server.mjs) with mcpgen's client.
 func TestClientAgainstTypeScriptHTTPServer(t *testing.T) {
-	node := requireNode(t)
-	cmd := exec.Command(node, "ts-http-server.mjs")
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	lines := bufio.NewScanner(stdout)
-	if !lines.Scan() {
-		t.Fatalf("ts-http-server.mjs printed nothing: %v", lines.Err())
-	}
-	url, ok := strings.CutPrefix(lines.Text(), "listening ")
-	if !ok {
-		t.Fatalf("ts-http-server.mjs printed %q", lines.Text())
-	}
+	url := startNodeServer(t, requireNode(t), "ts-http-server.mjs")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := client.New(mcp.Implementation{Name: "mcpgen-interop", Version: "1.0.0"}, nil)
@@ -821,9 +800,7 @@ func TestClientAgainstTypeScriptV2Server(t *testing.T) {
 		t.Run(over, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			var progress sync.WaitGroup
-			progress.Add(3)
-			var once sync.Map
+			progress := make(chan float64, 16)
 			c := client.New(mcp.Implementation{Name: "mcpgen-interop", Version: "1.0.0"}, &client.Options{
 				Elicit: func(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitResult, error) {
 					return &mcp.ElicitResult{Action: mcp.ElicitResultActionAccept, Content: map[string]mcp.ElicitResultContentValue{
@@ -838,14 +815,15 @@ func TestClientAgainstTypeScriptV2Server(t *testing.T) {
 					return []mcp.Root{{URI: "file:///interop/root"}}, nil
 				},
 				OnProgress: func(p *mcp.ProgressNotificationParams) {
-					if _, seen := once.LoadOrStore(p.Progress, true); !seen {
-						progress.Done()
+					select {
+					case progress <- p.Progress:
+					default: // more than the test reads is the test's failure
 					}
 				},
 			})
 			var tr jsonrpc.Transport
 			if over == "http" {
-				tr = streamable.NewClientTransport(startV2Server(t, node), nil)
+				tr = streamable.NewClientTransport(startNodeServer(t, node, "ts-v2-server.mjs", "http"), nil)
 			} else {
 				p, err := client.CommandTransport(exec.Command(node, "ts-v2-server.mjs", "stdio"), nil)
 				if err != nil {
@@ -893,12 +871,16 @@ func TestClientAgainstTypeScriptV2Server(t *testing.T) {
 			if _, err := sess.CallTool(ctx, &mcp.CallToolRequestParams{Name: "test_tool_with_progress", Arguments: json.RawMessage(`{}`)}); err != nil {
 				t.Fatal(err)
 			}
-			waited := make(chan struct{})
-			go func() { progress.Wait(); close(waited) }()
-			select {
-			case <-waited:
-			case <-ctx.Done():
-				t.Error("the progress notifications 0, 50 and 100 did not all reach OnProgress")
+			var steps []float64
+			for len(steps) < 3 && ctx.Err() == nil {
+				select {
+				case v := <-progress:
+					steps = append(steps, v)
+				case <-ctx.Done():
+				}
+			}
+			if fmt.Sprint(steps) != "[0 50 100]" || len(progress) != 0 {
+				t.Errorf("OnProgress got %v and %d more, want [0 50 100]", steps, len(progress))
 			}
 			sub, err := sess.Listen(ctx, mcp.SubscriptionFilter{ToolsListChanged: true})
 			if err != nil {
@@ -912,10 +894,11 @@ func TestClientAgainstTypeScriptV2Server(t *testing.T) {
 	}
 }
 
-// startV2Server starts ts-v2-server.mjs over HTTP and returns its URL.
-func startV2Server(t *testing.T, node string) string {
+// startNodeServer runs a Streamable HTTP server script with node until
+// the test ends, and returns the URL it prints as "listening <url>".
+func startNodeServer(t *testing.T, node, script string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(node, "ts-v2-server.mjs", "http")
+	cmd := exec.Command(node, append([]string{script}, args...)...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -930,11 +913,11 @@ func startV2Server(t *testing.T, node string) string {
 	})
 	lines := bufio.NewScanner(stdout)
 	if !lines.Scan() {
-		t.Fatalf("ts-v2-server.mjs printed nothing: %v", lines.Err())
+		t.Fatalf("%s printed nothing: %v", script, lines.Err())
 	}
 	url, ok := strings.CutPrefix(lines.Text(), "listening ")
 	if !ok {
-		t.Fatalf("ts-v2-server.mjs printed %q", lines.Text())
+		t.Fatalf("%s printed %q", script, lines.Text())
 	}
 	return url
 }

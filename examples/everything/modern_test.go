@@ -175,13 +175,18 @@ func TestModernStateChecks(t *testing.T) {
 	_, c := connectModern(t)
 	ir := c.inputRequired("tools/call", allCaps, `"name":"test_input_required_result_tampered_state"`)
 	answer := `"inputResponses":{"confirm":{"action":"accept","content":{"ok":true}}}`
-	if _, err := c.call("tools/call", allCaps, `"name":"test_input_required_result_tampered_state",`+answer+`,"requestState":"`+ir.RequestState+`-TAMPERED"`); err == nil {
-		t.Error("a tampered requestState was accepted")
+	refused := func(what string, err error) {
+		t.Helper()
+		var e *jsonrpc.Error
+		if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "requestState") {
+			t.Errorf("%s: %v, want -32602 naming requestState", what, err)
+		}
 	}
+	_, err := c.call("tools/call", allCaps, `"name":"test_input_required_result_tampered_state",`+answer+`,"requestState":"`+ir.RequestState+`-TAMPERED"`)
+	refused("a tampered requestState", err)
 	// The state of one tool does not complete another.
-	if _, err := c.call("tools/call", allCaps, `"name":"test_input_required_result_request_state",`+answer+`,"requestState":"`+ir.RequestState+`"`); err == nil {
-		t.Error("a requestState was accepted on another tool")
-	}
+	_, err = c.call("tools/call", allCaps, `"name":"test_input_required_result_request_state",`+answer+`,"requestState":"`+ir.RequestState+`"`)
+	refused("a requestState on another tool", err)
 	got := c.completeText(allCaps, `"name":"test_input_required_result_tampered_state",`+answer+`,"requestState":"`+ir.RequestState+`"`)
 	if !strings.Contains(got, "state-ok") {
 		t.Errorf("the untouched state: %q", got)

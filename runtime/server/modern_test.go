@@ -780,8 +780,10 @@ func TestListen(t *testing.T) {
 	read := func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{}, nil
 	}
-	s.AddResource(mcp.Resource{URI: "test://watched", Name: "w"}, read)
-	p := startWith(t, s, context.Background())
+	if err := s.AddResource(mcp.Resource{URI: "test://watched", Name: "w"}, read); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, s)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -809,32 +811,33 @@ func TestListen(t *testing.T) {
 	if !strings.Contains(string(note.Params), fmt.Sprintf(`"io.modelcontextprotocol/subscriptionId":%d`, subID)) {
 		t.Errorf("tools/list_changed: %s", note.Params)
 	}
+	// What the client did not opt into is never sent: the notification
+	// after each change is the next one opted into.
 	s.ResourceUpdated(context.Background(), "test://unwatched")
 	s.ResourceUpdated(context.Background(), "test://watched")
-	note = p.note(t, mcp.MethodResourceUpdatedNotification)
-	if !strings.Contains(string(note.Params), `"uri":"test://watched"`) || !strings.Contains(string(note.Params), "subscriptionId") {
-		t.Errorf("resources/updated: %s", note.Params)
+	note = p.next(t)
+	if note.Method != mcp.MethodResourceUpdatedNotification || !strings.Contains(string(note.Params), `"uri":"test://watched"`) || !strings.Contains(string(note.Params), "subscriptionId") {
+		t.Errorf("after the updates: %s %s, want resources/updated of test://watched", note.Method, note.Params)
 	}
-	select {
-	case n := <-p.notes:
-		t.Errorf("unexpected %s %s", n.Method, n.Params)
-	case <-time.After(20 * time.Millisecond):
+	s.ResourceUpdated(context.Background(), "test://unwatched")
+	addTool(t, s, "newer", func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return textOf(""), nil })
+	if note = p.next(t); note.Method != mcp.MethodToolListChangedNotification {
+		t.Errorf("after an unwatched update and a new tool: %s %s, want tools/list_changed", note.Method, note.Params)
 	}
 
 	cancel() // the client sends notifications/cancelled
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("listen after cancel: %v", err)
 	}
-	// The listener is gone: a change reaches nobody and blocks nothing.
-	for range 100 {
-		s.eachListener(func(*listener) {})
-		if s.listenerCount() == 0 {
-			break
-		}
+	// The listener is gone: a change reaches nobody and blocks nothing. The
+	// client stops waiting at once; the server ends the listener when the
+	// cancellation arrives, so wait for that, as long as a test may.
+	deadline := time.Now().Add(5 * time.Second)
+	for s.listenerCount() != 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
 	if n := s.listenerCount(); n != 0 {
-		t.Errorf("%d listeners after the cancel", n)
+		t.Errorf("%d listeners 5s after the cancel", n)
 	}
 }
 
@@ -858,10 +861,12 @@ func TestLoggingPerRequest(t *testing.T) {
 	if _, err := p.modern(t, "tools/call", "", `"name":"log"`); err != nil {
 		t.Fatal(err)
 	}
+	// Notifications are read before the response that follows them, so
+	// any the call caused are queued by now.
 	select {
 	case n := <-p.notes:
 		t.Errorf("a request without logLevel heard %s %s", n.Method, n.Params)
-	case <-time.After(20 * time.Millisecond):
+	default:
 	}
 	params := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"warning"},"name":"log"}`
 	if _, err := p.call(t, "tools/call", params); err != nil {
@@ -871,7 +876,9 @@ func TestLoggingPerRequest(t *testing.T) {
 	for range 2 {
 		n := p.note(t, mcp.MethodLoggingMessageNotification)
 		var m mcp.LoggingMessageNotificationParams
-		m.UnmarshalJSON(n.Params)
+		if err := m.UnmarshalJSON(n.Params); err != nil {
+			t.Fatalf("%s: %v", n.Params, err)
+		}
 		heard = append(heard, string(m.Level))
 	}
 	if strings.Join(heard, ",") != "warning,error" {

@@ -89,6 +89,18 @@ func (p *peer) note(t *testing.T, method string) *jsonrpc.Request {
 	}
 }
 
+// next returns the next notification, whatever it is.
+func (p *peer) next(t *testing.T) *jsonrpc.Request {
+	t.Helper()
+	select {
+	case n := <-p.notes:
+		return n
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notification")
+		return nil
+	}
+}
+
 func code(t *testing.T, err error) int64 {
 	t.Helper()
 	var e *jsonrpc.Error
