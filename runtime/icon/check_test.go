@@ -38,6 +38,9 @@ func TestCheck(t *testing.T) {
 		{"http server: no https icon shares its origin", &Policy{ServerURL: "http://localhost:8080/mcp"}, mcp.Icon{Src: "https://localhost:8080/a.png"}, ErrOrigin},
 		{"ServerURL without scheme", &Policy{ServerURL: "mcp.example.com"}, mcp.Icon{Src: "https://mcp.example.com/a.png"}, ErrPolicy},
 		{"TrustedOrigins entry over http", &Policy{TrustedOrigins: []string{"http://cdn.example.com"}}, mcp.Icon{Src: "https://cdn.example.com/a.png"}, ErrPolicy},
+		{"TrustedOrigins entry with a path", &Policy{TrustedOrigins: []string{"https://cdn.example.com/icons"}}, mcp.Icon{Src: "https://cdn.example.com/icons/a.png"}, ErrPolicy},
+		{"TrustedOrigins entry with a query", &Policy{TrustedOrigins: []string{"https://cdn.example.com?x=1"}}, mcp.Icon{Src: "https://cdn.example.com/a.png"}, ErrPolicy},
+		{"TrustedOrigins entry with a slash", &Policy{TrustedOrigins: []string{"https://cdn.example.com/"}}, mcp.Icon{Src: "https://cdn.example.com/a.png"}, nil},
 
 		// Schemes.
 		{"http", server, mcp.Icon{Src: "http://mcp.example.com/a.png"}, ErrScheme},
@@ -86,6 +89,8 @@ func TestCheck(t *testing.T) {
 		{"data empty payload", server, mcp.Icon{Src: "data:image/png;base64,"}, ErrSource},
 		{"data over MaxBytes, base64", small, mcp.Icon{Src: png}, ErrTooLarge},
 		{"data over MaxBytes, percent-encoded", &Policy{MaxBytes: 4, AllowSVG: true}, mcp.Icon{Src: "data:image/svg+xml,<svg/>"}, ErrTooLarge},
+		{"data over MaxBytes, base64 percent-escaped", &Policy{MaxBytes: 3}, mcp.Icon{Src: "data:image/png;base64," + strings.Repeat("%41", 12)}, ErrTooLarge},
+		{"data at MaxBytes, base64 percent-escaped", &Policy{MaxBytes: 3}, mcp.Icon{Src: "data:image/png;base64,%41%41%41%41"}, nil},
 		{"data at MaxBytes", &Policy{MaxBytes: 6, AllowSVG: true}, mcp.Icon{Src: "data:image/svg+xml,<svg/>"}, nil},
 	}
 	for _, tt := range tests {

@@ -148,7 +148,7 @@ func TestSniff(t *testing.T) {
 		{"png", pngOf(t, 1, 1), MIMEPNG},
 		{"jpeg", jpegOf(t, 1, 1), MIMEJPEG},
 		{"webp", webpLossless(1, 1), MIMEWebP},
-		{"gif", gifOf(t), MIMEGIF},
+		{"gif", gifOf(t), mimeGIF},
 		{"svg after BOM, declaration, comment", []byte("\xEF\xBB\xBF <?xml version=\"1.0\"?><!-- c --><svg/>"), MIMESVG},
 		{"svg with a prefix", []byte(`<s:svg xmlns:s="http://www.w3.org/2000/svg"/>`), MIMESVG},
 		{"html", []byte("<html><svg/></html>"), ""},

@@ -52,6 +52,13 @@ func parseDataURI(src string, limit int64) (dataURI, error) {
 	}
 
 	if isBase64 {
+		// The padded encoding of limit bytes is the longest that fits; a
+		// percent-escaped one is at most three times as long. Refuse what
+		// is longer still before unescaping allocates for it.
+		maxLen := (limit + 2) / 3 * 4
+		if int64(len(payload)) > 3*maxLen {
+			return dataURI{}, refuse(src, ErrTooLarge, "base64 payload of %d characters decodes to more than %d bytes", len(payload), limit)
+		}
 		// A percent-escape inside base64 is legal, if odd; undo it first.
 		if strings.Contains(payload, "%") {
 			var err error
@@ -59,8 +66,7 @@ func parseDataURI(src string, limit int64) (dataURI, error) {
 				return dataURI{}, refuse(src, ErrSource, "data: payload: %v", err)
 			}
 		}
-		// The padded encoding of limit bytes is the longest that fits.
-		if int64(len(payload)) > (limit+2)/3*4 {
+		if int64(len(payload)) > maxLen {
 			return dataURI{}, refuse(src, ErrTooLarge, "base64 payload of %d characters decodes to more than %d bytes", len(payload), limit)
 		}
 		enc := base64.StdEncoding

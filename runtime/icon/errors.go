@@ -95,10 +95,14 @@ func describe(src string) string {
 	if len(src) <= keep+16 {
 		return fmt.Sprintf("%q", src)
 	}
-	cut := keep
-	// Back off to a rune boundary so that %q shows no broken rune.
-	for cut > 0 && src[cut]&0xC0 == 0x80 {
-		cut--
+	return fmt.Sprintf("%q…(%d bytes)", runePrefix(src, keep), len(src))
+}
+
+// runePrefix is s cut to at most n bytes, backing off to a rune boundary
+// so that what is quoted shows no broken rune.
+func runePrefix(s string, n int) string {
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
 	}
-	return fmt.Sprintf("%q…(%d bytes)", src[:cut], len(src))
+	return s[:n]
 }

@@ -15,10 +15,11 @@ const (
 	MIMEJPEG = "image/jpeg"
 	MIMEWebP = "image/webp"
 	MIMESVG  = "image/svg+xml"
-	// MIMEGIF is recognized only to be refused by name: GIF is animated
-	// by design and the specification does not ask clients to support it.
-	MIMEGIF = "image/gif"
 )
+
+// mimeGIF is recognized only to be refused by name: GIF is animated by
+// design and the specification does not ask clients to support it.
+const mimeGIF = "image/gif"
 
 // Defaults for the zero fields of a Policy.
 const (
@@ -236,7 +237,8 @@ func (p *Policy) origins(src string) ([]origin, error) {
 	}
 	for _, s := range p.TrustedOrigins {
 		u, err := url.Parse(s)
-		if err != nil || !strings.EqualFold(u.Scheme, "https") || u.Host == "" || u.User != nil {
+		if err != nil || !strings.EqualFold(u.Scheme, "https") || u.Host == "" || u.User != nil ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
 			return nil, refuse(src, ErrPolicy, "TrustedOrigins entry %q is not an https://host[:port] origin", s)
 		}
 		out = append(out, originOf(u))

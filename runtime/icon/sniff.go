@@ -26,7 +26,7 @@ func sniff(b []byte) string {
 	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
 		return MIMEWebP
 	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
-		return MIMEGIF
+		return mimeGIF
 	case looksLikeSVG(b):
 		return MIMESVG
 	}

@@ -51,8 +51,7 @@ var svgDenied = map[string]bool{
 // through; that is why the package documentation still asks the host to
 // render SVG where script cannot run.
 func checkSVG(b []byte) error {
-	d := xml.NewDecoder(bytes.NewReader(b))
-	d.Strict = true
+	d := xml.NewDecoder(bytes.NewReader(b)) // strict: malformed XML is an error
 	depth, roots := 0, 0
 	// The text of a <style> element is checked whole at its end: CDATA
 	// sections and comments split it into several tokens, and a check
@@ -206,13 +205,8 @@ func firstWord(s string) string {
 
 // clip shortens an attribute value quoted in an error.
 func clip(s string) string {
-	const keep = 40
-	if len(s) <= keep {
+	if len(s) <= 40 {
 		return s
 	}
-	cut := keep
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return runePrefix(s, 40) + "…"
 }
