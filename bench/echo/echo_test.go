@@ -84,39 +84,8 @@ func conformance(t *testing.T, c *Client, window int) {
 		t.Errorf("echo inputSchema = %v, want %v", got, wantSchema)
 	}
 
-	const text = "ünïcode \"quoted\" \\ and\nnewline"
-	res, err = c.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": text}})
-	if err != nil {
-		t.Fatalf("tools/call: %v", err)
-	}
-	var call struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	}
-	if err := json.Unmarshal(res, &call); err != nil {
-		t.Fatalf("tools/call result %s: %v", res, err)
-	}
-	if call.IsError || len(call.Content) != 1 || call.Content[0].Type != "text" || call.Content[0].Text != text {
-		t.Errorf("tools/call result = %s, want one text block %q", res, text)
-	}
-
-	_, err = c.Call("no/such/method", map[string]any{})
-	var rpcErr *RPCError
-	if !errors.As(err, &rpcErr) || rpcErr.Code != -32601 {
-		t.Errorf("unknown method: error %v, want code -32601", err)
-	}
-
-	const calls = 200
-	if n, err := c.Echo(calls, window, time.Time{}); err != nil || n != calls {
-		t.Errorf("Echo(%d, %d) = %d, %v; want %d calls", calls, window, n, err, calls)
-	}
-	// The client must be usable again after a pipelined run.
-	if _, err := c.Call("ping", nil); err != nil {
-		t.Errorf("ping after Echo: %v", err)
-	}
+	checkEchoResult(t, c.Call)
+	checkUnknownAndPipelined(t, c, window, "ping")
 }
 
 // modernConformance checks a server through a 2026-07-28 client c, which
@@ -139,45 +108,62 @@ func modernConformance(t *testing.T, c *Client, window int) {
 		t.Fatalf("tools/list = %s (%v), want the echo tool alone", res, err)
 	}
 
-	const text = "ünïcode \"quoted\" \\ and\nnewline"
-	res, err = c.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": text}})
-	if err != nil {
-		t.Fatalf("tools/call: %v", err)
-	}
-	var call struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError    bool   `json:"isError"`
-		ResultType string `json:"resultType"`
-		Meta       map[string]struct {
-			Name string `json:"name"`
-		} `json:"_meta"`
-	}
-	if err := json.Unmarshal(res, &call); err != nil {
-		t.Fatalf("tools/call result %s: %v", res, err)
-	}
-	if call.IsError || len(call.Content) != 1 || call.Content[0].Type != "text" || call.Content[0].Text != text {
-		t.Errorf("tools/call result = %s, want one text block %q", res, text)
-	}
+	call, res := checkEchoResult(t, c.Call)
 	if call.ResultType != "complete" || call.Meta[metaServerInfo].Name == "" {
 		t.Errorf("tools/call result = %s, want resultType complete and the server's name in _meta", res)
 	}
+	checkUnknownAndPipelined(t, c, window, "tools/list")
+}
 
-	_, err = c.Call("no/such/method", map[string]any{})
+// echoCall is what the checks read of an echo tools/call result.
+type echoCall struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	IsError    bool   `json:"isError"`
+	ResultType string `json:"resultType"`
+	Meta       map[string]struct {
+		Name string `json:"name"`
+	} `json:"_meta"`
+}
+
+// checkEchoResult makes one echo tools/call through call, with text that
+// needs escaping, and checks that it answers one text block of it.
+func checkEchoResult(t *testing.T, call func(method string, params any) (json.RawMessage, error)) (echoCall, json.RawMessage) {
+	t.Helper()
+	const text = "ünïcode \"quoted\" \\ and\nnewline"
+	res, err := call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": text}})
+	if err != nil {
+		t.Fatalf("tools/call: %v", err)
+	}
+	var r echoCall
+	if err := json.Unmarshal(res, &r); err != nil {
+		t.Fatalf("tools/call result %s: %v", res, err)
+	}
+	if r.IsError || len(r.Content) != 1 || r.Content[0].Type != "text" || r.Content[0].Text != text {
+		t.Errorf("tools/call result = %s, want one text block %q", res, text)
+	}
+	return r, res
+}
+
+// checkUnknownAndPipelined checks that an unknown method gets -32601, that
+// pipelined calls with window in flight all complete, and that the client
+// can make the call after afterwards.
+func checkUnknownAndPipelined(t *testing.T, c *Client, window int, after string) {
+	t.Helper()
+	_, err := c.Call("no/such/method", map[string]any{})
 	var rpcErr *RPCError
 	if !errors.As(err, &rpcErr) || rpcErr.Code != -32601 {
 		t.Errorf("unknown method: error %v, want code -32601", err)
 	}
-
 	const calls = 200
 	if n, err := c.Echo(calls, window, time.Time{}); err != nil || n != calls {
 		t.Errorf("Echo(%d, %d) = %d, %v; want %d calls", calls, window, n, err, calls)
 	}
 	// The client must be usable again after a pipelined run.
-	if _, err := c.Call("tools/list", nil); err != nil {
-		t.Errorf("tools/list after Echo: %v", err)
+	if _, err := c.Call(after, nil); err != nil {
+		t.Errorf("%s after Echo: %v", after, err)
 	}
 }
 

@@ -2,7 +2,6 @@ package echo
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -67,24 +66,7 @@ func TestServersHandler(t *testing.T) {
 // escaping; in 2026-07-28, Call has checked that the result is complete.
 func checkHTTPCall(t *testing.T, s *HTTPSession) {
 	t.Helper()
-	const text = "ünïcode \"quoted\" \\ and\nnewline"
-	res, err := s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": text}})
-	if err != nil {
-		t.Fatalf("tools/call: %v", err)
-	}
-	var call struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	}
-	if err := json.Unmarshal(res, &call); err != nil {
-		t.Fatalf("tools/call result %s: %v", res, err)
-	}
-	if call.IsError || len(call.Content) != 1 || call.Content[0].Type != "text" || call.Content[0].Text != text {
-		t.Errorf("tools/call result = %s, want one text block %q", res, text)
-	}
+	checkEchoResult(t, s.Call)
 	if s.SessionID() != "" && s.era == Modern {
 		t.Errorf("a %s client has session id %q", ModernVersion, s.SessionID())
 	}
@@ -134,12 +116,11 @@ func TestClients(t *testing.T) {
 		t.Logf("%s: %d clients left %.0f B heap, %.0f B stack, %.2f goroutines each; %d sessions running",
 			r.Entry, r.Clients, r.HeapPerClient, r.StackPerClient, r.GoroutinesPerClient, r.Sessions)
 	}
-	// Whole-process heap after GC moves by tens of KiB between two
-	// readings at most; over 300 clients that is under 100 bytes each. A
-	// session is thousands.
-	if modern.Sessions != 0 || modern.GoroutinesPerClient > 0 || modern.HeapPerClient > 512 {
-		t.Errorf("%s clients left %d sessions, %.2f goroutines and %.0f B heap each; want none",
-			ModernVersion, modern.Sessions, modern.GoroutinesPerClient, modern.HeapPerClient)
+	// The heap per client is BenchmarkClients' to report: whole-process
+	// readings are a measurement, not a count a test can hold exactly.
+	if modern.Sessions != 0 || modern.GoroutinesPerClient > 0 {
+		t.Errorf("%s clients left %d sessions and %.2f goroutines each; want none",
+			ModernVersion, modern.Sessions, modern.GoroutinesPerClient)
 	}
 	if legacy.Sessions != n+4 { // the warm-up's clients are sessions too
 		t.Errorf("legacy clients left %d sessions running, want %d (they end on DELETE or expiry)", legacy.Sessions, n+4)

@@ -103,11 +103,7 @@ func (p *peer) next(t *testing.T) *jsonrpc.Request {
 
 func code(t *testing.T, err error) int64 {
 	t.Helper()
-	var e *jsonrpc.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("%v is not a JSON-RPC error", err)
-	}
-	return e.Code
+	return rpcError(t, err).Code
 }
 
 func echoTool(t testing.TB, s *Server) {

@@ -38,15 +38,7 @@ func panicAfter(next server.HandlerFunc) server.HandlerFunc {
 // tests cause would fill it.
 func serveQuiet(t testing.TB, srv *server.Server, opts *HandlerOptions) (*Handler, *httptest.Server) {
 	t.Helper()
-	h := NewHandler(srv, opts)
-	ts := httptest.NewUnstartedServer(h)
-	ts.Config.ErrorLog = log.New(io.Discard, "", 0)
-	ts.Start()
-	t.Cleanup(func() {
-		h.Close()
-		ts.Close()
-	})
-	return h, ts
+	return serveLogged(t, srv, opts, log.New(io.Discard, "", 0))
 }
 
 // TestCallHandlerPanic checks that a panic while serving a 2026-07-28

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -260,8 +261,17 @@ func byUser(r *http.Request) (any, error) {
 // serveEngine starts a Handler over srv on a loopback test server.
 func serveEngine(t testing.TB, srv *server.Server, opts *HandlerOptions) (*Handler, *httptest.Server) {
 	t.Helper()
+	return serveLogged(t, srv, opts, nil)
+}
+
+// serveLogged is serveEngine with the test server's net/http error log
+// set to errLog (nil: net/http's default).
+func serveLogged(t testing.TB, srv *server.Server, opts *HandlerOptions, errLog *log.Logger) (*Handler, *httptest.Server) {
+	t.Helper()
 	h := NewHandler(srv, opts)
-	ts := httptest.NewServer(h)
+	ts := httptest.NewUnstartedServer(h)
+	ts.Config.ErrorLog = errLog
+	ts.Start()
 	t.Cleanup(func() {
 		h.Close()
 		ts.Close()
@@ -279,11 +289,7 @@ func newMCP26(t testing.TB, opts *server.Options) *server.Server {
 		s = newMCP(t)
 	} else {
 		s = server.New(mcp.Implementation{Name: "test", Version: "1"}, opts)
-		addTool(t, s, "echo", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-			var in struct{ Text string }
-			json.Unmarshal(p.Arguments, &in)
-			return textResult(in.Text), nil
-		})
+		addEcho(t, s)
 	}
 	addExtras(t, s)
 	return s
@@ -353,6 +359,7 @@ func addExtras(t testing.TB, s *server.Server) {
 }
 
 func nameQuestion(t testing.TB) *mcp.ElicitRequestParams {
+	t.Helper()
 	var q mcp.ElicitRequestParams
 	if err := json.Unmarshal([]byte(`{"message":"name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`), &q); err != nil {
 		t.Fatal(err)

@@ -27,11 +27,8 @@ import (
 func newMCP(t testing.TB) *server.Server {
 	t.Helper()
 	s := server.New(mcp.Implementation{Name: "test", Version: "1"}, nil)
-	addTool(t, s, "echo", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		var in struct{ Text string }
-		json.Unmarshal(p.Arguments, &in)
-		return textResult(in.Text), nil
-	})
+	addEcho(t, s)
+	question := nameQuestion(t)
 	addTool(t, s, "chatty", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		if err := server.Progress(ctx, 1, 2, "half"); err != nil {
 			return nil, err
@@ -39,11 +36,7 @@ func newMCP(t testing.TB) *server.Server {
 		if err := server.Log(ctx, mcp.LoggingLevelWarning, "chatty", "careful"); err != nil {
 			return nil, err
 		}
-		var params mcp.ElicitRequestParams
-		if err := json.Unmarshal([]byte(`{"message":"name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`), &params); err != nil {
-			return nil, err
-		}
-		r, err := server.Elicit(ctx, &params)
+		r, err := server.Elicit(ctx, question)
 		if err != nil {
 			return nil, err
 		}
@@ -66,13 +59,17 @@ func newMCP(t testing.TB) *server.Server {
 
 func addTool(t testing.TB, s *server.Server, name string, h server.ToolHandler) {
 	t.Helper()
-	var def mcp.Tool
-	if err := json.Unmarshal([]byte(`{"name":"`+name+`","inputSchema":{"type":"object"}}`), &def); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddTool(def, h); err != nil {
-		t.Fatal(err)
-	}
+	addToolSchema(t, s, name, `{"type":"object"}`, h)
+}
+
+// addEcho registers the tool echo, which answers with its text argument.
+func addEcho(t testing.TB, s *server.Server) {
+	t.Helper()
+	addTool(t, s, "echo", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		var in struct{ Text string }
+		json.Unmarshal(p.Arguments, &in)
+		return textResult(in.Text), nil
+	})
 }
 
 func textResult(s string) *mcp.CallToolResult {
@@ -82,13 +79,7 @@ func textResult(s string) *mcp.CallToolResult {
 // serve starts a Handler over the test engine on a loopback test server.
 func serve(t testing.TB, opts *HandlerOptions) (*Handler, *httptest.Server) {
 	t.Helper()
-	h := NewHandler(newMCP(t), opts)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() {
-		h.Close()
-		ts.Close()
-	})
-	return h, ts
+	return serveEngine(t, newMCP(t), opts)
 }
 
 // client speaks raw HTTP to a test server.
