@@ -82,7 +82,6 @@ func (s *Server) modernRequest(ctx context.Context, c *Call, m requestMeta) (*re
 		return nil, unsupportedVersion(version)
 	}
 	r := &request{
-		srv:           s,
 		id:            c.ID,
 		method:        c.Method,
 		version:       v,

@@ -14,7 +14,6 @@ import (
 // a legacy session fills it from the session's initialize. Nothing below
 // the era gate asks which era it serves except where the wire differs.
 type request struct {
-	srv *Server
 	// session is the legacy session the request arrived on; nil for a
 	// 2026-07-28 request, which belongs to no session.
 	session *Session

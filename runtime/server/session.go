@@ -113,7 +113,6 @@ func (s *Session) Handle(ctx context.Context, req *jsonrpc.Request) ([]byte, err
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is not initialized yet: wait for the initialize result")
 	}
 	r := &request{
-		srv:           s.srv,
 		session:       s,
 		id:            req.ID,
 		method:        req.Method,
