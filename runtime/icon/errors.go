@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/clip"
 )
 
 // The reasons an icon is refused. A refusal is an [*Error] whose Reason is
@@ -95,14 +97,5 @@ func describe(src string) string {
 	if len(src) <= keep+16 {
 		return fmt.Sprintf("%q", src)
 	}
-	return fmt.Sprintf("%q…(%d bytes)", runePrefix(src, keep), len(src))
-}
-
-// runePrefix is s cut to at most n bytes, backing off to a rune boundary
-// so that what is quoted shows no broken rune.
-func runePrefix(s string, n int) string {
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
+	return fmt.Sprintf("%q…(%d bytes)", clip.Prefix(src, keep), len(src))
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"strings"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/clip"
 )
 
 const svgNamespace = "http://www.w3.org/2000/svg"
@@ -91,7 +93,7 @@ func checkSVG(b []byte) error {
 			}
 			for _, a := range t.Attr {
 				if reason := svgAttr(a); reason != "" {
-					return unsafe("<%s %s=%q>: %s", t.Name.Local, attrName(a.Name), clip(a.Value), reason)
+					return unsafe("<%s %s=%q>: %s", t.Name.Local, attrName(a.Name), shortAttr(a.Value), reason)
 				}
 			}
 		case xml.EndElement:
@@ -203,10 +205,10 @@ func firstWord(s string) string {
 	return s
 }
 
-// clip shortens an attribute value quoted in an error.
-func clip(s string) string {
+// shortAttr shortens an attribute value quoted in an error.
+func shortAttr(s string) string {
 	if len(s) <= 40 {
 		return s
 	}
-	return runePrefix(s, 40) + "…"
+	return clip.Prefix(s, 40) + "…"
 }

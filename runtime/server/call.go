@@ -4,10 +4,10 @@ import (
 	"context"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/internal/clip"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -191,10 +191,5 @@ func joinVersions(vs []mcp.ProtocolVersion) string {
 }
 
 // quote quotes a value a client sent for an error message: short, and
-// without control characters.
-func quote(s string) string {
-	if len(s) > 100 {
-		s = s[:100] + "..."
-	}
-	return strconv.Quote(s)
-}
+// with control characters escaped.
+func quote(s string) string { return clip.Quote(s, 100) }

@@ -4,6 +4,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/clip"
 )
 
 // checkHost reports why a request's Host or Origin is refused, or "" when
@@ -48,14 +50,4 @@ func (h *Handler) hostAllowed(host string) bool {
 	return false
 }
 
-func quote(s string) string {
-	if len(s) > 100 {
-		s = s[:100] + "..."
-	}
-	return "\"" + strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == '"' {
-			return '?'
-		}
-		return r
-	}, s) + "\""
-}
+func quote(s string) string { return clip.Quote(s, 100) }

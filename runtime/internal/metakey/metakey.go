@@ -29,6 +29,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/clip"
 )
 
 // Error is a key that breaks a rule. Check and its siblings return it, so
@@ -221,27 +223,8 @@ func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 // peers, and an error should not repeat a megabyte of one.
 const maxQuoted = 64
 
-// quote returns s as a Go string literal, so that control characters and
-// invalid UTF-8 show as escapes, cut to maxQuoted bytes with "..." after
-// it when longer.
-func quote(s string) string {
-	if len(s) <= maxQuoted {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(shorten(s)) + "..."
-}
-
-// shorten cuts s to at most maxQuoted bytes, not inside a UTF-8 sequence.
-func shorten(s string) string {
-	if len(s) <= maxQuoted {
-		return s
-	}
-	cut := maxQuoted
-	for cut > maxQuoted-utf8.UTFMax && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
+// quote quotes a key for an error, cut to maxQuoted bytes.
+func quote(s string) string { return clip.Quote(s, maxQuoted) }
 
 // quoteChar returns the character at the start of s as a Go character
 // literal ('_', '\x00'), with its code point when it is not ASCII, since
