@@ -24,7 +24,8 @@ type Call struct {
 	// Mcp-Param-*) against the body.
 	Header http.Header
 	// Out carries the notifications the request causes (progress, log
-	// messages, a subscription's changes) to its client; nil drops them.
+	// messages, a subscription's changes) to its client; nil drops them,
+	// and refuses subscriptions/listen, whose changes are all it sends.
 	Out Notifier
 }
 

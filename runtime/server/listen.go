@@ -104,6 +104,10 @@ func (l *listener) take() (methods []string, uris []string) {
 func (d dispatcher) SubscriptionsListen(ctx context.Context, p *mcp.SubscriptionsListenRequestParams) (*mcp.SubscriptionsListenResult, error) {
 	s := d.srv
 	r := requestOf(ctx)
+	if r.session == nil && r.out == nil {
+		// Its changes would be dropped: the listen would wait in silence.
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "subscriptions/listen needs a transport that carries notifications, and this one carries none")
+	}
 	subID := requestID(r.id)
 	l := &listener{filter: s.honoredFilter(p.Notifications), wake: make(chan struct{}, 1)}
 	ack := &mcp.SubscriptionsAcknowledgedNotificationParams{

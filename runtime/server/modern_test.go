@@ -1114,3 +1114,18 @@ func TestErrorData(t *testing.T) {
 		}
 	}
 }
+
+// TestListenNeedsNotifications checks that a transport that carries no
+// notifications gets an error for subscriptions/listen, not a request that
+// waits in silence for ever.
+func TestListenNeedsNotifications(t *testing.T) {
+	s := newServer(nil)
+	echoTool(t, s)
+	params := []byte(`{` + modernMeta("") + `,"notifications":{"toolsListChanged":true}}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := s.ServeCall(ctx, &Call{ID: jsonrpc.IntID(1), Method: mcp.MethodSubscriptionsListen, Params: params})
+	if e := rpcError(t, err); e.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(e.Message, "notifications") {
+		t.Errorf("listen without Out: %v", err)
+	}
+}
