@@ -8,17 +8,10 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
-// The HTTP headers in which 2026-07-28 mirrors parts of the body (SEP-2243),
-// so that load balancers and gateways can route without parsing it. A
-// server that reads the body must refuse a request whose headers say
-// something else: an intermediary may have acted on them.
-const (
-	headerProtocolVersion = "Mcp-Protocol-Version"
-	headerMethod          = "Mcp-Method"
-	headerName            = "Mcp-Name"
-)
-
-// headerMismatch is the -32020 error, which HTTP answers with 400.
+// headerMismatch is the -32020 error, which HTTP answers with 400. A
+// server that reads the body of a 2026-07-28 HTTP request must refuse one
+// whose mirrored headers say something else: an intermediary may have
+// acted on them.
 func headerMismatch(msg string) error {
 	return jsonrpc.NewError(mcp.CodeHeaderMismatch, "header mismatch: "+msg)
 }
@@ -26,10 +19,10 @@ func headerMismatch(msg string) error {
 // checkStandardHeaders checks MCP-Protocol-Version, Mcp-Method and
 // Mcp-Name against the body of an HTTP request.
 func checkStandardHeaders(c *Call, version string) error {
-	if err := headerEquals(c, headerProtocolVersion, version); err != nil {
+	if err := headerEquals(c, mcpheader.ProtocolVersion, version); err != nil {
 		return err
 	}
-	if err := headerEquals(c, headerMethod, c.Method); err != nil {
+	if err := headerEquals(c, mcpheader.Method, c.Method); err != nil {
 		return err
 	}
 	var key string
@@ -45,7 +38,7 @@ func checkStandardHeaders(c *Call, version string) error {
 	if !ok {
 		return nil // the dispatch reports the missing or malformed param
 	}
-	return headerEquals(c, headerName, value)
+	return headerEquals(c, mcpheader.Name, value)
 }
 
 // headerEquals checks that the one header name holds want, after the
@@ -60,7 +53,7 @@ func headerEquals(c *Call, name, want string) error {
 		return headerMismatch("the " + name + " header is given more than once")
 	}
 	got := strings.TrimSpace(values[0])
-	if name == headerName {
+	if name == mcpheader.Name {
 		decoded, err := mcpheader.Decode(got)
 		if err != nil {
 			return headerMismatch(name + ": " + err.Error())

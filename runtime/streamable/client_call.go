@@ -115,9 +115,9 @@ func (t *ClientTransport) runCall(x *exchange) {
 		return
 	}
 	h := req.Header
-	h.Set(headerMethod, c.method)
+	h.Set(mcpheader.Method, c.method)
 	if c.name != "" {
-		h.Set(headerName, mcpheader.Encode(c.name))
+		h.Set(mcpheader.Name, mcpheader.Encode(c.name))
 	}
 	mcpheader.SetHeaders(h, c.params, c.args)
 	resp, err := t.hc.Do(req)
@@ -149,12 +149,6 @@ func (t *ClientTransport) refused(x *exchange, resp *http.Response) {
 	}
 	t.fail(x, e.RPC.Code, e.RPC.Message, e.RPC.Data)
 }
-
-// The headers a 2026-07-28 request mirrors from its body.
-const (
-	headerMethod = "Mcp-Method"
-	headerName   = "Mcp-Name"
-)
 
 func httpStatusData(status int) []byte {
 	return append(strconv.AppendInt([]byte(`{"httpStatus":`), int64(status), 10), '}')

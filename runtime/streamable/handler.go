@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/internal/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
@@ -88,7 +89,7 @@ const (
 // The HTTP headers of the transport.
 const (
 	headerSessionID   = "Mcp-Session-Id"
-	headerVersion     = "Mcp-Protocol-Version"
+	headerVersion     = mcpheader.ProtocolVersion
 	headerLastEventID = "Last-Event-Id"
 )
 

@@ -15,6 +15,20 @@ import (
 // parameter.
 const HeaderPrefix = "Mcp-Param-"
 
+// The headers in which a Streamable HTTP request mirrors parts of its
+// body, so that load balancers and gateways can route without parsing it.
+const (
+	// ProtocolVersion names the request's protocol version; legacy
+	// sessions send it too, after initialize.
+	ProtocolVersion = "Mcp-Protocol-Version"
+	// Method is the request's method (2026-07-28).
+	Method = "Mcp-Method"
+	// Name is the tool or prompt name or the resource URI of a
+	// tools/call, prompts/get or resources/read, in Encode's form
+	// (2026-07-28).
+	Name = "Mcp-Name"
+)
+
 // annotation is the schema keyword that designates a parameter header.
 const annotation = "x-mcp-header"
 
