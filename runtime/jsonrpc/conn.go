@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,14 +23,18 @@ import (
 //
 // Requests are handled concurrently, each on its own goroutine, with a ctx
 // that ends when the peer cancels the request (Conn.CancelIncoming) or the
-// Conn shuts down.
+// Conn shuts down. At most Options.MaxInFlight run at once; the requests
+// read beyond that wait, in the order they came, in a queue of
+// Options.MaxQueued, and the read loop reads on, so that responses to the
+// Conn's own Calls and cancellations are never held up by busy handlers.
 //
 // Notifications (req.ID zero) are handled one at a time, in the order they
-// arrive, on the Conn's read loop, so that a notification is never
-// overtaken by a message sent after it; what Handle returns is dropped. A
-// notification handler must therefore return quickly and must not wait for
-// a Call on the same Conn, whose response the blocked read loop would never
-// read: it should start its own goroutine for longer work.
+// arrive, on the Conn's read loop (or, behind an Options.Barrier request,
+// once it is answered), so that a notification is never overtaken by a
+// message sent after it; what Handle returns is dropped. A notification
+// handler must therefore return quickly and must not wait for a Call on
+// the same Conn, whose response the blocked read loop would never read: it
+// should start its own goroutine for longer work.
 type Handler interface {
 	Handle(ctx context.Context, req *Request) (result []byte, err error)
 }
@@ -56,10 +61,24 @@ type Request struct {
 
 // Options tune a Conn. The zero Options are ready to use.
 type Options struct {
-	// MaxInFlight bounds the incoming requests handled at once. At the
-	// bound, the read loop waits for a handler to finish before it reads
-	// on. Zero or less means DefaultMaxInFlight.
+	// MaxInFlight bounds the incoming requests handled at once. Zero or
+	// less means DefaultMaxInFlight.
 	MaxInFlight int
+
+	// MaxQueued bounds the incoming requests that wait, read but not yet
+	// started, for a handler to finish (or for a Barrier request). A
+	// request beyond it is answered at once with a -32603 error saying
+	// the server is busy. Each waiting request holds its message, which
+	// the transport bounds. Zero or less means DefaultMaxQueued.
+	MaxQueued int
+
+	// Barrier, when set, names the methods whose requests the Conn
+	// handles before anything read after them: requests and notifications
+	// that arrive while such a request waits or runs are held, in order,
+	// until it has been answered. MCP makes initialize one, so that a
+	// client that writes its first requests without waiting for the
+	// initialize result has them served once it completes.
+	Barrier func(method string) bool
 
 	// RejectBatches makes the Conn answer an incoming batch with one
 	// -32600 error instead of handling it, for protocol versions that
@@ -71,10 +90,21 @@ type Options struct {
 	// failed writes, responses nobody waits for. Nil discards it.
 	Logger *slog.Logger
 
-	// DrainTimeout bounds how long Run waits, once the peer has finished
-	// sending, for running handlers to answer before it shuts down. Zero
-	// means DefaultDrainTimeout; a negative value does not wait.
+	// DrainTimeout bounds a graceful shutdown: how long Run waits, once
+	// the peer has finished sending or Run's ctx has ended, for the
+	// requests already read to be answered (queued ones are still started)
+	// before it shuts down. Meanwhile the Conn reads on when it can, so
+	// that the peer's answers to the handlers' own Calls arrive, and
+	// answers requests read after the shutdown began with a -32603 error.
+	// The requests still unanswered when it is over get a -32603 error
+	// saying the server shut down, and their handlers' ctx is cancelled.
+	// Zero means DefaultDrainTimeout; a negative value does not wait.
 	DrainTimeout time.Duration
+
+	// OnDrain, when set, is called once a graceful shutdown begins, before
+	// the wait: for handlers that would otherwise run until cancelled (MCP
+	// ends its subscriptions there).
+	OnDrain func()
 
 	// OnCancel, when set, is called by Call, on the caller's goroutine,
 	// after ctx ended while the peer had the request, with the id the
@@ -83,13 +113,17 @@ type Options struct {
 	OnCancel func(id ID)
 }
 
-// DefaultDrainTimeout is the wait for running handlers after the peer has
-// finished sending, when Options.DrainTimeout is zero.
-const DefaultDrainTimeout = 5 * time.Second
+// DefaultDrainTimeout is the grace period of a graceful shutdown when
+// Options.DrainTimeout is zero.
+const DefaultDrainTimeout = 10 * time.Second
 
 // DefaultMaxInFlight is the bound on concurrent incoming requests when
 // Options.MaxInFlight is zero.
 const DefaultMaxInFlight = 256
+
+// DefaultMaxQueued is the bound on incoming requests waiting to start when
+// Options.MaxQueued is zero.
+const DefaultMaxQueued = 1024
 
 // ErrClosed is wrapped by the errors of Calls that cannot complete because
 // the Conn has shut down, and of Calls made afterwards.
@@ -108,23 +142,34 @@ type Conn struct {
 	handler Handler
 	opts    Options
 	log     *slog.Logger
-	sem     chan struct{} // a token per request being handled
 	nextID  atomic.Int64
 	// rejectBatches starts as Options.RejectBatches; SetRejectBatches
 	// changes it, for protocols that negotiate batch support.
 	rejectBatches atomic.Bool
 	closed        atomic.Bool
-	writeMu       sync.Mutex // keeps frames whole
-	runCtx        context.Context
-	done          chan struct{} // closed when Run has finished, or was never started before Close
-	handlers      sync.WaitGroup
+	writeMu       sync.Mutex      // keeps frames whole
+	runCtx        context.Context // the read loop's and handlers': Run's ctx's values, ended by shutdown
+	runParent     context.Context // Run's ctx: once it ends, new requests are refused
+	done          chan struct{}   // closed when Run has finished, or was never started before Close
+	stop          chan struct{}   // closed when the Conn shuts down
+	drainOnce     sync.Once
+	handlers      sync.WaitGroup // a count per request read and not yet answered or dropped
 
 	mu       sync.Mutex
 	pending  map[int64]*call    // outgoing requests by id
-	incoming map[ID]*inflight   // incoming requests being handled
+	incoming map[ID]*inflight   // incoming requests read and not yet answered
 	closeErr error              // why the Conn shut down, once it has
 	running  bool               // Run has been called
 	cancel   context.CancelFunc // ends Run's ctx
+	eof      error              // set once the peer has finished sending: Calls cannot be answered
+
+	// The schedule of incoming requests, guarded by mu: see admit.
+	active    int         // handler goroutines
+	waiting   []*inflight // requests read while active was at MaxInFlight, oldest first
+	held      []*inflight // what was read while a barrier was pending, oldest first; notifications have a zero id
+	barrier   bool        // a Barrier request waits or runs
+	replaying bool        // held is being dispatched
+	draining  bool        // a graceful shutdown began: refuse new requests
 }
 
 // NewConn returns a Conn over t that hands incoming messages to h. A nil h
@@ -133,6 +178,9 @@ type Conn struct {
 func NewConn(t Transport, h Handler, opts Options) *Conn {
 	if opts.MaxInFlight <= 0 {
 		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if opts.MaxQueued <= 0 {
+		opts.MaxQueued = DefaultMaxQueued
 	}
 	log := opts.Logger
 	if log == nil {
@@ -143,8 +191,8 @@ func NewConn(t Transport, h Handler, opts Options) *Conn {
 		handler: h,
 		opts:    opts,
 		log:     log,
-		sem:     make(chan struct{}, opts.MaxInFlight),
 		done:    make(chan struct{}),
+		stop:    make(chan struct{}),
 	}
 	c.rejectBatches.Store(opts.RejectBatches)
 	return c
@@ -152,9 +200,11 @@ func NewConn(t Transport, h Handler, opts Options) *Conn {
 
 // Run reads and dispatches messages until the transport reaches its end,
 // ctx ends, a read fails or Close is called; then it shuts the Conn down
-// and returns. It returns nil after the peer closed the transport or Close
-// was called (also before Run), ctx.Err() when ctx ended, and the read
-// error otherwise.
+// and returns. The peer finishing sending and ctx ending begin a graceful
+// shutdown (see Options.DrainTimeout): the requests already read are
+// still answered. Run returns nil after the peer closed the transport or
+// Close was called (also before Run), ctx.Err() when ctx ended, and the
+// read error otherwise. The handlers' ctx carries ctx's values.
 // Handlers may still be running when Run returns; Wait waits for them.
 // Run may be called once.
 func (c *Conn) Run(ctx context.Context) error {
@@ -168,51 +218,104 @@ func (c *Conn) Run(ctx context.Context) error {
 		c.mu.Unlock()
 		return nil // Close came first
 	}
-	ctx, c.cancel = context.WithCancel(ctx)
-	c.runCtx = ctx
+	// The read loop and the handlers outlive ctx by the grace period.
+	c.runCtx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	c.runParent = ctx
 	c.mu.Unlock()
 	defer close(c.done)
+	stop := context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.draining = true
+		c.mu.Unlock()
+		c.drain()
+		c.shutdown(context.Cause(ctx))
+	})
+	defer stop()
 
-	err := c.readLoop(ctx)
-	cause := err
+	err := c.readLoop(c.runCtx)
 	switch {
-	case c.closed.Load():
-		err = nil // Close was called: the read failed because of it
-	case errors.Is(err, io.EOF):
-		err = nil
-		c.drain(ctx)
-	case ctx.Err() != nil:
+	case c.closed.Load(): // Close or the shutdown on ctx made the read fail
 		err = ctx.Err()
-		cause = err
+	case errors.Is(err, io.EOF):
+		c.peerDone(err)
+		c.drain()
+		c.shutdown(err)
+		err = nil
 	default:
+		c.shutdown(err)
 		err = fmt.Errorf("jsonrpc: read: %w", err)
 	}
-	c.shutdown(cause)
+	if stop() {
+		return err
+	}
+	// ctx ended meanwhile: its drain may still run; wait for it so that
+	// Run returns after the shutdown.
+	<-c.stop
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
 	return err
 }
 
-// drain gives the handlers still running when the peer finished sending
-// up to Options.DrainTimeout to answer: a client that closes its end of a
-// stdio pipe right after its last request still gets the responses.
-func (c *Conn) drain(ctx context.Context) {
+// peerDone notes that the peer has finished sending: the Calls waiting
+// for its answers fail now, and later ones at once.
+func (c *Conn) peerDone(cause error) {
+	c.mu.Lock()
+	c.eof = fmt.Errorf("%w: the peer has stopped sending: %w", ErrClosed, cause)
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	for _, p := range pending {
+		p.ch <- response{err: c.eof}
+	}
+}
+
+// drain waits, up to Options.DrainTimeout, for the requests read so far to
+// be answered, then tells the peer of those still unanswered.
+func (c *Conn) drain() {
+	c.drainOnce.Do(func() {
+		if c.opts.OnDrain != nil {
+			c.opts.OnDrain()
+		}
+	})
 	d := c.opts.DrainTimeout
 	if d == 0 {
 		d = DefaultDrainTimeout
 	}
-	if d < 0 {
-		return
+	if d > 0 {
+		idle := make(chan struct{})
+		go func() { // ends when the handlers do; shutdown cancels them at the latest
+			c.handlers.Wait()
+			close(idle)
+		}()
+		t := time.NewTimer(d)
+		select {
+		case <-idle:
+		case <-t.C:
+		case <-c.stop:
+		}
+		t.Stop()
 	}
-	done := make(chan struct{})
-	go func() { // ends when the handlers do; shutdown cancels them at the latest
-		c.handlers.Wait()
-		close(done)
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	case <-ctx.Done():
+	c.farewell()
+}
+
+// errShutDown answers the requests a shutting-down Conn does not serve.
+var errShutDown = ErrInternal("the server is shutting down: the request was not completed")
+
+// farewell answers every request still unanswered with errShutDown; their
+// handlers' answers, should they come, are dropped.
+func (c *Conn) farewell() {
+	c.mu.Lock()
+	var ids []ID
+	for id, inf := range c.incoming {
+		if !inf.dropped && inf.batch == nil {
+			inf.dropped = true
+			ids = append(ids, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, id := range ids {
+		c.send(c.runCtx, AppendError(nil, id, errShutDown))
 	}
 }
 
@@ -263,10 +366,25 @@ func (c *Conn) shutdown(cause error) error {
 	if !c.running {
 		close(c.done) // Run will not get to close it
 	}
+	close(c.stop)
+	// What never started is dropped: its handler will not run.
+	unstarted := append(c.waiting, c.held...)
+	c.waiting, c.held = nil, nil
+	for _, inf := range unstarted {
+		if !inf.req.ID.IsZero() {
+			delete(c.incoming, inf.req.ID)
+		}
+	}
 	c.mu.Unlock()
 
 	if cancel != nil {
 		cancel() // ends the read and every handler's ctx
+	}
+	for _, inf := range unstarted {
+		if inf.cancel != nil {
+			inf.cancel()
+			c.handlers.Done()
+		}
 	}
 	err := c.t.Close()
 	for _, p := range pending {
@@ -293,8 +411,7 @@ func (c *Conn) Call(ctx context.Context, method string, params []byte) ([]byte, 
 	}
 	p := callPool.Get().(*call)
 	c.mu.Lock()
-	if c.closeErr != nil {
-		err := c.closeErr
+	if err := cmp.Or(c.closeErr, c.eof); err != nil {
 		c.mu.Unlock()
 		callPool.Put(p)
 		return nil, err
@@ -351,8 +468,9 @@ func (c *Conn) Notify(ctx context.Context, method string, params []byte) error {
 
 // CancelIncoming cancels the ctx of the handler serving the peer's request
 // with the given id, if it is still running, and drops its response: the
-// peer has said it no longer wants it. The MCP layer calls it on
-// notifications/cancelled. Unknown ids are ignored.
+// peer has said it no longer wants it. A request still waiting to start
+// never starts. The MCP layer calls it on notifications/cancelled.
+// Unknown ids are ignored.
 func (c *Conn) CancelIncoming(id ID) {
 	c.mu.Lock()
 	inf := c.incoming[id]
@@ -366,10 +484,10 @@ func (c *Conn) CancelIncoming(id ID) {
 }
 
 // IncomingMethod returns the method of the peer's request with the given
-// id while its handler runs, and false once it has answered or for an id
-// the Conn has not received. A request is known from the moment the read
-// loop has read it, so a notification read after it (handled on the read
-// loop) always finds it.
+// id until it has been answered (while it waits to start, too), and false
+// afterwards or for an id the Conn has not received. A request is known
+// from the moment the read loop has read it, so a notification read after
+// it always finds it.
 func (c *Conn) IncomingMethod(id ID) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -446,114 +564,177 @@ func (c *Conn) readLoop(ctx context.Context) error {
 			c.send(ctx, AppendError(nil, ID{}, invalidRequest(err.Error())))
 			continue
 		}
-		err = c.dispatch(ctx, &d, frame)
+		c.dispatch(ctx, &d, frame)
 		d.s.Reset(nil) // hold no frame while waiting for the next
-		if err != nil {
-			return err
-		}
 	}
 }
 
-// dispatch handles one frame. It fails only when ctx ends while it waits
-// for room to start a handler.
-func (c *Conn) dispatch(ctx context.Context, d *decoder, frame []byte) error {
+// dispatch handles one frame.
+func (c *Conn) dispatch(ctx context.Context, d *decoder, frame []byte) {
 	d.s.Reset(frame)
 	if d.s.Peek() == KindArray {
-		return c.dispatchBatch(ctx, d)
+		c.dispatchBatch(ctx, d)
+		return
 	}
 	m, err := d.message()
 	if err != nil {
 		c.send(ctx, AppendError(nil, m.ID, err))
-		return nil
+		return
 	}
-	return c.dispatchMessage(ctx, &m, nil)
+	c.dispatchMessage(ctx, &m, nil)
 }
 
-func (c *Conn) dispatchMessage(ctx context.Context, m *Message, b *batch) error {
+func (c *Conn) dispatchMessage(ctx context.Context, m *Message, b *batch) {
 	switch m.Kind() {
 	case MessageRequest:
-		return c.start(ctx, m, b)
+		c.start(ctx, m, b)
 	case MessageNotification:
-		req := Request{Method: m.Method, Params: m.Params, Conn: c}
-		c.handle(ctx, &req)
+		c.notification(ctx, &Request{Method: m.Method, Params: m.Params, Conn: c})
 	case MessageResponse:
 		c.deliver(m)
 	}
-	return nil
 }
 
-func (c *Conn) dispatchBatch(ctx context.Context, d *decoder) error {
+func (c *Conn) dispatchBatch(ctx context.Context, d *decoder) {
 	msgs, invalid, err := d.batch()
 	if err != nil {
 		c.send(ctx, AppendError(nil, ID{}, err))
-		return nil
+		return
 	}
 	if c.rejectBatches.Load() {
 		c.send(ctx, AppendError(nil, ID{}, invalidRequest("batches are not supported")))
-		return nil
+		return
 	}
 	b := &batch{open: 1, out: []byte{'['}} // the read loop holds one count until it is done
 	for _, e := range invalid {
 		b.add(e.ID, nil, e.Err, false)
 	}
 	for i := range msgs {
-		if err := c.dispatchMessage(ctx, &msgs[i], b); err != nil {
-			return err
-		}
+		c.dispatchMessage(ctx, &msgs[i], b)
 	}
 	b.finish(c, ctx)
-	return nil
 }
 
-// inflight is an incoming request being handled.
+// inflight is an incoming request read and not yet answered, or a
+// notification held behind a barrier (its id is zero, its cancel nil).
 type inflight struct {
 	req     Request
+	ctx     context.Context // the handler's
 	cancel  context.CancelFunc
 	batch   *batch // the batch the request came in, or nil
-	dropped bool   // the peer cancelled it: send no response; guarded by Conn.mu
+	barrier bool   // Options.Barrier names its method
+	dropped bool   // the peer cancelled it, or the Conn answered it: send no response; guarded by Conn.mu
 }
 
-// start starts a handler goroutine for a request, once there is room.
-func (c *Conn) start(ctx context.Context, m *Message, b *batch) error {
-	select {
-	case c.sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// Why a request is answered without being handled.
+var (
+	errBusy     = ErrInternal("the server is busy: too many requests are waiting to be handled; retry later")
+	errDraining = ErrInternal("the server is shutting down: it takes no new requests")
+)
+
+// start schedules the handler of a request: at once, or after the
+// requests and barrier ahead of it. The read loop never waits here.
+func (c *Conn) start(ctx context.Context, m *Message, b *batch) {
 	inf := &inflight{req: Request{ID: m.ID, Method: m.Method, Params: m.Params, Conn: c}, batch: b}
+	inf.barrier = c.opts.Barrier != nil && c.opts.Barrier(m.Method)
 	c.mu.Lock()
-	if _, dup := c.incoming[m.ID]; dup {
+	var refuse *Error
+	switch {
+	case c.incoming[m.ID] != nil:
+		refuse = invalidRequest("request id " + m.ID.String() + " is already in use")
+	case c.draining || c.closeErr != nil || c.runParent.Err() != nil:
+		refuse = errDraining
+	case c.mustWait() && len(c.waiting)+len(c.held) >= c.opts.MaxQueued:
+		refuse = errBusy
+	}
+	if refuse != nil {
 		c.mu.Unlock()
-		<-c.sem
-		e := invalidRequest("request id " + m.ID.String() + " is already in use")
 		if b != nil {
-			b.add(m.ID, nil, e, false)
+			b.add(m.ID, nil, refuse, false)
 		} else {
-			c.send(ctx, AppendError(nil, m.ID, e))
+			c.send(ctx, AppendError(nil, m.ID, refuse))
 		}
-		return nil
+		return
 	}
 	if c.incoming == nil { // made on first use
 		c.incoming = make(map[ID]*inflight)
 	}
 	c.incoming[m.ID] = inf
-	c.mu.Unlock()
+	inf.ctx, inf.cancel = context.WithCancel(context.WithValue(ctx, requestKey{}, &inf.req))
+	c.handlers.Add(1)
 	if b != nil {
 		b.mu.Lock()
 		b.open++
 		b.mu.Unlock()
 	}
-	hctx, cancel := context.WithCancel(context.WithValue(ctx, requestKey{}, &inf.req))
-	inf.cancel = cancel
-	c.handlers.Add(1)
-	go c.serve(hctx, inf)
-	return nil
+	launch := c.admit(inf)
+	c.mu.Unlock()
+	if launch {
+		go c.serve(inf)
+	}
 }
 
-// serve runs the handler for one request and sends its response.
-func (c *Conn) serve(ctx context.Context, inf *inflight) {
-	defer c.handlers.Done()
-	result, err := c.handle(ctx, &inf.req)
+// mustWait reports whether what is read now cannot be dispatched at once:
+// a barrier is pending, or what it held is being dispatched. c.mu is held.
+func (c *Conn) mustWait() bool {
+	return c.barrier || c.replaying || c.active >= c.opts.MaxInFlight || len(c.waiting) > 0
+}
+
+// admit places a registered request in the schedule: it reports whether
+// the caller must start its handler goroutine now; otherwise the request
+// waits, behind a barrier in held or for room in waiting, and a handler
+// goroutine that finishes starts it. c.mu is held.
+func (c *Conn) admit(inf *inflight) (launch bool) {
+	if c.barrier || c.replaying {
+		c.held = append(c.held, inf)
+		return false
+	}
+	if inf.barrier {
+		c.barrier = true
+	}
+	if c.active < c.opts.MaxInFlight && len(c.waiting) == 0 {
+		c.active++
+		return true
+	}
+	c.waiting = append(c.waiting, inf)
+	return false
+}
+
+// notification handles a notification on the read loop, in order with
+// everything read before it: after a pending barrier, with what it held.
+func (c *Conn) notification(ctx context.Context, req *Request) {
+	c.mu.Lock()
+	if c.barrier || c.replaying {
+		if len(c.waiting)+len(c.held) >= c.opts.MaxQueued {
+			c.mu.Unlock()
+			c.log.Warn("jsonrpc: notification dropped: too many messages wait behind a barrier", "method", req.Method)
+			return
+		}
+		c.held = append(c.held, &inflight{req: *req, ctx: ctx})
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	c.handle(ctx, req)
+}
+
+// serve runs handlers on one goroutine: inf's, then those of the requests
+// waiting for room, while there are any.
+func (c *Conn) serve(inf *inflight) {
+	for inf != nil {
+		c.answer(inf)
+		inf = c.next(inf)
+	}
+}
+
+// answer runs the handler of a request, unless it was cancelled while it
+// waited, and sends its response.
+func (c *Conn) answer(inf *inflight) {
+	var result []byte
+	var err error
+	if inf.ctx.Err() == nil {
+		result, err = c.handle(inf.ctx, &inf.req)
+	}
 	inf.cancel()
 	id := inf.req.ID
 	c.mu.Lock()
@@ -577,7 +758,67 @@ func (c *Conn) serve(ctx context.Context, inf *inflight) {
 		}
 		c.send(c.runCtx, frame)
 	}
-	<-c.sem
+}
+
+// next ends the schedule's part in done: a barrier's end releases what it
+// held. It returns the request the calling goroutine handles next, or nil
+// when none waits and the goroutine is to end.
+func (c *Conn) next(done *inflight) *inflight {
+	if done.barrier {
+		c.mu.Lock()
+		c.barrier = false
+		c.replaying = len(c.held) > 0
+		c.mu.Unlock()
+		c.replay()
+	}
+	c.handlers.Done()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.waiting) > 0 {
+		inf := c.waiting[0]
+		c.waiting[0] = nil
+		c.waiting = c.waiting[1:]
+		if len(c.waiting) == 0 {
+			c.waiting = nil // drop the array, which may be large
+		}
+		return inf
+	}
+	c.active--
+	return nil
+}
+
+// replay dispatches what a barrier held, in order, until it is all
+// dispatched or a barrier among it holds the rest. Read-loop dispatch
+// holds new messages meanwhile (c.replaying), so order is kept.
+func (c *Conn) replay() {
+	for {
+		c.mu.Lock()
+		if c.barrier || len(c.held) == 0 || c.closeErr != nil {
+			c.replaying = false
+			c.mu.Unlock()
+			return
+		}
+		inf := c.held[0]
+		c.held[0] = nil
+		c.held = c.held[1:]
+		if inf.req.ID.IsZero() {
+			c.mu.Unlock()
+			c.handle(inf.ctx, &inf.req)
+			continue
+		}
+		c.replaying = false // admit must not hold it again
+		launch := c.admit(inf)
+		// A barrier holds the rest, and its end replays them: this
+		// replay is over, lest two run at once.
+		c.replaying = !inf.barrier
+		c.mu.Unlock()
+		if launch {
+			go c.serve(inf)
+		}
+		if inf.barrier {
+			return
+		}
+	}
 }
 
 // handle calls the handler, turning a panic into an error.

@@ -23,8 +23,10 @@ var ErrShutdown = errors.New("server: shutting down")
 // changes collapses into one notification of each kind, so a slow client
 // costs a bounded amount of memory however fast things change.
 type listener struct {
-	filter mcp.SubscriptionFilter // what the server agreed to send
-	wake   chan struct{}          // signalled when something is pending
+	filter mcp.SubscriptionFilter  // what the server agreed to send
+	wake   chan struct{}           // signalled when something is pending
+	out    Notifier                // where its notifications go
+	end    context.CancelCauseFunc // ends the request; ErrShutdown for its graceful completion
 
 	mu      sync.Mutex
 	tools   bool
@@ -109,7 +111,9 @@ func (d dispatcher) SubscriptionsListen(ctx context.Context, p *mcp.Subscription
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "subscriptions/listen needs a transport that carries notifications, and this one carries none")
 	}
 	subID := requestID(r.id)
-	l := &listener{filter: s.honoredFilter(p.Notifications), wake: make(chan struct{}, 1)}
+	ctx, end := context.WithCancelCause(ctx)
+	defer end(nil)
+	l := &listener{filter: s.honoredFilter(p.Notifications), wake: make(chan struct{}, 1), out: r.out, end: end}
 	ack := &mcp.SubscriptionsAcknowledgedNotificationParams{
 		Meta:          &mcp.NotificationMetaObject{SubscriptionID: subID},
 		Notifications: l.filter,

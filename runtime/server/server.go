@@ -54,9 +54,24 @@ type Options struct {
 	// PageSize is how many items a list result holds before it gives a
 	// nextCursor. Zero means 100.
 	PageSize int
-	// MaxInFlight bounds the requests one session handles at once; zero
-	// means the jsonrpc default.
+	// MaxInFlight bounds the requests one session (a stream, or a legacy
+	// Streamable HTTP session) handles at once; zero means
+	// jsonrpc.DefaultMaxInFlight. The requests beyond it wait in order,
+	// up to MaxQueued (zero: jsonrpc.DefaultMaxQueued); the ones beyond
+	// that are answered at once with a -32603 error saying the server is
+	// busy. Responses and cancellations from the client are read
+	// whatever the handlers are doing.
 	MaxInFlight int
+	MaxQueued   int
+	// DrainTimeout is the grace period of a session's graceful shutdown:
+	// when Serve's ctx ends (SIGTERM, for a process whose ctx ends with
+	// it) or the client closes its end of a stream, the requests already
+	// read are still served for up to that long, the client's answers to
+	// the server's own requests still read, and subscriptions/listen
+	// requests end with their graceful completion; what is left is then
+	// answered with an error saying the server shut down. Zero means
+	// jsonrpc.DefaultDrainTimeout (10s); a negative value does not wait.
+	DrainTimeout time.Duration
 	// OnRootsListChanged is called when a client of a legacy session says
 	// its roots changed.
 	OnRootsListChanged func(ctx context.Context, s *Session)
@@ -460,7 +475,9 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
 	s.eachListener(func(l *listener) { l.resourceUpdated(uri) })
 }
 
-// Serve runs one session over t until the transport closes or ctx ends.
+// Serve runs one session over t until the transport closes or ctx ends;
+// either begins a graceful shutdown, bounded by Options.DrainTimeout. It
+// returns nil when the session ended that way.
 func (s *Server) Serve(ctx context.Context, t jsonrpc.Transport) error {
 	sess := s.newSession(t)
 	s.mu.Lock()

@@ -56,9 +56,15 @@ func levelIndex(level mcp.LoggingLevel) int {
 func (s *Server) newSession(t jsonrpc.Transport) *Session {
 	sess := &Session{srv: s, subs: map[string]bool{}, chain: s.currentChain()}
 	sess.conn = jsonrpc.NewConn(t, sess, jsonrpc.Options{
-		MaxInFlight: s.opts.MaxInFlight,
-		Logger:      s.log,
-		OnCancel:    sess.sendCancelled,
+		MaxInFlight:  s.opts.MaxInFlight,
+		MaxQueued:    s.opts.MaxQueued,
+		DrainTimeout: s.opts.DrainTimeout,
+		Logger:       s.log,
+		OnCancel:     sess.sendCancelled,
+		OnDrain:      sess.drain,
+		// A client may write its first requests right after initialize,
+		// without waiting for its result: they are served after it.
+		Barrier: func(method string) bool { return method == mcp.MethodInitialize },
 		// Only 2025-03-26 has batches, and initialize may not be in one:
 		// they are turned on when that version is negotiated.
 		RejectBatches: true,
@@ -108,10 +114,6 @@ func (s *Session) Handle(ctx context.Context, req *jsonrpc.Request) ([]byte, err
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is not initialized: send initialize first (or, for 2026-07-28, put the protocol version and client capabilities in each request's _meta)")
 	}
 	s.mu.Lock()
-	if s.client == nil { // initialize is still being answered
-		s.mu.Unlock()
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is not initialized yet: wait for the initialize result")
-	}
 	r := &request{
 		session:       s,
 		id:            req.ID,
@@ -139,7 +141,9 @@ func latestLegacy() mcp.ProtocolVersion {
 }
 
 func (s *Session) initialize(req *jsonrpc.Request) ([]byte, error) {
-	if !s.state.CompareAndSwap(stateNew, stateReady) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state.Load() != stateNew {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize was already received")
 	}
 	p := new(mcp.InitializeRequestParams)
@@ -148,7 +152,6 @@ func (s *Session) initialize(req *jsonrpc.Request) ([]byte, error) {
 		err = p.ValidateVersion(latestLegacy())
 	}
 	if err != nil {
-		s.state.Store(stateNew)
 		return nil, jsonrpc.ErrInvalidParams("invalid params: " + err.Error())
 	}
 	// Answer the client's version when it is one we speak in this era,
@@ -157,9 +160,10 @@ func (s *Session) initialize(req *jsonrpc.Request) ([]byte, error) {
 	if !v.Supported() || v.Era() != mcp.EraLegacy {
 		v = latestLegacy()
 	}
-	s.mu.Lock()
+	// The state moves on last: a request that sees it ready finds the
+	// version and the client's capabilities.
 	s.version, s.client = v, p
-	s.mu.Unlock()
+	s.state.Store(stateReady)
 	s.conn.SetRejectBatches(v != mcp.Version20250326)
 	res := &mcp.InitializeResult{
 		ProtocolVersion: string(v),
@@ -168,6 +172,17 @@ func (s *Session) initialize(req *jsonrpc.Request) ([]byte, error) {
 		Instructions:    s.srv.opts.Instructions,
 	}
 	return res.MarshalJSON()
+}
+
+// drain ends the session's subscriptions/listen requests with their
+// graceful completion as its shutdown begins: they would otherwise hold
+// it for the whole grace period.
+func (s *Session) drain() {
+	s.srv.eachListener(func(l *listener) {
+		if l.out == Notifier(s.conn) {
+			l.end(ErrShutdown)
+		}
+	})
 }
 
 func (s *Session) notification(ctx context.Context, req *jsonrpc.Request) {
