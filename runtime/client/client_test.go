@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -204,33 +205,38 @@ func TestTimeoutWithoutProgress(t *testing.T) {
 	}
 }
 
+// Runs in a synctest bubble: the clock moves only when every goroutine
+// waits, so a loaded machine cannot stretch the 50ms steps past the
+// timeout.
 func TestProgressExtendsTimeout(t *testing.T) {
-	progress := make(chan float64, 100)
-	sess, f := connect(t, "", &client.Options{
-		RequestTimeout: 200 * time.Millisecond,
-		OnProgress:     func(p *mcp.ProgressNotificationParams) { progress <- p.Progress },
-	})
-	// Eight steps 50ms apart take twice the timeout.
-	res, err := sess.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "progress", Arguments: json.RawMessage(`{"steps":8,"every":50}`)})
-	if err != nil {
-		t.Fatalf("CallTool: %v", err)
-	}
-	if got := text(t, res); got != "done" {
-		t.Errorf("result = %q", got)
-	}
-	if tok := <-f.tokens; tok == "" {
-		t.Error("no progress token sent")
-	}
-	for want := 1.0; want <= 8; want++ {
-		select {
-		case got := <-progress:
-			if got != want {
-				t.Errorf("progress = %v, want %v", got, want)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("progress %v never reached OnProgress", want)
+	synctest.Test(t, func(t *testing.T) {
+		progress := make(chan float64, 100)
+		sess, f := connect(t, "", &client.Options{
+			RequestTimeout: 200 * time.Millisecond,
+			OnProgress:     func(p *mcp.ProgressNotificationParams) { progress <- p.Progress },
+		})
+		// Eight steps 50ms apart take twice the timeout.
+		res, err := sess.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "progress", Arguments: json.RawMessage(`{"steps":8,"every":50}`)})
+		if err != nil {
+			t.Fatalf("CallTool: %v", err)
 		}
-	}
+		if got := text(t, res); got != "done" {
+			t.Errorf("result = %q", got)
+		}
+		if tok := <-f.tokens; tok == "" {
+			t.Error("no progress token sent")
+		}
+		for want := 1.0; want <= 8; want++ {
+			select {
+			case got := <-progress:
+				if got != want {
+					t.Errorf("progress = %v, want %v", got, want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("progress %v never reached OnProgress", want)
+			}
+		}
+	})
 }
 
 func TestMaxRequestTimeout(t *testing.T) {

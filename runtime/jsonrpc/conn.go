@@ -156,12 +156,12 @@ type Conn struct {
 	handlers      sync.WaitGroup // a count per request read and not yet answered or dropped
 
 	mu       sync.Mutex
-	pending  map[int64]*call    // outgoing requests by id
-	incoming map[ID]*inflight   // incoming requests read and not yet answered
-	closeErr error              // why the Conn shut down, once it has
-	running  bool               // Run has been called
-	cancel   context.CancelFunc // ends Run's ctx
-	eof      error              // set once the peer has finished sending: Calls cannot be answered
+	pending  map[int64]chan response // outgoing requests by id; each channel gets one response
+	incoming map[ID]*inflight        // incoming requests read and not yet answered
+	closeErr error                   // why the Conn shut down, once it has
+	running  bool                    // Run has been called
+	cancel   context.CancelFunc      // ends Run's ctx
+	eof      error                   // set once the peer has finished sending: Calls cannot be answered
 
 	// The schedule of incoming requests, guarded by mu: see admit.
 	active    int         // handler goroutines
@@ -266,7 +266,7 @@ func (c *Conn) peerDone(cause error) {
 	c.pending = nil
 	c.mu.Unlock()
 	for _, p := range pending {
-		p.ch <- response{err: c.eof}
+		p <- response{err: c.eof}
 	}
 }
 
@@ -388,7 +388,7 @@ func (c *Conn) shutdown(cause error) error {
 	}
 	err := c.t.Close()
 	for _, p := range pending {
-		p.ch <- response{err: c.closeErr}
+		p <- response{err: c.closeErr}
 	}
 	return err
 }
@@ -409,15 +409,14 @@ func (c *Conn) Call(ctx context.Context, method string, params []byte) ([]byte, 
 	if f, ok := ctx.Value(callIDKey{}).(func(ID)); ok {
 		f(IntID(n))
 	}
-	p := callPool.Get().(*call)
+	p := make(chan response, 1)
 	c.mu.Lock()
 	if err := cmp.Or(c.closeErr, c.eof); err != nil {
 		c.mu.Unlock()
-		callPool.Put(p)
 		return nil, err
 	}
 	if c.pending == nil { // made on first use: a Conn that never calls has none
-		c.pending = make(map[int64]*call)
+		c.pending = make(map[int64]chan response)
 	}
 	c.pending[n] = p
 	c.mu.Unlock()
@@ -425,24 +424,20 @@ func (c *Conn) Call(ctx context.Context, method string, params []byte) ([]byte, 
 	frame := AppendRequest(make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"method":"","params":}`)+20+len(method)+len(params)), IntID(n), method, params)
 	if err := c.write(ctx, frame); err != nil {
 		if !c.forget(n) {
-			<-p.ch // shut down meanwhile: take the error it sent
+			<-p // shut down meanwhile: take the error it sent
 		}
-		callPool.Put(p)
 		return nil, err
 	}
 	select {
-	case r := <-p.ch:
-		callPool.Put(p)
+	case r := <-p:
 		return r.result, r.err
 	case <-ctx.Done():
 	}
 	if !c.forget(n) {
 		// The response, or the shutdown, won the race: use it.
-		r := <-p.ch
-		callPool.Put(p)
+		r := <-p
 		return r.result, r.err
 	}
-	callPool.Put(p)
 	if c.opts.OnCancel != nil {
 		c.opts.OnCancel(IntID(n))
 	}
@@ -496,14 +491,6 @@ func (c *Conn) IncomingMethod(id ID) (string, bool) {
 	}
 	return "", false
 }
-
-// call is an outgoing request waiting for its response. Calls are pooled:
-// ch receives exactly one response per use.
-type call struct {
-	ch chan response
-}
-
-var callPool = sync.Pool{New: func() any { return &call{ch: make(chan response, 1)} }}
 
 // response is what a waiting Call receives.
 type response struct {
@@ -838,7 +825,7 @@ func (c *Conn) handle(ctx context.Context, req *Request) (result []byte, err err
 // deliver hands a response to the Call waiting for it.
 func (c *Conn) deliver(m *Message) {
 	n, ok := m.ID.Int()
-	var p *call
+	var p chan response
 	if ok {
 		c.mu.Lock()
 		p = c.pending[n]
@@ -848,9 +835,9 @@ func (c *Conn) deliver(m *Message) {
 	switch {
 	case p != nil:
 		if m.Error != nil {
-			p.ch <- response{err: m.Error}
+			p <- response{err: m.Error}
 		} else {
-			p.ch <- response{result: m.Result}
+			p <- response{result: m.Result}
 		}
 	case m.ID.IsZero():
 		c.log.Warn("jsonrpc: peer reported an error without an id", "code", m.Error.Code, "message", m.Error.Message)
