@@ -408,6 +408,23 @@ func FuzzEventRoundTrip(f *testing.F) {
 	})
 }
 
+// FuzzParseEventID checks that an id parseEventID accepts is one eventID
+// writes, so that each event has exactly one id.
+func FuzzParseEventID(f *testing.F) {
+	for _, id := range []string{"0-0", "1-2", "18446744073709551615-1", "18446744073709551616-1", "01-2", "1-02", "-1", "1-", "1--2", "+1-2", "1-2-3", " 1-2", "٣-1"} {
+		f.Add(id)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		stream, seq, ok := parseEventID(id)
+		if !ok {
+			return
+		}
+		if again := eventID(stream, seq); again != id {
+			t.Fatalf("parseEventID(%q) = %d, %d, which eventID writes %q", id, stream, seq, again)
+		}
+	})
+}
+
 // FuzzResume resumes a stream of one session with an arbitrary
 // Last-Event-ID, while another session holds events under the same stream
 // numbers: the answer is an error, or exactly the events of the first
