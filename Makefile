@@ -16,7 +16,7 @@ SHARED := $(SHARED)
 export MCPGEN_SHARED := $(abspath $(SHARED))
 
 .DEFAULT_GOAL := test
-.PHONY: generate check test interop bench conformance
+.PHONY: generate check test interop bench soak fuzz conformance
 
 # Regenerate the protocol package from the official schemas.
 generate:
@@ -48,6 +48,21 @@ interop:
 # Benchmarks against the peer SDKs; compare runs with benchstat.
 bench:
 	cd bench && go test -run '^$$' -bench . -benchmem -count 5 ./...
+
+# The soak benchmark: 10,000 Streamable HTTP sessions opened and closed
+# over 60 s with calls in flight, failing when goroutines or heap do not
+# come back to their baseline. `bench` runs a short one.
+soak:
+	cd bench && go test -run '^$$' -bench '^BenchmarkSoak$$' -benchtime 1x ./soak/ -soak.sessions=10000 -soak.duration=60s
+
+# Time each fuzz target gets in `fuzz`.
+FUZZTIME ?= 60s
+
+# Every fuzz target of both modules for FUZZTIME each, one go test run
+# per target (see .ci/fuzz). A failing input is saved under the package's
+# testdata/fuzz, where the ordinary tests replay it.
+fuzz:
+	bash .ci/fuzz $(FUZZTIME)
 
 # The official MCP conformance suite (pinned in conformance/package.json, on
 # Node 22) against examples/everything and examples/everything-client;

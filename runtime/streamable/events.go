@@ -28,7 +28,8 @@ func eventID(stream, seq uint64) string {
 	return string(b)
 }
 
-// parseEventID reads an id made by eventID.
+// parseEventID reads an id made by eventID. It refuses the other spellings
+// of the same numbers ("01-2"), so that each event has one id.
 func parseEventID(id string) (stream, seq uint64, ok bool) {
 	a, b, found := strings.Cut(id, "-")
 	if !found {
@@ -36,7 +37,10 @@ func parseEventID(id string) (stream, seq uint64, ok bool) {
 	}
 	stream, err1 := strconv.ParseUint(a, 10, 64)
 	seq, err2 := strconv.ParseUint(b, 10, 64)
-	return stream, seq, err1 == nil && err2 == nil
+	if err1 != nil || err2 != nil || eventID(stream, seq) != id {
+		return 0, 0, false
+	}
+	return stream, seq, true
 }
 
 // EventStore keeps the events sent on a session's SSE streams, so that a
