@@ -95,6 +95,8 @@ const (
 
 // Handler is the http.Handler of an MCP endpoint. Its sessions run until
 // the client DELETEs them, they sit idle for IdleTimeout, or Close.
+// Under an http.Server's ReadTimeout and WriteTimeout it keeps its long
+// responses whole, as ServeOptions describes.
 type Handler struct {
 	srv      Server
 	opts     HandlerOptions
@@ -267,6 +269,7 @@ func (h *Handler) SessionCount() int {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w, r = withDeadlines(w, r)
 	if msg := h.checkHost(r.Host, r.Header.Get("Origin")); msg != "" {
 		httpError(w, http.StatusForbidden, msg)
 		return

@@ -177,6 +177,7 @@ func (h *LegacyHandler) end(s *legacySession) {
 
 // ServeHTTP implements http.Handler.
 func (h *LegacyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w, r = withDeadlines(w, r)
 	if msg := h.hosts.checkHost(r.Host, r.Header.Get("Origin")); msg != "" {
 		httpError(w, http.StatusForbidden, strings.Replace(msg, "HandlerOptions", h.optsName, 1))
 		return
