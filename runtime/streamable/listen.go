@@ -84,10 +84,16 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler) error {
 }
 
 // Serve serves h on the connections ln accepts until ctx ends, then shuts
-// down gracefully: it closes h if it is an io.Closer (a *Handler ends its
-// sessions, and so their streams), and waits up to ShutdownTimeout for
-// requests in progress. It closes ln. Nil opts are the zero ServeOptions.
-// It returns nil after ctx ended, and the error otherwise.
+// down gracefully within ShutdownTimeout. A handler with a Shutdown
+// method, as *Handler and *LegacyHandler have, is shut down first while
+// the connections stay open, so that the calls in progress can finish
+// and the client's answers to the server's own requests still arrive;
+// the connections then get up to five more seconds to write their last
+// responses. A handler that is only an io.Closer is closed, and any
+// other handler's requests get the grace period to finish. Connections
+// still open after that are closed. Serve closes ln. Nil opts are the
+// zero ServeOptions. It returns nil after ctx ended and the connections
+// closed in time, and the error otherwise.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts *ServeOptions) error {
 	var o ServeOptions
 	if opts != nil {
@@ -104,19 +110,35 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts *ServeOpti
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), max(or(o.ShutdownTimeout, DefaultShutdownTimeout), 0))
-	defer cancel()
-	closed := make(chan struct{})
-	go func() {
-		defer close(closed)
-		if c, ok := h.(io.Closer); ok {
-			c.Close()
-		}
-	}()
-	err := srv.Shutdown(sctx)
-	<-closed
+	err := shutdown(srv, h, max(or(o.ShutdownTimeout, DefaultShutdownTimeout), 0))
 	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
+	}
+	return err
+}
+
+// shutdowner is a handler that shuts down gracefully.
+type shutdowner interface {
+	Shutdown(ctx context.Context) error
+}
+
+// shutdown ends h and srv, as Serve's doc says, within grace.
+func shutdown(srv *http.Server, h http.Handler, grace time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	switch h := h.(type) {
+	case shutdowner:
+		// Calls it had to cancel were answered: not a failure of Serve.
+		h.Shutdown(ctx)
+		var cancelFlush context.CancelFunc
+		ctx, cancelFlush = context.WithTimeout(context.Background(), flushTimeout)
+		defer cancelFlush()
+	case io.Closer:
+		h.Close()
+	}
+	err := srv.Shutdown(ctx)
+	if err != nil {
+		srv.Close() // cut the connections still busy
 	}
 	return err
 }

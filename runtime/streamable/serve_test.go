@@ -25,12 +25,15 @@ func serveAt(t *testing.T, h http.Handler, opts *ServeOptions) (url string, stop
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- Serve(ctx, ln, h, opts) }()
+	served, returned := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(returned)
+		served <- Serve(ctx, ln, h, opts)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
-		case <-served:
+		case <-returned:
 		case <-time.After(30 * time.Second):
 			t.Error("Serve did not return")
 		}
