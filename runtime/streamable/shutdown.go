@@ -204,3 +204,149 @@ func poll(ctx context.Context, done func() bool) error {
 	}
 	return nil
 }
+
+// Shutdown shuts the LegacyHandler down gracefully, as Handler.Shutdown
+// does: new streams and POSTs carrying requests get 503, POSTs of
+// responses and notifications are still taken, and the streams stay open,
+// since they carry the answers, until every request of every session has
+// been answered or ctx ends. Then it ends as Close does, sending each
+// request still open an error saying the server is shutting down. It
+// returns ctx.Err() when ctx ended first, nil otherwise.
+func (h *LegacyHandler) Shutdown(ctx context.Context) error {
+	h.mu.Lock()
+	h.draining = true
+	h.mu.Unlock()
+	err := poll(ctx, func() bool {
+		for _, s := range h.all() {
+			if s.waiting() {
+				return false
+			}
+		}
+		return true
+	})
+	h.stop()
+	return err
+}
+
+// Close ends every session at once, sending each request still open an
+// error saying the server is shutting down, and waits for their Serve
+// calls to return. Requests arriving afterwards get 503.
+func (h *LegacyHandler) Close() error {
+	h.stop()
+	return nil
+}
+
+func (h *LegacyHandler) all() []*legacySession {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	all := make([]*legacySession, 0, len(h.byID))
+	for _, s := range h.byID {
+		all = append(all, s)
+	}
+	return all
+}
+
+// stop answers the requests still open with errShuttingDown, cancels the
+// sessions' ctx with server.ErrShutdown, and ends them.
+func (h *LegacyHandler) stop() {
+	h.mu.Lock()
+	h.draining, h.closed = true, true
+	h.mu.Unlock()
+	all := h.all()
+	for _, s := range all {
+		s.refuse(errShuttingDown)
+	}
+	h.cancel(server.ErrShutdown)
+	for _, s := range all {
+		h.end(s)
+	}
+	h.wg.Wait()
+}
+
+// expect notes the requests among msgs, a POST's messages for s, as
+// waiting for their responses. Once a shutdown has begun it takes no
+// requests: it notes nothing and returns false.
+func (h *LegacyHandler) expect(s *legacySession, msgs []jsonrpc.Message) bool {
+	// h.mu is held throughout, so that a Shutdown waiting for the
+	// requests open sees these once it has begun.
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range msgs {
+		if msgs[i].Kind() != jsonrpc.MessageRequest {
+			continue
+		}
+		if h.draining {
+			return false
+		}
+		if s.pending == nil {
+			s.pending = make(map[jsonrpc.ID]struct{})
+		}
+		s.pending[msgs[i].ID] = struct{}{}
+	}
+	return true
+}
+
+// forget drops the requests among msgs, which never reached the engine.
+func (s *legacySession) forget(msgs []jsonrpc.Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range msgs {
+		if msgs[i].Kind() == jsonrpc.MessageRequest {
+			delete(s.pending, msgs[i].ID)
+		}
+	}
+	s.shrink()
+}
+
+// answered notes the responses in frame, taken by the stream, as sent.
+func (s *legacySession) answered(frame []byte) {
+	if !s.waiting() {
+		return // the frame answers nothing of the client's
+	}
+	msgs, _, _ := jsonrpc.DecodeBatch(frame)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range msgs {
+		if msgs[i].Kind() == jsonrpc.MessageResponse {
+			delete(s.pending, msgs[i].ID)
+		}
+	}
+	s.shrink()
+}
+
+// shrink drops an emptied map, which Go never shrinks. s.mu is held.
+func (s *legacySession) shrink() {
+	if len(s.pending) == 0 {
+		s.pending = nil
+	}
+}
+
+// waiting reports whether a request of the session waits for its
+// response.
+func (s *legacySession) waiting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending) > 0
+}
+
+// refuse answers every request still waiting with e: the stream writes
+// the answers out once the session is closed.
+func (s *legacySession) refuse(e *jsonrpc.Error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id := range s.pending {
+		s.last = append(s.last, jsonrpc.AppendError(nil, id, e))
+	}
+	s.pending = nil
+}
+
+// takeLast returns the frames refuse left for the stream.
+func (s *legacySession) takeLast() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last := s.last
+	s.last = nil
+	return last
+}

@@ -186,3 +186,90 @@ func TestShutdownWithoutWork(t *testing.T) {
 		t.Fatalf("a POST after Shutdown: %d", resp.StatusCode)
 	}
 }
+
+func (h *LegacyHandler) isDraining() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.draining
+}
+
+// readMessage reads the stream until a message event holding want.
+func (s *legacyStream) readMessage(t *testing.T, want string) string {
+	t.Helper()
+	for {
+		if name, data := s.next(t); name == "message" && strings.Contains(data, want) {
+			return data
+		}
+	}
+}
+
+// startLegacy opens a stream of h served at url and initializes its
+// session with version 2025-06-18 and the elicitation capability.
+func startLegacy(t *testing.T, url string) *legacyStream {
+	t.Helper()
+	s := openLegacy(t, url+"/sse")
+	for _, body := range []string{initBody("2025-06-18", `{"elicitation":{}}`), `{"jsonrpc":"2.0","method":"notifications/initialized"}`} {
+		if code, out := s.post(t, url, body); code != http.StatusAccepted {
+			t.Fatalf("POST %s: %d %s", body, code, out)
+		}
+	}
+	s.readMessage(t, `"protocolVersion"`)
+	return s
+}
+
+// TestLegacyShutdownLetsCallsFinish ends Serve's ctx while a call of the
+// HTTP+SSE transport is in flight and another is about to ask the client
+// for input: both finish, the answer POSTed during the shutdown reaching
+// the second, while new streams and requests get 503.
+func TestLegacyShutdownLetsCallsFinish(t *testing.T) {
+	srv := newMCP(t)
+	g := addGate(t, srv)
+	h := NewLegacyHandler(srv, nil)
+	url, stop, done := serveAt(t, h, &ServeOptions{ShutdownTimeout: time.Minute})
+	s := startLegacy(t, url)
+	for _, body := range []string{callBody(1, "hold", ""), callBody(2, "chatty", "")} {
+		if code, out := s.post(t, url, body); code != http.StatusAccepted {
+			t.Fatalf("POST %s: %d %s", body, code, out)
+		}
+	}
+	<-g.started
+	asked := s.readMessage(t, "elicitation/create")
+
+	stop()
+	eventually(t, "the shutdown to begin", h.isDraining)
+	if code, body := testClient(t, url).status("GET", ""); code != http.StatusServiceUnavailable {
+		t.Errorf("a new stream during the shutdown: %d %s", code, body)
+	}
+	if code, body := s.post(t, url, callBody(3, "echo", "")); code != http.StatusServiceUnavailable {
+		t.Errorf("a request during the shutdown: %d %s", code, body)
+	}
+	answer := `{"jsonrpc":"2.0","id":` + elicitationID(t, asked) + `,"result":{"action":"accept","content":{"name":"Ada"}}}`
+	if code, body := s.post(t, url, answer); code != http.StatusAccepted {
+		t.Fatalf("the answer during the shutdown: %d %s", code, body)
+	}
+	s.readMessage(t, "accept:Ada")
+	close(g.release)
+	s.readMessage(t, "released")
+	if err := wait(t, done); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+}
+
+// TestLegacyShutdownCancelsLateCalls ends Serve's ctx while a call of the
+// HTTP+SSE transport is in flight that lasts longer than the grace
+// period: its client is told the server is shutting down.
+func TestLegacyShutdownCancelsLateCalls(t *testing.T) {
+	h := NewLegacyHandler(newMCP(t), nil)
+	url, stop, done := serveAt(t, h, &ServeOptions{ShutdownTimeout: 50 * time.Millisecond})
+	s := startLegacy(t, url)
+	if code, out := s.post(t, url, callBody(1, "wait", "")); code != http.StatusAccepted {
+		t.Fatalf("POST: %d %s", code, out)
+	}
+	stop()
+	if msg := s.readMessage(t, `"id":1`); !strings.Contains(msg, `"error"`) || !strings.Contains(msg, "shutting down") {
+		t.Errorf("the call ended with %s", msg)
+	}
+	if err := wait(t, done); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+}
