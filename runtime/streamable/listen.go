@@ -47,6 +47,9 @@ type ServeOptions struct {
 	// (the listen backlog), holding no file descriptor of the process,
 	// until an open one closes, so that a burst of clients is served
 	// late rather than failed. The timeouts above make sure slots free
+	// up. Keep it below the process's file descriptor limit, which
+	// also covers the listener and the files the server opens: at that
+	// limit, accepting fails and is retried until a descriptor frees
 	// up. Zero means DefaultMaxConns; negative means no bound.
 	MaxConns int
 
