@@ -19,8 +19,9 @@ func serveHTTP(ctx context.Context, srv *server.Server, addr string, log *slog.L
 	return streamable.ListenAndServe(ctx, addr, onlyAt{endpoint, h})
 }
 
-// onlyAt serves h at one path and 404 elsewhere. It passes Close on to h,
-// so that shutting down ends the sessions and their streams.
+// onlyAt serves h at one path and 404 elsewhere. It passes Shutdown and
+// Close on to h, so that shutting down lets the calls in progress finish
+// and then ends the sessions and their streams.
 type onlyAt struct {
 	path string
 	h    *streamable.Handler
@@ -33,5 +34,7 @@ func (o onlyAt) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	o.h.ServeHTTP(w, r)
 }
+
+func (o onlyAt) Shutdown(ctx context.Context) error { return o.h.Shutdown(ctx) }
 
 func (o onlyAt) Close() error { return o.h.Close() }

@@ -89,13 +89,14 @@ func (h *Handler) postCall(w http.ResponseWriter, r *http.Request, b *body, iden
 		return
 	}
 	h.wg.Add(1)
+	h.calls.Add(1)
 	h.mu.Unlock()
 	defer h.wg.Done()
+	defer h.calls.Add(-1)
 
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	stop := context.AfterFunc(h.ctx, func() { cancel(server.ErrShutdown) })
-	defer stop()
 	ctx = server.WithPrincipal(context.WithValue(ctx, callKey{}, &callInfo{req: r, identity: identity}), identity)
 
 	out := &callStream{w: w, rc: http.NewResponseController(w), keepAlive: h.opts.KeepAlive, log: h.log}
@@ -104,6 +105,12 @@ func (h *Handler) postCall(w http.ResponseWriter, r *http.Request, b *body, iden
 		notifier = nil // the reply is one JSON body: notifications have nowhere to go
 	}
 	result, err := serveCall(ctx, cs, &server.Call{ID: m.ID, Method: m.Method, Params: m.Params, Header: r.Header, Out: notifier}, h.log)
+	if !stop() && m.Method != mcp.MethodSubscriptionsListen {
+		// The shutdown ended the call; whatever its handler made of
+		// that, the client is told the truth. A subscription's graceful
+		// completion is the answer its spec gives for a shutdown.
+		result, err = nil, errShuttingDown
+	}
 	out.finish(m.ID, result, err)
 }
 

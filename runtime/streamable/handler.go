@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -95,6 +96,8 @@ const (
 
 // Handler is the http.Handler of an MCP endpoint. Its sessions run until
 // the client DELETEs them, they sit idle for IdleTimeout, or Close.
+// Under an http.Server's ReadTimeout and WriteTimeout it keeps its long
+// responses whole, as ServeOptions describes.
 type Handler struct {
 	srv      Server
 	opts     HandlerOptions
@@ -102,10 +105,12 @@ type Handler struct {
 	sessions SessionStore
 	events   EventStore
 	ctx      context.Context // the parent of every Serve ctx; ends on Close
-	cancel   context.CancelFunc
+	cancel   context.CancelCauseFunc
+	calls    atomic.Int64 // 2026-07-28 calls being served
 
-	wg          sync.WaitGroup // Serve goroutines and the janitor
+	wg          sync.WaitGroup // Serve goroutines, 2026-07-28 calls and the janitor
 	mu          sync.Mutex
+	draining    bool // Shutdown has begun: no new work is taken
 	closed      bool
 	byID        map[string]*session
 	live        map[*session]struct{} // every running session, stateless ones too
@@ -142,31 +147,8 @@ func NewHandler(srv Server, opts *HandlerOptions) *Handler {
 	if h.events == nil {
 		h.events = NewMemoryEventStore(0)
 	}
-	h.ctx, h.cancel = context.WithCancel(context.Background())
+	h.ctx, h.cancel = context.WithCancelCause(context.Background())
 	return h
-}
-
-// Close ends every session and waits for their goroutines to return.
-// Requests arriving afterwards get 503.
-func (h *Handler) Close() error {
-	h.mu.Lock()
-	if !h.closed {
-		h.closed = true
-		if h.stopJanitor != nil {
-			close(h.stopJanitor)
-		}
-	}
-	all := make([]*session, 0, len(h.live))
-	for s := range h.live {
-		all = append(all, s)
-	}
-	h.mu.Unlock()
-	for _, s := range all {
-		h.end(s)
-	}
-	h.cancel()
-	h.wg.Wait()
-	return nil
 }
 
 // start runs the engine over a new session, registered under its id
@@ -267,6 +249,7 @@ func (h *Handler) SessionCount() int {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w, r = withDeadlines(w, r)
 	if msg := h.checkHost(r.Host, r.Header.Get("Origin")); msg != "" {
 		httpError(w, http.StatusForbidden, msg)
 		return
@@ -282,10 +265,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mu.Lock()
-	closed := h.closed
+	closed, draining := h.closed, h.draining
 	h.mu.Unlock()
-	if closed {
-		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
+	if closed || draining && r.Method == http.MethodGet && r.Header.Get(headerLastEventID) == "" {
+		refuseShuttingDown(w)
 		return
 	}
 	var identity any

@@ -64,13 +64,15 @@ type LegacyHandler struct {
 	hosts    *Handler // holds AllowedHosts only, for its checkHost
 	optsName string   // the options type the 403 message names
 	ctx      context.Context
-	cancel   context.CancelFunc
+	cancel   context.CancelCauseFunc
 
 	wg     sync.WaitGroup // Serve goroutines
 	mu     sync.Mutex
 	closed bool
 	byID   map[string]*legacySession
 	peak   int // the most sessions byID held, for deleteShrink
+
+	draining bool // Shutdown has begun: no new streams or requests; guarded by mu
 }
 
 // NewLegacyHandler returns a LegacyHandler serving srv's sessions. Nil
@@ -94,7 +96,7 @@ func NewLegacyHandler(srv Server, opts *LegacyOptions) *LegacyHandler {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	h.hosts = &Handler{opts: HandlerOptions{AllowedHosts: h.opts.AllowedHosts}}
-	h.ctx, h.cancel = context.WithCancel(context.Background())
+	h.ctx, h.cancel = context.WithCancelCause(context.Background())
 	return h
 }
 
@@ -107,6 +109,10 @@ type legacySession struct {
 	out    chan []byte   // frames for the SSE stream
 	closed chan struct{} // closed when the session ends
 	once   sync.Once
+
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]struct{} // the client's requests not yet answered
+	last    [][]byte                // frames for the stream to write once closed
 }
 
 // Read implements jsonrpc.Transport.
@@ -126,6 +132,7 @@ func (s *legacySession) Read(ctx context.Context) ([]byte, error) {
 func (s *legacySession) Write(ctx context.Context, frame []byte) error {
 	select {
 	case s.out <- frame:
+		s.answered(frame)
 		return nil
 	case <-s.closed:
 		return errSessionClosed
@@ -137,24 +144,6 @@ func (s *legacySession) Write(ctx context.Context, frame []byte) error {
 // Close implements jsonrpc.Transport; it ends the stream too.
 func (s *legacySession) Close() error {
 	s.once.Do(func() { close(s.closed) })
-	return nil
-}
-
-// Close ends every session, and so their streams, and waits for their
-// Serve calls to return. Requests arriving afterwards get 503.
-func (h *LegacyHandler) Close() error {
-	h.mu.Lock()
-	h.closed = true
-	all := make([]*legacySession, 0, len(h.byID))
-	for _, s := range h.byID {
-		all = append(all, s)
-	}
-	h.mu.Unlock()
-	for _, s := range all {
-		h.end(s)
-	}
-	h.cancel()
-	h.wg.Wait()
 	return nil
 }
 
@@ -177,6 +166,7 @@ func (h *LegacyHandler) end(s *legacySession) {
 
 // ServeHTTP implements http.Handler.
 func (h *LegacyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w, r = withDeadlines(w, r)
 	if msg := h.hosts.checkHost(r.Host, r.Header.Get("Origin")); msg != "" {
 		httpError(w, http.StatusForbidden, strings.Replace(msg, "HandlerOptions", h.optsName, 1))
 		return
@@ -187,10 +177,10 @@ func (h *LegacyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mu.Lock()
-	closed := h.closed
+	closed, draining := h.closed, h.draining
 	h.mu.Unlock()
-	if closed {
-		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
+	if closed || draining && r.Method == http.MethodGet {
+		refuseShuttingDown(w)
 		return
 	}
 	if h.opts.Authenticate != nil {
@@ -248,6 +238,12 @@ func (h *LegacyHandler) stream(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-s.closed:
+			for _, f := range s.takeLast() {
+				buf = appendEvent(buf[:0], "", f)
+				if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
+					return
+				}
+			}
 			return
 		case <-r.Context().Done():
 			return
@@ -298,7 +294,8 @@ func (h *LegacyHandler) message(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "cannot read the request body: "+err.Error())
 		return
 	}
-	if _, _, err := jsonrpc.DecodeBatch(data); err != nil {
+	msgs, _, err := jsonrpc.DecodeBatch(data)
+	if err != nil {
 		if e, ok := errors.AsType[*jsonrpc.Error](err); ok {
 			writeJSON(w, http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, e))
 			return
@@ -306,11 +303,17 @@ func (h *LegacyHandler) message(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if !h.expect(s, msgs) {
+		refuseShuttingDown(w)
+		return
+	}
 	select {
 	case s.in <- data:
 		w.WriteHeader(http.StatusAccepted)
+		return
 	case <-s.closed:
 		httpError(w, http.StatusNotFound, "the session has ended: open a new SSE stream")
 	case <-r.Context().Done():
 	}
+	s.forget(msgs)
 }

@@ -6,22 +6,106 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
-// ListenAndServe serves h on addr until ctx ends, then shuts down
-// gracefully: it stops accepting connections, closes h if it is an
-// io.Closer (a *Handler ends its sessions, and so their streams), and
-// waits up to ten seconds for requests in progress. An addr without a
-// host, such as ":3000", binds 127.0.0.1 only: a local server is not
-// exposed to the network unless asked to be. It returns nil after ctx
-// ended, and the error otherwise.
+// ServeOptions configure Serve. The zero ServeOptions are ready to use:
+// each field left zero takes the default its comment gives.
+//
+// A Handler or LegacyHandler serving under these timeouts takes them per
+// step, so that they never cut a long SSE stream or a slow call:
+// ReadTimeout is lifted once the request's body is read, and
+// WriteTimeout bounds each write rather than the whole response. The
+// same holds under an http.Server of one's own with ReadTimeout and
+// WriteTimeout set.
+type ServeOptions struct {
+	// ReadHeaderTimeout bounds reading a request's headers, counted for
+	// a new connection from its accept and for a kept-alive one from
+	// the first byte of its next request. Zero means
+	// DefaultReadHeaderTimeout; negative means none.
+	ReadHeaderTimeout time.Duration
+
+	// ReadTimeout bounds reading a whole request, headers and body: a
+	// client sending its body too slowly gets 400 and its connection
+	// is closed. Zero means DefaultReadTimeout; negative means none.
+	ReadTimeout time.Duration
+
+	// WriteTimeout bounds each write of a response: a client that stops
+	// reading for that long loses its connection. Zero means
+	// DefaultWriteTimeout; negative means none.
+	WriteTimeout time.Duration
+
+	// IdleConnTimeout is how long a kept-alive connection may wait for its
+	// next request before it is closed. Zero means
+	// DefaultIdleConnTimeout; negative means none, which lets idle
+	// connections hold every slot of MaxConns.
+	IdleConnTimeout time.Duration
+
+	// MaxConns bounds the connections open at once. A connection over
+	// the bound is not refused: it waits in the kernel's accept queue
+	// (the listen backlog), holding no file descriptor of the process,
+	// until an open one closes, so that a burst of clients is served
+	// late rather than failed. The timeouts above make sure slots free
+	// up. Keep it below the process's file descriptor limit, which
+	// also covers the listener and the files the server opens: at that
+	// limit, accepting fails and is retried until a descriptor frees
+	// up. Zero means DefaultMaxConns; negative means no bound.
+	MaxConns int
+
+	// ShutdownTimeout is the grace period of a shutdown: how long calls
+	// in progress when ctx ends may take to finish. Zero means
+	// DefaultShutdownTimeout; negative means none, so that the calls
+	// still running are cancelled at once.
+	ShutdownTimeout time.Duration
+}
+
+// Defaults for ServeOptions left zero.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	DefaultIdleConnTimeout   = time.Minute
+	DefaultMaxConns          = 1024
+	DefaultShutdownTimeout   = 10 * time.Second
+)
+
+// flushTimeout bounds the wait, after the grace period, for responses
+// still being written out when a shutdown ends.
+const flushTimeout = 5 * time.Second
+
+// ListenAndServe serves h on addr with the default ServeOptions until
+// ctx ends, as Serve does. An addr without a host, such as ":3000",
+// binds 127.0.0.1 only: a local server is not exposed to the network
+// unless asked to be.
 func ListenAndServe(ctx context.Context, addr string, h http.Handler) error {
 	ln, err := net.Listen("tcp", listenAddr(addr))
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	return Serve(ctx, ln, h, nil)
+}
+
+// Serve serves h on the connections ln accepts until ctx ends, then shuts
+// down gracefully within ShutdownTimeout. A handler with a Shutdown
+// method, as *Handler and *LegacyHandler have, is shut down first while
+// the connections stay open, so that the calls in progress can finish
+// and the client's answers to the server's own requests still arrive;
+// the connections then get up to five more seconds to write their last
+// responses. A handler that is only an io.Closer is closed, and any
+// other handler's requests get the grace period to finish. Connections
+// still open after that are closed. Serve closes ln. Nil opts are the
+// zero ServeOptions. It returns nil after ctx ended and the connections
+// closed in time, and the error otherwise.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts *ServeOptions) error {
+	var o ServeOptions
+	if opts != nil {
+		o = *opts
+	}
+	srv := o.server(h)
+	if o.MaxConns >= 0 {
+		ln = limitListener(ln, or(o.MaxConns, DefaultMaxConns))
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -29,21 +113,57 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	closed := make(chan struct{})
-	go func() {
-		defer close(closed)
-		if c, ok := h.(io.Closer); ok {
-			c.Close()
-		}
-	}()
-	err = srv.Shutdown(sctx)
-	<-closed
+	err := shutdown(srv, h, max(or(o.ShutdownTimeout, DefaultShutdownTimeout), 0))
 	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
 	return err
+}
+
+// shutdowner is a handler that shuts down gracefully.
+type shutdowner interface {
+	Shutdown(ctx context.Context) error
+}
+
+// shutdown ends h and srv, as Serve's doc says, within grace.
+func shutdown(srv *http.Server, h http.Handler, grace time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	switch h := h.(type) {
+	case shutdowner:
+		// Calls it had to cancel were answered: not a failure of Serve.
+		h.Shutdown(ctx)
+		var cancelFlush context.CancelFunc
+		ctx, cancelFlush = context.WithTimeout(context.Background(), flushTimeout)
+		defer cancelFlush()
+	case io.Closer:
+		h.Close()
+	}
+	err := srv.Shutdown(ctx)
+	if err != nil {
+		srv.Close() // cut the connections still busy
+	}
+	return err
+}
+
+// server returns the http.Server of h under the options.
+func (o *ServeOptions) server(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: or(o.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+		ReadTimeout:       or(o.ReadTimeout, DefaultReadTimeout),
+		WriteTimeout:      or(o.WriteTimeout, DefaultWriteTimeout),
+		IdleTimeout:       or(o.IdleConnTimeout, DefaultIdleConnTimeout),
+	}
+}
+
+// or returns v, or def when v is zero. A negative v stays: net/http takes
+// a negative timeout as none.
+func or[T time.Duration | int](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
 }
 
 // listenAddr puts 127.0.0.1 in an address without a host.
@@ -53,4 +173,59 @@ func listenAddr(addr string) string {
 		return net.JoinHostPort("127.0.0.1", port)
 	}
 	return addr
+}
+
+// limitListener returns ln accepting at most n connections open at once:
+// Accept waits for one of them to close before it accepts the next.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limited{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limited struct {
+	net.Listener
+	slots chan struct{} // a token per open connection
+	done  chan struct{} // closed by Close
+	once  sync.Once
+}
+
+func (l *limited) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &slotConn{Conn: c, release: func() { <-l.slots }}, nil
+}
+
+func (l *limited) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// slotConn is a connection holding a slot of a limited listener until it
+// is closed.
+type slotConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *slotConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
+
+// CloseWrite lets net/http half-close a TCP connection after an error
+// response, so that the client reads the response before the reset.
+func (c *slotConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
 }

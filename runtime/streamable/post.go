@@ -94,7 +94,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, identity any, hv 
 		return
 	}
 	b := h.readBody(w, r, !modernHeader(hv))
-	if b == nil {
+	if b == nil || b.requests > 0 && h.refuseDraining(w) {
 		return
 	}
 	if modernHeader(hv) || len(b.msgs) == 1 && b.msgs[0].Kind() == jsonrpc.MessageRequest && server.StatelessRequest(b.msgs[0].Method, b.msgs[0].Params) {
