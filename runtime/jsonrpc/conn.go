@@ -236,6 +236,9 @@ func (c *Conn) Run(ctx context.Context) error {
 	switch {
 	case c.closed.Load(): // Close or the shutdown on ctx made the read fail
 		err = ctx.Err()
+	case errors.Is(err, ErrClosed): // the transport was closed on this side
+		c.shutdown(nil)
+		err = ctx.Err()
 	case errors.Is(err, io.EOF):
 		c.peerDone(err)
 		c.drain()

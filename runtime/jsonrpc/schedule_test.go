@@ -306,3 +306,50 @@ func TestAnswersAfterPeerCloses(t *testing.T) {
 		t.Error("the handler's Call did not fail once the peer closed")
 	}
 }
+
+// localClose is a transport that its owner closes on this side: Read then
+// fails with an error wrapping ErrClosed.
+type localClose struct {
+	jsonrpc.Transport
+	closed chan struct{}
+}
+
+func (l *localClose) Read(ctx context.Context) ([]byte, error) {
+	select {
+	case <-l.closed:
+		return nil, fmt.Errorf("closed by its owner: %w", jsonrpc.ErrClosed)
+	default:
+	}
+	return l.Transport.Read(ctx)
+}
+
+// A transport closed on this side stops the Conn at once, with no grace
+// period: its owner has dealt with the requests in progress.
+func TestLocalCloseStopsAtOnce(t *testing.T) {
+	checkGoroutines(t)
+	started := make(chan struct{})
+	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	a, b := transport.NewPipe()
+	defer b.Close()
+	tr := &localClose{Transport: a, closed: make(chan struct{})}
+	server := jsonrpc.NewConn(tr, h, jsonrpc.Options{DrainTimeout: time.Hour})
+	runErr := make(chan error, 1)
+	go func() { runErr <- server.Run(context.Background()) }()
+	rawPeer{t, b}.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
+	<-started
+	close(tr.closed)
+	rawPeer{t, b}.send(`{"jsonrpc":"2.0","method":"wake the read"}`)
+	select {
+	case err := <-runErr:
+		if err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run waited for the handler")
+	}
+	server.Wait()
+}

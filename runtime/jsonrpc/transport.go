@@ -16,7 +16,10 @@ import (
 type Transport interface {
 	// Read returns the next frame. The frame belongs to the caller: the
 	// transport never touches it again. Read returns io.EOF when the peer
-	// has gone, and ctx.Err() when ctx ends first. An error wrapping
+	// has finished sending (a Conn then shuts down gracefully), an error
+	// wrapping ErrClosed when the transport was closed on this side (a
+	// Conn then stops at once: whoever closed it has dealt with the
+	// requests in progress), and ctx.Err() when ctx ends first. An error wrapping
 	// ErrMessageTooLarge is not fatal: the transport has skipped that
 	// message and the next Read carries on.
 	Read(ctx context.Context) ([]byte, error)

@@ -121,7 +121,7 @@ func (s *legacySession) Read(ctx context.Context) ([]byte, error) {
 	case f := <-s.in:
 		return f, nil
 	case <-s.closed:
-		return nil, io.EOF
+		return nil, errSessionClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

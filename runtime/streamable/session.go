@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -74,7 +74,10 @@ func (st *stream) signal() {
 
 // errSessionClosed is the error of Reads, Writes and feeds after the
 // session ended.
-var errSessionClosed = errors.New("streamable: session closed")
+// It wraps jsonrpc.ErrClosed, so that the engine's Conn stops at once
+// when the Handler ends a session: the Handler has already given its
+// requests their grace period, or the client asked for the end.
+var errSessionClosed = fmt.Errorf("streamable: session closed: %w", jsonrpc.ErrClosed)
 
 func newSession(h *Handler, id string) *session {
 	s := &session{
@@ -101,7 +104,7 @@ func (s *session) Read(ctx context.Context) ([]byte, error) {
 	case f := <-s.in:
 		return f, nil
 	case <-s.closed:
-		return nil, io.EOF
+		return nil, errSessionClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
