@@ -160,7 +160,7 @@ func (h *Handler) newSession(w http.ResponseWriter, init *jsonrpc.Message, owner
 func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, b *body, identity any, version mcp.ProtocolVersion, asJSON bool) {
 	for i := range b.msgs {
 		if m := &b.msgs[i]; m.Kind() == jsonrpc.MessageNotification && m.Method == mcp.MethodCancelledNotification {
-			if id, ok := cancelledID(m.Params); ok {
+			if id, err := server.CancelledRequestID(m.Params); err == nil {
 				s.cancelled(id)
 			}
 		}
@@ -204,18 +204,6 @@ func (h *Handler) feedFailed(w http.ResponseWriter, err error) {
 		httpError(w, http.StatusNotFound, "the session has ended: send initialize to start a new one")
 	}
 	// Otherwise the client has gone: nobody reads an answer.
-}
-
-// cancelledID reads the requestId of notifications/cancelled params.
-func cancelledID(params []byte) (jsonrpc.ID, bool) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
-		return jsonrpc.ID{}, false
-	}
-	id, err := jsonrpc.ParseID(p.RequestID)
-	return id, err == nil
 }
 
 // replyJSON waits for the responses of a stream and sends them as one
