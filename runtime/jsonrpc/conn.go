@@ -114,7 +114,7 @@ type Conn struct {
 	// changes it, for protocols that negotiate batch support.
 	rejectBatches atomic.Bool
 	closed        atomic.Bool
-	writeMu       sync.Mutex // keeps frames whole
+	writeMu       sync.Mutex // keeps frames whole, unless t is a ConcurrentWriter
 	runCtx        context.Context
 	done          chan struct{} // closed when Run has finished, or was never started before Close
 	handlers      sync.WaitGroup
@@ -407,8 +407,10 @@ func (c *Conn) forget(n int64) bool {
 
 // write sends one frame, whole.
 func (c *Conn) write(ctx context.Context, frame []byte) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
+	if _, ok := c.t.(ConcurrentWriter); !ok {
+		c.writeMu.Lock()
+		defer c.writeMu.Unlock()
+	}
 	if c.closed.Load() {
 		return c.closeError()
 	}

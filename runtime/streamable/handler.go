@@ -76,14 +76,25 @@ type HandlerOptions struct {
 	// negative value sends none.
 	KeepAlive time.Duration
 
+	// MaxStreamBuffer bounds, in bytes, the SSE events a session's
+	// stream holds that its HTTP response has not written out yet: what
+	// a client that reads slowly, or not at all, costs the server per
+	// stream. A handler whose notification or request to the client
+	// would pass it waits, until the client has read enough, its ctx
+	// ends or the session does; responses are never held back. Zero
+	// means DefaultMaxStreamBuffer. It does not apply to 2026-07-28
+	// requests, whose events go straight to their HTTP response.
+	MaxStreamBuffer int
+
 	// Logger receives what cannot be told to a client. Nil discards it.
 	Logger *slog.Logger
 }
 
 // Defaults for HandlerOptions left zero.
 const (
-	DefaultIdleTimeout  = 30 * time.Minute
-	DefaultMaxBodyBytes = 4 << 20
+	DefaultIdleTimeout     = 30 * time.Minute
+	DefaultMaxBodyBytes    = 4 << 20
+	DefaultMaxStreamBuffer = 1 << 20
 )
 
 // The HTTP headers of the transport.
@@ -129,6 +140,9 @@ func NewHandler(srv Server, opts *HandlerOptions) *Handler {
 	}
 	if h.opts.RetryInterval <= 0 {
 		h.opts.RetryInterval = time.Second
+	}
+	if h.opts.MaxStreamBuffer <= 0 {
+		h.opts.MaxStreamBuffer = DefaultMaxStreamBuffer
 	}
 	h.log = h.opts.Logger
 	if h.log == nil {

@@ -109,6 +109,8 @@ type legacySession struct {
 	once   sync.Once
 }
 
+var _ jsonrpc.ConcurrentWriter = (*legacySession)(nil)
+
 // Read implements jsonrpc.Transport.
 func (s *legacySession) Read(ctx context.Context) ([]byte, error) {
 	select {
@@ -133,6 +135,12 @@ func (s *legacySession) Write(ctx context.Context, frame []byte) error {
 		return ctx.Err()
 	}
 }
+
+// WritesConcurrently implements jsonrpc.ConcurrentWriter: each Write
+// hands its frame whole to the stream, and waits for it with its own ctx.
+// The stream writes straight to the HTTP response, so a client that does
+// not read holds its writers back and nothing piles up.
+func (s *legacySession) WritesConcurrently() {}
 
 // Close implements jsonrpc.Transport; it ends the stream too.
 func (s *legacySession) Close() error {

@@ -265,16 +265,19 @@ func (h *Handler) pump(w http.ResponseWriter, r *http.Request, s *session, st *s
 	ended := false
 	for {
 		q, finished := s.take(st)
+		n := 0
 		for _, ev := range q {
 			if _, err := w.Write(ev); err != nil {
 				s.detach(st)
 				return
 			}
+			n += len(ev)
 		}
 		if len(q) > 0 && rc.Flush() != nil {
 			s.detach(st)
 			return
 		}
+		s.sent(st, n)
 		if finished || ended {
 			return
 		}
