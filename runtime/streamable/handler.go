@@ -47,7 +47,7 @@ type HandlerOptions struct {
 	Sessions SessionStore
 
 	// Events keeps the events of SSE streams for resumption with
-	// Last-Event-ID; nil means a MemoryEventStore with the default bound.
+	// Last-Event-ID; nil means a MemoryEventStore with the default bounds.
 	Events EventStore
 
 	// AllowedHosts lists the Host names (or host:port) served besides
@@ -86,6 +86,25 @@ type HandlerOptions struct {
 	// requests, whose events go straight to their HTTP response.
 	MaxStreamBuffer int
 
+	// MaxSessions caps the sessions the Handler runs at once. An
+	// initialize over it is answered 503 with a JSON-RPC error naming
+	// this option, and starts nothing; sessions already running carry
+	// on. Zero means DefaultMaxSessions, a negative value no cap. The
+	// short-lived sessions of Stateless mode, and 2026-07-28 requests,
+	// are not counted.
+	MaxSessions int
+
+	// MaxSessionsPerIdentity caps the sessions of one identity that
+	// Authenticate returned, identities being told apart with ==: an
+	// initialize over it is answered 429 (this client, not the server,
+	// has too many). Zero means DefaultMaxSessionsPerIdentity, a
+	// negative value no cap. Sessions without an identity, or with one
+	// == cannot compare, count toward MaxSessions only; an Authenticate
+	// that returns a new pointer on every request makes each session an
+	// identity of its own, so return a value (a user id) for this cap to
+	// hold.
+	MaxSessionsPerIdentity int
+
 	// Logger receives what cannot be told to a client. Nil discards it.
 	Logger *slog.Logger
 }
@@ -119,6 +138,7 @@ type Handler struct {
 	mu          sync.Mutex
 	closed      bool
 	byID        map[string]*session
+	quota       quota                 // the sessions of byID, against the caps
 	live        map[*session]struct{} // every running session, stateless ones too
 	livePeak    int                   // the most sessions live and byID held, for deleteShrink
 	byIDPeak    int
@@ -144,6 +164,7 @@ func NewHandler(srv Server, opts *HandlerOptions) *Handler {
 	if h.opts.MaxStreamBuffer <= 0 {
 		h.opts.MaxStreamBuffer = DefaultMaxStreamBuffer
 	}
+	h.quota = newQuota(h.opts.MaxSessions, h.opts.MaxSessionsPerIdentity)
 	h.log = h.opts.Logger
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -154,7 +175,7 @@ func NewHandler(srv Server, opts *HandlerOptions) *Handler {
 	}
 	h.events = h.opts.Events
 	if h.events == nil {
-		h.events = NewMemoryEventStore(0)
+		h.events = NewMemoryEventStore(0, 0)
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	return h
@@ -184,7 +205,8 @@ func (h *Handler) Close() error {
 }
 
 // start runs the engine over a new session, registered under its id
-// unless it has none. It fails once the Handler is closed.
+// unless it has none. It fails once the Handler is closed, and with a
+// *capError for a session with an id over a cap.
 func (h *Handler) start(s *session) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -192,6 +214,9 @@ func (h *Handler) start(s *session) error {
 		return errClosedHandler
 	}
 	if s.id != "" {
+		if err := h.quota.take(s.owner, "HandlerOptions"); err != nil {
+			return err
+		}
 		h.byID[s.id] = s
 		if h.stopJanitor == nil {
 			h.stopJanitor = make(chan struct{})
@@ -223,6 +248,7 @@ func (h *Handler) end(s *session) {
 	h.live = deleteShrink(h.live, s, &h.livePeak)
 	if s.id != "" && h.byID[s.id] == s {
 		h.byID = deleteShrink(h.byID, s.id, &h.byIDPeak)
+		h.quota.give(s.owner)
 	}
 	h.mu.Unlock()
 	s.Close()

@@ -38,6 +38,18 @@ type LegacyOptions struct {
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 
+	// MaxSessions caps the sessions (open streams) the LegacyHandler
+	// runs at once; a GET over it is answered 503, as
+	// HandlerOptions.MaxSessions says. Zero means DefaultMaxSessions, a
+	// negative value no cap.
+	MaxSessions int
+
+	// MaxSessionsPerIdentity caps the sessions of one identity that
+	// Authenticate returned; a GET over it is answered 429, as
+	// HandlerOptions.MaxSessionsPerIdentity says. Zero means
+	// DefaultMaxSessionsPerIdentity, a negative value no cap.
+	MaxSessionsPerIdentity int
+
 	// Logger receives what cannot be told to a client. Nil discards it.
 	Logger *slog.Logger
 }
@@ -70,7 +82,8 @@ type LegacyHandler struct {
 	mu     sync.Mutex
 	closed bool
 	byID   map[string]*legacySession
-	peak   int // the most sessions byID held, for deleteShrink
+	quota  quota // the sessions of byID, against the caps
+	peak   int   // the most sessions byID held, for deleteShrink
 }
 
 // NewLegacyHandler returns a LegacyHandler serving srv's sessions. Nil
@@ -94,6 +107,7 @@ func NewLegacyHandler(srv Server, opts *LegacyOptions) *LegacyHandler {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	h.hosts = &Handler{opts: HandlerOptions{AllowedHosts: h.opts.AllowedHosts}}
+	h.quota = newQuota(h.opts.MaxSessions, h.opts.MaxSessionsPerIdentity)
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	return h
 }
@@ -103,6 +117,7 @@ func NewLegacyHandler(srv Server, opts *LegacyOptions) *LegacyHandler {
 // Write hands frames to the GET that writes the stream out.
 type legacySession struct {
 	id     string
+	owner  any           // the identity that opened the stream, if any
 	in     chan []byte   // frames of POST bodies
 	out    chan []byte   // frames for the SSE stream
 	closed chan struct{} // closed when the session ends
@@ -178,6 +193,7 @@ func (h *LegacyHandler) end(s *legacySession) {
 	h.mu.Lock()
 	if h.byID[s.id] == s {
 		h.byID = deleteShrink(h.byID, s.id, &h.peak)
+		h.quota.give(s.owner)
 	}
 	h.mu.Unlock()
 	s.Close()
@@ -201,24 +217,28 @@ func (h *LegacyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
+	var identity any
 	if h.opts.Authenticate != nil {
-		if _, err := h.opts.Authenticate(r); err != nil {
+		var err error
+		if identity, err = h.opts.Authenticate(r); err != nil {
 			httpError(w, http.StatusUnauthorized, "unauthorized: "+err.Error())
 			return
 		}
 	}
 	if r.Method == http.MethodGet {
-		h.stream(w, r)
+		h.stream(w, r, identity)
 	} else {
 		h.message(w, r)
 	}
 }
 
-// stream serves a GET: it starts a session and writes its stream out
-// until the client goes away or the session ends, then ends the session.
-func (h *LegacyHandler) stream(w http.ResponseWriter, r *http.Request) {
+// stream serves a GET: it starts a session of identity and writes its
+// stream out until the client goes away or the session ends, then ends
+// the session.
+func (h *LegacyHandler) stream(w http.ResponseWriter, r *http.Request, identity any) {
 	s := &legacySession{
 		id:     newSessionID(),
+		owner:  identity,
 		in:     make(chan []byte),
 		out:    make(chan []byte),
 		closed: make(chan struct{}),
@@ -227,6 +247,12 @@ func (h *LegacyHandler) stream(w http.ResponseWriter, r *http.Request) {
 	if h.closed {
 		h.mu.Unlock()
 		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return
+	}
+	if err := h.quota.take(identity, h.optsName); err != nil {
+		h.mu.Unlock()
+		h.log.Debug("streamable: legacy session refused", "err", err)
+		err.write(w, jsonrpc.ID{})
 		return
 	}
 	h.byID[s.id] = s

@@ -40,20 +40,16 @@ type legacyStream struct {
 	endpoint string
 }
 
-// openLegacy GETs url and reads the endpoint event.
-func openLegacy(t testing.TB, rawURL string) *legacyStream {
+// openLegacy GETs url, with hdr's name/value pairs as headers, and reads
+// the endpoint event.
+func openLegacy(t testing.TB, rawURL string, hdr ...string) *legacyStream {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
+	resp, cancel := getLegacy(t, rawURL, hdr...)
 	s := &legacyStream{resp: resp, cancel: cancel, r: bufio.NewReader(resp.Body)}
 	t.Cleanup(s.close)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("GET: %s %q", resp.Status, resp.Header.Get("Content-Type"))
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1000))
+		t.Fatalf("GET: %s %q %s", resp.Status, resp.Header.Get("Content-Type"), b)
 	}
 	name, data := s.next(t)
 	if name != "endpoint" {
@@ -61,6 +57,23 @@ func openLegacy(t testing.TB, rawURL string) *legacyStream {
 	}
 	s.endpoint = data
 	return s
+}
+
+// getLegacy GETs url with hdr's name/value pairs as headers; cancel
+// ends the request.
+func getLegacy(t testing.TB, rawURL string, hdr ...string) (resp *http.Response, cancel context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	return resp, cancel
 }
 
 func (s *legacyStream) close() {

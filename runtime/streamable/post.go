@@ -132,22 +132,28 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, identity any, hv 
 
 // newSession starts a session for an initialize request and names it in
 // the response headers, or answers with an error and returns nil. The
-// session is returned acquired.
+// session is returned acquired. It is counted against the caps before
+// anything is recorded, so a refusal leaves no trace.
 func (h *Handler) newSession(w http.ResponseWriter, init *jsonrpc.Message, owner any) *session {
 	s := newSession(h, newSessionID())
 	s.owner = owner
 	s.record = SessionRecord{ID: s.id, Initialize: bytes.Clone(init.Params), Created: time.Now()}
+	s.acquire()
+	if err := h.start(s); err != nil {
+		if e, ok := err.(*capError); ok {
+			h.log.Debug("streamable: session refused", "err", err)
+			e.write(w, init.ID)
+			return nil
+		}
+		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := h.sessions.Create(ctx, s.record); err != nil {
 		h.log.Error("streamable: cannot record a new session", "err", err)
+		h.end(s)
 		httpError(w, http.StatusInternalServerError, "cannot start a session")
-		return nil
-	}
-	s.acquire()
-	if err := h.start(s); err != nil {
-		h.sessions.Delete(ctx, s.id)
-		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return nil
 	}
 	w.Header().Set(headerSessionID, s.id)
