@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
 // LegacyOptions configure a LegacyHandler. The zero LegacyOptions are
@@ -30,8 +32,11 @@ type LegacyOptions struct {
 	AllowedHosts []string
 
 	// Authenticate, when set, is called on every request; an error is
-	// answered with 401 and its text. The identity it returns is not
-	// yet reachable through IdentityFromContext on this transport.
+	// answered with 401 and its text. The identity it returns for the
+	// GET owns the session: a POST into it from another identity is
+	// answered as one naming an unknown session, and the session's
+	// handlers get the owner from IdentityFromContext (and
+	// server.PrincipalFrom).
 	Authenticate func(r *http.Request) (identity any, err error)
 
 	// MaxBodyBytes bounds a POST body; larger ones get 413. Zero means
@@ -125,6 +130,10 @@ type legacySession struct {
 }
 
 var _ jsonrpc.ConcurrentWriter = (*legacySession)(nil)
+
+// legacySessionKey is the ctx key of the *legacySession that a Serve ctx,
+// and every handler ctx derived from it, belongs to.
+type legacySessionKey struct{}
 
 // Read implements jsonrpc.Transport.
 func (s *legacySession) Read(ctx context.Context) ([]byte, error) {
@@ -228,7 +237,7 @@ func (h *LegacyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		h.stream(w, r, identity)
 	} else {
-		h.message(w, r)
+		h.message(w, r, identity)
 	}
 }
 
@@ -260,7 +269,8 @@ func (h *LegacyHandler) stream(w http.ResponseWriter, r *http.Request, identity 
 	h.mu.Unlock()
 	go func() {
 		defer h.wg.Done()
-		if err := h.srv.Serve(h.ctx, s); err != nil {
+		ctx := server.WithPrincipal(context.WithValue(h.ctx, legacySessionKey{}, s), s.owner)
+		if err := h.srv.Serve(ctx, s); err != nil {
 			h.log.Warn("streamable: legacy session ended with an error", "session", s.id, "err", err)
 		}
 		h.end(s)
@@ -305,8 +315,11 @@ func (h *LegacyHandler) endpointFor(r *http.Request, id string) string {
 	return ep.String()
 }
 
-// message serves a POST: it hands its message to the session's engine.
-func (h *LegacyHandler) message(w http.ResponseWriter, r *http.Request) {
+// message serves a POST of identity: it hands its message to the
+// session's engine. A session answers only the identity that opened it;
+// to another it does not exist, so its id can be neither confirmed nor
+// used.
+func (h *LegacyHandler) message(w http.ResponseWriter, r *http.Request, identity any) {
 	id := r.URL.Query().Get(LegacySessionParam)
 	if id == "" {
 		httpError(w, http.StatusBadRequest, "missing the "+LegacySessionParam+" query parameter: GET the SSE endpoint first, and POST to the URL of its endpoint event")
@@ -315,7 +328,7 @@ func (h *LegacyHandler) message(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	s := h.byID[id]
 	h.mu.Unlock()
-	if s == nil {
+	if s == nil || !reflect.DeepEqual(s.owner, identity) {
 		httpError(w, http.StatusNotFound, "unknown or ended session: open a new SSE stream")
 		return
 	}
