@@ -147,7 +147,8 @@ type Conn struct {
 	// changes it, for protocols that negotiate batch support.
 	rejectBatches atomic.Bool
 	closed        atomic.Bool
-	writeMu       sync.Mutex      // keeps frames whole
+	concurrent    bool            // t is a ConcurrentWriter
+	writeMu       sync.Mutex      // keeps frames whole, unless t is a ConcurrentWriter
 	runCtx        context.Context // the read loop's and handlers': Run's ctx's values, ended by shutdown
 	runParent     context.Context // Run's ctx: once it ends, new requests are refused
 	done          chan struct{}   // closed when Run has finished, or was never started before Close
@@ -194,6 +195,7 @@ func NewConn(t Transport, h Handler, opts Options) *Conn {
 		done:    make(chan struct{}),
 		stop:    make(chan struct{}),
 	}
+	_, c.concurrent = t.(ConcurrentWriter)
 	c.rejectBatches.Store(opts.RejectBatches)
 	return c
 }
@@ -515,8 +517,10 @@ func (c *Conn) forget(n int64) bool {
 
 // write sends one frame, whole.
 func (c *Conn) write(ctx context.Context, frame []byte) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
+	if !c.concurrent {
+		c.writeMu.Lock()
+		defer c.writeMu.Unlock()
+	}
 	if c.closed.Load() {
 		return c.closeError()
 	}

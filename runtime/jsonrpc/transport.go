@@ -10,7 +10,8 @@ import (
 // newline-delimited streams, stdio and in-memory pipes.
 //
 // Read and Write may be called concurrently with each other; a Conn calls
-// Read from one goroutine and Write from one goroutine at a time. Close
+// Read from one goroutine and Write from one goroutine at a time, unless
+// the transport is a ConcurrentWriter. Close
 // makes pending and later Reads and Writes fail, and may be called more
 // than once.
 type Transport interface {
@@ -31,6 +32,19 @@ type Transport interface {
 
 	// Close releases the transport.
 	Close() error
+}
+
+// ConcurrentWriter is a Transport whose Write may be called from several
+// goroutines at once, keeping each frame whole. A Conn otherwise sends one
+// frame at a time; over a ConcurrentWriter it lets every Write through, so
+// a Write that waits (for a slow peer to make room on one of the streams
+// the transport multiplexes, say) holds back neither the Conn's other
+// writers nor the responses its read loop sends, and each waits with its
+// own ctx rather than behind a lock. WritesConcurrently does nothing: it
+// marks the type.
+type ConcurrentWriter interface {
+	Transport
+	WritesConcurrently()
 }
 
 // ErrMessageTooLarge is wrapped by the error a transport's Read returns

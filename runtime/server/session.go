@@ -192,13 +192,9 @@ func (s *Session) notification(ctx context.Context, req *jsonrpc.Request) {
 	case mcp.MethodCancelledNotification:
 		// Both eras cancel this way on a stream: a 2026-07-28 request may
 		// be running before, or without, any initialize.
-		var p mcp.CancelledNotificationParams
-		if err := p.UnmarshalJSON(req.Params); err != nil {
-			s.srv.log.Debug("malformed cancellation", "error", err)
-			return
-		}
-		id, ok := toID(p.RequestID)
-		if !ok {
+		id, err := CancelledRequestID(req.Params)
+		if err != nil {
+			s.srv.log.Debug("cancellation ignored", "error", err)
 			return
 		}
 		if method, running := s.conn.IncomingMethod(id); running && method != mcp.MethodInitialize {
@@ -214,16 +210,6 @@ func (s *Session) notification(ctx context.Context, req *jsonrpc.Request) {
 			}()
 		}
 	}
-}
-
-func toID(r mcp.RequestId) (jsonrpc.ID, bool) {
-	if n, ok := r.AsInteger(); ok {
-		return jsonrpc.IntID(n), true
-	}
-	if str, ok := r.AsString(); ok {
-		return jsonrpc.StringID(str), true
-	}
-	return jsonrpc.ID{}, false
 }
 
 // sendCancelled tells the client that the server gave up on a request.

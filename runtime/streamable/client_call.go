@@ -9,6 +9,7 @@ import (
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/internal/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
 // The stateless era (2026-07-28) on the client side of the transport.
@@ -81,13 +82,7 @@ func (t *ClientTransport) writeCall(ctx context.Context, frame []byte, id jsonrp
 // cancelCall closes the stream of the 2026-07-28 request that a
 // notifications/cancelled names, reporting whether there was one.
 func (t *ClientTransport) cancelCall(params []byte) bool {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
-		return false
-	}
-	id, err := jsonrpc.ParseID(p.RequestID)
+	id, err := server.CancelledRequestID(params)
 	if err != nil {
 		return false
 	}

@@ -27,13 +27,18 @@ func HTTPRequestFromContext(ctx context.Context) *http.Request {
 
 // IdentityFromContext returns what HandlerOptions.Authenticate returned
 // for the HTTP request that carried the MCP request whose handler ctx is
-// given, or nil.
+// given, or nil. On the HTTP+SSE transport of a LegacyHandler it is what
+// LegacyOptions.Authenticate returned for the GET that opened the
+// session, which every POST into the session matches.
 func IdentityFromContext(ctx context.Context) any {
 	if c, ok := ctx.Value(callKey{}).(*callInfo); ok {
 		return c.identity
 	}
 	if inf := inflightOf(ctx); inf != nil {
 		return inf.identity
+	}
+	if s, ok := ctx.Value(legacySessionKey{}).(*legacySession); ok {
+		return s.owner
 	}
 	return nil
 }

@@ -21,6 +21,13 @@
 // reply) of the POST that carried the request; what no request caused
 // goes on the session's standalone GET stream.
 //
+// What a client that reads slowly can cost is bounded: each SSE stream
+// holds at most HandlerOptions.MaxStreamBuffer bytes (1 MiB by default)
+// not yet written to its connection, and a handler that would send more
+// waits, with its ctx, until the client reads; responses never wait. A
+// 2026-07-28 stream, and the HTTP+SSE transport of 2024-11-05, write
+// straight to the connection, so their handlers wait on it alone.
+//
 // Handlers reach the HTTP side through their ctx, in both eras:
 // HTTPRequestFromContext returns the POST that carried the request,
 // IdentityFromContext what HandlerOptions.Authenticate made of it (also

@@ -1,6 +1,7 @@
 package streamable
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"strconv"
@@ -59,36 +60,61 @@ type EventStore interface {
 	Forget(ctx context.Context, session string) error
 }
 
-// DefaultEventBytes bounds the events a MemoryEventStore keeps per session
-// when NewMemoryEventStore is given zero.
-const DefaultEventBytes = 256 << 10
+// Defaults of NewMemoryEventStore's bounds.
+const (
+	// DefaultEventBytes bounds the events a MemoryEventStore keeps per
+	// session.
+	DefaultEventBytes = 256 << 10
+	// DefaultEventTotalBytes bounds the events a MemoryEventStore keeps
+	// in all: without it, DefaultMaxSessions sessions could hold 2.5 GB.
+	DefaultEventTotalBytes = 64 << 20
+)
 
 // eventOverhead is what an Event costs besides its data, counted against
-// the bound so that many tiny events are bounded too.
+// the bounds so that many tiny events are bounded too.
 const eventOverhead = 48
 
 // MemoryEventStore is an EventStore in this process's memory, bounded per
-// session: past the bound it drops a session's oldest events.
+// session and in all. Past a session's bound it drops that session's
+// oldest events; past the total bound, the oldest events of any session.
 type MemoryEventStore struct {
-	max      int
+	perSession, total int
+
 	mu       sync.Mutex
 	sessions map[string]*eventLog
-	peak     int // the most sessions held, for deleteShrink
+	peak     int     // the most sessions held, for deleteShrink
+	oldest   logHeap // the logs holding events, oldest first event first
+	bytes    int     // what every log holds, overhead included
+	appended uint64  // events appended so far: the age of each
 }
 
+// eventLog is the events of one session, oldest first: events[head:].
 type eventLog struct {
-	events []Event
+	events []storedEvent
+	head   int
 	bytes  int
+	index  int // in MemoryEventStore.oldest; -1 while it holds no events
 }
+
+type storedEvent struct {
+	Event
+	n uint64 // the store's count of events when it was appended
+}
+
+func cost(e Event) int { return len(e.Data) + eventOverhead }
 
 // NewMemoryEventStore returns a MemoryEventStore that keeps at most
-// maxBytes of events per session (counting a small overhead per event);
-// zero or less means DefaultEventBytes.
-func NewMemoryEventStore(maxBytes int) *MemoryEventStore {
-	if maxBytes <= 0 {
-		maxBytes = DefaultEventBytes
+// perSession bytes of events per session and total bytes in all, counting
+// a small overhead per event; zero or less means DefaultEventBytes and
+// DefaultEventTotalBytes.
+func NewMemoryEventStore(perSession, total int) *MemoryEventStore {
+	if perSession <= 0 {
+		perSession = DefaultEventBytes
 	}
-	return &MemoryEventStore{max: maxBytes, sessions: make(map[string]*eventLog)}
+	if total <= 0 {
+		total = DefaultEventTotalBytes
+	}
+	return &MemoryEventStore{perSession: perSession, total: total, sessions: make(map[string]*eventLog)}
 }
 
 // Append implements EventStore.
@@ -97,21 +123,45 @@ func (m *MemoryEventStore) Append(_ context.Context, session string, e Event) er
 	defer m.mu.Unlock()
 	l := m.sessions[session]
 	if l == nil {
-		l = &eventLog{}
+		l = &eventLog{index: -1}
 		m.sessions[session] = l
 	}
-	l.events = append(l.events, e)
-	l.bytes += len(e.Data) + eventOverhead
-	drop := 0
-	for l.bytes > m.max && drop < len(l.events) {
-		l.bytes -= len(l.events[drop].Data) + eventOverhead
-		drop++
+	m.appended++
+	l.events = append(l.events, storedEvent{e, m.appended})
+	l.bytes += cost(e)
+	m.bytes += cost(e)
+	if l.index < 0 {
+		heap.Push(&m.oldest, l)
 	}
-	if drop > 0 {
-		// Copy rather than reslice, so the dropped events' data is freed.
-		l.events = append(l.events[:0:0], l.events[drop:]...)
+	for l.bytes > m.perSession {
+		m.dropOldest(l)
+	}
+	for m.bytes > m.total {
+		m.dropOldest(m.oldest[0])
 	}
 	return nil
+}
+
+// dropOldest drops the oldest event of a log that holds some. m.mu is
+// held.
+func (m *MemoryEventStore) dropOldest(l *eventLog) {
+	c := cost(l.events[l.head].Event)
+	l.events[l.head] = storedEvent{} // free its data now
+	l.head++
+	l.bytes -= c
+	m.bytes -= c
+	switch {
+	case l.head == len(l.events):
+		l.events, l.head = nil, 0
+		heap.Remove(&m.oldest, l.index)
+	case l.head*2 >= len(l.events):
+		// Copy the live half down, so that a log's array stays within
+		// twice what it holds.
+		l.events, l.head = append([]storedEvent(nil), l.events[l.head:]...), 0
+		heap.Fix(&m.oldest, l.index)
+	default:
+		heap.Fix(&m.oldest, l.index)
+	}
 }
 
 // After implements EventStore.
@@ -123,9 +173,9 @@ func (m *MemoryEventStore) After(_ context.Context, session string, stream, seq 
 		return nil, nil
 	}
 	var out []Event
-	for _, e := range l.events {
+	for _, e := range l.events[l.head:] {
 		if e.Stream == stream && e.Seq > seq {
-			out = append(out, e)
+			out = append(out, e.Event)
 		}
 	}
 	return out, nil
@@ -134,8 +184,16 @@ func (m *MemoryEventStore) After(_ context.Context, session string, stream, seq 
 // Forget implements EventStore.
 func (m *MemoryEventStore) Forget(_ context.Context, session string) error {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	l := m.sessions[session]
+	if l == nil {
+		return nil
+	}
+	if l.index >= 0 {
+		heap.Remove(&m.oldest, l.index)
+	}
+	m.bytes -= l.bytes
 	m.sessions = deleteShrink(m.sessions, session, &m.peak)
-	m.mu.Unlock()
 	return nil
 }
 
@@ -144,9 +202,43 @@ func (m *MemoryEventStore) Len(session string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if l := m.sessions[session]; l != nil {
-		return len(l.events)
+		return len(l.events) - l.head
 	}
 	return 0
+}
+
+// Bytes returns what the store holds in all, counting the overhead per
+// event that its bounds count.
+func (m *MemoryEventStore) Bytes() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.bytes
+}
+
+// logHeap orders the logs that hold events by the age of their oldest
+// one, for container/heap.
+type logHeap []*eventLog
+
+func (h logHeap) Len() int { return len(h) }
+func (h logHeap) Less(i, j int) bool {
+	return h[i].events[h[i].head].n < h[j].events[h[j].head].n
+}
+func (h logHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *logHeap) Push(x any) {
+	l := x.(*eventLog)
+	l.index = len(*h)
+	*h = append(*h, l)
+}
+func (h *logHeap) Pop() any {
+	old := *h
+	l := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	l.index = -1
+	return l
 }
 
 // errUnknownEvent is the answer to a Last-Event-ID this session never gave.

@@ -87,9 +87,11 @@ func (s *session) resume(ctx context.Context, last string) (*stream, int, string
 		st.finished = true
 	}
 	st.attached = true
-	st.queue = st.queue[:0]
+	st.queue, st.buffered = st.queue[:0], 0
 	for _, e := range events {
-		st.queue = append(st.queue, appendEvent(nil, e.ID(), e.Data))
+		ev := appendEvent(nil, e.ID(), e.Data)
+		st.queue = append(st.queue, ev)
+		st.buffered += len(ev)
 	}
 	return st, 0, ""
 }

@@ -48,7 +48,7 @@ type HandlerOptions struct {
 	Sessions SessionStore
 
 	// Events keeps the events of SSE streams for resumption with
-	// Last-Event-ID; nil means a MemoryEventStore with the default bound.
+	// Last-Event-ID; nil means a MemoryEventStore with the default bounds.
 	Events EventStore
 
 	// AllowedHosts lists the Host names (or host:port) served besides
@@ -77,14 +77,44 @@ type HandlerOptions struct {
 	// negative value sends none.
 	KeepAlive time.Duration
 
+	// MaxStreamBuffer bounds, in bytes, the SSE events a session's
+	// stream holds that its HTTP response has not written out yet: what
+	// a client that reads slowly, or not at all, costs the server per
+	// stream. A handler whose notification or request to the client
+	// would pass it waits, until the client has read enough, its ctx
+	// ends or the session does; responses are never held back. Zero
+	// means DefaultMaxStreamBuffer. It does not apply to 2026-07-28
+	// requests, whose events go straight to their HTTP response.
+	MaxStreamBuffer int
+
+	// MaxSessions caps the sessions the Handler runs at once. An
+	// initialize over it is answered 503 with a JSON-RPC error naming
+	// this option, and starts nothing; sessions already running carry
+	// on. Zero means DefaultMaxSessions, a negative value no cap. The
+	// short-lived sessions of Stateless mode, and 2026-07-28 requests,
+	// are not counted.
+	MaxSessions int
+
+	// MaxSessionsPerIdentity caps the sessions of one identity that
+	// Authenticate returned, identities being told apart with ==: an
+	// initialize over it is answered 429 (this client, not the server,
+	// has too many). Zero means DefaultMaxSessionsPerIdentity, a
+	// negative value no cap. Sessions without an identity, or with one
+	// == cannot compare, count toward MaxSessions only; an Authenticate
+	// that returns a new pointer on every request makes each session an
+	// identity of its own, so return a value (a user id) for this cap to
+	// hold.
+	MaxSessionsPerIdentity int
+
 	// Logger receives what cannot be told to a client. Nil discards it.
 	Logger *slog.Logger
 }
 
 // Defaults for HandlerOptions left zero.
 const (
-	DefaultIdleTimeout  = 30 * time.Minute
-	DefaultMaxBodyBytes = 4 << 20
+	DefaultIdleTimeout     = 30 * time.Minute
+	DefaultMaxBodyBytes    = 4 << 20
+	DefaultMaxStreamBuffer = 1 << 20
 )
 
 // The HTTP headers of the transport.
@@ -113,6 +143,7 @@ type Handler struct {
 	draining    bool // Shutdown has begun: no new work is taken
 	closed      bool
 	byID        map[string]*session
+	quota       quota                 // the sessions of byID, against the caps
 	live        map[*session]struct{} // every running session, stateless ones too
 	livePeak    int                   // the most sessions live and byID held, for deleteShrink
 	byIDPeak    int
@@ -135,6 +166,10 @@ func NewHandler(srv Server, opts *HandlerOptions) *Handler {
 	if h.opts.RetryInterval <= 0 {
 		h.opts.RetryInterval = time.Second
 	}
+	if h.opts.MaxStreamBuffer <= 0 {
+		h.opts.MaxStreamBuffer = DefaultMaxStreamBuffer
+	}
+	h.quota = newQuota(h.opts.MaxSessions, h.opts.MaxSessionsPerIdentity)
 	h.log = h.opts.Logger
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -145,14 +180,15 @@ func NewHandler(srv Server, opts *HandlerOptions) *Handler {
 	}
 	h.events = h.opts.Events
 	if h.events == nil {
-		h.events = NewMemoryEventStore(0)
+		h.events = NewMemoryEventStore(0, 0)
 	}
 	h.ctx, h.cancel = context.WithCancelCause(context.Background())
 	return h
 }
 
 // start runs the engine over a new session, registered under its id
-// unless it has none. It fails once the Handler is closed.
+// unless it has none. It fails once the Handler is closed, and with a
+// *capError for a session with an id over a cap.
 func (h *Handler) start(s *session) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -160,6 +196,9 @@ func (h *Handler) start(s *session) error {
 		return errClosedHandler
 	}
 	if s.id != "" {
+		if err := h.quota.take(s.owner, "HandlerOptions"); err != nil {
+			return err
+		}
 		h.byID[s.id] = s
 		if h.stopJanitor == nil {
 			h.stopJanitor = make(chan struct{})
@@ -191,6 +230,7 @@ func (h *Handler) end(s *session) {
 	h.live = deleteShrink(h.live, s, &h.livePeak)
 	if s.id != "" && h.byID[s.id] == s {
 		h.byID = deleteShrink(h.byID, s.id, &h.byIDPeak)
+		h.quota.give(s.owner)
 	}
 	h.mu.Unlock()
 	s.Close()

@@ -305,6 +305,44 @@ func TestDuplicateRequestID(t *testing.T) {
 	}
 }
 
+// TestCancelledParsedAsTheEngineDoes sends a cancellation whose params
+// spell requestId twice, once in another case. The transport must cancel
+// the request the engine cancels, 5, whose stream then ends; 7 runs on.
+func TestCancelledParsedAsTheEngineDoes(t *testing.T) {
+	h, ts := serve(t, nil)
+	c := newClient(t, ts)
+	c.initialize("2025-06-18", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp5, err := c.hc.Do(c.request(ctx, "POST", callBody(5, "wait", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp5.Body.Close()
+	resp7, err := c.hc.Do(c.request(ctx, "POST", callBody(7, "wait", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp7.Body.Close()
+	if code, _ := c.status("POST", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"requestid":7}}`); code != http.StatusAccepted {
+		t.Fatalf("cancel: %d", code)
+	}
+	if msgs := messages(t, resp5); len(msgs) != 0 {
+		t.Fatalf("the cancelled request was answered: %q", msgs)
+	}
+	s := h.byIDForTest(c.sid)
+	if ids := s.requestIDsForTest(); len(ids) != 1 || ids[0] != "7" {
+		t.Fatalf("requests in flight after cancelling 5: %q, want [7]", ids)
+	}
+	c.status("POST", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+	if msgs := messages(t, resp7); len(msgs) != 0 {
+		t.Fatalf("request 7 was answered after its cancellation: %q", msgs)
+	}
+	if ids := s.requestIDsForTest(); len(ids) != 0 {
+		t.Fatalf("requests left in flight: %q", ids)
+	}
+}
+
 func TestAuthenticateAndContext(t *testing.T) {
 	_, ts := serve(t, &HandlerOptions{Authenticate: func(r *http.Request) (any, error) {
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -301,4 +302,17 @@ func (h *Handler) byIDForTest(id string) *session {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.byID[id]
+}
+
+// requestIDsForTest lists the ids of the client requests the session
+// still waits to answer, sorted.
+func (s *session) requestIDsForTest() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for id := range s.requests {
+		ids = append(ids, id.String())
+	}
+	slices.Sort(ids)
+	return ids
 }

@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
 // LegacyOptions configure a LegacyHandler. The zero LegacyOptions are
@@ -30,13 +32,28 @@ type LegacyOptions struct {
 	AllowedHosts []string
 
 	// Authenticate, when set, is called on every request; an error is
-	// answered with 401 and its text. The identity it returns is not
-	// yet reachable through IdentityFromContext on this transport.
+	// answered with 401 and its text. The identity it returns for the
+	// GET owns the session: a POST into it from another identity is
+	// answered as one naming an unknown session, and the session's
+	// handlers get the owner from IdentityFromContext (and
+	// server.PrincipalFrom).
 	Authenticate func(r *http.Request) (identity any, err error)
 
 	// MaxBodyBytes bounds a POST body; larger ones get 413. Zero means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+
+	// MaxSessions caps the sessions (open streams) the LegacyHandler
+	// runs at once; a GET over it is answered 503, as
+	// HandlerOptions.MaxSessions says. Zero means DefaultMaxSessions, a
+	// negative value no cap.
+	MaxSessions int
+
+	// MaxSessionsPerIdentity caps the sessions of one identity that
+	// Authenticate returned; a GET over it is answered 429, as
+	// HandlerOptions.MaxSessionsPerIdentity says. Zero means
+	// DefaultMaxSessionsPerIdentity, a negative value no cap.
+	MaxSessionsPerIdentity int
 
 	// Logger receives what cannot be told to a client. Nil discards it.
 	Logger *slog.Logger
@@ -70,7 +87,8 @@ type LegacyHandler struct {
 	mu     sync.Mutex
 	closed bool
 	byID   map[string]*legacySession
-	peak   int // the most sessions byID held, for deleteShrink
+	quota  quota // the sessions of byID, against the caps
+	peak   int   // the most sessions byID held, for deleteShrink
 
 	draining bool // Shutdown has begun: no new streams or requests; guarded by mu
 }
@@ -96,6 +114,7 @@ func NewLegacyHandler(srv Server, opts *LegacyOptions) *LegacyHandler {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	h.hosts = &Handler{opts: HandlerOptions{AllowedHosts: h.opts.AllowedHosts}}
+	h.quota = newQuota(h.opts.MaxSessions, h.opts.MaxSessionsPerIdentity)
 	h.ctx, h.cancel = context.WithCancelCause(context.Background())
 	return h
 }
@@ -105,6 +124,7 @@ func NewLegacyHandler(srv Server, opts *LegacyOptions) *LegacyHandler {
 // Write hands frames to the GET that writes the stream out.
 type legacySession struct {
 	id     string
+	owner  any           // the identity that opened the stream, if any
 	in     chan []byte   // frames of POST bodies
 	out    chan []byte   // frames for the SSE stream
 	closed chan struct{} // closed when the session ends
@@ -114,6 +134,12 @@ type legacySession struct {
 	pending map[jsonrpc.ID]struct{} // the client's requests not yet answered
 	last    [][]byte                // frames for the stream to write once closed
 }
+
+var _ jsonrpc.ConcurrentWriter = (*legacySession)(nil)
+
+// legacySessionKey is the ctx key of the *legacySession that a Serve ctx,
+// and every handler ctx derived from it, belongs to.
+type legacySessionKey struct{}
 
 // Read implements jsonrpc.Transport.
 func (s *legacySession) Read(ctx context.Context) ([]byte, error) {
@@ -141,6 +167,12 @@ func (s *legacySession) Write(ctx context.Context, frame []byte) error {
 	}
 }
 
+// WritesConcurrently implements jsonrpc.ConcurrentWriter: each Write
+// hands its frame whole to the stream, and waits for it with its own ctx.
+// The stream writes straight to the HTTP response, so a client that does
+// not read holds its writers back and nothing piles up.
+func (s *legacySession) WritesConcurrently() {}
+
 // Close implements jsonrpc.Transport; it ends the stream too.
 func (s *legacySession) Close() error {
 	s.once.Do(func() { close(s.closed) })
@@ -159,6 +191,7 @@ func (h *LegacyHandler) end(s *legacySession) {
 	h.mu.Lock()
 	if h.byID[s.id] == s {
 		h.byID = deleteShrink(h.byID, s.id, &h.peak)
+		h.quota.give(s.owner)
 	}
 	h.mu.Unlock()
 	s.Close()
@@ -183,24 +216,28 @@ func (h *LegacyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuseShuttingDown(w)
 		return
 	}
+	var identity any
 	if h.opts.Authenticate != nil {
-		if _, err := h.opts.Authenticate(r); err != nil {
+		var err error
+		if identity, err = h.opts.Authenticate(r); err != nil {
 			httpError(w, http.StatusUnauthorized, "unauthorized: "+err.Error())
 			return
 		}
 	}
 	if r.Method == http.MethodGet {
-		h.stream(w, r)
+		h.stream(w, r, identity)
 	} else {
-		h.message(w, r)
+		h.message(w, r, identity)
 	}
 }
 
-// stream serves a GET: it starts a session and writes its stream out
-// until the client goes away or the session ends, then ends the session.
-func (h *LegacyHandler) stream(w http.ResponseWriter, r *http.Request) {
+// stream serves a GET: it starts a session of identity and writes its
+// stream out until the client goes away or the session ends, then ends
+// the session.
+func (h *LegacyHandler) stream(w http.ResponseWriter, r *http.Request, identity any) {
 	s := &legacySession{
 		id:     newSessionID(),
+		owner:  identity,
 		in:     make(chan []byte),
 		out:    make(chan []byte),
 		closed: make(chan struct{}),
@@ -211,12 +248,19 @@ func (h *LegacyHandler) stream(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
+	if err := h.quota.take(identity, h.optsName); err != nil {
+		h.mu.Unlock()
+		h.log.Debug("streamable: legacy session refused", "err", err)
+		err.write(w, jsonrpc.ID{})
+		return
+	}
 	h.byID[s.id] = s
 	h.wg.Add(1)
 	h.mu.Unlock()
 	go func() {
 		defer h.wg.Done()
-		if err := h.srv.Serve(h.ctx, s); err != nil {
+		ctx := server.WithPrincipal(context.WithValue(h.ctx, legacySessionKey{}, s), s.owner)
+		if err := h.srv.Serve(ctx, s); err != nil {
 			h.log.Warn("streamable: legacy session ended with an error", "session", s.id, "err", err)
 		}
 		h.end(s)
@@ -267,8 +311,11 @@ func (h *LegacyHandler) endpointFor(r *http.Request, id string) string {
 	return ep.String()
 }
 
-// message serves a POST: it hands its message to the session's engine.
-func (h *LegacyHandler) message(w http.ResponseWriter, r *http.Request) {
+// message serves a POST of identity: it hands its message to the
+// session's engine. A session answers only the identity that opened it;
+// to another it does not exist, so its id can be neither confirmed nor
+// used.
+func (h *LegacyHandler) message(w http.ResponseWriter, r *http.Request, identity any) {
 	id := r.URL.Query().Get(LegacySessionParam)
 	if id == "" {
 		httpError(w, http.StatusBadRequest, "missing the "+LegacySessionParam+" query parameter: GET the SSE endpoint first, and POST to the URL of its endpoint event")
@@ -277,7 +324,7 @@ func (h *LegacyHandler) message(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	s := h.byID[id]
 	h.mu.Unlock()
-	if s == nil {
+	if s == nil || !reflect.DeepEqual(s.owner, identity) {
 		httpError(w, http.StatusNotFound, "unknown or ended session: open a new SSE stream")
 		return
 	}

@@ -20,8 +20,10 @@ type Mux struct {
 }
 
 // NewMux returns a Mux serving srv. Both transports take what applies
-// to them from opts: AllowedHosts, Authenticate, MaxBodyBytes and Logger
-// apply to the legacy one too. Nil opts are the zero HandlerOptions.
+// to them from opts: AllowedHosts, Authenticate, MaxBodyBytes, Logger,
+// MaxSessions and MaxSessionsPerIdentity apply to the legacy one too,
+// whose sessions are counted apart from the Streamable ones. Nil opts are
+// the zero HandlerOptions.
 func NewMux(srv Server, opts *HandlerOptions) *Mux {
 	if opts == nil {
 		opts = &HandlerOptions{}
@@ -34,6 +36,9 @@ func NewMux(srv Server, opts *HandlerOptions) *Mux {
 			Authenticate: opts.Authenticate,
 			MaxBodyBytes: opts.MaxBodyBytes,
 			Logger:       opts.Logger,
+
+			MaxSessions:            opts.MaxSessions,
+			MaxSessionsPerIdentity: opts.MaxSessionsPerIdentity,
 		}),
 	}
 	m.Legacy.optsName = "HandlerOptions"

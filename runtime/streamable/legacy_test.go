@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	mcpclient "github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
 // serveLegacy starts a LegacyHandler over the test engine.
@@ -40,20 +42,16 @@ type legacyStream struct {
 	endpoint string
 }
 
-// openLegacy GETs url and reads the endpoint event.
-func openLegacy(t testing.TB, rawURL string) *legacyStream {
+// openLegacy GETs url, with hdr's name/value pairs as headers, and reads
+// the endpoint event.
+func openLegacy(t testing.TB, rawURL string, hdr ...string) *legacyStream {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
+	resp, cancel := getLegacy(t, rawURL, hdr...)
 	s := &legacyStream{resp: resp, cancel: cancel, r: bufio.NewReader(resp.Body)}
 	t.Cleanup(s.close)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("GET: %s %q", resp.Status, resp.Header.Get("Content-Type"))
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1000))
+		t.Fatalf("GET: %s %q %s", resp.Status, resp.Header.Get("Content-Type"), b)
 	}
 	name, data := s.next(t)
 	if name != "endpoint" {
@@ -61,6 +59,23 @@ func openLegacy(t testing.TB, rawURL string) *legacyStream {
 	}
 	s.endpoint = data
 	return s
+}
+
+// getLegacy GETs url with hdr's name/value pairs as headers; cancel
+// ends the request.
+func getLegacy(t testing.TB, rawURL string, hdr ...string) (resp *http.Response, cancel context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	return resp, cancel
 }
 
 func (s *legacyStream) close() {
@@ -461,5 +476,47 @@ func TestLegacyClientSkipsLargeMessages(t *testing.T) {
 	}
 	if _, err := tr.Read(ctx); !errors.Is(err, io.EOF) {
 		t.Errorf("Read at the end of the stream: %v, want io.EOF", err)
+	}
+}
+
+// TestLegacySessionBoundToIdentity checks that a legacy session takes
+// POSTs only from the identity that opened its stream, answering another
+// as it answers an unknown session, and that its handlers see the owner.
+func TestLegacySessionBoundToIdentity(t *testing.T) {
+	eng := newMCP(t)
+	addTool(t, eng, "whoami", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return textResult(fmt.Sprintf("%v|%v", IdentityFromContext(ctx), server.PrincipalFrom(ctx))), nil
+	})
+	h := NewLegacyHandler(eng, &LegacyOptions{Authenticate: bearer})
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.Close()
+		ts.Close()
+	})
+	ada := []string{"Authorization", "Bearer ada"}
+	eve := []string{"Authorization", "Bearer eve"}
+	s := openLegacy(t, ts.URL, ada...)
+
+	unknownStatus, unknownBody := rawPost(t, ts.URL+"?sessionId=NOSUCHSESSION", initBody("2024-11-05", ""), eve...)
+	status, body := s.post(t, ts.URL, initBody("2024-11-05", ""), eve...)
+	if status != http.StatusNotFound || status != unknownStatus || body != unknownBody {
+		t.Fatalf("another identity's POST: %d %s; an unknown session's: %d %s", status, body, unknownStatus, unknownBody)
+	}
+	if status, body := s.post(t, ts.URL, initBody("2024-11-05", ""), ada...); status != http.StatusAccepted {
+		t.Fatalf("the owner's initialize: %d %s", status, body)
+	}
+	if _, data := s.next(t); !strings.Contains(data, `"protocolVersion":"2024-11-05"`) {
+		t.Fatalf("initialize answered %s", data)
+	}
+	s.post(t, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, ada...)
+	if status, _ := s.post(t, ts.URL, callBody(1, "whoami", ""), eve...); status != http.StatusNotFound {
+		t.Fatalf("another identity's tools/call: %d", status)
+	}
+	if status, body := s.post(t, ts.URL, callBody(2, "whoami", ""), ada...); status != http.StatusAccepted {
+		t.Fatalf("the owner's tools/call: %d %s", status, body)
+	}
+	// The stream carries the owner's call alone: eve's never reached it.
+	if _, data := s.next(t); !strings.Contains(data, `"id":2`) || !strings.Contains(data, "user:ada|user:ada") {
+		t.Fatalf("whoami answered %s", data)
 	}
 }

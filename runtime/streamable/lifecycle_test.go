@@ -198,7 +198,7 @@ func TestManySequentialSessions(t *testing.T) {
 	}
 	eventually(t, "warm-up sessions to end", func() bool { return h.SessionCount() == 0 })
 	baseG := runtime.NumGoroutine()
-	baseHeap := heap()
+	baseHeap := heapAlloc()
 
 	for range 1000 {
 		open()
@@ -209,12 +209,12 @@ func TestManySequentialSessions(t *testing.T) {
 		t.Fatalf("%d session records left", n)
 	}
 	// 1000 leaked sessions would hold megabytes; allow for noise.
-	if grew := int64(heap()) - int64(baseHeap); grew > 1<<20 {
+	if grew := int64(heapAlloc()) - int64(baseHeap); grew > 1<<20 {
 		t.Fatalf("the heap grew by %d bytes over 1000 closed sessions", grew)
 	}
 }
 
-func heap() uint64 {
+func heapAlloc() uint64 {
 	var m runtime.MemStats
 	runtime.GC()
 	runtime.GC()
@@ -257,7 +257,7 @@ func TestAppendEvent(t *testing.T) {
 }
 
 func TestMemoryEventStoreBound(t *testing.T) {
-	m := NewMemoryEventStore(10 * (eventOverhead + 10))
+	m := NewMemoryEventStore(10*(eventOverhead+10), 0)
 	ctx := context.Background()
 	for i := range uint64(25) {
 		m.Append(ctx, "s", Event{Stream: i % 2, Seq: i, Data: make([]byte, 10)})

@@ -132,22 +132,28 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, identity any, hv 
 
 // newSession starts a session for an initialize request and names it in
 // the response headers, or answers with an error and returns nil. The
-// session is returned acquired.
+// session is returned acquired. It is counted against the caps before
+// anything is recorded, so a refusal leaves no trace.
 func (h *Handler) newSession(w http.ResponseWriter, init *jsonrpc.Message, owner any) *session {
 	s := newSession(h, newSessionID())
 	s.owner = owner
 	s.record = SessionRecord{ID: s.id, Initialize: bytes.Clone(init.Params), Created: time.Now()}
+	s.acquire()
+	if err := h.start(s); err != nil {
+		if e, ok := err.(*capError); ok {
+			h.log.Debug("streamable: session refused", "err", err)
+			e.write(w, init.ID)
+			return nil
+		}
+		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := h.sessions.Create(ctx, s.record); err != nil {
 		h.log.Error("streamable: cannot record a new session", "err", err)
+		h.end(s)
 		httpError(w, http.StatusInternalServerError, "cannot start a session")
-		return nil
-	}
-	s.acquire()
-	if err := h.start(s); err != nil {
-		h.sessions.Delete(ctx, s.id)
-		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return nil
 	}
 	w.Header().Set(headerSessionID, s.id)
@@ -160,7 +166,7 @@ func (h *Handler) newSession(w http.ResponseWriter, init *jsonrpc.Message, owner
 func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, b *body, identity any, version mcp.ProtocolVersion, asJSON bool) {
 	for i := range b.msgs {
 		if m := &b.msgs[i]; m.Kind() == jsonrpc.MessageNotification && m.Method == mcp.MethodCancelledNotification {
-			if id, ok := cancelledID(m.Params); ok {
+			if id, err := server.CancelledRequestID(m.Params); err == nil {
 				s.cancelled(id)
 			}
 		}
@@ -204,18 +210,6 @@ func (h *Handler) feedFailed(w http.ResponseWriter, err error) {
 		httpError(w, http.StatusNotFound, "the session has ended: send initialize to start a new one")
 	}
 	// Otherwise the client has gone: nobody reads an answer.
-}
-
-// cancelledID reads the requestId of notifications/cancelled params.
-func cancelledID(params []byte) (jsonrpc.ID, bool) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
-		return jsonrpc.ID{}, false
-	}
-	id, err := jsonrpc.ParseID(p.RequestID)
-	return id, err == nil
 }
 
 // replyJSON waits for the responses of a stream and sends them as one
@@ -277,16 +271,19 @@ func (h *Handler) pump(w http.ResponseWriter, r *http.Request, s *session, st *s
 	ended := false
 	for {
 		q, finished := s.take(st)
+		n := 0
 		for _, ev := range q {
 			if _, err := w.Write(ev); err != nil {
 				s.detach(st)
 				return
 			}
+			n += len(ev)
 		}
 		if len(q) > 0 && rc.Flush() != nil {
 			s.detach(st)
 			return
 		}
+		s.sent(st, n)
 		if finished || ended {
 			return
 		}

@@ -38,6 +38,8 @@ type session struct {
 	standalone *stream // the GET stream, once one was opened
 }
 
+var _ jsonrpc.ConcurrentWriter = (*session)(nil)
+
 // inflight is a client request the engine has not answered yet.
 type inflight struct {
 	stream     *stream
@@ -48,6 +50,12 @@ type inflight struct {
 
 // stream is where the messages caused by one POST's requests go: an SSE
 // stream, or the JSON reply. All its fields are guarded by session.mu.
+//
+// An SSE stream holds at most HandlerOptions.MaxStreamBuffer bytes of
+// events that its HTTP response has not yet written out; a notification
+// or request that would pass the bound waits for room (see
+// session.Write). Responses never wait, so buffered may pass the bound
+// by the responses owed, and one event larger than the bound goes alone.
 type stream struct {
 	num      uint64
 	pending  int  // responses still owed
@@ -55,9 +63,12 @@ type stream struct {
 	keep     bool // keep events in the EventStore for resumption
 	swallow  bool // drop everything: the synthetic initialize of stateless mode
 	seq      uint64
-	attached bool     // an HTTP response is writing the stream out
-	finished bool     // every response has been sent
-	queue    [][]byte // SSE events (or JSON frames) not yet written out
+	attached bool          // an HTTP response is writing the stream out
+	finished bool          // every response has been sent
+	queue    [][]byte      // SSE events (or JSON frames) not yet written out
+	buffered int           // bytes of SSE events queued or being written out
+	waiting  int           // writers waiting for room
+	room     chan struct{} // closed when buffered shrinks or the stream stops taking events; nil until a writer waits
 	wake     chan struct{}
 }
 
@@ -69,6 +80,28 @@ func (st *stream) signal() {
 	select {
 	case st.wake <- struct{}{}:
 	default:
+	}
+}
+
+// full returns a channel to wait on when an SSE event of n bytes would
+// take the stream past its bound max, or nil when the stream has room or
+// keeps no queue. A stream with nothing buffered always has room, so an
+// event larger than the bound is not held back for ever.
+func (st *stream) full(n, max int) <-chan struct{} {
+	if !st.attached || st.finished || st.buffered == 0 || st.buffered+n <= max {
+		return nil
+	}
+	if st.room == nil {
+		st.room = make(chan struct{})
+	}
+	return st.room
+}
+
+// freed wakes the writers waiting for room, to try again.
+func (st *stream) freed() {
+	if st.room != nil {
+		close(st.room)
+		st.room = nil
 	}
 }
 
@@ -142,19 +175,64 @@ func (s *session) feed(ctx context.Context, frame []byte) error {
 // the request that caused it. A response goes where its request came
 // from; a request or notification sent with a handler's ctx goes on that
 // handler's request's stream, anything else on the standalone stream.
+//
+// A request or notification that would take its stream past
+// HandlerOptions.MaxStreamBuffer waits until the client has read enough,
+// ctx ends or the session does: a handler that outruns its client is
+// held back rather than the session's memory growing. Responses never
+// wait. Write may be called from several goroutines at once; a frame
+// waiting for room on one stream holds no other back.
 func (s *session) Write(ctx context.Context, frame []byte) error {
 	msgs, _, err := jsonrpc.DecodeBatch(frame)
 	if err != nil && len(msgs) == 0 {
 		return err
 	}
+	if msgs[0].Kind() == jsonrpc.MessageResponse {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.isClosed() {
+			return errSessionClosed
+		}
+		s.routeResponses(ctx, msgs, frame)
+		return nil
+	}
+	isRequest := msgs[0].Kind() == jsonrpc.MessageRequest
+	for {
+		if err := ctx.Err(); err != nil {
+			return err // the handler's request has ended: its stream may be gone
+		}
+		room, st, err := s.send(ctx, frame, isRequest)
+		if room == nil {
+			return err
+		}
+		select {
+		case <-room:
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-s.closed:
+			err = errSessionClosed
+		}
+		s.mu.Lock()
+		st.waiting--
+		s.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// WritesConcurrently implements jsonrpc.ConcurrentWriter: Write keeps
+// each frame whole under s.mu, and waits for room outside it.
+func (s *session) WritesConcurrently() {}
+
+// send routes a request or notification to its stream, or, when that has
+// no room for it, returns the channel to wait on and the stream, whose
+// waiting count it has raised.
+func (s *session) send(ctx context.Context, frame []byte, isRequest bool) (<-chan struct{}, *stream, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.isClosed() {
-		return errSessionClosed
-	}
-	if msgs[0].Kind() == jsonrpc.MessageResponse {
-		s.routeResponses(ctx, msgs, frame)
-		return nil
+		return nil, nil, errSessionClosed
 	}
 	st := s.standalone
 	if r := jsonrpc.RequestFromContext(ctx); r != nil {
@@ -162,21 +240,25 @@ func (s *session) Write(ctx context.Context, frame []byte) error {
 			st = inf.stream
 		}
 	}
-	isRequest := msgs[0].Kind() == jsonrpc.MessageRequest
 	switch {
 	case st == nil || st.swallow:
 		if isRequest {
-			return errors.New("streamable: no stream open to carry a request to the client: it has no GET stream open")
+			return nil, nil, errors.New("streamable: no stream open to carry a request to the client: it has no GET stream open")
 		}
-		return nil // a notification nobody listens for
+		return nil, nil, nil // a notification nobody listens for
 	case st.json:
 		if isRequest {
-			return errors.New("streamable: the client asked for a JSON reply, which cannot carry a request to it")
+			return nil, nil, errors.New("streamable: the client asked for a JSON reply, which cannot carry a request to it")
 		}
-		return nil
+		return nil, nil, nil
 	}
-	s.push(ctx, st, frame)
-	return nil
+	ev := appendEvent(nil, eventID(st.num, st.seq+1), frame)
+	if room := st.full(len(ev), s.h.opts.MaxStreamBuffer); room != nil {
+		st.waiting++
+		return room, st, nil
+	}
+	s.pushEvent(ctx, st, frame, ev)
+	return nil, nil, nil
 }
 
 // routeResponses sends a response, or a batch of them, to the stream of
@@ -236,6 +318,17 @@ func (s *session) push(ctx context.Context, st *stream, frame []byte) {
 		st.signal()
 		return
 	}
+	var ev []byte
+	if st.attached {
+		ev = appendEvent(nil, eventID(st.num, st.seq+1), frame)
+	}
+	s.pushEvent(ctx, st, frame, ev)
+}
+
+// pushEvent is push on an SSE stream, with ev the frame's event, made
+// beforehand to weigh it; nil when the stream is not attached. Guarded by
+// s.mu.
+func (s *session) pushEvent(ctx context.Context, st *stream, frame, ev []byte) {
 	st.seq++
 	if st.keep {
 		if err := s.h.events.Append(ctx, s.id, Event{Stream: st.num, Seq: st.seq, Data: frame}); err != nil {
@@ -243,7 +336,8 @@ func (s *session) push(ctx context.Context, st *stream, frame []byte) {
 		}
 	}
 	if st.attached {
-		st.queue = append(st.queue, appendEvent(nil, eventID(st.num, st.seq), frame))
+		st.queue = append(st.queue, ev)
+		st.buffered += len(ev)
 		st.signal()
 	}
 }
@@ -254,6 +348,7 @@ func (s *session) finish(st *stream) {
 	delete(s.streams, st.num)
 	s.shrink()
 	st.signal()
+	st.freed() // a writer waiting on it routes its frame afresh
 }
 
 // protocolVersion returns the negotiated protocol version.
@@ -359,22 +454,38 @@ func (s *session) cancelled(id jsonrpc.ID) {
 	}
 }
 
-// detach notes that no HTTP response writes the stream out any more.
+// detach notes that no HTTP response writes the stream out any more: its
+// events go to the EventStore only, and nothing waits for room on it.
 func (s *session) detach(st *stream) {
 	s.mu.Lock()
 	st.attached = false
 	st.queue = nil
+	st.buffered = 0
+	st.freed()
 	s.mu.Unlock()
 }
 
 // take returns what the stream holds to write out, and whether it is
-// complete.
+// complete. The events stay counted against the bound until sent says
+// they are written.
 func (s *session) take(st *stream) (queue [][]byte, finished bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := st.queue
 	st.queue = nil
 	return q, st.finished
+}
+
+// sent notes that n bytes of the stream's events have been written out,
+// making room for writers waiting on it.
+func (s *session) sent(st *stream, n int) {
+	if n == 0 {
+		return
+	}
+	s.mu.Lock()
+	st.buffered = max(st.buffered-n, 0)
+	st.freed()
+	s.mu.Unlock()
 }
 
 // lookup returns the inflight entry of the request whose handler ctx is
