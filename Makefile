@@ -16,7 +16,7 @@ SHARED := $(SHARED)
 export MCPGEN_SHARED := $(abspath $(SHARED))
 
 .DEFAULT_GOAL := test
-.PHONY: generate check test interop bench conformance
+.PHONY: generate check test interop bench hostile conformance
 
 # Regenerate the protocol package from the official schemas.
 generate:
@@ -48,6 +48,12 @@ interop:
 # Benchmarks against the peer SDKs; compare runs with benchstat.
 bench:
 	cd bench && go test -run '^$$' -bench . -benchmem -count 5 ./...
+
+# mcpgen's and the official Go SDK's servers played against hostile
+# clients (bench/hostile): a table of what each case found, in a few
+# minutes.
+hostile:
+	cd bench && go run ./hostile/cmd/hostile
 
 # The official MCP conformance suite (pinned in conformance/package.json, on
 # Node 22) against examples/everything and examples/everything-client;
