@@ -16,7 +16,7 @@ SHARED := $(SHARED)
 export MCPGEN_SHARED := $(abspath $(SHARED))
 
 .DEFAULT_GOAL := test
-.PHONY: generate check test interop bench soak fuzz conformance
+.PHONY: generate check test interop bench soak fuzz hostile conformance
 
 # Regenerate the protocol package from the official schemas.
 generate:
@@ -63,6 +63,12 @@ FUZZTIME ?= 60s
 # testdata/fuzz, where the ordinary tests replay it.
 fuzz:
 	bash .ci/fuzz $(FUZZTIME)
+
+# mcpgen's and the official Go SDK's servers played against hostile
+# clients (bench/hostile): a table of what each case found, in a few
+# minutes.
+hostile:
+	cd bench && go run ./hostile/cmd/hostile
 
 # The official MCP conformance suite (pinned in conformance/package.json, on
 # Node 22) against examples/everything and examples/everything-client;
