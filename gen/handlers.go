@@ -15,7 +15,11 @@ const (
 	mcpPkg     = "github.com/mcpgen/mcpgen/generated/mcp"
 	serverPkg  = "github.com/mcpgen/mcpgen/runtime/server"
 	handlerPkg = "github.com/mcpgen/mcpgen/runtime/handler"
-	contextPkg = "context"
+	// rawschemaPkg validates against schemas read from files; only a
+	// package with such a tool imports it, since linking its validator
+	// slows every start of the server.
+	rawschemaPkg = "github.com/mcpgen/mcpgen/runtime/rawschema"
+	contextPkg   = "context"
 )
 
 // HandlersFile is the file Handlers writes into a user's package.
@@ -35,6 +39,7 @@ func Handlers(h *model.Handlers) ([]byte, error) {
 	f.HeaderComment(Header)
 	f.ImportName(mcpPkg, "mcp")
 	f.ImportName(serverPkg, "server")
+	f.ImportName(rawschemaPkg, "rawschema")
 	f.ImportName(jsonrpcPkg, "jsonrpc")
 	g.f = f
 	for _, t := range h.Tools {
@@ -335,9 +340,15 @@ func (g *handlerGen) addTool(t *model.Tool) []jen.Code {
 	handler := jen.Func().Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("p").Op("*").Qual(mcpPkg, "CallToolRequestParams")).
 		Params(jen.Op("*").Qual(mcpPkg, "CallToolResult"), jen.Error()).Block(h...)
 	opts := []jen.Code{}
+	if t.InputSchema != nil || t.Output.Kind == model.OutputRaw {
+		// A schema from a file, with no Go type to generate a checker
+		// from: the runtime compiles it. Generated checkers take the
+		// place of the other schema, if any.
+		opts = append(opts, jen.Qual(rawschemaPkg, "Validate").Call())
+	}
 	switch {
 	case t.InputSchema != nil:
-		// The runtime validates with the schema file.
+		// The schema file's validator checks the arguments.
 	case t.Input == nil:
 		opts = append(opts, jen.Qual(serverPkg, "WithInputValidator").Call(jen.Id("mcpgenCheckInput"+k)))
 	default:

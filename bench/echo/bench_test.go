@@ -63,6 +63,26 @@ func BenchmarkStdio(b *testing.B) {
 	}
 }
 
+// BenchmarkStart spawns each server's program once per iteration and
+// waits for its answer to initialize; ns/op is the start time, also
+// reported as start-ms with its 90th percentile.
+func BenchmarkStart(b *testing.B) {
+	for _, s := range Servers {
+		b.Run(s.Name, func(b *testing.B) {
+			times := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				d, err := StartOnce(bins[s.Name])
+				if err != nil {
+					b.Fatal(err)
+				}
+				times = append(times, d)
+			}
+			b.ReportMetric(float64(Median(times))/float64(time.Millisecond), "start-ms")
+			b.ReportMetric(float64(Quantile(times, 0.9))/float64(time.Millisecond), "p90-ms")
+		})
+	}
+}
+
 // BenchmarkHTTP measures each server as a subprocess serving Streamable
 // HTTP in JSON-response mode on loopback, with 1 and 16 concurrent
 // clients, each with one call in flight over its own keep-alive

@@ -153,6 +153,13 @@ func (c *Client) send(id int64, method string, params json.RawMessage) error {
 // ProtocolVersion is the version the client asks for in initialize.
 const ProtocolVersion = "2025-06-18"
 
+// initializeParams are the params of the legacy client's initialize.
+var initializeParams = map[string]any{
+	"protocolVersion": ProtocolVersion,
+	"capabilities":    map[string]any{},
+	"clientInfo":      map[string]any{"name": "echo-bench", "version": "0.0.0"},
+}
+
 // Initialize performs the MCP handshake: initialize, then
 // notifications/initialized. It returns the initialize result. Only a
 // legacy client has a handshake.
@@ -160,11 +167,7 @@ func (c *Client) Initialize() (json.RawMessage, error) {
 	if c.era != Legacy {
 		return nil, fmt.Errorf("initialize: a %s client sends none", c.era)
 	}
-	res, err := c.Call("initialize", map[string]any{
-		"protocolVersion": ProtocolVersion,
-		"capabilities":    map[string]any{},
-		"clientInfo":      map[string]any{"name": "echo-bench", "version": "0.0.0"},
-	})
+	res, err := c.Call("initialize", initializeParams)
 	if err != nil {
 		return nil, err
 	}

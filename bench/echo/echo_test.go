@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -303,5 +304,32 @@ func TestMedian(t *testing.T) {
 	}
 	if got := Median([]float64{4, 1, 3, 2}); got != 2.5 {
 		t.Errorf("Median even = %v, want 2.5", got)
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	xs := []time.Duration{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}
+	for _, tt := range []struct {
+		q    float64
+		want time.Duration
+	}{{0, 1}, {0.5, 5}, {0.9, 9}, {1, 10}} {
+		if got := Quantile(xs, tt.q); got != tt.want {
+			t.Errorf("Quantile(%v) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	if got := Quantile(nil, 0.5); got != 0 {
+		t.Errorf("Quantile(nil) = %v, want 0", got)
+	}
+}
+
+func TestStarts(t *testing.T) {
+	results, err := Starts(context.Background(), bins, Servers, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range results {
+		if r.Server != Servers[i].Name || len(r.Times) != 2 || slices.Contains(r.Times, 0) {
+			t.Errorf("result %d = %+v, want two times of %s", i, r, Servers[i].Name)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	handler "github.com/mcpgen/mcpgen/runtime/handler"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/rawschema"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
@@ -563,7 +564,7 @@ func Register(s *server.Server) error {
 			return nil, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}); err != nil {
+	}, rawschema.Validate()); err != nil {
 		return err
 	}
 	if err := handler.AddTool(s, mcpgenToolcustomHeaderTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
@@ -572,7 +573,7 @@ func Register(s *server.Server) error {
 			return nil, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}); err != nil {
+	}, rawschema.Validate()); err != nil {
 		return err
 	}
 	if err := handler.AddTool(s, mcpgenToolreconnectionTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/rawschema"
 	"github.com/mcpgen/mcpgen/runtime/server"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
 	"github.com/mcpgen/mcpgen/runtime/transport"
@@ -52,7 +53,7 @@ func newEngine(t *testing.T, opts *server.Options) *engine {
 		if err := json.Unmarshal([]byte(def), &d); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.AddTool(d, h, opts...); err != nil {
+		if err := e.AddTool(d, h, append([]server.ToolOption{rawschema.Validate()}, opts...)...); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,11 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/internal/mcpheader"
-	"github.com/mcpgen/mcpgen/runtime/internal/schemarules"
+	"github.com/mcpgen/mcpgen/runtime/internal/validator"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -31,7 +29,7 @@ import (
 // toolInfo is what a Session knows of one listed tool.
 type toolInfo struct {
 	headers []mcpheader.Param
-	output  *jsonschema.Schema // nil without an outputSchema
+	output  func([]byte) error // validates against the outputSchema; nil without one
 }
 
 // toolBook holds the tools a Session has listed, by name.
@@ -153,7 +151,7 @@ func (s *Session) learnTool(def []byte, mirror bool) (*toolInfo, string, bool) {
 		}
 	}
 	if out := memberOf(def, "outputSchema"); out != nil {
-		if t.output, err = schemarules.Compile("tool/"+name+"/output", out); err != nil {
+		if t.output, err = validator.Compile("tool/"+name+"/output", out); err != nil {
 			s.client.log.Warn("client: the tool's outputSchema cannot be used: its results are not checked", "tool", name, "err", err)
 		}
 	}
@@ -173,7 +171,7 @@ func (s *Session) checkOutput(name string, raw []byte) error {
 	if sc == nil {
 		return &OutputError{Tool: name, Err: errors.New("the result has no structuredContent")}
 	}
-	if err := schemarules.Validate(t.output, sc); err != nil {
+	if err := t.output(sc); err != nil {
 		return &OutputError{Tool: name, Err: err}
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
-	"github.com/mcpgen/mcpgen/runtime/internal/schemarules"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -183,32 +182,20 @@ func (s *Server) runTool(ctx context.Context, t *tool, p *mcp.CallToolRequestPar
 }
 
 func (t *tool) checkInput(args []byte) error {
-	if t.validateInput != nil {
-		return t.validateInput(args)
-	}
-	if t.input == nil {
+	if t.validateInput == nil {
 		return nil
 	}
-	if len(args) == 0 {
-		args = []byte(`{}`)
-	}
-	return schemarules.Validate(t.input, args)
+	return t.validateInput(args)
 }
 
 func (t *tool) checkOutput(r *mcp.CallToolResult) error {
-	if t.output == nil && t.validateOutput == nil {
-		return nil
-	}
-	if r.IsError {
+	if t.validateOutput == nil || r.IsError {
 		return nil
 	}
 	if len(r.StructuredContent) == 0 {
 		return fmt.Errorf("no structuredContent")
 	}
-	if t.validateOutput != nil {
-		return t.validateOutput(r.StructuredContent)
-	}
-	return schemarules.Validate(t.output, r.StructuredContent)
+	return t.validateOutput(r.StructuredContent)
 }
 
 // ListPrompts lists the registered prompts.

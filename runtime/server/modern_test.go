@@ -976,7 +976,7 @@ func TestRegistrationRules(t *testing.T) {
 		if err := json.Unmarshal([]byte(c.def), &def); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := s.AddTool(def, h); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := s.AddTool(def, h, rawSchemas()); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error naming %q", name, err, c.want)
 		}
 	}
@@ -987,7 +987,7 @@ func TestRegistrationRules(t *testing.T) {
 	} {
 		var d mcp.Tool
 		json.Unmarshal([]byte(def), &d)
-		if err := s.AddTool(d, h); err != nil {
+		if err := s.AddTool(d, h, rawSchemas()); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -1004,7 +1004,7 @@ func TestSpecExampleRequests(t *testing.T) {
 	json.Unmarshal([]byte(`{"name":"get_weather","inputSchema":{"type":"object","properties":{"location":{"type":"string"}}}}`), &weather)
 	s.AddTool(weather, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return textOf("sunny"), nil
-	})
+	}, rawSchemas())
 	s.AddPrompt(mcp.Prompt{Name: "code_review", Arguments: []mcp.PromptArgument{{Name: "code", Required: true}}}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.ContentBlock{Value: &mcp.TextContent{Text: p.Arguments["code"]}}}}}, nil
 	})

@@ -32,8 +32,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/internal/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/internal/schemarules"
@@ -182,10 +180,15 @@ type Server struct {
 type tool struct {
 	def     mcp.Tool
 	handler ToolHandler
-	input   *jsonschema.Schema // nil when the input schema takes any object
-	output  *jsonschema.Schema // nil without an output schema
-	// Validators given with the tool, used instead of the schemas.
+	// The tool's validators of its arguments and structuredContent: given
+	// with it, made by its compile from its schemas, or, for a schema that
+	// accepts any object, nil (arguments) and anyObject (structuredContent).
+	// validateOutput is nil when the tool has no output schema and was
+	// given no validator.
 	validateInput, validateOutput func([]byte) error
+	// compile, given with WithSchemaCompiler, makes validators of the
+	// tool's raw schemas.
+	compile func(name string, schema []byte) (func([]byte) error, error)
 	// headers are the input properties mirrored into Mcp-Param-* HTTP
 	// headers (x-mcp-header), checked against the arguments.
 	headers []mcpheader.Param
@@ -213,6 +216,23 @@ func InputCheckedByHandler() ToolOption {
 // the output schema.
 func WithOutputValidator(validate func(structured []byte) error) ToolOption {
 	return func(t *tool) { t.validateOutput = validate }
+}
+
+// WithSchemaCompiler validates the tool against its own schemas: its
+// arguments against its inputSchema and its structuredContent against its
+// outputSchema, with the validators compile makes of them, once, when the
+// tool is added. name identifies the schema ("echo/input") in compile's
+// errors; validate returns an error that says where and why a value
+// fails. WithInputValidator and WithOutputValidator take the place of the
+// validator they name.
+//
+// Package rawschema's Validate is this option with mcpgen's JSON Schema
+// validator: the way to serve a tool whose schemas are written by hand. It
+// lives apart from this package because the validator costs every process
+// that links it milliseconds at start-up, so that servers whose tools all
+// come with generated validators do not link it.
+func WithSchemaCompiler(compile func(name string, schema []byte) (validate func(value []byte) error, err error)) ToolOption {
+	return func(t *tool) { t.compile = compile }
 }
 
 type prompt struct {
@@ -302,11 +322,19 @@ func (s *Server) rebuildChain() {
 
 func (s *Server) currentChain() HandlerFunc { return *s.chain.Load() }
 
-// AddTool registers a tool. Its input schema (and output schema, if any)
-// are compiled once here: arguments that do not match the input schema get
-// an isError result naming the problem, and a structuredContent that does
-// not match the output schema is reported as an internal error instead of
-// being sent.
+// AddTool registers a tool. Its arguments are checked against its input
+// schema before the handler runs, and its structuredContent against its
+// output schema, if any, before it is sent: arguments that do not match
+// get an isError result naming the problem, and a structuredContent that
+// does not match is reported as an internal error instead of being sent.
+//
+// What checks them is settled once, here: a validator given with the tool
+// (WithInputValidator, WithOutputValidator; generated handlers bring
+// theirs), or one compiled from the tool's schema (WithSchemaCompiler:
+// rawschema.Validate() for schemas written by hand). A schema that accepts
+// any object, that of a tool without arguments, needs neither. AddTool
+// refuses a tool with a schema that nothing would hold its values to, and
+// one whose schema breaks the 2026-07-28 rules for schemas.
 func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error {
 	if def.Name == "" {
 		return errors.New("server: a tool needs a name")
@@ -336,21 +364,21 @@ func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error 
 		o(t)
 	}
 	in, err := def.InputSchema.MarshalJSON()
-	if err != nil {
-		return fmt.Errorf("server: tool %s: input schema: %w", def.Name, err)
+	if err == nil {
+		err = t.validateInputWith(def.Name+"/input", in)
 	}
-	if t.input, err = compileSchema(def.Name+"/input", in); err != nil {
+	if err != nil {
 		return fmt.Errorf("server: tool %s: input schema: %w", def.Name, err)
 	}
 	if t.headers, err = mcpheader.Params(in); err != nil {
 		return fmt.Errorf("server: tool %s: input schema: x-mcp-header: %w", def.Name, err)
 	}
-	if def.OutputSchema != nil && t.validateOutput == nil {
+	if def.OutputSchema != nil {
 		out, err := def.OutputSchema.MarshalJSON()
-		if err != nil {
-			return fmt.Errorf("server: tool %s: output schema: %w", def.Name, err)
+		if err == nil {
+			err = t.validateOutputWith(def.Name+"/output", out)
 		}
-		if t.output, err = compileSchema(def.Name+"/output", out); err != nil {
+		if err != nil {
 			return fmt.Errorf("server: tool %s: output schema: %w", def.Name, err)
 		}
 	}
@@ -545,11 +573,77 @@ func (s *Server) capabilities() mcp.ServerCapabilities {
 	return caps
 }
 
-// compileSchema compiles a schema a server registers, once, after the
-// 2026-07-28 rules for schemas (a dialect mcpgen supports, 2020-12 when
-// none is named; no reference that would have to be fetched; bounded
-// depth and size, so that a hostile schema cannot make validation
-// expensive).
-func compileSchema(name string, schema []byte) (*jsonschema.Schema, error) {
-	return schemarules.Compile(name, schema)
+// validateInputWith settles how the tool's arguments are checked against
+// its input schema, which the tool came with unless it was given a
+// validator instead.
+func (t *tool) validateInputWith(name string, schema []byte) error {
+	validate, err := t.validator(name, schema, t.validateInput != nil)
+	if err != nil || validate == nil {
+		return err
+	}
+	t.validateInput = func(args []byte) error {
+		if len(args) == 0 {
+			args = []byte(`{}`) // absent arguments are no arguments
+		}
+		return validate(args)
+	}
+	return nil
+}
+
+// validateOutputWith settles how the tool's structuredContent is checked
+// against its output schema.
+func (t *tool) validateOutputWith(name string, schema []byte) error {
+	validate, err := t.validator(name, schema, t.validateOutput != nil)
+	if err != nil {
+		return err
+	}
+	if validate != nil {
+		t.validateOutput = validate
+	} else if t.validateOutput == nil {
+		t.validateOutput = anyObject
+	}
+	return nil
+}
+
+// validator checks that one of the tool's schemas keeps the 2026-07-28
+// rules for schemas (a dialect mcpgen supports, 2020-12 when none is
+// named; no reference that would have to be fetched; bounded depth and
+// size, so that a hostile schema cannot make validation expensive) and,
+// unless the tool has a validator of its own (given), makes one: compiled
+// by the tool's compile when it has one; none, for nothing to check, when
+// the schema accepts any object; and otherwise an error, since nothing
+// else would hold the values to the schema.
+func (t *tool) validator(name string, schema []byte, given bool) (func([]byte) error, error) {
+	if _, err := schemarules.Check(schema, schemarules.Limits{}); err != nil {
+		return nil, err
+	}
+	switch {
+	case given:
+		return nil, nil
+	case t.compile != nil:
+		validate, err := t.compile(name, schema)
+		if err == nil && validate == nil {
+			err = errors.New("the schema compiler returned no validator")
+		}
+		return validate, err
+	case schemarules.AcceptsAnyObject(schema):
+		return nil, nil
+	}
+	return nil, errors.New("nothing would hold values to it: add the tool with the option rawschema.Validate() " +
+		"(package github.com/mcpgen/mcpgen/runtime/rawschema) to validate against the schema, " +
+		"or give it a validator of its own (WithInputValidator, WithOutputValidator)")
+}
+
+// anyObject checks that structuredContent is a JSON object, all that an
+// output schema that accepts any object asks of it.
+func anyObject(structured []byte) error {
+	var sc jsonrpc.Scanner
+	sc.Reset(structured)
+	if k := sc.Peek(); k != jsonrpc.KindObject {
+		return fmt.Errorf("expected an object, got %s", k)
+	}
+	if err := sc.Skip(); err != nil {
+		return err
+	}
+	return sc.End()
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/internal/validator"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 )
@@ -124,11 +126,15 @@ func echoTool(t testing.TB, s *Server) {
 			panic("as asked")
 		}
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: in.Text}}}}, nil
-	})
+	}, rawSchemas())
 	if err != nil {
 		t.Fatal(err)
 	}
 }
+
+// rawSchemas validates a test tool against its own schemas, as
+// rawschema.Validate does (which imports this package, so its tests cannot).
+func rawSchemas() ToolOption { return WithSchemaCompiler(validator.Compile) }
 
 func newServer(opts *Options) *Server {
 	return New(mcp.Implementation{Name: "test-server", Version: "1.0.0"}, opts)
@@ -249,7 +255,7 @@ func TestOutputSchema(t *testing.T) {
 			out = `{"temp":"warm"}`
 		}
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: out}}}, StructuredContent: json.RawMessage(out)}, nil
-	})
+	}, rawSchemas())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +270,7 @@ func TestOutputSchema(t *testing.T) {
 	}
 	var bad mcp.Tool
 	json.Unmarshal([]byte(`{"name":"bad","inputSchema":{"type":"object","properties":{"x":{"type":"nonsense"}}}}`), &bad)
-	if err := s.AddTool(bad, func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }); err == nil {
+	if err := s.AddTool(bad, func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }, rawSchemas()); err == nil {
 		t.Fatal("a tool with an invalid input schema was accepted")
 	}
 }
@@ -540,6 +546,110 @@ func TestInitializeIsNotCancelled(t *testing.T) {
 	<-done
 }
 
+// TestToolValidators checks what holds a tool's values to its schemas
+// when no validator of its own comes with it: a schema compiler given with
+// WithSchemaCompiler, nothing for a schema that accepts any object, and
+// otherwise a refusal at AddTool naming the way out, rather than values
+// let through unchecked.
+func TestToolValidators(t *testing.T) {
+	s := newServer(nil)
+	tool := func(name, schemas string) mcp.Tool {
+		var def mcp.Tool
+		if err := json.Unmarshal([]byte(`{"name":"`+name+`",`+schemas+`}`), &def); err != nil {
+			t.Fatal(err)
+		}
+		return def
+	}
+	structured := map[string]string{} // tool name -> the structuredContent it answers with
+	h := func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{}, StructuredContent: json.RawMessage(structured[p.Name])}, nil
+	}
+	typed := `"inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}}`
+
+	// Nothing would check n: refused, with the way out.
+	err := s.AddTool(tool("typed", typed), h)
+	if err == nil || !strings.Contains(err.Error(), "rawschema.Validate()") {
+		t.Fatalf("a constraining schema without a validator: %v, want a refusal naming rawschema.Validate()", err)
+	}
+	err = s.AddTool(tool("typedOut", `"inputSchema":{"type":"object"},"outputSchema":{"type":"object","required":["n"]}`), h)
+	if err == nil || !strings.Contains(err.Error(), "output schema") {
+		t.Fatalf("a constraining output schema without a validator: %v, want a refusal", err)
+	}
+	// A validator of its own, or none needed, is enough; the 2026-07-28
+	// rules hold either way.
+	if err := s.AddTool(tool("own", typed), h, InputCheckedByHandler()); err != nil {
+		t.Fatalf("a tool with its own validator: %v", err)
+	}
+	err = s.AddTool(tool("old", `"inputSchema":{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`), h, InputCheckedByHandler())
+	if err == nil || !strings.Contains(err.Error(), "draft-04") {
+		t.Fatalf("a draft-04 schema with a validator of its own: %v, want it refused", err)
+	}
+	structured["plain"] = `[1]`
+	if err := s.AddTool(tool("plain", `"inputSchema":{"type":"object","title":"any"},"outputSchema":{"type":"object"}`), h); err != nil {
+		t.Fatalf("schemas that accept any object: %v", err)
+	}
+
+	// A compiler makes both validators, once; absent arguments reach the
+	// input validator as {}.
+	var compiled []string
+	var seen []string
+	compile := func(name string, schema []byte) (func([]byte) error, error) {
+		compiled = append(compiled, name+" "+string(schema))
+		return func(v []byte) error {
+			seen = append(seen, name+" "+string(v))
+			if string(v) == `{"n":"x"}` || string(v) == `{"bad":true}` {
+				return errors.New("off the schema")
+			}
+			return nil
+		}, nil
+	}
+	structured["compiled"] = `{"bad":true}`
+	if err := s.AddTool(tool("compiled", typed+`,"outputSchema":{"type":"object"}`), h, WithSchemaCompiler(compile)); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`compiled/input {"type":"object","properties":{"n":{"type":"integer"}}}`, `compiled/output {"type":"object"}`}
+	if !slices.Equal(compiled, want) {
+		t.Errorf("compiled %q, want %q", compiled, want)
+	}
+	failing := func(name string, schema []byte) (func([]byte) error, error) { return nil, errors.New("cannot compile") }
+	if err := s.AddTool(tool("uncompiled", typed), h, WithSchemaCompiler(failing)); err == nil || !strings.Contains(err.Error(), "cannot compile") {
+		t.Errorf("a schema the compiler refuses: %v", err)
+	}
+
+	p := start(t, s)
+	p.initialize(t, "2025-11-25", "")
+	callOf := func(name, args string) (*mcp.CallToolResult, error) {
+		t.Helper()
+		out, err := p.call(t, "tools/call", `{"name":"`+name+`"`+args+`}`)
+		if err != nil {
+			return nil, err
+		}
+		var r mcp.CallToolResult
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatal(err)
+		}
+		return &r, nil
+	}
+	if r, err := callOf("compiled", `,"arguments":{"n":"x"}`); err != nil || !r.IsError || !strings.Contains(text(r), "off the schema") {
+		t.Errorf("arguments the compiled validator refuses: %s, %v", text(r), err)
+	}
+	if _, err := callOf("compiled", ``); code(t, err) != jsonrpc.CodeInternalError || !strings.Contains(err.Error(), "off the schema") {
+		t.Errorf("structuredContent the compiled validator refuses: %v", err)
+	}
+	if want := []string{`compiled/input {"n":"x"}`, `compiled/input {}`, `compiled/output {"bad":true}`}; !slices.Equal(seen, want) {
+		t.Errorf("the validators saw %q, want %q", seen, want)
+	}
+	if r, err := callOf("plain", `,"arguments":{"anything":[true]}`); err == nil {
+		t.Errorf("structuredContent [1] under an object output schema was sent: %+v", r)
+	} else if code(t, err) != jsonrpc.CodeInternalError {
+		t.Errorf("structuredContent [1]: %v, want an internal error", err)
+	}
+	structured["plain"] = `{"k":1}`
+	if r, err := callOf("plain", `,"arguments":{"anything":[true]}`); err != nil || r.IsError {
+		t.Errorf("any object under a schema that accepts any: %+v, %v", r, err)
+	}
+}
+
 func TestInputCheckedByHandler(t *testing.T) {
 	s := newServer(nil)
 	var def mcp.Tool
@@ -577,7 +687,7 @@ func TestToolDefinitionCompacted(t *testing.T) {
 	if err := json.Unmarshal([]byte("{\"name\":\"x\",\"inputSchema\":{\n  \"type\": \"object\",\n  \"properties\": {\n    \"a\": {\"type\": \"string\"}\n  }\n}}"), &def); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddTool(def, func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }); err != nil {
+	if err := s.AddTool(def, func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }, rawSchemas()); err != nil {
 		t.Fatal(err)
 	}
 	p := start(t, s)

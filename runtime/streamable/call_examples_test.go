@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/internal/shared/sharedtest"
+	"github.com/mcpgen/mcpgen/runtime/rawschema"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
@@ -118,7 +119,7 @@ func exampleEngine(t testing.TB) *server.Server {
 		var in struct{ Location string }
 		json.Unmarshal(p.Arguments, &in)
 		return textResult("Current weather in " + in.Location + ":\nTemperature: 72°F\nConditions: Partly cloudy"), nil
-	}); err != nil {
+	}, rawschema.Validate()); err != nil {
 		t.Fatal(err)
 	}
 	var prompts struct{ Prompts []json.RawMessage }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/rawschema"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
@@ -383,7 +384,7 @@ func addToolSchema(t testing.TB, s *server.Server, name, schema string, h server
 	if err := json.Unmarshal([]byte(`{"name":`+jsonString(name)+`,"inputSchema":`+schema+`}`), &def); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddTool(def, h); err != nil {
+	if err := s.AddTool(def, h, rawschema.Validate()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/rawschema"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
@@ -440,7 +441,7 @@ func TestAddToolRefusesBadHeaderAnnotation(t *testing.T) {
 		}
 		err := s.AddTool(def, func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			return textResult("never"), nil
-		})
+		}, rawschema.Validate())
 		if err == nil {
 			t.Errorf("%s: AddTool accepted %s", tc.name, tc.schema)
 			continue

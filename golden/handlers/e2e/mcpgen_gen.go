@@ -15,6 +15,7 @@ import (
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	handler "github.com/mcpgen/mcpgen/runtime/handler"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/rawschema"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
@@ -166,7 +167,7 @@ func Register(s *server.Server) error {
 			return nil, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}); err != nil {
+	}, rawschema.Validate()); err != nil {
 		return err
 	}
 	if err := s.AddPrompt(mcp.Prompt{

@@ -7,6 +7,7 @@
 //	go run ./echo/cmd/compare -eras legacy
 //	go run ./echo/cmd/compare -idle 10000
 //	go run ./echo/cmd/compare -rounds 0 -clients 2000
+//	go run ./echo/cmd/compare -rounds 0 -starts 200
 package main
 
 import (
@@ -34,12 +35,13 @@ func main() {
 	clients := flag.String("http", "1,16", "comma-separated concurrent sessions for the HTTP modes (\"\" for none)")
 	idle := flag.Int("idle", 0, "also open this many idle mcpgen HTTP sessions in process and report their memory")
 	comers := flag.Int("clients", 0, "also have this many clients of each row come, call and leave over HTTP in process, and report what each server still holds")
+	starts := flag.Int("starts", 0, "also spawn each server's program this many times and report the time to its answer to initialize")
 	servers := flag.String("servers", "", "comma-separated servers to compare (default all)")
 	eras := flag.String("eras", "legacy,"+echo.ModernVersion, "comma-separated eras each server is measured in")
 	quiet := flag.Bool("q", false, "print only the tables, no progress")
 	flag.Parse()
 
-	opts := options{windows: *windows, clients: *clients, servers: *servers, eras: *eras, idle: *idle, comers: *comers, quiet: *quiet}
+	opts := options{windows: *windows, clients: *clients, servers: *servers, eras: *eras, idle: *idle, comers: *comers, starts: *starts, quiet: *quiet}
 	if err := run(&cfg, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(1)
@@ -50,7 +52,7 @@ func main() {
 // extra measurements.
 type options struct {
 	windows, clients, servers, eras string
-	idle, comers                    int
+	idle, comers, starts            int
 	quiet                           bool
 }
 
@@ -93,6 +95,11 @@ func run(cfg *echo.Config, o options) error {
 
 	if cfg.Rounds > 0 {
 		if err := compare(ctx, cfg, servers, o.quiet); err != nil {
+			return err
+		}
+	}
+	if o.starts > 0 {
+		if err := startTimes(ctx, servers, o.starts, o.quiet); err != nil {
 			return err
 		}
 	}
@@ -150,6 +157,31 @@ func compare(ctx context.Context, cfg *echo.Config, servers []echo.Server, quiet
 		fmt.Fprintf(os.Stderr, "measured in %v\n\n", time.Since(start).Round(time.Second))
 	}
 	return echo.WriteTable(io.Writer(os.Stdout), *cfg, results)
+}
+
+// startTimes builds the servers' programs, spawns each n times and
+// prints the start times.
+func startTimes(ctx context.Context, servers []echo.Server, n int, quiet bool) error {
+	dir, err := os.MkdirTemp("", "echo-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bins, err := echo.Build(ctx, dir, servers)
+	if err != nil {
+		return err
+	}
+	var progress io.Writer
+	if !quiet {
+		fmt.Fprintf(os.Stderr, "spawning each server %d times...\n", n)
+		progress = os.Stderr
+	}
+	results, err := echo.Starts(ctx, bins, servers, n, progress)
+	if err != nil {
+		return err
+	}
+	fmt.Println()
+	return echo.WriteStarts(os.Stdout, results)
 }
 
 // counts parses a comma-separated list of positive integers; "" is none.
