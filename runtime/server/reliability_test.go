@@ -227,3 +227,37 @@ func TestShutdownEndsListen(t *testing.T) {
 		t.Errorf("listen ended with %v %s %v, want its graceful completion", m.ID, m.Result, m.Error)
 	}
 }
+
+// A client that stops reading holds up no broadcast: registering tools
+// returns, and the other clients hear of the changes.
+func TestBroadcastPastStalledClient(t *testing.T) {
+	s := newServer(nil)
+	stalled := serveStdio(t, s, context.Background())
+	reading := serveStdio(t, s, context.Background())
+	for _, p := range []*stdio{stalled, reading} {
+		p.write(t, initLine)
+		p.read(t)
+		p.write(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	}
+	// The pipe holds nothing: the stalled client's first notification
+	// blocks its session's writer from now on.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 100 {
+			if err := s.AddTool(objectTool(t, fmt.Sprintf("t%d", i)), func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+				return nil, nil
+			}); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("AddTool waited for a client that does not read")
+	}
+	if m := reading.read(t); m.Method != mcp.MethodToolListChangedNotification {
+		t.Errorf("the reading client got %s, want the list change", m.Method)
+	}
+}

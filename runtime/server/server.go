@@ -386,7 +386,7 @@ func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error 
 	s.tools = slices.DeleteFunc(s.tools, func(o *tool) bool { return o.def.Name == def.Name })
 	s.tools = append(s.tools, t)
 	s.mu.Unlock()
-	s.notifyAll(mcp.MethodToolListChangedNotification, nil)
+	s.notifyAll(mcp.MethodToolListChangedNotification)
 	return nil
 }
 
@@ -407,7 +407,7 @@ func (s *Server) AddPrompt(def mcp.Prompt, h PromptHandler) error {
 	s.prompts = slices.DeleteFunc(s.prompts, func(o *prompt) bool { return o.def.Name == def.Name })
 	s.prompts = append(s.prompts, &prompt{def: def, handler: h})
 	s.mu.Unlock()
-	s.notifyAll(mcp.MethodPromptListChangedNotification, nil)
+	s.notifyAll(mcp.MethodPromptListChangedNotification)
 	return nil
 }
 
@@ -437,7 +437,7 @@ func remove[E any](s *Server, list *[]E, match func(E) bool, changed string) boo
 	removed := len(*list) != n
 	s.mu.Unlock()
 	if removed {
-		s.notifyAll(changed, nil)
+		s.notifyAll(changed)
 	}
 	return removed
 }
@@ -458,7 +458,7 @@ func (s *Server) AddResource(def mcp.Resource, h ResourceHandler, opts ...Resour
 	s.resources = slices.DeleteFunc(s.resources, func(o *resource) bool { return o.def.URI == def.URI })
 	s.resources = append(s.resources, r)
 	s.mu.Unlock()
-	s.notifyAll(mcp.MethodResourceListChangedNotification, nil)
+	s.notifyAll(mcp.MethodResourceListChangedNotification)
 	return nil
 }
 
@@ -479,7 +479,7 @@ func (s *Server) AddResourceTemplate(def mcp.ResourceTemplate, h TemplateHandler
 	s.templates = slices.DeleteFunc(s.templates, func(o *template) bool { return o.def.URITemplate == def.URITemplate })
 	s.templates = append(s.templates, &template{def: def, tmpl: tmpl, handler: h})
 	s.mu.Unlock()
-	s.notifyAll(mcp.MethodResourceListChangedNotification, nil)
+	s.notifyAll(mcp.MethodResourceListChangedNotification)
 	return nil
 }
 
@@ -493,12 +493,13 @@ func (s *Server) SetCompletion(h CompletionHandler) {
 // ResourceUpdated tells every client subscribed to uri that it changed:
 // legacy sessions that sent resources/subscribe, and 2026-07-28
 // subscriptions/listen requests that name it.
+//
+// It does not wait for any client: each session sends its changes on its
+// own, collapsing repeats while its client is slow to read, so a client
+// that stops reading holds up nobody else. ctx is not used.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
-	params, _ := (&mcp.ResourceUpdatedNotificationParams{URI: uri}).MarshalJSON()
 	for _, sess := range s.liveSessions() {
-		if sess.subscribed(uri) {
-			sess.notify(ctx, mcp.MethodResourceUpdatedNotification, params)
-		}
+		sess.post("", uri)
 	}
 	s.eachListener(func(l *listener) { l.resourceUpdated(uri) })
 }
@@ -516,7 +517,10 @@ func (s *Server) Serve(ctx context.Context, t jsonrpc.Transport) error {
 		delete(s.sessions, sess)
 		s.mu.Unlock()
 	}()
+	sendCtx, stopSending := context.WithCancel(context.WithoutCancel(ctx))
+	sess.tasks.Go(func() { sess.sendChanges(sendCtx) })
 	err := sess.conn.Run(ctx)
+	stopSending()
 	sess.conn.Wait()
 	sess.tasks.Wait()
 	if errors.Is(err, jsonrpc.ErrClosed) || errors.Is(err, context.Canceled) {
@@ -546,9 +550,9 @@ func (s *Server) liveSessions() []*Session {
 
 // notifyAll sends a list-changed notification to every initialized
 // session and to every subscription that asked for it.
-func (s *Server) notifyAll(method string, params []byte) {
+func (s *Server) notifyAll(method string) {
 	for _, sess := range s.liveSessions() {
-		sess.notify(context.Background(), method, params)
+		sess.post(method, "")
 	}
 	s.eachListener(func(l *listener) { l.changed(method) })
 }

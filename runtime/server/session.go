@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -28,7 +29,13 @@ type Session struct {
 	conn  *jsonrpc.Conn
 	chain HandlerFunc
 	state atomic.Int32
-	tasks sync.WaitGroup // callbacks started from notifications
+	tasks sync.WaitGroup // callbacks started from notifications, and sendChanges
+
+	// Changes waiting to be told to the client, a set: see post.
+	changeMu  sync.Mutex
+	changes   []string        // list-changed methods, each at most once
+	updated   map[string]bool // subscribed URIs that changed
+	changeHas chan struct{}   // signalled when something waits
 
 	mu       sync.Mutex
 	version  mcp.ProtocolVersion
@@ -54,7 +61,7 @@ func levelIndex(level mcp.LoggingLevel) int {
 }
 
 func (s *Server) newSession(t jsonrpc.Transport) *Session {
-	sess := &Session{srv: s, subs: map[string]bool{}, chain: s.currentChain()}
+	sess := &Session{srv: s, subs: map[string]bool{}, chain: s.currentChain(), changeHas: make(chan struct{}, 1)}
 	sess.conn = jsonrpc.NewConn(t, sess, jsonrpc.Options{
 		MaxInFlight:  s.opts.MaxInFlight,
 		MaxQueued:    s.opts.MaxQueued,
@@ -224,6 +231,58 @@ func (s *Session) sendCancelled(id jsonrpc.ID) {
 	params, err := p.MarshalJSON()
 	if err == nil {
 		s.conn.Notify(context.Background(), mcp.MethodCancelledNotification, params)
+	}
+}
+
+// post records a change to tell the client: a list-changed method, or
+// the URI of a resource it may have subscribed to. It never waits: the
+// session's sendChanges goroutine sends what waits, and repeats of a
+// change not yet sent collapse into one, so a client that stops reading
+// costs a bounded set (the methods, and the URIs it subscribed to) and
+// holds up no broadcast.
+func (s *Session) post(method, uri string) {
+	if uri != "" && !s.subscribed(uri) {
+		return
+	}
+	s.changeMu.Lock()
+	switch {
+	case uri != "":
+		if s.updated == nil {
+			s.updated = map[string]bool{}
+		}
+		s.updated[uri] = true
+	case !slices.Contains(s.changes, method):
+		s.changes = append(s.changes, method)
+	}
+	s.changeMu.Unlock()
+	select {
+	case s.changeHas <- struct{}{}:
+	default:
+	}
+}
+
+// sendChanges sends the changes post records until ctx ends, which Serve
+// does once the session is over.
+func (s *Session) sendChanges(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.changeHas:
+		}
+		s.changeMu.Lock()
+		methods, uris := s.changes, s.updated
+		s.changes, s.updated = nil, nil
+		s.changeMu.Unlock()
+		for _, m := range methods {
+			s.notify(ctx, m, nil)
+		}
+		for u := range uris {
+			params, err := (&mcp.ResourceUpdatedNotificationParams{URI: u}).MarshalJSON()
+			if err == nil {
+				s.notify(ctx, mcp.MethodResourceUpdatedNotification, params)
+			}
+		}
 	}
 }
 
