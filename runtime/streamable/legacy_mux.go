@@ -1,6 +1,10 @@
 package streamable
 
-import "net/http"
+import (
+	"context"
+	"errors"
+	"net/http"
+)
 
 // Mux serves one Server over both HTTP transports, for clients old and
 // new: Streamable HTTP at /mcp, and the HTTP+SSE transport of 2024-11-05
@@ -55,4 +59,18 @@ func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.mux.ServeHTT
 func (m *Mux) Close() error {
 	m.Streamable.Close()
 	return m.Legacy.Close()
+}
+
+// Shutdown shuts both transports down gracefully, at once, within ctx:
+// see Handler.Shutdown.
+func (m *Mux) Shutdown(ctx context.Context) error {
+	var legacyErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		legacyErr = m.Legacy.Shutdown(ctx)
+	}()
+	err := m.Streamable.Shutdown(ctx)
+	<-done
+	return errors.Join(err, legacyErr)
 }

@@ -58,6 +58,21 @@ type ServeOptions struct {
 	// DefaultShutdownTimeout; negative means none, so that the calls
 	// still running are cancelled at once.
 	ShutdownTimeout time.Duration
+
+	// Shutdown lists what a shutdown ends gracefully, within
+	// ShutdownTimeout, before the server stops: the *Handler,
+	// *LegacyHandler or *Mux that h routes to, when h is a mux or
+	// middleware of the user's that hides them. Empty means h itself
+	// when it is a Shutdowner (else, when it is an io.Closer, it is
+	// closed).
+	Shutdown []Shutdowner
+}
+
+// Shutdowner is an http.Handler that shuts down gracefully: it stops
+// taking work and waits, until ctx ends, for the work in progress.
+// *Handler, *LegacyHandler and *Mux are Shutdowners.
+type Shutdowner interface {
+	Shutdown(ctx context.Context) error
 }
 
 // Defaults for ServeOptions left zero.
@@ -113,31 +128,34 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts *ServeOpti
 		return err
 	case <-ctx.Done():
 	}
-	err := shutdown(srv, h, max(or(o.ShutdownTimeout, DefaultShutdownTimeout), 0))
+	ends := o.Shutdown
+	if sh, ok := h.(Shutdowner); ok && len(ends) == 0 {
+		ends = []Shutdowner{sh}
+	}
+	err := shutdown(srv, h, ends, max(or(o.ShutdownTimeout, DefaultShutdownTimeout), 0))
 	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
 	return err
 }
 
-// shutdowner is a handler that shuts down gracefully.
-type shutdowner interface {
-	Shutdown(ctx context.Context) error
-}
-
-// shutdown ends h and srv, as Serve's doc says, within grace.
-func shutdown(srv *http.Server, h http.Handler, grace time.Duration) error {
+// shutdown ends what ends lists (else closes h, when it is an io.Closer),
+// then srv, as Serve's doc says, within grace.
+func shutdown(srv *http.Server, h http.Handler, ends []Shutdowner, grace time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	switch h := h.(type) {
-	case shutdowner:
-		// Calls it had to cancel were answered: not a failure of Serve.
-		h.Shutdown(ctx)
+	if len(ends) > 0 {
+		var wg sync.WaitGroup
+		for _, e := range ends {
+			// Calls it had to cancel were answered: not a failure of Serve.
+			wg.Go(func() { e.Shutdown(ctx) })
+		}
+		wg.Wait()
 		var cancelFlush context.CancelFunc
 		ctx, cancelFlush = context.WithTimeout(context.Background(), flushTimeout)
 		defer cancelFlush()
-	case io.Closer:
-		h.Close()
+	} else if c, ok := h.(io.Closer); ok {
+		c.Close()
 	}
 	err := srv.Shutdown(ctx)
 	if err != nil {

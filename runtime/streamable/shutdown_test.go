@@ -273,3 +273,28 @@ func TestLegacyShutdownCancelsLateCalls(t *testing.T) {
 		t.Fatalf("Serve: %v", err)
 	}
 }
+
+// TestServeShutdownBehindMux ends Serve's ctx while a call is in flight
+// on a Handler that a mux of the user's hides: ServeOptions.Shutdown names
+// it, and the call gets its reply.
+func TestServeShutdownBehindMux(t *testing.T) {
+	srv := newMCP26(t, nil)
+	g := addGate(t, srv)
+	h := NewHandler(srv, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	url, stop, done := serveAt(t, mux, &ServeOptions{ShutdownTimeout: time.Minute, Shutdown: []Shutdowner{h}})
+	c := testClient(t, url)
+	c.initialize("2025-11-25", "")
+	post := c.do("POST", callBody(1, "hold", ""))
+	<-g.started
+	stop()
+	eventually(t, "the shutdown to begin", h.isDraining)
+	close(g.release)
+	if msg := lastMessage(t, post); !strings.Contains(msg, "released") {
+		t.Errorf("the call ended with %s", msg)
+	}
+	if err := wait(t, done); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+}

@@ -136,12 +136,13 @@ func authenticate(r *http.Request) (any, error) {
 	return nil, errors.New("unknown bearer token")
 }
 
-// at serves h at path alone and passes Close on to h, so that
-// ListenAndServe's shutdown ends the sessions.
+// at serves h at path alone and passes Shutdown and Close on to h, so
+// that ListenAndServe's shutdown lets the calls in progress finish.
 type at struct {
 	path string
 	h    interface {
 		http.Handler
+		Shutdown(ctx context.Context) error
 		Close() error
 	}
 }
@@ -153,5 +154,7 @@ func (a at) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	a.h.ServeHTTP(w, r)
 }
+
+func (a at) Shutdown(ctx context.Context) error { return a.h.Shutdown(ctx) }
 
 func (a at) Close() error { return a.h.Close() }
