@@ -42,15 +42,18 @@ type ServeOptions struct {
 	// connections hold every slot of MaxConns.
 	IdleConnTimeout time.Duration
 
-	// MaxConns bounds the connections open at once. A connection over
-	// the bound is not refused: it waits in the kernel's accept queue
-	// (the listen backlog), holding no file descriptor of the process,
-	// until an open one closes, so that a burst of clients is served
-	// late rather than failed. The timeouts above make sure slots free
-	// up. Keep it below the process's file descriptor limit, which
-	// also covers the listener and the files the server opens: at that
-	// limit, accepting fails and is retried until a descriptor frees
-	// up. Zero means DefaultMaxConns; negative means no bound.
+	// MaxConns bounds the connections open at once. At the bound, the
+	// connection idle the longest between requests is closed to make
+	// room (a client reconnects, as it does after an idle timeout), so
+	// that parked keep-alive connections cannot starve new clients;
+	// when none is idle, new connections wait, the first accepted and
+	// the rest in the kernel's accept queue (the listen backlog, holding
+	// no file descriptor of the process), until an open one closes: a
+	// burst of clients is served
+	// late rather than failed, and the timeouts above free the slots
+	// of slow ones. Zero means DefaultMaxConns, lowered to leave 64 of
+	// the process's file descriptors (RLIMIT_NOFILE) for the listener
+	// and its files; negative means no bound.
 	MaxConns int
 
 	// ShutdownTimeout is the grace period of a shutdown: how long calls
@@ -81,7 +84,7 @@ const (
 	DefaultReadTimeout       = 30 * time.Second
 	DefaultWriteTimeout      = 30 * time.Second
 	DefaultIdleConnTimeout   = time.Minute
-	DefaultMaxConns          = 1024
+	DefaultMaxConns          = 1024 // see ServeOptions.MaxConns
 	DefaultShutdownTimeout   = 10 * time.Second
 )
 
@@ -119,7 +122,9 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts *ServeOpti
 	}
 	srv := o.server(h)
 	if o.MaxConns >= 0 {
-		ln = limitListener(ln, or(o.MaxConns, DefaultMaxConns))
+		l := limitListener(ln, or(o.MaxConns, defaultMaxConns()))
+		srv.ConnState = l.ConnState
+		ln = l
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -193,10 +198,14 @@ func listenAddr(addr string) string {
 	return addr
 }
 
-// limitListener returns ln accepting at most n connections open at once:
-// Accept waits for one of them to close before it accepts the next.
-func limitListener(ln net.Listener, n int) net.Listener {
-	return &limited{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+// limitListener returns ln handing out at most n connections open at
+// once. A connection accepted at the bound makes Accept close the one
+// idle between requests the longest, if any, or else wait for one to
+// close before it returns the new one: a
+// client that parks keep-alive connections cannot hold every slot. The
+// http.Server must report connection states to ConnState.
+func limitListener(ln net.Listener, n int) *limited {
+	return &limited{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{}), idle: map[*slotConn]time.Time{}, idled: make(chan struct{}, 1)}
 }
 
 type limited struct {
@@ -204,20 +213,77 @@ type limited struct {
 	slots chan struct{} // a token per open connection
 	done  chan struct{} // closed by Close
 	once  sync.Once
+
+	mu    sync.Mutex
+	idle  map[*slotConn]time.Time // kept-alive connections between requests, and since when
+	idled chan struct{}           // signalled when a connection turns idle
 }
 
 func (l *limited) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
+	// Accept first: only a client that has come may push an idle one
+	// out. This one connection waits for its slot beyond the bound.
 	c, err := l.Listener.Accept()
 	if err != nil {
-		<-l.slots
 		return nil, err
 	}
-	return &slotConn{Conn: c, release: func() { <-l.slots }}, nil
+	for taken := false; !taken; {
+		if len(l.slots) == cap(l.slots) {
+			if old := l.oldestIdle(); old != nil {
+				old.Close() // frees its slot
+			}
+		}
+		select {
+		case l.slots <- struct{}{}:
+			taken = true
+		case <-l.idled: // look again
+		case <-l.done:
+			c.Close()
+			return nil, net.ErrClosed
+		}
+	}
+	sc := &slotConn{Conn: c}
+	sc.release = func() {
+		l.setIdle(sc, false)
+		<-l.slots
+	}
+	return sc, nil
+}
+
+// ConnState is the http.Server's ConnState hook: it tracks which
+// connections are idle.
+func (l *limited) ConnState(c net.Conn, st http.ConnState) {
+	if sc, ok := c.(*slotConn); ok {
+		l.setIdle(sc, st == http.StateIdle)
+	}
+}
+
+func (l *limited) setIdle(c *slotConn, idle bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if idle {
+		l.idle[c] = time.Now()
+		select {
+		case l.idled <- struct{}{}:
+		default:
+		}
+	} else {
+		delete(l.idle, c)
+	}
+}
+
+// oldestIdle returns the connection idle the longest, or nil.
+func (l *limited) oldestIdle() *slotConn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var oldest *slotConn
+	var since time.Time
+	for c, t := range l.idle {
+		if oldest == nil || t.Before(since) {
+			oldest, since = c, t
+		}
+	}
+	delete(l.idle, oldest)
+	return oldest
 }
 
 func (l *limited) Close() error {
@@ -246,4 +312,14 @@ func (c *slotConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return errors.ErrUnsupported
+}
+
+// defaultMaxConns is DefaultMaxConns, lowered to leave 64 file
+// descriptors of the process's limit to the listener and its files: a
+// server that runs out of them cannot even accept to turn clients away.
+func defaultMaxConns() int {
+	if n := fdLimit(); n > 0 {
+		return max(min(DefaultMaxConns, n-64), 1)
+	}
+	return DefaultMaxConns
 }

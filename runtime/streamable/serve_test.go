@@ -103,12 +103,18 @@ func TestServeClosesSlowAndIdleConnections(t *testing.T) {
 	testClient(t, url).initialize("2025-11-25", "")
 }
 
+// slowBody opens a connection whose request's body never comes: it stays
+// active, not idle, until the read timeout.
+func slowBody(t *testing.T, url string) net.Conn {
+	t.Helper()
+	c := dialRaw(t, url)
+	io.WriteString(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+	return c
+}
+
 func TestServeQueuesConnectionsOverTheLimit(t *testing.T) {
-	url, _, _ := serveAt(t, NewHandler(newMCP(t), nil), &ServeOptions{MaxConns: 2, IdleConnTimeout: -1})
-	held := []net.Conn{dialRaw(t, url), dialRaw(t, url)}
-	for _, c := range held {
-		keepAlive(t, c)
-	}
+	url, _, _ := serveAt(t, NewHandler(newMCP(t), nil), &ServeOptions{MaxConns: 2, IdleConnTimeout: -1, ReadTimeout: -1})
+	held := []net.Conn{slowBody(t, url), slowBody(t, url)}
 	served := make(chan struct{})
 	hc := testClient(t, url).hc
 	go func() {
@@ -119,7 +125,7 @@ func TestServeQueuesConnectionsOverTheLimit(t *testing.T) {
 	}()
 	select {
 	case <-served:
-		t.Fatal("a third connection was served while two held the limit of two")
+		t.Fatal("a third connection was served while two busy ones held the limit of two")
 	case <-time.After(100 * time.Millisecond):
 	}
 	held[0].Close()
@@ -128,6 +134,19 @@ func TestServeQueuesConnectionsOverTheLimit(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the queued connection was not served once a slot was free")
 	}
+}
+
+// TestServeEvictsIdleConnectionsAtTheLimit fills the limit with parked
+// keep-alive connections: a new client is served at once, and the
+// connection idle the longest is the one closed for it.
+func TestServeEvictsIdleConnectionsAtTheLimit(t *testing.T) {
+	url, _, _ := serveAt(t, NewHandler(newMCP(t), nil), &ServeOptions{MaxConns: 2, IdleConnTimeout: -1})
+	oldest, newer := dialRaw(t, url), dialRaw(t, url)
+	keepAlive(t, oldest)
+	keepAlive(t, newer)
+	testClient(t, url).initialize("2025-11-25", "")
+	waitClosed(t, oldest, "the connection idle the longest")
+	keepAlive(t, newer) // still open
 }
 
 func TestServeIdleConnectionsFreeTheirSlots(t *testing.T) {
