@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -259,5 +260,36 @@ func TestBroadcastPastStalledClient(t *testing.T) {
 	}
 	if m := reading.read(t); m.Method != mcp.MethodToolListChangedNotification {
 		t.Errorf("the reading client got %s, want the list change", m.Method)
+	}
+}
+
+// A legacy handler reporting progress learns when nobody hears it: once
+// the session is gone, Progress fails instead of returning nil forever.
+func TestProgressFailsOnceSessionEnds(t *testing.T) {
+	s := newServer(&Options{DrainTimeout: -1})
+	started, ended := make(chan struct{}), make(chan error, 1)
+	s.AddTool(objectTool(t, "report"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		close(started)
+		for {
+			if err := Progress(ctx, 1, 0, ""); err != nil {
+				ended <- err
+				return nil, err
+			}
+			time.Sleep(time.Millisecond)
+		}
+	})
+	p := serveStdio(t, s, context.Background())
+	go io.Copy(io.Discard, p.out)
+	p.write(t, initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"report","_meta":{"progressToken":1}}}`)
+	<-started
+	p.in.Close()
+	select {
+	case err := <-ended:
+		if !errors.Is(err, jsonrpc.ErrClosed) {
+			t.Errorf("Progress failed with %v, want ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Progress kept succeeding after the session ended")
 	}
 }

@@ -100,8 +100,7 @@ func (r *request) modern() bool { return r.session == nil }
 // notify sends a notification that the request caused.
 func (r *request) notify(ctx context.Context, method string, params []byte) error {
 	if r.session != nil {
-		r.session.notify(ctx, method, params)
-		return nil
+		return r.session.notify(ctx, method, params)
 	}
 	if r.out == nil {
 		return nil // the transport carries no notifications for this request

@@ -287,15 +287,20 @@ func (s *Session) sendChanges(ctx context.Context) {
 }
 
 // notify sends a notification once the client is initialized; before
-// that only log messages go out.
-func (s *Session) notify(ctx context.Context, method string, params []byte) {
+// that only log messages go out, and the others are dropped. It returns
+// why a notification could not be sent (ctx ended while the client was
+// slow to read, the session is gone), so that a handler reporting
+// progress learns it is talking to nobody.
+func (s *Session) notify(ctx context.Context, method string, params []byte) error {
 	st := s.state.Load()
 	if st == stateNew || (st == stateReady && method != mcp.MethodLoggingMessageNotification) {
-		return
+		return nil
 	}
-	if err := s.conn.Notify(ctx, method, params); err != nil {
+	err := s.conn.Notify(ctx, method, params)
+	if err != nil {
 		s.srv.log.Debug("notification not sent", "method", method, "error", err)
 	}
+	return err
 }
 
 func (s *Session) subscribed(uri string) bool {
@@ -321,6 +326,5 @@ func (s *Session) Log(ctx context.Context, level mcp.LoggingLevel, logger string
 	if err != nil {
 		return err
 	}
-	s.notify(ctx, mcp.MethodLoggingMessageNotification, params)
-	return nil
+	return s.notify(ctx, mcp.MethodLoggingMessageNotification, params)
 }
