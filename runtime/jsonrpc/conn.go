@@ -80,6 +80,13 @@ type Options struct {
 	// initialize result has them served once it completes.
 	Barrier func(method string) bool
 
+	// Urgent, when set, names cheap methods whose requests, when
+	// MaxInFlight handlers are running, still start at once (up to 16
+	// beside the bound) instead of waiting behind the queue: MCP makes
+	// ping one, so that a liveness check is answered while long calls
+	// fill every slot.
+	Urgent func(method string) bool
+
 	// RejectBatches makes the Conn answer an incoming batch with one
 	// -32600 error instead of handling it, for protocol versions that
 	// forbid batches. By default batches are served: a batch of requests
@@ -169,6 +176,7 @@ type Conn struct {
 	waiting   []*inflight // requests read while active was at MaxInFlight, oldest first
 	held      []*inflight // what was read while a barrier was pending, oldest first; notifications have a zero id
 	barrier   bool        // a Barrier request waits or runs
+	urgent    int         // Urgent requests running beside the in-flight bound
 	replaying bool        // held is being dispatched
 	draining  bool        // a graceful shutdown began: refuse new requests
 }
@@ -617,6 +625,8 @@ type inflight struct {
 	cancel  context.CancelFunc
 	batch   *batch // the batch the request came in, or nil
 	barrier bool   // Options.Barrier names its method
+	urgent  bool   // Options.Urgent names its method
+	beside  bool   // it runs beside the in-flight bound, as urgent
 	dropped bool   // the peer cancelled it, or the Conn answered it: send no response; guarded by Conn.mu
 }
 
@@ -631,6 +641,7 @@ var (
 func (c *Conn) start(ctx context.Context, m *Message, b *batch) {
 	inf := &inflight{req: Request{ID: m.ID, Method: m.Method, Params: m.Params, Conn: c}, batch: b}
 	inf.barrier = c.opts.Barrier != nil && c.opts.Barrier(m.Method)
+	inf.urgent = c.opts.Urgent != nil && c.opts.Urgent(m.Method)
 	c.mu.Lock()
 	var refuse *Error
 	switch {
@@ -690,9 +701,18 @@ func (c *Conn) admit(inf *inflight) (launch bool) {
 		c.active++
 		return true
 	}
+	if inf.urgent && c.urgent < maxUrgent {
+		c.urgent++
+		inf.beside = true
+		return true
+	}
 	c.waiting = append(c.waiting, inf)
 	return false
 }
+
+// maxUrgent bounds the Options.Urgent requests started beside the
+// in-flight bound; beyond it they wait like any other.
+const maxUrgent = 16
 
 // notification handles a notification on the read loop, in order with
 // everything read before it: after a pending barrier, with what it held.
@@ -768,6 +788,10 @@ func (c *Conn) next(done *inflight) *inflight {
 	c.handlers.Done()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if done.beside {
+		c.urgent--
+		return nil // it held no slot to hand on
+	}
 	if len(c.waiting) > 0 {
 		inf := c.waiting[0]
 		c.waiting[0] = nil

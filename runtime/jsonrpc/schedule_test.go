@@ -353,3 +353,30 @@ func TestLocalCloseStopsAtOnce(t *testing.T) {
 	}
 	server.Wait()
 }
+
+// An Urgent request is answered while every slot is taken and others
+// wait; the others keep their order.
+func TestUrgentBesideTheBound(t *testing.T) {
+	checkGoroutines(t)
+	b := newBlocker()
+	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
+		if req.Method == "ping" {
+			return []byte(`{}`), nil
+		}
+		return b.Handle(ctx, req)
+	})
+	_, peer, _ := withRaw(t, h, jsonrpc.Options{MaxInFlight: 1, Urgent: func(m string) bool { return m == "ping" }})
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}`)
+	<-b.started
+	peer.send(`{"jsonrpc":"2.0","id":2,"method":"m","params":[2]}`)
+	peer.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if got := peer.recv(); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Errorf("first answer %s, want the ping's", got)
+	}
+	close(b.release)
+	for _, want := range []string{`{"jsonrpc":"2.0","id":1,"result":[1]}`, `{"jsonrpc":"2.0","id":2,"result":[2]}`} {
+		if got := peer.recv(); got != want {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	}
+}

@@ -72,6 +72,9 @@ func (s *Server) newSession(t jsonrpc.Transport) *Session {
 		// A client may write its first requests right after initialize,
 		// without waiting for its result: they are served after it.
 		Barrier: func(method string) bool { return method == mcp.MethodInitialize },
+		// A client's liveness check is answered while long calls hold
+		// every slot.
+		Urgent: func(method string) bool { return method == mcp.MethodPing },
 		// Only 2025-03-26 has batches, and initialize may not be in one:
 		// they are turned on when that version is negotiated.
 		RejectBatches: true,
