@@ -82,10 +82,12 @@ func (h *Handler) postCall(w http.ResponseWriter, r *http.Request, b *body, iden
 	}
 	// Close waits for the calls in progress as it does for sessions; none
 	// starts once it has begun.
+	// Checked under h.mu with the count taken, so that Shutdown's wait
+	// sees every call that was not refused.
 	h.mu.Lock()
-	if h.closed {
+	if h.closed || h.draining {
 		h.mu.Unlock()
-		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		refuseShuttingDown(w)
 		return
 	}
 	h.wg.Add(1)

@@ -140,7 +140,8 @@ type Handler struct {
 
 	wg          sync.WaitGroup // Serve goroutines, 2026-07-28 calls and the janitor
 	mu          sync.Mutex
-	draining    bool // Shutdown has begun: no new work is taken
+	draining    bool        // Shutdown has begun: no new work is taken
+	stopping    atomic.Bool // draining, for session.open to read under its own lock
 	closed      bool
 	byID        map[string]*session
 	quota       quota                 // the sessions of byID, against the caps

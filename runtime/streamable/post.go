@@ -206,6 +206,10 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, b
 }
 
 func (h *Handler) feedFailed(w http.ResponseWriter, err error) {
+	if errors.Is(err, errDraining) {
+		refuseShuttingDown(w)
+		return
+	}
 	if errors.Is(err, errSessionClosed) {
 		httpError(w, http.StatusNotFound, "the session has ended: send initialize to start a new one")
 	}
@@ -319,7 +323,9 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, b *body,
 	}()
 	if b.init == nil {
 		if err := h.initialize(r.Context(), s, version); err != nil {
-			if r.Context().Err() == nil {
+			if errors.Is(err, errDraining) {
+				refuseShuttingDown(w)
+			} else if r.Context().Err() == nil {
 				httpError(w, http.StatusInternalServerError, "cannot start a session: "+err.Error())
 			}
 			return

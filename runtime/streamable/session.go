@@ -369,6 +369,9 @@ func (s *session) shrink() {
 	}
 }
 
+// errDraining is the error of opening a stream once Shutdown has begun.
+var errDraining = errors.New("streamable: the server is shutting down")
+
 // errDuplicateID reports a request id that is still in use.
 type errDuplicateID struct{ id jsonrpc.ID }
 
@@ -382,6 +385,11 @@ func (s *session) open(b *body, r *http.Request, identity any, asJSON, prime boo
 	defer s.mu.Unlock()
 	if s.isClosed() {
 		return nil, errSessionClosed
+	}
+	// Checked under s.mu, which Shutdown's wait for open requests takes
+	// too: a request is either refused here or seen by that wait.
+	if s.h.stopping.Load() {
+		return nil, errDraining
 	}
 	for i := range b.msgs {
 		m := &b.msgs[i]

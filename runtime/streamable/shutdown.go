@@ -72,6 +72,7 @@ func (h *Handler) Close() error {
 func (h *Handler) drain() {
 	h.mu.Lock()
 	h.draining = true
+	h.stopping.Store(true)
 	all := make([]*session, 0, len(h.byID))
 	for _, s := range h.byID {
 		all = append(all, s)

@@ -298,3 +298,17 @@ func TestServeShutdownBehindMux(t *testing.T) {
 		t.Fatalf("Serve: %v", err)
 	}
 }
+
+// TestShutdownRaceWithAPost plays a POST that passed the first drain
+// check just before Shutdown began: opening its stream refuses it with
+// 503, so Shutdown's wait for open requests cannot miss it.
+func TestShutdownRaceWithAPost(t *testing.T) {
+	h := NewHandler(newMCP(t), nil)
+	url, _, _ := serveAt(t, h, nil)
+	c := testClient(t, url)
+	c.initialize("2025-11-25", "")
+	h.stopping.Store(true) // as drain does, after the POST's first check
+	if code, body := c.status("POST", callBody(1, "echo", "")); code != http.StatusServiceUnavailable || !strings.Contains(body, "shutting down") {
+		t.Errorf("a request racing the drain: %d %s", code, body)
+	}
+}
