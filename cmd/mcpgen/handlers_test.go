@@ -82,3 +82,28 @@ func TestHandlersWritesAndIsStable(t *testing.T) {
 		t.Error("regenerating the committed e2e package changed it")
 	}
 }
+
+// TestHandlersReportCompilerErrors: a package that does not compile gets
+// the compiler's messages, with their positions, once each.
+func TestHandlersReportCompilerErrors(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":  "module example.com/broken\n\ngo 1.26\n",
+		"tool.go": "package broken\n\n//mcp:tool\nfunc Add(a int) int { return a + undefinedThing }\n\nvar x int = \"text\"\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"mcpgen", dir}, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit code %d, want 1: %s", code, stderr.String())
+	}
+	msg := stderr.String()
+	for _, want := range []string{"does not compile", "tool.go:4:34: undefined: undefinedThing", "tool.go:6:13: cannot use \"text\""} {
+		if strings.Count(msg, want) != 1 {
+			t.Errorf("the message has %q %d times, want once:\n%s", want, strings.Count(msg, want), msg)
+		}
+	}
+}

@@ -47,7 +47,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}()
 	app := newApp(stdout, stderr)
 	if err := app.Run(flagsFirst(app, args)); err != nil {
-		fmt.Fprintln(stderr, "mcpgen:", firstLine(err.Error()))
+		fmt.Fprintln(stderr, "mcpgen:", errorText(err.Error()))
 		var ie internalError
 		if errors.As(err, &ie) {
 			return 2
@@ -101,14 +101,21 @@ Exit codes: 0 success, 1 a mistake in the input (cause and hint on stderr),
 	}
 }
 
-// firstLine keeps an error message to the single line of its cause.
-func firstLine(msg string) string {
-	msg = strings.TrimSpace(msg)
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		return msg[:i] + " ..."
+// errorText is an error message as the user sees it: whole, so that the
+// compiler's lines and positions for a package that does not compile
+// reach them, but at most maxErrorLines lines, the rest counted.
+func errorText(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	if len(lines) > maxErrorLines {
+		more := len(lines) - maxErrorLines
+		lines = append(lines[:maxErrorLines], fmt.Sprintf("... and %d more lines", more))
 	}
-	return msg
+	return strings.Join(lines, "\n")
 }
+
+// maxErrorLines bounds an error message printed: go/packages can report
+// hundreds of errors for a broken package, the first ones matter.
+const maxErrorLines = 30
 
 // verbosef reports a step on stderr under --verbose.
 func verbosef(c *cli.Context, format string, args ...any) {

@@ -33,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -77,9 +78,13 @@ func load(dir string) (*packages.Package, *token.FileSet, error) {
 	}
 	pkg := pkgs[0]
 	var errs []error
+	typeErrors := slices.ContainsFunc(pkg.Errors, func(e packages.Error) bool { return e.Kind == packages.TypeError })
 	for _, e := range pkg.Errors {
 		if onlyGeneratedSymbols(e.Msg) {
 			continue
+		}
+		if typeErrors && e.Kind == packages.ListError && strings.HasPrefix(e.Msg, "# ") {
+			continue // the compiler's run of what the type errors say again
 		}
 		errs = append(errs, errors.New(relativeError(e, abs)))
 	}
