@@ -1,0 +1,16 @@
+package generatednameclash
+
+import "context"
+
+// Store holds values.
+type Store struct{}
+
+// Set stores a value.
+//
+//mcp:tool name=store_set
+func (s *Store) Set(ctx context.Context) (string, error) { return "", nil }
+
+// StoreSet stores a value too.
+//
+//mcp:tool name=set_store
+func StoreSet(ctx context.Context) (string, error) { return "", nil }
