@@ -131,7 +131,7 @@ type legacySession struct {
 	once   sync.Once
 
 	mu      sync.Mutex
-	pending map[jsonrpc.ID]struct{} // the client's requests not yet answered
+	pending map[jsonrpc.ID]*http.Request // the client's requests not yet answered, and the POSTs that carried them
 	last    [][]byte                // frames for the stream to write once closed
 }
 
@@ -350,7 +350,7 @@ func (h *LegacyHandler) message(w http.ResponseWriter, r *http.Request, identity
 		httpError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !h.expect(s, msgs) {
+	if !h.expect(s, msgs, r) {
 		refuseShuttingDown(w)
 		return
 	}

@@ -520,3 +520,30 @@ func TestLegacySessionBoundToIdentity(t *testing.T) {
 		t.Fatalf("whoami answered %s", data)
 	}
 }
+
+// TestLegacyHTTPRequestFromContext: a handler on the HTTP+SSE transport
+// sees the POST that carried its request.
+func TestLegacyHTTPRequestFromContext(t *testing.T) {
+	eng := newMCP(t)
+	addTool(t, eng, "header", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		r := HTTPRequestFromContext(ctx)
+		if r == nil {
+			return textResult("no request"), nil
+		}
+		return textResult("x-trace=" + r.Header.Get("X-Trace")), nil
+	})
+	h := NewLegacyHandler(eng, nil)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.Close()
+		srv.Close()
+	})
+	s := openLegacy(t, srv.URL)
+	s.post(t, srv.URL, initBody("2024-11-05", ""))
+	s.next(t)
+	s.post(t, srv.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.post(t, srv.URL, callBody(1, "header", ""), "X-Trace", "abc")
+	if _, data := s.next(t); !strings.Contains(data, "x-trace=abc") {
+		t.Fatalf("the handler saw %s", data)
+	}
+}

@@ -267,7 +267,7 @@ func (h *LegacyHandler) stop() {
 // expect notes the requests among msgs, a POST's messages for s, as
 // waiting for their responses. Once a shutdown has begun it takes no
 // requests: it notes nothing and returns false.
-func (h *LegacyHandler) expect(s *legacySession, msgs []jsonrpc.Message) bool {
+func (h *LegacyHandler) expect(s *legacySession, msgs []jsonrpc.Message, r *http.Request) bool {
 	// h.mu is held throughout, so that a Shutdown waiting for the
 	// requests open sees these once it has begun.
 	h.mu.Lock()
@@ -282,11 +282,19 @@ func (h *LegacyHandler) expect(s *legacySession, msgs []jsonrpc.Message) bool {
 			return false
 		}
 		if s.pending == nil {
-			s.pending = make(map[jsonrpc.ID]struct{})
+			s.pending = make(map[jsonrpc.ID]*http.Request)
 		}
-		s.pending[msgs[i].ID] = struct{}{}
+		s.pending[msgs[i].ID] = r
 	}
 	return true
+}
+
+// request returns the POST that carried the client's request id, while
+// it is unanswered.
+func (s *legacySession) request(id jsonrpc.ID) *http.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pending[id]
 }
 
 // forget drops the requests among msgs, which never reached the engine.
