@@ -83,7 +83,8 @@ func AsFieldError(err error) *mcp.FieldError {
 }
 
 // AtField prepends an object member to err's path: the name as it is when
-// it is an identifier, else quoted in brackets.
+// it is an identifier, else quoted in brackets. A nil err stays nil, as
+// it does for AtIndex, so that a call need not be guarded.
 func AtField(err error, name string) error {
 	seg := name
 	for i := range name {
@@ -105,6 +106,9 @@ func AtIndex(err error, i int) error {
 }
 
 func at(err error, seg string) error {
+	if err == nil {
+		return nil
+	}
 	fe := AsFieldError(err)
 	switch {
 	case fe.Path == "":

@@ -84,3 +84,14 @@ func TestAddTool(t *testing.T) {
 		t.Fatalf("Structured = %+v, %v", r, err)
 	}
 }
+
+// A nil error stays nil: the generated protocol package's helpers behave
+// the same, and a caller need not guard the call.
+func TestAtNil(t *testing.T) {
+	if err := AtField(nil, "a"); err != nil {
+		t.Errorf("AtField(nil) = %v", err)
+	}
+	if err := AtIndex(nil, 1); err != nil {
+		t.Errorf("AtIndex(nil) = %v", err)
+	}
+}
