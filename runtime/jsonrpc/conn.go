@@ -68,9 +68,14 @@ type Options struct {
 	// MaxQueued bounds the incoming requests that wait, read but not yet
 	// started, for a handler to finish (or for a Barrier request). A
 	// request beyond it is answered at once with a -32603 error saying
-	// the server is busy. Each waiting request holds its message, which
-	// the transport bounds. Zero or less means DefaultMaxQueued.
+	// the server is busy. Zero or less means DefaultMaxQueued.
 	MaxQueued int
+
+	// MaxQueuedBytes bounds the params the waiting requests hold: a
+	// request that would go beyond it is refused as busy, though one
+	// alone always fits (the transport bounds each message). Zero or
+	// less means DefaultMaxQueuedBytes.
+	MaxQueuedBytes int
 
 	// Barrier, when set, names the methods whose requests the Conn
 	// handles before anything read after them: requests and notifications
@@ -132,6 +137,10 @@ const DefaultMaxInFlight = 256
 // Options.MaxQueued is zero.
 const DefaultMaxQueued = 1024
 
+// DefaultMaxQueuedBytes is the bound on the params of the requests waiting
+// to start when Options.MaxQueuedBytes is zero.
+const DefaultMaxQueuedBytes = 64 << 20
+
 // ErrClosed is wrapped by the errors of Calls that cannot complete because
 // the Conn has shut down, and of Calls made afterwards.
 var ErrClosed = errors.New("jsonrpc: connection closed")
@@ -172,13 +181,14 @@ type Conn struct {
 	eof      error                   // set once the peer has finished sending: Calls cannot be answered
 
 	// The schedule of incoming requests, guarded by mu: see admit.
-	active    int         // handler goroutines
-	waiting   []*inflight // requests read while active was at MaxInFlight, oldest first
-	held      []*inflight // what was read while a barrier was pending, oldest first; notifications have a zero id
-	barrier   bool        // a Barrier request waits or runs
-	urgent    int         // Urgent requests running beside the in-flight bound
-	replaying bool        // held is being dispatched
-	draining  bool        // a graceful shutdown began: refuse new requests
+	active      int         // handler goroutines
+	waiting     []*inflight // requests read while active was at MaxInFlight, oldest first
+	held        []*inflight // what was read while a barrier was pending, oldest first; notifications have a zero id
+	barrier     bool        // a Barrier request waits or runs
+	urgent      int         // Urgent requests running beside the in-flight bound
+	replaying   bool        // held is being dispatched
+	queuedBytes int         // the params of waiting and held, which MaxQueuedBytes bounds
+	draining    bool        // a graceful shutdown began: refuse new requests
 }
 
 // NewConn returns a Conn over t that hands incoming messages to h. A nil h
@@ -190,6 +200,9 @@ func NewConn(t Transport, h Handler, opts Options) *Conn {
 	}
 	if opts.MaxQueued <= 0 {
 		opts.MaxQueued = DefaultMaxQueued
+	}
+	if opts.MaxQueuedBytes <= 0 {
+		opts.MaxQueuedBytes = DefaultMaxQueuedBytes
 	}
 	log := opts.Logger
 	if log == nil {
@@ -382,7 +395,7 @@ func (c *Conn) shutdown(cause error) error {
 	close(c.stop)
 	// What never started is dropped: its handler will not run.
 	unstarted := append(c.waiting, c.held...)
-	c.waiting, c.held = nil, nil
+	c.waiting, c.held, c.queuedBytes = nil, nil, 0
 	for _, inf := range unstarted {
 		if !inf.req.ID.IsZero() {
 			delete(c.incoming, inf.req.ID)
@@ -649,7 +662,7 @@ func (c *Conn) start(ctx context.Context, m *Message, b *batch) {
 		refuse = invalidRequest("request id " + m.ID.String() + " is already in use")
 	case c.draining || c.closeErr != nil || c.runParent.Err() != nil:
 		refuse = errDraining
-	case c.mustWait() && len(c.waiting)+len(c.held) >= c.opts.MaxQueued:
+	case c.mustWait() && c.queueFull(len(m.Params)):
 		refuse = errBusy
 	}
 	if refuse != nil {
@@ -679,6 +692,14 @@ func (c *Conn) start(ctx context.Context, m *Message, b *batch) {
 	}
 }
 
+// queueFull reports whether a message of n bytes of params finds no room
+// among those waiting: Options.MaxQueued of them, or MaxQueuedBytes,
+// though one alone always fits. c.mu is held.
+func (c *Conn) queueFull(n int) bool {
+	return len(c.waiting)+len(c.held) >= c.opts.MaxQueued ||
+		c.queuedBytes > 0 && c.queuedBytes+n > c.opts.MaxQueuedBytes
+}
+
 // mustWait reports whether what is read now cannot be dispatched at once:
 // a barrier is pending, or what it held is being dispatched. c.mu is held.
 func (c *Conn) mustWait() bool {
@@ -692,6 +713,7 @@ func (c *Conn) mustWait() bool {
 func (c *Conn) admit(inf *inflight) (launch bool) {
 	if c.barrier || c.replaying {
 		c.held = append(c.held, inf)
+		c.queuedBytes += len(inf.req.Params)
 		return false
 	}
 	if inf.barrier {
@@ -707,6 +729,7 @@ func (c *Conn) admit(inf *inflight) (launch bool) {
 		return true
 	}
 	c.waiting = append(c.waiting, inf)
+	c.queuedBytes += len(inf.req.Params)
 	return false
 }
 
@@ -719,12 +742,13 @@ const maxUrgent = 16
 func (c *Conn) notification(ctx context.Context, req *Request) {
 	c.mu.Lock()
 	if c.barrier || c.replaying {
-		if len(c.waiting)+len(c.held) >= c.opts.MaxQueued {
+		if c.queueFull(len(req.Params)) {
 			c.mu.Unlock()
 			c.log.Warn("jsonrpc: notification dropped: too many messages wait behind a barrier", "method", req.Method)
 			return
 		}
 		c.held = append(c.held, &inflight{req: *req, ctx: ctx})
+		c.queuedBytes += len(req.Params)
 		c.mu.Unlock()
 		return
 	}
@@ -795,6 +819,7 @@ func (c *Conn) next(done *inflight) *inflight {
 	if len(c.waiting) > 0 {
 		inf := c.waiting[0]
 		c.waiting[0] = nil
+		c.queuedBytes -= len(inf.req.Params)
 		c.waiting = c.waiting[1:]
 		if len(c.waiting) == 0 {
 			c.waiting = nil // drop the array, which may be large
@@ -818,6 +843,7 @@ func (c *Conn) replay() {
 		}
 		inf := c.held[0]
 		c.held[0] = nil
+		c.queuedBytes -= len(inf.req.Params)
 		c.held = c.held[1:]
 		if inf.req.ID.IsZero() {
 			c.mu.Unlock()

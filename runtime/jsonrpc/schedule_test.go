@@ -380,3 +380,25 @@ func TestUrgentBesideTheBound(t *testing.T) {
 		}
 	}
 }
+
+// The waiting requests' params are bounded too: one alone always fits,
+// the next that would go beyond MaxQueuedBytes is refused.
+func TestQueueByteBound(t *testing.T) {
+	checkGoroutines(t)
+	b := newBlocker()
+	c, peer, _ := withRaw(t, b, jsonrpc.Options{MaxInFlight: 1, MaxQueuedBytes: 10})
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}`)
+	<-b.started
+	peer.send(`{"jsonrpc":"2.0","id":2,"method":"m","params":["0123456789abc"]}`) // over the bound, alone
+	waitRead(t, c, jsonrpc.IntID(2))
+	peer.send(`{"jsonrpc":"2.0","id":3,"method":"m","params":[3]}`)
+	if got := peer.recv(); !strings.Contains(got, `"id":3,"error"`) || !strings.Contains(got, "busy") {
+		t.Errorf("a request over the byte bound answered %s", got)
+	}
+	close(b.release)
+	for _, want := range []string{`{"jsonrpc":"2.0","id":1,"result":[1]}`, `{"jsonrpc":"2.0","id":2,"result":["0123456789abc"]}`} {
+		if got := peer.recv(); got != want {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	}
+}

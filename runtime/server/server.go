@@ -57,10 +57,13 @@ type Options struct {
 	// jsonrpc.DefaultMaxInFlight. The requests beyond it wait in order,
 	// up to MaxQueued (zero: jsonrpc.DefaultMaxQueued); the ones beyond
 	// that are answered at once with a -32603 error saying the server is
-	// busy. Responses and cancellations from the client are read
-	// whatever the handlers are doing.
-	MaxInFlight int
-	MaxQueued   int
+	// busy, as are those that would make the waiting requests' params
+	// exceed MaxQueuedBytes (zero: jsonrpc.DefaultMaxQueuedBytes, 64 MiB).
+	// Responses and cancellations from the client are read whatever the
+	// handlers are doing.
+	MaxInFlight    int
+	MaxQueued      int
+	MaxQueuedBytes int
 	// DrainTimeout is the grace period of a session's graceful shutdown:
 	// when Serve's ctx ends (SIGTERM, for a process whose ctx ends with
 	// it) or the client closes its end of a stream, the requests already

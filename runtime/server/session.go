@@ -63,12 +63,13 @@ func levelIndex(level mcp.LoggingLevel) int {
 func (s *Server) newSession(t jsonrpc.Transport) *Session {
 	sess := &Session{srv: s, subs: map[string]bool{}, chain: s.currentChain(), changeHas: make(chan struct{}, 1)}
 	sess.conn = jsonrpc.NewConn(t, sess, jsonrpc.Options{
-		MaxInFlight:  s.opts.MaxInFlight,
-		MaxQueued:    s.opts.MaxQueued,
-		DrainTimeout: s.opts.DrainTimeout,
-		Logger:       s.log,
-		OnCancel:     sess.sendCancelled,
-		OnDrain:      sess.drain,
+		MaxInFlight:    s.opts.MaxInFlight,
+		MaxQueued:      s.opts.MaxQueued,
+		MaxQueuedBytes: s.opts.MaxQueuedBytes,
+		DrainTimeout:   s.opts.DrainTimeout,
+		Logger:         s.log,
+		OnCancel:       sess.sendCancelled,
+		OnDrain:        sess.drain,
 		// A client may write its first requests right after initialize,
 		// without waiting for its result: they are served after it.
 		Barrier: func(method string) bool { return method == mcp.MethodInitialize },
