@@ -39,8 +39,8 @@ type Config struct {
 var supportFS embed.FS
 
 // Protocol renders the protocol package for m, returning file name →
-// formatted source. It must not run on one model from two goroutines at
-// once.
+// formatted source. It leaves m as it is, so it may run on one model from
+// many goroutines at once.
 func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 	if cfg.Package == "" {
 		cfg.Package = "mcp"
@@ -52,7 +52,6 @@ func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer g.close()
 	files := map[string]*jen.File{
 		"types_gen.go":    g.types(),
 		"json_gen.go":     g.json(),

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,43 +27,18 @@ type generator struct {
 	owner map[*model.Field]*model.Type
 	// setters are the Set methods of the fields that need one.
 	setters map[*model.Field]*setter
-	// restore undoes the generator's changes to the model.
-	restore []restoreType
-}
-
-type restoreType struct {
-	field *model.Field
-	typ   *model.Type
-}
-
-// close gives the model back as it was.
-func (g *generator) close() {
-	for _, r := range g.restore {
-		r.field.Type = r.typ
-	}
 }
 
 func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
-	g := &generator{m: m, cfg: cfg, variantOf: map[string][]string{}, partialConst: map[*model.Field]string{}}
-	defer func() {
-		if err != nil {
-			g.close()
-		}
-	}()
+	g := &generator{cfg: cfg, variantOf: map[string][]string{}, partialConst: map[*model.Field]string{}}
+	if g.m, err = g.ownModel(m); err != nil {
+		return nil, err
+	}
+	m = g.m
 	g.owner = map[*model.Field]*model.Type{}
 	for _, t := range m.Types {
 		for _, fd := range t.Fields {
 			g.owner[fd] = t
-			if fd.Type.Kind == model.Primitive && fd.Type.Const != "" && fd.Versions&t.Versions != t.Versions {
-				if fd.Type.Prim != model.String {
-					return nil, fmt.Errorf("%s: %s.%s: a non-string constant that exists in only some versions is not supported", fd.Pos, t.Name, fd.JSON)
-				}
-				c := *fd.Type
-				c.Const = ""
-				g.partialConst[fd] = fd.Type.Const
-				g.restore = append(g.restore, restoreType{fd, fd.Type})
-				fd.Type = &c
-			}
 		}
 	}
 	for _, v := range m.Versions {
@@ -98,6 +74,38 @@ func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// ownModel returns the model the generator renders: m, but with a copy of
+// each struct holding a property whose constant exists in only some
+// versions of it. Elsewhere any value is allowed, so the copy makes it an
+// ordinary string field, and partialConst keeps the constant for Validate
+// to check. m itself is not changed: many generators may render it at
+// once.
+func (g *generator) ownModel(m *model.Model) (*model.Model, error) {
+	repl := map[string]*model.Type{}
+	for _, t := range m.Types {
+		for i, fd := range t.Fields {
+			if fd.Type.Kind != model.Primitive || fd.Type.Const == "" || fd.Versions&t.Versions == t.Versions {
+				continue
+			}
+			if fd.Type.Prim != model.String {
+				return nil, fmt.Errorf("%s: %s.%s: a non-string constant that exists in only some versions is not supported", fd.Pos, t.Name, fd.JSON)
+			}
+			nt := repl[t.Name]
+			if nt == nil {
+				c := *t
+				c.Fields = slices.Clone(t.Fields)
+				nt, repl[t.Name] = &c, &c
+			}
+			nf, typ := *fd, *fd.Type
+			typ.Const = ""
+			nf.Type = &typ
+			nt.Fields[i] = &nf
+			g.partialConst[&nf] = fd.Type.Const
+		}
+	}
+	return m.Replacing(repl), nil
 }
 
 // checkExtras rejects structs whose additional properties have a type: the

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpgen/mcpgen/gen"
@@ -125,5 +126,35 @@ func TestWriteDirKeeps(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "old_gen.go")); !os.IsNotExist(err) {
 		t.Errorf("old_gen.go survived: %v", err)
+	}
+}
+
+// TestParallelOnOneModel renders one model from two goroutines at once
+// (under -race in make test): the back end leaves the model as it is, so
+// both renders give the same files.
+func TestParallelOnOneModel(t *testing.T) {
+	m, err := pipeline.Model(allSchemas(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	outs := make([]map[string][]byte, 2)
+	errs := make([]error, 2)
+	for i := range outs {
+		wg.Go(func() { outs[i], errs[i] = gen.Protocol(m, gen.Config{Package: "mcp"}) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(outs[0]) == 0 || len(outs[0]) != len(outs[1]) {
+		t.Fatalf("renders gave %d and %d files", len(outs[0]), len(outs[1]))
+	}
+	for name, src := range outs[0] {
+		if !bytes.Equal(outs[1][name], src) {
+			t.Errorf("the two renders differ in %s", name)
+		}
 	}
 }

@@ -10,7 +10,9 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"math/bits"
+	"slices"
 	"strings"
 )
 
@@ -257,6 +259,23 @@ type Model struct {
 
 // All returns the set of every version.
 func (m *Model) All() VersionSet { return VersionSet(1<<len(m.Versions) - 1) }
+
+// Replacing returns a copy of m in which the named types of repl stand
+// for those of the same name; m itself is left as it is, so that a back
+// end can adjust a few types for its own rendering while others render m
+// at the same time.
+func (m *Model) Replacing(repl map[string]*Type) *Model {
+	c := *m
+	c.Types = slices.Clone(m.Types)
+	c.byName = maps.Clone(m.byName)
+	for i, t := range c.Types {
+		if r := repl[t.Name]; r != nil {
+			c.Types[i] = r
+			c.byName[t.Name] = r
+		}
+	}
+	return &c
+}
 
 // Lookup returns the named type.
 func (m *Model) Lookup(name string) *Type { return m.byName[name] }
