@@ -132,7 +132,7 @@ type legacySession struct {
 
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]*http.Request // the client's requests not yet answered, and the POSTs that carried them
-	last    [][]byte                // frames for the stream to write once closed
+	last    [][]byte                     // frames for the stream to write once closed
 }
 
 var _ jsonrpc.ConcurrentWriter = (*legacySession)(nil)
