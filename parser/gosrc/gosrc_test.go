@@ -55,12 +55,16 @@ func TestBad(t *testing.T) {
 }
 
 func TestSnakeCase(t *testing.T) {
-	for in, want := range map[string]string{
-		"Add": "add", "AddNumbers": "add_numbers", "GetURLFor": "get_url_for", "HTTPServer": "http_server", "Get2Things": "get2_things", "ID": "id",
-	} {
-		if got := snakeCase(in); got != want {
-			t.Errorf("snakeCase(%q) = %q, want %q", in, got, want)
-		}
+	tests := []struct{ in, want string }{
+		{"Add", "add"}, {"AddNumbers", "add_numbers"}, {"GetURLFor", "get_url_for"},
+		{"HTTPServer", "http_server"}, {"Get2Things", "get2_things"}, {"ID", "id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := snakeCase(tt.in); got != tt.want {
+				t.Errorf("snakeCase(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
 	}
 }
 
