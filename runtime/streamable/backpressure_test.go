@@ -55,14 +55,15 @@ func addFlood(t *testing.T, eng *server.Server) *flood {
 	f := &flood{ended: make(chan error, 1)}
 	msg := strings.Repeat("x", 1024)
 	addTool(t, eng, "flood", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		for i := 0; ctx.Err() == nil; i++ {
-			if err := server.Progress(ctx, float64(i), 0, msg); err != nil {
-				break
+		var err error
+		for i := 0; err == nil; i++ {
+			if err = server.Progress(ctx, float64(i), 0, msg); err == nil {
+				err = ctx.Err()
+				f.sent.Add(1)
 			}
-			f.sent.Add(1)
 		}
-		f.ended <- ctx.Err()
-		return nil, ctx.Err()
+		f.ended <- err // why it stopped: its ctx, or a send that failed
+		return nil, err
 	})
 	return f
 }
@@ -88,7 +89,7 @@ func blockedStream(t *testing.T, s *session) (st *stream, buffered int) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for _, st = range s.streams {
-			if st.waiting > 0 {
+			if st.room != nil { // made when a writer must wait
 				buffered = st.buffered
 				return true
 			}
@@ -120,7 +121,7 @@ func TestSlowClientHoldsHandlerBack(t *testing.T) {
 				h.ServeHTTP(w, req)
 			}()
 			s := h.byIDForTest(c.sid)
-			st, buffered := blockedStream(t, s)
+			_, buffered := blockedStream(t, s)
 			if buffered > bound {
 				t.Fatalf("the stream holds %d bytes, over its bound of %d", buffered, bound)
 			}
@@ -135,14 +136,11 @@ func TestSlowClientHoldsHandlerBack(t *testing.T) {
 					t.Fatal("the handler's ctx did not end with its request")
 				}
 			case "delete":
-				// The engine lets handlers of an ended session drain
-				// before it cancels them; the wait for room ends at once.
+				// The wait for room ends with the session.
 				c.status("DELETE", "")
-				eventually(t, "the waiting writer released", func() bool {
-					s.mu.Lock()
-					defer s.mu.Unlock()
-					return st.waiting == 0
-				})
+				if err := f.waitEnded(t); err == nil {
+					t.Error("the flood ended without an error after DELETE")
+				}
 			}
 			w.unstick()
 			<-served

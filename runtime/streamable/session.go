@@ -67,7 +67,6 @@ type stream struct {
 	finished bool          // every response has been sent
 	queue    [][]byte      // SSE events (or JSON frames) not yet written out
 	buffered int           // bytes of SSE events queued or being written out
-	waiting  int           // writers waiting for room
 	room     chan struct{} // closed when buffered shrinks or the stream stops taking events; nil until a writer waits
 	wake     chan struct{}
 }
@@ -201,22 +200,16 @@ func (s *session) Write(ctx context.Context, frame []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err // the handler's request has ended: its stream may be gone
 		}
-		room, st, err := s.send(ctx, frame, isRequest)
+		room, err := s.send(ctx, frame, isRequest)
 		if room == nil {
 			return err
 		}
 		select {
 		case <-room:
 		case <-ctx.Done():
-			err = ctx.Err()
+			return ctx.Err()
 		case <-s.closed:
-			err = errSessionClosed
-		}
-		s.mu.Lock()
-		st.waiting--
-		s.mu.Unlock()
-		if err != nil {
-			return err
+			return errSessionClosed
 		}
 	}
 }
@@ -226,13 +219,12 @@ func (s *session) Write(ctx context.Context, frame []byte) error {
 func (s *session) WritesConcurrently() {}
 
 // send routes a request or notification to its stream, or, when that has
-// no room for it, returns the channel to wait on and the stream, whose
-// waiting count it has raised.
-func (s *session) send(ctx context.Context, frame []byte, isRequest bool) (<-chan struct{}, *stream, error) {
+// no room for it, returns the channel to wait on.
+func (s *session) send(ctx context.Context, frame []byte, isRequest bool) (<-chan struct{}, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.isClosed() {
-		return nil, nil, errSessionClosed
+		return nil, errSessionClosed
 	}
 	st := s.standalone
 	if r := jsonrpc.RequestFromContext(ctx); r != nil {
@@ -243,22 +235,24 @@ func (s *session) send(ctx context.Context, frame []byte, isRequest bool) (<-cha
 	switch {
 	case st == nil || st.swallow:
 		if isRequest {
-			return nil, nil, errors.New("streamable: no stream open to carry a request to the client: it has no GET stream open")
+			return nil, errors.New("streamable: no stream open to carry a request to the client: it has no GET stream open")
 		}
-		return nil, nil, nil // a notification nobody listens for
+		return nil, nil // a notification nobody listens for
 	case st.json:
 		if isRequest {
-			return nil, nil, errors.New("streamable: the client asked for a JSON reply, which cannot carry a request to it")
+			return nil, errors.New("streamable: the client asked for a JSON reply, which cannot carry a request to it")
 		}
-		return nil, nil, nil
+		return nil, nil
 	}
-	ev := appendEvent(nil, eventID(st.num, st.seq+1), frame)
-	if room := st.full(len(ev), s.h.opts.MaxStreamBuffer); room != nil {
-		st.waiting++
-		return room, st, nil
+	var ev []byte // weighed against the bound only when a response writes it out
+	if st.attached {
+		ev = appendEvent(nil, eventID(st.num, st.seq+1), frame)
+		if room := st.full(len(ev), s.h.opts.MaxStreamBuffer); room != nil {
+			return room, nil
+		}
 	}
 	s.pushEvent(ctx, st, frame, ev)
-	return nil, nil, nil
+	return nil, nil
 }
 
 // routeResponses sends a response, or a batch of them, to the stream of
