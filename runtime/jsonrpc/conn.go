@@ -188,7 +188,6 @@ type Conn struct {
 	urgent      int         // Urgent requests running beside the in-flight bound
 	replaying   bool        // held is being dispatched
 	queuedBytes int         // the params of waiting and held, which MaxQueuedBytes bounds
-	draining    bool        // a graceful shutdown began: refuse new requests
 }
 
 // NewConn returns a Conn over t that hands incoming messages to h. A nil h
@@ -247,9 +246,6 @@ func (c *Conn) Run(ctx context.Context) error {
 	c.mu.Unlock()
 	defer close(c.done)
 	stop := context.AfterFunc(ctx, func() {
-		c.mu.Lock()
-		c.draining = true
-		c.mu.Unlock()
 		c.drain()
 		c.shutdown(context.Cause(ctx))
 	})
@@ -660,7 +656,7 @@ func (c *Conn) start(ctx context.Context, m *Message, b *batch) {
 	switch {
 	case c.incoming[m.ID] != nil:
 		refuse = invalidRequest("request id " + m.ID.String() + " is already in use")
-	case c.draining || c.closeErr != nil || c.runParent.Err() != nil:
+	case c.closeErr != nil || c.runParent.Err() != nil: // shut down, or draining since Run's ctx ended
 		refuse = errDraining
 	case c.mustWait() && c.queueFull(len(m.Params)):
 		refuse = errBusy
