@@ -165,33 +165,58 @@ func TestServeIdleConnectionsFreeTheirSlots(t *testing.T) {
 // SSE and a 2026-07-28 call answered in JSON open for longer than the
 // read and write timeouts: none is cut.
 func TestServeTimeoutsKeepLongStreams(t *testing.T) {
-	srv := newMCP26(t, nil)
-	g := addGate(t, srv)
-	h := NewHandler(srv, nil)
 	short := 100 * time.Millisecond
-	url, _, _ := serveAt(t, h, &ServeOptions{ReadTimeout: short, WriteTimeout: short})
-	c := testClient(t, url)
-	c.initialize("2025-11-25", "")
-	get := c.do("GET", "")
-	defer get.Body.Close()
-	post := c.do("POST", callBody(1, "hold", ""))
-	modern := goDo(testClient(t, url), call26("7", "hold", "", meta26("")), hdr26("tools/call", "hold")...)
-	for range 2 {
-		<-g.started
-	}
+	x, get := holdCalls(t, &ServeOptions{ReadTimeout: short, WriteTimeout: short}, true)
 	time.Sleep(4 * short) // past every deadline net/http would set
 
-	addTool(t, srv, "late", func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	addTool(t, x.srv, "late", func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return textResult(""), nil
 	})
 	readUntil(t, newSSE(get), "notifications/tools/list_changed")
-	close(g.release)
-	if msgs := messages(t, post); len(msgs) == 0 || !strings.Contains(msgs[len(msgs)-1], "released") {
+	close(x.g.release)
+	if msgs := messages(t, x.post); len(msgs) == 0 || !strings.Contains(msgs[len(msgs)-1], "released") {
 		t.Fatalf("the POST stream ended with %q", msgs)
 	}
-	if r := readReply(t, <-modern); r.status != http.StatusOK || r.resp.Error != nil || !strings.Contains(string(r.resp.Result), "released") {
+	if r := readReply(t, <-x.modern); r.status != http.StatusOK || r.resp.Error != nil || !strings.Contains(string(r.resp.Result), "released") {
 		t.Fatalf("the 2026-07-28 call: %d %s", r.status, r.raw)
 	}
+}
+
+// held is a session call and a 2026-07-28 call, both of the "hold" tool
+// of a gate, running on a Handler served with some ServeOptions.
+type held struct {
+	srv    *server.Server
+	h      *Handler
+	g      *gate
+	url    string
+	stop   func()       // ends Serve's ctx
+	done   <-chan error // what Serve returned
+	c      *client      // the session's client
+	post   *http.Response
+	modern <-chan *http.Response
+}
+
+// holdCalls serves a Handler with opts and starts the two calls; get,
+// when set, opens the session's GET stream first. It returns once both
+// handlers run.
+func holdCalls(t *testing.T, opts *ServeOptions, get bool) (*held, *http.Response) {
+	t.Helper()
+	srv := newMCP26(t, nil)
+	x := &held{srv: srv, g: addGate(t, srv), h: NewHandler(srv, nil)}
+	x.url, x.stop, x.done = serveAt(t, x.h, opts)
+	x.c = testClient(t, x.url)
+	x.c.initialize("2025-11-25", "")
+	var stream *http.Response
+	if get {
+		stream = x.c.do("GET", "")
+		t.Cleanup(func() { stream.Body.Close() })
+	}
+	x.post = x.c.do("POST", callBody(1, "hold", ""))
+	x.modern = goDo(testClient(t, x.url), call26("7", "hold", "", meta26("")), hdr26("tools/call", "hold")...)
+	for range 2 {
+		<-x.g.started
+	}
+	return x, stream
 }
 
 // goDo POSTs body on a goroutine of its own; the response arrives on the

@@ -47,33 +47,21 @@ func lastMessage(t *testing.T, resp *http.Response) string {
 // returns once they have. Meanwhile new work gets 503, while the answers
 // of the calls in flight keep being served.
 func TestServeShutdownLetsCallsFinish(t *testing.T) {
-	srv := newMCP26(t, nil)
-	g := addGate(t, srv)
-	h := NewHandler(srv, nil)
-	url, stop, done := serveAt(t, h, &ServeOptions{ShutdownTimeout: time.Minute})
-	c := testClient(t, url)
-	c.initialize("2025-11-25", "")
-	get := c.do("GET", "")
-	defer get.Body.Close()
-	post := c.do("POST", callBody(1, "hold", ""))
-	modern := goDo(testClient(t, url), call26("7", "hold", "", meta26("")), hdr26("tools/call", "hold")...)
-	for range 2 {
-		<-g.started
-	}
+	x, get := holdCalls(t, &ServeOptions{ShutdownTimeout: time.Minute}, true)
 
-	stop()
-	eventually(t, "the shutdown to begin", h.isDraining)
+	x.stop()
+	eventually(t, "the shutdown to begin", x.h.isDraining)
 	if evs := events(t, get); len(evs) != 1 {
 		t.Fatalf("the GET stream carried %+v before it ended", evs)
 	}
 	refused := map[string]func() (int, string){
-		"a new session": func() (int, string) { return testClient(t, url).status("POST", initBody("2025-11-25", "")) },
+		"a new session": func() (int, string) { return testClient(t, x.url).status("POST", initBody("2025-11-25", "")) },
 		"a request of a session": func() (int, string) {
-			return c.status("POST", callBody(2, "echo", ""))
+			return x.c.status("POST", callBody(2, "echo", ""))
 		},
-		"a new GET stream": func() (int, string) { return c.status("GET", "") },
+		"a new GET stream": func() (int, string) { return x.c.status("GET", "") },
 		"a 2026-07-28 request": func() (int, string) {
-			return testClient(t, url).status("POST", call26("8", "echo", "", meta26("")), hdr26("tools/call", "echo")...)
+			return testClient(t, x.url).status("POST", call26("8", "echo", "", meta26("")), hdr26("tools/call", "echo")...)
 		},
 	}
 	for what, send := range refused {
@@ -81,18 +69,18 @@ func TestServeShutdownLetsCallsFinish(t *testing.T) {
 			t.Errorf("%s during the shutdown: %d %s", what, code, body)
 		}
 	}
-	if code, _ := c.status("POST", `{"jsonrpc":"2.0","method":"notifications/message","params":{}}`); code != http.StatusAccepted {
+	if code, _ := x.c.status("POST", `{"jsonrpc":"2.0","method":"notifications/message","params":{}}`); code != http.StatusAccepted {
 		t.Errorf("a notification during the shutdown: %d, want 202", code)
 	}
 
-	close(g.release)
-	if msg := lastMessage(t, post); !strings.Contains(msg, "released") {
+	close(x.g.release)
+	if msg := lastMessage(t, x.post); !strings.Contains(msg, "released") {
 		t.Errorf("the session's call ended with %s", msg)
 	}
-	if msg := lastMessage(t, <-modern); !strings.Contains(msg, "released") {
+	if msg := lastMessage(t, <-x.modern); !strings.Contains(msg, "released") {
 		t.Errorf("the 2026-07-28 call ended with %s", msg)
 	}
-	if err := wait(t, done); err != nil {
+	if err := wait(t, x.done); err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
 }
@@ -139,28 +127,18 @@ func TestServeShutdownReadsAnswers(t *testing.T) {
 // flight that last longer than the grace period: they are cancelled, and
 // their clients are told the server is shutting down.
 func TestServeShutdownCancelsLateCalls(t *testing.T) {
-	srv := newMCP26(t, nil)
-	g := addGate(t, srv)
-	h := NewHandler(srv, nil)
-	url, stop, done := serveAt(t, h, &ServeOptions{ShutdownTimeout: 50 * time.Millisecond})
-	c := testClient(t, url)
-	c.initialize("2025-11-25", "")
-	sse := c.do("POST", callBody(1, "hold", ""))
-	modern := goDo(testClient(t, url), call26("7", "hold", "", meta26("")), hdr26("tools/call", "hold")...)
-	for range 2 {
-		<-g.started
-	}
+	x, _ := holdCalls(t, &ServeOptions{ShutdownTimeout: 50 * time.Millisecond}, false)
 
-	stop()
-	for what, resp := range map[string]*http.Response{"the session's call": sse, "the 2026-07-28 call": <-modern} {
+	x.stop()
+	for what, resp := range map[string]*http.Response{"the session's call": x.post, "the 2026-07-28 call": <-x.modern} {
 		if msg := lastMessage(t, resp); !strings.Contains(msg, `"error"`) || !strings.Contains(msg, "shutting down") {
 			t.Errorf("%s ended with %s", what, msg)
 		}
 	}
-	if err := wait(t, done); err != nil {
+	if err := wait(t, x.done); err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
-	if n := h.SessionCount(); n != 0 {
+	if n := x.h.SessionCount(); n != 0 {
 		t.Fatalf("%d sessions after Serve returned", n)
 	}
 }
