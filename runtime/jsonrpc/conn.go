@@ -179,6 +179,12 @@ type Conn struct {
 	running  bool                    // Run has been called
 	cancel   context.CancelFunc      // ends Run's ctx
 	eof      error                   // set once the peer has finished sending: Calls cannot be answered
+	// unanswered counts the requests read whose answer has not been sent
+	// (incoming forgets a request before its answer is written); quiet is
+	// closed when it reaches zero, for a drain waiting on it, nil unless
+	// one waits.
+	unanswered int
+	quiet      chan struct{}
 
 	// The schedule of incoming requests, guarded by mu: see admit.
 	active      int         // handler goroutines
@@ -305,14 +311,13 @@ func (c *Conn) drain() {
 		d = DefaultDrainTimeout
 	}
 	if d > 0 {
-		idle := make(chan struct{})
-		go func() { // ends when the handlers do; shutdown cancels them at the latest
-			c.handlers.Wait()
-			close(idle)
-		}()
+		// Not c.handlers.Wait: the read loop may go on adding to it.
+		c.mu.Lock()
+		quiet := c.quietLocked()
+		c.mu.Unlock()
 		t := time.NewTimer(d)
 		select {
-		case <-idle:
+		case <-quiet:
 		case <-t.C:
 		case <-c.stop:
 		}
@@ -320,6 +325,24 @@ func (c *Conn) drain() {
 	}
 	c.farewell()
 }
+
+// quietLocked returns a channel closed once the answer of every request
+// read has been sent (or dropped), which answer closes. c.mu is held.
+func (c *Conn) quietLocked() <-chan struct{} {
+	if c.unanswered == 0 {
+		return closedChan
+	}
+	if c.quiet == nil {
+		c.quiet = make(chan struct{})
+	}
+	return c.quiet
+}
+
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
 
 // errShutDown answers the requests a shutting-down Conn does not serve.
 var errShutDown = ErrInternal("the server is shutting down: the request was not completed")
@@ -395,6 +418,7 @@ func (c *Conn) shutdown(cause error) error {
 	for _, inf := range unstarted {
 		if !inf.req.ID.IsZero() {
 			delete(c.incoming, inf.req.ID)
+			c.unanswered--
 		}
 	}
 	c.mu.Unlock()
@@ -674,6 +698,7 @@ func (c *Conn) start(ctx context.Context, m *Message, b *batch) {
 		c.incoming = make(map[ID]*inflight)
 	}
 	c.incoming[m.ID] = inf
+	c.unanswered++
 	inf.ctx, inf.cancel = context.WithCancel(context.WithValue(ctx, requestKey{}, &inf.req))
 	c.handlers.Add(1)
 	if b != nil {
@@ -792,6 +817,15 @@ func (c *Conn) answer(inf *inflight) {
 		}
 		c.send(c.runCtx, frame)
 	}
+	// Only now, the answer sent, may a drain waiting for quiet go on to
+	// close the transport.
+	c.mu.Lock()
+	c.unanswered--
+	if c.unanswered == 0 && c.quiet != nil {
+		close(c.quiet)
+		c.quiet = nil
+	}
+	c.mu.Unlock()
 }
 
 // next ends the schedule's part in done: a barrier's end releases what it
