@@ -1,6 +1,7 @@
 package gosrc
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +18,19 @@ func parseGolden(t *testing.T, name string) *model.Handlers {
 		t.Fatalf("Parse(%s): %v", name, err)
 	}
 	return h
+}
+
+// writeModule writes files (name → text) into a new temporary directory
+// and returns it: a package of its own for a test to parse.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 func toolNamed(t *testing.T, h *model.Handlers, goName string) *model.Tool {

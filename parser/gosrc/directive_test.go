@@ -1,0 +1,305 @@
+package gosrc
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/model"
+)
+
+var dirPos = model.SrcPos{File: "h.go", Line: 7}
+
+// wantPosError checks that err is a *model.PosError at dirPos whose message
+// is msg.
+func wantPosError(t *testing.T, err error, msg string) {
+	t.Helper()
+	var pe *model.PosError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error = %v, want a *model.PosError", err)
+	}
+	if pe.Pos != dirPos || pe.Msg != msg {
+		t.Errorf("error at %v: %s\nwant at %v: %s", pe.Pos, pe.Msg, dirPos, msg)
+	}
+}
+
+// optString writes options as key=value, key= or key (bare), separated by |.
+func optString(opts []option) string {
+	var out []string
+	for _, o := range opts {
+		if o.bare {
+			out = append(out, o.key)
+		} else {
+			out = append(out, o.key+"="+o.value)
+		}
+	}
+	return strings.Join(out, "|")
+}
+
+// The grammar of a directive line: a kind, then options key or key=value,
+// values with spaces in Go double quotes.
+func TestParseDirective(t *testing.T) {
+	tests := []struct {
+		name, text string
+		kind, opts string // when it parses
+		err        string // the message when it does not
+	}{
+		{"kind alone", "tool", "tool", "", ""},
+		{"trailing blanks", "prompt   ", "prompt", "", ""},
+		{"bare option", "tool readonly", "tool", "readonly", ""},
+		{"key=value", "tool name=add_numbers", "tool", "name=add_numbers", ""},
+		{"empty value", "tool title=", "tool", "title=", ""},
+		{"quoted value with spaces", `tool title="Add two numbers" readonly`, "tool", "title=Add two numbers|readonly", ""},
+		{"quoted value with escapes", `tool title="say \"hi\"\t"`, "tool", "title=say \"hi\"\t", ""},
+		{"tabs between options", "tool readonly\tidempotent=false", "tool", "readonly|idempotent=false", ""},
+		{"order kept", "resource uri=file:///a mime=text/plain name=a", "resource", "uri=file:///a|mime=text/plain|name=a", ""},
+		{"equals sign inside a value", "resource uri=x://a?b=c", "resource", "uri=x://a?b=c", ""},
+		{"missing key", "tool =x", "", "", `//mcp:tool: missing option name before "=x": write key=value`},
+		{"unterminated quote", `tool title="open`, "", "", `//mcp:tool: option title: unterminated or malformed quoted value: write it as a Go string, e.g. title="two words"`},
+		{"text glued to the closing quote", `tool title="a"b`, "", "", "//mcp:tool: option title: put a space after the closing quote"},
+		{"quote inside a bare value", `tool title=a"b"`, "", "", `//mcp:tool: option title: a quote inside a value: quote the whole value, e.g. title="a b"`},
+		{"option twice", "tool readonly readonly=false", "", "", "//mcp:tool: option readonly is given twice: keep one"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, ok := directiveText("//mcp:" + tt.text)
+			if !ok {
+				t.Fatal("directiveText refused the line")
+			}
+			d, err := parseDirective(dirPos, text)
+			if tt.err != "" {
+				wantPosError(t, err, tt.err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.kind != tt.kind || optString(d.opts) != tt.opts || d.pos != dirPos {
+				t.Errorf("kind %q opts %q at %v, want %q %q", d.kind, optString(d.opts), d.pos, tt.kind, tt.opts)
+			}
+		})
+	}
+}
+
+func TestDirectiveText(t *testing.T) {
+	tests := []struct {
+		name, comment, text string
+		ok                  bool
+	}{
+		{"directive", "//mcp:tool name=x", "tool name=x", true},
+		{"trailing blanks trimmed", "//mcp:prompt \t ", "prompt", true},
+		{"plain comment", "// Add adds.", "", false},
+		{"space after the slashes", "// mcp:tool", "", false},
+		{"block comment", "/*mcp:tool*/", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, ok := directiveText(tt.comment)
+			if text != tt.text || ok != tt.ok {
+				t.Errorf("directiveText(%q) = %q, %v, want %q, %v", tt.comment, text, ok, tt.text, tt.ok)
+			}
+		})
+	}
+}
+
+func hintString(hints []model.Hint) string {
+	var out []string
+	for _, h := range hints {
+		out = append(out, h.Key+"="+map[bool]string{true: "true", false: "false"}[h.Value])
+	}
+	return strings.Join(out, " ")
+}
+
+// Each //mcp:tool option, accepted and refused.
+func TestToolDirective(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       toolOptions
+		err        string
+	}{
+		{"no options", "tool", toolOptions{}, ""},
+		{"name", "tool name=add.v2-beta_1", toolOptions{name: "add.v2-beta_1"}, ""},
+		{"name of 128 characters", "tool name=" + strings.Repeat("a", 128), toolOptions{name: strings.Repeat("a", 128)}, ""},
+		{"title", `tool title="Add numbers"`, toolOptions{title: "Add numbers"}, ""},
+		{"empty title", `tool title=""`, toolOptions{}, ""},
+		{"bare hints sorted by key", "tool readonly openworld idempotent destructive", toolOptions{hints: []model.Hint{
+			{Key: "destructiveHint", Value: true}, {Key: "idempotentHint", Value: true}, {Key: "openWorldHint", Value: true}, {Key: "readOnlyHint", Value: true},
+		}}, ""},
+		{"hint values", "tool readonly=false destructive=1 idempotent=F", toolOptions{hints: []model.Hint{
+			{Key: "destructiveHint", Value: true}, {Key: "idempotentHint", Value: false}, {Key: "readOnlyHint", Value: false},
+		}}, ""},
+		{"input-schema", "tool input-schema=in.json", toolOptions{inputSchema: "in.json", inputSchemaSet: true}, ""},
+		{"output-schema", "tool output-schema=schemas/out.json", toolOptions{outputSchema: "schemas/out.json", outputIsSet: true}, ""},
+		{"name with a space", `tool name="add numbers"`, toolOptions{}, `//mcp:tool: name="add numbers" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
+		{"name of 129 characters", "tool name=" + strings.Repeat("a", 129), toolOptions{}, `//mcp:tool: name="` + strings.Repeat("a", 129) + `" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
+		{"bare name", "tool name", toolOptions{}, `//mcp:tool: name="" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
+		{"slash in a name", "tool name=a/b", toolOptions{}, `//mcp:tool: name="a/b" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
+		{"bare title", "tool title", toolOptions{}, `//mcp:tool: title needs a value: title="Plan a trip"`},
+		{"hint not a boolean", "tool readonly=yes", toolOptions{}, "//mcp:tool: readonly=yes: write readonly, readonly=true or readonly=false"},
+		{"bare input-schema", "tool input-schema", toolOptions{}, "//mcp:tool: input-schema needs a JSON file next to the package's sources: input-schema=FILE.json"},
+		{"output-schema not .json", "tool output-schema=out.yaml", toolOptions{}, "//mcp:tool: output-schema needs a JSON file next to the package's sources: output-schema=FILE.json"},
+		{"unknown option", "tool readOnly", toolOptions{}, `//mcp:tool: unknown option "readOnly": use name=, title=, readonly, destructive, idempotent, openworld, input-schema= or output-schema=`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := parseDirective(dirPos, tt.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := toolDirective(d)
+			if tt.err != "" {
+				wantPosError(t, err, tt.err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.name != tt.want.name || got.title != tt.want.title || hintString(got.hints) != hintString(tt.want.hints) ||
+				got.inputSchema != tt.want.inputSchema || got.inputSchemaSet != tt.want.inputSchemaSet ||
+				got.outputSchema != tt.want.outputSchema || got.outputIsSet != tt.want.outputIsSet {
+				t.Errorf("toolDirective(%q) = %+v, want %+v", tt.text, *got, tt.want)
+			}
+		})
+	}
+}
+
+// Each //mcp:prompt and //mcp:resource option, with the keys each kind
+// allows (as prompt and resource pass them).
+func TestEntryDirective(t *testing.T) {
+	prompt := []string{"name", "title"}
+	resource := []string{"uri", "uri-template", "name", "title", "mime"}
+	tests := []struct {
+		name, text string
+		allowed    []string
+		want       entryOptions
+		err        string
+	}{
+		{"prompt without options", "prompt", prompt, entryOptions{}, ""},
+		{"prompt name and title", `prompt name=review title="Review code"`, prompt, entryOptions{name: "review", title: "Review code"}, ""},
+		{"resource uri and mime", "resource uri=file:///README.md mime=text/markdown", resource, entryOptions{uri: "file:///README.md", mime: "text/markdown"}, ""},
+		{"resource template", `resource uri-template="repo://{owner}/{repo}" name=repo title=Repo`, resource, entryOptions{template: "repo://{owner}/{repo}", name: "repo", title: "Repo"}, ""},
+		{"prompt takes no mime", "prompt mime=text/plain", prompt, entryOptions{}, `//mcp:prompt: unknown option "mime": use name=, title=`},
+		{"resource unknown option", "resource url=x://a", resource, entryOptions{}, `//mcp:resource: unknown option "url": use uri=, uri-template=, name=, title=, mime=`},
+		{"bare option", "prompt name", prompt, entryOptions{}, "//mcp:prompt: name needs a value: name=..."},
+		{"empty value", `resource uri=""`, resource, entryOptions{}, "//mcp:resource: uri needs a value: uri=..."},
+		{"mime without a subtype", "resource uri=x://a mime=text", resource, entryOptions{}, "//mcp:resource: mime=text is not a MIME type: write type/subtype, e.g. mime=text/plain"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := parseDirective(dirPos, tt.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := entryDirective(d, tt.allowed...)
+			if tt.err != "" {
+				wantPosError(t, err, tt.err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *got != tt.want {
+				t.Errorf("entryDirective(%q) = %+v, want %+v", tt.text, *got, tt.want)
+			}
+		})
+	}
+}
+
+// The //mcp:schema package option.
+func TestSchemaDirective(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       model.Draft
+		err        string
+	}{
+		{"draft-07", "schema draft-07", model.Draft07, ""},
+		{"2020-12", "schema 2020-12", model.Draft2020, ""},
+		{"extra blanks", "schema   draft-07", model.Draft07, ""},
+		{"no dialect", "schema", 0, "//mcp:schema : unknown dialect: write //mcp:schema draft-07 (or 2020-12, the default)"},
+		{"unknown dialect", "schema draft-04", 0, "//mcp:schema draft-04: unknown dialect: write //mcp:schema draft-07 (or 2020-12, the default)"},
+		{"dialect URL", "schema http://json-schema.org/draft-07/schema#", 0, "//mcp:schema http://json-schema.org/draft-07/schema#: unknown dialect: write //mcp:schema draft-07 (or 2020-12, the default)"},
+		{"a word that starts with schema", "schemas draft-07", 0, "unknown directive //mcp:schemas: the package option is //mcp:schema draft-07"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := schemaDirective(dirPos, tt.text)
+			if tt.err != "" {
+				wantPosError(t, err, tt.err)
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("schemaDirective(%q) = %v, %v, want %v", tt.text, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSnakeCase(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Add", "add"}, {"AddNumbers", "add_numbers"}, {"GetURLFor", "get_url_for"},
+		{"HTTPServer", "http_server"}, {"Get2Things", "get2_things"}, {"ID", "id"},
+		{"add", "add"}, {"userID", "user_id"}, {"ÜberCool", "über_cool"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := snakeCase(tt.in); got != tt.want {
+				t.Errorf("snakeCase(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// The scanner's refusals of where directives sit, which no golden bad
+// case covers: all in one package, whose load reports them joined.
+func TestDirectivePlacement(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/place\n\ngo 1.26\n",
+		"a.go": `//mcp:schema draft-07
+
+package place
+
+import "context"
+
+// mcp:tool
+func Spaced(ctx context.Context) (string, error) { return "", nil }
+
+// mcp:resource uri=x://a
+func SpacedResource(ctx context.Context) (string, error) { return "", nil }
+
+//mcp:tool
+//mcp:prompt
+func Twice(ctx context.Context) (string, error) { return "", nil }
+
+//mcp:schema draft-07
+func Schema(ctx context.Context) (string, error) { return "", nil }
+`,
+		"b.go": `package place
+
+//mcp:schema 2020-12
+`,
+	})
+	_, err := Parse(dir)
+	if err == nil {
+		t.Fatal("Parse succeeded")
+	}
+	// Positions are relative to the package's directory.
+	got := strings.Split(err.Error(), "\n")
+	tests := []struct{ name, want string }{
+		{"space after the slashes", "a.go:7: write directives without a space after the slashes: //mcp:tool, not // mcp:tool"},
+		{"space before a resource", "a.go:10: write directives without a space after the slashes: //mcp:tool, not // mcp:tool"},
+		{"two directives", "a.go:14: Twice has more than one //mcp: directive: keep one"},
+		{"schema on a function", "a.go:17: //mcp:schema is a package option, not a handler's: put it in a comment of its own, e.g. above the package clause"},
+		{"files disagree", "b.go:3: //mcp:schema disagrees with the one at a.go:1: a package has one schema dialect"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !slices.Contains(got, tt.want) {
+				t.Errorf("errors\n%s\nlack\n%s", strings.Join(got, "\n"), tt.want)
+			}
+		})
+	}
+	if len(got) != len(tests) {
+		t.Errorf("%d errors, want %d:\n%s", len(got), len(tests), strings.Join(got, "\n"))
+	}
+}
