@@ -58,29 +58,32 @@ func TestValidateVersion(t *testing.T) {
 // TestLegacyRoundTrip decodes and re-encodes messages of older versions,
 // whose shapes the merged types must keep.
 func TestLegacyRoundTrip(t *testing.T) {
-	for typ, in := range map[string]string{
-		"CallToolRequestParams": `{"name":"x","_meta":{"progressToken":"abc"}}`,
-		"CallToolRequest":       `{"method":"tools/call","params":{"name":"x","arguments":{}}}`,
-		"InitializeResult":      `{"protocolVersion":"2024-11-05","capabilities":{"logging":{},"experimental":{"x":{"y":1.5}}},"serverInfo":{"name":"s","version":"1"}}`,
-		"JSONRPCResponse":       `{"jsonrpc":"2.0","id":1,"result":{}}`,
-		"JSONRPCError":          `{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"no"}}`,
-		"CallToolResult":        `{"content":[{"type":"text","text":"hi"}]}`,
-		"Resource":              `{"uri":"file:///a","name":"a"}`,
-	} {
-		v := newMessage(typ)
-		if err := json.Unmarshal([]byte(in), v); err != nil {
-			t.Fatalf("%s: %v", typ, err)
-		}
-		out, err := json.Marshal(v)
-		if err != nil {
-			t.Fatalf("%s: %v", typ, err)
-		}
-		var a, b any
-		json.Unmarshal([]byte(in), &a)
-		json.Unmarshal(out, &b)
-		if !jsonEqual(a, b) {
-			t.Errorf("%s: got %s, want %s", typ, out, in)
-		}
+	tests := []struct{ typ, in string }{
+		{"CallToolRequestParams", `{"name":"x","_meta":{"progressToken":"abc"}}`},
+		{"CallToolRequest", `{"method":"tools/call","params":{"name":"x","arguments":{}}}`},
+		{"InitializeResult", `{"protocolVersion":"2024-11-05","capabilities":{"logging":{},"experimental":{"x":{"y":1.5}}},"serverInfo":{"name":"s","version":"1"}}`},
+		{"JSONRPCResponse", `{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{"JSONRPCError", `{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"no"}}`},
+		{"CallToolResult", `{"content":[{"type":"text","text":"hi"}]}`},
+		{"Resource", `{"uri":"file:///a","name":"a"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ, func(t *testing.T) {
+			v := newMessage(tt.typ)
+			if err := json.Unmarshal([]byte(tt.in), v); err != nil {
+				t.Fatal(err)
+			}
+			out, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b any
+			json.Unmarshal([]byte(tt.in), &a)
+			json.Unmarshal(out, &b)
+			if !jsonEqual(a, b) {
+				t.Errorf("got %s, want %s", out, tt.in)
+			}
+		})
 	}
 }
 

@@ -87,11 +87,13 @@ func TestDirFromEnvRelative(t *testing.T) {
 
 func TestDirFromEnvBad(t *testing.T) {
 	top := tree(t, true)
-	for name, value := range map[string]string{
-		"missing": filepath.Join(top, "nowhere"),
-		"file":    filepath.Join(top, "repo", "go.mod"),
-	} {
-		t.Run(name, func(t *testing.T) {
+	tests := []struct{ name, value string }{
+		{"missing", filepath.Join(top, "nowhere")},
+		{"file", filepath.Join(top, "repo", "go.mod")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			value := tt.value
 			t.Setenv(EnvVar, value)
 			_, err := Dir()
 			if err == nil {

@@ -41,17 +41,20 @@ func TestDecode(t *testing.T) {
 			}
 		}
 	}
-	for in, want := range map[string]string{
-		``:             "",
-		`{"a":"x"}`:    "",
-		`{"a":1}`:      "a: expected string, got number",
-		`{"a":"x"} {}`: "invalid JSON",
-		`[]`:           "expected object, got array",
-	} {
-		err := Decode([]byte(in), decodeText)
-		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
-			t.Errorf("Decode(%q) = %v, want %q", in, err, want)
-		}
+	tests := []struct{ name, in, want string }{
+		{"empty input", ``, ""},
+		{"string field", `{"a":"x"}`, ""},
+		{"number for a string", `{"a":1}`, "a: expected string, got number"},
+		{"data after the object", `{"a":"x"} {}`, "invalid JSON"},
+		{"array for an object", `[]`, "expected object, got array"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Decode([]byte(tt.in), decodeText)
+			if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("Decode(%q) = %v, want %q", tt.in, err, tt.want)
+			}
+		})
 	}
 }
 

@@ -313,11 +313,19 @@ func TestErrors(t *testing.T) {
 	if got := AsError(errors.New("plain")); got.Code != CodeInternalError || got.Message != "plain" {
 		t.Errorf("AsError(plain) = %+v", got)
 	}
-	for k, want := range map[MessageKind]string{MessageInvalid: "invalid", MessageRequest: "request",
-		MessageNotification: "notification", MessageResponse: "response"} {
-		if k.String() != want {
-			t.Errorf("MessageKind(%d).String() = %q, want %q", k, k.String(), want)
-		}
+	kinds := []struct {
+		k    MessageKind
+		want string
+	}{
+		{MessageInvalid, "invalid"}, {MessageRequest, "request"},
+		{MessageNotification, "notification"}, {MessageResponse, "response"},
+	}
+	for _, tt := range kinds {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := tt.k.String(); got != tt.want {
+				t.Errorf("MessageKind(%d).String() = %q, want %q", tt.k, got, tt.want)
+			}
+		})
 	}
 	if k := (&Message{}).Kind(); k != MessageInvalid {
 		t.Errorf("zero Message kind = %v", k)

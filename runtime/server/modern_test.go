@@ -377,21 +377,24 @@ func TestInputRounds(t *testing.T) {
 
 	// A state echoed on another request, or altered, never reaches the
 	// handler.
-	for name, members := range map[string]string{
-		"tampered":        `"requestState":"` + state1 + `x"`,
-		"garbage":         `"requestState":"not a state"`,
-		"other args":      `"arguments":{"a":1},"requestState":"` + state1 + `"`,
-		"truncated":       `"requestState":"` + state1[:len(state1)-2] + `"`,
-		"cursor as state": `"requestState":"` + s1cursor(t) + `"`,
-	} {
-		runsBefore := runs
-		_, _, err := round(t, p, all, members)
-		if e := rpcError(t, err); e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "requestState") {
-			t.Errorf("%s: %v", name, err)
-		}
-		if runs != runsBefore {
-			t.Errorf("%s: the handler ran", name)
-		}
+	forged := []struct{ name, members string }{
+		{"tampered", `"requestState":"` + state1 + `x"`},
+		{"garbage", `"requestState":"not a state"`},
+		{"other args", `"arguments":{"a":1},"requestState":"` + state1 + `"`},
+		{"truncated", `"requestState":"` + state1[:len(state1)-2] + `"`},
+		{"cursor as state", `"requestState":"` + s1cursor(t) + `"`},
+	}
+	for _, tt := range forged {
+		t.Run(tt.name, func(t *testing.T) {
+			runsBefore := runs
+			_, _, err := round(t, p, all, tt.members)
+			if e := rpcError(t, err); e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "requestState") {
+				t.Errorf("round: %v", err)
+			}
+			if runs != runsBefore {
+				t.Error("the handler ran")
+			}
+		})
 	}
 	out, err := p.modern(t, "tools/call", all, `"name":"other","requestState":"`+state1+`"`)
 	if e := rpcError(t, err); e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "another request") {
@@ -693,23 +696,22 @@ func TestSealedCursors(t *testing.T) {
 	out, _ := alice.modern(t, "tools/list", "", "")
 	var first mcp.ListToolsResult
 	first.UnmarshalJSON(out)
-	for name, try := range map[string]func() error{
-		"forged": func() error {
-			_, err := alice.modern(t, "tools/list", "", `"cursor":"MQ"`)
-			return err
-		},
-		"another list": func() error {
-			_, err := alice.modern(t, "prompts/list", "", `"cursor":"`+first.NextCursor+`"`)
-			return err
-		},
-		"another principal": func() error {
-			_, err := bob.modern(t, "tools/list", "", `"cursor":"`+first.NextCursor+`"`)
-			return err
-		},
-	} {
-		if e := rpcError(t, try()); e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "cursor") {
-			t.Errorf("%s cursor: %v", name, e)
-		}
+	refused := []struct {
+		name          string
+		who           *peer
+		method, param string
+	}{
+		{"forged", alice, "tools/list", `"cursor":"MQ"`},
+		{"another list", alice, "prompts/list", `"cursor":"` + first.NextCursor + `"`},
+		{"another principal", bob, "tools/list", `"cursor":"` + first.NextCursor + `"`},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.who.modern(t, tt.method, "", tt.param)
+			if e := rpcError(t, err); e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "cursor") {
+				t.Errorf("cursor: %v", e)
+			}
+		})
 	}
 	// Legacy sessions get sealed cursors too.
 	p := start(t, s)
@@ -964,32 +966,40 @@ func TestCapabilitiesMatchHandlers(t *testing.T) {
 func TestRegistrationRules(t *testing.T) {
 	s := newServer(nil)
 	h := func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return textOf(""), nil }
-	for name, c := range map[string]struct{ def, want string }{
-		"draft-04":         {`{"name":"a","inputSchema":{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}}`, "draft-04"},
-		"network $ref":     {`{"name":"a","inputSchema":{"type":"object","properties":{"x":{"$ref":"https://example.com/x.json"}}}}`, "https://example.com/x.json"},
-		"bad x-mcp-header": {`{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"number","x-mcp-header":"X"}}}}`, "x-mcp-header"},
-		"reserved _meta":   {`{"name":"a","_meta":{"io.modelcontextprotocol/mine":1},"inputSchema":{"type":"object"}}`, "reserved"},
-		"malformed _meta":  {`{"name":"a","_meta":{"-bad":1},"inputSchema":{"type":"object"}}`, "-bad"},
-		"deep schema":      {`{"name":"a","inputSchema":{"type":"object","properties":{"x":` + strings.Repeat(`{"items":`, 80) + `{}` + strings.Repeat(`}`, 80) + `}}}`, "deep"},
-	} {
-		var def mcp.Tool
-		if err := json.Unmarshal([]byte(c.def), &def); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if err := s.AddTool(def, h, rawSchemas()); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want an error naming %q", name, err, c.want)
-		}
+	refused := []struct{ name, def, want string }{
+		{"draft-04", `{"name":"a","inputSchema":{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}}`, "draft-04"},
+		{"network $ref", `{"name":"a","inputSchema":{"type":"object","properties":{"x":{"$ref":"https://example.com/x.json"}}}}`, "https://example.com/x.json"},
+		{"bad x-mcp-header", `{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"number","x-mcp-header":"X"}}}}`, "x-mcp-header"},
+		{"reserved _meta", `{"name":"a","_meta":{"io.modelcontextprotocol/mine":1},"inputSchema":{"type":"object"}}`, "reserved"},
+		{"malformed _meta", `{"name":"a","_meta":{"-bad":1},"inputSchema":{"type":"object"}}`, "-bad"},
+		{"deep schema", `{"name":"a","inputSchema":{"type":"object","properties":{"x":` + strings.Repeat(`{"items":`, 80) + `{}` + strings.Repeat(`}`, 80) + `}}}`, "deep"},
 	}
-	for name, def := range map[string]string{
-		"draft-07":     `{"name":"b","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}}`,
-		"x-mcp-header": `{"name":"c","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}`,
-		"own _meta":    `{"name":"d","_meta":{"com.example/tier":"gold"},"inputSchema":{"type":"object"}}`,
-	} {
-		var d mcp.Tool
-		json.Unmarshal([]byte(def), &d)
-		if err := s.AddTool(d, h, rawSchemas()); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
+	for _, tt := range refused {
+		t.Run("refused/"+tt.name, func(t *testing.T) {
+			var def mcp.Tool
+			if err := json.Unmarshal([]byte(tt.def), &def); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.AddTool(def, h, rawSchemas()); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("AddTool = %v, want an error naming %q", err, tt.want)
+			}
+		})
+	}
+	accepted := []struct{ name, def string }{
+		{"draft-07", `{"name":"b","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}}`},
+		{"x-mcp-header", `{"name":"c","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}`},
+		{"own _meta", `{"name":"d","_meta":{"com.example/tier":"gold"},"inputSchema":{"type":"object"}}`},
+	}
+	for _, tt := range accepted {
+		t.Run("accepted/"+tt.name, func(t *testing.T) {
+			var d mcp.Tool
+			if err := json.Unmarshal([]byte(tt.def), &d); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.AddTool(d, h, rawSchemas()); err != nil {
+				t.Errorf("AddTool: %v", err)
+			}
+		})
 	}
 	if err := s.AddPrompt(mcp.Prompt{Name: "p", Meta: []byte(`{"dev.mcp/x":1}`)}, func(context.Context, *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) { return nil, nil }); err == nil {
 		t.Error("a prompt with a reserved _meta key was registered")

@@ -166,14 +166,17 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestVersionNegotiation(t *testing.T) {
-	for asked, want := range map[string]string{
-		"2024-11-05": "2024-11-05", "2025-03-26": "2025-03-26", "2025-11-25": "2025-11-25",
-		"2099-01-01": "2025-11-25", "2026-07-28": "2025-11-25", "garbage": "2025-11-25",
-	} {
-		p := start(t, newServer(nil))
-		if got := p.initialize(t, asked, "").ProtocolVersion; got != want {
-			t.Errorf("client asked %s, got %s, want %s", asked, got, want)
-		}
+	tests := []struct{ asked, want string }{
+		{"2024-11-05", "2024-11-05"}, {"2025-03-26", "2025-03-26"}, {"2025-11-25", "2025-11-25"},
+		{"2099-01-01", "2025-11-25"}, {"2026-07-28", "2025-11-25"}, {"garbage", "2025-11-25"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.asked, func(t *testing.T) {
+			p := start(t, newServer(nil))
+			if got := p.initialize(t, tt.asked, "").ProtocolVersion; got != tt.want {
+				t.Errorf("client asked %s, got %s, want %s", tt.asked, got, tt.want)
+			}
+		})
 	}
 	p := start(t, newServer(nil))
 	if _, err := p.call(t, "initialize", `{"protocolVersion":"2025-06-18"}`); code(t, err) != jsonrpc.CodeInvalidParams {
@@ -496,36 +499,51 @@ func TestMiddleware(t *testing.T) {
 }
 
 func TestBatches(t *testing.T) {
-	for version, allowed := range map[string]bool{"2025-03-26": true, "2025-06-18": false, "2024-11-05": false} {
-		s := newServer(nil)
-		echoTool(t, s)
-		a, b := transport.NewPipe()
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- s.Serve(ctx, a) }()
-		send := func(frame string) string {
-			if err := b.Write(ctx, []byte(frame)); err != nil {
-				t.Fatal(err)
-			}
-			out, err := b.Read(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(out)
-		}
-		// A batch before initialize is refused whatever the version.
-		if got := send(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`); !strings.Contains(got, `-32600`) {
-			t.Fatalf("batch before initialize: %s", got)
-		}
-		send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-		b.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-		got := send(`[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":4,"method":"tools/list"}]`)
-		if allowed != strings.HasPrefix(got, "[") {
-			t.Errorf("%s: batch answered with %s", version, got)
-		}
+	tests := []struct {
+		version string
+		allowed bool
+	}{
+		{"2025-03-26", true}, {"2025-06-18", false}, {"2024-11-05", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) { testBatches(t, tt.version, tt.allowed) })
+	}
+}
+
+// testBatches checks that a session of version answers a batch with a
+// batch if allowed, and refuses it before initialize whatever the version.
+func testBatches(t *testing.T, version string, allowed bool) {
+	s := newServer(nil)
+	echoTool(t, s)
+	a, b := transport.NewPipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, a) }()
+	// The server stops on every way out, a failed send's too.
+	defer func() {
 		cancel()
 		b.Close()
 		<-done
+	}()
+	send := func(frame string) string {
+		if err := b.Write(ctx, []byte(frame)); err != nil {
+			t.Fatal(err)
+		}
+		out, err := b.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	// A batch before initialize is refused whatever the version.
+	if got := send(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`); !strings.Contains(got, `-32600`) {
+		t.Fatalf("batch before initialize: %s", got)
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	b.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	got := send(`[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":4,"method":"tools/list"}]`)
+	if allowed != strings.HasPrefix(got, "[") {
+		t.Errorf("batch answered with %s", got)
 	}
 }
 
