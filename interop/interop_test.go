@@ -853,20 +853,22 @@ func TestClientAgainstTypeScriptV2Server(t *testing.T) {
 			if !slices.Contains(names, "test_input_required_result_elicitation") {
 				t.Fatalf("tools = %v", names)
 			}
-			for tool, want := range map[string]string{
-				"test_simple_text":                       "This is a simple text response for testing.",
-				"test_input_required_result_elicitation": "Hello, Alice!",
-				"test_input_required_result_sampling":    "Paris",
-				"test_input_required_result_list_roots":  "Roots: file:///interop/root",
-			} {
-				r, err := sess.CallTool(ctx, &mcp.CallToolRequestParams{Name: tool, Arguments: json.RawMessage(`{}`)})
-				if err != nil {
-					t.Errorf("%s: %v", tool, err)
-					continue
-				}
-				if got, err := onlyText(r); err != nil || got != want {
-					t.Errorf("%s: %q %v, want %q", tool, got, err, want)
-				}
+			calls := []struct{ tool, want string }{
+				{"test_simple_text", "This is a simple text response for testing."},
+				{"test_input_required_result_elicitation", "Hello, Alice!"},
+				{"test_input_required_result_sampling", "Paris"},
+				{"test_input_required_result_list_roots", "Roots: file:///interop/root"},
+			}
+			for _, tt := range calls {
+				t.Run(tt.tool, func(t *testing.T) {
+					r, err := sess.CallTool(ctx, &mcp.CallToolRequestParams{Name: tt.tool, Arguments: json.RawMessage(`{}`)})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got, err := onlyText(r); err != nil || got != tt.want {
+						t.Errorf("%q %v, want %q", got, err, tt.want)
+					}
+				})
 			}
 			if _, err := sess.CallTool(ctx, &mcp.CallToolRequestParams{Name: "test_tool_with_progress", Arguments: json.RawMessage(`{}`)}); err != nil {
 				t.Fatal(err)

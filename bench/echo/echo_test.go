@@ -249,11 +249,19 @@ func TestMembers(t *testing.T) {
 
 func TestMember(t *testing.T) {
 	obj := []byte(`{"content":[{"type":"text","text":"resultType"}],"resultType" : "complete","_meta":{"k":1}}`)
-	for key, want := range map[string]string{"resultType": `"complete"`, "_meta": `{"k":1}`, "content": `[{"type":"text","text":"resultType"}]`, "absent": ""} {
-		got, err := member(obj, key)
-		if err != nil || string(got) != want {
-			t.Errorf("member(%q) = %q, %v; want %q", key, got, err, want)
-		}
+	tests := []struct{ key, want string }{
+		{"resultType", `"complete"`},
+		{"_meta", `{"k":1}`},
+		{"content", `[{"type":"text","text":"resultType"}]`},
+		{"absent", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			got, err := member(obj, tt.key)
+			if err != nil || string(got) != tt.want {
+				t.Errorf("member(%q) = %q, %v; want %q", tt.key, got, err, tt.want)
+			}
+		})
 	}
 	if _, err := member([]byte(`[1]`), "a"); err == nil {
 		t.Error("member of an array: no error")

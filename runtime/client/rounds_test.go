@@ -306,6 +306,13 @@ func TestRequestMeta(t *testing.T) {
 	if _, err := sess.ListTools(context.Background(), &mcp.PaginatedRequestParams{}); err != nil {
 		t.Fatal(err)
 	}
+	// Every request carries these members in its _meta.
+	wantMeta := []struct{ key, want string }{
+		{"io.modelcontextprotocol/protocolVersion", `"2026-07-28"`},
+		{"io.modelcontextprotocol/clientCapabilities", `{"elicitation":{}}`},
+		{"io.modelcontextprotocol/clientInfo", `{"name":"rounds","version":"1"}`},
+		{"io.modelcontextprotocol/logLevel", `"warning"`},
+	}
 	for _, r := range append(f.requests(mcp.MethodDiscover), f.requests(mcp.MethodListTools)...) {
 		var p struct {
 			Meta map[string]json.RawMessage `json:"_meta"`
@@ -313,14 +320,9 @@ func TestRequestMeta(t *testing.T) {
 		if err := json.Unmarshal(r.params, &p); err != nil {
 			t.Fatal(err)
 		}
-		for key, want := range map[string]string{
-			"io.modelcontextprotocol/protocolVersion":    `"2026-07-28"`,
-			"io.modelcontextprotocol/clientCapabilities": `{"elicitation":{}}`,
-			"io.modelcontextprotocol/clientInfo":         `{"name":"rounds","version":"1"}`,
-			"io.modelcontextprotocol/logLevel":           `"warning"`,
-		} {
-			if got := string(p.Meta[key]); got != want {
-				t.Errorf("%s: _meta %s = %s, want %s", r.method, key, got, want)
+		for _, m := range wantMeta {
+			if got := string(p.Meta[m.key]); got != m.want {
+				t.Errorf("%s: _meta %s = %s, want %s", r.method, m.key, got, m.want)
 			}
 		}
 	}

@@ -181,15 +181,24 @@ func TestHostAndOrigin(t *testing.T) {
 	}
 
 	_, ts = serve(t, &HandlerOptions{AllowedHosts: []string{"mcp.example.com", "proxy.example:8443"}})
-	c = newClient(t, ts)
-	for host, want := range map[string]int{
-		"mcp.example.com": 200, "mcp.example.com:443": 200, "proxy.example:8443": 200,
-		"proxy.example:9999": 403, "other.example": 403,
-	} {
-		if code, _ := c.status("POST", initBody("2025-06-18", ""), "Host", host); code != want {
-			t.Errorf("AllowedHosts, Host %q: %d, want %d", host, code, want)
-		}
+	hosts := []struct {
+		host string
+		want int
+	}{
+		{"mcp.example.com", 200}, {"mcp.example.com:443", 200}, {"proxy.example:8443", 200},
+		{"proxy.example:9999", 403}, {"other.example", 403},
 	}
+	for _, tt := range hosts {
+		t.Run("AllowedHosts/"+tt.host, func(t *testing.T) {
+			// A client of the subtest's own, since a client fails the
+			// test it was made for.
+			c := newClient(t, ts)
+			if code, _ := c.status("POST", initBody("2025-06-18", ""), "Host", tt.host); code != tt.want {
+				t.Errorf("Host %q: %d, want %d", tt.host, code, tt.want)
+			}
+		})
+	}
+	c = newClient(t, ts)
 	if code, _ := c.status("POST", initBody("2025-06-18", ""), "Host", "mcp.example.com", "Origin", "https://mcp.example.com"); code != 200 {
 		t.Errorf("same-origin request behind a proxy: %d", code)
 	}

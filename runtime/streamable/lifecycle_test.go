@@ -223,12 +223,15 @@ func heapAlloc() uint64 {
 }
 
 func TestListenAddr(t *testing.T) {
-	for in, want := range map[string]string{
-		":3000": "127.0.0.1:3000", "0.0.0.0:80": "0.0.0.0:80", "[::1]:8080": "[::1]:8080", "example.com:1": "example.com:1",
-	} {
-		if got := listenAddr(in); got != want {
-			t.Errorf("listenAddr(%q) = %q, want %q", in, got, want)
-		}
+	tests := []struct{ in, want string }{
+		{":3000", "127.0.0.1:3000"}, {"0.0.0.0:80", "0.0.0.0:80"}, {"[::1]:8080", "[::1]:8080"}, {"example.com:1", "example.com:1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := listenAddr(tt.in); got != tt.want {
+				t.Errorf("listenAddr(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := NewHandler(newMCP(t), nil)

@@ -130,10 +130,19 @@ func TestServeShutdownCancelsLateCalls(t *testing.T) {
 	x, _ := holdCalls(t, &ServeOptions{ShutdownTimeout: 50 * time.Millisecond}, false)
 
 	x.stop()
-	for what, resp := range map[string]*http.Response{"the session's call": x.post, "the 2026-07-28 call": <-x.modern} {
-		if msg := lastMessage(t, resp); !strings.Contains(msg, `"error"`) || !strings.Contains(msg, "shutting down") {
-			t.Errorf("%s ended with %s", what, msg)
-		}
+	calls := []struct {
+		name string
+		resp *http.Response
+	}{
+		{"the session's call", x.post},
+		{"the 2026-07-28 call", <-x.modern},
+	}
+	for _, tt := range calls {
+		t.Run(tt.name, func(t *testing.T) {
+			if msg := lastMessage(t, tt.resp); !strings.Contains(msg, `"error"`) || !strings.Contains(msg, "shutting down") {
+				t.Errorf("ended with %s", msg)
+			}
+		})
 	}
 	if err := wait(t, x.done); err != nil {
 		t.Fatalf("Serve: %v", err)
