@@ -14,27 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/testutil"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 )
-
-// checkGoroutines fails the test if goroutines started during it are still
-// running at its end, allowing them a moment to finish.
-func checkGoroutines(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		var now int
-		for range 200 {
-			if now = runtime.NumGoroutine(); now <= before {
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		buf := make([]byte, 1<<20)
-		t.Errorf("goroutines: %d before, %d after\n%s", before, now, buf[:runtime.Stack(buf, true)])
-	})
-}
 
 // run starts c.Run and returns a function that closes c and reports what
 // Run returned, after every handler has finished.
@@ -116,7 +99,7 @@ func withRaw(t *testing.T, h jsonrpc.Handler, opts jsonrpc.Options) (*jsonrpc.Co
 }
 
 func TestCall(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	client, _ := pair(t, echo, jsonrpc.Options{}, jsonrpc.Options{})
 	ctx := context.Background()
 	for _, params := range []string{`{"a":1}`, `[1,2,3]`, `{"s":"line\nbreak é"}`} {
@@ -132,7 +115,7 @@ func TestCall(t *testing.T) {
 }
 
 func TestConcurrentCalls(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	slowEcho := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
 		if req.Params[len(req.Params)-2]%3 == 0 {
 			runtime.Gosched() // let some finish out of order
@@ -162,7 +145,7 @@ func TestConcurrentCalls(t *testing.T) {
 }
 
 func TestOutOfOrderResponses(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	client, peer, _ := withRaw(t, nil, jsonrpc.Options{})
 	type result struct {
 		method string
@@ -193,7 +176,7 @@ func TestOutOfOrderResponses(t *testing.T) {
 }
 
 func TestHandlerErrors(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
 		switch req.Method {
 		case "rpcError":
@@ -238,7 +221,7 @@ func TestHandlerErrors(t *testing.T) {
 }
 
 func TestNilHandler(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	client, _ := pair(t, nil, jsonrpc.Options{}, jsonrpc.Options{})
 	_, err := client.Call(context.Background(), "x", nil)
 	if code(err) != jsonrpc.CodeMethodNotFound {
@@ -257,7 +240,7 @@ func code(err error) int64 {
 }
 
 func TestCallCancel(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	var cancelled []jsonrpc.ID
 	var mu sync.Mutex
 	client, peer, _ := withRaw(t, nil, jsonrpc.Options{OnCancel: func(id jsonrpc.ID) {
@@ -315,7 +298,7 @@ func TestCallCancel(t *testing.T) {
 }
 
 func TestCancelIncoming(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	started := make(chan struct{})
 	ended := make(chan error, 1)
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
@@ -349,7 +332,7 @@ func TestCancelIncoming(t *testing.T) {
 }
 
 func TestBatchIncoming(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	var notes atomic.Int32
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
 		if req.ID.IsZero() {
@@ -412,7 +395,7 @@ func TestBatchIncoming(t *testing.T) {
 }
 
 func TestRejectBatches(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	_, peer, _ := withRaw(t, echo, jsonrpc.Options{RejectBatches: true})
 	peer.send(`[{"jsonrpc":"2.0","id":1,"method":"echo"}]`)
 	want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: batches are not supported"}}`
@@ -422,7 +405,7 @@ func TestRejectBatches(t *testing.T) {
 }
 
 func TestBatchedResponses(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	client, peer, _ := withRaw(t, nil, jsonrpc.Options{})
 	results := make(chan string, 2)
 	for _, m := range []string{"a", "b"} {
@@ -443,7 +426,7 @@ func TestBatchedResponses(t *testing.T) {
 }
 
 func TestInvalidIncoming(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	_, peer, _ := withRaw(t, echo, jsonrpc.Options{})
 	tests := []struct{ in, want string }{
 		{`{bad`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: json: invalid character 'b' looking for object key at offset 1"}}`},
@@ -459,7 +442,7 @@ func TestInvalidIncoming(t *testing.T) {
 }
 
 func TestDuplicateIncomingID(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	release := make(chan struct{})
 	started := make(chan struct{}, 1)
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
@@ -481,7 +464,7 @@ func TestDuplicateIncomingID(t *testing.T) {
 }
 
 func TestMaxInFlight(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	var running, peak atomic.Int32
 	release := make(chan struct{})
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
@@ -524,7 +507,7 @@ func TestMaxInFlight(t *testing.T) {
 }
 
 func TestNotificationsInOrder(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	var mu sync.Mutex
 	var got []string
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
@@ -563,7 +546,7 @@ func TestNotificationsInOrder(t *testing.T) {
 }
 
 func TestRunEndsOnTransportClose(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	a, b := transport.NewPipe()
 	client := jsonrpc.NewConn(a, nil, jsonrpc.Options{})
 	runErr := make(chan error, 1)
@@ -597,7 +580,7 @@ func TestRunEndsOnTransportClose(t *testing.T) {
 }
 
 func TestCloseBeforeRun(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	a, b := transport.NewPipe()
 	defer b.Close()
 	c := jsonrpc.NewConn(a, nil, jsonrpc.Options{})
@@ -617,7 +600,7 @@ func TestCloseBeforeRun(t *testing.T) {
 }
 
 func TestCloseWhileRunning(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	client, peer, stop := withRaw(t, nil, jsonrpc.Options{})
 	callErr := make(chan error, 1)
 	go func() {
@@ -636,7 +619,7 @@ func TestCloseWhileRunning(t *testing.T) {
 // TestOverStream runs a Conn over newline-delimited streams, including a
 // message over the size limit, which is answered and skipped.
 func TestOverStream(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	server := jsonrpc.NewConn(transport.NewStream(inR, outW, transport.StreamOptions{MaxMessageSize: 100}), echo, jsonrpc.Options{})
@@ -669,7 +652,7 @@ func TestOverStream(t *testing.T) {
 // The request's frame stays the handler's: Params are not overwritten by
 // later messages.
 func TestParamsOwnership(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	kept := make(chan []byte, 10)
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
 		kept <- req.Params

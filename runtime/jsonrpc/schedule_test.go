@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/testutil"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 )
@@ -31,7 +32,7 @@ func waitRead(t *testing.T, c *jsonrpc.Conn, id jsonrpc.ID) {
 // Handlers at the in-flight bound that call the peer back still get their
 // answers: the read loop reads on while requests wait for room.
 func TestCallbacksAtInFlightBound(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
 		return req.Conn.Call(ctx, "sample", req.Params)
 	})
@@ -102,7 +103,7 @@ func (b *blocker) Handle(ctx context.Context, req *jsonrpc.Request) ([]byte, err
 // A request beyond the queue is refused at once; the queued ones run in
 // order as room frees, and a queued request cancelled never runs.
 func TestQueueBound(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	b := newBlocker()
 	c, peer, _ := withRaw(t, b, jsonrpc.Options{MaxInFlight: 1, MaxQueued: 3})
 	for i := 1; i <= 4; i++ {
@@ -142,7 +143,7 @@ func TestQueueBound(t *testing.T) {
 // Requests and notifications read while a barrier request runs wait for
 // its answer, then are served in order.
 func TestBarrier(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	var mu sync.Mutex
 	var order []string
 	note := func(s string) {
@@ -187,7 +188,7 @@ func TestBarrier(t *testing.T) {
 // afterwards are refused; the peer's answers to the handlers' Calls are
 // still read; Run returns once they are done.
 func TestGracefulShutdownOnCtx(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	asked := make(chan struct{}, 1)
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
 		asked <- struct{}{}
@@ -221,7 +222,7 @@ func TestGracefulShutdownOnCtx(t *testing.T) {
 // A request still running when the grace period ends is answered with an
 // error and its handler's ctx is cancelled.
 func TestRunEndsWithCtx(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	started := make(chan struct{})
 	handlerErr := make(chan error, 1)
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
@@ -259,7 +260,7 @@ func TestRunEndsWithCtx(t *testing.T) {
 // answer, the queued requests' too; a Call waiting for the peer fails at
 // once, as nothing more can come from it.
 func TestAnswersAfterPeerCloses(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	var calls atomic.Int32
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
 		if req.Method == "ask" {
@@ -326,7 +327,7 @@ func (l *localClose) Read(ctx context.Context) ([]byte, error) {
 // A transport closed on this side stops the Conn at once, with no grace
 // period: its owner has dealt with the requests in progress.
 func TestLocalCloseStopsAtOnce(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	started := make(chan struct{})
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
 		close(started)
@@ -357,7 +358,7 @@ func TestLocalCloseStopsAtOnce(t *testing.T) {
 // An Urgent request is answered while every slot is taken and others
 // wait; the others keep their order.
 func TestUrgentBesideTheBound(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	b := newBlocker()
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
 		if req.Method == "ping" {
@@ -384,7 +385,7 @@ func TestUrgentBesideTheBound(t *testing.T) {
 // The waiting requests' params are bounded too: one alone always fits,
 // the next that would go beyond MaxQueuedBytes is refused.
 func TestQueueByteBound(t *testing.T) {
-	checkGoroutines(t)
+	testutil.NoLeak(t)
 	b := newBlocker()
 	c, peer, _ := withRaw(t, b, jsonrpc.Options{MaxInFlight: 1, MaxQueuedBytes: 10})
 	peer.send(`{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}`)
