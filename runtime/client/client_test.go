@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/internal/testutil"
 	"github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/transport"
@@ -420,7 +420,7 @@ func TestServerGoesAway(t *testing.T) {
 }
 
 func TestCloseLeavesNoGoroutines(t *testing.T) {
-	before := runtime.NumGoroutine()
+	before := testutil.Goroutines()
 	sampling := make(chan struct{})
 	func() {
 		a, b := transport.NewPipe()
@@ -452,13 +452,5 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 			t.Errorf("Close: %v", err)
 		}
 	}()
-	var n int
-	for range 100 {
-		if n = runtime.NumGoroutine(); n <= before {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	buf := make([]byte, 1<<20)
-	t.Errorf("%d goroutines left running, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	testutil.WaitGoroutines(t, before)
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/internal/testutil"
 	"github.com/mcpgen/mcpgen/runtime/client"
 )
 
@@ -49,22 +49,8 @@ func read(t *testing.T, p *client.Process) string {
 	return string(frame)
 }
 
-// waitGoroutines fails the test unless the goroutines come back down to n.
-func waitGoroutines(t *testing.T, n int) {
-	t.Helper()
-	var now int
-	for range 100 {
-		if now = runtime.NumGoroutine(); now <= n {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	buf := make([]byte, 1<<20)
-	t.Errorf("%d goroutines left running, %d before:\n%s", now, n, buf[:runtime.Stack(buf, true)])
-}
-
 func TestCommandTransportCleanExit(t *testing.T) {
-	before := runtime.NumGoroutine()
+	before := testutil.Goroutines()
 	var stderr bytes.Buffer
 	p := start(t, "echo", &client.CommandOptions{Stderr: &stderr, GracePeriod: 10 * time.Second})
 	if err := p.Write(context.Background(), []byte(`{"jsonrpc":"2.0","method":"x"}`)); err != nil {
@@ -89,7 +75,7 @@ func TestCommandTransportCleanExit(t *testing.T) {
 	if _, err := p.Read(context.Background()); err == nil {
 		t.Error("Read after Close succeeded")
 	}
-	waitGoroutines(t, before)
+	testutil.WaitGoroutines(t, before)
 }
 
 func TestCommandTransportExitStatus(t *testing.T) {
@@ -116,7 +102,7 @@ func TestCommandTransportShutdownLadder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
-			before := runtime.NumGoroutine()
+			before := testutil.Goroutines()
 			p := start(t, tt.mode, &client.CommandOptions{Stderr: &bytes.Buffer{}, GracePeriod: grace})
 			read(t, p) // the child is ready: its signal handling is set up
 			start := time.Now()
@@ -141,7 +127,7 @@ func TestCommandTransportShutdownLadder(t *testing.T) {
 			if !errors.Is(p.Wait(), err) {
 				t.Errorf("Wait = %v, want Close's %v", p.Wait(), err)
 			}
-			waitGoroutines(t, before)
+			testutil.WaitGoroutines(t, before)
 		})
 	}
 }
@@ -155,7 +141,7 @@ func TestCommandTransportRefusesPresetStdio(t *testing.T) {
 }
 
 func TestCommandTransportSession(t *testing.T) {
-	before := runtime.NumGoroutine()
+	before := testutil.Goroutines()
 	p, err := client.CommandTransport(childCmd("mcp"), &client.CommandOptions{Stderr: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatalf("CommandTransport: %v", err)
@@ -183,5 +169,5 @@ func TestCommandTransportSession(t *testing.T) {
 	if err := p.Wait(); err != nil {
 		t.Errorf("server exit: %v", err)
 	}
-	waitGoroutines(t, before)
+	testutil.WaitGoroutines(t, before)
 }
