@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/internal/testutil"
 	mcpclient "github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
@@ -359,13 +359,13 @@ func TestClientMessageTooLarge(t *testing.T) {
 
 func TestClientCloseLeavesNothing(t *testing.T) {
 	h, ts := serve(t, nil)
-	before := -1
+	var before testutil.Baseline
 	for i := range 4 {
 		if i == 1 {
 			// The first session started the handler's janitor, which
 			// stays: count from here.
 			eventually(t, "the first session to end", func() bool { return h.SessionCount() == 0 })
-			before = runtime.NumGoroutine()
+			before = testutil.Goroutines()
 		}
 		tr := NewClientTransport(ts.URL, nil)
 		sess, err := mcpclient.New(mcp.Implementation{Name: "c", Version: "1"}, legacy(&mcpclient.Options{Elicit: acceptName("Bo")})).Connect(context.Background(), tr)
@@ -384,13 +384,7 @@ func TestClientCloseLeavesNothing(t *testing.T) {
 		}
 	}
 	eventually(t, "the sessions to end with DELETE", func() bool { return h.SessionCount() == 0 })
-	eventually(t, "the goroutines to end", func() bool {
-		if runtime.NumGoroutine() <= before {
-			return true
-		}
-		runtime.Gosched()
-		return false
-	})
+	testutil.WaitGoroutines(t, before)
 }
 
 func TestEventScanner(t *testing.T) {

@@ -10,13 +10,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/internal/testutil"
 	mcpclient "github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
@@ -339,7 +339,7 @@ func TestLegacyHostAndOrigin(t *testing.T) {
 func TestLegacySessionEndsWithStream(t *testing.T) {
 	h, ts := serveLegacy(t, nil)
 	ts.Client() // start the test server's own goroutines before counting
-	before := runtime.NumGoroutine()
+	before := testutil.Goroutines()
 
 	s := openLegacy(t, ts.URL+"/sse")
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
@@ -358,7 +358,7 @@ func TestLegacySessionEndsWithStream(t *testing.T) {
 		t.Errorf("POST to the ended session: %d, want 404", status)
 	}
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-	eventually(t, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
+	testutil.WaitGoroutines(t, before)
 }
 
 func TestLegacyCloseEndsSessions(t *testing.T) {

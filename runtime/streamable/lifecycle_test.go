@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/internal/testutil"
 )
 
 func TestResumeReplaysOneStream(t *testing.T) {
@@ -134,25 +136,8 @@ func TestStateless(t *testing.T) {
 	eventually(t, "stateless sessions to end", func() bool { return h.SessionCount() == 0 })
 }
 
-// settle waits for the goroutine count to come down to at most n.
-func settle(t *testing.T, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := runtime.NumGoroutine()
-		if got <= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, want at most %d:\n%s", got, n, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func TestCloseEndsEverything(t *testing.T) {
-	base := runtime.NumGoroutine()
+	base := testutil.Goroutines()
 	h := NewHandler(newMCP(t), nil)
 	ts := httptest.NewServer(h)
 	c := newClient(t, ts)
@@ -180,7 +165,7 @@ func TestCloseEndsEverything(t *testing.T) {
 	ts.Close()
 	c.hc.CloseIdleConnections()
 	idle.hc.CloseIdleConnections()
-	settle(t, base)
+	testutil.WaitGoroutines(t, base)
 }
 
 func TestManySequentialSessions(t *testing.T) {
@@ -197,14 +182,14 @@ func TestManySequentialSessions(t *testing.T) {
 		open() // warm up pools and connections
 	}
 	eventually(t, "warm-up sessions to end", func() bool { return h.SessionCount() == 0 })
-	baseG := runtime.NumGoroutine()
+	baseG := testutil.Goroutines()
 	baseHeap := heapAlloc()
 
 	for range 1000 {
 		open()
 	}
 	eventually(t, "sessions to end", func() bool { return h.SessionCount() == 0 })
-	settle(t, baseG)
+	testutil.WaitGoroutines(t, baseG)
 	if n := h.sessions.(*MemorySessionStore).Len(); n != 0 {
 		t.Fatalf("%d session records left", n)
 	}
