@@ -139,7 +139,7 @@ func (m *Model) pick(u *Type) (*Pick, error) {
 	for i, v := range u.Variants {
 		k, err := m.VariantKind(v)
 		if err != nil {
-			return nil, errorf(u.Pos, "union %s: %v", u.Name, err)
+			return nil, Errorf(u.Pos, "union %s: %v", u.Name, err)
 		}
 		g := groups[k]
 		if g == nil {
@@ -173,7 +173,7 @@ func (m *Model) pick(u *Type) (*Pick, error) {
 			for _, i := range g.Variants {
 				names = append(names, u.Variants[i].Name())
 			}
-			return nil, errorf(u.Pos, "union %s has %d %s variants (%s): a value cannot choose among them", u.Name, len(g.Variants), g.Kind, strings.Join(names, ", "))
+			return nil, Errorf(u.Pos, "union %s has %d %s variants (%s): a value cannot choose among them", u.Name, len(g.Variants), g.Kind, strings.Join(names, ", "))
 		}
 	}
 	for _, g := range p.Groups {
@@ -223,7 +223,7 @@ func (m *Model) sharedKeys(u *Type, p *Pick) []SharedKey {
 		for _, f := range present[0].Fields {
 			all := true
 			for _, st := range present {
-				g := st.field(f.JSON)
+				g := st.Field(f.JSON)
 				if g == nil || !g.Versions.Has(ver) || !g.Required.Has(ver) {
 					all = false
 					break
@@ -263,7 +263,7 @@ func (g *PickGroup) partitioned() bool {
 // constValues returns the values a variant allows for key when it is a
 // string constant or enum, and whether the key is required.
 func (m *Model) constValues(st *Type, key string, vs VersionSet) (vals []string, required, ok bool) {
-	f := st.field(key)
+	f := st.Field(key)
 	if f == nil {
 		return nil, false, false
 	}
@@ -401,10 +401,10 @@ func (m *Model) declaredCases(u *Type, g *PickGroup, d *Discriminator) error {
 		}
 		var f *Field
 		if st := m.Resolve(v.Type); st.Kind == Struct {
-			f = st.field(d.Key)
+			f = st.Field(d.Key)
 		}
 		if f == nil || f.Versions&shared != shared || !m.plainString(f.Type) {
-			return errorf(u.Pos, "union %s: variant %s does not declare %s as a string in %s, and the override table's discriminator chooses by it",
+			return Errorf(u.Pos, "union %s: variant %s does not declare %s as a string in %s, and the override table's discriminator chooses by it",
 				u.Name, v.Name(), d.Key, strings.Join(m.VersionNames(shared), ", "))
 		}
 	}
@@ -452,7 +452,7 @@ func (m *Model) scoreCase(u *Type, c *PickCase) error {
 		i, ok := idx[k]
 		if !ok {
 			if len(c.Keys) == 64 {
-				return 0, errorf(u.Pos, "union %s: more than 64 distinct properties to score", u.Name)
+				return 0, Errorf(u.Pos, "union %s: more than 64 distinct properties to score", u.Name)
 			}
 			i = len(c.Keys)
 			idx[k] = i
@@ -514,7 +514,7 @@ func (m *Model) rulesFor(u *Type, c *PickCase, check bool) error {
 				if c.Keys == nil {
 					what = "the same JSON kind"
 				}
-				return errorf(u.Pos, "union %s: variants %s and %s have %s and nothing else tells them apart: add a PickRule to the override table", u.Name, na, nb, what)
+				return Errorf(u.Pos, "union %s: variants %s and %s have %s and nothing else tells them apart: add a PickRule to the override table", u.Name, na, nb, what)
 			}
 		}
 	}

@@ -112,7 +112,7 @@ func TestMerge(t *testing.T) {
 		if ty == nil {
 			t.Fatalf("no type %s", typ)
 		}
-		f := ty.field(json)
+		f := ty.Field(json)
 		if f == nil {
 			t.Fatalf("%s has no property %s", typ, json)
 		}
@@ -130,8 +130,8 @@ func TestMerge(t *testing.T) {
 	if ty := m.Lookup("CallToolRequestParams"); ty.Versions != m.All() {
 		t.Errorf("CallToolRequestParams versions = %v", m.VersionNames(ty.Versions))
 	}
-	if ty := m.Lookup("ListToolsRequest"); ty.field("params").Type.Target != "PaginatedRequestParams" {
-		t.Errorf("ListToolsRequest.params = %s", ty.field("params").Type.Target)
+	if ty := m.Lookup("ListToolsRequest"); ty.Field("params").Type.Target != "PaginatedRequestParams" {
+		t.Errorf("ListToolsRequest.params = %s", ty.Field("params").Type.Target)
 	}
 	// Renamed definitions are one type plus a deprecated alias.
 	for old, cur := range map[string]string{"Annotated": "Annotations", "JSONRPCError": "JSONRPCErrorResponse", "ResourceReference": "ResourceTemplateReference"} {

@@ -30,7 +30,7 @@ func lowerDocument(doc *schema.Document, v Version) (*version, error) {
 	for _, def := range doc.Defs {
 		name := renamed(def.Name)
 		if _, dup := ver.types[name]; dup {
-			return nil, errorf(posOf(def.Schema), "definition %s collides with %s after renaming", def.Name, name)
+			return nil, Errorf(posOf(def.Schema), "definition %s collides with %s after renaming", def.Name, name)
 		}
 		sch := def.Schema
 		if prop := unwraps[def.Name]; prop != "" {
@@ -71,7 +71,7 @@ func (l *lowerer) register(name string, t *Type, synthetic bool) error {
 	t.Synthetic = synthetic
 	t.Versions = Only(l.ver.v)
 	if old, ok := l.ver.types[name]; ok {
-		return errorf(t.Pos, "type name %s is used twice in one version (also at %s): rename one in the override table", name, old.Pos)
+		return Errorf(t.Pos, "type name %s is used twice in one version (also at %s): rename one in the override table", name, old.Pos)
 	}
 	l.ver.types[name] = t
 	l.ver.order = append(l.ver.order, name)
@@ -102,19 +102,19 @@ func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
 	doc := strings.TrimSpace(s.Description)
 	if s.Bool != nil {
 		if !*s.Bool {
-			return nil, errorf(pos, "the schema false (no value allowed) cannot be lowered to a Go type")
+			return nil, Errorf(pos, "the schema false (no value allowed) cannot be lowered to a Go type")
 		}
 		return &Type{Kind: Raw, RawKind: AnyValue, Pos: pos}, nil
 	}
 	if len(s.Other) > 0 {
-		return nil, errorf(pos, "keywords %s are not supported by the generator: add them to the model or restate the schema without them", strings.Join(s.Other, ", "))
+		return nil, Errorf(pos, "keywords %s are not supported by the generator: add them to the model or restate the schema without them", strings.Join(s.Other, ", "))
 	}
 	if len(s.OneOf) > 0 {
-		return nil, errorf(pos, "oneOf is not supported: the MCP schemas use anyOf for unions; use anyOf with variants that exclude each other")
+		return nil, Errorf(pos, "oneOf is not supported: the MCP schemas use anyOf for unions; use anyOf with variants that exclude each other")
 	}
 	if s.Ref != "" {
 		if !isBare(s) {
-			return nil, errorf(pos, "$ref beside other constraining keywords is not supported; move the constraints into the referenced definition")
+			return nil, Errorf(pos, "$ref beside other constraining keywords is not supported; move the constraints into the referenced definition")
 		}
 		return &Type{Kind: Ref, Target: renamed(s.RefName), Pos: pos, Doc: doc}, nil
 	}
@@ -123,7 +123,7 @@ func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
 	}
 	if len(s.AnyOf) > 0 {
 		if len(s.Types) > 0 || len(s.Properties) > 0 || len(s.AllOf) > 0 {
-			return nil, errorf(pos, "anyOf beside type, properties or allOf is not supported")
+			return nil, Errorf(pos, "anyOf beside type, properties or allOf is not supported")
 		}
 		return l.union(s, hint, s.AnyOf)
 	}
@@ -146,7 +146,7 @@ func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
 			other = types[1]
 		}
 		if !isPrimName(other) {
-			return nil, errorf(pos, "null beside %s is not supported: only primitive types may be nullable", other)
+			return nil, Errorf(pos, "null beside %s is not supported: only primitive types may be nullable", other)
 		}
 		t, err := primitive(s, other)
 		if err != nil {
@@ -158,13 +158,13 @@ func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
 	if len(types) > 1 {
 		for _, typ := range types {
 			if typ == "null" {
-				return nil, errorf(pos, "null in a list of several types is not supported")
+				return nil, Errorf(pos, "null in a list of several types is not supported")
 			}
 		}
 		return l.union(s, hint, nil)
 	}
 	if len(types) == 0 {
-		return nil, errorf(pos, "schema has constraints but no type; say which JSON type it describes")
+		return nil, Errorf(pos, "schema has constraints but no type; say which JSON type it describes")
 	}
 	switch types[0] {
 	case "object":
@@ -198,9 +198,9 @@ func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
 	case "string", "integer", "number", "boolean":
 		return primitive(s, types[0])
 	case "null":
-		return nil, errorf(pos, "the null type is not supported: an optional property expresses absence")
+		return nil, Errorf(pos, "the null type is not supported: an optional property expresses absence")
 	}
-	return nil, errorf(pos, "unknown type %q", types[0])
+	return nil, Errorf(pos, "unknown type %q", types[0])
 }
 
 func isBare(s *schema.Schema) bool {
@@ -248,13 +248,13 @@ func primitive(s *schema.Schema, typ string) (*Type, error) {
 	}
 	if s.HasConst {
 		if k := jsonKind(s.Const); k != typ && !(k == "integer" && typ == "number") {
-			return nil, errorf(pos, "const %v is not of type %s", s.Const, typ)
+			return nil, Errorf(pos, "const %v is not of type %s", s.Const, typ)
 		}
 		b, _ := json.Marshal(s.Const)
 		t.Const = string(b)
 	}
 	if s.Items != nil || len(s.Properties) > 0 {
-		return nil, errorf(pos, "%s schema with object or array keywords is not supported", typ)
+		return nil, Errorf(pos, "%s schema with object or array keywords is not supported", typ)
 	}
 	return t, nil
 }
@@ -262,17 +262,17 @@ func primitive(s *schema.Schema, typ string) (*Type, error) {
 func (l *lowerer) enum(s *schema.Schema) (*Type, error) {
 	pos := posOf(s)
 	if len(s.Types) > 1 || (len(s.Types) == 1 && s.Types[0] != "string") {
-		return nil, errorf(pos, "only string enums are supported; this enum has type %v", s.Types)
+		return nil, Errorf(pos, "only string enums are supported; this enum has type %v", s.Types)
 	}
 	t := &Type{Kind: Enum, Pos: pos, Doc: strings.TrimSpace(s.Description)}
 	seen := map[string]bool{}
 	for _, v := range s.Enum {
 		str, ok := v.(string)
 		if !ok {
-			return nil, errorf(pos, "enum value %v is not a string: only string enums are supported", v)
+			return nil, Errorf(pos, "enum value %v is not a string: only string enums are supported", v)
 		}
 		if seen[str] {
-			return nil, errorf(pos, "enum value %q appears twice", str)
+			return nil, Errorf(pos, "enum value %q appears twice", str)
 		}
 		seen[str] = true
 		t.Values = append(t.Values, &EnumValue{Value: str, Versions: Only(l.ver.v)})
@@ -285,7 +285,7 @@ func (l *lowerer) structure(s *schema.Schema, hint string) (*Type, error) {
 	pos := posOf(s)
 	t := &Type{Kind: Struct, Pos: pos, Doc: strings.TrimSpace(s.Description)}
 	if len(s.Types) > 0 && (len(s.Types) != 1 || s.Types[0] != "object") {
-		return nil, errorf(pos, "properties on a non-object type %v", s.Types)
+		return nil, Errorf(pos, "properties on a non-object type %v", s.Types)
 	}
 	// Extra: absent additionalProperties allows anything.
 	t.Extra = &Type{Kind: Raw, RawKind: AnyValue, Pos: pos}
@@ -297,25 +297,25 @@ func (l *lowerer) structure(s *schema.Schema, hint string) (*Type, error) {
 
 func (l *lowerer) addParts(t *Type, s *schema.Schema, hint string, depth int) error {
 	if depth > 32 {
-		return errorf(posOf(s), "allOf nests too deeply")
+		return Errorf(posOf(s), "allOf nests too deeply")
 	}
 	for _, part := range s.AllOf {
 		p := part
 		if p.Ref != "" {
 			if !isBare(p) {
-				return errorf(posOf(p), "$ref beside other keywords inside allOf is not supported")
+				return Errorf(posOf(p), "$ref beside other keywords inside allOf is not supported")
 			}
 			def, ok := l.ver.doc.Lookup(p.RefName)
 			if !ok {
-				return errorf(posOf(p), "unresolved reference %s", p.Ref)
+				return Errorf(posOf(p), "unresolved reference %s", p.Ref)
 			}
 			p = def.Schema
 		}
 		if len(p.AnyOf) > 0 || len(p.OneOf) > 0 {
-			return errorf(posOf(p), "allOf with a union part is not supported")
+			return Errorf(posOf(p), "allOf with a union part is not supported")
 		}
 		if len(p.Types) > 0 && (len(p.Types) != 1 || p.Types[0] != "object") {
-			return errorf(posOf(p), "allOf part of type %v: only object parts can be combined", p.Types)
+			return Errorf(posOf(p), "allOf part of type %v: only object parts can be combined", p.Types)
 		}
 		if err := l.addParts(t, p, hint, depth+1); err != nil {
 			return err
@@ -335,10 +335,10 @@ func (l *lowerer) addParts(t *Type, s *schema.Schema, hint string, depth int) er
 		if ft.Kind == Raw && ft.RawKind == AnyObject {
 			f.ObjectIn = Only(l.ver.v)
 		}
-		if old := t.field(prop.Name); old != nil {
+		if old := t.Field(prop.Name); old != nil {
 			merged, err := intersect(old.Type, ft)
 			if err != nil {
-				return errorf(f.Pos, "allOf parts disagree on %s: %v", prop.Name, err)
+				return Errorf(f.Pos, "allOf parts disagree on %s: %v", prop.Name, err)
 			}
 			old.Type = merged
 			if old.Doc == "" {
@@ -354,8 +354,8 @@ func (l *lowerer) addParts(t *Type, s *schema.Schema, hint string, depth int) er
 		}
 	}
 	for r := range required {
-		if t.field(r) == nil {
-			return errorf(posOf(s), "required property %q is not declared in properties", r)
+		if t.Field(r) == nil {
+			return Errorf(posOf(s), "required property %q is not declared in properties", r)
 		}
 	}
 	if ap := s.AdditionalProperties; ap != nil {
@@ -369,15 +369,6 @@ func (l *lowerer) addParts(t *Type, s *schema.Schema, hint string, depth int) er
 				return err
 			}
 			t.Extra = elem
-		}
-	}
-	return nil
-}
-
-func (t *Type) field(json string) *Field {
-	for _, f := range t.Fields {
-		if f.JSON == json {
-			return f
 		}
 	}
 	return nil
@@ -457,7 +448,7 @@ func (l *lowerer) union(s *schema.Schema, hint string, anyOf []*schema.Schema) (
 		case inlineAs[fmt.Sprintf("%s/%d", hint, i)].Def != "":
 			def := inlineAs[fmt.Sprintf("%s/%d", hint, i)].Def
 			if _, ok := l.ver.doc.Lookup(def); !ok {
-				err = errorf(posOf(v), "override names %s for this variant, but this version has no such definition", def)
+				err = Errorf(posOf(v), "override names %s for this variant, but this version has no such definition", def)
 			}
 			vt = &Type{Kind: Ref, Target: def, Pos: posOf(v)}
 		default:
@@ -483,7 +474,7 @@ func (l *lowerer) union(s *schema.Schema, hint string, anyOf []*schema.Schema) (
 		}
 		for _, old := range t.Variants {
 			if old.Type.Kind == Ref && vt.Kind == Ref && old.Type.Target == vt.Target {
-				return nil, errorf(posOf(parts[i]), "variant %s is listed twice", vt.Target)
+				return nil, Errorf(posOf(parts[i]), "variant %s is listed twice", vt.Target)
 			}
 		}
 		t.Variants = append(t.Variants, &Variant{Type: vt, Versions: Only(l.ver.v)})
@@ -508,7 +499,7 @@ func (ver *version) flattenUnions() error {
 		var add func(vs []*Variant, depth int) error
 		add = func(vs []*Variant, depth int) error {
 			if depth > 16 {
-				return errorf(t.Pos, "union %s nests unions too deeply", name)
+				return Errorf(t.Pos, "union %s nests unions too deeply", name)
 			}
 			for _, v := range vs {
 				if v.Type.Kind == Ref {
@@ -558,7 +549,7 @@ func (ver *version) applyStructToUnion(ov structUnion) error {
 	if existing := ver.types[ov.Variant]; existing != nil {
 		merged, err := mergeNamed(existing, t, nil)
 		if err != nil {
-			return errorf(t.Pos, "override %s→%s: %v", ov.Union, ov.Variant, err)
+			return Errorf(t.Pos, "override %s→%s: %v", ov.Union, ov.Variant, err)
 		}
 		ver.types[ov.Variant] = merged
 	} else {

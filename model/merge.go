@@ -299,7 +299,7 @@ func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
 		t.Name, t.Versions, t.Doc, t.Pos, t.Synthetic = out.Name, out.Versions, out.Doc, out.Pos, out.Synthetic
 		return t, nil
 	case a.Kind != b.Kind:
-		return nil, errorf(a.Pos, "%s is a %s here and a %s at %s: add an entry to the override table", a.Name, a.Kind, b.Kind, b.Pos)
+		return nil, Errorf(a.Pos, "%s is a %s here and a %s at %s: add an entry to the override table", a.Name, a.Kind, b.Kind, b.Pos)
 	}
 	switch a.Kind {
 	case Struct:
@@ -309,7 +309,7 @@ func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
 			out.Fields = append(out.Fields, &c)
 		}
 		for _, f := range b.Fields {
-			old := out.field(f.JSON)
+			old := out.Field(f.JSON)
 			if old == nil {
 				c := *f
 				out.Fields = append(out.Fields, &c)
@@ -377,7 +377,7 @@ func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
 		}
 	case Alias:
 		if a.Target != b.Target {
-			return nil, errorf(a.Pos, "%s names %s here and %s at %s", a.Name, a.Target, b.Target, b.Pos)
+			return nil, Errorf(a.Pos, "%s names %s here and %s at %s", a.Name, a.Target, b.Target, b.Pos)
 		}
 	default:
 		t, err := mergeExpr(a.Name, "", a, b, mg)
@@ -465,13 +465,13 @@ func mergeExpr(owner, field string, a, b *Type, mg *merger) (*Type, error) {
 			}
 			return &out, nil
 		}
-		return nil, errorf(a.Pos, "%s: a JSON object here and a %s at %s; neither contains the other: add a widening to the override table", at, o.Kind, b.Pos)
+		return nil, Errorf(a.Pos, "%s: a JSON object here and a %s at %s; neither contains the other: add a widening to the override table", at, o.Kind, b.Pos)
 	}
 	if a.Kind != b.Kind {
 		if u := unionHolding(a, b, mg); u != nil {
 			return u, nil
 		}
-		return nil, errorf(a.Pos, "%s is a %s here and a %s at %s: add an entry to the override table", at, a.Kind, b.Kind, b.Pos)
+		return nil, Errorf(a.Pos, "%s is a %s here and a %s at %s: add an entry to the override table", at, a.Kind, b.Kind, b.Pos)
 	}
 	out := *a
 	if out.Doc == "" {
@@ -495,7 +495,7 @@ func mergeExpr(owner, field string, a, b *Type, mg *merger) (*Type, error) {
 				return &c, nil
 			}
 		}
-		return nil, errorf(a.Pos, "%s is %s here and %s at %s: add an entry to the override table", at, a.Target, b.Target, b.Pos)
+		return nil, Errorf(a.Pos, "%s is %s here and %s at %s: add an entry to the override table", at, a.Target, b.Target, b.Pos)
 	case Array, Map:
 		elem, err := mergeExpr(owner, field+"[]", a.Elem, b.Elem, mg)
 		if err != nil {
@@ -515,10 +515,10 @@ func mergeExpr(owner, field string, a, b *Type, mg *merger) (*Type, error) {
 				out.Prim = Number
 				return &out, nil
 			}
-			return nil, errorf(a.Pos, "%s is %s here and %s at %s", at, a.Prim, b.Prim, b.Pos)
+			return nil, Errorf(a.Pos, "%s is %s here and %s at %s", at, a.Prim, b.Prim, b.Pos)
 		}
 		if a.Const != b.Const {
-			return nil, errorf(a.Pos, "%s is the constant %s here and %s at %s", at, a.Const, b.Const, b.Pos)
+			return nil, Errorf(a.Pos, "%s is the constant %s here and %s at %s", at, a.Const, b.Const, b.Pos)
 		}
 		out.Nullable = a.Nullable || b.Nullable
 		if a.Format != b.Format {
@@ -526,7 +526,7 @@ func mergeExpr(owner, field string, a, b *Type, mg *merger) (*Type, error) {
 		}
 		return &out, nil
 	}
-	return nil, errorf(a.Pos, "%s: cannot merge two %s types", at, a.Kind)
+	return nil, Errorf(a.Pos, "%s: cannot merge two %s types", at, a.Kind)
 }
 
 // synthetic reports whether no version defines name: it is an inline type
@@ -575,7 +575,7 @@ func (mg *merger) contains(big, small *Type, depth int) bool {
 	switch big.Kind {
 	case Struct:
 		for _, f := range small.Fields {
-			bf := big.field(f.JSON)
+			bf := big.Field(f.JSON)
 			if bf == nil || !mg.contains(bf.Type, f.Type, depth+1) {
 				return false
 			}
@@ -651,7 +651,7 @@ func (m *Model) checkRefs() error {
 			return nil
 		}
 		if (t.Kind == Ref || t.Kind == Alias) && m.byName[t.Target] == nil {
-			return errorf(t.Pos, "%s refers to %s, which no version defines", at, t.Target)
+			return Errorf(t.Pos, "%s refers to %s, which no version defines", at, t.Target)
 		}
 		if err := check(t.Elem, at+"[]"); err != nil {
 			return err
@@ -700,7 +700,7 @@ func (m *Model) nameMembers() error {
 			}
 			for _, f := range t.Fields {
 				if prev, dup := seen[f.GoName]; dup {
-					return errorf(f.Pos, "%s: property %q becomes the Go field %s, already %s", t.Name, f.JSON, f.GoName, prev)
+					return Errorf(f.Pos, "%s: property %q becomes the Go field %s, already %s", t.Name, f.JSON, f.GoName, prev)
 				}
 				seen[f.GoName] = fmt.Sprintf("the field of property %q", f.JSON)
 			}
@@ -710,7 +710,7 @@ func (m *Model) nameMembers() error {
 				}
 				name := "Set" + f.GoName
 				if prev, dup := seen[name]; dup {
-					return errorf(f.Pos, "%s: property %q needs the setter %s, already %s", t.Name, f.JSON, name, prev)
+					return Errorf(f.Pos, "%s: property %q needs the setter %s, already %s", t.Name, f.JSON, name, prev)
 				}
 				seen[name] = fmt.Sprintf("the setter of property %q", f.JSON)
 				f.Setter = name
@@ -722,7 +722,7 @@ func (m *Model) nameMembers() error {
 		for _, v := range t.Values {
 			v.GoName = t.Name + GoName(v.Value)
 			if prev, dup := used[v.GoName]; dup {
-				return errorf(t.Pos, "enum value %q of %s becomes %s, already %s", v.Value, t.Name, v.GoName, prev)
+				return Errorf(t.Pos, "enum value %q of %s becomes %s, already %s", v.Value, t.Name, v.GoName, prev)
 			}
 			used[v.GoName] = "a value of " + t.Name
 		}

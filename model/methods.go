@@ -32,23 +32,23 @@ func (m *Model) buildMethods(vers []*version) error {
 			case Union:
 				for _, v := range u.Variants {
 					if v.Type.Kind != Ref {
-						return errorf(u.Pos, "%s lists a variant that is not a definition", du.Union)
+						return Errorf(u.Pos, "%s lists a variant that is not a definition", du.Union)
 					}
 					members = append(members, v.Type.Target)
 				}
 			case Alias:
 				members = append(members, u.Target)
 			default:
-				return errorf(u.Pos, "%s is a %s, not a union of messages", du.Union, u.Kind)
+				return Errorf(u.Pos, "%s is a %s, not a union of messages", du.Union, u.Kind)
 			}
 			for _, name := range members {
 				msg := ver.resolve(name)
 				if msg == nil || msg.Kind != Struct {
-					return errorf(u.Pos, "%s lists %s, which is not an object", du.Union, name)
+					return Errorf(u.Pos, "%s lists %s, which is not an object", du.Union, name)
 				}
-				mf := msg.field("method")
+				mf := msg.Field("method")
 				if mf == nil || mf.Type.Kind != Primitive || mf.Type.Prim != String || mf.Type.Const == "" {
-					return errorf(msg.Pos, "%s has no constant method property", name)
+					return Errorf(msg.Pos, "%s has no constant method property", name)
 				}
 				method := strings.Trim(mf.Type.Const, `"`)
 				me := byName[method]
@@ -57,7 +57,7 @@ func (m *Model) buildMethods(vers []*version) error {
 					byName[method] = me
 				}
 				if me.Notification != du.Notification {
-					return errorf(msg.Pos, "%s is a request in one union and a notification in another", method)
+					return Errorf(msg.Pos, "%s is a request in one union and a notification in another", method)
 				}
 				if me.Message == "" || ver.v == Version(len(vers)-1) || me.Message == du.Union {
 					me.Message = name
@@ -70,9 +70,9 @@ func (m *Model) buildMethods(vers []*version) error {
 	for _, me := range byName {
 		msg := m.byName[me.Message]
 		if msg == nil || msg.Kind != Struct {
-			return errorf(Pos{}, "method %s: message type %s is missing", me.Name, me.Message)
+			return Errorf(Pos{}, "method %s: message type %s is missing", me.Name, me.Message)
 		}
-		if p := msg.field("params"); p != nil {
+		if p := msg.Field("params"); p != nil {
 			if p.Type.Kind == Ref {
 				me.Params = p.Type.Target
 			}
@@ -87,10 +87,10 @@ func (m *Model) buildMethods(vers []*version) error {
 		} else if m.byName[base+"Result"] != nil {
 			me.Result = base + "Result"
 		} else {
-			return errorf(msg.Pos, "method %s: no %sResult type and no entry in the override table pairs %s with its result", me.Name, base, me.Message)
+			return Errorf(msg.Pos, "method %s: no %sResult type and no entry in the override table pairs %s with its result", me.Name, base, me.Message)
 		}
 		if m.byName[me.Result] == nil {
-			return errorf(msg.Pos, "method %s: result type %s does not exist", me.Name, me.Result)
+			return Errorf(msg.Pos, "method %s: result type %s does not exist", me.Name, me.Result)
 		}
 		if m.byName[base+"ResultResponse"] != nil {
 			me.Response = base + "ResultResponse"

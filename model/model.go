@@ -187,6 +187,17 @@ func (t *Type) AlwaysCarried(f *Field) bool {
 	return f.Required.Has(f.Versions.Newest()) && f.Versions&t.Versions == t.Versions
 }
 
+// Field returns the property of struct t whose JSON name is json, nil when
+// t has none.
+func (t *Type) Field(json string) *Field {
+	for _, f := range t.Fields {
+		if f.JSON == json {
+			return f
+		}
+	}
+	return nil
+}
+
 // Variant is one member of a union. Its type is a Ref to a named type.
 type Variant struct {
 	Type     *Type
@@ -321,14 +332,18 @@ func (m *Model) Since(s VersionSet) string {
 	return strings.Join(parts, " ")
 }
 
-// Error is a problem found while lowering or merging, at a position.
+// Error is a problem in a model, or in the input a front end lowers to
+// one, at the position of its cause.
 type Error struct {
 	Pos Pos
 	Msg string
 }
 
+// Error returns "file#pointer: msg".
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
-func errorf(pos Pos, format string, args ...any) error {
+// Errorf returns an *Error at pos, its message formatted as fmt.Sprintf
+// does.
+func Errorf(pos Pos, format string, args ...any) error {
 	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }
