@@ -118,7 +118,7 @@ func TestAlternatives(t *testing.T) {
 
 // TestCheckDiscriminators feeds malformed tables to the table check.
 func TestCheckDiscriminators(t *testing.T) {
-	if err := checkDiscriminators(); err != nil {
+	if err := checkDiscriminators(discriminators); err != nil {
 		t.Fatalf("the table: %v", err)
 	}
 	saved := discriminators
@@ -131,7 +131,7 @@ func TestCheckDiscriminators(t *testing.T) {
 		{Discriminator{Key: "k", Tags: []Tag{{Value: "a", Variant: "X"}}, Absent: "b"}, `reads an absent k as "b", which no tag has`},
 	} {
 		discriminators = []Discriminator{c.d}
-		if err := checkDiscriminators(); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := checkDiscriminators(discriminators); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.d, err, c.want)
 		}
 	}

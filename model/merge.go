@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/mcpgen/mcpgen/parser/schema"
 )
@@ -15,13 +14,8 @@ func Build(versions []string, docs []*schema.Document) (*Model, error) {
 	if len(versions) != len(docs) || len(docs) == 0 {
 		return nil, fmt.Errorf("model: %d versions for %d documents", len(versions), len(docs))
 	}
-	if len(docs) > 32 {
-		return nil, fmt.Errorf("model: at most 32 versions")
-	}
-	for i := 1; i < len(versions); i++ {
-		if versions[i] <= versions[i-1] {
-			return nil, fmt.Errorf("model: versions must be distinct and in ascending order, got %s after %s", versions[i], versions[i-1])
-		}
+	if err := CheckVersions(versions); err != nil {
+		return nil, err
 	}
 	var vers []*version
 	for i, doc := range docs {
@@ -32,7 +26,7 @@ func Build(versions []string, docs []*schema.Document) (*Model, error) {
 		vers = append(vers, ver)
 	}
 	fold(vers)
-	m := &Model{Versions: versions, byName: map[string]*Type{}}
+	byName := map[string]*Type{}
 	mg := &merger{vers: vers}
 	// Merge newest first, so the newest shape and order lead.
 	var names []string
@@ -61,7 +55,7 @@ func Build(versions []string, docs []*schema.Document) (*Model, error) {
 				return nil, err
 			}
 		}
-		m.byName[n] = merged
+		byName[n] = merged
 	}
 	for old, cur := range renames {
 		var vs VersionSet
@@ -70,7 +64,7 @@ func Build(versions []string, docs []*schema.Document) (*Model, error) {
 				vs |= Only(ver.v)
 			}
 		}
-		if vs == 0 || m.byName[cur] == nil {
+		if vs == 0 || byName[cur] == nil {
 			continue
 		}
 		// When the newest version given still uses the old name, no version
@@ -79,26 +73,18 @@ func Build(versions []string, docs []*schema.Document) (*Model, error) {
 		if next := int(vs.Newest()) + 1; next < len(versions) {
 			doc = old + " is the name " + cur + " had before " + versions[next] + "."
 		}
-		m.byName[old] = &Type{Kind: Alias, Name: old, Target: cur, Versions: vs, Pos: m.byName[cur].Pos,
+		byName[old] = &Type{Kind: Alias, Name: old, Target: cur, Versions: vs, Pos: byName[cur].Pos,
 			Doc: doc, Deprecated: "use " + cur + "."}
 	}
-	for _, t := range m.byName {
-		m.Types = append(m.Types, t)
+	types := make([]*Type, 0, len(byName))
+	for _, t := range byName {
+		types = append(types, t)
 	}
-	sort.Slice(m.Types, func(i, j int) bool { return m.Types[i].Name < m.Types[j].Name })
-	if err := m.checkRefs(); err != nil {
+	methods, err := buildMethods(vers, byName)
+	if err != nil {
 		return nil, err
 	}
-	if err := m.buildMethods(vers); err != nil {
-		return nil, err
-	}
-	if err := m.analyze(); err != nil {
-		return nil, err
-	}
-	if err := m.nameMembers(); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return New(versions, types, methods, Overrides{PickRules: pickRules, Discriminators: discriminators})
 }
 
 type merger struct {
@@ -641,114 +627,4 @@ func unionHolding(a, b *Type, mg *merger) *Type {
 		}
 	}
 	return nil
-}
-
-// checkRefs makes sure every reference names a type of the model.
-func (m *Model) checkRefs() error {
-	var check func(t *Type, at string) error
-	check = func(t *Type, at string) error {
-		if t == nil {
-			return nil
-		}
-		if (t.Kind == Ref || t.Kind == Alias) && m.byName[t.Target] == nil {
-			return Errorf(t.Pos, "%s refers to %s, which no version defines", at, t.Target)
-		}
-		if err := check(t.Elem, at+"[]"); err != nil {
-			return err
-		}
-		if err := check(t.Extra, at+"{}"); err != nil {
-			return err
-		}
-		for _, f := range t.Fields {
-			if err := check(f.Type, at+"."+f.JSON); err != nil {
-				return err
-			}
-		}
-		for _, v := range t.Variants {
-			if err := check(v.Type, at+"|"); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, t := range m.Types {
-		if err := check(t, t.Name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// structMethods are the exported methods the protocol package declares on
-// every struct; no field or setter may take their names.
-var structMethods = []string{"MarshalJSON", "UnmarshalJSON", "Validate", "ValidateVersion"}
-
-// nameMembers gives enum values and field setters Go names and checks that
-// no generated name is used twice: in the package, or among the fields and
-// methods of a struct.
-func (m *Model) nameMembers() error {
-	used := map[string]string{}
-	for _, t := range m.Types {
-		used[t.Name] = "type " + t.Name
-	}
-	for _, t := range m.Types {
-		if t.Kind == Struct {
-			// seen maps each name the struct uses to what uses it.
-			seen := map[string]string{"Extra": "the field of the properties the schema does not name"}
-			for _, name := range structMethods {
-				seen[name] = "a method of every struct"
-			}
-			for _, f := range t.Fields {
-				if prev, dup := seen[f.GoName]; dup {
-					return Errorf(f.Pos, "%s: property %q becomes the Go field %s, already %s", t.Name, f.JSON, f.GoName, prev)
-				}
-				seen[f.GoName] = fmt.Sprintf("the field of property %q", f.JSON)
-			}
-			for _, f := range t.Fields {
-				if !m.needsSetter(t, f) {
-					continue
-				}
-				name := "Set" + f.GoName
-				if prev, dup := seen[name]; dup {
-					return Errorf(f.Pos, "%s: property %q needs the setter %s, already %s", t.Name, f.JSON, name, prev)
-				}
-				seen[name] = fmt.Sprintf("the setter of property %q", f.JSON)
-				f.Setter = name
-			}
-		}
-		if t.Kind != Enum {
-			continue
-		}
-		for _, v := range t.Values {
-			v.GoName = t.Name + GoName(v.Value)
-			if prev, dup := used[v.GoName]; dup {
-				return Errorf(t.Pos, "enum value %q of %s becomes %s, already %s", v.Value, t.Name, v.GoName, prev)
-			}
-			used[v.GoName] = "a value of " + t.Name
-		}
-	}
-	return nil
-}
-
-// needsSetter reports whether field f of struct t needs a setter: an
-// integer, number or boolean property, whose zero is a value like any
-// other, that some version requires but that a value built in Go does not
-// always carry (see Type.AlwaysCarried), so that assigning it zero would
-// read as absent. A nullable, constant or string property needs none: nil,
-// the constant and "" say what they mean.
-func (m *Model) needsSetter(t *Type, f *Field) bool {
-	if f.Required == 0 || t.AlwaysCarried(f) {
-		return false
-	}
-	p := m.Resolve(f.Type)
-	return p != nil && p.Kind == Primitive && !p.Nullable && p.Const == "" && p.Prim != String
-}
-
-// typeNames lists the names of the model's types, for messages.
-func (m *Model) typeNames() string {
-	var names []string
-	for _, t := range m.Types {
-		names = append(names, t.Name)
-	}
-	return strings.Join(names, ", ")
 }

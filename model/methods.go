@@ -18,9 +18,10 @@ var directionUnions = []struct {
 }
 
 // buildMethods derives the method table from each version's Client*/Server*
-// unions and the method consts of their members.
-func (m *Model) buildMethods(vers []*version) error {
-	byName := map[string]*Method{}
+// unions and the method consts of their members; byName holds the merged
+// named types.
+func buildMethods(vers []*version, byName map[string]*Type) ([]*Method, error) {
+	methods := map[string]*Method{}
 	for _, ver := range vers {
 		for _, du := range directionUnions {
 			u := ver.types[du.Union]
@@ -32,32 +33,32 @@ func (m *Model) buildMethods(vers []*version) error {
 			case Union:
 				for _, v := range u.Variants {
 					if v.Type.Kind != Ref {
-						return Errorf(u.Pos, "%s lists a variant that is not a definition", du.Union)
+						return nil, Errorf(u.Pos, "%s lists a variant that is not a definition", du.Union)
 					}
 					members = append(members, v.Type.Target)
 				}
 			case Alias:
 				members = append(members, u.Target)
 			default:
-				return Errorf(u.Pos, "%s is a %s, not a union of messages", du.Union, u.Kind)
+				return nil, Errorf(u.Pos, "%s is a %s, not a union of messages", du.Union, u.Kind)
 			}
 			for _, name := range members {
 				msg := ver.resolve(name)
 				if msg == nil || msg.Kind != Struct {
-					return Errorf(u.Pos, "%s lists %s, which is not an object", du.Union, name)
+					return nil, Errorf(u.Pos, "%s lists %s, which is not an object", du.Union, name)
 				}
 				mf := msg.Field("method")
 				if mf == nil || mf.Type.Kind != Primitive || mf.Type.Prim != String || mf.Type.Const == "" {
-					return Errorf(msg.Pos, "%s has no constant method property", name)
+					return nil, Errorf(msg.Pos, "%s has no constant method property", name)
 				}
 				method := strings.Trim(mf.Type.Const, `"`)
-				me := byName[method]
+				me := methods[method]
 				if me == nil {
 					me = &Method{Name: method, Notification: du.Notification}
-					byName[method] = me
+					methods[method] = me
 				}
 				if me.Notification != du.Notification {
-					return Errorf(msg.Pos, "%s is a request in one union and a notification in another", method)
+					return nil, Errorf(msg.Pos, "%s is a request in one union and a notification in another", method)
 				}
 				if me.Message == "" || ver.v == Version(len(vers)-1) || me.Message == du.Union {
 					me.Message = name
@@ -67,10 +68,17 @@ func (m *Model) buildMethods(vers []*version) error {
 			}
 		}
 	}
-	for _, me := range byName {
-		msg := m.byName[me.Message]
+	// Pair requests and results in name order, so that of several
+	// mistakes the same one is reported every time.
+	out := make([]*Method, 0, len(methods))
+	for _, me := range methods {
+		out = append(out, me)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	for _, me := range out {
+		msg := byName[me.Message]
 		if msg == nil || msg.Kind != Struct {
-			return Errorf(Pos{}, "method %s: message type %s is missing", me.Name, me.Message)
+			return nil, Errorf(Pos{}, "method %s: message type %s is missing", me.Name, me.Message)
 		}
 		if p := msg.Field("params"); p != nil {
 			if p.Type.Kind == Ref {
@@ -84,21 +92,17 @@ func (m *Model) buildMethods(vers []*version) error {
 		base := strings.TrimSuffix(me.Message, "Request")
 		if ov, ok := resultOverrides[me.Name]; ok {
 			me.Result, me.ResultNote = ov.Result, ov.Reason
-		} else if m.byName[base+"Result"] != nil {
+		} else if byName[base+"Result"] != nil {
 			me.Result = base + "Result"
 		} else {
-			return Errorf(msg.Pos, "method %s: no %sResult type and no entry in the override table pairs %s with its result", me.Name, base, me.Message)
+			return nil, Errorf(msg.Pos, "method %s: no %sResult type and no entry in the override table pairs %s with its result", me.Name, base, me.Message)
 		}
-		if m.byName[me.Result] == nil {
-			return Errorf(msg.Pos, "method %s: result type %s does not exist", me.Name, me.Result)
+		if byName[me.Result] == nil {
+			return nil, Errorf(msg.Pos, "method %s: result type %s does not exist", me.Name, me.Result)
 		}
-		if m.byName[base+"ResultResponse"] != nil {
+		if byName[base+"ResultResponse"] != nil {
 			me.Response = base + "ResultResponse"
 		}
 	}
-	for _, me := range byName {
-		m.Methods = append(m.Methods, me)
-	}
-	sort.Slice(m.Methods, func(i, j int) bool { return m.Methods[i].Name < m.Methods[j].Name })
-	return nil
+	return out, nil
 }

@@ -75,6 +75,16 @@ var resultOverrides = map[string]struct{ Result, Reason string }{
 	"tasks/result":          {"GetTaskPayloadResult", "the request is GetTaskPayloadRequest"},
 }
 
+// Overrides are the entries of a front end's override table that the
+// model's own analysis reads, when New gives every union its Pick.
+type Overrides struct {
+	// PickRules choose between variants that nothing else tells apart.
+	PickRules []PickRule
+	// Discriminators declare discriminating properties that the schema
+	// types as plain strings.
+	Discriminators []Discriminator
+}
+
 // PickRule resolves a tie between union variants that the generic rules
 // (const discriminator, JSON kind, required properties, declared keys)
 // cannot separate.
@@ -159,7 +169,7 @@ var discriminators = []Discriminator{
 
 // checkDiscriminators rejects a malformed discriminator table: a value
 // given twice, or an Absent that no tag has.
-func checkDiscriminators() error {
+func checkDiscriminators(discriminators []Discriminator) error {
 	for _, d := range discriminators {
 		seen := map[string]bool{}
 		for _, tag := range d.Tags {
@@ -177,7 +187,7 @@ func checkDiscriminators() error {
 
 // discriminatorFor returns the entry that applies to a union with the
 // named variants, if any.
-func discriminatorFor(variants map[string]bool) (*Discriminator, bool) {
+func discriminatorFor(discriminators []Discriminator, variants map[string]bool) (*Discriminator, bool) {
 	for i := range discriminators {
 		d := &discriminators[i]
 		for _, tag := range d.Tags {
