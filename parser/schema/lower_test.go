@@ -1,51 +1,40 @@
-package model
+package schema
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/mcpgen/mcpgen/parser/schema"
+	"github.com/mcpgen/mcpgen/internal/shared/sharedtest"
+	"github.com/mcpgen/mcpgen/model"
 )
 
 var allVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
-func sharedDir(t testing.TB) string {
-	dir := os.Getenv("MCPGEN_SHARED")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "schema")); err != nil {
-		t.Fatalf("MCPGEN_SHARED: no schema folder in %s: %v", dir, err)
-	}
-	return dir
-}
-
-func buildAll(t testing.TB, versions ...string) *Model {
-	dir := sharedDir(t)
-	var docs []*schema.Document
+// lowerAll lowers the shared folder's schemas of versions into one model.
+func lowerAll(t testing.TB, versions ...string) *model.Model {
+	var docs []*Document
 	for _, v := range versions {
-		doc, err := schema.Load(filepath.Join(dir, "schema", v, "schema.json"))
+		doc, err := Load(sharedtest.SchemaPath(t, v))
 		if err != nil {
 			t.Fatal(err)
 		}
 		docs = append(docs, doc)
 	}
-	m, err := Build(versions, docs)
+	m, err := Lower(versions, docs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
 
-func (m *Model) set(t *testing.T, names ...string) VersionSet {
-	var s VersionSet
+// versionSet returns the set of the named versions of m.
+func versionSet(t *testing.T, m *model.Model, names ...string) model.VersionSet {
+	var s model.VersionSet
 	for _, n := range names {
 		found := false
 		for i, v := range m.Versions {
 			if v == n {
-				s |= Only(Version(i))
+				s |= model.Only(model.Version(i))
 				found = true
 			}
 		}
@@ -58,33 +47,33 @@ func (m *Model) set(t *testing.T, names ...string) VersionSet {
 
 // TestMethodTable checks the method table derived from the five schemas.
 func TestMethodTable(t *testing.T) {
-	m := buildAll(t, allVersions...)
-	legacy := m.set(t, "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-	byName := map[string]*Method{}
+	m := lowerAll(t, allVersions...)
+	legacy := versionSet(t, m, "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+	byName := map[string]*model.Method{}
 	for _, me := range m.Methods {
 		byName[me.Name] = me
 	}
 	tests := []struct {
 		method       string
 		notification bool
-		dir          Direction
+		dir          model.Direction
 		params       string
 		result       string
-		versions     VersionSet
+		versions     model.VersionSet
 	}{
-		{"initialize", false, ClientToServer, "InitializeRequestParams", "InitializeResult", legacy},
-		{"ping", false, Both, "RequestParams", "EmptyResult", legacy},
-		{"notifications/cancelled", true, Both, "CancelledNotificationParams", "", m.All()},
-		{"notifications/progress", true, Both, "ProgressNotificationParams", "", m.All()},
-		{"tools/call", false, ClientToServer, "CallToolRequestParams", "CallToolResult", m.All()},
-		{"tools/list", false, ClientToServer, "PaginatedRequestParams", "ListToolsResult", m.All()},
-		{"logging/setLevel", false, ClientToServer, "SetLevelRequestParams", "EmptyResult", legacy},
-		{"resources/subscribe", false, ClientToServer, "SubscribeRequestParams", "EmptyResult", legacy},
-		{"sampling/createMessage", false, ServerToClient, "CreateMessageRequestParams", "CreateMessageResult", legacy},
-		{"elicitation/create", false, ServerToClient, "ElicitRequestParams", "ElicitResult", m.set(t, "2025-06-18", "2025-11-25")},
-		{"server/discover", false, ClientToServer, "RequestParams", "DiscoverResult", m.set(t, "2026-07-28")},
-		{"subscriptions/listen", false, ClientToServer, "SubscriptionsListenRequestParams", "SubscriptionsListenResult", m.set(t, "2026-07-28")},
-		{"tasks/result", false, Both, "GetTaskPayloadRequestParams", "GetTaskPayloadResult", m.set(t, "2025-11-25")},
+		{"initialize", false, model.ClientToServer, "InitializeRequestParams", "InitializeResult", legacy},
+		{"ping", false, model.Both, "RequestParams", "EmptyResult", legacy},
+		{"notifications/cancelled", true, model.Both, "CancelledNotificationParams", "", m.All()},
+		{"notifications/progress", true, model.Both, "ProgressNotificationParams", "", m.All()},
+		{"tools/call", false, model.ClientToServer, "CallToolRequestParams", "CallToolResult", m.All()},
+		{"tools/list", false, model.ClientToServer, "PaginatedRequestParams", "ListToolsResult", m.All()},
+		{"logging/setLevel", false, model.ClientToServer, "SetLevelRequestParams", "EmptyResult", legacy},
+		{"resources/subscribe", false, model.ClientToServer, "SubscribeRequestParams", "EmptyResult", legacy},
+		{"sampling/createMessage", false, model.ServerToClient, "CreateMessageRequestParams", "CreateMessageResult", legacy},
+		{"elicitation/create", false, model.ServerToClient, "ElicitRequestParams", "ElicitResult", versionSet(t, m, "2025-06-18", "2025-11-25")},
+		{"server/discover", false, model.ClientToServer, "RequestParams", "DiscoverResult", versionSet(t, m, "2026-07-28")},
+		{"subscriptions/listen", false, model.ClientToServer, "SubscriptionsListenRequestParams", "SubscriptionsListenResult", versionSet(t, m, "2026-07-28")},
+		{"tasks/result", false, model.Both, "GetTaskPayloadRequestParams", "GetTaskPayloadResult", versionSet(t, m, "2025-11-25")},
 	}
 	for _, tt := range tests {
 		me := byName[tt.method]
@@ -105,8 +94,8 @@ func TestMethodTable(t *testing.T) {
 
 // TestMerge checks how definitions that changed between versions merge.
 func TestMerge(t *testing.T) {
-	m := buildAll(t, allVersions...)
-	field := func(typ, json string) *Field {
+	m := lowerAll(t, allVersions...)
+	field := func(typ, json string) *model.Field {
 		t.Helper()
 		ty := m.Lookup(typ)
 		if ty == nil {
@@ -119,11 +108,11 @@ func TestMerge(t *testing.T) {
 		return f
 	}
 	// Added fields record when they arrived.
-	if f := field("Tool", "title"); f.Versions != m.set(t, "2025-06-18", "2025-11-25", "2026-07-28") {
+	if f := field("Tool", "title"); f.Versions != versionSet(t, m, "2025-06-18", "2025-11-25", "2026-07-28") {
 		t.Errorf("Tool.title versions = %v", m.VersionNames(f.Versions))
 	}
 	// Requiredness is per version.
-	if f := field("CallToolResult", "resultType"); f.Required != m.set(t, "2026-07-28") {
+	if f := field("CallToolResult", "resultType"); f.Required != versionSet(t, m, "2026-07-28") {
 		t.Errorf("CallToolResult.resultType required in %v", m.VersionNames(f.Required))
 	}
 	// Inline params of older versions merge into the later definitions.
@@ -136,14 +125,14 @@ func TestMerge(t *testing.T) {
 	// Renamed definitions are one type plus a deprecated alias.
 	for old, cur := range map[string]string{"Annotated": "Annotations", "JSONRPCError": "JSONRPCErrorResponse", "ResourceReference": "ResourceTemplateReference"} {
 		a := m.Lookup(old)
-		if a == nil || a.Kind != Alias || a.Target != cur || a.Deprecated == "" {
+		if a == nil || a.Kind != model.Alias || a.Target != cur || a.Deprecated == "" {
 			t.Errorf("%s: want a deprecated alias of %s, got %+v", old, cur, a)
 		}
 	}
 	// Objects that became unions keep the old shape as a variant.
 	for union, variant := range map[string]string{"EnumSchema": "LegacyTitledEnumSchema", "JSONRPCResponse": "JSONRPCResultResponse", "ElicitRequestParams": "ElicitRequestFormParams"} {
 		u := m.Lookup(union)
-		if u.Kind != Union {
+		if u.Kind != model.Union {
 			t.Errorf("%s is a %s, want a union", union, u.Kind)
 			continue
 		}
@@ -151,7 +140,7 @@ func TestMerge(t *testing.T) {
 		for _, v := range u.Variants {
 			if v.Name() == variant {
 				found = true
-				if !v.Versions.Has(Version(2)) {
+				if !v.Versions.Has(model.Version(2)) {
 					t.Errorf("%s variant %s lacks 2025-06-18: %v", union, variant, m.VersionNames(v.Versions))
 				}
 			}
@@ -161,11 +150,11 @@ func TestMerge(t *testing.T) {
 		}
 	}
 	// Widened properties.
-	if f := field("CallToolResult", "structuredContent"); f.Type.Kind != Raw || f.Type.RawKind != AnyValue || f.ObjectIn != m.set(t, "2025-06-18", "2025-11-25") {
+	if f := field("CallToolResult", "structuredContent"); f.Type.Kind != model.Raw || f.Type.RawKind != model.AnyValue || f.ObjectIn != versionSet(t, m, "2025-06-18", "2025-11-25") {
 		t.Errorf("structuredContent = %s/%v, object in %v", f.Type.Kind, f.Type.RawKind, m.VersionNames(f.ObjectIn))
 	}
 	// Doc notes.
-	if got := m.Since(m.set(t, "2025-06-18", "2025-11-25")); got != "Since 2025-06-18. Removed in 2026-07-28." {
+	if got := m.Since(versionSet(t, m, "2025-06-18", "2025-11-25")); got != "Since 2025-06-18. Removed in 2026-07-28." {
 		t.Errorf("Since = %q", got)
 	}
 }
@@ -173,13 +162,13 @@ func TestMerge(t *testing.T) {
 // TestUnionPicks checks the pick plans of unions whose variants need the
 // override table's rules.
 func TestUnionPicks(t *testing.T) {
-	m := buildAll(t, allVersions...)
+	m := lowerAll(t, allVersions...)
 	cb := m.Lookup("ContentBlock")
-	if g := cb.Pick.Groups[0]; g.Kind != KindObject || g.ConstKey != "type" || len(g.Cases) != len(cb.Variants) {
+	if g := cb.Pick.Groups[0]; g.Kind != model.KindObject || g.ConstKey != "type" || len(g.Cases) != len(cb.Variants) {
 		t.Errorf("ContentBlock picks by %q in %d cases", g.ConstKey, len(g.Cases))
 	}
 	id := m.Lookup("RequestId")
-	if len(id.Pick.Groups) != 2 || id.Pick.Groups[0].Kind != KindString || id.Pick.Groups[1].Kind != KindInteger {
+	if len(id.Pick.Groups) != 2 || id.Pick.Groups[0].Kind != model.KindString || id.Pick.Groups[1].Kind != model.KindInteger {
 		t.Errorf("RequestId groups = %+v", id.Pick.Groups)
 	}
 	ps := m.Lookup("PrimitiveSchemaDefinition")
@@ -199,7 +188,7 @@ func TestUnionPicks(t *testing.T) {
 // TestEachVersionAlone builds a model from each schema alone.
 func TestEachVersionAlone(t *testing.T) {
 	for _, v := range allVersions {
-		m := buildAll(t, v)
+		m := lowerAll(t, v)
 		if len(m.Types) < 70 || len(m.Methods) < 15 {
 			t.Errorf("%s: %d types, %d methods", v, len(m.Types), len(m.Methods))
 		}

@@ -1,27 +1,29 @@
-package model
+package schema
 
 import (
 	"sort"
 	"strings"
+
+	"github.com/mcpgen/mcpgen/model"
 )
 
 // The unions whose members are the methods each side sends.
 var directionUnions = []struct {
 	Union        string
-	Dir          Direction
+	Dir          model.Direction
 	Notification bool
 }{
-	{"ClientRequest", ClientToServer, false},
-	{"ServerRequest", ServerToClient, false},
-	{"ClientNotification", ClientToServer, true},
-	{"ServerNotification", ServerToClient, true},
+	{"ClientRequest", model.ClientToServer, false},
+	{"ServerRequest", model.ServerToClient, false},
+	{"ClientNotification", model.ClientToServer, true},
+	{"ServerNotification", model.ServerToClient, true},
 }
 
 // buildMethods derives the method table from each version's Client*/Server*
 // unions and the method consts of their members; byName holds the merged
 // named types.
-func buildMethods(vers []*version, byName map[string]*Type) ([]*Method, error) {
-	methods := map[string]*Method{}
+func buildMethods(vers []*version, byName map[string]*model.Type) ([]*model.Method, error) {
+	methods := map[string]*model.Method{}
 	for _, ver := range vers {
 		for _, du := range directionUnions {
 			u := ver.types[du.Union]
@@ -30,58 +32,58 @@ func buildMethods(vers []*version, byName map[string]*Type) ([]*Method, error) {
 			}
 			var members []string
 			switch u.Kind {
-			case Union:
+			case model.Union:
 				for _, v := range u.Variants {
-					if v.Type.Kind != Ref {
-						return nil, Errorf(u.Pos, "%s lists a variant that is not a definition", du.Union)
+					if v.Type.Kind != model.Ref {
+						return nil, model.Errorf(u.Pos, "%s lists a variant that is not a definition", du.Union)
 					}
 					members = append(members, v.Type.Target)
 				}
-			case Alias:
+			case model.Alias:
 				members = append(members, u.Target)
 			default:
-				return nil, Errorf(u.Pos, "%s is a %s, not a union of messages", du.Union, u.Kind)
+				return nil, model.Errorf(u.Pos, "%s is a %s, not a union of messages", du.Union, u.Kind)
 			}
 			for _, name := range members {
 				msg := ver.resolve(name)
-				if msg == nil || msg.Kind != Struct {
-					return nil, Errorf(u.Pos, "%s lists %s, which is not an object", du.Union, name)
+				if msg == nil || msg.Kind != model.Struct {
+					return nil, model.Errorf(u.Pos, "%s lists %s, which is not an object", du.Union, name)
 				}
 				mf := msg.Field("method")
-				if mf == nil || mf.Type.Kind != Primitive || mf.Type.Prim != String || mf.Type.Const == "" {
-					return nil, Errorf(msg.Pos, "%s has no constant method property", name)
+				if mf == nil || mf.Type.Kind != model.Primitive || mf.Type.Prim != model.String || mf.Type.Const == "" {
+					return nil, model.Errorf(msg.Pos, "%s has no constant method property", name)
 				}
 				method := strings.Trim(mf.Type.Const, `"`)
 				me := methods[method]
 				if me == nil {
-					me = &Method{Name: method, Notification: du.Notification}
+					me = &model.Method{Name: method, Notification: du.Notification}
 					methods[method] = me
 				}
 				if me.Notification != du.Notification {
-					return nil, Errorf(msg.Pos, "%s is a request in one union and a notification in another", method)
+					return nil, model.Errorf(msg.Pos, "%s is a request in one union and a notification in another", method)
 				}
-				if me.Message == "" || ver.v == Version(len(vers)-1) || me.Message == du.Union {
+				if me.Message == "" || ver.v == model.Version(len(vers)-1) || me.Message == du.Union {
 					me.Message = name
 				}
 				me.Direction |= du.Dir
-				me.Versions |= Only(ver.v)
+				me.Versions |= model.Only(ver.v)
 			}
 		}
 	}
 	// Pair requests and results in name order, so that of several
 	// mistakes the same one is reported every time.
-	out := make([]*Method, 0, len(methods))
+	out := make([]*model.Method, 0, len(methods))
 	for _, me := range methods {
 		out = append(out, me)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	for _, me := range out {
 		msg := byName[me.Message]
-		if msg == nil || msg.Kind != Struct {
-			return nil, Errorf(Pos{}, "method %s: message type %s is missing", me.Name, me.Message)
+		if msg == nil || msg.Kind != model.Struct {
+			return nil, model.Errorf(model.Pos{}, "method %s: message type %s is missing", me.Name, me.Message)
 		}
 		if p := msg.Field("params"); p != nil {
-			if p.Type.Kind == Ref {
+			if p.Type.Kind == model.Ref {
 				me.Params = p.Type.Target
 			}
 			me.ParamsRequired = p.Required
@@ -95,10 +97,10 @@ func buildMethods(vers []*version, byName map[string]*Type) ([]*Method, error) {
 		} else if byName[base+"Result"] != nil {
 			me.Result = base + "Result"
 		} else {
-			return nil, Errorf(msg.Pos, "method %s: no %sResult type and no entry in the override table pairs %s with its result", me.Name, base, me.Message)
+			return nil, model.Errorf(msg.Pos, "method %s: no %sResult type and no entry in the override table pairs %s with its result", me.Name, base, me.Message)
 		}
 		if byName[me.Result] == nil {
-			return nil, Errorf(msg.Pos, "method %s: result type %s does not exist", me.Name, me.Result)
+			return nil, model.Errorf(msg.Pos, "method %s: result type %s does not exist", me.Name, me.Result)
 		}
 		if byName[base+"ResultResponse"] != nil {
 			me.Response = base + "ResultResponse"
