@@ -123,31 +123,42 @@ func TestMerge(t *testing.T) {
 		t.Errorf("ListToolsRequest.params = %s", ty.Field("params").Type.Target)
 	}
 	// Renamed definitions are one type plus a deprecated alias.
-	for old, cur := range map[string]string{"Annotated": "Annotations", "JSONRPCError": "JSONRPCErrorResponse", "ResourceReference": "ResourceTemplateReference"} {
-		a := m.Lookup(old)
-		if a == nil || a.Kind != model.Alias || a.Target != cur || a.Deprecated == "" {
-			t.Errorf("%s: want a deprecated alias of %s, got %+v", old, cur, a)
-		}
+	for _, c := range []struct{ old, cur string }{
+		{"Annotated", "Annotations"},
+		{"JSONRPCError", "JSONRPCErrorResponse"},
+		{"ResourceReference", "ResourceTemplateReference"},
+	} {
+		t.Run("alias "+c.old, func(t *testing.T) {
+			a := m.Lookup(c.old)
+			if a == nil || a.Kind != model.Alias || a.Target != c.cur || a.Deprecated == "" {
+				t.Errorf("%s: want a deprecated alias of %s, got %+v", c.old, c.cur, a)
+			}
+		})
 	}
 	// Objects that became unions keep the old shape as a variant.
-	for union, variant := range map[string]string{"EnumSchema": "LegacyTitledEnumSchema", "JSONRPCResponse": "JSONRPCResultResponse", "ElicitRequestParams": "ElicitRequestFormParams"} {
-		u := m.Lookup(union)
-		if u.Kind != model.Union {
-			t.Errorf("%s is a %s, want a union", union, u.Kind)
-			continue
-		}
-		found := false
-		for _, v := range u.Variants {
-			if v.Name() == variant {
-				found = true
-				if !v.Versions.Has(model.Version(2)) {
-					t.Errorf("%s variant %s lacks 2025-06-18: %v", union, variant, m.VersionNames(v.Versions))
+	for _, c := range []struct{ union, variant string }{
+		{"EnumSchema", "LegacyTitledEnumSchema"},
+		{"JSONRPCResponse", "JSONRPCResultResponse"},
+		{"ElicitRequestParams", "ElicitRequestFormParams"},
+	} {
+		t.Run("union "+c.union, func(t *testing.T) {
+			u := m.Lookup(c.union)
+			if u.Kind != model.Union {
+				t.Fatalf("%s is a %s, want a union", c.union, u.Kind)
+			}
+			found := false
+			for _, v := range u.Variants {
+				if v.Name() == c.variant {
+					found = true
+					if !v.Versions.Has(model.Version(2)) {
+						t.Errorf("%s variant %s lacks 2025-06-18: %v", c.union, c.variant, m.VersionNames(v.Versions))
+					}
 				}
 			}
-		}
-		if !found {
-			t.Errorf("%s has no variant %s", union, variant)
-		}
+			if !found {
+				t.Errorf("%s has no variant %s", c.union, c.variant)
+			}
+		})
 	}
 	// Widened properties.
 	if f := field("CallToolResult", "structuredContent"); f.Type.Kind != model.Raw || f.Type.RawKind != model.AnyValue || f.ObjectIn != versionSet(t, m, "2025-06-18", "2025-11-25") {

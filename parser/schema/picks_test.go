@@ -100,19 +100,24 @@ func TestResultTypeDiscriminator(t *testing.T) {
 // tells apart.
 func TestAlternatives(t *testing.T) {
 	m := lowerAll(t, allVersions...)
-	for name, want := range map[string]bool{
-		"ContentBlock":                     false, // type tells every variant apart
-		"ElicitRequestParams":              false, // mode, an absent one meaning form
-		"ClientRequest":                    false,
-		"RequestId":                        false, // one variant per JSON kind
-		"EmbeddedResourceResource":         true,  // text or blob, by required properties
-		"PrimitiveSchemaDefinition":        true,  // several variants share type "string"
-		"JSONRPCMessage":                   true,
-		"ReadResourceResultResponseResult": true,
+	for _, c := range []struct {
+		union string
+		want  bool
+	}{
+		{"ContentBlock", false},        // type tells every variant apart
+		{"ElicitRequestParams", false}, // mode, an absent one meaning form
+		{"ClientRequest", false},
+		{"RequestId", false},                // one variant per JSON kind
+		{"EmbeddedResourceResource", true},  // text or blob, by required properties
+		{"PrimitiveSchemaDefinition", true}, // several variants share type "string"
+		{"JSONRPCMessage", true},
+		{"ReadResourceResultResponseResult", true},
 	} {
-		if got := len(m.Lookup(name).Pick.Alternatives) > 0; got != want {
-			t.Errorf("%s has alternatives: %v, want %v", name, got, want)
-		}
+		t.Run(c.union, func(t *testing.T) {
+			if got := len(m.Lookup(c.union).Pick.Alternatives) > 0; got != c.want {
+				t.Errorf("%s has alternatives: %v, want %v", c.union, got, c.want)
+			}
+		})
 	}
 }
 
@@ -134,14 +139,22 @@ func TestDiscriminatorExtension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string][]string{
-		"AnyResult":                 {`"complete"=FetchResult`, `"input_required"=InputRequiredResult`, `"list"=ListResult`},
-		"FetchResultResponseResult": {`"complete"=FetchResult`, `"input_required"=InputRequiredResult`},
+	for _, c := range []struct {
+		union string
+		want  []string
+	}{
+		{"AnyResult", []string{`"complete"=FetchResult`, `"input_required"=InputRequiredResult`, `"list"=ListResult`}},
+		{"FetchResultResponseResult", []string{`"complete"=FetchResult`, `"input_required"=InputRequiredResult`}},
 	} {
-		u := m.Lookup(name)
-		if got := caseNames(u, u.Pick.Groups[0]); !slices.Equal(got, want) {
-			t.Errorf("%s cases = %q, want %q", name, got, want)
-		}
+		t.Run(c.union, func(t *testing.T) {
+			u := m.Lookup(c.union)
+			if u == nil {
+				t.Fatalf("no type %s", c.union)
+			}
+			if got := caseNames(u, u.Pick.Groups[0]); !slices.Equal(got, c.want) {
+				t.Errorf("%s cases = %q, want %q", c.union, got, c.want)
+			}
+		})
 	}
 }
 
