@@ -3,9 +3,18 @@
 //
 // A Model holds named types (one per schema definition, plus the inline
 // objects, unions and enums that lowering hoists out and names), the method
-// table, and the protocol versions everything exists in. It imports neither
-// the code generator nor go/types; every node carries the position of its
-// cause.
+// table, and the protocol versions everything exists in, with the queries
+// back ends ask of them. Handlers is the same for the handlers of a user's
+// Go package.
+//
+// Front ends build models; this package reads no input. parser/schema
+// lowers and merges the MCP schema documents and hands the result to New,
+// which does what every model needs whatever its source: it indexes and
+// checks the references, gives each union its Pick, and names enum values
+// and setters (GoName is the one namer). parser/gosrc lowers a Go package
+// into Handlers. The package imports no front end, and neither the code
+// generator nor go/types; every node carries the position of its cause,
+// and Error reports a problem there.
 package model
 
 import (
