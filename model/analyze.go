@@ -84,15 +84,17 @@ type PickCase struct {
 	Rules    []*PickRule
 }
 
-func (m *Model) analyze() error {
-	if err := checkDiscriminators(); err != nil {
+// analyze gives every union its Pick, choosing among variants by the rules
+// and discriminators of ov where the generic rules cannot.
+func (m *Model) analyze(ov Overrides) error {
+	if err := checkDiscriminators(ov.Discriminators); err != nil {
 		return err
 	}
 	for _, t := range m.Types {
 		if t.Kind != Union {
 			continue
 		}
-		p, err := m.pick(t)
+		p, err := m.pick(t, ov)
 		if err != nil {
 			return err
 		}
@@ -133,13 +135,13 @@ func (m *Model) VariantKind(v *Variant) (JSONKind, error) {
 	return 0, fmt.Errorf("variant %s has no single JSON kind", v.Name())
 }
 
-func (m *Model) pick(u *Type) (*Pick, error) {
+func (m *Model) pick(u *Type, ov Overrides) (*Pick, error) {
 	p := &Pick{}
 	groups := map[JSONKind]*PickGroup{}
 	for i, v := range u.Variants {
 		k, err := m.VariantKind(v)
 		if err != nil {
-			return nil, errorf(u.Pos, "union %s: %v", u.Name, err)
+			return nil, Errorf(u.Pos, "union %s: %v", u.Name, err)
 		}
 		g := groups[k]
 		if g == nil {
@@ -157,14 +159,14 @@ func (m *Model) pick(u *Type) (*Pick, error) {
 		}
 		switch g.Kind {
 		case KindObject:
-			if err := m.objectCases(u, g); err != nil {
+			if err := m.objectCases(u, g, ov); err != nil {
 				return nil, err
 			}
 		case KindArray:
 			c := &PickCase{Variants: g.Variants}
 			c.Required = make([]uint64, len(c.Variants))
 			c.Declared = make([]uint64, len(c.Variants))
-			if err := m.rulesFor(u, c, true); err != nil {
+			if err := m.rulesFor(u, c, true, ov.PickRules); err != nil {
 				return nil, err
 			}
 			g.Cases = []*PickCase{c}
@@ -173,7 +175,7 @@ func (m *Model) pick(u *Type) (*Pick, error) {
 			for _, i := range g.Variants {
 				names = append(names, u.Variants[i].Name())
 			}
-			return nil, errorf(u.Pos, "union %s has %d %s variants (%s): a value cannot choose among them", u.Name, len(g.Variants), g.Kind, strings.Join(names, ", "))
+			return nil, Errorf(u.Pos, "union %s has %d %s variants (%s): a value cannot choose among them", u.Name, len(g.Variants), g.Kind, strings.Join(names, ", "))
 		}
 	}
 	for _, g := range p.Groups {
@@ -223,7 +225,7 @@ func (m *Model) sharedKeys(u *Type, p *Pick) []SharedKey {
 		for _, f := range present[0].Fields {
 			all := true
 			for _, st := range present {
-				g := st.field(f.JSON)
+				g := st.Field(f.JSON)
 				if g == nil || !g.Versions.Has(ver) || !g.Required.Has(ver) {
 					all = false
 					break
@@ -263,7 +265,7 @@ func (g *PickGroup) partitioned() bool {
 // constValues returns the values a variant allows for key when it is a
 // string constant or enum, and whether the key is required.
 func (m *Model) constValues(st *Type, key string, vs VersionSet) (vals []string, required, ok bool) {
-	f := st.field(key)
+	f := st.Field(key)
 	if f == nil {
 		return nil, false, false
 	}
@@ -286,13 +288,13 @@ func (m *Model) constValues(st *Type, key string, vs VersionSet) (vals []string,
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
 
-func (m *Model) objectCases(u *Type, g *PickGroup) error {
+func (m *Model) objectCases(u *Type, g *PickGroup, ov Overrides) error {
 	names := map[string]bool{}
 	for _, vi := range g.Variants {
 		names[u.Variants[vi].Name()] = true
 	}
-	if d, ok := discriminatorFor(names); ok {
-		return m.declaredCases(u, g, d)
+	if d, ok := discriminatorFor(ov.Discriminators, names); ok {
+		return m.declaredCases(u, g, d, ov.PickRules)
 	}
 	structs := make([]*Type, len(g.Variants))
 	for i, vi := range g.Variants {
@@ -335,7 +337,7 @@ func (m *Model) objectCases(u *Type, g *PickGroup) error {
 	g.ConstKey = bestKey
 	if bestKey == "" {
 		c := &PickCase{Variants: g.Variants}
-		if err := m.scoreCase(u, c); err != nil {
+		if err := m.scoreCase(u, c, ov.PickRules); err != nil {
 			return err
 		}
 		g.Cases = []*PickCase{c}
@@ -363,7 +365,7 @@ func (m *Model) objectCases(u *Type, g *PickGroup) error {
 	}
 	for _, val := range order {
 		c := byValue[val]
-		if err := m.scoreCase(u, c); err != nil {
+		if err := m.scoreCase(u, c, ov.PickRules); err != nil {
 			return err
 		}
 		g.Cases = append(g.Cases, c)
@@ -376,7 +378,7 @@ func (m *Model) objectCases(u *Type, g *PickGroup) error {
 // It fails when a variant that shares versions with a tagged one lacks the
 // property, since the table would then choose by a property the variant
 // cannot carry.
-func (m *Model) declaredCases(u *Type, g *PickGroup, d *Discriminator) error {
+func (m *Model) declaredCases(u *Type, g *PickGroup, d *Discriminator, rules []PickRule) error {
 	tagged := map[string]bool{}
 	for _, tag := range d.Tags {
 		if tag.Variant != "" {
@@ -401,10 +403,10 @@ func (m *Model) declaredCases(u *Type, g *PickGroup, d *Discriminator) error {
 		}
 		var f *Field
 		if st := m.Resolve(v.Type); st.Kind == Struct {
-			f = st.field(d.Key)
+			f = st.Field(d.Key)
 		}
 		if f == nil || f.Versions&shared != shared || !m.plainString(f.Type) {
-			return errorf(u.Pos, "union %s: variant %s does not declare %s as a string in %s, and the override table's discriminator chooses by it",
+			return Errorf(u.Pos, "union %s: variant %s does not declare %s as a string in %s, and the override table's discriminator chooses by it",
 				u.Name, v.Name(), d.Key, strings.Join(m.VersionNames(shared), ", "))
 		}
 	}
@@ -424,7 +426,7 @@ func (m *Model) declaredCases(u *Type, g *PickGroup, d *Discriminator) error {
 			continue
 		}
 		c := &PickCase{Value: quote(tag.Value), Variants: vs}
-		if err := m.scoreCase(u, c); err != nil {
+		if err := m.scoreCase(u, c, rules); err != nil {
 			return err
 		}
 		g.Cases = append(g.Cases, c)
@@ -445,14 +447,14 @@ func (m *Model) plainString(t *Type) bool {
 }
 
 // scoreCase fills the key masks of an object case and checks that every
-// pair of variants the masks cannot separate has a rule.
-func (m *Model) scoreCase(u *Type, c *PickCase) error {
+// pair of variants the masks cannot separate has one of rules.
+func (m *Model) scoreCase(u *Type, c *PickCase, rules []PickRule) error {
 	idx := map[string]int{}
 	keyOf := func(k string) (uint64, error) {
 		i, ok := idx[k]
 		if !ok {
 			if len(c.Keys) == 64 {
-				return 0, errorf(u.Pos, "union %s: more than 64 distinct properties to score", u.Name)
+				return 0, Errorf(u.Pos, "union %s: more than 64 distinct properties to score", u.Name)
 			}
 			i = len(c.Keys)
 			idx[k] = i
@@ -478,18 +480,18 @@ func (m *Model) scoreCase(u *Type, c *PickCase) error {
 		c.Required = append(c.Required, req)
 		c.Declared = append(c.Declared, decl)
 	}
-	return m.rulesFor(u, c, len(c.Variants) > 1)
+	return m.rulesFor(u, c, len(c.Variants) > 1, rules)
 }
 
-// rulesFor attaches the override rules that concern the case's variants and
+// rulesFor attaches those of rules that concern the case's variants and
 // fails when two variants with the same required properties have none.
-func (m *Model) rulesFor(u *Type, c *PickCase, check bool) error {
+func (m *Model) rulesFor(u *Type, c *PickCase, check bool, rules []PickRule) error {
 	in := map[string]bool{}
 	for _, vi := range c.Variants {
 		in[u.Variants[vi].Name()] = true
 	}
-	for i := range pickRules {
-		r := &pickRules[i]
+	for i := range rules {
+		r := &rules[i]
 		if in[r.Prefer] && (r.Over == "" || in[r.Over]) {
 			c.Rules = append(c.Rules, r)
 		}
@@ -514,7 +516,7 @@ func (m *Model) rulesFor(u *Type, c *PickCase, check bool) error {
 				if c.Keys == nil {
 					what = "the same JSON kind"
 				}
-				return errorf(u.Pos, "union %s: variants %s and %s have %s and nothing else tells them apart: add a PickRule to the override table", u.Name, na, nb, what)
+				return Errorf(u.Pos, "union %s: variants %s and %s have %s and nothing else tells them apart: add a PickRule to the override table", u.Name, na, nb, what)
 			}
 		}
 	}

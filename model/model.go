@@ -3,9 +3,18 @@
 //
 // A Model holds named types (one per schema definition, plus the inline
 // objects, unions and enums that lowering hoists out and names), the method
-// table, and the protocol versions everything exists in. It imports neither
-// the code generator nor go/types; every node carries the position of its
-// cause.
+// table, and the protocol versions everything exists in, with the queries
+// back ends ask of them. Handlers is the same for the handlers of a user's
+// Go package.
+//
+// Front ends build models; this package reads no input. parser/schema
+// lowers and merges the MCP schema documents and hands the result to New,
+// which does what every model needs whatever its source: it indexes and
+// checks the references, gives each union its Pick, and names enum values
+// and setters (GoName is the one namer). parser/gosrc lowers a Go package
+// into Handlers. The package imports no front end, and neither the code
+// generator nor go/types; every node carries the position of its cause,
+// and Error reports a problem there.
 package model
 
 import (
@@ -187,6 +196,17 @@ func (t *Type) AlwaysCarried(f *Field) bool {
 	return f.Required.Has(f.Versions.Newest()) && f.Versions&t.Versions == t.Versions
 }
 
+// Field returns the property of struct t whose JSON name is json, nil when
+// t has none.
+func (t *Type) Field(json string) *Field {
+	for _, f := range t.Fields {
+		if f.JSON == json {
+			return f
+		}
+	}
+	return nil
+}
+
 // Variant is one member of a union. Its type is a Ref to a named type.
 type Variant struct {
 	Type     *Type
@@ -321,14 +341,18 @@ func (m *Model) Since(s VersionSet) string {
 	return strings.Join(parts, " ")
 }
 
-// Error is a problem found while lowering or merging, at a position.
+// Error is a problem in a model, or in the input a front end lowers to
+// one, at the position of its cause.
 type Error struct {
 	Pos Pos
 	Msg string
 }
 
+// Error returns "file#pointer: msg".
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
-func errorf(pos Pos, format string, args ...any) error {
+// Errorf returns an *Error at pos, its message formatted as fmt.Sprintf
+// does.
+func Errorf(pos Pos, format string, args ...any) error {
 	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }

@@ -3,26 +3,28 @@ package model
 import "testing"
 
 func TestGoName(t *testing.T) {
-	for in, want := range map[string]string{
-		"_meta":       "Meta",
-		"mimeType":    "MIMEType",
-		"uri":         "URI",
-		"uriTemplate": "URITemplate",
-		"io.modelcontextprotocol/protocolVersion": "ProtocolVersion",
-		"$schema":           "Schema",
-		"input_required":    "InputRequired",
-		"id":                "ID",
-		"ttlMs":             "TTLMs",
-		"isError":           "IsError",
-		"structuredContent": "StructuredContent",
-		"listChanged":       "ListChanged",
-		"tools/call":        "Call",
-		"2.0":               "V20",
-		"JSONRPCRequest":    "JSONRPCRequest",
-		"":                  "X",
+	for _, c := range []struct{ in, want string }{
+		{"_meta", "Meta"},
+		{"mimeType", "MIMEType"},
+		{"uri", "URI"},
+		{"uriTemplate", "URITemplate"},
+		{"io.modelcontextprotocol/protocolVersion", "ProtocolVersion"},
+		{"$schema", "Schema"},
+		{"input_required", "InputRequired"},
+		{"id", "ID"},
+		{"ttlMs", "TTLMs"},
+		{"isError", "IsError"},
+		{"structuredContent", "StructuredContent"},
+		{"listChanged", "ListChanged"},
+		{"tools/call", "Call"},
+		{"2.0", "V20"},
+		{"JSONRPCRequest", "JSONRPCRequest"},
+		{"", "X"},
 	} {
-		if got := GoName(in); got != want {
-			t.Errorf("GoName(%q) = %q, want %q", in, got, want)
-		}
+		t.Run(c.in, func(t *testing.T) {
+			if got := GoName(c.in); got != c.want {
+				t.Errorf("GoName(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
 	}
 }

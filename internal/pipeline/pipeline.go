@@ -1,5 +1,6 @@
 // Package pipeline runs mcpgen's protocol generation from schema files to
-// Go source: parser, then model, then gen.
+// Go source: parser/schema reads the files and lowers them into a model,
+// then gen renders it.
 package pipeline
 
 import (
@@ -42,7 +43,7 @@ func ParseSchemaArg(arg string) (Schema, error) {
 	return Schema{Version: dir, File: arg}, nil
 }
 
-// Model loads and merges the schemas.
+// Model loads the schemas and lowers them into one model.
 func Model(schemas []Schema) (*model.Model, error) {
 	if len(schemas) == 0 {
 		return nil, fmt.Errorf("no schemas given")
@@ -62,7 +63,7 @@ func Model(schemas []Schema) (*model.Model, error) {
 		versions = append(versions, s.Version)
 		docs = append(docs, doc)
 	}
-	return model.Build(versions, docs)
+	return schema.Lower(versions, docs)
 }
 
 // Protocol generates the protocol package for the schemas.

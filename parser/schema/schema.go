@@ -1,10 +1,19 @@
 // Package schema is mcpgen's JSON Schema front-end: it reads a schema document of
 // draft-07 or 2020-12, checks it against its metaschema, and returns its
 // definitions as plain data with property order kept and every node tagged with
-// its file and JSON pointer.
+// its file and JSON pointer (Load, Parse); and it lowers the documents of the
+// protocol's versions into one model.Model (Lower).
 //
 // It resolves only references inside the document ("#/..."); a reference to
 // another document or to the network is an error, never a fetch.
+//
+// Lowering turns each document into named model types on its own (lower.go),
+// merges the versions so that every type, field, variant and value records
+// the versions it exists in (merge.go), derives the method table (methods.go)
+// and gives the result to model.New. Where the schemas and a single Go
+// package disagree, the override table (overrides.go) decides; lowering fails
+// rather than guess where it has no entry. Problems in a document's syntax are
+// *Error values; problems lowering it are *model.Error values.
 package schema
 
 import (

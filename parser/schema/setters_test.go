@@ -1,4 +1,4 @@
-package model
+package schema
 
 import (
 	"os"
@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpgen/mcpgen/parser/schema"
+	"github.com/mcpgen/mcpgen/model"
 )
 
 // setters lists Type.Field for every field the model gave a setter.
-func setters(m *Model) []string {
+func setters(m *model.Model) []string {
 	var out []string
 	for _, t := range m.Types {
 		for _, f := range t.Fields {
@@ -29,7 +29,7 @@ func setters(m *Model) []string {
 // ttlMs needs none: the type exists only in 2026-07-28, so a value built
 // in Go always carries it.
 func TestSettersOfTheProtocol(t *testing.T) {
-	m := buildAll(t, allVersions...)
+	m := lowerAll(t, allVersions...)
 	want := []string{
 		"ListPromptsResult.SetTTLMs",
 		"ListResourceTemplatesResult.SetTTLMs",
@@ -44,7 +44,7 @@ func TestSettersOfTheProtocol(t *testing.T) {
 
 // loadTemp writes one schema per version into a temporary folder and
 // builds their model.
-func loadTemp(t *testing.T, schemas map[string]string) (*Model, error) {
+func loadTemp(t *testing.T, schemas map[string]string) (*model.Model, error) {
 	t.Helper()
 	dir := t.TempDir()
 	var versions []string
@@ -52,19 +52,19 @@ func loadTemp(t *testing.T, schemas map[string]string) (*Model, error) {
 		versions = append(versions, v)
 	}
 	slices.Sort(versions)
-	var docs []*schema.Document
+	var docs []*Document
 	for _, v := range versions {
 		path := filepath.Join(dir, v+".json")
 		if err := os.WriteFile(path, []byte(schemas[v]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		doc, err := schema.Load(path)
+		doc, err := Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		docs = append(docs, doc)
 	}
-	return Build(versions, docs)
+	return Lower(versions, docs)
 }
 
 const pageSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"Page":{"type":"object","properties":%s,"required":%s}}}`
@@ -128,9 +128,9 @@ func TestSetterCollision(t *testing.T) {
 	})
 	const want = `Page: property "ttl" needs the setter SetTTL, already the field of property "setTtl"`
 	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("Build: %v, want an error containing %q", err, want)
+		t.Fatalf("Lower: %v, want an error containing %q", err, want)
 	}
-	e, ok := err.(*Error)
+	e, ok := err.(*model.Error)
 	if !ok {
 		t.Fatalf("error %T is not a *Error", err)
 	}

@@ -1,21 +1,59 @@
-package model
+package schema
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/mcpgen/mcpgen/parser/schema"
+	"github.com/mcpgen/mcpgen/model"
 )
+
+// Lower lowers the documents, one per version and oldest first, into one
+// model: each document on its own, then merged, so that every type, field,
+// variant and method records the versions it exists in. The override table
+// (overrides.go) decides where the versions disagree, and its pick rules and
+// discriminators go to model.New with the merged types and the method
+// table. Errors in the documents are *model.Error values at the position
+// of their cause.
+func Lower(versions []string, docs []*Document) (*model.Model, error) {
+	if len(versions) != len(docs) || len(docs) == 0 {
+		return nil, fmt.Errorf("schema: %d versions for %d documents", len(versions), len(docs))
+	}
+	if err := model.CheckVersions(versions); err != nil {
+		return nil, err
+	}
+	var vers []*version
+	for i, doc := range docs {
+		ver, err := lowerDocument(doc, model.Version(i))
+		if err != nil {
+			return nil, err
+		}
+		vers = append(vers, ver)
+	}
+	fold(vers)
+	byName, err := merge(vers, versions)
+	if err != nil {
+		return nil, err
+	}
+	types := make([]*model.Type, 0, len(byName))
+	for _, t := range byName {
+		types = append(types, t)
+	}
+	methods, err := buildMethods(vers, byName)
+	if err != nil {
+		return nil, err
+	}
+	return model.New(versions, types, methods, model.Overrides{PickRules: pickRules, Discriminators: discriminators})
+}
 
 // version holds the named types one schema document lowers to.
 type version struct {
-	v     Version
+	v     model.Version
 	file  string
-	types map[string]*Type
+	types map[string]*model.Type
 	order []string
 	// unions records, per Client*/Server* union, the definitions it lists.
-	doc *schema.Document
+	doc *Document
 }
 
 // lowerer turns one schema document into model types.
@@ -24,13 +62,13 @@ type lowerer struct {
 }
 
 // lowerDocument lowers every definition of doc as version v.
-func lowerDocument(doc *schema.Document, v Version) (*version, error) {
-	ver := &version{v: v, file: doc.File, types: map[string]*Type{}, doc: doc}
+func lowerDocument(doc *Document, v model.Version) (*version, error) {
+	ver := &version{v: v, file: doc.File, types: map[string]*model.Type{}, doc: doc}
 	l := &lowerer{ver: ver}
 	for _, def := range doc.Defs {
 		name := renamed(def.Name)
 		if _, dup := ver.types[name]; dup {
-			return nil, errorf(posOf(def.Schema), "definition %s collides with %s after renaming", def.Name, name)
+			return nil, model.Errorf(posOf(def.Schema), "definition %s collides with %s after renaming", def.Name, name)
 		}
 		sch := def.Schema
 		if prop := unwraps[def.Name]; prop != "" {
@@ -44,8 +82,8 @@ func lowerDocument(doc *schema.Document, v Version) (*version, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Kind == Ref {
-			t.Kind = Alias
+		if t.Kind == model.Ref {
+			t.Kind = model.Alias
 		}
 		if err := l.register(name, t, false); err != nil {
 			return nil, err
@@ -62,16 +100,16 @@ func lowerDocument(doc *schema.Document, v Version) (*version, error) {
 	return ver, nil
 }
 
-func posOf(s *schema.Schema) Pos { return Pos{File: s.File, Pointer: s.Pointer} }
+func posOf(s *Schema) model.Pos { return model.Pos{File: s.File, Pointer: s.Pointer} }
 
 // register adds a named type to the version. A hoisted inline type may meet
 // another of the same name; identical shapes share the name.
-func (l *lowerer) register(name string, t *Type, synthetic bool) error {
+func (l *lowerer) register(name string, t *model.Type, synthetic bool) error {
 	t.Name = name
 	t.Synthetic = synthetic
-	t.Versions = Only(l.ver.v)
+	t.Versions = model.Only(l.ver.v)
 	if old, ok := l.ver.types[name]; ok {
-		return errorf(t.Pos, "type name %s is used twice in one version (also at %s): rename one in the override table", name, old.Pos)
+		return model.Errorf(t.Pos, "type name %s is used twice in one version (also at %s): rename one in the override table", name, old.Pos)
 	}
 	l.ver.types[name] = t
 	l.ver.order = append(l.ver.order, name)
@@ -81,49 +119,49 @@ func (l *lowerer) register(name string, t *Type, synthetic bool) error {
 // expr lowers a schema that appears inside another (a property, items,
 // additionalProperties, a union variant). Objects, unions and enums are
 // hoisted into named types called hint.
-func (l *lowerer) expr(s *schema.Schema, hint string) (*Type, error) {
+func (l *lowerer) expr(s *Schema, hint string) (*model.Type, error) {
 	t, err := l.shape(s, hint)
 	if err != nil {
 		return nil, err
 	}
 	switch t.Kind {
-	case Struct, Union, Enum:
+	case model.Struct, model.Union, model.Enum:
 		if err := l.register(hint, t, true); err != nil {
 			return nil, err
 		}
-		return &Type{Kind: Ref, Target: hint, Pos: t.Pos}, nil
+		return &model.Type{Kind: model.Ref, Target: hint, Pos: t.Pos}, nil
 	}
 	return t, nil
 }
 
 // shape lowers s without naming it.
-func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
+func (l *lowerer) shape(s *Schema, hint string) (*model.Type, error) {
 	pos := posOf(s)
 	doc := strings.TrimSpace(s.Description)
 	if s.Bool != nil {
 		if !*s.Bool {
-			return nil, errorf(pos, "the schema false (no value allowed) cannot be lowered to a Go type")
+			return nil, model.Errorf(pos, "the schema false (no value allowed) cannot be lowered to a Go type")
 		}
-		return &Type{Kind: Raw, RawKind: AnyValue, Pos: pos}, nil
+		return &model.Type{Kind: model.Raw, RawKind: model.AnyValue, Pos: pos}, nil
 	}
 	if len(s.Other) > 0 {
-		return nil, errorf(pos, "keywords %s are not supported by the generator: add them to the model or restate the schema without them", strings.Join(s.Other, ", "))
+		return nil, model.Errorf(pos, "keywords %s are not supported by the generator: add them to the model or restate the schema without them", strings.Join(s.Other, ", "))
 	}
 	if len(s.OneOf) > 0 {
-		return nil, errorf(pos, "oneOf is not supported: the MCP schemas use anyOf for unions; use anyOf with variants that exclude each other")
+		return nil, model.Errorf(pos, "oneOf is not supported: the MCP schemas use anyOf for unions; use anyOf with variants that exclude each other")
 	}
 	if s.Ref != "" {
 		if !isBare(s) {
-			return nil, errorf(pos, "$ref beside other constraining keywords is not supported; move the constraints into the referenced definition")
+			return nil, model.Errorf(pos, "$ref beside other constraining keywords is not supported; move the constraints into the referenced definition")
 		}
-		return &Type{Kind: Ref, Target: renamed(s.RefName), Pos: pos, Doc: doc}, nil
+		return &model.Type{Kind: model.Ref, Target: renamed(s.RefName), Pos: pos, Doc: doc}, nil
 	}
 	if s.IsAny() {
-		return &Type{Kind: Raw, RawKind: AnyValue, Pos: pos, Doc: doc}, nil
+		return &model.Type{Kind: model.Raw, RawKind: model.AnyValue, Pos: pos, Doc: doc}, nil
 	}
 	if len(s.AnyOf) > 0 {
 		if len(s.Types) > 0 || len(s.Properties) > 0 || len(s.AllOf) > 0 {
-			return nil, errorf(pos, "anyOf beside type, properties or allOf is not supported")
+			return nil, model.Errorf(pos, "anyOf beside type, properties or allOf is not supported")
 		}
 		return l.union(s, hint, s.AnyOf)
 	}
@@ -146,7 +184,7 @@ func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
 			other = types[1]
 		}
 		if !isPrimName(other) {
-			return nil, errorf(pos, "null beside %s is not supported: only primitive types may be nullable", other)
+			return nil, model.Errorf(pos, "null beside %s is not supported: only primitive types may be nullable", other)
 		}
 		t, err := primitive(s, other)
 		if err != nil {
@@ -158,13 +196,13 @@ func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
 	if len(types) > 1 {
 		for _, typ := range types {
 			if typ == "null" {
-				return nil, errorf(pos, "null in a list of several types is not supported")
+				return nil, model.Errorf(pos, "null in a list of several types is not supported")
 			}
 		}
 		return l.union(s, hint, nil)
 	}
 	if len(types) == 0 {
-		return nil, errorf(pos, "schema has constraints but no type; say which JSON type it describes")
+		return nil, model.Errorf(pos, "schema has constraints but no type; say which JSON type it describes")
 	}
 	switch types[0] {
 	case "object":
@@ -173,7 +211,7 @@ func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
 		}
 		ap := s.AdditionalProperties
 		if ap == nil || ap.IsAny() {
-			return &Type{Kind: Raw, RawKind: AnyObject, Pos: pos, Doc: doc}, nil
+			return &model.Type{Kind: model.Raw, RawKind: model.AnyObject, Pos: pos, Doc: doc}, nil
 		}
 		if ap.Bool != nil && !*ap.Bool {
 			return l.structure(s, hint)
@@ -182,11 +220,11 @@ func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Type{Kind: Map, Elem: elem, Pos: pos, Doc: doc}, nil
+		return &model.Type{Kind: model.Map, Elem: elem, Pos: pos, Doc: doc}, nil
 	case "array":
-		t := &Type{Kind: Array, Pos: pos, Doc: doc, MinItems: s.MinItems, MaxItems: s.MaxItems}
+		t := &model.Type{Kind: model.Array, Pos: pos, Doc: doc, MinItems: s.MinItems, MaxItems: s.MaxItems}
 		if s.Items == nil {
-			t.Elem = &Type{Kind: Raw, RawKind: AnyValue, Pos: pos}
+			t.Elem = &model.Type{Kind: model.Raw, RawKind: model.AnyValue, Pos: pos}
 			return t, nil
 		}
 		elem, err := l.expr(s.Items, hint+"Item")
@@ -198,12 +236,12 @@ func (l *lowerer) shape(s *schema.Schema, hint string) (*Type, error) {
 	case "string", "integer", "number", "boolean":
 		return primitive(s, types[0])
 	case "null":
-		return nil, errorf(pos, "the null type is not supported: an optional property expresses absence")
+		return nil, model.Errorf(pos, "the null type is not supported: an optional property expresses absence")
 	}
-	return nil, errorf(pos, "unknown type %q", types[0])
+	return nil, model.Errorf(pos, "unknown type %q", types[0])
 }
 
-func isBare(s *schema.Schema) bool {
+func isBare(s *Schema) bool {
 	c := *s
 	c.Ref, c.RefName, c.Description, c.Title = "", "", "", ""
 	c.File, c.Pointer = "", ""
@@ -231,91 +269,91 @@ func jsonKind(v any) string {
 	return "null"
 }
 
-func primitive(s *schema.Schema, typ string) (*Type, error) {
+func primitive(s *Schema, typ string) (*model.Type, error) {
 	pos := posOf(s)
-	t := &Type{Kind: Primitive, Pos: pos, Doc: strings.TrimSpace(s.Description), Format: s.Format,
+	t := &model.Type{Kind: model.Primitive, Pos: pos, Doc: strings.TrimSpace(s.Description), Format: s.Format,
 		Minimum: s.Minimum, Maximum: s.Maximum, ExclusiveMin: s.ExclusiveMinimum, ExclusiveMax: s.ExclusiveMaximum,
 		MinLength: s.MinLength, MaxLength: s.MaxLength}
 	switch typ {
 	case "string":
-		t.Prim = String
+		t.Prim = model.String
 	case "integer":
-		t.Prim = Integer
+		t.Prim = model.Integer
 	case "number":
-		t.Prim = Number
+		t.Prim = model.Number
 	case "boolean":
-		t.Prim = Boolean
+		t.Prim = model.Boolean
 	}
 	if s.HasConst {
 		if k := jsonKind(s.Const); k != typ && !(k == "integer" && typ == "number") {
-			return nil, errorf(pos, "const %v is not of type %s", s.Const, typ)
+			return nil, model.Errorf(pos, "const %v is not of type %s", s.Const, typ)
 		}
 		b, _ := json.Marshal(s.Const)
 		t.Const = string(b)
 	}
 	if s.Items != nil || len(s.Properties) > 0 {
-		return nil, errorf(pos, "%s schema with object or array keywords is not supported", typ)
+		return nil, model.Errorf(pos, "%s schema with object or array keywords is not supported", typ)
 	}
 	return t, nil
 }
 
-func (l *lowerer) enum(s *schema.Schema) (*Type, error) {
+func (l *lowerer) enum(s *Schema) (*model.Type, error) {
 	pos := posOf(s)
 	if len(s.Types) > 1 || (len(s.Types) == 1 && s.Types[0] != "string") {
-		return nil, errorf(pos, "only string enums are supported; this enum has type %v", s.Types)
+		return nil, model.Errorf(pos, "only string enums are supported; this enum has type %v", s.Types)
 	}
-	t := &Type{Kind: Enum, Pos: pos, Doc: strings.TrimSpace(s.Description)}
+	t := &model.Type{Kind: model.Enum, Pos: pos, Doc: strings.TrimSpace(s.Description)}
 	seen := map[string]bool{}
 	for _, v := range s.Enum {
 		str, ok := v.(string)
 		if !ok {
-			return nil, errorf(pos, "enum value %v is not a string: only string enums are supported", v)
+			return nil, model.Errorf(pos, "enum value %v is not a string: only string enums are supported", v)
 		}
 		if seen[str] {
-			return nil, errorf(pos, "enum value %q appears twice", str)
+			return nil, model.Errorf(pos, "enum value %q appears twice", str)
 		}
 		seen[str] = true
-		t.Values = append(t.Values, &EnumValue{Value: str, Versions: Only(l.ver.v)})
+		t.Values = append(t.Values, &model.EnumValue{Value: str, Versions: model.Only(l.ver.v)})
 	}
 	return t, nil
 }
 
 // structure lowers an object with properties, folding allOf parts in.
-func (l *lowerer) structure(s *schema.Schema, hint string) (*Type, error) {
+func (l *lowerer) structure(s *Schema, hint string) (*model.Type, error) {
 	pos := posOf(s)
-	t := &Type{Kind: Struct, Pos: pos, Doc: strings.TrimSpace(s.Description)}
+	t := &model.Type{Kind: model.Struct, Pos: pos, Doc: strings.TrimSpace(s.Description)}
 	if len(s.Types) > 0 && (len(s.Types) != 1 || s.Types[0] != "object") {
-		return nil, errorf(pos, "properties on a non-object type %v", s.Types)
+		return nil, model.Errorf(pos, "properties on a non-object type %v", s.Types)
 	}
 	// Extra: absent additionalProperties allows anything.
-	t.Extra = &Type{Kind: Raw, RawKind: AnyValue, Pos: pos}
+	t.Extra = &model.Type{Kind: model.Raw, RawKind: model.AnyValue, Pos: pos}
 	if err := l.addParts(t, s, hint, 0); err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
-func (l *lowerer) addParts(t *Type, s *schema.Schema, hint string, depth int) error {
+func (l *lowerer) addParts(t *model.Type, s *Schema, hint string, depth int) error {
 	if depth > 32 {
-		return errorf(posOf(s), "allOf nests too deeply")
+		return model.Errorf(posOf(s), "allOf nests too deeply")
 	}
 	for _, part := range s.AllOf {
 		p := part
 		if p.Ref != "" {
 			if !isBare(p) {
-				return errorf(posOf(p), "$ref beside other keywords inside allOf is not supported")
+				return model.Errorf(posOf(p), "$ref beside other keywords inside allOf is not supported")
 			}
 			def, ok := l.ver.doc.Lookup(p.RefName)
 			if !ok {
-				return errorf(posOf(p), "unresolved reference %s", p.Ref)
+				return model.Errorf(posOf(p), "unresolved reference %s", p.Ref)
 			}
 			p = def.Schema
 		}
 		if len(p.AnyOf) > 0 || len(p.OneOf) > 0 {
-			return errorf(posOf(p), "allOf with a union part is not supported")
+			return model.Errorf(posOf(p), "allOf with a union part is not supported")
 		}
 		if len(p.Types) > 0 && (len(p.Types) != 1 || p.Types[0] != "object") {
-			return errorf(posOf(p), "allOf part of type %v: only object parts can be combined", p.Types)
+			return model.Errorf(posOf(p), "allOf part of type %v: only object parts can be combined", p.Types)
 		}
 		if err := l.addParts(t, p, hint, depth+1); err != nil {
 			return err
@@ -326,19 +364,19 @@ func (l *lowerer) addParts(t *Type, s *schema.Schema, hint string, depth int) er
 		required[r] = true
 	}
 	for _, prop := range s.Properties {
-		ft, err := l.expr(prop.Schema, hint+GoName(prop.Name))
+		ft, err := l.expr(prop.Schema, hint+model.GoName(prop.Name))
 		if err != nil {
 			return err
 		}
-		f := &Field{JSON: prop.Name, GoName: GoName(prop.Name), Doc: strings.TrimSpace(prop.Schema.Description),
-			Type: ft, Pos: posOf(prop.Schema), Versions: Only(l.ver.v)}
-		if ft.Kind == Raw && ft.RawKind == AnyObject {
-			f.ObjectIn = Only(l.ver.v)
+		f := &model.Field{JSON: prop.Name, GoName: model.GoName(prop.Name), Doc: strings.TrimSpace(prop.Schema.Description),
+			Type: ft, Pos: posOf(prop.Schema), Versions: model.Only(l.ver.v)}
+		if ft.Kind == model.Raw && ft.RawKind == model.AnyObject {
+			f.ObjectIn = model.Only(l.ver.v)
 		}
-		if old := t.field(prop.Name); old != nil {
+		if old := t.Field(prop.Name); old != nil {
 			merged, err := intersect(old.Type, ft)
 			if err != nil {
-				return errorf(f.Pos, "allOf parts disagree on %s: %v", prop.Name, err)
+				return model.Errorf(f.Pos, "allOf parts disagree on %s: %v", prop.Name, err)
 			}
 			old.Type = merged
 			if old.Doc == "" {
@@ -350,12 +388,12 @@ func (l *lowerer) addParts(t *Type, s *schema.Schema, hint string, depth int) er
 	}
 	for _, f := range t.Fields {
 		if required[f.JSON] {
-			f.Required = Only(l.ver.v)
+			f.Required = model.Only(l.ver.v)
 		}
 	}
 	for r := range required {
-		if t.field(r) == nil {
-			return errorf(posOf(s), "required property %q is not declared in properties", r)
+		if t.Field(r) == nil {
+			return model.Errorf(posOf(s), "required property %q is not declared in properties", r)
 		}
 	}
 	if ap := s.AdditionalProperties; ap != nil {
@@ -374,27 +412,18 @@ func (l *lowerer) addParts(t *Type, s *schema.Schema, hint string, depth int) er
 	return nil
 }
 
-func (t *Type) field(json string) *Field {
-	for _, f := range t.Fields {
-		if f.JSON == json {
-			return f
-		}
-	}
-	return nil
-}
-
 // intersect combines two schemas for one property from two allOf parts.
-func intersect(a, b *Type) (*Type, error) {
-	if a.Kind == Raw && a.RawKind == AnyValue {
+func intersect(a, b *model.Type) (*model.Type, error) {
+	if a.Kind == model.Raw && a.RawKind == model.AnyValue {
 		return b, nil
 	}
-	if b.Kind == Raw && b.RawKind == AnyValue {
+	if b.Kind == model.Raw && b.RawKind == model.AnyValue {
 		return a, nil
 	}
-	if a.Kind == Primitive && b.Kind == Primitive && (a.Prim == b.Prim || (a.Prim == Number && b.Prim == Integer) || (a.Prim == Integer && b.Prim == Number)) {
+	if a.Kind == model.Primitive && b.Kind == model.Primitive && (a.Prim == b.Prim || (a.Prim == model.Number && b.Prim == model.Integer) || (a.Prim == model.Integer && b.Prim == model.Number)) {
 		c := *a
-		if b.Prim == Integer {
-			c.Prim = Integer
+		if b.Prim == model.Integer {
+			c.Prim = model.Integer
 		}
 		if b.Const != "" {
 			if c.Const != "" && c.Const != b.Const {
@@ -407,28 +436,28 @@ func intersect(a, b *Type) (*Type, error) {
 		}
 		return &c, nil
 	}
-	if a.Kind == Ref && b.Kind == Ref && a.Target == b.Target {
+	if a.Kind == model.Ref && b.Kind == model.Ref && a.Target == b.Target {
 		return a, nil
 	}
 	return nil, fmt.Errorf("%s and %s", a.Kind, b.Kind)
 }
 
 // union lowers anyOf variants, or a list of primitive types.
-func (l *lowerer) union(s *schema.Schema, hint string, anyOf []*schema.Schema) (*Type, error) {
+func (l *lowerer) union(s *Schema, hint string, anyOf []*Schema) (*model.Type, error) {
 	pos := posOf(s)
-	t := &Type{Kind: Union, Pos: pos, Doc: strings.TrimSpace(s.Description)}
+	t := &model.Type{Kind: model.Union, Pos: pos, Doc: strings.TrimSpace(s.Description)}
 	if anyOf == nil {
 		for _, typ := range s.Types {
-			p, err := primitive(&schema.Schema{File: s.File, Pointer: s.Pointer, Format: s.Format}, typ)
+			p, err := primitive(&Schema{File: s.File, Pointer: s.Pointer, Format: s.Format}, typ)
 			if err != nil {
 				return nil, err
 			}
-			t.Variants = append(t.Variants, &Variant{Type: p, Versions: Only(l.ver.v)})
+			t.Variants = append(t.Variants, &model.Variant{Type: p, Versions: model.Only(l.ver.v)})
 		}
 		return t, nil
 	}
 	// Expand inline multi-type variants so every variant has one JSON kind.
-	var parts []*schema.Schema
+	var parts []*Schema
 	for _, v := range anyOf {
 		if v.Ref == "" && len(v.Types) > 1 && len(v.AnyOf) == 0 {
 			for _, typ := range v.Types {
@@ -447,7 +476,7 @@ func (l *lowerer) union(s *schema.Schema, hint string, anyOf []*schema.Schema) (
 		}
 	}
 	for i, v := range parts {
-		var vt *Type
+		var vt *model.Type
 		var err error
 		switch {
 		case allPrim:
@@ -457,24 +486,24 @@ func (l *lowerer) union(s *schema.Schema, hint string, anyOf []*schema.Schema) (
 		case inlineAs[fmt.Sprintf("%s/%d", hint, i)].Def != "":
 			def := inlineAs[fmt.Sprintf("%s/%d", hint, i)].Def
 			if _, ok := l.ver.doc.Lookup(def); !ok {
-				err = errorf(posOf(v), "override names %s for this variant, but this version has no such definition", def)
+				err = model.Errorf(posOf(v), "override names %s for this variant, but this version has no such definition", def)
 			}
-			vt = &Type{Kind: Ref, Target: def, Pos: posOf(v)}
+			vt = &model.Type{Kind: model.Ref, Target: def, Pos: posOf(v)}
 		default:
 			// An inline variant becomes a named type: Union + JSON kind.
 			kind := "Object"
 			if len(v.Types) == 1 {
-				kind = GoName(v.Types[0])
+				kind = model.GoName(v.Types[0])
 			}
 			name := hint + kind
-			var inner *Type
+			var inner *model.Type
 			inner, err = l.shape(v, name)
 			if err == nil {
-				if inner.Kind == Ref {
+				if inner.Kind == model.Ref {
 					vt = inner
 				} else {
 					err = l.register(name, inner, true)
-					vt = &Type{Kind: Ref, Target: name, Pos: inner.Pos}
+					vt = &model.Type{Kind: model.Ref, Target: name, Pos: inner.Pos}
 				}
 			}
 		}
@@ -482,11 +511,11 @@ func (l *lowerer) union(s *schema.Schema, hint string, anyOf []*schema.Schema) (
 			return nil, err
 		}
 		for _, old := range t.Variants {
-			if old.Type.Kind == Ref && vt.Kind == Ref && old.Type.Target == vt.Target {
-				return nil, errorf(posOf(parts[i]), "variant %s is listed twice", vt.Target)
+			if old.Type.Kind == model.Ref && vt.Kind == model.Ref && old.Type.Target == vt.Target {
+				return nil, model.Errorf(posOf(parts[i]), "variant %s is listed twice", vt.Target)
 			}
 		}
-		t.Variants = append(t.Variants, &Variant{Type: vt, Versions: Only(l.ver.v)})
+		t.Variants = append(t.Variants, &model.Variant{Type: vt, Versions: model.Only(l.ver.v)})
 	}
 	return t, nil
 }
@@ -500,20 +529,20 @@ func isPrimName(s string) bool {
 func (ver *version) flattenUnions() error {
 	for _, name := range ver.order {
 		t := ver.types[name]
-		if t.Kind != Union {
+		if t.Kind != model.Union {
 			continue
 		}
-		var out []*Variant
+		var out []*model.Variant
 		seen := map[string]bool{}
-		var add func(vs []*Variant, depth int) error
-		add = func(vs []*Variant, depth int) error {
+		var add func(vs []*model.Variant, depth int) error
+		add = func(vs []*model.Variant, depth int) error {
 			if depth > 16 {
-				return errorf(t.Pos, "union %s nests unions too deeply", name)
+				return model.Errorf(t.Pos, "union %s nests unions too deeply", name)
 			}
 			for _, v := range vs {
-				if v.Type.Kind == Ref {
+				if v.Type.Kind == model.Ref {
 					target := ver.resolve(v.Type.Target)
-					if target != nil && target.Kind == Union {
+					if target != nil && target.Kind == model.Union {
 						if err := add(target.Variants, depth+1); err != nil {
 							return err
 						}
@@ -536,10 +565,10 @@ func (ver *version) flattenUnions() error {
 	return nil
 }
 
-func (ver *version) resolve(name string) *Type {
+func (ver *version) resolve(name string) *model.Type {
 	for i := 0; i < 32; i++ {
 		t := ver.types[name]
-		if t == nil || t.Kind != Alias {
+		if t == nil || t.Kind != model.Alias {
 			return t
 		}
 		name = t.Target
@@ -552,13 +581,13 @@ func (ver *version) resolve(name string) *Type {
 // variant and the definition a union of that variant alone.
 func (ver *version) applyStructToUnion(ov structUnion) error {
 	t := ver.types[ov.Union]
-	if t == nil || t.Kind != Struct {
+	if t == nil || t.Kind != model.Struct {
 		return nil
 	}
 	if existing := ver.types[ov.Variant]; existing != nil {
 		merged, err := mergeNamed(existing, t, nil)
 		if err != nil {
-			return errorf(t.Pos, "override %s→%s: %v", ov.Union, ov.Variant, err)
+			return model.Errorf(t.Pos, "override %s→%s: %v", ov.Union, ov.Variant, err)
 		}
 		ver.types[ov.Variant] = merged
 	} else {
@@ -568,7 +597,7 @@ func (ver *version) applyStructToUnion(ov structUnion) error {
 		ver.types[ov.Variant] = &moved
 		ver.order = append(ver.order, ov.Variant)
 	}
-	ver.types[ov.Union] = &Type{Kind: Union, Name: ov.Union, Pos: t.Pos, Doc: t.Doc, Versions: t.Versions,
-		Variants: []*Variant{{Type: &Type{Kind: Ref, Target: ov.Variant, Pos: t.Pos}, Versions: t.Versions}}}
+	ver.types[ov.Union] = &model.Type{Kind: model.Union, Name: ov.Union, Pos: t.Pos, Doc: t.Doc, Versions: t.Versions,
+		Variants: []*model.Variant{{Type: &model.Type{Kind: model.Ref, Target: ov.Variant, Pos: t.Pos}, Versions: t.Versions}}}
 	return nil
 }

@@ -1,40 +1,18 @@
-package model
+package schema
 
 import (
-	"fmt"
 	"sort"
-	"strings"
 
-	"github.com/mcpgen/mcpgen/parser/schema"
+	"github.com/mcpgen/mcpgen/model"
 )
 
-// Build lowers the documents, one per version and oldest first, and merges
-// them into one model in which every type, field, variant and method
-// records the versions it exists in.
-func Build(versions []string, docs []*schema.Document) (*Model, error) {
-	if len(versions) != len(docs) || len(docs) == 0 {
-		return nil, fmt.Errorf("model: %d versions for %d documents", len(versions), len(docs))
-	}
-	if len(docs) > 32 {
-		return nil, fmt.Errorf("model: at most 32 versions")
-	}
-	for i := 1; i < len(versions); i++ {
-		if versions[i] <= versions[i-1] {
-			return nil, fmt.Errorf("model: versions must be distinct and in ascending order, got %s after %s", versions[i], versions[i-1])
-		}
-	}
-	var vers []*version
-	for i, doc := range docs {
-		ver, err := lowerDocument(doc, Version(i))
-		if err != nil {
-			return nil, err
-		}
-		vers = append(vers, ver)
-	}
-	fold(vers)
-	m := &Model{Versions: versions, byName: map[string]*Type{}}
+// merge merges the lowered versions, newest first so that the newest shape
+// and order lead, into the named types of one model, keyed by name; a
+// definition renamed between versions keeps its old name as a deprecated
+// alias.
+func merge(vers []*version, versions []string) (map[string]*model.Type, error) {
+	byName := map[string]*model.Type{}
 	mg := &merger{vers: vers}
-	// Merge newest first, so the newest shape and order lead.
 	var names []string
 	seen := map[string]bool{}
 	for i := len(vers) - 1; i >= 0; i-- {
@@ -46,7 +24,7 @@ func Build(versions []string, docs []*schema.Document) (*Model, error) {
 		}
 	}
 	for _, n := range names {
-		var merged *Type
+		var merged *model.Type
 		for i := len(vers) - 1; i >= 0; i-- {
 			t := vers[i].types[n]
 			if t == nil {
@@ -61,16 +39,16 @@ func Build(versions []string, docs []*schema.Document) (*Model, error) {
 				return nil, err
 			}
 		}
-		m.byName[n] = merged
+		byName[n] = merged
 	}
 	for old, cur := range renames {
-		var vs VersionSet
+		var vs model.VersionSet
 		for _, ver := range vers {
 			if _, ok := ver.doc.Lookup(old); ok {
-				vs |= Only(ver.v)
+				vs |= model.Only(ver.v)
 			}
 		}
-		if vs == 0 || m.byName[cur] == nil {
+		if vs == 0 || byName[cur] == nil {
 			continue
 		}
 		// When the newest version given still uses the old name, no version
@@ -79,26 +57,10 @@ func Build(versions []string, docs []*schema.Document) (*Model, error) {
 		if next := int(vs.Newest()) + 1; next < len(versions) {
 			doc = old + " is the name " + cur + " had before " + versions[next] + "."
 		}
-		m.byName[old] = &Type{Kind: Alias, Name: old, Target: cur, Versions: vs, Pos: m.byName[cur].Pos,
+		byName[old] = &model.Type{Kind: model.Alias, Name: old, Target: cur, Versions: vs, Pos: byName[cur].Pos,
 			Doc: doc, Deprecated: "use " + cur + "."}
 	}
-	for _, t := range m.byName {
-		m.Types = append(m.Types, t)
-	}
-	sort.Slice(m.Types, func(i, j int) bool { return m.Types[i].Name < m.Types[j].Name })
-	if err := m.checkRefs(); err != nil {
-		return nil, err
-	}
-	if err := m.buildMethods(vers); err != nil {
-		return nil, err
-	}
-	if err := m.analyze(); err != nil {
-		return nil, err
-	}
-	if err := m.nameMembers(); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return byName, nil
 }
 
 type merger struct {
@@ -106,7 +68,7 @@ type merger struct {
 }
 
 // lookup finds a named type in the newest version that has it.
-func (mg *merger) lookup(name string) *Type {
+func (mg *merger) lookup(name string) *model.Type {
 	if mg == nil {
 		return nil
 	}
@@ -126,7 +88,7 @@ func fold(vers []*version) {
 	into := map[string]string{}
 	for changed := true; changed; {
 		changed = false
-		spots := map[string]map[string]Version{} // spot → ref target → newest version
+		spots := map[string]map[string]model.Version{} // spot → ref target → newest version
 		isDef := map[string]bool{}
 		// coexist reports names defined side by side in one version
 		// that do not merge: those are different types, never folded
@@ -151,7 +113,7 @@ func fold(vers []*version) {
 				if !t.Synthetic {
 					isDef[n] = true
 				}
-				if t.Kind != Struct {
+				if t.Kind != model.Struct {
 					continue
 				}
 				for _, f := range t.Fields {
@@ -161,7 +123,7 @@ func fold(vers []*version) {
 					}
 					spot := n + "." + f.JSON
 					if spots[spot] == nil {
-						spots[spot] = map[string]Version{}
+						spots[spot] = map[string]model.Version{}
 					}
 					spots[spot][target] = ver.v
 				}
@@ -212,7 +174,7 @@ func fold(vers []*version) {
 	}
 }
 
-func spotPair(targets map[string]Version) (string, string) {
+func spotPair(targets map[string]model.Version) (string, string) {
 	var names []string
 	for n := range targets {
 		names = append(names, n)
@@ -221,11 +183,11 @@ func spotPair(targets map[string]Version) (string, string) {
 	return names[0], names[1]
 }
 
-func refTarget(t *Type) string {
-	for t != nil && (t.Kind == Array || t.Kind == Map) {
+func refTarget(t *model.Type) string {
+	for t != nil && (t.Kind == model.Array || t.Kind == model.Map) {
 		t = t.Elem
 	}
-	if t != nil && t.Kind == Ref {
+	if t != nil && t.Kind == model.Ref {
 		return t.Target
 	}
 	return ""
@@ -253,12 +215,12 @@ func (ver *version) applyFold(into map[string]string) {
 			ver.order = append(ver.order, to)
 		}
 	}
-	var walk func(t *Type)
-	walk = func(t *Type) {
+	var walk func(t *model.Type)
+	walk = func(t *model.Type) {
 		if t == nil {
 			return
 		}
-		if (t.Kind == Ref || t.Kind == Alias) && into[t.Target] != "" && ver.types[t.Target] == nil {
+		if (t.Kind == model.Ref || t.Kind == model.Alias) && into[t.Target] != "" && ver.types[t.Target] == nil {
 			t.Target = into[t.Target]
 		}
 		walk(t.Elem)
@@ -276,7 +238,7 @@ func (ver *version) applyFold(into map[string]string) {
 }
 
 // mergeNamed merges an older version of a named type into a newer one.
-func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
+func mergeNamed(a, b *model.Type, mg *merger) (*model.Type, error) {
 	out := *a
 	out.Versions |= b.Versions
 	out.Synthetic = a.Synthetic && b.Synthetic
@@ -284,14 +246,14 @@ func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
 		out.Doc = b.Doc
 	}
 	switch {
-	case a.Kind == Union && b.Kind == Alias, a.Kind == Union && b.Kind == Ref:
+	case a.Kind == model.Union && b.Kind == model.Alias, a.Kind == model.Union && b.Kind == model.Ref:
 		return addVariant(&out, b.Target, b.Versions, b.Pos)
-	case a.Kind == Alias && b.Kind == Union, a.Kind == Ref && b.Kind == Union:
+	case a.Kind == model.Alias && b.Kind == model.Union, a.Kind == model.Ref && b.Kind == model.Union:
 		u := *b
 		u.Versions |= a.Versions
 		u.Name, u.Doc, u.Pos = a.Name, out.Doc, a.Pos
 		return addVariant(&u, a.Target, a.Versions, a.Pos)
-	case a.Kind != b.Kind && (a.Kind == Raw || b.Kind == Raw):
+	case a.Kind != b.Kind && (a.Kind == model.Raw || b.Kind == model.Raw):
 		t, err := mergeExpr(a.Name, "", a, b, mg)
 		if err != nil {
 			return nil, err
@@ -299,17 +261,17 @@ func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
 		t.Name, t.Versions, t.Doc, t.Pos, t.Synthetic = out.Name, out.Versions, out.Doc, out.Pos, out.Synthetic
 		return t, nil
 	case a.Kind != b.Kind:
-		return nil, errorf(a.Pos, "%s is a %s here and a %s at %s: add an entry to the override table", a.Name, a.Kind, b.Kind, b.Pos)
+		return nil, model.Errorf(a.Pos, "%s is a %s here and a %s at %s: add an entry to the override table", a.Name, a.Kind, b.Kind, b.Pos)
 	}
 	switch a.Kind {
-	case Struct:
+	case model.Struct:
 		out.Fields = nil
 		for _, f := range a.Fields {
 			c := *f
 			out.Fields = append(out.Fields, &c)
 		}
 		for _, f := range b.Fields {
-			old := out.field(f.JSON)
+			old := out.Field(f.JSON)
 			if old == nil {
 				c := *f
 				out.Fields = append(out.Fields, &c)
@@ -337,7 +299,7 @@ func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
 			}
 			out.Extra = t
 		}
-	case Union:
+	case model.Union:
 		out.Variants = nil
 		for _, v := range a.Variants {
 			c := *v
@@ -356,7 +318,7 @@ func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
 				out.Variants = append(out.Variants, &c)
 			}
 		}
-	case Enum:
+	case model.Enum:
 		out.Values = nil
 		for _, v := range a.Values {
 			c := *v
@@ -375,9 +337,9 @@ func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
 				out.Values = append(out.Values, &c)
 			}
 		}
-	case Alias:
+	case model.Alias:
 		if a.Target != b.Target {
-			return nil, errorf(a.Pos, "%s names %s here and %s at %s", a.Name, a.Target, b.Target, b.Pos)
+			return nil, model.Errorf(a.Pos, "%s names %s here and %s at %s", a.Name, a.Target, b.Target, b.Pos)
 		}
 	default:
 		t, err := mergeExpr(a.Name, "", a, b, mg)
@@ -390,15 +352,15 @@ func mergeNamed(a, b *Type, mg *merger) (*Type, error) {
 	return &out, nil
 }
 
-func sameVariant(a, b *Type, mg *merger) bool {
-	if a.Kind == Ref && b.Kind == Ref {
+func sameVariant(a, b *model.Type, mg *merger) bool {
+	if a.Kind == model.Ref && b.Kind == model.Ref {
 		return a.Target == b.Target
 	}
-	prim := func(t *Type) Prim {
-		if t.Kind == Ref {
+	prim := func(t *model.Type) model.Prim {
+		if t.Kind == model.Ref {
 			t = mg.lookup(t.Target)
 		}
-		if t != nil && t.Kind == Primitive {
+		if t != nil && t.Kind == model.Primitive {
 			return t.Prim
 		}
 		return 0
@@ -407,20 +369,20 @@ func sameVariant(a, b *Type, mg *merger) bool {
 	return pa != 0 && pa == prim(b)
 }
 
-func addVariant(u *Type, target string, vs VersionSet, pos Pos) (*Type, error) {
+func addVariant(u *model.Type, target string, vs model.VersionSet, pos model.Pos) (*model.Type, error) {
 	out := *u
 	out.Variants = nil
 	found := false
 	for _, v := range u.Variants {
 		c := *v
-		if v.Type.Kind == Ref && v.Type.Target == target {
+		if v.Type.Kind == model.Ref && v.Type.Target == target {
 			c.Versions |= vs
 			found = true
 		}
 		out.Variants = append(out.Variants, &c)
 	}
 	if !found {
-		out.Variants = append(out.Variants, &Variant{Type: &Type{Kind: Ref, Target: target, Pos: pos}, Versions: vs})
+		out.Variants = append(out.Variants, &model.Variant{Type: &model.Type{Kind: model.Ref, Target: target, Pos: pos}, Versions: vs})
 	}
 	return &out, nil
 }
@@ -428,24 +390,24 @@ func addVariant(u *Type, target string, vs VersionSet, pos Pos) (*Type, error) {
 // mergeExpr merges two versions of an unnamed type found at owner.field:
 // equal shapes merge, a shape that contains the other widens it, anything
 // else needs an override.
-func mergeExpr(owner, field string, a, b *Type, mg *merger) (*Type, error) {
+func mergeExpr(owner, field string, a, b *model.Type, mg *merger) (*model.Type, error) {
 	at := owner
 	if field != "" {
 		at += "." + field
 	}
 	if w, ok := widenFor(owner, field); ok {
-		return &Type{Kind: Raw, RawKind: w.To, Pos: a.Pos, Doc: a.Doc}, nil
+		return &model.Type{Kind: model.Raw, RawKind: w.To, Pos: a.Pos, Doc: a.Doc}, nil
 	}
 	if k, ok := keepFor(owner, field); ok {
-		return &Type{Kind: Ref, Target: k.Target, Pos: a.Pos, Doc: a.Doc}, nil
+		return &model.Type{Kind: model.Ref, Target: k.Target, Pos: a.Pos, Doc: a.Doc}, nil
 	}
-	if a.Kind == Raw || b.Kind == Raw {
+	if a.Kind == model.Raw || b.Kind == model.Raw {
 		r, o := a, b
-		if r.Kind != Raw {
+		if r.Kind != model.Raw {
 			r, o = b, a
 		}
 		out := *r
-		if r.RawKind == AnyObject && o.Kind == Ref && mg.openStruct(o.Target) {
+		if r.RawKind == model.AnyObject && o.Kind == model.Ref && mg.openStruct(o.Target) {
 			// An open object in one version and a definition that accepts
 			// unknown members in another: the definition keeps its typing.
 			// Its fields exist only in its own versions, so nothing more is
@@ -456,29 +418,29 @@ func mergeExpr(owner, field string, a, b *Type, mg *merger) (*Type, error) {
 			}
 			return &c, nil
 		}
-		if r.RawKind == AnyValue || isObjectShape(o, mg) {
+		if r.RawKind == model.AnyValue || isObjectShape(o, mg) {
 			if a.Doc != "" {
 				out.Doc = a.Doc
 			}
-			if o.Kind == Raw && o.RawKind == AnyValue {
-				out.RawKind = AnyValue
+			if o.Kind == model.Raw && o.RawKind == model.AnyValue {
+				out.RawKind = model.AnyValue
 			}
 			return &out, nil
 		}
-		return nil, errorf(a.Pos, "%s: a JSON object here and a %s at %s; neither contains the other: add a widening to the override table", at, o.Kind, b.Pos)
+		return nil, model.Errorf(a.Pos, "%s: a JSON object here and a %s at %s; neither contains the other: add a widening to the override table", at, o.Kind, b.Pos)
 	}
 	if a.Kind != b.Kind {
 		if u := unionHolding(a, b, mg); u != nil {
 			return u, nil
 		}
-		return nil, errorf(a.Pos, "%s is a %s here and a %s at %s: add an entry to the override table", at, a.Kind, b.Kind, b.Pos)
+		return nil, model.Errorf(a.Pos, "%s is a %s here and a %s at %s: add an entry to the override table", at, a.Kind, b.Kind, b.Pos)
 	}
 	out := *a
 	if out.Doc == "" {
 		out.Doc = b.Doc
 	}
 	switch a.Kind {
-	case Ref:
+	case model.Ref:
 		if a.Target == b.Target {
 			return &out, nil
 		}
@@ -488,15 +450,15 @@ func mergeExpr(owner, field string, a, b *Type, mg *merger) (*Type, error) {
 		// An inline object whose place a definition takes in another
 		// version widens to the definition when the definition accepts
 		// every property it declares.
-		for _, p := range [][2]*Type{{a, b}, {b, a}} {
+		for _, p := range [][2]*model.Type{{a, b}, {b, a}} {
 			def, inline := p[0], p[1]
 			if mg.synthetic(inline.Target) && !mg.synthetic(def.Target) && mg.contains(def, inline, 0) {
 				c := *def
 				return &c, nil
 			}
 		}
-		return nil, errorf(a.Pos, "%s is %s here and %s at %s: add an entry to the override table", at, a.Target, b.Target, b.Pos)
-	case Array, Map:
+		return nil, model.Errorf(a.Pos, "%s is %s here and %s at %s: add an entry to the override table", at, a.Target, b.Target, b.Pos)
+	case model.Array, model.Map:
 		elem, err := mergeExpr(owner, field+"[]", a.Elem, b.Elem, mg)
 		if err != nil {
 			return nil, err
@@ -509,16 +471,16 @@ func mergeExpr(owner, field string, a, b *Type, mg *merger) (*Type, error) {
 			out.MaxItems = nil
 		}
 		return &out, nil
-	case Primitive:
+	case model.Primitive:
 		if a.Prim != b.Prim {
-			if (a.Prim == Integer && b.Prim == Number) || (a.Prim == Number && b.Prim == Integer) {
-				out.Prim = Number
+			if (a.Prim == model.Integer && b.Prim == model.Number) || (a.Prim == model.Number && b.Prim == model.Integer) {
+				out.Prim = model.Number
 				return &out, nil
 			}
-			return nil, errorf(a.Pos, "%s is %s here and %s at %s", at, a.Prim, b.Prim, b.Pos)
+			return nil, model.Errorf(a.Pos, "%s is %s here and %s at %s", at, a.Prim, b.Prim, b.Pos)
 		}
 		if a.Const != b.Const {
-			return nil, errorf(a.Pos, "%s is the constant %s here and %s at %s", at, a.Const, b.Const, b.Pos)
+			return nil, model.Errorf(a.Pos, "%s is the constant %s here and %s at %s", at, a.Const, b.Const, b.Pos)
 		}
 		out.Nullable = a.Nullable || b.Nullable
 		if a.Format != b.Format {
@@ -526,7 +488,7 @@ func mergeExpr(owner, field string, a, b *Type, mg *merger) (*Type, error) {
 		}
 		return &out, nil
 	}
-	return nil, errorf(a.Pos, "%s: cannot merge two %s types", at, a.Kind)
+	return nil, model.Errorf(a.Pos, "%s: cannot merge two %s types", at, a.Kind)
 }
 
 // synthetic reports whether no version defines name: it is an inline type
@@ -549,43 +511,43 @@ func (mg *merger) synthetic(name string) bool {
 
 // contains reports whether every value small describes is one big
 // accepts, requiredness aside (it is kept per version).
-func (mg *merger) contains(big, small *Type, depth int) bool {
+func (mg *merger) contains(big, small *model.Type, depth int) bool {
 	if depth > 8 {
 		return false
 	}
-	if big.Kind == Ref && small.Kind == Ref && big.Target == small.Target {
+	if big.Kind == model.Ref && small.Kind == model.Ref && big.Target == small.Target {
 		return true
 	}
-	if big.Kind == Ref {
+	if big.Kind == model.Ref {
 		if big = mg.lookup(big.Target); big == nil {
 			return false
 		}
 	}
-	if small.Kind == Ref {
+	if small.Kind == model.Ref {
 		if small = mg.lookup(small.Target); small == nil {
 			return false
 		}
 	}
-	if big.Kind == Raw {
-		return big.RawKind == AnyValue || isObjectShape(small, mg)
+	if big.Kind == model.Raw {
+		return big.RawKind == model.AnyValue || isObjectShape(small, mg)
 	}
 	if big.Kind != small.Kind {
 		return false
 	}
 	switch big.Kind {
-	case Struct:
+	case model.Struct:
 		for _, f := range small.Fields {
-			bf := big.field(f.JSON)
+			bf := big.Field(f.JSON)
 			if bf == nil || !mg.contains(bf.Type, f.Type, depth+1) {
 				return false
 			}
 		}
 		return true
-	case Array, Map:
+	case model.Array, model.Map:
 		return mg.contains(big.Elem, small.Elem, depth+1)
-	case Primitive:
-		return big.Prim == small.Prim || (big.Prim == Number && small.Prim == Integer)
-	case Enum:
+	case model.Primitive:
+		return big.Prim == small.Prim || (big.Prim == model.Number && small.Prim == model.Integer)
+	case model.Enum:
 		for _, v := range small.Values {
 			found := false
 			for _, w := range big.Values {
@@ -604,151 +566,41 @@ func (mg *merger) contains(big, small *Type, depth int) bool {
 // members it does not name.
 func (mg *merger) openStruct(name string) bool {
 	t := mg.lookup(name)
-	return t != nil && t.Kind == Struct && t.Extra != nil && t.Extra.Kind == Raw && t.Extra.RawKind == AnyValue
+	return t != nil && t.Kind == model.Struct && t.Extra != nil && t.Extra.Kind == model.Raw && t.Extra.RawKind == model.AnyValue
 }
 
 // isObjectShape reports whether t always describes a JSON object.
-func isObjectShape(t *Type, mg *merger) bool {
+func isObjectShape(t *model.Type, mg *merger) bool {
 	switch t.Kind {
-	case Struct, Map:
+	case model.Struct, model.Map:
 		return true
-	case Raw:
-		return t.RawKind == AnyObject
-	case Ref:
+	case model.Raw:
+		return t.RawKind == model.AnyObject
+	case model.Ref:
 		n := mg.lookup(t.Target)
-		return n != nil && n.Kind != Ref && isObjectShape(n, mg)
+		return n != nil && n.Kind != model.Ref && isObjectShape(n, mg)
 	}
 	return false
 }
 
 // unionHolding returns the side that is a reference to a union listing the
 // other side as a variant.
-func unionHolding(a, b *Type, mg *merger) *Type {
-	for _, p := range [][2]*Type{{a, b}, {b, a}} {
+func unionHolding(a, b *model.Type, mg *merger) *model.Type {
+	for _, p := range [][2]*model.Type{{a, b}, {b, a}} {
 		u, o := p[0], p[1]
-		if u.Kind != Ref || o.Kind != Ref {
+		if u.Kind != model.Ref || o.Kind != model.Ref {
 			continue
 		}
 		n := mg.lookup(u.Target)
-		if n == nil || n.Kind != Union {
+		if n == nil || n.Kind != model.Union {
 			continue
 		}
 		for _, v := range n.Variants {
-			if v.Type.Kind == Ref && v.Type.Target == o.Target {
+			if v.Type.Kind == model.Ref && v.Type.Target == o.Target {
 				c := *u
 				return &c
 			}
 		}
 	}
 	return nil
-}
-
-// checkRefs makes sure every reference names a type of the model.
-func (m *Model) checkRefs() error {
-	var check func(t *Type, at string) error
-	check = func(t *Type, at string) error {
-		if t == nil {
-			return nil
-		}
-		if (t.Kind == Ref || t.Kind == Alias) && m.byName[t.Target] == nil {
-			return errorf(t.Pos, "%s refers to %s, which no version defines", at, t.Target)
-		}
-		if err := check(t.Elem, at+"[]"); err != nil {
-			return err
-		}
-		if err := check(t.Extra, at+"{}"); err != nil {
-			return err
-		}
-		for _, f := range t.Fields {
-			if err := check(f.Type, at+"."+f.JSON); err != nil {
-				return err
-			}
-		}
-		for _, v := range t.Variants {
-			if err := check(v.Type, at+"|"); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, t := range m.Types {
-		if err := check(t, t.Name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// structMethods are the exported methods the protocol package declares on
-// every struct; no field or setter may take their names.
-var structMethods = []string{"MarshalJSON", "UnmarshalJSON", "Validate", "ValidateVersion"}
-
-// nameMembers gives enum values and field setters Go names and checks that
-// no generated name is used twice: in the package, or among the fields and
-// methods of a struct.
-func (m *Model) nameMembers() error {
-	used := map[string]string{}
-	for _, t := range m.Types {
-		used[t.Name] = "type " + t.Name
-	}
-	for _, t := range m.Types {
-		if t.Kind == Struct {
-			// seen maps each name the struct uses to what uses it.
-			seen := map[string]string{"Extra": "the field of the properties the schema does not name"}
-			for _, name := range structMethods {
-				seen[name] = "a method of every struct"
-			}
-			for _, f := range t.Fields {
-				if prev, dup := seen[f.GoName]; dup {
-					return errorf(f.Pos, "%s: property %q becomes the Go field %s, already %s", t.Name, f.JSON, f.GoName, prev)
-				}
-				seen[f.GoName] = fmt.Sprintf("the field of property %q", f.JSON)
-			}
-			for _, f := range t.Fields {
-				if !m.needsSetter(t, f) {
-					continue
-				}
-				name := "Set" + f.GoName
-				if prev, dup := seen[name]; dup {
-					return errorf(f.Pos, "%s: property %q needs the setter %s, already %s", t.Name, f.JSON, name, prev)
-				}
-				seen[name] = fmt.Sprintf("the setter of property %q", f.JSON)
-				f.Setter = name
-			}
-		}
-		if t.Kind != Enum {
-			continue
-		}
-		for _, v := range t.Values {
-			v.GoName = t.Name + GoName(v.Value)
-			if prev, dup := used[v.GoName]; dup {
-				return errorf(t.Pos, "enum value %q of %s becomes %s, already %s", v.Value, t.Name, v.GoName, prev)
-			}
-			used[v.GoName] = "a value of " + t.Name
-		}
-	}
-	return nil
-}
-
-// needsSetter reports whether field f of struct t needs a setter: an
-// integer, number or boolean property, whose zero is a value like any
-// other, that some version requires but that a value built in Go does not
-// always carry (see Type.AlwaysCarried), so that assigning it zero would
-// read as absent. A nullable, constant or string property needs none: nil,
-// the constant and "" say what they mean.
-func (m *Model) needsSetter(t *Type, f *Field) bool {
-	if f.Required == 0 || t.AlwaysCarried(f) {
-		return false
-	}
-	p := m.Resolve(f.Type)
-	return p != nil && p.Kind == Primitive && !p.Nullable && p.Const == "" && p.Prim != String
-}
-
-// typeNames lists the names of the model's types, for messages.
-func (m *Model) typeNames() string {
-	var names []string
-	for _, t := range m.Types {
-		names = append(names, t.Name)
-	}
-	return strings.Join(names, ", ")
 }
