@@ -172,25 +172,26 @@ func (g *handlerGen) tool(t *model.Tool) {
 	case model.OutputRaw:
 		out = string(t.Output.Schema)
 	}
-	def := jen.Dict{jen.Id("Name"): jen.Lit(t.Name)}
-	dictString(def, "Title", t.Title)
-	dictString(def, "Description", t.Description)
+	var def fields
+	def.add("Name", jen.Lit(t.Name))
+	def.addString("Title", t.Title)
+	def.addString("Description", t.Description)
 	falseHints := false
 	if len(t.Hints) > 0 {
-		ann := jen.Dict{}
+		var ann fields
 		extra := jen.Dict{}
 		for _, hint := range t.Hints {
 			if hint.Value {
-				ann[jen.Id(upperFirst(hint.Key))] = jen.True()
+				ann.add(upperFirst(hint.Key), jen.True())
 			} else {
 				extra[jen.Lit(hint.Key)] = jen.Qual(jsonPkg, "RawMessage").Call(jen.Lit("false"))
 			}
 		}
 		if len(extra) > 0 {
 			falseHints = true
-			ann[jen.Id("Extra")] = jen.Map(jen.String()).Qual(jsonPkg, "RawMessage").Values(extra)
+			ann.add("Extra", jen.Map(jen.String()).Qual(jsonPkg, "RawMessage").Values(extra))
 		}
-		def[jen.Id("Annotations")] = jen.Op("&").Qual(mcpPkg, "ToolAnnotations").Values(ann)
+		def.add("Annotations", jen.Op("&").Add(ann.of("ToolAnnotations")))
 	}
 	name := g.names.tool(toolDef, t)
 	g.f.Commentf("%s is the definition of tool %s (%s), but for its schemas: handler.AddTool adds them.", name, t.Name, t.Pos)
@@ -198,7 +199,7 @@ func (g *handlerGen) tool(t *model.Tool) {
 		g.f.Comment("Hints written false are in Extra: a Go literal's false field is left out of the")
 		g.f.Comment("JSON, and a client would read the hint's default instead.")
 	}
-	g.f.Var().Id(name).Op("=").Qual(mcpPkg, "Tool").Values(def)
+	g.f.Var().Id(name).Op("=").Add(def.of("Tool"))
 	g.f.Line()
 	name = g.names.tool(inputSchema, t)
 	g.f.Commentf("%s is the input schema of tool %s.", name, t.Name)

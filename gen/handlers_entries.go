@@ -48,6 +48,26 @@ func dictString(d jen.Dict, key, value string) {
 	}
 }
 
+// fields are a composite literal's fields in the order they are added,
+// written one a line: definitions read Name first, as the spec lists it.
+type fields []jen.Code
+
+func (l *fields) add(key string, value jen.Code) {
+	*l = append(*l, jen.Line().Id(key).Op(":").Add(value))
+}
+
+// addString adds key: value when value is not empty.
+func (l *fields) addString(key, value string) {
+	if value != "" {
+		l.add(key, jen.Lit(value))
+	}
+}
+
+// of writes the literal of typ, a type of the mcp package.
+func (l fields) of(typ string) jen.Code {
+	return jen.Qual(mcpPkg, typ).Values(append(l[:len(l):len(l)], jen.Line())...)
+}
+
 // addPrompt is Register's call that adds one prompt.
 func (g *handlerGen) addPrompt(p *model.Prompt) jen.Code {
 	handler := bound(p.Recv, g.names.prompt(promptGet, p), jen.Qual(contextPkg, "Context"), jen.Op("*").Qual(mcpPkg, "GetPromptRequestParams"))
@@ -56,9 +76,10 @@ func (g *handlerGen) addPrompt(p *model.Prompt) jen.Code {
 
 // prompt writes one prompt's definition, handler and argument reader.
 func (g *handlerGen) prompt(p *model.Prompt) {
-	def := jen.Dict{jen.Id("Name"): jen.Lit(p.Name)}
-	dictString(def, "Title", p.Title)
-	dictString(def, "Description", p.Description)
+	var def fields
+	def.add("Name", jen.Lit(p.Name))
+	def.addString("Title", p.Title)
+	def.addString("Description", p.Description)
 	if len(p.Args) > 0 {
 		var args []jen.Code
 		for _, a := range p.Args {
@@ -69,11 +90,11 @@ func (g *handlerGen) prompt(p *model.Prompt) {
 			}
 			args = append(args, jen.Values(d))
 		}
-		def[jen.Id("Arguments")] = jen.Index().Qual(mcpPkg, "PromptArgument").Values(args...)
+		def.add("Arguments", jen.Index().Qual(mcpPkg, "PromptArgument").Values(args...))
 	}
 	name := g.names.prompt(promptDef, p)
 	g.f.Commentf("%s is the definition of prompt %s (%s).", name, p.Name, p.Pos)
-	g.f.Var().Id(name).Op("=").Qual(mcpPkg, "Prompt").Values(def)
+	g.f.Var().Id(name).Op("=").Add(def.of("Prompt"))
 	g.f.Line()
 
 	var body []jen.Code
@@ -193,10 +214,10 @@ func (g *handlerGen) addResource(r *model.Resource) jen.Code {
 
 // resource writes one resource's or template's definition and handler.
 func (g *handlerGen) resource(r *model.Resource) {
-	def := jen.Dict{jen.Id("Name"): jen.Lit(r.Name)}
-	dictString(def, "Title", r.Title)
-	dictString(def, "Description", r.Description)
-	dictString(def, "MIMEType", r.MIME)
+	var def fields
+	def.add("Name", jen.Lit(r.Name))
+	def.addString("Title", r.Title)
+	def.addString("Description", r.Description)
 	params := []jen.Code{jen.Id("ctx").Qual(contextPkg, "Context")}
 	params = append(params, recvParam(r.Recv)...)
 	params = append(params, jen.Id("p").Op("*").Qual(mcpPkg, "ReadResourceRequestParams"))
@@ -205,7 +226,7 @@ func (g *handlerGen) resource(r *model.Resource) {
 	typ, what := "Resource", "resource"
 	if r.Template != "" {
 		typ, what = "ResourceTemplate", "resource template"
-		def[jen.Id("URITemplate")] = jen.Lit(r.Template)
+		def.add("URITemplate", jen.Lit(r.Template))
 		params = append(params, jen.Id("vars").Map(jen.String()).String())
 		body = append(body, jen.Var().Id("v").Add(g.goType(r.Vars)))
 		for _, tv := range r.TemplateVars {
@@ -217,11 +238,12 @@ func (g *handlerGen) resource(r *model.Resource) {
 		}
 		callArgs = append(callArgs, jen.Id("v"))
 	} else {
-		def[jen.Id("URI")] = jen.Lit(r.URI)
+		def.add("URI", jen.Lit(r.URI))
 	}
+	def.addString("MIMEType", r.MIME)
 	name := g.names.resource(resourceDef, r)
 	g.f.Commentf("%s is the definition of %s %s (%s).", name, what, r.Name, r.Pos)
-	g.f.Var().Id(name).Op("=").Qual(mcpPkg, typ).Values(def)
+	g.f.Var().Id(name).Op("=").Add(def.of(typ))
 	g.f.Line()
 
 	body = append(body,

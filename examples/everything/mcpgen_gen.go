@@ -191,8 +191,8 @@ func RegisterEverything(s *server.Server, r *everything) error {
 
 // mcpgenToolSimpleTextTool is the definition of tool test_simple_text (tools.go:43), but for its schemas: handler.AddTool adds them.
 var mcpgenToolSimpleTextTool = mcp.Tool{
-	Description: "Returns one text block.",
 	Name:        "test_simple_text",
+	Description: "Returns one text block.",
 }
 
 // mcpgenInputSchemaSimpleTextTool is the input schema of tool test_simple_text.
@@ -218,8 +218,8 @@ func mcpgenCheckInputSimpleTextTool(args []byte) error {
 
 // mcpgenToolImageTool is the definition of tool test_image_content (tools.go:50), but for its schemas: handler.AddTool adds them.
 var mcpgenToolImageTool = mcp.Tool{
-	Description: "Returns a PNG image.",
 	Name:        "test_image_content",
+	Description: "Returns a PNG image.",
 }
 
 // mcpgenInputSchemaImageTool is the input schema of tool test_image_content.
@@ -245,8 +245,8 @@ func mcpgenCheckInputImageTool(args []byte) error {
 
 // mcpgenToolAudioTool is the definition of tool test_audio_content (tools.go:57), but for its schemas: handler.AddTool adds them.
 var mcpgenToolAudioTool = mcp.Tool{
-	Description: "Returns a WAV recording.",
 	Name:        "test_audio_content",
+	Description: "Returns a WAV recording.",
 }
 
 // mcpgenInputSchemaAudioTool is the input schema of tool test_audio_content.
@@ -272,8 +272,8 @@ func mcpgenCheckInputAudioTool(args []byte) error {
 
 // mcpgenToolEmbeddedResourceTool is the definition of tool test_embedded_resource (tools.go:71), but for its schemas: handler.AddTool adds them.
 var mcpgenToolEmbeddedResourceTool = mcp.Tool{
-	Description: "Returns an embedded text resource.",
 	Name:        "test_embedded_resource",
+	Description: "Returns an embedded text resource.",
 }
 
 // mcpgenInputSchemaEmbeddedResourceTool is the input schema of tool test_embedded_resource.
@@ -299,8 +299,8 @@ func mcpgenCheckInputEmbeddedResourceTool(args []byte) error {
 
 // mcpgenToolMixedContentTool is the definition of tool test_multiple_content_types (tools.go:78), but for its schemas: handler.AddTool adds them.
 var mcpgenToolMixedContentTool = mcp.Tool{
-	Description: "Returns text, an image and an embedded resource.",
 	Name:        "test_multiple_content_types",
+	Description: "Returns text, an image and an embedded resource.",
 }
 
 // mcpgenInputSchemaMixedContentTool is the input schema of tool test_multiple_content_types.
@@ -326,8 +326,8 @@ func mcpgenCheckInputMixedContentTool(args []byte) error {
 
 // mcpgenToolLoggingTool is the definition of tool test_tool_with_logging (tools.go:89), but for its schemas: handler.AddTool adds them.
 var mcpgenToolLoggingTool = mcp.Tool{
-	Description: "Sends three info log messages while it runs.",
 	Name:        "test_tool_with_logging",
+	Description: "Sends three info log messages while it runs.",
 }
 
 // mcpgenInputSchemaLoggingTool is the input schema of tool test_tool_with_logging.
@@ -353,8 +353,8 @@ func mcpgenCheckInputLoggingTool(args []byte) error {
 
 // mcpgenToolErrorTool is the definition of tool test_error_handling (tools.go:106), but for its schemas: handler.AddTool adds them.
 var mcpgenToolErrorTool = mcp.Tool{
-	Description: "Always fails, with an isError result.",
 	Name:        "test_error_handling",
+	Description: "Always fails, with an isError result.",
 }
 
 // mcpgenInputSchemaErrorTool is the input schema of tool test_error_handling.
@@ -380,8 +380,8 @@ func mcpgenCheckInputErrorTool(args []byte) error {
 
 // mcpgenToolProgressTool is the definition of tool test_tool_with_progress (tools.go:113), but for its schemas: handler.AddTool adds them.
 var mcpgenToolProgressTool = mcp.Tool{
-	Description: "Reports progress 0, 50 and 100 out of 100 while it runs.",
 	Name:        "test_tool_with_progress",
+	Description: "Reports progress 0, 50 and 100 out of 100 while it runs.",
 }
 
 // mcpgenInputSchemaProgressTool is the input schema of tool test_tool_with_progress.
@@ -407,8 +407,8 @@ func mcpgenCheckInputProgressTool(args []byte) error {
 
 // mcpgenToolSamplingTool is the definition of tool test_sampling (tools.go:138), but for its schemas: handler.AddTool adds them.
 var mcpgenToolSamplingTool = mcp.Tool{
-	Description: "Asks the client's model to answer a prompt (sampling/createMessage).",
 	Name:        "test_sampling",
+	Description: "Asks the client's model to answer a prompt (sampling/createMessage).",
 }
 
 // mcpgenInputSchemaSamplingTool is the input schema of tool test_sampling.
@@ -455,8 +455,8 @@ func mcpgenCheckInputSamplingTool(args []byte) error {
 
 // mcpgenToolElicitationTool is the definition of tool test_elicitation (tools.go:180), but for its schemas: handler.AddTool adds them.
 var mcpgenToolElicitationTool = mcp.Tool{
-	Description: "Asks the user for a username and an email address (elicitation/create).",
 	Name:        "test_elicitation",
+	Description: "Asks the user for a username and an email address (elicitation/create).",
 }
 
 // mcpgenInputSchemaElicitationTool is the input schema of tool test_elicitation.
@@ -503,8 +503,8 @@ func mcpgenCheckInputElicitationTool(args []byte) error {
 
 // mcpgenToolDefaultsElicitationTool is the definition of tool test_elicitation_sep1034_defaults (tools.go:196), but for its schemas: handler.AddTool adds them.
 var mcpgenToolDefaultsElicitationTool = mcp.Tool{
-	Description: "Elicits a form whose fields all have defaults (SEP-1034).",
 	Name:        "test_elicitation_sep1034_defaults",
+	Description: "Elicits a form whose fields all have defaults (SEP-1034).",
 }
 
 // mcpgenInputSchemaDefaultsElicitationTool is the input schema of tool test_elicitation_sep1034_defaults.
@@ -530,8 +530,8 @@ func mcpgenCheckInputDefaultsElicitationTool(args []byte) error {
 
 // mcpgenToolEnumsElicitationTool is the definition of tool test_elicitation_sep1330_enums (tools.go:214), but for its schemas: handler.AddTool adds them.
 var mcpgenToolEnumsElicitationTool = mcp.Tool{
-	Description: "Elicits a form with every kind of enum field (SEP-1330).",
 	Name:        "test_elicitation_sep1330_enums",
+	Description: "Elicits a form with every kind of enum field (SEP-1330).",
 }
 
 // mcpgenInputSchemaEnumsElicitationTool is the input schema of tool test_elicitation_sep1330_enums.
@@ -557,8 +557,8 @@ func mcpgenCheckInputEnumsElicitationTool(args []byte) error {
 
 // mcpgenToolSchema202012Tool is the definition of tool json_schema_2020_12_tool (tools.go:256), but for its schemas: handler.AddTool adds them.
 var mcpgenToolSchema202012Tool = mcp.Tool{
-	Description: "Tool with JSON Schema 2020-12 features",
 	Name:        "json_schema_2020_12_tool",
+	Description: "Tool with JSON Schema 2020-12 features",
 }
 
 // mcpgenInputSchemaSchema202012Tool is the input schema of tool json_schema_2020_12_tool.
@@ -650,8 +650,8 @@ func mcpgenCallSchema202012Tool(ctx context.Context, p *mcp.CallToolRequestParam
 
 // mcpgenToolCustomHeaderTool is the definition of tool test_custom_header (tools.go:279), but for its schemas: handler.AddTool adds them.
 var mcpgenToolCustomHeaderTool = mcp.Tool{
-	Description: "Runs a query in a region, which 2026-07-28 HTTP clients mirror into\nthe Mcp-Param-Region header (SEP-2243) and the server checks against\nthe arguments.",
 	Name:        "test_custom_header",
+	Description: "Runs a query in a region, which 2026-07-28 HTTP clients mirror into\nthe Mcp-Param-Region header (SEP-2243) and the server checks against\nthe arguments.",
 }
 
 // mcpgenInputSchemaCustomHeaderTool is the input schema of tool test_custom_header.
@@ -684,8 +684,8 @@ func mcpgenCallCustomHeaderTool(ctx context.Context, p *mcp.CallToolRequestParam
 
 // mcpgenToolReconnectionTool is the definition of tool test_reconnection (tools.go:290), but for its schemas: handler.AddTool adds them.
 var mcpgenToolReconnectionTool = mcp.Tool{
-	Description: "Answers after a pause, for clients that reconnect mid-call (SEP-1699).",
 	Name:        "test_reconnection",
+	Description: "Answers after a pause, for clients that reconnect mid-call (SEP-1699).",
 }
 
 // mcpgenInputSchemaReconnectionTool is the input schema of tool test_reconnection.
@@ -711,8 +711,8 @@ func mcpgenCheckInputReconnectionTool(args []byte) error {
 
 // mcpgenToolEverythingTriggerToolChange is the definition of tool test_trigger_tool_change (tools_changes.go:25), but for its schemas: handler.AddTool adds them.
 var mcpgenToolEverythingTriggerToolChange = mcp.Tool{
-	Description: "Adds or removes the tool test_dynamic_tool, which changes the tool list.",
 	Name:        "test_trigger_tool_change",
+	Description: "Adds or removes the tool test_dynamic_tool, which changes the tool list.",
 }
 
 // mcpgenInputSchemaEverythingTriggerToolChange is the input schema of tool test_trigger_tool_change.
@@ -738,8 +738,8 @@ func mcpgenCheckInputEverythingTriggerToolChange(args []byte) error {
 
 // mcpgenToolEverythingTriggerPromptChange is the definition of tool test_trigger_prompt_change (tools_changes.go:46), but for its schemas: handler.AddTool adds them.
 var mcpgenToolEverythingTriggerPromptChange = mcp.Tool{
-	Description: "Adds or removes the prompt test_dynamic_prompt, which changes the prompt\nlist.",
 	Name:        "test_trigger_prompt_change",
+	Description: "Adds or removes the prompt test_dynamic_prompt, which changes the prompt\nlist.",
 }
 
 // mcpgenInputSchemaEverythingTriggerPromptChange is the input schema of tool test_trigger_prompt_change.
@@ -765,8 +765,8 @@ func mcpgenCheckInputEverythingTriggerPromptChange(args []byte) error {
 
 // mcpgenToolRoundsElicitationTool is the definition of tool test_input_required_result_elicitation (tools_rounds.go:68), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsElicitationTool = mcp.Tool{
-	Description: "Asks the user's name, then greets them.",
 	Name:        "test_input_required_result_elicitation",
+	Description: "Asks the user's name, then greets them.",
 }
 
 // mcpgenInputSchemaRoundsElicitationTool is the input schema of tool test_input_required_result_elicitation.
@@ -792,8 +792,8 @@ func mcpgenCheckInputRoundsElicitationTool(args []byte) error {
 
 // mcpgenToolRoundsSamplingTool is the definition of tool test_input_required_result_sampling (tools_rounds.go:79), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsSamplingTool = mcp.Tool{
-	Description: "Asks the client's model for a capital city.",
 	Name:        "test_input_required_result_sampling",
+	Description: "Asks the client's model for a capital city.",
 }
 
 // mcpgenInputSchemaRoundsSamplingTool is the input schema of tool test_input_required_result_sampling.
@@ -819,8 +819,8 @@ func mcpgenCheckInputRoundsSamplingTool(args []byte) error {
 
 // mcpgenToolRoundsRootsTool is the definition of tool test_input_required_result_list_roots (tools_rounds.go:90), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsRootsTool = mcp.Tool{
-	Description: "Asks the client for its roots.",
 	Name:        "test_input_required_result_list_roots",
+	Description: "Asks the client for its roots.",
 }
 
 // mcpgenInputSchemaRoundsRootsTool is the input schema of tool test_input_required_result_list_roots.
@@ -846,8 +846,8 @@ func mcpgenCheckInputRoundsRootsTool(args []byte) error {
 
 // mcpgenToolRoundsStateTool is the definition of tool test_input_required_result_request_state (tools_rounds.go:101), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsStateTool = mcp.Tool{
-	Description: "Asks for a confirmation; its state travels in the sealed requestState.",
 	Name:        "test_input_required_result_request_state",
+	Description: "Asks for a confirmation; its state travels in the sealed requestState.",
 }
 
 // mcpgenInputSchemaRoundsStateTool is the input schema of tool test_input_required_result_request_state.
@@ -873,8 +873,8 @@ func mcpgenCheckInputRoundsStateTool(args []byte) error {
 
 // mcpgenToolRoundsMultipleTool is the definition of tool test_input_required_result_multiple_inputs (tools_rounds.go:120), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsMultipleTool = mcp.Tool{
-	Description: "Asks three questions of three kinds in one round.",
 	Name:        "test_input_required_result_multiple_inputs",
+	Description: "Asks three questions of three kinds in one round.",
 }
 
 // mcpgenInputSchemaRoundsMultipleTool is the input schema of tool test_input_required_result_multiple_inputs.
@@ -900,8 +900,8 @@ func mcpgenCheckInputRoundsMultipleTool(args []byte) error {
 
 // mcpgenToolRoundsMultiTool is the definition of tool test_input_required_result_multi_round (tools_rounds.go:135), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsMultiTool = mcp.Tool{
-	Description: "Asks two questions, one round each.",
 	Name:        "test_input_required_result_multi_round",
+	Description: "Asks two questions, one round each.",
 }
 
 // mcpgenInputSchemaRoundsMultiTool is the input schema of tool test_input_required_result_multi_round.
@@ -927,8 +927,8 @@ func mcpgenCheckInputRoundsMultiTool(args []byte) error {
 
 // mcpgenToolRoundsTamperedTool is the definition of tool test_input_required_result_tampered_state (tools_rounds.go:150), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsTamperedTool = mcp.Tool{
-	Description: "Asks for a confirmation whose requestState a client may tamper with.",
 	Name:        "test_input_required_result_tampered_state",
+	Description: "Asks for a confirmation whose requestState a client may tamper with.",
 }
 
 // mcpgenInputSchemaRoundsTamperedTool is the input schema of tool test_input_required_result_tampered_state.
@@ -954,8 +954,8 @@ func mcpgenCheckInputRoundsTamperedTool(args []byte) error {
 
 // mcpgenToolRoundsCapabilitiesTool is the definition of tool test_input_required_result_capabilities (tools_rounds.go:157), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsCapabilitiesTool = mcp.Tool{
-	Description: "Asks only for what the client declared it can answer.",
 	Name:        "test_input_required_result_capabilities",
+	Description: "Asks only for what the client declared it can answer.",
 }
 
 // mcpgenInputSchemaRoundsCapabilitiesTool is the input schema of tool test_input_required_result_capabilities.
@@ -981,8 +981,8 @@ func mcpgenCheckInputRoundsCapabilitiesTool(args []byte) error {
 
 // mcpgenToolMissingCapabilityTool is the definition of tool test_missing_capability (tools_rounds.go:188), but for its schemas: handler.AddTool adds them.
 var mcpgenToolMissingCapabilityTool = mcp.Tool{
-	Description: "Samples without checking the client's capabilities: a client that did\nnot declare sampling gets MissingRequiredClientCapability (-32021).",
 	Name:        "test_missing_capability",
+	Description: "Samples without checking the client's capabilities: a client that did\nnot declare sampling gets MissingRequiredClientCapability (-32021).",
 }
 
 // mcpgenInputSchemaMissingCapabilityTool is the input schema of tool test_missing_capability.
@@ -1008,8 +1008,8 @@ func mcpgenCheckInputMissingCapabilityTool(args []byte) error {
 
 // mcpgenToolStreamingElicitationTool is the definition of tool test_streaming_elicitation (tools_rounds.go:200), but for its schemas: handler.AddTool adds them.
 var mcpgenToolStreamingElicitationTool = mcp.Tool{
-	Description: "Asks for input, which a 2026-07-28 response carries in its result and\nnever as a request of its own on the stream.",
 	Name:        "test_streaming_elicitation",
+	Description: "Asks for input, which a 2026-07-28 response carries in its result and\nnever as a request of its own on the stream.",
 }
 
 // mcpgenInputSchemaStreamingElicitationTool is the input schema of tool test_streaming_elicitation.
@@ -1035,8 +1035,8 @@ func mcpgenCheckInputStreamingElicitationTool(args []byte) error {
 
 // mcpgenToolQuietLoggingTool is the definition of tool test_logging_tool (tools_rounds.go:211), but for its schemas: handler.AddTool adds them.
 var mcpgenToolQuietLoggingTool = mcp.Tool{
-	Description: "Logs three messages: only a client that set a log level hears them.",
 	Name:        "test_logging_tool",
+	Description: "Logs three messages: only a client that set a log level hears them.",
 }
 
 // mcpgenInputSchemaQuietLoggingTool is the input schema of tool test_logging_tool.
@@ -1062,8 +1062,8 @@ func mcpgenCheckInputQuietLoggingTool(args []byte) error {
 
 // mcpgenPromptSimplePrompt is the definition of prompt test_simple_prompt (prompts.go:35).
 var mcpgenPromptSimplePrompt = mcp.Prompt{
-	Description: "A prompt without arguments.",
 	Name:        "test_simple_prompt",
+	Description: "A prompt without arguments.",
 }
 
 // mcpgenGetPromptSimplePrompt handles a get of prompt test_simple_prompt with simplePrompt (prompts.go:35).
@@ -1083,6 +1083,8 @@ func mcpgenGetPromptSimplePrompt(ctx context.Context, p *mcp.GetPromptRequestPar
 
 // mcpgenPromptArgsPrompt is the definition of prompt test_prompt_with_arguments (prompts.go:50).
 var mcpgenPromptArgsPrompt = mcp.Prompt{
+	Name:        "test_prompt_with_arguments",
+	Description: "A prompt that repeats its two arguments.",
 	Arguments: []mcp.PromptArgument{{
 		Description: "First test argument",
 		Name:        "arg1",
@@ -1092,8 +1094,6 @@ var mcpgenPromptArgsPrompt = mcp.Prompt{
 		Name:        "arg2",
 		Required:    true,
 	}},
-	Description: "A prompt that repeats its two arguments.",
-	Name:        "test_prompt_with_arguments",
 }
 
 // mcpgenGetPromptArgsPrompt handles a get of prompt test_prompt_with_arguments with argsPrompt (prompts.go:50).
@@ -1141,13 +1141,13 @@ func mcpgenPromptArgsArgsPrompt(args map[string]string, x *argsPromptArgs) error
 
 // mcpgenPromptEmbeddedPrompt is the definition of prompt test_prompt_with_embedded_resource (prompts.go:63).
 var mcpgenPromptEmbeddedPrompt = mcp.Prompt{
+	Name:        "test_prompt_with_embedded_resource",
+	Description: "A prompt that embeds a resource.",
 	Arguments: []mcp.PromptArgument{{
 		Description: "URI of the resource to embed",
 		Name:        "resourceUri",
 		Required:    true,
 	}},
-	Description: "A prompt that embeds a resource.",
-	Name:        "test_prompt_with_embedded_resource",
 }
 
 // mcpgenGetPromptEmbeddedPrompt handles a get of prompt test_prompt_with_embedded_resource with embeddedPrompt (prompts.go:63).
@@ -1189,8 +1189,8 @@ func mcpgenPromptArgsEmbeddedPrompt(args map[string]string, x *embeddedPromptArg
 
 // mcpgenPromptImagePrompt is the definition of prompt test_prompt_with_image (prompts.go:73).
 var mcpgenPromptImagePrompt = mcp.Prompt{
-	Description: "A prompt that shows an image.",
 	Name:        "test_prompt_with_image",
+	Description: "A prompt that shows an image.",
 }
 
 // mcpgenGetPromptImagePrompt handles a get of prompt test_prompt_with_image with imagePrompt (prompts.go:73).
@@ -1210,8 +1210,8 @@ func mcpgenGetPromptImagePrompt(ctx context.Context, p *mcp.GetPromptRequestPara
 
 // mcpgenPromptRoundsPrompt is the definition of prompt test_input_required_result_prompt (tools_rounds.go:223).
 var mcpgenPromptRoundsPrompt = mcp.Prompt{
-	Description: "A prompt that asks the user for its context before it renders.",
 	Name:        "test_input_required_result_prompt",
+	Description: "A prompt that asks the user for its context before it renders.",
 }
 
 // mcpgenGetPromptRoundsPrompt handles a get of prompt test_input_required_result_prompt with roundsPrompt (tools_rounds.go:223).
@@ -1231,10 +1231,10 @@ func mcpgenGetPromptRoundsPrompt(ctx context.Context, p *mcp.GetPromptRequestPar
 
 // mcpgenResourceStaticTextResource is the definition of resource static-text (resources.go:22).
 var mcpgenResourceStaticTextResource = mcp.Resource{
-	Description: "A fixed text resource.",
-	MIMEType:    "text/plain",
 	Name:        "static-text",
+	Description: "A fixed text resource.",
 	URI:         "test://static-text",
+	MIMEType:    "text/plain",
 }
 
 // mcpgenReadResourceStaticTextResource handles a read of resource static-text with staticTextResource (resources.go:22).
@@ -1252,10 +1252,10 @@ func mcpgenReadResourceStaticTextResource(ctx context.Context, p *mcp.ReadResour
 
 // mcpgenResourceStaticBinaryResource is the definition of resource static-binary (resources.go:29).
 var mcpgenResourceStaticBinaryResource = mcp.Resource{
-	Description: "A fixed binary resource: a 1x1 PNG image.",
-	MIMEType:    "image/png",
 	Name:        "static-binary",
+	Description: "A fixed binary resource: a 1x1 PNG image.",
 	URI:         "test://static-binary",
+	MIMEType:    "image/png",
 }
 
 // mcpgenReadResourceStaticBinaryResource handles a read of resource static-binary with staticBinaryResource (resources.go:29).
@@ -1273,10 +1273,10 @@ func mcpgenReadResourceStaticBinaryResource(ctx context.Context, p *mcp.ReadReso
 
 // mcpgenResourceEverythingWatchedResource is the definition of resource watched-resource (resources.go:36).
 var mcpgenResourceEverythingWatchedResource = mcp.Resource{
-	Description: "A text resource that changes now and then; subscribe to hear of it.",
-	MIMEType:    "text/plain",
 	Name:        "watched-resource",
+	Description: "A text resource that changes now and then; subscribe to hear of it.",
 	URI:         "test://watched-resource",
+	MIMEType:    "text/plain",
 }
 
 // mcpgenReadResourceEverythingWatchedResource handles a read of resource watched-resource with everything.watchedResource (resources.go:36).
@@ -1294,10 +1294,10 @@ func mcpgenReadResourceEverythingWatchedResource(ctx context.Context, r *everyth
 
 // mcpgenResourceTemplateResource is the definition of resource template template-data (resources.go:55).
 var mcpgenResourceTemplateResource = mcp.ResourceTemplate{
-	Description: "JSON data for any id, which the URI names.",
-	MIMEType:    "application/json",
 	Name:        "template-data",
+	Description: "JSON data for any id, which the URI names.",
 	URITemplate: "test://template/{id}/data",
+	MIMEType:    "application/json",
 }
 
 // mcpgenReadResourceTemplateResource handles a read of resource template template-data with templateResource (resources.go:55).

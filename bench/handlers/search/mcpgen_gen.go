@@ -28,9 +28,11 @@ func Register(s *server.Server) error {
 
 // mcpgenToolSearch is the definition of tool search (search.go:55), but for its schemas: handler.AddTool adds them.
 var mcpgenToolSearch = mcp.Tool{
-	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-	Description: "Search looks things up.",
 	Name:        "search",
+	Description: "Search looks things up.",
+	Annotations: &mcp.ToolAnnotations{
+		ReadOnlyHint: true,
+	},
 }
 
 // mcpgenInputSchemaSearch is the input schema of tool search.

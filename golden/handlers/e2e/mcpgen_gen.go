@@ -64,9 +64,11 @@ func RegisterGreeter(s *server.Server, r *Greeter) error {
 
 // mcpgenToolAdd is the definition of tool add (e2e.go:37), but for its schemas: handler.AddTool adds them.
 var mcpgenToolAdd = mcp.Tool{
-	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-	Description: "Add adds two numbers.",
 	Name:        "add",
+	Description: "Add adds two numbers.",
+	Annotations: &mcp.ToolAnnotations{
+		ReadOnlyHint: true,
+	},
 }
 
 // mcpgenInputSchemaAdd is the input schema of tool add.
@@ -171,9 +173,9 @@ func mcpgenEncodeOutputAdd(x *AddOutput) ([]byte, error) {
 
 // mcpgenToolGreeterGreet is the definition of tool greet (e2e.go:52), but for its schemas: handler.AddTool adds them.
 var mcpgenToolGreeterGreet = mcp.Tool{
-	Description: "Greet greets someone.",
 	Name:        "greet",
 	Title:       "Say hello",
+	Description: "Greet greets someone.",
 }
 
 // mcpgenInputSchemaGreeterGreet is the input schema of tool greet.
@@ -220,8 +222,8 @@ func mcpgenCheckInputGreeterGreet(args []byte) error {
 
 // mcpgenToolShip is the definition of tool ship (e2e.go:63), but for its schemas: handler.AddTool adds them.
 var mcpgenToolShip = mcp.Tool{
-	Description: "Ship accepts a shipment; the schema says an international one needs a\ncustoms code, which the type mapping cannot express.",
 	Name:        "ship",
+	Description: "Ship accepts a shipment; the schema says an international one needs a\ncustoms code, which the type mapping cannot express.",
 }
 
 // mcpgenInputSchemaShip is the input schema of tool ship.
@@ -271,6 +273,9 @@ func mcpgenCallShip(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.Cal
 
 // mcpgenPromptPlanTrip is the definition of prompt plan_trip (e2e.go:78).
 var mcpgenPromptPlanTrip = mcp.Prompt{
+	Name:        "plan_trip",
+	Title:       "Plan a trip",
+	Description: "PlanTrip asks for a travel plan.",
 	Arguments: []mcp.PromptArgument{{
 		Description: "Where to go.",
 		Name:        "destination",
@@ -279,9 +284,6 @@ var mcpgenPromptPlanTrip = mcp.Prompt{
 		Description: "How many days.",
 		Name:        "days",
 	}},
-	Description: "PlanTrip asks for a travel plan.",
-	Name:        "plan_trip",
-	Title:       "Plan a trip",
 }
 
 // mcpgenGetPromptPlanTrip handles a get of prompt plan_trip with PlanTrip (e2e.go:78).
@@ -331,10 +333,10 @@ func mcpgenPromptArgsPlanTrip(args map[string]string, x *PlanArgs) error {
 
 // mcpgenResourceMotd is the definition of resource motd (e2e.go:89).
 var mcpgenResourceMotd = mcp.Resource{
-	Description: "Motd is the message of the day.",
-	MIMEType:    "text/plain",
 	Name:        "motd",
+	Description: "Motd is the message of the day.",
 	URI:         "mem://motd",
+	MIMEType:    "text/plain",
 }
 
 // mcpgenReadResourceMotd handles a read of resource motd with Motd (e2e.go:89).
@@ -352,8 +354,8 @@ func mcpgenReadResourceMotd(ctx context.Context, p *mcp.ReadResourceRequestParam
 
 // mcpgenResourceNote is the definition of resource template note (e2e.go:99).
 var mcpgenResourceNote = mcp.ResourceTemplate{
-	Description: "Note reads a note by id.",
 	Name:        "note",
+	Description: "Note reads a note by id.",
 	URITemplate: "mem://notes/{id}",
 }
 
