@@ -202,12 +202,12 @@ func (g *handlerGen) tool(t *model.Tool) {
 	g.f.Var().Id(name).Op("=").Add(def.of("Tool"))
 	g.f.Line()
 	name = g.names.tool(inputSchema, t)
-	g.f.Commentf("%s is the input schema of tool %s.", name, t.Name)
+	g.f.Commentf("%s is the input schema of tool %s (%s).", name, t.Name, t.Pos)
 	g.f.Const().Id(name).Op("=").Add(rawString(indentJSON(in)))
 	g.f.Line()
 	if out != "" {
 		name = g.names.tool(outputSchema, t)
-		g.f.Commentf("%s is the output schema of tool %s.", name, t.Name)
+		g.f.Commentf("%s is the output schema of tool %s (%s).", name, t.Name, t.Pos)
 		g.f.Const().Id(name).Op("=").Add(rawString(indentJSON(out)))
 		g.f.Line()
 	}
@@ -476,7 +476,7 @@ func (g *handlerGen) readEmpty() {
 // rootDecoder writes name, which reads a whole document
 // into x and checks it.
 func (g *handlerGen) rootDecoder(name, which string, v *model.Value, t *model.Tool) {
-	g.f.Commentf("%s reads the %s of tool %s into x, checking the schema's rules as it goes.", name, which, t.Name)
+	g.f.Commentf("%s reads the %s of tool %s (%s) into x, checking the schema's rules as it goes.", name, which, t.Name, t.Pos)
 	var body []jen.Code
 	if v.Kind == model.ValStruct {
 		body = []jen.Code{jen.Return(jen.Id(g.names.object(objectRead, v.Object)).Call(jen.Id("s"), jen.Id("x")))}
@@ -563,7 +563,7 @@ func (g *handlerGen) inputCodec(t *model.Tool) {
 	}
 	check := g.names.tool(checkInput, t)
 	if t.Input == nil {
-		g.f.Commentf("%s accepts only an empty object: tool %s takes no arguments.", check, t.Name)
+		g.f.Commentf("%s accepts only an empty object: tool %s (%s) takes no arguments.", check, t.Name, t.Pos)
 		g.f.Func().Id(check).Params(jen.Id("args").Index().Byte()).Error().Block(
 			jen.Return(jen.Qual(handlerPkg, "Decode").Call(jen.Id("args"), jen.Id(readEmpty))),
 		)
@@ -572,7 +572,7 @@ func (g *handlerGen) inputCodec(t *model.Tool) {
 	}
 	decode := g.names.tool(decodeInput, t)
 	g.rootDecoder(decode, "input", t.Input, t)
-	g.f.Commentf("%s decodes and checks the arguments of tool %s, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.", check, t.Name)
+	g.f.Commentf("%s decodes and checks the arguments of tool %s (%s), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.", check, t.Name, t.Pos)
 	g.f.Func().Id(check).Params(jen.Id("args").Index().Byte()).Error().Block(
 		jen.Var().Id("in").Add(g.goType(t.Input)),
 		jen.Return(jen.Id(decode).Call(jen.Id("args"), jen.Op("&").Id("in"))),
@@ -588,13 +588,13 @@ func (g *handlerGen) outputCodec(t *model.Tool) {
 	out := t.Output.Value
 	decode, check, encode := g.names.tool(decodeOutput, t), g.names.tool(checkOutput, t), g.names.tool(encodeOutput, t)
 	g.rootDecoder(decode, "output", out, t)
-	g.f.Commentf("%s checks the structured content of tool %s against its output schema.", check, t.Name)
+	g.f.Commentf("%s checks the structured content of tool %s (%s) against its output schema.", check, t.Name, t.Pos)
 	g.f.Func().Id(check).Params(jen.Id("data").Index().Byte()).Error().Block(
 		jen.Var().Id("out").Add(g.goType(out)),
 		jen.Return(jen.Id(decode).Call(jen.Id("data"), jen.Op("&").Id("out"))),
 	)
 	g.f.Line()
-	g.f.Commentf("%s encodes the result of tool %s as JSON.", encode, t.Name)
+	g.f.Commentf("%s encodes the result of tool %s (%s) as JSON.", encode, t.Name, t.Pos)
 	var body []jen.Code
 	if out.Kind == model.ValStruct {
 		body = []jen.Code{jen.Return(jen.Id(g.names.object(objectAppend, out.Object)).Call(jen.Nil(), jen.Id("x")))}

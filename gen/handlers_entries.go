@@ -194,7 +194,7 @@ func (g *handlerGen) promptReader(p *model.Prompt) {
 	}
 	body = append(body, jen.If(jen.Id("n").Op("!=").Len(jen.Id("args"))).Block(check), jen.Return(jen.Nil()))
 	name := g.names.prompt(promptArgs, p)
-	g.f.Commentf("%s reads the arguments of prompt %s into x.", name, p.Name)
+	g.f.Commentf("%s reads the arguments of prompt %s (%s) into x.", name, p.Name, p.Pos)
 	g.f.Func().Id(name).Params(jen.Id("args").Map(jen.String()).String(), jen.Id("x").Op("*").Add(g.goType(p.Input))).Error().Block(body...)
 	g.f.Line()
 }

@@ -195,7 +195,7 @@ var mcpgenToolSimpleTextTool = mcp.Tool{
 	Description: "Returns one text block.",
 }
 
-// mcpgenInputSchemaSimpleTextTool is the input schema of tool test_simple_text.
+// mcpgenInputSchemaSimpleTextTool is the input schema of tool test_simple_text (tools.go:43).
 const mcpgenInputSchemaSimpleTextTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -211,7 +211,7 @@ func mcpgenCallSimpleTextTool(ctx context.Context, p *mcp.CallToolRequestParams)
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputSimpleTextTool accepts only an empty object: tool test_simple_text takes no arguments.
+// mcpgenCheckInputSimpleTextTool accepts only an empty object: tool test_simple_text (tools.go:43) takes no arguments.
 func mcpgenCheckInputSimpleTextTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -222,7 +222,7 @@ var mcpgenToolImageTool = mcp.Tool{
 	Description: "Returns a PNG image.",
 }
 
-// mcpgenInputSchemaImageTool is the input schema of tool test_image_content.
+// mcpgenInputSchemaImageTool is the input schema of tool test_image_content (tools.go:50).
 const mcpgenInputSchemaImageTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -238,7 +238,7 @@ func mcpgenCallImageTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mc
 	return out, nil
 }
 
-// mcpgenCheckInputImageTool accepts only an empty object: tool test_image_content takes no arguments.
+// mcpgenCheckInputImageTool accepts only an empty object: tool test_image_content (tools.go:50) takes no arguments.
 func mcpgenCheckInputImageTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -249,7 +249,7 @@ var mcpgenToolAudioTool = mcp.Tool{
 	Description: "Returns a WAV recording.",
 }
 
-// mcpgenInputSchemaAudioTool is the input schema of tool test_audio_content.
+// mcpgenInputSchemaAudioTool is the input schema of tool test_audio_content (tools.go:57).
 const mcpgenInputSchemaAudioTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -265,7 +265,7 @@ func mcpgenCallAudioTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mc
 	return out, nil
 }
 
-// mcpgenCheckInputAudioTool accepts only an empty object: tool test_audio_content takes no arguments.
+// mcpgenCheckInputAudioTool accepts only an empty object: tool test_audio_content (tools.go:57) takes no arguments.
 func mcpgenCheckInputAudioTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -276,7 +276,7 @@ var mcpgenToolEmbeddedResourceTool = mcp.Tool{
 	Description: "Returns an embedded text resource.",
 }
 
-// mcpgenInputSchemaEmbeddedResourceTool is the input schema of tool test_embedded_resource.
+// mcpgenInputSchemaEmbeddedResourceTool is the input schema of tool test_embedded_resource (tools.go:71).
 const mcpgenInputSchemaEmbeddedResourceTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -292,7 +292,7 @@ func mcpgenCallEmbeddedResourceTool(ctx context.Context, p *mcp.CallToolRequestP
 	return out, nil
 }
 
-// mcpgenCheckInputEmbeddedResourceTool accepts only an empty object: tool test_embedded_resource takes no arguments.
+// mcpgenCheckInputEmbeddedResourceTool accepts only an empty object: tool test_embedded_resource (tools.go:71) takes no arguments.
 func mcpgenCheckInputEmbeddedResourceTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -303,7 +303,7 @@ var mcpgenToolMixedContentTool = mcp.Tool{
 	Description: "Returns text, an image and an embedded resource.",
 }
 
-// mcpgenInputSchemaMixedContentTool is the input schema of tool test_multiple_content_types.
+// mcpgenInputSchemaMixedContentTool is the input schema of tool test_multiple_content_types (tools.go:78).
 const mcpgenInputSchemaMixedContentTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -319,7 +319,7 @@ func mcpgenCallMixedContentTool(ctx context.Context, p *mcp.CallToolRequestParam
 	return out, nil
 }
 
-// mcpgenCheckInputMixedContentTool accepts only an empty object: tool test_multiple_content_types takes no arguments.
+// mcpgenCheckInputMixedContentTool accepts only an empty object: tool test_multiple_content_types (tools.go:78) takes no arguments.
 func mcpgenCheckInputMixedContentTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -330,7 +330,7 @@ var mcpgenToolLoggingTool = mcp.Tool{
 	Description: "Sends three info log messages while it runs.",
 }
 
-// mcpgenInputSchemaLoggingTool is the input schema of tool test_tool_with_logging.
+// mcpgenInputSchemaLoggingTool is the input schema of tool test_tool_with_logging (tools.go:89).
 const mcpgenInputSchemaLoggingTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -346,7 +346,7 @@ func mcpgenCallLoggingTool(ctx context.Context, p *mcp.CallToolRequestParams) (*
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputLoggingTool accepts only an empty object: tool test_tool_with_logging takes no arguments.
+// mcpgenCheckInputLoggingTool accepts only an empty object: tool test_tool_with_logging (tools.go:89) takes no arguments.
 func mcpgenCheckInputLoggingTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -357,7 +357,7 @@ var mcpgenToolErrorTool = mcp.Tool{
 	Description: "Always fails, with an isError result.",
 }
 
-// mcpgenInputSchemaErrorTool is the input schema of tool test_error_handling.
+// mcpgenInputSchemaErrorTool is the input schema of tool test_error_handling (tools.go:106).
 const mcpgenInputSchemaErrorTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -373,7 +373,7 @@ func mcpgenCallErrorTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mc
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputErrorTool accepts only an empty object: tool test_error_handling takes no arguments.
+// mcpgenCheckInputErrorTool accepts only an empty object: tool test_error_handling (tools.go:106) takes no arguments.
 func mcpgenCheckInputErrorTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -384,7 +384,7 @@ var mcpgenToolProgressTool = mcp.Tool{
 	Description: "Reports progress 0, 50 and 100 out of 100 while it runs.",
 }
 
-// mcpgenInputSchemaProgressTool is the input schema of tool test_tool_with_progress.
+// mcpgenInputSchemaProgressTool is the input schema of tool test_tool_with_progress (tools.go:113).
 const mcpgenInputSchemaProgressTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -400,7 +400,7 @@ func mcpgenCallProgressTool(ctx context.Context, p *mcp.CallToolRequestParams) (
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputProgressTool accepts only an empty object: tool test_tool_with_progress takes no arguments.
+// mcpgenCheckInputProgressTool accepts only an empty object: tool test_tool_with_progress (tools.go:113) takes no arguments.
 func mcpgenCheckInputProgressTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -411,7 +411,7 @@ var mcpgenToolSamplingTool = mcp.Tool{
 	Description: "Asks the client's model to answer a prompt (sampling/createMessage).",
 }
 
-// mcpgenInputSchemaSamplingTool is the input schema of tool test_sampling.
+// mcpgenInputSchemaSamplingTool is the input schema of tool test_sampling (tools.go:138).
 const mcpgenInputSchemaSamplingTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -440,14 +440,14 @@ func mcpgenCallSamplingTool(ctx context.Context, p *mcp.CallToolRequestParams) (
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenDecodeInputSamplingTool reads the input of tool test_sampling into x, checking the schema's rules as it goes.
+// mcpgenDecodeInputSamplingTool reads the input of tool test_sampling (tools.go:138) into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputSamplingTool(data []byte, x *samplingArgs) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenReadSamplingArgs(s, x)
 	})
 }
 
-// mcpgenCheckInputSamplingTool decodes and checks the arguments of tool test_sampling, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+// mcpgenCheckInputSamplingTool decodes and checks the arguments of tool test_sampling (tools.go:138), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
 func mcpgenCheckInputSamplingTool(args []byte) error {
 	var in samplingArgs
 	return mcpgenDecodeInputSamplingTool(args, &in)
@@ -459,7 +459,7 @@ var mcpgenToolElicitationTool = mcp.Tool{
 	Description: "Asks the user for a username and an email address (elicitation/create).",
 }
 
-// mcpgenInputSchemaElicitationTool is the input schema of tool test_elicitation.
+// mcpgenInputSchemaElicitationTool is the input schema of tool test_elicitation (tools.go:180).
 const mcpgenInputSchemaElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -488,14 +488,14 @@ func mcpgenCallElicitationTool(ctx context.Context, p *mcp.CallToolRequestParams
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenDecodeInputElicitationTool reads the input of tool test_elicitation into x, checking the schema's rules as it goes.
+// mcpgenDecodeInputElicitationTool reads the input of tool test_elicitation (tools.go:180) into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputElicitationTool(data []byte, x *elicitationArgs) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenReadElicitationArgs(s, x)
 	})
 }
 
-// mcpgenCheckInputElicitationTool decodes and checks the arguments of tool test_elicitation, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+// mcpgenCheckInputElicitationTool decodes and checks the arguments of tool test_elicitation (tools.go:180), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
 func mcpgenCheckInputElicitationTool(args []byte) error {
 	var in elicitationArgs
 	return mcpgenDecodeInputElicitationTool(args, &in)
@@ -507,7 +507,7 @@ var mcpgenToolDefaultsElicitationTool = mcp.Tool{
 	Description: "Elicits a form whose fields all have defaults (SEP-1034).",
 }
 
-// mcpgenInputSchemaDefaultsElicitationTool is the input schema of tool test_elicitation_sep1034_defaults.
+// mcpgenInputSchemaDefaultsElicitationTool is the input schema of tool test_elicitation_sep1034_defaults (tools.go:196).
 const mcpgenInputSchemaDefaultsElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -523,7 +523,7 @@ func mcpgenCallDefaultsElicitationTool(ctx context.Context, p *mcp.CallToolReque
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputDefaultsElicitationTool accepts only an empty object: tool test_elicitation_sep1034_defaults takes no arguments.
+// mcpgenCheckInputDefaultsElicitationTool accepts only an empty object: tool test_elicitation_sep1034_defaults (tools.go:196) takes no arguments.
 func mcpgenCheckInputDefaultsElicitationTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -534,7 +534,7 @@ var mcpgenToolEnumsElicitationTool = mcp.Tool{
 	Description: "Elicits a form with every kind of enum field (SEP-1330).",
 }
 
-// mcpgenInputSchemaEnumsElicitationTool is the input schema of tool test_elicitation_sep1330_enums.
+// mcpgenInputSchemaEnumsElicitationTool is the input schema of tool test_elicitation_sep1330_enums (tools.go:214).
 const mcpgenInputSchemaEnumsElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -550,7 +550,7 @@ func mcpgenCallEnumsElicitationTool(ctx context.Context, p *mcp.CallToolRequestP
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputEnumsElicitationTool accepts only an empty object: tool test_elicitation_sep1330_enums takes no arguments.
+// mcpgenCheckInputEnumsElicitationTool accepts only an empty object: tool test_elicitation_sep1330_enums (tools.go:214) takes no arguments.
 func mcpgenCheckInputEnumsElicitationTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -561,7 +561,7 @@ var mcpgenToolSchema202012Tool = mcp.Tool{
 	Description: "Tool with JSON Schema 2020-12 features",
 }
 
-// mcpgenInputSchemaSchema202012Tool is the input schema of tool json_schema_2020_12_tool.
+// mcpgenInputSchemaSchema202012Tool is the input schema of tool json_schema_2020_12_tool (tools.go:256).
 const mcpgenInputSchemaSchema202012Tool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -654,7 +654,7 @@ var mcpgenToolCustomHeaderTool = mcp.Tool{
 	Description: "Runs a query in a region, which 2026-07-28 HTTP clients mirror into\nthe Mcp-Param-Region header (SEP-2243) and the server checks against\nthe arguments.",
 }
 
-// mcpgenInputSchemaCustomHeaderTool is the input schema of tool test_custom_header.
+// mcpgenInputSchemaCustomHeaderTool is the input schema of tool test_custom_header (tools.go:279).
 const mcpgenInputSchemaCustomHeaderTool = `{
   "type": "object",
   "properties": {
@@ -688,7 +688,7 @@ var mcpgenToolReconnectionTool = mcp.Tool{
 	Description: "Answers after a pause, for clients that reconnect mid-call (SEP-1699).",
 }
 
-// mcpgenInputSchemaReconnectionTool is the input schema of tool test_reconnection.
+// mcpgenInputSchemaReconnectionTool is the input schema of tool test_reconnection (tools.go:290).
 const mcpgenInputSchemaReconnectionTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -704,7 +704,7 @@ func mcpgenCallReconnectionTool(ctx context.Context, p *mcp.CallToolRequestParam
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputReconnectionTool accepts only an empty object: tool test_reconnection takes no arguments.
+// mcpgenCheckInputReconnectionTool accepts only an empty object: tool test_reconnection (tools.go:290) takes no arguments.
 func mcpgenCheckInputReconnectionTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -715,7 +715,7 @@ var mcpgenToolEverythingTriggerToolChange = mcp.Tool{
 	Description: "Adds or removes the tool test_dynamic_tool, which changes the tool list.",
 }
 
-// mcpgenInputSchemaEverythingTriggerToolChange is the input schema of tool test_trigger_tool_change.
+// mcpgenInputSchemaEverythingTriggerToolChange is the input schema of tool test_trigger_tool_change (tools_changes.go:25).
 const mcpgenInputSchemaEverythingTriggerToolChange = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -731,7 +731,7 @@ func mcpgenCallEverythingTriggerToolChange(ctx context.Context, r *everything, p
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputEverythingTriggerToolChange accepts only an empty object: tool test_trigger_tool_change takes no arguments.
+// mcpgenCheckInputEverythingTriggerToolChange accepts only an empty object: tool test_trigger_tool_change (tools_changes.go:25) takes no arguments.
 func mcpgenCheckInputEverythingTriggerToolChange(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -742,7 +742,7 @@ var mcpgenToolEverythingTriggerPromptChange = mcp.Tool{
 	Description: "Adds or removes the prompt test_dynamic_prompt, which changes the prompt\nlist.",
 }
 
-// mcpgenInputSchemaEverythingTriggerPromptChange is the input schema of tool test_trigger_prompt_change.
+// mcpgenInputSchemaEverythingTriggerPromptChange is the input schema of tool test_trigger_prompt_change (tools_changes.go:46).
 const mcpgenInputSchemaEverythingTriggerPromptChange = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -758,7 +758,7 @@ func mcpgenCallEverythingTriggerPromptChange(ctx context.Context, r *everything,
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputEverythingTriggerPromptChange accepts only an empty object: tool test_trigger_prompt_change takes no arguments.
+// mcpgenCheckInputEverythingTriggerPromptChange accepts only an empty object: tool test_trigger_prompt_change (tools_changes.go:46) takes no arguments.
 func mcpgenCheckInputEverythingTriggerPromptChange(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -769,7 +769,7 @@ var mcpgenToolRoundsElicitationTool = mcp.Tool{
 	Description: "Asks the user's name, then greets them.",
 }
 
-// mcpgenInputSchemaRoundsElicitationTool is the input schema of tool test_input_required_result_elicitation.
+// mcpgenInputSchemaRoundsElicitationTool is the input schema of tool test_input_required_result_elicitation (tools_rounds.go:68).
 const mcpgenInputSchemaRoundsElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -785,7 +785,7 @@ func mcpgenCallRoundsElicitationTool(ctx context.Context, p *mcp.CallToolRequest
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsElicitationTool accepts only an empty object: tool test_input_required_result_elicitation takes no arguments.
+// mcpgenCheckInputRoundsElicitationTool accepts only an empty object: tool test_input_required_result_elicitation (tools_rounds.go:68) takes no arguments.
 func mcpgenCheckInputRoundsElicitationTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -796,7 +796,7 @@ var mcpgenToolRoundsSamplingTool = mcp.Tool{
 	Description: "Asks the client's model for a capital city.",
 }
 
-// mcpgenInputSchemaRoundsSamplingTool is the input schema of tool test_input_required_result_sampling.
+// mcpgenInputSchemaRoundsSamplingTool is the input schema of tool test_input_required_result_sampling (tools_rounds.go:79).
 const mcpgenInputSchemaRoundsSamplingTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -812,7 +812,7 @@ func mcpgenCallRoundsSamplingTool(ctx context.Context, p *mcp.CallToolRequestPar
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsSamplingTool accepts only an empty object: tool test_input_required_result_sampling takes no arguments.
+// mcpgenCheckInputRoundsSamplingTool accepts only an empty object: tool test_input_required_result_sampling (tools_rounds.go:79) takes no arguments.
 func mcpgenCheckInputRoundsSamplingTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -823,7 +823,7 @@ var mcpgenToolRoundsRootsTool = mcp.Tool{
 	Description: "Asks the client for its roots.",
 }
 
-// mcpgenInputSchemaRoundsRootsTool is the input schema of tool test_input_required_result_list_roots.
+// mcpgenInputSchemaRoundsRootsTool is the input schema of tool test_input_required_result_list_roots (tools_rounds.go:90).
 const mcpgenInputSchemaRoundsRootsTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -839,7 +839,7 @@ func mcpgenCallRoundsRootsTool(ctx context.Context, p *mcp.CallToolRequestParams
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsRootsTool accepts only an empty object: tool test_input_required_result_list_roots takes no arguments.
+// mcpgenCheckInputRoundsRootsTool accepts only an empty object: tool test_input_required_result_list_roots (tools_rounds.go:90) takes no arguments.
 func mcpgenCheckInputRoundsRootsTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -850,7 +850,7 @@ var mcpgenToolRoundsStateTool = mcp.Tool{
 	Description: "Asks for a confirmation; its state travels in the sealed requestState.",
 }
 
-// mcpgenInputSchemaRoundsStateTool is the input schema of tool test_input_required_result_request_state.
+// mcpgenInputSchemaRoundsStateTool is the input schema of tool test_input_required_result_request_state (tools_rounds.go:101).
 const mcpgenInputSchemaRoundsStateTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -866,7 +866,7 @@ func mcpgenCallRoundsStateTool(ctx context.Context, p *mcp.CallToolRequestParams
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsStateTool accepts only an empty object: tool test_input_required_result_request_state takes no arguments.
+// mcpgenCheckInputRoundsStateTool accepts only an empty object: tool test_input_required_result_request_state (tools_rounds.go:101) takes no arguments.
 func mcpgenCheckInputRoundsStateTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -877,7 +877,7 @@ var mcpgenToolRoundsMultipleTool = mcp.Tool{
 	Description: "Asks three questions of three kinds in one round.",
 }
 
-// mcpgenInputSchemaRoundsMultipleTool is the input schema of tool test_input_required_result_multiple_inputs.
+// mcpgenInputSchemaRoundsMultipleTool is the input schema of tool test_input_required_result_multiple_inputs (tools_rounds.go:120).
 const mcpgenInputSchemaRoundsMultipleTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -893,7 +893,7 @@ func mcpgenCallRoundsMultipleTool(ctx context.Context, p *mcp.CallToolRequestPar
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsMultipleTool accepts only an empty object: tool test_input_required_result_multiple_inputs takes no arguments.
+// mcpgenCheckInputRoundsMultipleTool accepts only an empty object: tool test_input_required_result_multiple_inputs (tools_rounds.go:120) takes no arguments.
 func mcpgenCheckInputRoundsMultipleTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -904,7 +904,7 @@ var mcpgenToolRoundsMultiTool = mcp.Tool{
 	Description: "Asks two questions, one round each.",
 }
 
-// mcpgenInputSchemaRoundsMultiTool is the input schema of tool test_input_required_result_multi_round.
+// mcpgenInputSchemaRoundsMultiTool is the input schema of tool test_input_required_result_multi_round (tools_rounds.go:135).
 const mcpgenInputSchemaRoundsMultiTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -920,7 +920,7 @@ func mcpgenCallRoundsMultiTool(ctx context.Context, p *mcp.CallToolRequestParams
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsMultiTool accepts only an empty object: tool test_input_required_result_multi_round takes no arguments.
+// mcpgenCheckInputRoundsMultiTool accepts only an empty object: tool test_input_required_result_multi_round (tools_rounds.go:135) takes no arguments.
 func mcpgenCheckInputRoundsMultiTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -931,7 +931,7 @@ var mcpgenToolRoundsTamperedTool = mcp.Tool{
 	Description: "Asks for a confirmation whose requestState a client may tamper with.",
 }
 
-// mcpgenInputSchemaRoundsTamperedTool is the input schema of tool test_input_required_result_tampered_state.
+// mcpgenInputSchemaRoundsTamperedTool is the input schema of tool test_input_required_result_tampered_state (tools_rounds.go:150).
 const mcpgenInputSchemaRoundsTamperedTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -947,7 +947,7 @@ func mcpgenCallRoundsTamperedTool(ctx context.Context, p *mcp.CallToolRequestPar
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsTamperedTool accepts only an empty object: tool test_input_required_result_tampered_state takes no arguments.
+// mcpgenCheckInputRoundsTamperedTool accepts only an empty object: tool test_input_required_result_tampered_state (tools_rounds.go:150) takes no arguments.
 func mcpgenCheckInputRoundsTamperedTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -958,7 +958,7 @@ var mcpgenToolRoundsCapabilitiesTool = mcp.Tool{
 	Description: "Asks only for what the client declared it can answer.",
 }
 
-// mcpgenInputSchemaRoundsCapabilitiesTool is the input schema of tool test_input_required_result_capabilities.
+// mcpgenInputSchemaRoundsCapabilitiesTool is the input schema of tool test_input_required_result_capabilities (tools_rounds.go:157).
 const mcpgenInputSchemaRoundsCapabilitiesTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -974,7 +974,7 @@ func mcpgenCallRoundsCapabilitiesTool(ctx context.Context, p *mcp.CallToolReques
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsCapabilitiesTool accepts only an empty object: tool test_input_required_result_capabilities takes no arguments.
+// mcpgenCheckInputRoundsCapabilitiesTool accepts only an empty object: tool test_input_required_result_capabilities (tools_rounds.go:157) takes no arguments.
 func mcpgenCheckInputRoundsCapabilitiesTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -985,7 +985,7 @@ var mcpgenToolMissingCapabilityTool = mcp.Tool{
 	Description: "Samples without checking the client's capabilities: a client that did\nnot declare sampling gets MissingRequiredClientCapability (-32021).",
 }
 
-// mcpgenInputSchemaMissingCapabilityTool is the input schema of tool test_missing_capability.
+// mcpgenInputSchemaMissingCapabilityTool is the input schema of tool test_missing_capability (tools_rounds.go:188).
 const mcpgenInputSchemaMissingCapabilityTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -1001,7 +1001,7 @@ func mcpgenCallMissingCapabilityTool(ctx context.Context, p *mcp.CallToolRequest
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputMissingCapabilityTool accepts only an empty object: tool test_missing_capability takes no arguments.
+// mcpgenCheckInputMissingCapabilityTool accepts only an empty object: tool test_missing_capability (tools_rounds.go:188) takes no arguments.
 func mcpgenCheckInputMissingCapabilityTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -1012,7 +1012,7 @@ var mcpgenToolStreamingElicitationTool = mcp.Tool{
 	Description: "Asks for input, which a 2026-07-28 response carries in its result and\nnever as a request of its own on the stream.",
 }
 
-// mcpgenInputSchemaStreamingElicitationTool is the input schema of tool test_streaming_elicitation.
+// mcpgenInputSchemaStreamingElicitationTool is the input schema of tool test_streaming_elicitation (tools_rounds.go:200).
 const mcpgenInputSchemaStreamingElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -1028,7 +1028,7 @@ func mcpgenCallStreamingElicitationTool(ctx context.Context, p *mcp.CallToolRequ
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputStreamingElicitationTool accepts only an empty object: tool test_streaming_elicitation takes no arguments.
+// mcpgenCheckInputStreamingElicitationTool accepts only an empty object: tool test_streaming_elicitation (tools_rounds.go:200) takes no arguments.
 func mcpgenCheckInputStreamingElicitationTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -1039,7 +1039,7 @@ var mcpgenToolQuietLoggingTool = mcp.Tool{
 	Description: "Logs three messages: only a client that set a log level hears them.",
 }
 
-// mcpgenInputSchemaQuietLoggingTool is the input schema of tool test_logging_tool.
+// mcpgenInputSchemaQuietLoggingTool is the input schema of tool test_logging_tool (tools_rounds.go:211).
 const mcpgenInputSchemaQuietLoggingTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -1055,7 +1055,7 @@ func mcpgenCallQuietLoggingTool(ctx context.Context, p *mcp.CallToolRequestParam
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputQuietLoggingTool accepts only an empty object: tool test_logging_tool takes no arguments.
+// mcpgenCheckInputQuietLoggingTool accepts only an empty object: tool test_logging_tool (tools_rounds.go:211) takes no arguments.
 func mcpgenCheckInputQuietLoggingTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -1112,7 +1112,7 @@ func mcpgenGetPromptArgsPrompt(ctx context.Context, p *mcp.GetPromptRequestParam
 	return out, nil
 }
 
-// mcpgenPromptArgsArgsPrompt reads the arguments of prompt test_prompt_with_arguments into x.
+// mcpgenPromptArgsArgsPrompt reads the arguments of prompt test_prompt_with_arguments (prompts.go:50) into x.
 func mcpgenPromptArgsArgsPrompt(args map[string]string, x *argsPromptArgs) error {
 	n := 0
 	if v, ok := args["arg1"]; ok {
@@ -1166,7 +1166,7 @@ func mcpgenGetPromptEmbeddedPrompt(ctx context.Context, p *mcp.GetPromptRequestP
 	return out, nil
 }
 
-// mcpgenPromptArgsEmbeddedPrompt reads the arguments of prompt test_prompt_with_embedded_resource into x.
+// mcpgenPromptArgsEmbeddedPrompt reads the arguments of prompt test_prompt_with_embedded_resource (prompts.go:63) into x.
 func mcpgenPromptArgsEmbeddedPrompt(args map[string]string, x *embeddedPromptArgs) error {
 	n := 0
 	if v, ok := args["resourceUri"]; ok {

@@ -35,7 +35,7 @@ var mcpgenToolSearch = mcp.Tool{
 	},
 }
 
-// mcpgenInputSchemaSearch is the input schema of tool search.
+// mcpgenInputSchemaSearch is the input schema of tool search (search.go:55).
 const mcpgenInputSchemaSearch = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -108,7 +108,7 @@ const mcpgenInputSchemaSearch = `{
   "additionalProperties": false
 }`
 
-// mcpgenOutputSchemaSearch is the output schema of tool search.
+// mcpgenOutputSchemaSearch is the output schema of tool search (search.go:55).
 const mcpgenOutputSchemaSearch = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -139,33 +139,33 @@ func mcpgenCallSearch(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.C
 	return handler.Structured(mcpgenEncodeOutputSearch(&out))
 }
 
-// mcpgenDecodeInputSearch reads the input of tool search into x, checking the schema's rules as it goes.
+// mcpgenDecodeInputSearch reads the input of tool search (search.go:55) into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputSearch(data []byte, x *Input) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenReadInput(s, x)
 	})
 }
 
-// mcpgenCheckInputSearch decodes and checks the arguments of tool search, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+// mcpgenCheckInputSearch decodes and checks the arguments of tool search (search.go:55), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
 func mcpgenCheckInputSearch(args []byte) error {
 	var in Input
 	return mcpgenDecodeInputSearch(args, &in)
 }
 
-// mcpgenDecodeOutputSearch reads the output of tool search into x, checking the schema's rules as it goes.
+// mcpgenDecodeOutputSearch reads the output of tool search (search.go:55) into x, checking the schema's rules as it goes.
 func mcpgenDecodeOutputSearch(data []byte, x *Result) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenReadResult(s, x)
 	})
 }
 
-// mcpgenCheckOutputSearch checks the structured content of tool search against its output schema.
+// mcpgenCheckOutputSearch checks the structured content of tool search (search.go:55) against its output schema.
 func mcpgenCheckOutputSearch(data []byte) error {
 	var out Result
 	return mcpgenDecodeOutputSearch(data, &out)
 }
 
-// mcpgenEncodeOutputSearch encodes the result of tool search as JSON.
+// mcpgenEncodeOutputSearch encodes the result of tool search (search.go:55) as JSON.
 func mcpgenEncodeOutputSearch(x *Result) ([]byte, error) {
 	return mcpgenAppendResult(nil, x)
 }

@@ -71,7 +71,7 @@ var mcpgenToolAdd = mcp.Tool{
 	},
 }
 
-// mcpgenInputSchemaAdd is the input schema of tool add.
+// mcpgenInputSchemaAdd is the input schema of tool add (e2e.go:37).
 const mcpgenInputSchemaAdd = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -102,7 +102,7 @@ const mcpgenInputSchemaAdd = `{
   "additionalProperties": false
 }`
 
-// mcpgenOutputSchemaAdd is the output schema of tool add.
+// mcpgenOutputSchemaAdd is the output schema of tool add (e2e.go:37).
 const mcpgenOutputSchemaAdd = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -140,33 +140,33 @@ func mcpgenCallAdd(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.Call
 	return handler.Structured(mcpgenEncodeOutputAdd(&out))
 }
 
-// mcpgenDecodeInputAdd reads the input of tool add into x, checking the schema's rules as it goes.
+// mcpgenDecodeInputAdd reads the input of tool add (e2e.go:37) into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputAdd(data []byte, x *AddInput) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenReadAddInput(s, x)
 	})
 }
 
-// mcpgenCheckInputAdd decodes and checks the arguments of tool add, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+// mcpgenCheckInputAdd decodes and checks the arguments of tool add (e2e.go:37), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
 func mcpgenCheckInputAdd(args []byte) error {
 	var in AddInput
 	return mcpgenDecodeInputAdd(args, &in)
 }
 
-// mcpgenDecodeOutputAdd reads the output of tool add into x, checking the schema's rules as it goes.
+// mcpgenDecodeOutputAdd reads the output of tool add (e2e.go:37) into x, checking the schema's rules as it goes.
 func mcpgenDecodeOutputAdd(data []byte, x *AddOutput) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenReadAddOutput(s, x)
 	})
 }
 
-// mcpgenCheckOutputAdd checks the structured content of tool add against its output schema.
+// mcpgenCheckOutputAdd checks the structured content of tool add (e2e.go:37) against its output schema.
 func mcpgenCheckOutputAdd(data []byte) error {
 	var out AddOutput
 	return mcpgenDecodeOutputAdd(data, &out)
 }
 
-// mcpgenEncodeOutputAdd encodes the result of tool add as JSON.
+// mcpgenEncodeOutputAdd encodes the result of tool add (e2e.go:37) as JSON.
 func mcpgenEncodeOutputAdd(x *AddOutput) ([]byte, error) {
 	return mcpgenAppendAddOutput(nil, x)
 }
@@ -178,7 +178,7 @@ var mcpgenToolGreeterGreet = mcp.Tool{
 	Description: "Greet greets someone.",
 }
 
-// mcpgenInputSchemaGreeterGreet is the input schema of tool greet.
+// mcpgenInputSchemaGreeterGreet is the input schema of tool greet (e2e.go:52).
 const mcpgenInputSchemaGreeterGreet = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -207,14 +207,14 @@ func mcpgenCallGreeterGreet(ctx context.Context, r *Greeter, p *mcp.CallToolRequ
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenDecodeInputGreeterGreet reads the input of tool greet into x, checking the schema's rules as it goes.
+// mcpgenDecodeInputGreeterGreet reads the input of tool greet (e2e.go:52) into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputGreeterGreet(data []byte, x *GreetInput) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenReadGreetInput(s, x)
 	})
 }
 
-// mcpgenCheckInputGreeterGreet decodes and checks the arguments of tool greet, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+// mcpgenCheckInputGreeterGreet decodes and checks the arguments of tool greet (e2e.go:52), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
 func mcpgenCheckInputGreeterGreet(args []byte) error {
 	var in GreetInput
 	return mcpgenDecodeInputGreeterGreet(args, &in)
@@ -226,7 +226,7 @@ var mcpgenToolShip = mcp.Tool{
 	Description: "Ship accepts a shipment; the schema says an international one needs a\ncustoms code, which the type mapping cannot express.",
 }
 
-// mcpgenInputSchemaShip is the input schema of tool ship.
+// mcpgenInputSchemaShip is the input schema of tool ship (e2e.go:63).
 const mcpgenInputSchemaShip = `{
   "type": "object",
   "properties": {
@@ -305,7 +305,7 @@ func mcpgenGetPromptPlanTrip(ctx context.Context, p *mcp.GetPromptRequestParams)
 	}, nil
 }
 
-// mcpgenPromptArgsPlanTrip reads the arguments of prompt plan_trip into x.
+// mcpgenPromptArgsPlanTrip reads the arguments of prompt plan_trip (e2e.go:78) into x.
 func mcpgenPromptArgsPlanTrip(args map[string]string, x *PlanArgs) error {
 	n := 0
 	if v, ok := args["destination"]; ok {
