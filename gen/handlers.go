@@ -25,11 +25,16 @@ const (
 // HandlersFile is the file Handlers writes into a user's package.
 const HandlersFile = "mcpgen_gen.go"
 
-// Handlers renders mcpgen_gen.go for a package's annotated handlers: each
-// schema as a constant, a decoder that also checks the schema's rules for
-// every input and output type, an encoder for every output type, argument
-// readers for prompts, Register functions, and compile-time guards on the
-// handlers' signatures. It returns nil for a package without handlers.
+// Handlers renders mcpgen_gen.go for a package's annotated handlers:
+// compile-time guards on the handlers' signatures, Register functions that
+// list what they add, and for each tool, prompt and resource its
+// definition (an mcp literal, a tool's schemas JSON constants) and a named
+// handler calling the user's function; then a decoder that also checks the
+// schema's rules for every input and output type, an encoder for every
+// output type and argument readers for prompts. Every identifier comes from
+// the namer (names.go), which refuses, as a *model.PosError, a package
+// whose handlers it cannot name apart. It returns nil for a package
+// without handlers.
 func Handlers(h *model.Handlers) ([]byte, error) {
 	if h.Empty() {
 		return nil, nil
@@ -125,11 +130,6 @@ func walkObjects(v *model.Value, seen map[string]*model.Object) {
 		}
 	case model.ValSlice, model.ValArray, model.ValMap, model.ValPointer:
 		walkObjects(v.Elem, seen)
-	}
-	if v.Go != nil {
-		for _, a := range v.Go.Args {
-			_ = a // type arguments reach the generated code only through fields
-		}
 	}
 }
 
@@ -344,32 +344,22 @@ func upperFirst(s string) string {
 
 // bound is the handler Register passes for a generated function: the
 // function itself, or for a method's a closure that adds the receiver r.
-func bound(recv, fn string, params ...jen.Code) jen.Code {
+// params are the handler's parameter types after the context, result the
+// mcp type it returns a pointer to.
+func bound(recv, fn, result string, params ...jen.Code) jen.Code {
 	if recv == "" {
 		return jen.Id(fn)
 	}
-	var names []jen.Code
-	var typed []jen.Code
+	names := []string{"p", "vars"}[:len(params)]
+	typed := []jen.Code{jen.Id("ctx").Qual(contextPkg, "Context")}
+	args := []jen.Code{jen.Id("ctx"), jen.Id("r")}
 	for i, p := range params {
-		n := []string{"ctx", "p", "vars"}[i]
-		names = append(names, jen.Id(n))
-		typed = append(typed, jen.Id(n).Add(p))
+		typed = append(typed, jen.Id(names[i]).Add(p))
+		args = append(args, jen.Id(names[i]))
 	}
-	args := append([]jen.Code{names[0], jen.Id("r")}, names[1:]...)
-	return jen.Func().Params(typed...).Params(jen.Op("*").Qual(mcpPkg, resultOf(fn)), jen.Error()).Block(
+	return jen.Func().Params(typed...).Params(jen.Op("*").Qual(mcpPkg, result), jen.Error()).Block(
 		jen.Return(jen.Id(fn).Call(args...)),
 	)
-}
-
-// resultOf names the result type of a generated handler by its prefix.
-func resultOf(fn string) string {
-	switch {
-	case strings.HasPrefix(fn, toolCall):
-		return "CallToolResult"
-	case strings.HasPrefix(fn, promptGet):
-		return "GetPromptResult"
-	}
-	return "ReadResourceResult"
 }
 
 // addTool is Register's call that adds one tool.
@@ -378,7 +368,7 @@ func (g *handlerGen) addTool(t *model.Tool) jen.Code {
 	if t.Output.Kind == model.OutputStructured || t.Output.Kind == model.OutputRaw {
 		out = jen.Id(g.names.tool(outputSchema, t))
 	}
-	handler := bound(t.Recv, g.names.tool(toolCall, t), jen.Qual(contextPkg, "Context"), jen.Op("*").Qual(mcpPkg, "CallToolRequestParams"))
+	handler := bound(t.Recv, g.names.tool(toolCall, t), "CallToolResult", jen.Op("*").Qual(mcpPkg, "CallToolRequestParams"))
 	args := []jen.Code{jen.Id("s"), jen.Id(g.names.tool(toolDef, t)), jen.Id(g.names.tool(inputSchema, t)), out, handler}
 	if t.InputSchema != nil || t.Output.Kind == model.OutputRaw {
 		// A schema from a file, with no Go type to generate a checker

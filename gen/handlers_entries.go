@@ -70,7 +70,7 @@ func (l fields) of(typ string) jen.Code {
 
 // addPrompt is Register's call that adds one prompt.
 func (g *handlerGen) addPrompt(p *model.Prompt) jen.Code {
-	handler := bound(p.Recv, g.names.prompt(promptGet, p), jen.Qual(contextPkg, "Context"), jen.Op("*").Qual(mcpPkg, "GetPromptRequestParams"))
+	handler := bound(p.Recv, g.names.prompt(promptGet, p), "GetPromptResult", jen.Op("*").Qual(mcpPkg, "GetPromptRequestParams"))
 	return jen.Id("s").Dot("AddPrompt").Call(jen.Id(g.names.prompt(promptDef, p)), handler)
 }
 
@@ -202,13 +202,13 @@ func (g *handlerGen) promptReader(p *model.Prompt) {
 // addResource is Register's call that adds one resource or resource
 // template.
 func (g *handlerGen) addResource(r *model.Resource) jen.Code {
-	params := []jen.Code{jen.Qual(contextPkg, "Context"), jen.Op("*").Qual(mcpPkg, "ReadResourceRequestParams")}
+	params := []jen.Code{jen.Op("*").Qual(mcpPkg, "ReadResourceRequestParams")}
 	add := "AddResource"
 	if r.Template != "" {
 		add = "AddResourceTemplate"
 		params = append(params, jen.Map(jen.String()).String())
 	}
-	handler := bound(r.Recv, g.names.resource(resourceRead, r), params...)
+	handler := bound(r.Recv, g.names.resource(resourceRead, r), "ReadResourceResult", params...)
 	return jen.Id("s").Dot(add).Call(jen.Id(g.names.resource(resourceDef, r)), handler)
 }
 
