@@ -25,31 +25,46 @@ const (
 // HandlersFile is the file Handlers writes into a user's package.
 const HandlersFile = "mcpgen_gen.go"
 
-// Handlers renders mcpgen_gen.go for a package's annotated handlers: each
-// schema as a constant, a decoder that also checks the schema's rules for
-// every input and output type, an encoder for every output type, argument
-// readers for prompts, Register functions, and compile-time guards on the
-// handlers' signatures. It returns nil for a package without handlers.
+// Handlers renders mcpgen_gen.go for a package's annotated handlers:
+// compile-time guards on the handlers' signatures, Register functions that
+// list what they add, and for each tool, prompt and resource its
+// definition (an mcp literal, a tool's schemas JSON constants) and a named
+// handler calling the user's function; then a decoder that also checks the
+// schema's rules for every input and output type, an encoder for every
+// output type and argument readers for prompts. Every identifier comes from
+// the namer (names.go), which refuses, as a *model.PosError, a package
+// whose handlers it cannot name apart. It returns nil for a package
+// without handlers.
 func Handlers(h *model.Handlers) ([]byte, error) {
 	if h.Empty() {
 		return nil, nil
 	}
-	g := &handlerGen{h: h, decoders: map[string]*model.Object{}, encoders: map[string]*model.Object{}}
+	g, err := newHandlerGen(h)
+	if err != nil {
+		return nil, err
+	}
 	f := jen.NewFile(h.Package)
 	f.HeaderComment(Header)
-	f.ImportName(mcpPkg, "mcp")
-	f.ImportName(serverPkg, "server")
-	f.ImportName(rawschemaPkg, "rawschema")
-	f.ImportName(jsonrpcPkg, "jsonrpc")
-	g.f = f
-	for _, t := range h.Tools {
-		g.collect(t)
+	for path, name := range importNames {
+		if alias, ok := g.names.imports[path]; ok {
+			f.ImportAlias(path, alias)
+		} else if path == mcpPkg || path == serverPkg || path == rawschemaPkg || path == jsonrpcPkg {
+			f.ImportName(path, name)
+		}
 	}
-	g.constants()
+	g.f = f
 	g.guards()
 	g.register()
-	g.toolCodecs()
-	g.promptCodecs()
+	for _, t := range h.Tools {
+		g.tool(t)
+	}
+	for _, p := range h.Prompts {
+		g.prompt(p)
+	}
+	for _, r := range h.Resources {
+		g.resource(r)
+	}
+	g.readEmpty()
 	g.objectCodecs()
 	src, err := render(f)
 	if err != nil {
@@ -58,16 +73,36 @@ func Handlers(h *model.Handlers) ([]byte, error) {
 	return src, nil
 }
 
+// newHandlerGen collects the structs h's codecs read and write and names
+// everything the file declares.
+func newHandlerGen(h *model.Handlers) (*handlerGen, error) {
+	g := &handlerGen{h: h, decoders: map[string]*model.Object{}, encoders: map[string]*model.Object{}}
+	for _, t := range h.Tools {
+		g.collect(t)
+	}
+	all := map[string]*model.Object{}
+	for id, o := range g.decoders {
+		all[id] = o
+	}
+	for id, o := range g.encoders {
+		all[id] = o
+	}
+	n, err := newNames(h, sortedObjects(all))
+	if err != nil {
+		return nil, err
+	}
+	g.names = n
+	return g, nil
+}
+
 type handlerGen struct {
 	h        *model.Handlers
 	f        *jen.File
+	names    *names
 	decoders map[string]*model.Object // ID → struct needing a decoder
 	encoders map[string]*model.Object // ID → struct needing an encoder
 	patterns []string                 // regular expressions, indexed by their variable's number
 }
-
-// key is a tool's identifier in generated names: its receiver and Go name.
-func key(t *model.Tool) string { return t.Recv + t.GoName }
 
 func (g *handlerGen) collect(t *model.Tool) {
 	if t.Input != nil && t.InputSchema == nil {
@@ -96,11 +131,6 @@ func walkObjects(v *model.Value, seen map[string]*model.Object) {
 	case model.ValSlice, model.ValArray, model.ValMap, model.ValPointer:
 		walkObjects(v.Elem, seen)
 	}
-	if v.Go != nil {
-		for _, a := range v.Go.Args {
-			_ = a // type arguments reach the generated code only through fields
-		}
-	}
 }
 
 func sortedObjects(m map[string]*model.Object) []*model.Object {
@@ -124,58 +154,66 @@ func rawString(s string) jen.Code {
 	return jen.Lit(s)
 }
 
-// constants writes each tool's definition (name, title, description,
-// annotations, schemas) as JSON constants.
-func (g *handlerGen) constants() {
-	for _, t := range g.h.Tools {
-		k := key(t)
-		var in, out string
-		switch {
-		case t.InputSchema != nil:
-			in = string(t.InputSchema)
-		case t.Input != nil:
-			in = RootSchemaDraft(t.Input, g.h.Draft)
-		default:
-			in = EmptyInputSchemaDraft(g.h.Draft)
-		}
-		switch t.Output.Kind {
-		case model.OutputStructured:
-			out = RootSchemaDraft(t.Output.Value, g.h.Draft)
-		case model.OutputRaw:
-			out = string(t.Output.Schema)
-		}
-		g.f.Commentf("mcpgenInputSchema%s is the input schema of tool %s (%s).", k, t.Name, t.Pos)
-		g.f.Const().Id("mcpgenInputSchema" + k).Op("=").Add(rawString(indentJSON(in)))
-		if out != "" {
-			g.f.Commentf("mcpgenOutputSchema%s is the output schema of tool %s.", k, t.Name)
-			g.f.Const().Id("mcpgenOutputSchema" + k).Op("=").Add(rawString(indentJSON(out)))
-		}
-		def := &jsonObject{}
-		def.set("name", jsonString(t.Name))
-		if t.Title != "" {
-			def.set("title", jsonString(t.Title))
-		}
-		if t.Description != "" {
-			def.set("description", jsonString(t.Description))
-		}
-		if len(t.Hints) > 0 {
-			ann := &jsonObject{}
-			for _, hint := range t.Hints {
-				ann.set(hint.Key, strconv.FormatBool(hint.Value))
+// tool writes everything of one tool: its definition and schemas, the
+// ToolHandler that calls it, and its codecs.
+func (g *handlerGen) tool(t *model.Tool) {
+	var in, out string
+	switch {
+	case t.InputSchema != nil:
+		in = string(t.InputSchema)
+	case t.Input != nil:
+		in = RootSchemaDraft(t.Input, g.h.Draft)
+	default:
+		in = EmptyInputSchemaDraft(g.h.Draft)
+	}
+	switch t.Output.Kind {
+	case model.OutputStructured:
+		out = RootSchemaDraft(t.Output.Value, g.h.Draft)
+	case model.OutputRaw:
+		out = string(t.Output.Schema)
+	}
+	var def fields
+	def.add("Name", jen.Lit(t.Name))
+	def.addString("Title", t.Title)
+	def.addString("Description", t.Description)
+	falseHints := false
+	if len(t.Hints) > 0 {
+		var ann fields
+		extra := jen.Dict{}
+		for _, hint := range t.Hints {
+			if hint.Value {
+				ann.add(upperFirst(hint.Key), jen.True())
+			} else {
+				extra[jen.Lit(hint.Key)] = jen.Qual(jsonPkg, "RawMessage").Call(jen.Lit("false"))
 			}
-			def.set("annotations", ann.String())
 		}
-		head := def.String()
-		head = head[:len(head)-1] + `,"inputSchema":`
-		expr := rawString(head).(*jen.Statement).Op("+").Id("mcpgenInputSchema" + k)
-		if out != "" {
-			expr = expr.Op("+").Id("`,\"outputSchema\":`").Op("+").Id("mcpgenOutputSchema" + k)
+		if len(extra) > 0 {
+			falseHints = true
+			ann.add("Extra", jen.Map(jen.String()).Qual(jsonPkg, "RawMessage").Values(extra))
 		}
-		expr = expr.Op("+").Id("`}`")
-		g.f.Commentf("mcpgenTool%s is the definition of tool %s.", k, t.Name)
-		g.f.Const().Id("mcpgenTool" + k).Op("=").Add(expr)
+		def.add("Annotations", jen.Op("&").Add(ann.of("ToolAnnotations")))
+	}
+	name := g.names.tool(toolDef, t)
+	g.f.Commentf("%s is the definition of tool %s (%s), but for its schemas: handler.AddTool adds them.", name, t.Name, t.Pos)
+	if falseHints {
+		g.f.Comment("Hints written false are in Extra: a Go literal's false field is left out of the")
+		g.f.Comment("JSON, and a client would read the hint's default instead.")
+	}
+	g.f.Var().Id(name).Op("=").Add(def.of("Tool"))
+	g.f.Line()
+	name = g.names.tool(inputSchema, t)
+	g.f.Commentf("%s is the input schema of tool %s (%s).", name, t.Name, t.Pos)
+	g.f.Const().Id(name).Op("=").Add(rawString(indentJSON(in)))
+	g.f.Line()
+	if out != "" {
+		name = g.names.tool(outputSchema, t)
+		g.f.Commentf("%s is the output schema of tool %s (%s).", name, t.Name, t.Pos)
+		g.f.Const().Id(name).Op("=").Add(rawString(indentJSON(out)))
 		g.f.Line()
 	}
+	g.call(t)
+	g.inputCodec(t)
+	g.outputCodec(t)
 }
 
 // guards writes one assignment per handler that stops compiling when the
@@ -237,7 +275,8 @@ func (g *handlerGen) outType(t *model.Tool) jen.Code {
 
 // register writes Register for the package's functions and
 // Register<Recv> for the methods of each receiver type: each adds the
-// tools, prompts and resources it serves, in that order.
+// tools, prompts and resources it serves, in that order, one statement
+// each.
 func (g *handlerGen) register() {
 	type group struct {
 		adds  []jen.Code
@@ -246,7 +285,7 @@ func (g *handlerGen) register() {
 	}
 	groups := map[string]*group{}
 	var recvs []string
-	add := func(recv, kind, name string, code []jen.Code) {
+	add := func(recv, kind, name string, code jen.Code) {
 		gr, ok := groups[recv]
 		if !ok {
 			gr = &group{}
@@ -257,7 +296,7 @@ func (g *handlerGen) register() {
 			gr.kinds = append(gr.kinds, kind)
 		}
 		gr.names = append(gr.names, name)
-		gr.adds = append(gr.adds, code...)
+		gr.adds = append(gr.adds, jen.If(jen.Err().Op(":=").Add(code), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 	}
 	for _, t := range g.h.Tools {
 		add(t.Recv, "tools", t.Name, g.addTool(t))
@@ -271,7 +310,7 @@ func (g *handlerGen) register() {
 	sort.Strings(recvs)
 	for _, recv := range recvs {
 		gr := groups[recv]
-		name := "Register" + upperFirst(recv)
+		name := g.names.register[recv]
 		params := []jen.Code{jen.Id("s").Op("*").Qual(serverPkg, "Server")}
 		what := gr.kinds[0]
 		if n := len(gr.kinds); n > 1 {
@@ -303,13 +342,67 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// addTool registers one tool.
-func (g *handlerGen) addTool(t *model.Tool) []jen.Code {
-	k := key(t)
-	call := jen.Id(t.GoName)
-	if t.Recv != "" {
-		call = jen.Id("r").Dot(t.GoName)
+// bound is the handler Register passes for a generated function: the
+// function itself, or for a method's a closure that adds the receiver r.
+// params are the handler's parameter types after the context, result the
+// mcp type it returns a pointer to.
+func bound(recv, fn, result string, params ...jen.Code) jen.Code {
+	if recv == "" {
+		return jen.Id(fn)
 	}
+	names := []string{"p", "vars"}[:len(params)]
+	typed := []jen.Code{jen.Id("ctx").Qual(contextPkg, "Context")}
+	args := []jen.Code{jen.Id("ctx"), jen.Id("r")}
+	for i, p := range params {
+		typed = append(typed, jen.Id(names[i]).Add(p))
+		args = append(args, jen.Id(names[i]))
+	}
+	return jen.Func().Params(typed...).Params(jen.Op("*").Qual(mcpPkg, result), jen.Error()).Block(
+		jen.Return(jen.Id(fn).Call(args...)),
+	)
+}
+
+// addTool is Register's call that adds one tool.
+func (g *handlerGen) addTool(t *model.Tool) jen.Code {
+	out := jen.Lit("")
+	if t.Output.Kind == model.OutputStructured || t.Output.Kind == model.OutputRaw {
+		out = jen.Id(g.names.tool(outputSchema, t))
+	}
+	handler := bound(t.Recv, g.names.tool(toolCall, t), "CallToolResult", jen.Op("*").Qual(mcpPkg, "CallToolRequestParams"))
+	args := []jen.Code{jen.Id("s"), jen.Id(g.names.tool(toolDef, t)), jen.Id(g.names.tool(inputSchema, t)), out, handler}
+	if t.InputSchema != nil || t.Output.Kind == model.OutputRaw {
+		// A schema from a file, with no Go type to generate a checker
+		// from: the runtime compiles it. Generated checkers take the
+		// place of the other schema, if any.
+		args = append(args, jen.Qual(rawschemaPkg, "Validate").Call())
+	}
+	switch {
+	case t.InputSchema != nil:
+		// The schema file's validator checks the arguments.
+	case t.Input == nil:
+		args = append(args, jen.Qual(serverPkg, "WithInputValidator").Call(jen.Id(g.names.tool(checkInput, t))))
+	default:
+		// The handler's decoder validates as it reads: one pass.
+		args = append(args, jen.Qual(serverPkg, "InputCheckedByHandler").Call())
+	}
+	if t.Output.Kind == model.OutputStructured {
+		args = append(args, jen.Qual(serverPkg, "WithOutputValidator").Call(jen.Id(g.names.tool(checkOutput, t))))
+	}
+	return jen.Qual(handlerPkg, "AddTool").Call(args...)
+}
+
+// recvParam is the receiver parameter of a generated function for a
+// method, none for a function.
+func recvParam(recv string) []jen.Code {
+	if recv == "" {
+		return nil
+	}
+	return []jen.Code{jen.Id("r").Op("*").Id(recv)}
+}
+
+// call writes the ToolHandler of one tool: it decodes the arguments,
+// calls the user's function and builds the result from what it returns.
+func (g *handlerGen) call(t *model.Tool) {
 	var h []jen.Code
 	args := []jen.Code{jen.Id("ctx")}
 	switch {
@@ -318,12 +411,12 @@ func (g *handlerGen) addTool(t *model.Tool) []jen.Code {
 	case t.Input != nil:
 		h = append(h,
 			jen.Var().Id("in").Add(g.goType(t.Input)),
-			jen.If(jen.Err().Op(":=").Id("mcpgenDecodeInput"+k).Call(jen.Id("p").Dot("Arguments"), jen.Op("&").Id("in")), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.Err().Op(":=").Id(g.names.tool(decodeInput, t)).Call(jen.Id("p").Dot("Arguments"), jen.Op("&").Id("in")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("invalid arguments for tool "+t.Name+": %w"), jen.Err())),
 			))
 		args = append(args, jen.Id("in"))
 	}
-	h = append(h, jen.List(jen.Id("out"), jen.Err()).Op(":=").Add(call).Call(args...),
+	h = append(h, jen.List(jen.Id("out"), jen.Err()).Op(":=").Add(handlerCall(t.Recv, t.GoName, args...)),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
 	switch t.Output.Kind {
 	case model.OutputResult:
@@ -335,34 +428,14 @@ func (g *handlerGen) addTool(t *model.Tool) []jen.Code {
 	case model.OutputRaw:
 		h = append(h, jen.Return(jen.Qual(handlerPkg, "Structured").Call(jen.Id("out"), jen.Nil())))
 	default:
-		h = append(h, jen.Return(jen.Qual(handlerPkg, "Structured").Call(jen.Id("mcpgenEncodeOutput"+k).Call(jen.Op("&").Id("out")))))
+		h = append(h, jen.Return(jen.Qual(handlerPkg, "Structured").Call(jen.Id(g.names.tool(encodeOutput, t)).Call(jen.Op("&").Id("out")))))
 	}
-	handler := jen.Func().Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("p").Op("*").Qual(mcpPkg, "CallToolRequestParams")).
-		Params(jen.Op("*").Qual(mcpPkg, "CallToolResult"), jen.Error()).Block(h...)
-	opts := []jen.Code{}
-	if t.InputSchema != nil || t.Output.Kind == model.OutputRaw {
-		// A schema from a file, with no Go type to generate a checker
-		// from: the runtime compiles it. Generated checkers take the
-		// place of the other schema, if any.
-		opts = append(opts, jen.Qual(rawschemaPkg, "Validate").Call())
-	}
-	switch {
-	case t.InputSchema != nil:
-		// The schema file's validator checks the arguments.
-	case t.Input == nil:
-		opts = append(opts, jen.Qual(serverPkg, "WithInputValidator").Call(jen.Id("mcpgenCheckInput"+k)))
-	default:
-		// The handler's decoder validates as it reads: one pass.
-		opts = append(opts, jen.Qual(serverPkg, "InputCheckedByHandler").Call())
-	}
-	if t.Output.Kind == model.OutputStructured {
-		opts = append(opts, jen.Qual(serverPkg, "WithOutputValidator").Call(jen.Id("mcpgenCheckOutput"+k)))
-	}
-	return []jen.Code{
-		jen.If(jen.Err().Op(":=").Qual(handlerPkg, "AddTool").Call(append([]jen.Code{jen.Id("s"), jen.Id("mcpgenTool" + k), handler}, opts...)...), jen.Err().Op("!=").Nil()).Block(
-			jen.Return(jen.Err()),
-		),
-	}
+	name := g.names.tool(toolCall, t)
+	g.f.Commentf("%s handles a call of tool %s with %s (%s).", name, t.Name, goLabel(t.Recv, t.GoName), t.Pos)
+	params := append([]jen.Code{jen.Id("ctx").Qual(contextPkg, "Context")}, recvParam(t.Recv)...)
+	params = append(params, jen.Id("p").Op("*").Qual(mcpPkg, "CallToolRequestParams"))
+	g.f.Func().Id(name).Params(params...).Params(jen.Op("*").Qual(mcpPkg, "CallToolResult"), jen.Error()).Block(h...)
+	g.f.Line()
 }
 
 func textContent(text jen.Code) jen.Code {
@@ -371,16 +444,13 @@ func textContent(text jen.Code) jen.Code {
 	}))
 }
 
-// toolCodecs writes each tool's root decoder, checker and encoder.
-func (g *handlerGen) toolCodecs() {
-	for _, t := range g.h.Tools {
-		g.inputCodec(t)
-		g.outputCodec(t)
-	}
+// readEmpty writes the reader of {} that the checkers of tools without
+// arguments share.
+func (g *handlerGen) readEmpty() {
 	for _, t := range g.h.Tools {
 		if t.Input == nil && t.InputSchema == nil {
-			g.f.Comment("mcpgenDecodeEmpty reads an object that must have no members.")
-			g.f.Func().Id("mcpgenDecodeEmpty").Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner")).Error().Block(
+			g.f.Commentf("%s reads an object that must have no members: the arguments of a tool that takes none.", readEmpty)
+			g.f.Func().Id(readEmpty).Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner")).Error().Block(
 				jen.If(jen.Err().Op(":=").Id("s").Dot("ObjectStart").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 				jen.List(jen.Id("key"), jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextKey").Call(),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
@@ -388,22 +458,22 @@ func (g *handlerGen) toolCodecs() {
 				jen.Return(jen.Nil()),
 			)
 			g.f.Line()
-			break
+			return
 		}
 	}
 }
 
-// rootDecoder writes mcpgen<k>Decode<which>, which reads a whole document
+// rootDecoder writes name, which reads a whole document
 // into x and checks it.
-func (g *handlerGen) rootDecoder(k, which string, v *model.Value, tool string) {
-	g.f.Commentf("mcpgenDecode%s%s reads the %s of tool %s into x, checking the schema's rules as it goes.", which, k, strings.ToLower(which), tool)
+func (g *handlerGen) rootDecoder(name, which string, v *model.Value, t *model.Tool) {
+	g.f.Commentf("%s reads the %s of tool %s (%s) into x, checking the schema's rules as it goes.", name, which, t.Name, t.Pos)
 	var body []jen.Code
 	if v.Kind == model.ValStruct {
-		body = []jen.Code{jen.Return(jen.Id("mcpgenDecodeObj"+v.Object.ID).Call(jen.Id("s"), jen.Id("x")))}
+		body = []jen.Code{jen.Return(jen.Id(g.names.object(objectRead, v.Object)).Call(jen.Id("s"), jen.Id("x")))}
 	} else {
 		body = append(g.decodeValue(jen.Op("*").Id("x"), v, nil, plainErr, 0), jen.Return(jen.Nil()))
 	}
-	g.f.Func().Id("mcpgenDecode"+which+k).Params(jen.Id("data").Index().Byte(), jen.Id("x").Op("*").Add(g.goType(v))).Error().Block(
+	g.f.Func().Id(name).Params(jen.Id("data").Index().Byte(), jen.Id("x").Op("*").Add(g.goType(v))).Error().Block(
 		jen.Return(jen.Qual(handlerPkg, "Decode").Call(jen.Id("data"), jen.Func().Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner")).Error().Block(body...))),
 	)
 	g.f.Line()
@@ -419,9 +489,9 @@ func (g *handlerGen) objectCodecs() {
 		g.objectEncoder(o)
 	}
 	for i, p := range g.patterns {
-		g.f.Var().Id("mcpgenPattern"+strconv.Itoa(i)).Op("=").Qual("regexp", "MustCompile").Call(jen.Lit(p))
-	}
-	if len(g.patterns) > 0 {
+		name := g.names.pattern(i)
+		g.f.Commentf("%s is the pattern %s of a struct tag.", name, strconv.Quote(p))
+		g.f.Var().Id(name).Op("=").Qual("regexp", "MustCompile").Call(jen.Lit(p))
 		g.f.Line()
 	}
 }
@@ -478,51 +548,51 @@ func (g *handlerGen) convert(v *model.Value, expr jen.Code) jen.Code {
 
 // inputCodec writes a tool's input decoder and checker.
 func (g *handlerGen) inputCodec(t *model.Tool) {
-	k := key(t)
 	if t.InputSchema != nil {
 		return
 	}
+	check := g.names.tool(checkInput, t)
 	if t.Input == nil {
-		g.f.Commentf("mcpgenCheckInput%s accepts only an empty object: tool %s takes no arguments.", k, t.Name)
-		g.f.Func().Id("mcpgenCheckInput" + k).Params(jen.Id("args").Index().Byte()).Error().Block(
-			jen.Return(jen.Qual(handlerPkg, "Decode").Call(jen.Id("args"), jen.Func().Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner")).Error().Block(
-				jen.Return(jen.Id("mcpgenDecodeEmpty").Call(jen.Id("s"))),
-			))),
+		g.f.Commentf("%s accepts only an empty object: tool %s (%s) takes no arguments.", check, t.Name, t.Pos)
+		g.f.Func().Id(check).Params(jen.Id("args").Index().Byte()).Error().Block(
+			jen.Return(jen.Qual(handlerPkg, "Decode").Call(jen.Id("args"), jen.Id(readEmpty))),
 		)
 		g.f.Line()
 		return
 	}
-	g.rootDecoder(k, "Input", t.Input, t.Name)
-	g.f.Commentf("mcpgenCheckInput%s decodes and checks the arguments of tool %s, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.", k, t.Name)
-	g.f.Func().Id("mcpgenCheckInput"+k).Params(jen.Id("args").Index().Byte()).Error().Block(
+	decode := g.names.tool(decodeInput, t)
+	g.rootDecoder(decode, "input", t.Input, t)
+	g.f.Commentf("%s decodes and checks the arguments of tool %s (%s), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.", check, t.Name, t.Pos)
+	g.f.Func().Id(check).Params(jen.Id("args").Index().Byte()).Error().Block(
 		jen.Var().Id("in").Add(g.goType(t.Input)),
-		jen.Return(jen.Id("mcpgenDecodeInput"+k).Call(jen.Id("args"), jen.Op("&").Id("in"))),
+		jen.Return(jen.Id(decode).Call(jen.Id("args"), jen.Op("&").Id("in"))),
 	)
 	g.f.Line()
 }
 
 // outputCodec writes a tool's output decoder, checker and encoder.
 func (g *handlerGen) outputCodec(t *model.Tool) {
-	k := key(t)
-	if t.Output.Kind == model.OutputStructured {
-		out := t.Output.Value
-		g.rootDecoder(k, "Output", out, t.Name)
-		g.f.Commentf("mcpgenCheckOutput%s checks the structured content of tool %s against its output schema.", k, t.Name)
-		g.f.Func().Id("mcpgenCheckOutput"+k).Params(jen.Id("data").Index().Byte()).Error().Block(
-			jen.Var().Id("out").Add(g.goType(out)),
-			jen.Return(jen.Id("mcpgenDecodeOutput"+k).Call(jen.Id("data"), jen.Op("&").Id("out"))),
-		)
-		g.f.Line()
-		g.f.Commentf("mcpgenEncodeOutput%s encodes the result of tool %s as JSON.", k, t.Name)
-		var body []jen.Code
-		if out.Kind == model.ValStruct {
-			body = []jen.Code{jen.Return(jen.Id("mcpgenEncodeObj"+out.Object.ID).Call(jen.Nil(), jen.Id("x")))}
-		} else {
-			body = []jen.Code{jen.Var().Id("dst").Index().Byte(), jen.Var().Err().Error()}
-			body = append(body, g.encodeValue(jen.Parens(jen.Op("*").Id("x")), out, plainErr, 0)...)
-			body = append(body, jen.Return(jen.Id("dst"), jen.Nil()))
-		}
-		g.f.Func().Id("mcpgenEncodeOutput"+k).Params(jen.Id("x").Op("*").Add(g.goType(out))).Params(jen.Index().Byte(), jen.Error()).Block(body...)
-		g.f.Line()
+	if t.Output.Kind != model.OutputStructured {
+		return
 	}
+	out := t.Output.Value
+	decode, check, encode := g.names.tool(decodeOutput, t), g.names.tool(checkOutput, t), g.names.tool(encodeOutput, t)
+	g.rootDecoder(decode, "output", out, t)
+	g.f.Commentf("%s checks the structured content of tool %s (%s) against its output schema.", check, t.Name, t.Pos)
+	g.f.Func().Id(check).Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Var().Id("out").Add(g.goType(out)),
+		jen.Return(jen.Id(decode).Call(jen.Id("data"), jen.Op("&").Id("out"))),
+	)
+	g.f.Line()
+	g.f.Commentf("%s encodes the result of tool %s (%s) as JSON.", encode, t.Name, t.Pos)
+	var body []jen.Code
+	if out.Kind == model.ValStruct {
+		body = []jen.Code{jen.Return(jen.Id(g.names.object(objectAppend, out.Object)).Call(jen.Nil(), jen.Id("x")))}
+	} else {
+		body = []jen.Code{jen.Var().Id("dst").Index().Byte(), jen.Var().Err().Error()}
+		body = append(body, g.encodeValue(jen.Parens(jen.Op("*").Id("x")), out, plainErr, 0)...)
+		body = append(body, jen.Return(jen.Id("dst"), jen.Nil()))
+	}
+	g.f.Func().Id(encode).Params(jen.Id("x").Op("*").Add(g.goType(out))).Params(jen.Index().Byte(), jen.Error()).Block(body...)
+	g.f.Line()
 }

@@ -101,7 +101,7 @@ func (g *handlerGen) decodeValue(target *jen.Statement, v *model.Value, rules *m
 		}
 	case model.ValStruct:
 		return []jen.Code{
-			jen.If(jen.Err().Op(":=").Id("mcpgenDecodeObj"+v.Object.ID).Call(jen.Id("s"), jen.Op("&").Add(tgt())), jen.Err().Op("!=").Nil()).Block(ret(jen.Err())),
+			jen.If(jen.Err().Op(":=").Id(g.names.object(objectRead, v.Object)).Call(jen.Id("s"), jen.Op("&").Add(tgt())), jen.Err().Op("!=").Nil()).Block(ret(jen.Err())),
 		}
 	case model.ValSlice:
 		sl, i, e := "sl"+n, "i"+n, "e"+n
@@ -230,7 +230,7 @@ func (g *handlerGen) scalarChecks(val string, v *model.Value, rules *model.Rules
 		if idx == len(g.patterns) {
 			g.patterns = append(g.patterns, r.Pattern)
 		}
-		code = append(code, jen.If(jen.Op("!").Id("mcpgenPattern"+strconv.Itoa(idx)).Dot("MatchString").Call(jen.Id(val))).
+		code = append(code, jen.If(jen.Op("!").Id(g.names.pattern(idx)).Dot("MatchString").Call(jen.Id(val))).
 			Block(ret(fieldErr("must match the pattern "+strconv.Quote(r.Pattern)))))
 	}
 	switch r.Format {
@@ -296,7 +296,7 @@ func (g *handlerGen) uniqueCheck(list *jen.Statement, ret func(jen.Code) jen.Cod
 	)}
 }
 
-// objectDecoder writes mcpgenDecodeObj<ID>.
+// objectDecoder writes the reader of one struct.
 func (g *handlerGen) objectDecoder(o *model.Object) {
 	var cases []jen.Code
 	var after []jen.Code
@@ -344,8 +344,9 @@ func (g *handlerGen) objectDecoder(o *model.Object) {
 	)
 	body = append(body, after...)
 	body = append(body, jen.Return(jen.Nil()))
-	g.f.Commentf("mcpgenDecodeObj%s reads a %s object into x, checking its schema (%s).", o.ID, o.Go.Name, o.Pos)
-	g.f.Func().Id("mcpgenDecodeObj"+o.ID).Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner"), jen.Id("x").Op("*").Add(g.goType(&model.Value{Go: o.Go}))).Error().Block(body...)
+	name := g.names.object(objectRead, o)
+	g.f.Commentf("%s reads a %s object into x, checking its schema (%s).", name, o.Go.Name, o.Pos)
+	g.f.Func().Id(name).Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner"), jen.Id("x").Op("*").Add(g.goType(&model.Value{Go: o.Go}))).Error().Block(body...)
 	g.f.Line()
 }
 
@@ -360,7 +361,7 @@ func literal(l model.Literal) jen.Code {
 	return jen.Id(l.JSON())
 }
 
-// objectEncoder writes mcpgenEncodeObj<ID>.
+// objectEncoder writes the appender of one struct.
 func (g *handlerGen) objectEncoder(o *model.Object) {
 	body := []jen.Code{jen.Var().Err().Error(), jen.Id("start").Op(":=").Len(jen.Id("dst"))}
 	for _, p := range o.Fields {
@@ -388,8 +389,9 @@ func (g *handlerGen) objectEncoder(o *model.Object) {
 		jen.Id("dst").Index(jen.Id("start")).Op("=").LitRune('{'),
 		jen.Return(jen.Append(jen.Id("dst"), jen.LitRune('}')), jen.Nil()),
 	)
-	g.f.Commentf("mcpgenEncodeObj%s appends x to dst as JSON: nil slices as [], nil pointers left out.", o.ID)
-	g.f.Func().Id("mcpgenEncodeObj"+o.ID).Params(jen.Id("dst").Index().Byte(), jen.Id("x").Op("*").Add(g.goType(&model.Value{Go: o.Go}))).Params(jen.Index().Byte(), jen.Error()).Block(body...)
+	name := g.names.object(objectAppend, o)
+	g.f.Commentf("%s appends x, a %s, to dst as JSON: nil slices as [], nil pointers left out (%s).", name, o.Go.Name, o.Pos)
+	g.f.Func().Id(name).Params(jen.Id("dst").Index().Byte(), jen.Id("x").Op("*").Add(g.goType(&model.Value{Go: o.Go}))).Params(jen.Index().Byte(), jen.Error()).Block(body...)
 	g.f.Line()
 }
 
@@ -470,7 +472,7 @@ func (g *handlerGen) encodeValue(src *jen.Statement, v *model.Value, wrap wrapFu
 		}
 	case model.ValStruct:
 		return []jen.Code{
-			jen.List(jen.Id("dst"), jen.Err()).Op("=").Id("mcpgenEncodeObj"+v.Object.ID).Call(dst, jen.Op("&").Add(s())),
+			jen.List(jen.Id("dst"), jen.Err()).Op("=").Id(g.names.object(objectAppend, v.Object)).Call(dst, jen.Op("&").Add(s())),
 			retErr(),
 		}
 	case model.ValPointer:

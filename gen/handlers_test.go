@@ -102,7 +102,7 @@ func TestHandlers(t *testing.T) {
 			if err := os.WriteFile(genCopy, src, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(harness, harnessSource(h), 0o644); err != nil {
+			if err := os.WriteFile(harness, harnessSource(t, h), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			overlay[gofile] = genCopy
@@ -199,7 +199,12 @@ func readSamples(t *testing.T, caseDir string, h *model.Handlers) []sample {
 // runs the generated input checkers over the samples, reporting each
 // verdict that differs from the expected one. Tools with input-schema= have
 // no generated checker: their samples are judged by the schema file alone.
-func harnessSource(h *model.Handlers) []byte {
+func harnessSource(t *testing.T, h *model.Handlers) []byte {
+	t.Helper()
+	checkers, register, err := gen.HarnessNames(h)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "package %s\n\nimport (\n\t\"encoding/json\"\n\t\"os\"\n\t\"testing\"\n\n", h.Package)
 	b.WriteString("\t\"github.com/mcpgen/mcpgen/generated/mcp\"\n\t\"github.com/mcpgen/mcpgen/runtime/server\"\n)\n\n")
@@ -221,16 +226,16 @@ func harnessSource(h *model.Handlers) []byte {
 	sort.Strings(names)
 	for _, r := range names {
 		if r == "" {
-			b.WriteString("\tif err := Register(s); err != nil {\n\t\tt.Error(err)\n\t}\n")
+			fmt.Fprintf(&b, "\tif err := %s(s); err != nil {\n\t\tt.Error(err)\n\t}\n", register[r])
 		} else {
-			fmt.Fprintf(&b, "\tif err := Register%s(s, &%s{}); err != nil {\n\t\tt.Error(err)\n\t}\n", r, r)
+			fmt.Fprintf(&b, "\tif err := %s(s, &%s{}); err != nil {\n\t\tt.Error(err)\n\t}\n", register[r], r)
 		}
 	}
 	b.WriteString("}\n\n")
 	b.WriteString("func TestMcpgenSamples(t *testing.T) {\n\tchecks := map[string]func([]byte) error{\n")
 	for _, tool := range h.Tools {
-		if tool.InputSchema == nil {
-			fmt.Fprintf(&b, "\t\t%q: mcpgenCheckInput%s,\n", tool.Name, tool.Recv+tool.GoName)
+		if name, ok := checkers[tool.Name]; ok {
+			fmt.Fprintf(&b, "\t\t%q: %s,\n", tool.Name, name)
 		}
 	}
 	b.WriteString("\t}\n")

@@ -26,6 +26,10 @@ type Handlers struct {
 	// Draft is the JSON Schema dialect of the package's generated schemas,
 	// set by a //mcp:schema directive.
 	Draft Draft
+	// Declared holds the package's own package-level identifiers (those
+	// of a previous mcpgen_gen.go aside) and where each is declared, so
+	// that the generated file's names keep clear of them.
+	Declared map[string]SrcPos
 }
 
 // Empty reports whether the package asks for nothing.

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpgen/mcpgen/gen"
+	"github.com/mcpgen/mcpgen/model"
 	"github.com/mcpgen/mcpgen/parser/gosrc"
 )
 
@@ -26,7 +28,11 @@ func generateHandlers(c *cli.Context) error {
 		return err
 	}
 	src, err := gen.Handlers(h)
-	if err != nil {
+	var pe *model.PosError
+	switch {
+	case errors.As(err, &pe):
+		return err // names the package's own declarations cannot get
+	case err != nil:
 		return internalError{err}
 	}
 	removed, err := gen.WriteHandlers(dir, src)

@@ -18,88 +18,401 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
-// mcpgenInputSchemasimpleTextTool is the input schema of tool test_simple_text (tools.go:43).
-const mcpgenInputSchemasimpleTextTool = `{
+// The handlers must keep the signatures this file was generated for; run go generate after changing one.
+var (
+	_ func(context.Context) (string, error)                                   = simpleTextTool
+	_ func(context.Context) (*mcp.CallToolResult, error)                      = imageTool
+	_ func(context.Context) (*mcp.CallToolResult, error)                      = audioTool
+	_ func(context.Context) (*mcp.CallToolResult, error)                      = embeddedResourceTool
+	_ func(context.Context) (*mcp.CallToolResult, error)                      = mixedContentTool
+	_ func(context.Context) (string, error)                                   = loggingTool
+	_ func(context.Context) (string, error)                                   = errorTool
+	_ func(context.Context) (string, error)                                   = progressTool
+	_ func(context.Context, samplingArgs) (string, error)                     = samplingTool
+	_ func(context.Context, elicitationArgs) (string, error)                  = elicitationTool
+	_ func(context.Context) (string, error)                                   = defaultsElicitationTool
+	_ func(context.Context) (string, error)                                   = enumsElicitationTool
+	_ func(context.Context, json.RawMessage) (string, error)                  = schema202012Tool
+	_ func(context.Context, json.RawMessage) (string, error)                  = customHeaderTool
+	_ func(context.Context) (string, error)                                   = reconnectionTool
+	_ func(*everything, context.Context) (string, error)                      = (*everything).triggerToolChange
+	_ func(*everything, context.Context) (string, error)                      = (*everything).triggerPromptChange
+	_ func(context.Context) (string, error)                                   = roundsElicitationTool
+	_ func(context.Context) (string, error)                                   = roundsSamplingTool
+	_ func(context.Context) (string, error)                                   = roundsRootsTool
+	_ func(context.Context) (string, error)                                   = roundsStateTool
+	_ func(context.Context) (string, error)                                   = roundsMultipleTool
+	_ func(context.Context) (string, error)                                   = roundsMultiTool
+	_ func(context.Context) (string, error)                                   = roundsTamperedTool
+	_ func(context.Context) (string, error)                                   = roundsCapabilitiesTool
+	_ func(context.Context) (string, error)                                   = missingCapabilityTool
+	_ func(context.Context) (string, error)                                   = streamingElicitationTool
+	_ func(context.Context) (string, error)                                   = quietLoggingTool
+	_ func(context.Context) (*mcp.GetPromptResult, error)                     = simplePrompt
+	_ func(context.Context, argsPromptArgs) (*mcp.GetPromptResult, error)     = argsPrompt
+	_ func(context.Context, embeddedPromptArgs) (*mcp.GetPromptResult, error) = embeddedPrompt
+	_ func(context.Context) (*mcp.GetPromptResult, error)                     = imagePrompt
+	_ func(context.Context) (*mcp.GetPromptResult, error)                     = roundsPrompt
+	_ func(context.Context) (string, error)                                   = staticTextResource
+	_ func(context.Context) ([]byte, error)                                   = staticBinaryResource
+	_ func(*everything, context.Context) (string, error)                      = (*everything).watchedResource
+	_ func(context.Context, templateVars) (string, error)                     = templateResource
+)
+
+// Register adds the package's tools, prompts and resources to s: test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types, test_tool_with_logging, test_error_handling, test_tool_with_progress, test_sampling, test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums, json_schema_2020_12_tool, test_custom_header, test_reconnection, test_input_required_result_elicitation, test_input_required_result_sampling, test_input_required_result_list_roots, test_input_required_result_request_state, test_input_required_result_multiple_inputs, test_input_required_result_multi_round, test_input_required_result_tampered_state, test_input_required_result_capabilities, test_missing_capability, test_streaming_elicitation, test_logging_tool, test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image, test_input_required_result_prompt, static-text, static-binary, template-data.
+func Register(s *server.Server) error {
+	if err := handler.AddTool(s, mcpgenToolSimpleTextTool, mcpgenInputSchemaSimpleTextTool, "", mcpgenCallSimpleTextTool, server.WithInputValidator(mcpgenCheckInputSimpleTextTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolImageTool, mcpgenInputSchemaImageTool, "", mcpgenCallImageTool, server.WithInputValidator(mcpgenCheckInputImageTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolAudioTool, mcpgenInputSchemaAudioTool, "", mcpgenCallAudioTool, server.WithInputValidator(mcpgenCheckInputAudioTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolEmbeddedResourceTool, mcpgenInputSchemaEmbeddedResourceTool, "", mcpgenCallEmbeddedResourceTool, server.WithInputValidator(mcpgenCheckInputEmbeddedResourceTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolMixedContentTool, mcpgenInputSchemaMixedContentTool, "", mcpgenCallMixedContentTool, server.WithInputValidator(mcpgenCheckInputMixedContentTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolLoggingTool, mcpgenInputSchemaLoggingTool, "", mcpgenCallLoggingTool, server.WithInputValidator(mcpgenCheckInputLoggingTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolErrorTool, mcpgenInputSchemaErrorTool, "", mcpgenCallErrorTool, server.WithInputValidator(mcpgenCheckInputErrorTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolProgressTool, mcpgenInputSchemaProgressTool, "", mcpgenCallProgressTool, server.WithInputValidator(mcpgenCheckInputProgressTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolSamplingTool, mcpgenInputSchemaSamplingTool, "", mcpgenCallSamplingTool, server.InputCheckedByHandler()); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolElicitationTool, mcpgenInputSchemaElicitationTool, "", mcpgenCallElicitationTool, server.InputCheckedByHandler()); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolDefaultsElicitationTool, mcpgenInputSchemaDefaultsElicitationTool, "", mcpgenCallDefaultsElicitationTool, server.WithInputValidator(mcpgenCheckInputDefaultsElicitationTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolEnumsElicitationTool, mcpgenInputSchemaEnumsElicitationTool, "", mcpgenCallEnumsElicitationTool, server.WithInputValidator(mcpgenCheckInputEnumsElicitationTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolSchema202012Tool, mcpgenInputSchemaSchema202012Tool, "", mcpgenCallSchema202012Tool, rawschema.Validate()); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolCustomHeaderTool, mcpgenInputSchemaCustomHeaderTool, "", mcpgenCallCustomHeaderTool, rawschema.Validate()); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolReconnectionTool, mcpgenInputSchemaReconnectionTool, "", mcpgenCallReconnectionTool, server.WithInputValidator(mcpgenCheckInputReconnectionTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolRoundsElicitationTool, mcpgenInputSchemaRoundsElicitationTool, "", mcpgenCallRoundsElicitationTool, server.WithInputValidator(mcpgenCheckInputRoundsElicitationTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolRoundsSamplingTool, mcpgenInputSchemaRoundsSamplingTool, "", mcpgenCallRoundsSamplingTool, server.WithInputValidator(mcpgenCheckInputRoundsSamplingTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolRoundsRootsTool, mcpgenInputSchemaRoundsRootsTool, "", mcpgenCallRoundsRootsTool, server.WithInputValidator(mcpgenCheckInputRoundsRootsTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolRoundsStateTool, mcpgenInputSchemaRoundsStateTool, "", mcpgenCallRoundsStateTool, server.WithInputValidator(mcpgenCheckInputRoundsStateTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolRoundsMultipleTool, mcpgenInputSchemaRoundsMultipleTool, "", mcpgenCallRoundsMultipleTool, server.WithInputValidator(mcpgenCheckInputRoundsMultipleTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolRoundsMultiTool, mcpgenInputSchemaRoundsMultiTool, "", mcpgenCallRoundsMultiTool, server.WithInputValidator(mcpgenCheckInputRoundsMultiTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolRoundsTamperedTool, mcpgenInputSchemaRoundsTamperedTool, "", mcpgenCallRoundsTamperedTool, server.WithInputValidator(mcpgenCheckInputRoundsTamperedTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolRoundsCapabilitiesTool, mcpgenInputSchemaRoundsCapabilitiesTool, "", mcpgenCallRoundsCapabilitiesTool, server.WithInputValidator(mcpgenCheckInputRoundsCapabilitiesTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolMissingCapabilityTool, mcpgenInputSchemaMissingCapabilityTool, "", mcpgenCallMissingCapabilityTool, server.WithInputValidator(mcpgenCheckInputMissingCapabilityTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolStreamingElicitationTool, mcpgenInputSchemaStreamingElicitationTool, "", mcpgenCallStreamingElicitationTool, server.WithInputValidator(mcpgenCheckInputStreamingElicitationTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolQuietLoggingTool, mcpgenInputSchemaQuietLoggingTool, "", mcpgenCallQuietLoggingTool, server.WithInputValidator(mcpgenCheckInputQuietLoggingTool)); err != nil {
+		return err
+	}
+	if err := s.AddPrompt(mcpgenPromptSimplePrompt, mcpgenGetPromptSimplePrompt); err != nil {
+		return err
+	}
+	if err := s.AddPrompt(mcpgenPromptArgsPrompt, mcpgenGetPromptArgsPrompt); err != nil {
+		return err
+	}
+	if err := s.AddPrompt(mcpgenPromptEmbeddedPrompt, mcpgenGetPromptEmbeddedPrompt); err != nil {
+		return err
+	}
+	if err := s.AddPrompt(mcpgenPromptImagePrompt, mcpgenGetPromptImagePrompt); err != nil {
+		return err
+	}
+	if err := s.AddPrompt(mcpgenPromptRoundsPrompt, mcpgenGetPromptRoundsPrompt); err != nil {
+		return err
+	}
+	if err := s.AddResource(mcpgenResourceStaticTextResource, mcpgenReadResourceStaticTextResource); err != nil {
+		return err
+	}
+	if err := s.AddResource(mcpgenResourceStaticBinaryResource, mcpgenReadResourceStaticBinaryResource); err != nil {
+		return err
+	}
+	if err := s.AddResourceTemplate(mcpgenResourceTemplateResource, mcpgenReadResourceTemplateResource); err != nil {
+		return err
+	}
+	return nil
+}
+
+// RegisterEverything adds the tools and resources served by r's methods to s: test_trigger_tool_change, test_trigger_prompt_change, watched-resource.
+func RegisterEverything(s *server.Server, r *everything) error {
+	if r == nil {
+		return errors.New("RegisterEverything: nil receiver")
+	}
+	if err := handler.AddTool(s, mcpgenToolEverythingTriggerToolChange, mcpgenInputSchemaEverythingTriggerToolChange, "", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return mcpgenCallEverythingTriggerToolChange(ctx, r, p)
+	}, server.WithInputValidator(mcpgenCheckInputEverythingTriggerToolChange)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolEverythingTriggerPromptChange, mcpgenInputSchemaEverythingTriggerPromptChange, "", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return mcpgenCallEverythingTriggerPromptChange(ctx, r, p)
+	}, server.WithInputValidator(mcpgenCheckInputEverythingTriggerPromptChange)); err != nil {
+		return err
+	}
+	if err := s.AddResource(mcpgenResourceEverythingWatchedResource, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+		return mcpgenReadResourceEverythingWatchedResource(ctx, r, p)
+	}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// mcpgenToolSimpleTextTool is the definition of tool test_simple_text (tools.go:43), but for its schemas: handler.AddTool adds them.
+var mcpgenToolSimpleTextTool = mcp.Tool{
+	Name:        "test_simple_text",
+	Description: "Returns one text block.",
+}
+
+// mcpgenInputSchemaSimpleTextTool is the input schema of tool test_simple_text (tools.go:43).
+const mcpgenInputSchemaSimpleTextTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenToolsimpleTextTool is the definition of tool test_simple_text.
-const mcpgenToolsimpleTextTool = `{"name":"test_simple_text","description":"Returns one text block.","inputSchema":` + mcpgenInputSchemasimpleTextTool + `}`
+// mcpgenCallSimpleTextTool handles a call of tool test_simple_text with simpleTextTool (tools.go:43).
+func mcpgenCallSimpleTextTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := simpleTextTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
 
-// mcpgenInputSchemaimageTool is the input schema of tool test_image_content (tools.go:50).
-const mcpgenInputSchemaimageTool = `{
+// mcpgenCheckInputSimpleTextTool accepts only an empty object: tool test_simple_text (tools.go:43) takes no arguments.
+func mcpgenCheckInputSimpleTextTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolImageTool is the definition of tool test_image_content (tools.go:50), but for its schemas: handler.AddTool adds them.
+var mcpgenToolImageTool = mcp.Tool{
+	Name:        "test_image_content",
+	Description: "Returns a PNG image.",
+}
+
+// mcpgenInputSchemaImageTool is the input schema of tool test_image_content (tools.go:50).
+const mcpgenInputSchemaImageTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenToolimageTool is the definition of tool test_image_content.
-const mcpgenToolimageTool = `{"name":"test_image_content","description":"Returns a PNG image.","inputSchema":` + mcpgenInputSchemaimageTool + `}`
+// mcpgenCallImageTool handles a call of tool test_image_content with imageTool (tools.go:50).
+func mcpgenCallImageTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := imageTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
 
-// mcpgenInputSchemaaudioTool is the input schema of tool test_audio_content (tools.go:57).
-const mcpgenInputSchemaaudioTool = `{
+// mcpgenCheckInputImageTool accepts only an empty object: tool test_image_content (tools.go:50) takes no arguments.
+func mcpgenCheckInputImageTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolAudioTool is the definition of tool test_audio_content (tools.go:57), but for its schemas: handler.AddTool adds them.
+var mcpgenToolAudioTool = mcp.Tool{
+	Name:        "test_audio_content",
+	Description: "Returns a WAV recording.",
+}
+
+// mcpgenInputSchemaAudioTool is the input schema of tool test_audio_content (tools.go:57).
+const mcpgenInputSchemaAudioTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenToolaudioTool is the definition of tool test_audio_content.
-const mcpgenToolaudioTool = `{"name":"test_audio_content","description":"Returns a WAV recording.","inputSchema":` + mcpgenInputSchemaaudioTool + `}`
+// mcpgenCallAudioTool handles a call of tool test_audio_content with audioTool (tools.go:57).
+func mcpgenCallAudioTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := audioTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
 
-// mcpgenInputSchemaembeddedResourceTool is the input schema of tool test_embedded_resource (tools.go:71).
-const mcpgenInputSchemaembeddedResourceTool = `{
+// mcpgenCheckInputAudioTool accepts only an empty object: tool test_audio_content (tools.go:57) takes no arguments.
+func mcpgenCheckInputAudioTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolEmbeddedResourceTool is the definition of tool test_embedded_resource (tools.go:71), but for its schemas: handler.AddTool adds them.
+var mcpgenToolEmbeddedResourceTool = mcp.Tool{
+	Name:        "test_embedded_resource",
+	Description: "Returns an embedded text resource.",
+}
+
+// mcpgenInputSchemaEmbeddedResourceTool is the input schema of tool test_embedded_resource (tools.go:71).
+const mcpgenInputSchemaEmbeddedResourceTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenToolembeddedResourceTool is the definition of tool test_embedded_resource.
-const mcpgenToolembeddedResourceTool = `{"name":"test_embedded_resource","description":"Returns an embedded text resource.","inputSchema":` + mcpgenInputSchemaembeddedResourceTool + `}`
+// mcpgenCallEmbeddedResourceTool handles a call of tool test_embedded_resource with embeddedResourceTool (tools.go:71).
+func mcpgenCallEmbeddedResourceTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := embeddedResourceTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
 
-// mcpgenInputSchemamixedContentTool is the input schema of tool test_multiple_content_types (tools.go:78).
-const mcpgenInputSchemamixedContentTool = `{
+// mcpgenCheckInputEmbeddedResourceTool accepts only an empty object: tool test_embedded_resource (tools.go:71) takes no arguments.
+func mcpgenCheckInputEmbeddedResourceTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolMixedContentTool is the definition of tool test_multiple_content_types (tools.go:78), but for its schemas: handler.AddTool adds them.
+var mcpgenToolMixedContentTool = mcp.Tool{
+	Name:        "test_multiple_content_types",
+	Description: "Returns text, an image and an embedded resource.",
+}
+
+// mcpgenInputSchemaMixedContentTool is the input schema of tool test_multiple_content_types (tools.go:78).
+const mcpgenInputSchemaMixedContentTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenToolmixedContentTool is the definition of tool test_multiple_content_types.
-const mcpgenToolmixedContentTool = `{"name":"test_multiple_content_types","description":"Returns text, an image and an embedded resource.","inputSchema":` + mcpgenInputSchemamixedContentTool + `}`
+// mcpgenCallMixedContentTool handles a call of tool test_multiple_content_types with mixedContentTool (tools.go:78).
+func mcpgenCallMixedContentTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := mixedContentTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
 
-// mcpgenInputSchemaloggingTool is the input schema of tool test_tool_with_logging (tools.go:89).
-const mcpgenInputSchemaloggingTool = `{
+// mcpgenCheckInputMixedContentTool accepts only an empty object: tool test_multiple_content_types (tools.go:78) takes no arguments.
+func mcpgenCheckInputMixedContentTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolLoggingTool is the definition of tool test_tool_with_logging (tools.go:89), but for its schemas: handler.AddTool adds them.
+var mcpgenToolLoggingTool = mcp.Tool{
+	Name:        "test_tool_with_logging",
+	Description: "Sends three info log messages while it runs.",
+}
+
+// mcpgenInputSchemaLoggingTool is the input schema of tool test_tool_with_logging (tools.go:89).
+const mcpgenInputSchemaLoggingTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenToolloggingTool is the definition of tool test_tool_with_logging.
-const mcpgenToolloggingTool = `{"name":"test_tool_with_logging","description":"Sends three info log messages while it runs.","inputSchema":` + mcpgenInputSchemaloggingTool + `}`
+// mcpgenCallLoggingTool handles a call of tool test_tool_with_logging with loggingTool (tools.go:89).
+func mcpgenCallLoggingTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := loggingTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
 
-// mcpgenInputSchemaerrorTool is the input schema of tool test_error_handling (tools.go:106).
-const mcpgenInputSchemaerrorTool = `{
+// mcpgenCheckInputLoggingTool accepts only an empty object: tool test_tool_with_logging (tools.go:89) takes no arguments.
+func mcpgenCheckInputLoggingTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolErrorTool is the definition of tool test_error_handling (tools.go:106), but for its schemas: handler.AddTool adds them.
+var mcpgenToolErrorTool = mcp.Tool{
+	Name:        "test_error_handling",
+	Description: "Always fails, with an isError result.",
+}
+
+// mcpgenInputSchemaErrorTool is the input schema of tool test_error_handling (tools.go:106).
+const mcpgenInputSchemaErrorTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenToolerrorTool is the definition of tool test_error_handling.
-const mcpgenToolerrorTool = `{"name":"test_error_handling","description":"Always fails, with an isError result.","inputSchema":` + mcpgenInputSchemaerrorTool + `}`
+// mcpgenCallErrorTool handles a call of tool test_error_handling with errorTool (tools.go:106).
+func mcpgenCallErrorTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := errorTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
 
-// mcpgenInputSchemaprogressTool is the input schema of tool test_tool_with_progress (tools.go:113).
-const mcpgenInputSchemaprogressTool = `{
+// mcpgenCheckInputErrorTool accepts only an empty object: tool test_error_handling (tools.go:106) takes no arguments.
+func mcpgenCheckInputErrorTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolProgressTool is the definition of tool test_tool_with_progress (tools.go:113), but for its schemas: handler.AddTool adds them.
+var mcpgenToolProgressTool = mcp.Tool{
+	Name:        "test_tool_with_progress",
+	Description: "Reports progress 0, 50 and 100 out of 100 while it runs.",
+}
+
+// mcpgenInputSchemaProgressTool is the input schema of tool test_tool_with_progress (tools.go:113).
+const mcpgenInputSchemaProgressTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenToolprogressTool is the definition of tool test_tool_with_progress.
-const mcpgenToolprogressTool = `{"name":"test_tool_with_progress","description":"Reports progress 0, 50 and 100 out of 100 while it runs.","inputSchema":` + mcpgenInputSchemaprogressTool + `}`
+// mcpgenCallProgressTool handles a call of tool test_tool_with_progress with progressTool (tools.go:113).
+func mcpgenCallProgressTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := progressTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
 
-// mcpgenInputSchemasamplingTool is the input schema of tool test_sampling (tools.go:138).
-const mcpgenInputSchemasamplingTool = `{
+// mcpgenCheckInputProgressTool accepts only an empty object: tool test_tool_with_progress (tools.go:113) takes no arguments.
+func mcpgenCheckInputProgressTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolSamplingTool is the definition of tool test_sampling (tools.go:138), but for its schemas: handler.AddTool adds them.
+var mcpgenToolSamplingTool = mcp.Tool{
+	Name:        "test_sampling",
+	Description: "Asks the client's model to answer a prompt (sampling/createMessage).",
+}
+
+// mcpgenInputSchemaSamplingTool is the input schema of tool test_sampling (tools.go:138).
+const mcpgenInputSchemaSamplingTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -114,11 +427,40 @@ const mcpgenInputSchemasamplingTool = `{
   "additionalProperties": false
 }`
 
-// mcpgenToolsamplingTool is the definition of tool test_sampling.
-const mcpgenToolsamplingTool = `{"name":"test_sampling","description":"Asks the client's model to answer a prompt (sampling/createMessage).","inputSchema":` + mcpgenInputSchemasamplingTool + `}`
+// mcpgenCallSamplingTool handles a call of tool test_sampling with samplingTool (tools.go:138).
+func mcpgenCallSamplingTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	var in samplingArgs
+	if err := mcpgenDecodeInputSamplingTool(p.Arguments, &in); err != nil {
+		return nil, fmt.Errorf("invalid arguments for tool test_sampling: %w", err)
+	}
+	out, err := samplingTool(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
 
-// mcpgenInputSchemaelicitationTool is the input schema of tool test_elicitation (tools.go:180).
-const mcpgenInputSchemaelicitationTool = `{
+// mcpgenDecodeInputSamplingTool reads the input of tool test_sampling (tools.go:138) into x, checking the schema's rules as it goes.
+func mcpgenDecodeInputSamplingTool(data []byte, x *samplingArgs) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadSamplingArgs(s, x)
+	})
+}
+
+// mcpgenCheckInputSamplingTool decodes and checks the arguments of tool test_sampling (tools.go:138), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+func mcpgenCheckInputSamplingTool(args []byte) error {
+	var in samplingArgs
+	return mcpgenDecodeInputSamplingTool(args, &in)
+}
+
+// mcpgenToolElicitationTool is the definition of tool test_elicitation (tools.go:180), but for its schemas: handler.AddTool adds them.
+var mcpgenToolElicitationTool = mcp.Tool{
+	Name:        "test_elicitation",
+	Description: "Asks the user for a username and an email address (elicitation/create).",
+}
+
+// mcpgenInputSchemaElicitationTool is the input schema of tool test_elicitation (tools.go:180).
+const mcpgenInputSchemaElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
@@ -133,31 +475,94 @@ const mcpgenInputSchemaelicitationTool = `{
   "additionalProperties": false
 }`
 
-// mcpgenToolelicitationTool is the definition of tool test_elicitation.
-const mcpgenToolelicitationTool = `{"name":"test_elicitation","description":"Asks the user for a username and an email address (elicitation/create).","inputSchema":` + mcpgenInputSchemaelicitationTool + `}`
+// mcpgenCallElicitationTool handles a call of tool test_elicitation with elicitationTool (tools.go:180).
+func mcpgenCallElicitationTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	var in elicitationArgs
+	if err := mcpgenDecodeInputElicitationTool(p.Arguments, &in); err != nil {
+		return nil, fmt.Errorf("invalid arguments for tool test_elicitation: %w", err)
+	}
+	out, err := elicitationTool(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
 
-// mcpgenInputSchemadefaultsElicitationTool is the input schema of tool test_elicitation_sep1034_defaults (tools.go:196).
-const mcpgenInputSchemadefaultsElicitationTool = `{
+// mcpgenDecodeInputElicitationTool reads the input of tool test_elicitation (tools.go:180) into x, checking the schema's rules as it goes.
+func mcpgenDecodeInputElicitationTool(data []byte, x *elicitationArgs) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadElicitationArgs(s, x)
+	})
+}
+
+// mcpgenCheckInputElicitationTool decodes and checks the arguments of tool test_elicitation (tools.go:180), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+func mcpgenCheckInputElicitationTool(args []byte) error {
+	var in elicitationArgs
+	return mcpgenDecodeInputElicitationTool(args, &in)
+}
+
+// mcpgenToolDefaultsElicitationTool is the definition of tool test_elicitation_sep1034_defaults (tools.go:196), but for its schemas: handler.AddTool adds them.
+var mcpgenToolDefaultsElicitationTool = mcp.Tool{
+	Name:        "test_elicitation_sep1034_defaults",
+	Description: "Elicits a form whose fields all have defaults (SEP-1034).",
+}
+
+// mcpgenInputSchemaDefaultsElicitationTool is the input schema of tool test_elicitation_sep1034_defaults (tools.go:196).
+const mcpgenInputSchemaDefaultsElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenTooldefaultsElicitationTool is the definition of tool test_elicitation_sep1034_defaults.
-const mcpgenTooldefaultsElicitationTool = `{"name":"test_elicitation_sep1034_defaults","description":"Elicits a form whose fields all have defaults (SEP-1034).","inputSchema":` + mcpgenInputSchemadefaultsElicitationTool + `}`
+// mcpgenCallDefaultsElicitationTool handles a call of tool test_elicitation_sep1034_defaults with defaultsElicitationTool (tools.go:196).
+func mcpgenCallDefaultsElicitationTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := defaultsElicitationTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
 
-// mcpgenInputSchemaenumsElicitationTool is the input schema of tool test_elicitation_sep1330_enums (tools.go:214).
-const mcpgenInputSchemaenumsElicitationTool = `{
+// mcpgenCheckInputDefaultsElicitationTool accepts only an empty object: tool test_elicitation_sep1034_defaults (tools.go:196) takes no arguments.
+func mcpgenCheckInputDefaultsElicitationTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolEnumsElicitationTool is the definition of tool test_elicitation_sep1330_enums (tools.go:214), but for its schemas: handler.AddTool adds them.
+var mcpgenToolEnumsElicitationTool = mcp.Tool{
+	Name:        "test_elicitation_sep1330_enums",
+	Description: "Elicits a form with every kind of enum field (SEP-1330).",
+}
+
+// mcpgenInputSchemaEnumsElicitationTool is the input schema of tool test_elicitation_sep1330_enums (tools.go:214).
+const mcpgenInputSchemaEnumsElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenToolenumsElicitationTool is the definition of tool test_elicitation_sep1330_enums.
-const mcpgenToolenumsElicitationTool = `{"name":"test_elicitation_sep1330_enums","description":"Elicits a form with every kind of enum field (SEP-1330).","inputSchema":` + mcpgenInputSchemaenumsElicitationTool + `}`
+// mcpgenCallEnumsElicitationTool handles a call of tool test_elicitation_sep1330_enums with enumsElicitationTool (tools.go:214).
+func mcpgenCallEnumsElicitationTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := enumsElicitationTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
 
-// mcpgenInputSchemaschema202012Tool is the input schema of tool json_schema_2020_12_tool (tools.go:256).
-const mcpgenInputSchemaschema202012Tool = `{
+// mcpgenCheckInputEnumsElicitationTool accepts only an empty object: tool test_elicitation_sep1330_enums (tools.go:214) takes no arguments.
+func mcpgenCheckInputEnumsElicitationTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolSchema202012Tool is the definition of tool json_schema_2020_12_tool (tools.go:256), but for its schemas: handler.AddTool adds them.
+var mcpgenToolSchema202012Tool = mcp.Tool{
+	Name:        "json_schema_2020_12_tool",
+	Description: "Tool with JSON Schema 2020-12 features",
+}
+
+// mcpgenInputSchemaSchema202012Tool is the input schema of tool json_schema_2020_12_tool (tools.go:256).
+const mcpgenInputSchemaSchema202012Tool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "$defs": {
@@ -234,11 +639,23 @@ const mcpgenInputSchemaschema202012Tool = `{
   "additionalProperties": false
 }`
 
-// mcpgenToolschema202012Tool is the definition of tool json_schema_2020_12_tool.
-const mcpgenToolschema202012Tool = `{"name":"json_schema_2020_12_tool","description":"Tool with JSON Schema 2020-12 features","inputSchema":` + mcpgenInputSchemaschema202012Tool + `}`
+// mcpgenCallSchema202012Tool handles a call of tool json_schema_2020_12_tool with schema202012Tool (tools.go:256).
+func mcpgenCallSchema202012Tool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := schema202012Tool(ctx, json.RawMessage(p.Arguments))
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
 
-// mcpgenInputSchemacustomHeaderTool is the input schema of tool test_custom_header (tools.go:279).
-const mcpgenInputSchemacustomHeaderTool = `{
+// mcpgenToolCustomHeaderTool is the definition of tool test_custom_header (tools.go:279), but for its schemas: handler.AddTool adds them.
+var mcpgenToolCustomHeaderTool = mcp.Tool{
+	Name:        "test_custom_header",
+	Description: "Runs a query in a region, which 2026-07-28 HTTP clients mirror into\nthe Mcp-Param-Region header (SEP-2243) and the server checks against\nthe arguments.",
+}
+
+// mcpgenInputSchemaCustomHeaderTool is the input schema of tool test_custom_header (tools.go:279).
+const mcpgenInputSchemaCustomHeaderTool = `{
   "type": "object",
   "properties": {
     "region": {
@@ -256,854 +673,447 @@ const mcpgenInputSchemacustomHeaderTool = `{
   ]
 }`
 
-// mcpgenToolcustomHeaderTool is the definition of tool test_custom_header.
-const mcpgenToolcustomHeaderTool = `{"name":"test_custom_header","description":"Runs a query in a region, which 2026-07-28 HTTP clients mirror into\nthe Mcp-Param-Region header (SEP-2243) and the server checks against\nthe arguments.","inputSchema":` + mcpgenInputSchemacustomHeaderTool + `}`
-
-// mcpgenInputSchemareconnectionTool is the input schema of tool test_reconnection (tools.go:290).
-const mcpgenInputSchemareconnectionTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolreconnectionTool is the definition of tool test_reconnection.
-const mcpgenToolreconnectionTool = `{"name":"test_reconnection","description":"Answers after a pause, for clients that reconnect mid-call (SEP-1699).","inputSchema":` + mcpgenInputSchemareconnectionTool + `}`
-
-// mcpgenInputSchemaeverythingtriggerToolChange is the input schema of tool test_trigger_tool_change (tools_changes.go:25).
-const mcpgenInputSchemaeverythingtriggerToolChange = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenTooleverythingtriggerToolChange is the definition of tool test_trigger_tool_change.
-const mcpgenTooleverythingtriggerToolChange = `{"name":"test_trigger_tool_change","description":"Adds or removes the tool test_dynamic_tool, which changes the tool list.","inputSchema":` + mcpgenInputSchemaeverythingtriggerToolChange + `}`
-
-// mcpgenInputSchemaeverythingtriggerPromptChange is the input schema of tool test_trigger_prompt_change (tools_changes.go:46).
-const mcpgenInputSchemaeverythingtriggerPromptChange = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenTooleverythingtriggerPromptChange is the definition of tool test_trigger_prompt_change.
-const mcpgenTooleverythingtriggerPromptChange = `{"name":"test_trigger_prompt_change","description":"Adds or removes the prompt test_dynamic_prompt, which changes the prompt\nlist.","inputSchema":` + mcpgenInputSchemaeverythingtriggerPromptChange + `}`
-
-// mcpgenInputSchemaroundsElicitationTool is the input schema of tool test_input_required_result_elicitation (tools_rounds.go:68).
-const mcpgenInputSchemaroundsElicitationTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolroundsElicitationTool is the definition of tool test_input_required_result_elicitation.
-const mcpgenToolroundsElicitationTool = `{"name":"test_input_required_result_elicitation","description":"Asks the user's name, then greets them.","inputSchema":` + mcpgenInputSchemaroundsElicitationTool + `}`
-
-// mcpgenInputSchemaroundsSamplingTool is the input schema of tool test_input_required_result_sampling (tools_rounds.go:79).
-const mcpgenInputSchemaroundsSamplingTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolroundsSamplingTool is the definition of tool test_input_required_result_sampling.
-const mcpgenToolroundsSamplingTool = `{"name":"test_input_required_result_sampling","description":"Asks the client's model for a capital city.","inputSchema":` + mcpgenInputSchemaroundsSamplingTool + `}`
-
-// mcpgenInputSchemaroundsRootsTool is the input schema of tool test_input_required_result_list_roots (tools_rounds.go:90).
-const mcpgenInputSchemaroundsRootsTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolroundsRootsTool is the definition of tool test_input_required_result_list_roots.
-const mcpgenToolroundsRootsTool = `{"name":"test_input_required_result_list_roots","description":"Asks the client for its roots.","inputSchema":` + mcpgenInputSchemaroundsRootsTool + `}`
-
-// mcpgenInputSchemaroundsStateTool is the input schema of tool test_input_required_result_request_state (tools_rounds.go:101).
-const mcpgenInputSchemaroundsStateTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolroundsStateTool is the definition of tool test_input_required_result_request_state.
-const mcpgenToolroundsStateTool = `{"name":"test_input_required_result_request_state","description":"Asks for a confirmation; its state travels in the sealed requestState.","inputSchema":` + mcpgenInputSchemaroundsStateTool + `}`
-
-// mcpgenInputSchemaroundsMultipleTool is the input schema of tool test_input_required_result_multiple_inputs (tools_rounds.go:120).
-const mcpgenInputSchemaroundsMultipleTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolroundsMultipleTool is the definition of tool test_input_required_result_multiple_inputs.
-const mcpgenToolroundsMultipleTool = `{"name":"test_input_required_result_multiple_inputs","description":"Asks three questions of three kinds in one round.","inputSchema":` + mcpgenInputSchemaroundsMultipleTool + `}`
-
-// mcpgenInputSchemaroundsMultiTool is the input schema of tool test_input_required_result_multi_round (tools_rounds.go:135).
-const mcpgenInputSchemaroundsMultiTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolroundsMultiTool is the definition of tool test_input_required_result_multi_round.
-const mcpgenToolroundsMultiTool = `{"name":"test_input_required_result_multi_round","description":"Asks two questions, one round each.","inputSchema":` + mcpgenInputSchemaroundsMultiTool + `}`
-
-// mcpgenInputSchemaroundsTamperedTool is the input schema of tool test_input_required_result_tampered_state (tools_rounds.go:150).
-const mcpgenInputSchemaroundsTamperedTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolroundsTamperedTool is the definition of tool test_input_required_result_tampered_state.
-const mcpgenToolroundsTamperedTool = `{"name":"test_input_required_result_tampered_state","description":"Asks for a confirmation whose requestState a client may tamper with.","inputSchema":` + mcpgenInputSchemaroundsTamperedTool + `}`
-
-// mcpgenInputSchemaroundsCapabilitiesTool is the input schema of tool test_input_required_result_capabilities (tools_rounds.go:157).
-const mcpgenInputSchemaroundsCapabilitiesTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolroundsCapabilitiesTool is the definition of tool test_input_required_result_capabilities.
-const mcpgenToolroundsCapabilitiesTool = `{"name":"test_input_required_result_capabilities","description":"Asks only for what the client declared it can answer.","inputSchema":` + mcpgenInputSchemaroundsCapabilitiesTool + `}`
-
-// mcpgenInputSchemamissingCapabilityTool is the input schema of tool test_missing_capability (tools_rounds.go:188).
-const mcpgenInputSchemamissingCapabilityTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolmissingCapabilityTool is the definition of tool test_missing_capability.
-const mcpgenToolmissingCapabilityTool = `{"name":"test_missing_capability","description":"Samples without checking the client's capabilities: a client that did\nnot declare sampling gets MissingRequiredClientCapability (-32021).","inputSchema":` + mcpgenInputSchemamissingCapabilityTool + `}`
-
-// mcpgenInputSchemastreamingElicitationTool is the input schema of tool test_streaming_elicitation (tools_rounds.go:200).
-const mcpgenInputSchemastreamingElicitationTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolstreamingElicitationTool is the definition of tool test_streaming_elicitation.
-const mcpgenToolstreamingElicitationTool = `{"name":"test_streaming_elicitation","description":"Asks for input, which a 2026-07-28 response carries in its result and\nnever as a request of its own on the stream.","inputSchema":` + mcpgenInputSchemastreamingElicitationTool + `}`
-
-// mcpgenInputSchemaquietLoggingTool is the input schema of tool test_logging_tool (tools_rounds.go:211).
-const mcpgenInputSchemaquietLoggingTool = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false
-}`
-
-// mcpgenToolquietLoggingTool is the definition of tool test_logging_tool.
-const mcpgenToolquietLoggingTool = `{"name":"test_logging_tool","description":"Logs three messages: only a client that set a log level hears them.","inputSchema":` + mcpgenInputSchemaquietLoggingTool + `}`
-
-// The handlers must keep the signatures this file was generated for; run go generate after changing one.
-var (
-	_ func(context.Context) (string, error)                                   = simpleTextTool
-	_ func(context.Context) (*mcp.CallToolResult, error)                      = imageTool
-	_ func(context.Context) (*mcp.CallToolResult, error)                      = audioTool
-	_ func(context.Context) (*mcp.CallToolResult, error)                      = embeddedResourceTool
-	_ func(context.Context) (*mcp.CallToolResult, error)                      = mixedContentTool
-	_ func(context.Context) (string, error)                                   = loggingTool
-	_ func(context.Context) (string, error)                                   = errorTool
-	_ func(context.Context) (string, error)                                   = progressTool
-	_ func(context.Context, samplingArgs) (string, error)                     = samplingTool
-	_ func(context.Context, elicitationArgs) (string, error)                  = elicitationTool
-	_ func(context.Context) (string, error)                                   = defaultsElicitationTool
-	_ func(context.Context) (string, error)                                   = enumsElicitationTool
-	_ func(context.Context, json.RawMessage) (string, error)                  = schema202012Tool
-	_ func(context.Context, json.RawMessage) (string, error)                  = customHeaderTool
-	_ func(context.Context) (string, error)                                   = reconnectionTool
-	_ func(*everything, context.Context) (string, error)                      = (*everything).triggerToolChange
-	_ func(*everything, context.Context) (string, error)                      = (*everything).triggerPromptChange
-	_ func(context.Context) (string, error)                                   = roundsElicitationTool
-	_ func(context.Context) (string, error)                                   = roundsSamplingTool
-	_ func(context.Context) (string, error)                                   = roundsRootsTool
-	_ func(context.Context) (string, error)                                   = roundsStateTool
-	_ func(context.Context) (string, error)                                   = roundsMultipleTool
-	_ func(context.Context) (string, error)                                   = roundsMultiTool
-	_ func(context.Context) (string, error)                                   = roundsTamperedTool
-	_ func(context.Context) (string, error)                                   = roundsCapabilitiesTool
-	_ func(context.Context) (string, error)                                   = missingCapabilityTool
-	_ func(context.Context) (string, error)                                   = streamingElicitationTool
-	_ func(context.Context) (string, error)                                   = quietLoggingTool
-	_ func(context.Context) (*mcp.GetPromptResult, error)                     = simplePrompt
-	_ func(context.Context, argsPromptArgs) (*mcp.GetPromptResult, error)     = argsPrompt
-	_ func(context.Context, embeddedPromptArgs) (*mcp.GetPromptResult, error) = embeddedPrompt
-	_ func(context.Context) (*mcp.GetPromptResult, error)                     = imagePrompt
-	_ func(context.Context) (*mcp.GetPromptResult, error)                     = roundsPrompt
-	_ func(context.Context) (string, error)                                   = staticTextResource
-	_ func(context.Context) ([]byte, error)                                   = staticBinaryResource
-	_ func(*everything, context.Context) (string, error)                      = (*everything).watchedResource
-	_ func(context.Context, templateVars) (string, error)                     = templateResource
-)
-
-// Register adds the package's tools, prompts and resources to s: test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types, test_tool_with_logging, test_error_handling, test_tool_with_progress, test_sampling, test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums, json_schema_2020_12_tool, test_custom_header, test_reconnection, test_input_required_result_elicitation, test_input_required_result_sampling, test_input_required_result_list_roots, test_input_required_result_request_state, test_input_required_result_multiple_inputs, test_input_required_result_multi_round, test_input_required_result_tampered_state, test_input_required_result_capabilities, test_missing_capability, test_streaming_elicitation, test_logging_tool, test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image, test_input_required_result_prompt, static-text, static-binary, template-data.
-func Register(s *server.Server) error {
-	if err := handler.AddTool(s, mcpgenToolsimpleTextTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := simpleTextTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputsimpleTextTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolimageTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := imageTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}, server.WithInputValidator(mcpgenCheckInputimageTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolaudioTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := audioTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}, server.WithInputValidator(mcpgenCheckInputaudioTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolembeddedResourceTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := embeddedResourceTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}, server.WithInputValidator(mcpgenCheckInputembeddedResourceTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolmixedContentTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := mixedContentTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}, server.WithInputValidator(mcpgenCheckInputmixedContentTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolloggingTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := loggingTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputloggingTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolerrorTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := errorTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputerrorTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolprogressTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := progressTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputprogressTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolsamplingTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		var in samplingArgs
-		if err := mcpgenDecodeInputsamplingTool(p.Arguments, &in); err != nil {
-			return nil, fmt.Errorf("invalid arguments for tool test_sampling: %w", err)
-		}
-		out, err := samplingTool(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.InputCheckedByHandler()); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolelicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		var in elicitationArgs
-		if err := mcpgenDecodeInputelicitationTool(p.Arguments, &in); err != nil {
-			return nil, fmt.Errorf("invalid arguments for tool test_elicitation: %w", err)
-		}
-		out, err := elicitationTool(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.InputCheckedByHandler()); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenTooldefaultsElicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := defaultsElicitationTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputdefaultsElicitationTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolenumsElicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := enumsElicitationTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputenumsElicitationTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolschema202012Tool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := schema202012Tool(ctx, json.RawMessage(p.Arguments))
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, rawschema.Validate()); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolcustomHeaderTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := customHeaderTool(ctx, json.RawMessage(p.Arguments))
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, rawschema.Validate()); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolreconnectionTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := reconnectionTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputreconnectionTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolroundsElicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := roundsElicitationTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputroundsElicitationTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolroundsSamplingTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := roundsSamplingTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputroundsSamplingTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolroundsRootsTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := roundsRootsTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputroundsRootsTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolroundsStateTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := roundsStateTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputroundsStateTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolroundsMultipleTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := roundsMultipleTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputroundsMultipleTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolroundsMultiTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := roundsMultiTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputroundsMultiTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolroundsTamperedTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := roundsTamperedTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputroundsTamperedTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolroundsCapabilitiesTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := roundsCapabilitiesTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputroundsCapabilitiesTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolmissingCapabilityTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := missingCapabilityTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputmissingCapabilityTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolstreamingElicitationTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := streamingElicitationTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputstreamingElicitationTool)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenToolquietLoggingTool, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := quietLoggingTool(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputquietLoggingTool)); err != nil {
-		return err
-	}
-	if err := s.AddPrompt(mcp.Prompt{
-		Description: "A prompt without arguments.",
-		Name:        "test_simple_prompt",
-	}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-		if len(p.Arguments) > 0 {
-			return nil, jsonrpc.ErrInvalidParams("invalid params: arguments: prompt test_simple_prompt takes no arguments")
-		}
-		out, err := simplePrompt(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil {
-			return nil, errors.New("prompt test_simple_prompt: simplePrompt returned a nil result and no error")
-		}
-		return out, nil
-	}); err != nil {
-		return err
-	}
-	if err := s.AddPrompt(mcp.Prompt{
-		Arguments: []mcp.PromptArgument{{
-			Description: "First test argument",
-			Name:        "arg1",
-			Required:    true,
-		}, {
-			Description: "Second test argument",
-			Name:        "arg2",
-			Required:    true,
-		}},
-		Description: "A prompt that repeats its two arguments.",
-		Name:        "test_prompt_with_arguments",
-	}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-		var in argsPromptArgs
-		if err := mcpgenPromptArgsargsPrompt(p.Arguments, &in); err != nil {
-			return nil, err
-		}
-		out, err := argsPrompt(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil {
-			return nil, errors.New("prompt test_prompt_with_arguments: argsPrompt returned a nil result and no error")
-		}
-		return out, nil
-	}); err != nil {
-		return err
-	}
-	if err := s.AddPrompt(mcp.Prompt{
-		Arguments: []mcp.PromptArgument{{
-			Description: "URI of the resource to embed",
-			Name:        "resourceUri",
-			Required:    true,
-		}},
-		Description: "A prompt that embeds a resource.",
-		Name:        "test_prompt_with_embedded_resource",
-	}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-		var in embeddedPromptArgs
-		if err := mcpgenPromptArgsembeddedPrompt(p.Arguments, &in); err != nil {
-			return nil, err
-		}
-		out, err := embeddedPrompt(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil {
-			return nil, errors.New("prompt test_prompt_with_embedded_resource: embeddedPrompt returned a nil result and no error")
-		}
-		return out, nil
-	}); err != nil {
-		return err
-	}
-	if err := s.AddPrompt(mcp.Prompt{
-		Description: "A prompt that shows an image.",
-		Name:        "test_prompt_with_image",
-	}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-		if len(p.Arguments) > 0 {
-			return nil, jsonrpc.ErrInvalidParams("invalid params: arguments: prompt test_prompt_with_image takes no arguments")
-		}
-		out, err := imagePrompt(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil {
-			return nil, errors.New("prompt test_prompt_with_image: imagePrompt returned a nil result and no error")
-		}
-		return out, nil
-	}); err != nil {
-		return err
-	}
-	if err := s.AddPrompt(mcp.Prompt{
-		Description: "A prompt that asks the user for its context before it renders.",
-		Name:        "test_input_required_result_prompt",
-	}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-		if len(p.Arguments) > 0 {
-			return nil, jsonrpc.ErrInvalidParams("invalid params: arguments: prompt test_input_required_result_prompt takes no arguments")
-		}
-		out, err := roundsPrompt(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil {
-			return nil, errors.New("prompt test_input_required_result_prompt: roundsPrompt returned a nil result and no error")
-		}
-		return out, nil
-	}); err != nil {
-		return err
-	}
-	if err := s.AddResource(mcp.Resource{
-		Description: "A fixed text resource.",
-		MIMEType:    "text/plain",
-		Name:        "static-text",
-		URI:         "test://static-text",
-	}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-		out, err := staticTextResource(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
-			MIMEType: "text/plain",
-			Text:     out,
-			URI:      p.URI,
-		}}}}, nil
-	}); err != nil {
-		return err
-	}
-	if err := s.AddResource(mcp.Resource{
-		Description: "A fixed binary resource: a 1x1 PNG image.",
-		MIMEType:    "image/png",
-		Name:        "static-binary",
-		URI:         "test://static-binary",
-	}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-		out, err := staticBinaryResource(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.BlobResourceContents{
-			Blob:     base64.StdEncoding.EncodeToString(out),
-			MIMEType: "image/png",
-			URI:      p.URI,
-		}}}}, nil
-	}); err != nil {
-		return err
-	}
-	if err := s.AddResourceTemplate(mcp.ResourceTemplate{
-		Description: "JSON data for any id, which the URI names.",
-		MIMEType:    "application/json",
-		Name:        "template-data",
-		URITemplate: "test://template/{id}/data",
-	}, func(ctx context.Context, p *mcp.ReadResourceRequestParams, vars map[string]string) (*mcp.ReadResourceResult, error) {
-		var v templateVars
-		v.ID = vars["id"]
-		out, err := templateResource(ctx, v)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
-			MIMEType: "application/json",
-			Text:     out,
-			URI:      p.URI,
-		}}}}, nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// RegisterEverything adds the tools and resources served by r's methods to s: test_trigger_tool_change, test_trigger_prompt_change, watched-resource.
-func RegisterEverything(s *server.Server, r *everything) error {
-	if r == nil {
-		return errors.New("RegisterEverything: nil receiver")
-	}
-	if err := handler.AddTool(s, mcpgenTooleverythingtriggerToolChange, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := r.triggerToolChange(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputeverythingtriggerToolChange)); err != nil {
-		return err
-	}
-	if err := handler.AddTool(s, mcpgenTooleverythingtriggerPromptChange, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := r.triggerPromptChange(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.WithInputValidator(mcpgenCheckInputeverythingtriggerPromptChange)); err != nil {
-		return err
-	}
-	if err := s.AddResource(mcp.Resource{
-		Description: "A text resource that changes now and then; subscribe to hear of it.",
-		MIMEType:    "text/plain",
-		Name:        "watched-resource",
-		URI:         "test://watched-resource",
-	}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-		out, err := r.watchedResource(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
-			MIMEType: "text/plain",
-			Text:     out,
-			URI:      p.URI,
-		}}}}, nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// mcpgenCheckInputsimpleTextTool accepts only an empty object: tool test_simple_text takes no arguments.
-func mcpgenCheckInputsimpleTextTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputimageTool accepts only an empty object: tool test_image_content takes no arguments.
-func mcpgenCheckInputimageTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputaudioTool accepts only an empty object: tool test_audio_content takes no arguments.
-func mcpgenCheckInputaudioTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputembeddedResourceTool accepts only an empty object: tool test_embedded_resource takes no arguments.
-func mcpgenCheckInputembeddedResourceTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputmixedContentTool accepts only an empty object: tool test_multiple_content_types takes no arguments.
-func mcpgenCheckInputmixedContentTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputloggingTool accepts only an empty object: tool test_tool_with_logging takes no arguments.
-func mcpgenCheckInputloggingTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputerrorTool accepts only an empty object: tool test_error_handling takes no arguments.
-func mcpgenCheckInputerrorTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputprogressTool accepts only an empty object: tool test_tool_with_progress takes no arguments.
-func mcpgenCheckInputprogressTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenDecodeInputsamplingTool reads the input of tool test_sampling into x, checking the schema's rules as it goes.
-func mcpgenDecodeInputsamplingTool(data []byte, x *samplingArgs) error {
-	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeObjsamplingArgs(s, x)
-	})
-}
-
-// mcpgenCheckInputsamplingTool decodes and checks the arguments of tool test_sampling, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
-func mcpgenCheckInputsamplingTool(args []byte) error {
-	var in samplingArgs
-	return mcpgenDecodeInputsamplingTool(args, &in)
-}
-
-// mcpgenDecodeInputelicitationTool reads the input of tool test_elicitation into x, checking the schema's rules as it goes.
-func mcpgenDecodeInputelicitationTool(data []byte, x *elicitationArgs) error {
-	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeObjelicitationArgs(s, x)
-	})
-}
-
-// mcpgenCheckInputelicitationTool decodes and checks the arguments of tool test_elicitation, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
-func mcpgenCheckInputelicitationTool(args []byte) error {
-	var in elicitationArgs
-	return mcpgenDecodeInputelicitationTool(args, &in)
-}
-
-// mcpgenCheckInputdefaultsElicitationTool accepts only an empty object: tool test_elicitation_sep1034_defaults takes no arguments.
-func mcpgenCheckInputdefaultsElicitationTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputenumsElicitationTool accepts only an empty object: tool test_elicitation_sep1330_enums takes no arguments.
-func mcpgenCheckInputenumsElicitationTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputreconnectionTool accepts only an empty object: tool test_reconnection takes no arguments.
-func mcpgenCheckInputreconnectionTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputeverythingtriggerToolChange accepts only an empty object: tool test_trigger_tool_change takes no arguments.
-func mcpgenCheckInputeverythingtriggerToolChange(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputeverythingtriggerPromptChange accepts only an empty object: tool test_trigger_prompt_change takes no arguments.
-func mcpgenCheckInputeverythingtriggerPromptChange(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputroundsElicitationTool accepts only an empty object: tool test_input_required_result_elicitation takes no arguments.
-func mcpgenCheckInputroundsElicitationTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputroundsSamplingTool accepts only an empty object: tool test_input_required_result_sampling takes no arguments.
-func mcpgenCheckInputroundsSamplingTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputroundsRootsTool accepts only an empty object: tool test_input_required_result_list_roots takes no arguments.
-func mcpgenCheckInputroundsRootsTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputroundsStateTool accepts only an empty object: tool test_input_required_result_request_state takes no arguments.
-func mcpgenCheckInputroundsStateTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputroundsMultipleTool accepts only an empty object: tool test_input_required_result_multiple_inputs takes no arguments.
-func mcpgenCheckInputroundsMultipleTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputroundsMultiTool accepts only an empty object: tool test_input_required_result_multi_round takes no arguments.
-func mcpgenCheckInputroundsMultiTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputroundsTamperedTool accepts only an empty object: tool test_input_required_result_tampered_state takes no arguments.
-func mcpgenCheckInputroundsTamperedTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputroundsCapabilitiesTool accepts only an empty object: tool test_input_required_result_capabilities takes no arguments.
-func mcpgenCheckInputroundsCapabilitiesTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputmissingCapabilityTool accepts only an empty object: tool test_missing_capability takes no arguments.
-func mcpgenCheckInputmissingCapabilityTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputstreamingElicitationTool accepts only an empty object: tool test_streaming_elicitation takes no arguments.
-func mcpgenCheckInputstreamingElicitationTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenCheckInputquietLoggingTool accepts only an empty object: tool test_logging_tool takes no arguments.
-func mcpgenCheckInputquietLoggingTool(args []byte) error {
-	return handler.Decode(args, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeEmpty(s)
-	})
-}
-
-// mcpgenDecodeEmpty reads an object that must have no members.
-func mcpgenDecodeEmpty(s *jsonrpc.Scanner) error {
-	if err := s.ObjectStart(); err != nil {
-		return err
-	}
-	key, more, err := s.NextKey()
+// mcpgenCallCustomHeaderTool handles a call of tool test_custom_header with customHeaderTool (tools.go:279).
+func mcpgenCallCustomHeaderTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := customHeaderTool(ctx, json.RawMessage(p.Arguments))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if more {
-		return handler.AtField(handler.Err("unknown property"), string(key))
-	}
-	return nil
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenPromptArgsargsPrompt reads the arguments of prompt test_prompt_with_arguments into x.
-func mcpgenPromptArgsargsPrompt(args map[string]string, x *argsPromptArgs) error {
+// mcpgenToolReconnectionTool is the definition of tool test_reconnection (tools.go:290), but for its schemas: handler.AddTool adds them.
+var mcpgenToolReconnectionTool = mcp.Tool{
+	Name:        "test_reconnection",
+	Description: "Answers after a pause, for clients that reconnect mid-call (SEP-1699).",
+}
+
+// mcpgenInputSchemaReconnectionTool is the input schema of tool test_reconnection (tools.go:290).
+const mcpgenInputSchemaReconnectionTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallReconnectionTool handles a call of tool test_reconnection with reconnectionTool (tools.go:290).
+func mcpgenCallReconnectionTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := reconnectionTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputReconnectionTool accepts only an empty object: tool test_reconnection (tools.go:290) takes no arguments.
+func mcpgenCheckInputReconnectionTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolEverythingTriggerToolChange is the definition of tool test_trigger_tool_change (tools_changes.go:25), but for its schemas: handler.AddTool adds them.
+var mcpgenToolEverythingTriggerToolChange = mcp.Tool{
+	Name:        "test_trigger_tool_change",
+	Description: "Adds or removes the tool test_dynamic_tool, which changes the tool list.",
+}
+
+// mcpgenInputSchemaEverythingTriggerToolChange is the input schema of tool test_trigger_tool_change (tools_changes.go:25).
+const mcpgenInputSchemaEverythingTriggerToolChange = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallEverythingTriggerToolChange handles a call of tool test_trigger_tool_change with everything.triggerToolChange (tools_changes.go:25).
+func mcpgenCallEverythingTriggerToolChange(ctx context.Context, r *everything, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := r.triggerToolChange(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputEverythingTriggerToolChange accepts only an empty object: tool test_trigger_tool_change (tools_changes.go:25) takes no arguments.
+func mcpgenCheckInputEverythingTriggerToolChange(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolEverythingTriggerPromptChange is the definition of tool test_trigger_prompt_change (tools_changes.go:46), but for its schemas: handler.AddTool adds them.
+var mcpgenToolEverythingTriggerPromptChange = mcp.Tool{
+	Name:        "test_trigger_prompt_change",
+	Description: "Adds or removes the prompt test_dynamic_prompt, which changes the prompt\nlist.",
+}
+
+// mcpgenInputSchemaEverythingTriggerPromptChange is the input schema of tool test_trigger_prompt_change (tools_changes.go:46).
+const mcpgenInputSchemaEverythingTriggerPromptChange = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallEverythingTriggerPromptChange handles a call of tool test_trigger_prompt_change with everything.triggerPromptChange (tools_changes.go:46).
+func mcpgenCallEverythingTriggerPromptChange(ctx context.Context, r *everything, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := r.triggerPromptChange(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputEverythingTriggerPromptChange accepts only an empty object: tool test_trigger_prompt_change (tools_changes.go:46) takes no arguments.
+func mcpgenCheckInputEverythingTriggerPromptChange(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolRoundsElicitationTool is the definition of tool test_input_required_result_elicitation (tools_rounds.go:68), but for its schemas: handler.AddTool adds them.
+var mcpgenToolRoundsElicitationTool = mcp.Tool{
+	Name:        "test_input_required_result_elicitation",
+	Description: "Asks the user's name, then greets them.",
+}
+
+// mcpgenInputSchemaRoundsElicitationTool is the input schema of tool test_input_required_result_elicitation (tools_rounds.go:68).
+const mcpgenInputSchemaRoundsElicitationTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallRoundsElicitationTool handles a call of tool test_input_required_result_elicitation with roundsElicitationTool (tools_rounds.go:68).
+func mcpgenCallRoundsElicitationTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := roundsElicitationTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputRoundsElicitationTool accepts only an empty object: tool test_input_required_result_elicitation (tools_rounds.go:68) takes no arguments.
+func mcpgenCheckInputRoundsElicitationTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolRoundsSamplingTool is the definition of tool test_input_required_result_sampling (tools_rounds.go:79), but for its schemas: handler.AddTool adds them.
+var mcpgenToolRoundsSamplingTool = mcp.Tool{
+	Name:        "test_input_required_result_sampling",
+	Description: "Asks the client's model for a capital city.",
+}
+
+// mcpgenInputSchemaRoundsSamplingTool is the input schema of tool test_input_required_result_sampling (tools_rounds.go:79).
+const mcpgenInputSchemaRoundsSamplingTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallRoundsSamplingTool handles a call of tool test_input_required_result_sampling with roundsSamplingTool (tools_rounds.go:79).
+func mcpgenCallRoundsSamplingTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := roundsSamplingTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputRoundsSamplingTool accepts only an empty object: tool test_input_required_result_sampling (tools_rounds.go:79) takes no arguments.
+func mcpgenCheckInputRoundsSamplingTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolRoundsRootsTool is the definition of tool test_input_required_result_list_roots (tools_rounds.go:90), but for its schemas: handler.AddTool adds them.
+var mcpgenToolRoundsRootsTool = mcp.Tool{
+	Name:        "test_input_required_result_list_roots",
+	Description: "Asks the client for its roots.",
+}
+
+// mcpgenInputSchemaRoundsRootsTool is the input schema of tool test_input_required_result_list_roots (tools_rounds.go:90).
+const mcpgenInputSchemaRoundsRootsTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallRoundsRootsTool handles a call of tool test_input_required_result_list_roots with roundsRootsTool (tools_rounds.go:90).
+func mcpgenCallRoundsRootsTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := roundsRootsTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputRoundsRootsTool accepts only an empty object: tool test_input_required_result_list_roots (tools_rounds.go:90) takes no arguments.
+func mcpgenCheckInputRoundsRootsTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolRoundsStateTool is the definition of tool test_input_required_result_request_state (tools_rounds.go:101), but for its schemas: handler.AddTool adds them.
+var mcpgenToolRoundsStateTool = mcp.Tool{
+	Name:        "test_input_required_result_request_state",
+	Description: "Asks for a confirmation; its state travels in the sealed requestState.",
+}
+
+// mcpgenInputSchemaRoundsStateTool is the input schema of tool test_input_required_result_request_state (tools_rounds.go:101).
+const mcpgenInputSchemaRoundsStateTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallRoundsStateTool handles a call of tool test_input_required_result_request_state with roundsStateTool (tools_rounds.go:101).
+func mcpgenCallRoundsStateTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := roundsStateTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputRoundsStateTool accepts only an empty object: tool test_input_required_result_request_state (tools_rounds.go:101) takes no arguments.
+func mcpgenCheckInputRoundsStateTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolRoundsMultipleTool is the definition of tool test_input_required_result_multiple_inputs (tools_rounds.go:120), but for its schemas: handler.AddTool adds them.
+var mcpgenToolRoundsMultipleTool = mcp.Tool{
+	Name:        "test_input_required_result_multiple_inputs",
+	Description: "Asks three questions of three kinds in one round.",
+}
+
+// mcpgenInputSchemaRoundsMultipleTool is the input schema of tool test_input_required_result_multiple_inputs (tools_rounds.go:120).
+const mcpgenInputSchemaRoundsMultipleTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallRoundsMultipleTool handles a call of tool test_input_required_result_multiple_inputs with roundsMultipleTool (tools_rounds.go:120).
+func mcpgenCallRoundsMultipleTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := roundsMultipleTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputRoundsMultipleTool accepts only an empty object: tool test_input_required_result_multiple_inputs (tools_rounds.go:120) takes no arguments.
+func mcpgenCheckInputRoundsMultipleTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolRoundsMultiTool is the definition of tool test_input_required_result_multi_round (tools_rounds.go:135), but for its schemas: handler.AddTool adds them.
+var mcpgenToolRoundsMultiTool = mcp.Tool{
+	Name:        "test_input_required_result_multi_round",
+	Description: "Asks two questions, one round each.",
+}
+
+// mcpgenInputSchemaRoundsMultiTool is the input schema of tool test_input_required_result_multi_round (tools_rounds.go:135).
+const mcpgenInputSchemaRoundsMultiTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallRoundsMultiTool handles a call of tool test_input_required_result_multi_round with roundsMultiTool (tools_rounds.go:135).
+func mcpgenCallRoundsMultiTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := roundsMultiTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputRoundsMultiTool accepts only an empty object: tool test_input_required_result_multi_round (tools_rounds.go:135) takes no arguments.
+func mcpgenCheckInputRoundsMultiTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolRoundsTamperedTool is the definition of tool test_input_required_result_tampered_state (tools_rounds.go:150), but for its schemas: handler.AddTool adds them.
+var mcpgenToolRoundsTamperedTool = mcp.Tool{
+	Name:        "test_input_required_result_tampered_state",
+	Description: "Asks for a confirmation whose requestState a client may tamper with.",
+}
+
+// mcpgenInputSchemaRoundsTamperedTool is the input schema of tool test_input_required_result_tampered_state (tools_rounds.go:150).
+const mcpgenInputSchemaRoundsTamperedTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallRoundsTamperedTool handles a call of tool test_input_required_result_tampered_state with roundsTamperedTool (tools_rounds.go:150).
+func mcpgenCallRoundsTamperedTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := roundsTamperedTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputRoundsTamperedTool accepts only an empty object: tool test_input_required_result_tampered_state (tools_rounds.go:150) takes no arguments.
+func mcpgenCheckInputRoundsTamperedTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolRoundsCapabilitiesTool is the definition of tool test_input_required_result_capabilities (tools_rounds.go:157), but for its schemas: handler.AddTool adds them.
+var mcpgenToolRoundsCapabilitiesTool = mcp.Tool{
+	Name:        "test_input_required_result_capabilities",
+	Description: "Asks only for what the client declared it can answer.",
+}
+
+// mcpgenInputSchemaRoundsCapabilitiesTool is the input schema of tool test_input_required_result_capabilities (tools_rounds.go:157).
+const mcpgenInputSchemaRoundsCapabilitiesTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallRoundsCapabilitiesTool handles a call of tool test_input_required_result_capabilities with roundsCapabilitiesTool (tools_rounds.go:157).
+func mcpgenCallRoundsCapabilitiesTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := roundsCapabilitiesTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputRoundsCapabilitiesTool accepts only an empty object: tool test_input_required_result_capabilities (tools_rounds.go:157) takes no arguments.
+func mcpgenCheckInputRoundsCapabilitiesTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolMissingCapabilityTool is the definition of tool test_missing_capability (tools_rounds.go:188), but for its schemas: handler.AddTool adds them.
+var mcpgenToolMissingCapabilityTool = mcp.Tool{
+	Name:        "test_missing_capability",
+	Description: "Samples without checking the client's capabilities: a client that did\nnot declare sampling gets MissingRequiredClientCapability (-32021).",
+}
+
+// mcpgenInputSchemaMissingCapabilityTool is the input schema of tool test_missing_capability (tools_rounds.go:188).
+const mcpgenInputSchemaMissingCapabilityTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallMissingCapabilityTool handles a call of tool test_missing_capability with missingCapabilityTool (tools_rounds.go:188).
+func mcpgenCallMissingCapabilityTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := missingCapabilityTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputMissingCapabilityTool accepts only an empty object: tool test_missing_capability (tools_rounds.go:188) takes no arguments.
+func mcpgenCheckInputMissingCapabilityTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolStreamingElicitationTool is the definition of tool test_streaming_elicitation (tools_rounds.go:200), but for its schemas: handler.AddTool adds them.
+var mcpgenToolStreamingElicitationTool = mcp.Tool{
+	Name:        "test_streaming_elicitation",
+	Description: "Asks for input, which a 2026-07-28 response carries in its result and\nnever as a request of its own on the stream.",
+}
+
+// mcpgenInputSchemaStreamingElicitationTool is the input schema of tool test_streaming_elicitation (tools_rounds.go:200).
+const mcpgenInputSchemaStreamingElicitationTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallStreamingElicitationTool handles a call of tool test_streaming_elicitation with streamingElicitationTool (tools_rounds.go:200).
+func mcpgenCallStreamingElicitationTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := streamingElicitationTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputStreamingElicitationTool accepts only an empty object: tool test_streaming_elicitation (tools_rounds.go:200) takes no arguments.
+func mcpgenCheckInputStreamingElicitationTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolQuietLoggingTool is the definition of tool test_logging_tool (tools_rounds.go:211), but for its schemas: handler.AddTool adds them.
+var mcpgenToolQuietLoggingTool = mcp.Tool{
+	Name:        "test_logging_tool",
+	Description: "Logs three messages: only a client that set a log level hears them.",
+}
+
+// mcpgenInputSchemaQuietLoggingTool is the input schema of tool test_logging_tool (tools_rounds.go:211).
+const mcpgenInputSchemaQuietLoggingTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallQuietLoggingTool handles a call of tool test_logging_tool with quietLoggingTool (tools_rounds.go:211).
+func mcpgenCallQuietLoggingTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := quietLoggingTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputQuietLoggingTool accepts only an empty object: tool test_logging_tool (tools_rounds.go:211) takes no arguments.
+func mcpgenCheckInputQuietLoggingTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenPromptSimplePrompt is the definition of prompt test_simple_prompt (prompts.go:35).
+var mcpgenPromptSimplePrompt = mcp.Prompt{
+	Name:        "test_simple_prompt",
+	Description: "A prompt without arguments.",
+}
+
+// mcpgenGetPromptSimplePrompt handles a get of prompt test_simple_prompt with simplePrompt (prompts.go:35).
+func mcpgenGetPromptSimplePrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+	if len(p.Arguments) > 0 {
+		return nil, jsonrpc.ErrInvalidParams("invalid params: arguments: prompt test_simple_prompt takes no arguments")
+	}
+	out, err := simplePrompt(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, errors.New("prompt test_simple_prompt: simplePrompt returned a nil result and no error")
+	}
+	return out, nil
+}
+
+// mcpgenPromptArgsPrompt is the definition of prompt test_prompt_with_arguments (prompts.go:50).
+var mcpgenPromptArgsPrompt = mcp.Prompt{
+	Name:        "test_prompt_with_arguments",
+	Description: "A prompt that repeats its two arguments.",
+	Arguments: []mcp.PromptArgument{{
+		Description: "First test argument",
+		Name:        "arg1",
+		Required:    true,
+	}, {
+		Description: "Second test argument",
+		Name:        "arg2",
+		Required:    true,
+	}},
+}
+
+// mcpgenGetPromptArgsPrompt handles a get of prompt test_prompt_with_arguments with argsPrompt (prompts.go:50).
+func mcpgenGetPromptArgsPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+	var in argsPromptArgs
+	if err := mcpgenPromptArgsArgsPrompt(p.Arguments, &in); err != nil {
+		return nil, err
+	}
+	out, err := argsPrompt(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, errors.New("prompt test_prompt_with_arguments: argsPrompt returned a nil result and no error")
+	}
+	return out, nil
+}
+
+// mcpgenPromptArgsArgsPrompt reads the arguments of prompt test_prompt_with_arguments (prompts.go:50) into x.
+func mcpgenPromptArgsArgsPrompt(args map[string]string, x *argsPromptArgs) error {
 	n := 0
 	if v, ok := args["arg1"]; ok {
 		x.Arg1 = v
@@ -1129,8 +1139,35 @@ func mcpgenPromptArgsargsPrompt(args map[string]string, x *argsPromptArgs) error
 	return nil
 }
 
-// mcpgenPromptArgsembeddedPrompt reads the arguments of prompt test_prompt_with_embedded_resource into x.
-func mcpgenPromptArgsembeddedPrompt(args map[string]string, x *embeddedPromptArgs) error {
+// mcpgenPromptEmbeddedPrompt is the definition of prompt test_prompt_with_embedded_resource (prompts.go:63).
+var mcpgenPromptEmbeddedPrompt = mcp.Prompt{
+	Name:        "test_prompt_with_embedded_resource",
+	Description: "A prompt that embeds a resource.",
+	Arguments: []mcp.PromptArgument{{
+		Description: "URI of the resource to embed",
+		Name:        "resourceUri",
+		Required:    true,
+	}},
+}
+
+// mcpgenGetPromptEmbeddedPrompt handles a get of prompt test_prompt_with_embedded_resource with embeddedPrompt (prompts.go:63).
+func mcpgenGetPromptEmbeddedPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+	var in embeddedPromptArgs
+	if err := mcpgenPromptArgsEmbeddedPrompt(p.Arguments, &in); err != nil {
+		return nil, err
+	}
+	out, err := embeddedPrompt(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, errors.New("prompt test_prompt_with_embedded_resource: embeddedPrompt returned a nil result and no error")
+	}
+	return out, nil
+}
+
+// mcpgenPromptArgsEmbeddedPrompt reads the arguments of prompt test_prompt_with_embedded_resource (prompts.go:63) into x.
+func mcpgenPromptArgsEmbeddedPrompt(args map[string]string, x *embeddedPromptArgs) error {
 	n := 0
 	if v, ok := args["resourceUri"]; ok {
 		x.ResourceURI = v
@@ -1150,8 +1187,151 @@ func mcpgenPromptArgsembeddedPrompt(args map[string]string, x *embeddedPromptArg
 	return nil
 }
 
-// mcpgenDecodeObjelicitationArgs reads a elicitationArgs object into x, checking its schema (tools.go:172).
-func mcpgenDecodeObjelicitationArgs(s *jsonrpc.Scanner, x *elicitationArgs) error {
+// mcpgenPromptImagePrompt is the definition of prompt test_prompt_with_image (prompts.go:73).
+var mcpgenPromptImagePrompt = mcp.Prompt{
+	Name:        "test_prompt_with_image",
+	Description: "A prompt that shows an image.",
+}
+
+// mcpgenGetPromptImagePrompt handles a get of prompt test_prompt_with_image with imagePrompt (prompts.go:73).
+func mcpgenGetPromptImagePrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+	if len(p.Arguments) > 0 {
+		return nil, jsonrpc.ErrInvalidParams("invalid params: arguments: prompt test_prompt_with_image takes no arguments")
+	}
+	out, err := imagePrompt(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, errors.New("prompt test_prompt_with_image: imagePrompt returned a nil result and no error")
+	}
+	return out, nil
+}
+
+// mcpgenPromptRoundsPrompt is the definition of prompt test_input_required_result_prompt (tools_rounds.go:223).
+var mcpgenPromptRoundsPrompt = mcp.Prompt{
+	Name:        "test_input_required_result_prompt",
+	Description: "A prompt that asks the user for its context before it renders.",
+}
+
+// mcpgenGetPromptRoundsPrompt handles a get of prompt test_input_required_result_prompt with roundsPrompt (tools_rounds.go:223).
+func mcpgenGetPromptRoundsPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+	if len(p.Arguments) > 0 {
+		return nil, jsonrpc.ErrInvalidParams("invalid params: arguments: prompt test_input_required_result_prompt takes no arguments")
+	}
+	out, err := roundsPrompt(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, errors.New("prompt test_input_required_result_prompt: roundsPrompt returned a nil result and no error")
+	}
+	return out, nil
+}
+
+// mcpgenResourceStaticTextResource is the definition of resource static-text (resources.go:22).
+var mcpgenResourceStaticTextResource = mcp.Resource{
+	Name:        "static-text",
+	Description: "A fixed text resource.",
+	URI:         "test://static-text",
+	MIMEType:    "text/plain",
+}
+
+// mcpgenReadResourceStaticTextResource handles a read of resource static-text with staticTextResource (resources.go:22).
+func mcpgenReadResourceStaticTextResource(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	out, err := staticTextResource(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
+		MIMEType: "text/plain",
+		Text:     out,
+		URI:      p.URI,
+	}}}}, nil
+}
+
+// mcpgenResourceStaticBinaryResource is the definition of resource static-binary (resources.go:29).
+var mcpgenResourceStaticBinaryResource = mcp.Resource{
+	Name:        "static-binary",
+	Description: "A fixed binary resource: a 1x1 PNG image.",
+	URI:         "test://static-binary",
+	MIMEType:    "image/png",
+}
+
+// mcpgenReadResourceStaticBinaryResource handles a read of resource static-binary with staticBinaryResource (resources.go:29).
+func mcpgenReadResourceStaticBinaryResource(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	out, err := staticBinaryResource(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.BlobResourceContents{
+		Blob:     base64.StdEncoding.EncodeToString(out),
+		MIMEType: "image/png",
+		URI:      p.URI,
+	}}}}, nil
+}
+
+// mcpgenResourceEverythingWatchedResource is the definition of resource watched-resource (resources.go:36).
+var mcpgenResourceEverythingWatchedResource = mcp.Resource{
+	Name:        "watched-resource",
+	Description: "A text resource that changes now and then; subscribe to hear of it.",
+	URI:         "test://watched-resource",
+	MIMEType:    "text/plain",
+}
+
+// mcpgenReadResourceEverythingWatchedResource handles a read of resource watched-resource with everything.watchedResource (resources.go:36).
+func mcpgenReadResourceEverythingWatchedResource(ctx context.Context, r *everything, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	out, err := r.watchedResource(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
+		MIMEType: "text/plain",
+		Text:     out,
+		URI:      p.URI,
+	}}}}, nil
+}
+
+// mcpgenResourceTemplateResource is the definition of resource template template-data (resources.go:55).
+var mcpgenResourceTemplateResource = mcp.ResourceTemplate{
+	Name:        "template-data",
+	Description: "JSON data for any id, which the URI names.",
+	URITemplate: "test://template/{id}/data",
+	MIMEType:    "application/json",
+}
+
+// mcpgenReadResourceTemplateResource handles a read of resource template template-data with templateResource (resources.go:55).
+func mcpgenReadResourceTemplateResource(ctx context.Context, p *mcp.ReadResourceRequestParams, vars map[string]string) (*mcp.ReadResourceResult, error) {
+	var v templateVars
+	v.ID = vars["id"]
+	out, err := templateResource(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
+		MIMEType: "application/json",
+		Text:     out,
+		URI:      p.URI,
+	}}}}, nil
+}
+
+// mcpgenReadEmpty reads an object that must have no members: the arguments of a tool that takes none.
+func mcpgenReadEmpty(s *jsonrpc.Scanner) error {
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	key, more, err := s.NextKey()
+	if err != nil {
+		return err
+	}
+	if more {
+		return handler.AtField(handler.Err("unknown property"), string(key))
+	}
+	return nil
+}
+
+// mcpgenReadElicitationArgs reads a elicitationArgs object into x, checking its schema (tools.go:172).
+func mcpgenReadElicitationArgs(s *jsonrpc.Scanner, x *elicitationArgs) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
@@ -1182,8 +1362,8 @@ func mcpgenDecodeObjelicitationArgs(s *jsonrpc.Scanner, x *elicitationArgs) erro
 	return nil
 }
 
-// mcpgenDecodeObjsamplingArgs reads a samplingArgs object into x, checking its schema (tools.go:130).
-func mcpgenDecodeObjsamplingArgs(s *jsonrpc.Scanner, x *samplingArgs) error {
+// mcpgenReadSamplingArgs reads a samplingArgs object into x, checking its schema (tools.go:130).
+func mcpgenReadSamplingArgs(s *jsonrpc.Scanner, x *samplingArgs) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}

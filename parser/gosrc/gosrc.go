@@ -45,41 +45,21 @@ func Parse(dir string) (*model.Handlers, error) {
 			p.decl(decl)
 		}
 	}
-	p.generatedNames()
+	h.Declared = declared(pkg.Types.Scope(), l)
 	if len(p.errs) > 0 {
 		return nil, errors.Join(p.errs...)
 	}
 	return h, nil
 }
 
-// generatedNames refuses two handlers of a kind whose receiver and Go
-// name run together the same way, as a method (*Store).Set and a function
-// StoreSet do: the generated code names each tool and prompt by that
-// pair, and the two would collide in a file that does not compile.
-func (p *scanner) generatedNames() {
-	type decl struct {
-		pos  model.SrcPos
-		name string
+// declared returns the names a package's scope holds, with their
+// positions: the generated file must not declare them again.
+func declared(scope *types.Scope, l *lowerer) map[string]model.SrcPos {
+	out := map[string]model.SrcPos{}
+	for _, name := range scope.Names() {
+		out[name] = l.pos(scope.Lookup(name).Pos())
 	}
-	seen := map[string]decl{}
-	check := func(kind, recv, goName string, pos model.SrcPos) {
-		name := goName
-		if recv != "" {
-			name = "(" + recv + ")." + goName
-		}
-		key := kind + "\x00" + recv + goName
-		if first, dup := seen[key]; dup {
-			p.fail(model.SrcErrorf(pos, "%s %s and %s at %s get the same generated names (%s%s): rename one", kind, name, first.name, first.pos, recv, goName))
-			return
-		}
-		seen[key] = decl{pos, name}
-	}
-	for _, t := range p.h.Tools {
-		check("tool", t.Recv, t.GoName, t.Pos)
-	}
-	for _, pr := range p.h.Prompts {
-		check("prompt", pr.Recv, pr.GoName, pr.Pos)
-	}
+	return out
 }
 
 type scanner struct {

@@ -7,13 +7,16 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/gen"
 	"github.com/mcpgen/mcpgen/model"
 )
 
 var update = flag.Bool("update", false, "rewrite golden/handlers/bad/*/error.golden")
 
 // TestBad parses each golden/handlers/bad/<case> package, which must fail
-// with a *model.PosError whose text matches the case's error.golden.
+// with a *model.PosError whose text matches the case's error.golden: in
+// Parse, or for a package whose generated names cannot be made, in
+// gen.Handlers.
 func TestBad(t *testing.T) {
 	dir := filepath.Join("..", "..", "golden", "handlers", "bad")
 	entries, err := os.ReadDir(dir)
@@ -26,9 +29,12 @@ func TestBad(t *testing.T) {
 		}
 		t.Run(e.Name(), func(t *testing.T) {
 			caseDir := filepath.Join(dir, e.Name())
-			_, err := Parse(caseDir)
+			h, err := Parse(caseDir)
 			if err == nil {
-				t.Fatal("Parse succeeded; want an error")
+				_, err = gen.Handlers(h)
+			}
+			if err == nil {
+				t.Fatal("Parse and gen.Handlers succeeded; want an error")
 			}
 			var pe *model.PosError
 			if !errors.As(err, &pe) || pe.Pos.File == "" || pe.Pos.Line == 0 {

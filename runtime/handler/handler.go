@@ -1,5 +1,5 @@
 // Package handler is the support the code mcpgen generates for annotated
-// handlers calls on: registering a tool from its JSON definition, building
+// handlers calls on: registering a tool with its JSON Schemas, building
 // structured results, and the decoding errors with JSON paths that reach
 // the model as isError results. Users do not call it directly; keeping it
 // here keeps every generated file free of copies of it.
@@ -18,14 +18,22 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
-// AddTool builds a tool's definition from its JSON (the generated,
-// indented constant; the server keeps it compacted) and adds it to s.
-func AddTool(s *server.Server, def string, h server.ToolHandler, opts ...server.ToolOption) error {
-	var t mcp.Tool
-	if err := t.UnmarshalJSON([]byte(def)); err != nil {
-		return fmt.Errorf("mcpgen: tool definition: %w", err)
+// AddTool adds a tool to s: def is its definition but for its schemas,
+// which input and output hold as JSON text (the generated, indented
+// constants; the server keeps them compacted), output "" for a tool
+// without one. The schemas stay JSON because a JSON Schema has no Go
+// type of its own in the mcp package: they are read into def here.
+func AddTool(s *server.Server, def mcp.Tool, input, output string, h server.ToolHandler, opts ...server.ToolOption) error {
+	if err := def.InputSchema.UnmarshalJSON([]byte(input)); err != nil {
+		return fmt.Errorf("mcpgen: tool %s: input schema: %w", def.Name, err)
 	}
-	return s.AddTool(t, h, opts...)
+	if output != "" {
+		def.OutputSchema = new(mcp.ToolOutputSchema)
+		if err := def.OutputSchema.UnmarshalJSON([]byte(output)); err != nil {
+			return fmt.Errorf("mcpgen: tool %s: output schema: %w", def.Name, err)
+		}
+	}
+	return s.AddTool(def, h, opts...)
 }
 
 // Structured makes a tool result of encoded structured content, repeated

@@ -2,6 +2,7 @@ package handler
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -73,14 +74,19 @@ func TestDecodeAny(t *testing.T) {
 
 func TestAddTool(t *testing.T) {
 	s := server.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
-	def := "{\n  \"name\": \"x\",\n  \"inputSchema\": {\n    \"type\": \"object\"\n  }\n}"
-	if err := AddTool(s, def, func(ctxArg context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	h := func(ctxArg context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return nil, nil
-	}); err != nil {
+	}
+	in := "{\n  \"type\": \"object\"\n}"
+	out := `{"type":"object","properties":{"sum":{"type":"integer"}}}`
+	if err := AddTool(s, mcp.Tool{Name: "x"}, in, out, h, server.WithOutputValidator(func([]byte) error { return nil })); err != nil {
 		t.Fatal(err)
 	}
-	if err := AddTool(s, "{", nil); err == nil {
-		t.Fatal("a broken definition was accepted")
+	if err := AddTool(s, mcp.Tool{Name: "y"}, "{", "", h); err == nil {
+		t.Fatal("a broken input schema was accepted")
+	}
+	if err := AddTool(s, mcp.Tool{Name: "z"}, in, "[", h); err == nil {
+		t.Fatal("a broken output schema was accepted")
 	}
 	r, err := Structured([]byte(`{"sum":1}`), nil)
 	if err != nil || string(r.StructuredContent) != `{"sum":1}` || r.Content[0].Value.(*mcp.TextContent).Text != `{"sum":1}` {
@@ -96,5 +102,32 @@ func TestAtNil(t *testing.T) {
 	}
 	if err := AtIndex(nil, 1); err != nil {
 		t.Errorf("AtIndex(nil) = %v", err)
+	}
+}
+
+// A hint written false reaches the wire from the annotations' Extra, where
+// generated definitions put it (a false field of a Go literal is left
+// out), and stays after the decode and encode AddTool's server does.
+func TestFalseHint(t *testing.T) {
+	def := mcp.Tool{Name: "x", Annotations: &mcp.ToolAnnotations{
+		ReadOnlyHint: true,
+		Extra:        map[string]json.RawMessage{"destructiveHint": json.RawMessage("false")},
+	}}
+	raw, err := def.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back mcp.Tool
+	if err := back.UnmarshalJSON(raw); err != nil {
+		t.Fatal(err)
+	}
+	again, err := back.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{raw, again} {
+		if !strings.Contains(string(b), `"destructiveHint":false`) || !strings.Contains(string(b), `"readOnlyHint":true`) {
+			t.Errorf("annotations lost a hint: %s", b)
+		}
 	}
 }

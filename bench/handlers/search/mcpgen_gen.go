@@ -13,6 +13,28 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
+// The handlers must keep the signatures this file was generated for; run go generate after changing one.
+var (
+	_ func(context.Context, Input) (Result, error) = Search
+)
+
+// Register adds the package's tools to s: search.
+func Register(s *server.Server) error {
+	if err := handler.AddTool(s, mcpgenToolSearch, mcpgenInputSchemaSearch, mcpgenOutputSchemaSearch, mcpgenCallSearch, server.InputCheckedByHandler(), server.WithOutputValidator(mcpgenCheckOutputSearch)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// mcpgenToolSearch is the definition of tool search (search.go:55), but for its schemas: handler.AddTool adds them.
+var mcpgenToolSearch = mcp.Tool{
+	Name:        "search",
+	Description: "Search looks things up.",
+	Annotations: &mcp.ToolAnnotations{
+		ReadOnlyHint: true,
+	},
+}
+
 // mcpgenInputSchemaSearch is the input schema of tool search (search.go:55).
 const mcpgenInputSchemaSearch = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -86,7 +108,7 @@ const mcpgenInputSchemaSearch = `{
   "additionalProperties": false
 }`
 
-// mcpgenOutputSchemaSearch is the output schema of tool search.
+// mcpgenOutputSchemaSearch is the output schema of tool search (search.go:55).
 const mcpgenOutputSchemaSearch = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -104,65 +126,52 @@ const mcpgenOutputSchemaSearch = `{
   "additionalProperties": false
 }`
 
-// mcpgenToolSearch is the definition of tool search.
-const mcpgenToolSearch = `{"name":"search","description":"Search looks things up.","annotations":{"readOnlyHint":true},"inputSchema":` + mcpgenInputSchemaSearch + `,"outputSchema":` + mcpgenOutputSchemaSearch + `}`
-
-// The handlers must keep the signatures this file was generated for; run go generate after changing one.
-var (
-	_ func(context.Context, Input) (Result, error) = Search
-)
-
-// Register adds the package's tools to s: search.
-func Register(s *server.Server) error {
-	if err := handler.AddTool(s, mcpgenToolSearch, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		var in Input
-		if err := mcpgenDecodeInputSearch(p.Arguments, &in); err != nil {
-			return nil, fmt.Errorf("invalid arguments for tool search: %w", err)
-		}
-		out, err := Search(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return handler.Structured(mcpgenEncodeOutputSearch(&out))
-	}, server.InputCheckedByHandler(), server.WithOutputValidator(mcpgenCheckOutputSearch)); err != nil {
-		return err
+// mcpgenCallSearch handles a call of tool search with Search (search.go:55).
+func mcpgenCallSearch(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	var in Input
+	if err := mcpgenDecodeInputSearch(p.Arguments, &in); err != nil {
+		return nil, fmt.Errorf("invalid arguments for tool search: %w", err)
 	}
-	return nil
+	out, err := Search(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return handler.Structured(mcpgenEncodeOutputSearch(&out))
 }
 
-// mcpgenDecodeInputSearch reads the input of tool search into x, checking the schema's rules as it goes.
+// mcpgenDecodeInputSearch reads the input of tool search (search.go:55) into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputSearch(data []byte, x *Input) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeObjInput(s, x)
+		return mcpgenReadInput(s, x)
 	})
 }
 
-// mcpgenCheckInputSearch decodes and checks the arguments of tool search, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+// mcpgenCheckInputSearch decodes and checks the arguments of tool search (search.go:55), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
 func mcpgenCheckInputSearch(args []byte) error {
 	var in Input
 	return mcpgenDecodeInputSearch(args, &in)
 }
 
-// mcpgenDecodeOutputSearch reads the output of tool search into x, checking the schema's rules as it goes.
+// mcpgenDecodeOutputSearch reads the output of tool search (search.go:55) into x, checking the schema's rules as it goes.
 func mcpgenDecodeOutputSearch(data []byte, x *Result) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeObjResult(s, x)
+		return mcpgenReadResult(s, x)
 	})
 }
 
-// mcpgenCheckOutputSearch checks the structured content of tool search against its output schema.
+// mcpgenCheckOutputSearch checks the structured content of tool search (search.go:55) against its output schema.
 func mcpgenCheckOutputSearch(data []byte) error {
 	var out Result
 	return mcpgenDecodeOutputSearch(data, &out)
 }
 
-// mcpgenEncodeOutputSearch encodes the result of tool search as JSON.
+// mcpgenEncodeOutputSearch encodes the result of tool search (search.go:55) as JSON.
 func mcpgenEncodeOutputSearch(x *Result) ([]byte, error) {
-	return mcpgenEncodeObjResult(nil, x)
+	return mcpgenAppendResult(nil, x)
 }
 
-// mcpgenDecodeObjInput reads a Input object into x, checking its schema (search.go:28).
-func mcpgenDecodeObjInput(s *jsonrpc.Scanner, x *Input) error {
+// mcpgenReadInput reads a Input object into x, checking its schema (search.go:28).
+func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
@@ -251,7 +260,7 @@ func mcpgenDecodeObjInput(s *jsonrpc.Scanner, x *Input) error {
 			x.Tags = sl0
 		case "within":
 			p0 := new(Range)
-			if err := mcpgenDecodeObjRange(s, &*p0); err != nil {
+			if err := mcpgenReadRange(s, &*p0); err != nil {
 				return handler.AtField(err, "within")
 			}
 			x.Within = p0
@@ -286,8 +295,8 @@ func mcpgenDecodeObjInput(s *jsonrpc.Scanner, x *Input) error {
 	return nil
 }
 
-// mcpgenDecodeObjRange reads a Range object into x, checking its schema (search.go:22).
-func mcpgenDecodeObjRange(s *jsonrpc.Scanner, x *Range) error {
+// mcpgenReadRange reads a Range object into x, checking its schema (search.go:22).
+func mcpgenReadRange(s *jsonrpc.Scanner, x *Range) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
@@ -324,8 +333,8 @@ func mcpgenDecodeObjRange(s *jsonrpc.Scanner, x *Range) error {
 	return nil
 }
 
-// mcpgenDecodeObjResult reads a Result object into x, checking its schema (search.go:48).
-func mcpgenDecodeObjResult(s *jsonrpc.Scanner, x *Result) error {
+// mcpgenReadResult reads a Result object into x, checking its schema (search.go:48).
+func mcpgenReadResult(s *jsonrpc.Scanner, x *Result) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
@@ -372,8 +381,8 @@ func mcpgenDecodeObjResult(s *jsonrpc.Scanner, x *Result) error {
 	return nil
 }
 
-// mcpgenEncodeObjResult appends x to dst as JSON: nil slices as [], nil pointers left out.
-func mcpgenEncodeObjResult(dst []byte, x *Result) ([]byte, error) {
+// mcpgenAppendResult appends x, a Result, to dst as JSON: nil slices as [], nil pointers left out (search.go:48).
+func mcpgenAppendResult(dst []byte, x *Result) ([]byte, error) {
 	var err error
 	start := len(dst)
 	dst = append(dst, ",\"hits\":"...)

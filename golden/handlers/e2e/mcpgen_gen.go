@@ -19,6 +19,58 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
+// The handlers must keep the signatures this file was generated for; run go generate after changing one.
+var (
+	_ func(context.Context, AddInput) (AddOutput, error)           = Add
+	_ func(*Greeter, context.Context, GreetInput) (string, error)  = (*Greeter).Greet
+	_ func(context.Context, json.RawMessage) (string, error)       = Ship
+	_ func(context.Context, PlanArgs) ([]mcp.PromptMessage, error) = PlanTrip
+	_ func(context.Context) (string, error)                        = Motd
+	_ func(context.Context, NoteVars) ([]byte, error)              = Note
+)
+
+// Register adds the package's tools, prompts and resources to s: add, ship, plan_trip, motd, note.
+func Register(s *server.Server) error {
+	if err := handler.AddTool(s, mcpgenToolAdd, mcpgenInputSchemaAdd, mcpgenOutputSchemaAdd, mcpgenCallAdd, server.InputCheckedByHandler(), server.WithOutputValidator(mcpgenCheckOutputAdd)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolShip, mcpgenInputSchemaShip, "", mcpgenCallShip, rawschema.Validate()); err != nil {
+		return err
+	}
+	if err := s.AddPrompt(mcpgenPromptPlanTrip, mcpgenGetPromptPlanTrip); err != nil {
+		return err
+	}
+	if err := s.AddResource(mcpgenResourceMotd, mcpgenReadResourceMotd); err != nil {
+		return err
+	}
+	if err := s.AddResourceTemplate(mcpgenResourceNote, mcpgenReadResourceNote); err != nil {
+		return err
+	}
+	return nil
+}
+
+// RegisterGreeter adds the tools served by r's methods to s: greet.
+func RegisterGreeter(s *server.Server, r *Greeter) error {
+	if r == nil {
+		return errors.New("RegisterGreeter: nil receiver")
+	}
+	if err := handler.AddTool(s, mcpgenToolGreeterGreet, mcpgenInputSchemaGreeterGreet, "", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return mcpgenCallGreeterGreet(ctx, r, p)
+	}, server.InputCheckedByHandler()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// mcpgenToolAdd is the definition of tool add (e2e.go:37), but for its schemas: handler.AddTool adds them.
+var mcpgenToolAdd = mcp.Tool{
+	Name:        "add",
+	Description: "Add adds two numbers.",
+	Annotations: &mcp.ToolAnnotations{
+		ReadOnlyHint: true,
+	},
+}
+
 // mcpgenInputSchemaAdd is the input schema of tool add (e2e.go:37).
 const mcpgenInputSchemaAdd = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -50,7 +102,7 @@ const mcpgenInputSchemaAdd = `{
   "additionalProperties": false
 }`
 
-// mcpgenOutputSchemaAdd is the output schema of tool add.
+// mcpgenOutputSchemaAdd is the output schema of tool add (e2e.go:37).
 const mcpgenOutputSchemaAdd = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -75,8 +127,56 @@ const mcpgenOutputSchemaAdd = `{
   "additionalProperties": false
 }`
 
-// mcpgenToolAdd is the definition of tool add.
-const mcpgenToolAdd = `{"name":"add","description":"Add adds two numbers.","annotations":{"readOnlyHint":true},"inputSchema":` + mcpgenInputSchemaAdd + `,"outputSchema":` + mcpgenOutputSchemaAdd + `}`
+// mcpgenCallAdd handles a call of tool add with Add (e2e.go:37).
+func mcpgenCallAdd(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	var in AddInput
+	if err := mcpgenDecodeInputAdd(p.Arguments, &in); err != nil {
+		return nil, fmt.Errorf("invalid arguments for tool add: %w", err)
+	}
+	out, err := Add(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return handler.Structured(mcpgenEncodeOutputAdd(&out))
+}
+
+// mcpgenDecodeInputAdd reads the input of tool add (e2e.go:37) into x, checking the schema's rules as it goes.
+func mcpgenDecodeInputAdd(data []byte, x *AddInput) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadAddInput(s, x)
+	})
+}
+
+// mcpgenCheckInputAdd decodes and checks the arguments of tool add (e2e.go:37), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+func mcpgenCheckInputAdd(args []byte) error {
+	var in AddInput
+	return mcpgenDecodeInputAdd(args, &in)
+}
+
+// mcpgenDecodeOutputAdd reads the output of tool add (e2e.go:37) into x, checking the schema's rules as it goes.
+func mcpgenDecodeOutputAdd(data []byte, x *AddOutput) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadAddOutput(s, x)
+	})
+}
+
+// mcpgenCheckOutputAdd checks the structured content of tool add (e2e.go:37) against its output schema.
+func mcpgenCheckOutputAdd(data []byte) error {
+	var out AddOutput
+	return mcpgenDecodeOutputAdd(data, &out)
+}
+
+// mcpgenEncodeOutputAdd encodes the result of tool add (e2e.go:37) as JSON.
+func mcpgenEncodeOutputAdd(x *AddOutput) ([]byte, error) {
+	return mcpgenAppendAddOutput(nil, x)
+}
+
+// mcpgenToolGreeterGreet is the definition of tool greet (e2e.go:52), but for its schemas: handler.AddTool adds them.
+var mcpgenToolGreeterGreet = mcp.Tool{
+	Name:        "greet",
+	Title:       "Say hello",
+	Description: "Greet greets someone.",
+}
 
 // mcpgenInputSchemaGreeterGreet is the input schema of tool greet (e2e.go:52).
 const mcpgenInputSchemaGreeterGreet = `{
@@ -94,8 +194,37 @@ const mcpgenInputSchemaGreeterGreet = `{
   "additionalProperties": false
 }`
 
-// mcpgenToolGreeterGreet is the definition of tool greet.
-const mcpgenToolGreeterGreet = `{"name":"greet","title":"Say hello","description":"Greet greets someone.","inputSchema":` + mcpgenInputSchemaGreeterGreet + `}`
+// mcpgenCallGreeterGreet handles a call of tool greet with Greeter.Greet (e2e.go:52).
+func mcpgenCallGreeterGreet(ctx context.Context, r *Greeter, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	var in GreetInput
+	if err := mcpgenDecodeInputGreeterGreet(p.Arguments, &in); err != nil {
+		return nil, fmt.Errorf("invalid arguments for tool greet: %w", err)
+	}
+	out, err := r.Greet(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenDecodeInputGreeterGreet reads the input of tool greet (e2e.go:52) into x, checking the schema's rules as it goes.
+func mcpgenDecodeInputGreeterGreet(data []byte, x *GreetInput) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadGreetInput(s, x)
+	})
+}
+
+// mcpgenCheckInputGreeterGreet decodes and checks the arguments of tool greet (e2e.go:52), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+func mcpgenCheckInputGreeterGreet(args []byte) error {
+	var in GreetInput
+	return mcpgenDecodeInputGreeterGreet(args, &in)
+}
+
+// mcpgenToolShip is the definition of tool ship (e2e.go:63), but for its schemas: handler.AddTool adds them.
+var mcpgenToolShip = mcp.Tool{
+	Name:        "ship",
+	Description: "Ship accepts a shipment; the schema says an international one needs a\ncustoms code, which the type mapping cannot express.",
+}
 
 // mcpgenInputSchemaShip is the input schema of tool ship (e2e.go:63).
 const mcpgenInputSchemaShip = `{
@@ -133,179 +262,50 @@ const mcpgenInputSchemaShip = `{
   "additionalProperties": false
 }`
 
-// mcpgenToolShip is the definition of tool ship.
-const mcpgenToolShip = `{"name":"ship","description":"Ship accepts a shipment; the schema says an international one needs a\ncustoms code, which the type mapping cannot express.","inputSchema":` + mcpgenInputSchemaShip + `}`
-
-// The handlers must keep the signatures this file was generated for; run go generate after changing one.
-var (
-	_ func(context.Context, AddInput) (AddOutput, error)           = Add
-	_ func(*Greeter, context.Context, GreetInput) (string, error)  = (*Greeter).Greet
-	_ func(context.Context, json.RawMessage) (string, error)       = Ship
-	_ func(context.Context, PlanArgs) ([]mcp.PromptMessage, error) = PlanTrip
-	_ func(context.Context) (string, error)                        = Motd
-	_ func(context.Context, NoteVars) ([]byte, error)              = Note
-)
-
-// Register adds the package's tools, prompts and resources to s: add, ship, plan_trip, motd, note.
-func Register(s *server.Server) error {
-	if err := handler.AddTool(s, mcpgenToolAdd, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		var in AddInput
-		if err := mcpgenDecodeInputAdd(p.Arguments, &in); err != nil {
-			return nil, fmt.Errorf("invalid arguments for tool add: %w", err)
-		}
-		out, err := Add(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return handler.Structured(mcpgenEncodeOutputAdd(&out))
-	}, server.InputCheckedByHandler(), server.WithOutputValidator(mcpgenCheckOutputAdd)); err != nil {
-		return err
+// mcpgenCallShip handles a call of tool ship with Ship (e2e.go:63).
+func mcpgenCallShip(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := Ship(ctx, json.RawMessage(p.Arguments))
+	if err != nil {
+		return nil, err
 	}
-	if err := handler.AddTool(s, mcpgenToolShip, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		out, err := Ship(ctx, json.RawMessage(p.Arguments))
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, rawschema.Validate()); err != nil {
-		return err
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenPromptPlanTrip is the definition of prompt plan_trip (e2e.go:78).
+var mcpgenPromptPlanTrip = mcp.Prompt{
+	Name:        "plan_trip",
+	Title:       "Plan a trip",
+	Description: "PlanTrip asks for a travel plan.",
+	Arguments: []mcp.PromptArgument{{
+		Description: "Where to go.",
+		Name:        "destination",
+		Required:    true,
+	}, {
+		Description: "How many days.",
+		Name:        "days",
+	}},
+}
+
+// mcpgenGetPromptPlanTrip handles a get of prompt plan_trip with PlanTrip (e2e.go:78).
+func mcpgenGetPromptPlanTrip(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+	var in PlanArgs
+	if err := mcpgenPromptArgsPlanTrip(p.Arguments, &in); err != nil {
+		return nil, err
 	}
-	if err := s.AddPrompt(mcp.Prompt{
-		Arguments: []mcp.PromptArgument{{
-			Description: "Where to go.",
-			Name:        "destination",
-			Required:    true,
-		}, {
-			Description: "How many days.",
-			Name:        "days",
-		}},
+	out, err := PlanTrip(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []mcp.PromptMessage{}
+	}
+	return &mcp.GetPromptResult{
 		Description: "PlanTrip asks for a travel plan.",
-		Name:        "plan_trip",
-		Title:       "Plan a trip",
-	}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-		var in PlanArgs
-		if err := mcpgenPromptArgsPlanTrip(p.Arguments, &in); err != nil {
-			return nil, err
-		}
-		out, err := PlanTrip(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil {
-			out = []mcp.PromptMessage{}
-		}
-		return &mcp.GetPromptResult{
-			Description: "PlanTrip asks for a travel plan.",
-			Messages:    out,
-		}, nil
-	}); err != nil {
-		return err
-	}
-	if err := s.AddResource(mcp.Resource{
-		Description: "Motd is the message of the day.",
-		MIMEType:    "text/plain",
-		Name:        "motd",
-		URI:         "mem://motd",
-	}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-		out, err := Motd(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
-			MIMEType: "text/plain",
-			Text:     out,
-			URI:      p.URI,
-		}}}}, nil
-	}); err != nil {
-		return err
-	}
-	if err := s.AddResourceTemplate(mcp.ResourceTemplate{
-		Description: "Note reads a note by id.",
-		Name:        "note",
-		URITemplate: "mem://notes/{id}",
-	}, func(ctx context.Context, p *mcp.ReadResourceRequestParams, vars map[string]string) (*mcp.ReadResourceResult, error) {
-		var v NoteVars
-		v.ID = vars["id"]
-		out, err := Note(ctx, v)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.BlobResourceContents{
-			Blob: base64.StdEncoding.EncodeToString(out),
-			URI:  p.URI,
-		}}}}, nil
-	}); err != nil {
-		return err
-	}
-	return nil
+		Messages:    out,
+	}, nil
 }
 
-// RegisterGreeter adds the tools served by r's methods to s: greet.
-func RegisterGreeter(s *server.Server, r *Greeter) error {
-	if r == nil {
-		return errors.New("RegisterGreeter: nil receiver")
-	}
-	if err := handler.AddTool(s, mcpgenToolGreeterGreet, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		var in GreetInput
-		if err := mcpgenDecodeInputGreeterGreet(p.Arguments, &in); err != nil {
-			return nil, fmt.Errorf("invalid arguments for tool greet: %w", err)
-		}
-		out, err := r.Greet(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
-	}, server.InputCheckedByHandler()); err != nil {
-		return err
-	}
-	return nil
-}
-
-// mcpgenDecodeInputAdd reads the input of tool add into x, checking the schema's rules as it goes.
-func mcpgenDecodeInputAdd(data []byte, x *AddInput) error {
-	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeObjAddInput(s, x)
-	})
-}
-
-// mcpgenCheckInputAdd decodes and checks the arguments of tool add, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
-func mcpgenCheckInputAdd(args []byte) error {
-	var in AddInput
-	return mcpgenDecodeInputAdd(args, &in)
-}
-
-// mcpgenDecodeOutputAdd reads the output of tool add into x, checking the schema's rules as it goes.
-func mcpgenDecodeOutputAdd(data []byte, x *AddOutput) error {
-	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeObjAddOutput(s, x)
-	})
-}
-
-// mcpgenCheckOutputAdd checks the structured content of tool add against its output schema.
-func mcpgenCheckOutputAdd(data []byte) error {
-	var out AddOutput
-	return mcpgenDecodeOutputAdd(data, &out)
-}
-
-// mcpgenEncodeOutputAdd encodes the result of tool add as JSON.
-func mcpgenEncodeOutputAdd(x *AddOutput) ([]byte, error) {
-	return mcpgenEncodeObjAddOutput(nil, x)
-}
-
-// mcpgenDecodeInputGreeterGreet reads the input of tool greet into x, checking the schema's rules as it goes.
-func mcpgenDecodeInputGreeterGreet(data []byte, x *GreetInput) error {
-	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
-		return mcpgenDecodeObjGreetInput(s, x)
-	})
-}
-
-// mcpgenCheckInputGreeterGreet decodes and checks the arguments of tool greet, discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
-func mcpgenCheckInputGreeterGreet(args []byte) error {
-	var in GreetInput
-	return mcpgenDecodeInputGreeterGreet(args, &in)
-}
-
-// mcpgenPromptArgsPlanTrip reads the arguments of prompt plan_trip into x.
+// mcpgenPromptArgsPlanTrip reads the arguments of prompt plan_trip (e2e.go:78) into x.
 func mcpgenPromptArgsPlanTrip(args map[string]string, x *PlanArgs) error {
 	n := 0
 	if v, ok := args["destination"]; ok {
@@ -331,8 +331,50 @@ func mcpgenPromptArgsPlanTrip(args map[string]string, x *PlanArgs) error {
 	return nil
 }
 
-// mcpgenDecodeObjAddInput reads a AddInput object into x, checking its schema (e2e.go:18).
-func mcpgenDecodeObjAddInput(s *jsonrpc.Scanner, x *AddInput) error {
+// mcpgenResourceMotd is the definition of resource motd (e2e.go:89).
+var mcpgenResourceMotd = mcp.Resource{
+	Name:        "motd",
+	Description: "Motd is the message of the day.",
+	URI:         "mem://motd",
+	MIMEType:    "text/plain",
+}
+
+// mcpgenReadResourceMotd handles a read of resource motd with Motd (e2e.go:89).
+func mcpgenReadResourceMotd(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	out, err := Motd(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
+		MIMEType: "text/plain",
+		Text:     out,
+		URI:      p.URI,
+	}}}}, nil
+}
+
+// mcpgenResourceNote is the definition of resource template note (e2e.go:99).
+var mcpgenResourceNote = mcp.ResourceTemplate{
+	Name:        "note",
+	Description: "Note reads a note by id.",
+	URITemplate: "mem://notes/{id}",
+}
+
+// mcpgenReadResourceNote handles a read of resource template note with Note (e2e.go:99).
+func mcpgenReadResourceNote(ctx context.Context, p *mcp.ReadResourceRequestParams, vars map[string]string) (*mcp.ReadResourceResult, error) {
+	var v NoteVars
+	v.ID = vars["id"]
+	out, err := Note(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.BlobResourceContents{
+		Blob: base64.StdEncoding.EncodeToString(out),
+		URI:  p.URI,
+	}}}}, nil
+}
+
+// mcpgenReadAddInput reads a AddInput object into x, checking its schema (e2e.go:18).
+func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
@@ -404,8 +446,8 @@ func mcpgenDecodeObjAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 	return nil
 }
 
-// mcpgenDecodeObjAddOutput reads a AddOutput object into x, checking its schema (e2e.go:28).
-func mcpgenDecodeObjAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
+// mcpgenReadAddOutput reads a AddOutput object into x, checking its schema (e2e.go:28).
+func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
@@ -470,8 +512,8 @@ func mcpgenDecodeObjAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 	return nil
 }
 
-// mcpgenDecodeObjGreetInput reads a GreetInput object into x, checking its schema (e2e.go:42).
-func mcpgenDecodeObjGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
+// mcpgenReadGreetInput reads a GreetInput object into x, checking its schema (e2e.go:42).
+func mcpgenReadGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
@@ -505,8 +547,8 @@ func mcpgenDecodeObjGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
 	return nil
 }
 
-// mcpgenEncodeObjAddOutput appends x to dst as JSON: nil slices as [], nil pointers left out.
-func mcpgenEncodeObjAddOutput(dst []byte, x *AddOutput) ([]byte, error) {
+// mcpgenAppendAddOutput appends x, a AddOutput, to dst as JSON: nil slices as [], nil pointers left out (e2e.go:28).
+func mcpgenAppendAddOutput(dst []byte, x *AddOutput) ([]byte, error) {
 	var err error
 	start := len(dst)
 	dst = append(dst, ",\"sum\":"...)

@@ -10,7 +10,7 @@ type Store struct{}
 //mcp:tool name=store_set
 func (s *Store) Set(ctx context.Context) (string, error) { return "", nil }
 
-// StoreSet stores a value too.
+// StoreSet stores a value too, under an MCP name of the same words.
 //
-//mcp:tool name=set_store
+//mcp:tool name=store-set
 func StoreSet(ctx context.Context) (string, error) { return "", nil }

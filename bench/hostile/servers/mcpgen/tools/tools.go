@@ -92,8 +92,8 @@ func newServer() (*server.Server, error) {
 		{"spam", spam},
 	}
 	for _, t := range tools {
-		def := `{"name":"` + t.name + `","inputSchema":{"type":"object"}}`
-		if err := handler.AddTool(s, def, tool(t.h), server.InputCheckedByHandler()); err != nil {
+		def := mcp.Tool{Name: t.name}
+		if err := handler.AddTool(s, def, `{"type":"object"}`, "", tool(t.h), server.InputCheckedByHandler()); err != nil {
 			return nil, err
 		}
 	}
