@@ -41,6 +41,7 @@ func Handlers(h *model.Handlers) ([]byte, error) {
 	f.ImportName(serverPkg, "server")
 	f.ImportName(rawschemaPkg, "rawschema")
 	f.ImportName(jsonrpcPkg, "jsonrpc")
+	f.ImportName(fielderrPkg, "fielderr")
 	g.f = f
 	for _, t := range h.Tools {
 		g.collect(t)
@@ -384,7 +385,7 @@ func (g *handlerGen) toolCodecs() {
 				jen.If(jen.Err().Op(":=").Id("s").Dot("ObjectStart").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 				jen.List(jen.Id("key"), jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextKey").Call(),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-				jen.If(jen.Id("more")).Block(jen.Return(jen.Qual(handlerPkg, "AtField").Call(jen.Qual(handlerPkg, "Err").Call(jen.Lit("unknown property")), jen.String().Call(jen.Id("key"))))),
+				jen.If(jen.Id("more")).Block(jen.Return(atFieldVar("string(key)")(errCall("UnknownProperty")))),
 				jen.Return(jen.Nil()),
 			)
 			g.f.Line()
