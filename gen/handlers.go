@@ -48,7 +48,7 @@ func Handlers(h *model.Handlers) ([]byte, error) {
 	for path, name := range importNames {
 		if alias, ok := g.names.imports[path]; ok {
 			f.ImportAlias(path, alias)
-		} else if path == mcpPkg || path == serverPkg || path == rawschemaPkg || path == jsonrpcPkg {
+		} else if path == mcpPkg || path == serverPkg || path == rawschemaPkg || path == jsonrpcPkg || path == fielderrPkg {
 			f.ImportName(path, name)
 		}
 	}
@@ -454,7 +454,7 @@ func (g *handlerGen) readEmpty() {
 				jen.If(jen.Err().Op(":=").Id("s").Dot("ObjectStart").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 				jen.List(jen.Id("key"), jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextKey").Call(),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-				jen.If(jen.Id("more")).Block(jen.Return(jen.Qual(handlerPkg, "AtField").Call(jen.Qual(handlerPkg, "Err").Call(jen.Lit("unknown property")), jen.String().Call(jen.Id("key"))))),
+				jen.If(jen.Id("more")).Block(jen.Return(atFieldVar("string(key)")(errCall("UnknownProperty")))),
 				jen.Return(jen.Nil()),
 			)
 			g.f.Line()

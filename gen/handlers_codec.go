@@ -24,26 +24,6 @@ func render(f *jen.File) ([]byte, error) {
 	return groupImports(buf.Bytes()), nil
 }
 
-type wrapFunc func(jen.Code) jen.Code
-
-func hAtField(name string) wrapFunc {
-	return func(err jen.Code) jen.Code { return jen.Qual(handlerPkg, "AtField").Call(err, jen.Lit(name)) }
-}
-
-func hAtFieldVar(name string) wrapFunc {
-	return func(err jen.Code) jen.Code { return jen.Qual(handlerPkg, "AtField").Call(err, jen.Id(name)) }
-}
-
-func hAtIndex(i string) wrapFunc {
-	return func(err jen.Code) jen.Code { return jen.Qual(handlerPkg, "AtIndex").Call(err, jen.Id(i)) }
-}
-
-func compose(inner, outer wrapFunc) wrapFunc {
-	return func(err jen.Code) jen.Code { return outer(inner(err)) }
-}
-
-func fieldErr(msg string) jen.Code { return jen.Qual(handlerPkg, "Err").Call(jen.Lit(msg)) }
-
 // decodeValue reads the next value into target, checking v's own rules and
 // the field's (rules may be nil). Errors leave through wrap.
 func (g *handlerGen) decodeValue(target *jen.Statement, v *model.Value, rules *model.Rules, wrap wrapFunc, d int) []jen.Code {
@@ -105,7 +85,7 @@ func (g *handlerGen) decodeValue(target *jen.Statement, v *model.Value, rules *m
 		}
 	case model.ValSlice:
 		sl, i, e := "sl"+n, "i"+n, "e"+n
-		elemWrap := compose(hAtIndex(i), wrap)
+		elemWrap := compose(atIndex(i), wrap)
 		loop := []jen.Code{
 			jen.List(jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextElem").Call(), checkErr(),
 			jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
@@ -122,7 +102,7 @@ func (g *handlerGen) decodeValue(target *jen.Statement, v *model.Value, rules *m
 		return append(code, tgt().Op("=").Id(sl))
 	case model.ValArray:
 		i := "i" + n
-		elemWrap := compose(hAtIndex(i), wrap)
+		elemWrap := compose(atIndex(i), wrap)
 		size := count(v.Len, "item", "items")
 		loop := []jen.Code{
 			jen.List(jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextElem").Call(), checkErr(),
@@ -142,7 +122,7 @@ func (g *handlerGen) decodeValue(target *jen.Statement, v *model.Value, rules *m
 		return code
 	case model.ValMap:
 		m, k, e := "m"+n, "k"+n, "e"+n
-		elemWrap := compose(hAtFieldVar(k), wrap)
+		elemWrap := compose(atFieldVar(k), wrap)
 		loop := []jen.Code{
 			jen.List(jen.Id("key"), jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextKey").Call(), checkErr(),
 			jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
@@ -290,7 +270,7 @@ func (g *handlerGen) uniqueCheck(list *jen.Statement, ret func(jen.Code) jen.Cod
 	return []jen.Code{jen.For(jen.Id("i").Op(":=").Range().Add(list.Clone())).Block(
 		jen.For(jen.Id("j").Op(":=").Range().Id("i")).Block(
 			jen.If(list.Clone().Index(jen.Id("i")).Op("==").Add(list.Clone()).Index(jen.Id("j"))).Block(
-				ret(jen.Qual(handlerPkg, "Err").Call(jen.Lit("items [").Op("+").Qual("strconv", "Itoa").Call(jen.Id("j")).Op("+").Lit("] and [").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("] must not be equal"))),
+				ret(errCall("UniqueItems", jen.Id("j"), jen.Id("i"))),
 			),
 		),
 	)}
@@ -312,7 +292,7 @@ func (g *handlerGen) objectDecoder(o *model.Object) {
 			body = append(body, jen.Id("seen").Index(idx).Op("=").True())
 			if p.Required {
 				after = append(after, jen.If(jen.Op("!").Id("seen").Index(jen.Lit(tracked))).Block(
-					jen.Return(jen.Qual(handlerPkg, "AtField").Call(fieldErr("required"), jen.Lit(p.JSONName))),
+					jen.Return(atField(p.JSONName)(errCall("Required"))),
 				))
 			} else {
 				after = append(after, jen.If(jen.Op("!").Id("seen").Index(jen.Lit(tracked))).Block(
@@ -322,11 +302,11 @@ func (g *handlerGen) objectDecoder(o *model.Object) {
 			tracked++
 		}
 		rules := p.Rules
-		body = append(body, g.decodeValue(target, p.Value, &rules, hAtField(p.JSONName), 0)...)
+		body = append(body, g.decodeValue(target, p.Value, &rules, atField(p.JSONName), 0)...)
 		cases = append(cases, jen.Case(jen.Lit(p.JSONName)).Block(body...))
 	}
 	cases = append(cases, jen.Default().Block(
-		jen.Return(jen.Qual(handlerPkg, "AtField").Call(fieldErr("unknown property"), jen.String().Call(jen.Id("key")))),
+		jen.Return(atFieldVar("string(key)")(errCall("UnknownProperty"))),
 	))
 	body := []jen.Code{
 		jen.If(jen.Err().Op(":=").Id("s").Dot("ObjectStart").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
@@ -369,7 +349,7 @@ func (g *handlerGen) objectEncoder(o *model.Object) {
 		for _, name := range p.GoPath {
 			src = src.Dot(name)
 		}
-		wrap := hAtField(p.JSONName)
+		wrap := atField(p.JSONName)
 		emit := []jen.Code{jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit(","+jsonString(p.JSONName)+":").Op("..."))}
 		v := p.Value
 		val := src.Clone()
@@ -481,7 +461,7 @@ func (g *handlerGen) encodeValue(src *jen.Statement, v *model.Value, wrap wrapFu
 	case model.ValSlice, model.ValArray:
 		i := "i" + n
 		loop := []jen.Code{jen.If(jen.Id(i).Op(">").Lit(0)).Block(set(jen.Append(dst, jen.LitRune(','))))}
-		loop = append(loop, g.encodeValue(jen.Parens(s()).Index(jen.Id(i)), v.Elem, compose(hAtIndex(i), wrap), d+1)...)
+		loop = append(loop, g.encodeValue(jen.Parens(s()).Index(jen.Id(i)), v.Elem, compose(atIndex(i), wrap), d+1)...)
 		return []jen.Code{
 			set(jen.Append(dst, jen.LitRune('['))),
 			jen.For(jen.Id(i).Op(":=").Range().Add(s())).Block(loop...),
@@ -495,7 +475,7 @@ func (g *handlerGen) encodeValue(src *jen.Statement, v *model.Value, wrap wrapFu
 			set(jen.Append(dst, jen.LitRune(':'))),
 			jen.Id(e).Op(":=").Add(s()).Index(jen.Id(k)),
 		}
-		loop = append(loop, g.encodeValue(jen.Id(e), v.Elem, compose(hAtFieldVar("string("+k+")"), wrap), d+1)...)
+		loop = append(loop, g.encodeValue(jen.Id(e), v.Elem, compose(atFieldVar("string("+k+")"), wrap), d+1)...)
 		return []jen.Code{
 			set(jen.Append(dst, jen.LitRune('{'))),
 			jen.For(jen.List(jen.Id(i), jen.Id(k)).Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(s()))).Block(loop...),

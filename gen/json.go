@@ -23,16 +23,6 @@ func (g *generator) json() *jen.File {
 	return f
 }
 
-func errWrap(inner func(jen.Code) jen.Code, outer func(jen.Code) jen.Code) func(jen.Code) jen.Code {
-	return func(err jen.Code) jen.Code { return outer(inner(err)) }
-}
-
-func atField(name string) func(jen.Code) jen.Code {
-	return func(err jen.Code) jen.Code { return jen.Id("atField").Call(err, jen.Lit(name)) }
-}
-
-func plainErr(err jen.Code) jen.Code { return err }
-
 // recv is the receiver of a type's methods: a pointer for structs, whose
 // values are large, the value for everything else.
 func recv(t *model.Type) *jen.Statement {
@@ -89,7 +79,7 @@ func (g *generator) decodeStruct(t *model.Type) []jen.Code {
 				jen.Return(jen.Err()))))
 	} else {
 		cases = append(cases, jen.Default().Block(
-			jen.Return(jen.Id("atKey").Call(jen.Id("errUnknownProperty").Call(), jen.String().Parens(jen.Id("key"))))))
+			jen.Return(errCall("AtKey", errCall("UnknownProperty"), jen.String().Parens(jen.Id("key"))))))
 	}
 	return []jen.Code{
 		jen.Op("*").Id("x").Op("=").Id(t.Name).Values(),
@@ -165,7 +155,7 @@ func (g *generator) decodeInto(target *jen.Statement, t *model.Type, conv *jen.S
 	case model.Array:
 		i := fmt.Sprintf("i%d", depth)
 		elem := jen.Add(target.Clone()).Index(jen.Id(i))
-		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atIndex").Call(err, jen.Id(i)) }, wrap)
+		inner := compose(atIndex(i), wrap)
 		zero := g.goType(t)
 		if conv != nil {
 			zero = conv.Clone()
@@ -184,7 +174,7 @@ func (g *generator) decodeInto(target *jen.Statement, t *model.Type, conv *jen.S
 	case model.Map:
 		k := fmt.Sprintf("k%d", depth)
 		v := fmt.Sprintf("v%d", depth)
-		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atKey").Call(err, jen.Id(k)) }, wrap)
+		inner := compose(atKey(k), wrap)
 		mk := g.goType(t)
 		if conv != nil {
 			mk = conv.Clone()
@@ -257,7 +247,7 @@ func (g *generator) decodeScalarUnion(t *model.Type) []jen.Code {
 		jen.Id("k").Op(":=").Id("s").Dot("Peek").Call(),
 		jen.Switch(jen.Id("k")).Block(cases...),
 		jen.If(jen.Id("k").Op("==").Qual(jsonrpcPkg, "KindInvalid")).Block(jen.Return(jen.Id("s").Dot("Skip").Call())),
-		jen.Return(jen.Id("errNoVariant").Call(jen.Lit(t.Name), jen.Id("k"))),
+		jen.Return(errCall("NoVariant", jen.Lit(t.Name), jen.Id("k"))),
 	}
 }
 
@@ -304,7 +294,7 @@ func (g *generator) decodeUnion(t *model.Type) []jen.Code {
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Id("k").Op(":=").Id("kindOf").Call(jen.Id("raw")),
 		jen.Switch(jen.Id("k")).Block(cases...),
-		jen.Return(jen.Id("errNoVariant").Call(jen.Lit(t.Name), jen.Id("k"))),
+		jen.Return(errCall("NoVariant", jen.Lit(t.Name), jen.Id("k"))),
 	}
 }
 
@@ -342,7 +332,7 @@ func (g *generator) decodeGroup(t *model.Type, grp *model.PickGroup) []jen.Code 
 		cases = append(cases, jen.Case(jen.Lit(val)).Block(g.decodeCase(t, c)...))
 	}
 	tag := jen.List(jen.Id("tag"), jen.Id("ok")).Op(":=").Id("stringAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey))
-	wrongType := jen.Return(jen.Id("atField").Call(jen.Id("errType").Call(jen.Lit("string"), jen.Id("kindOfValueAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey))), jen.Lit(grp.ConstKey)))
+	wrongType := jen.Return(atField(grp.ConstKey)(errCall("Type", jen.Lit("string"), jen.Id("kindOfValueAt").Call(jen.Id("raw"), jen.Lit(grp.ConstKey)))))
 	var out []jen.Code
 	if d := grp.Discriminator; d != nil {
 		out = append(out, lineComments(sanitizeComment(wrapText("The override table makes "+d.Key+" the discriminator: "+d.Reason+".", 76))))
@@ -357,7 +347,7 @@ func (g *generator) decodeGroup(t *model.Type, grp *model.PickGroup) []jen.Code 
 			jen.Id("tag").Op("=").Index().Byte().Parens(jen.Lit(val)),
 		))
 	} else {
-		missing := []jen.Code{jen.Return(jen.Id("atField").Call(jen.Id("errRequired").Call(), jen.Lit(grp.ConstKey)))}
+		missing := []jen.Code{jen.Return(atField(grp.ConstKey)(errCall("Required")))}
 		if absent != nil {
 			missing = g.decodeCase(t, absent)
 		}
@@ -370,7 +360,7 @@ func (g *generator) decodeGroup(t *model.Type, grp *model.PickGroup) []jen.Code 
 		jen.Switch(jen.String().Parens(jen.Id("tag"))).Block(cases...),
 		// The error sits at the discriminator, as a missing or non-string
 		// one does above: that member holds the value to fix.
-		jen.Return(jen.Id("atField").Call(jen.Id("errUnknownVariant").Call(jen.Lit(t.Name), jen.Lit(grp.ConstKey), jen.Id("tag")), jen.Lit(grp.ConstKey))),
+		jen.Return(atField(grp.ConstKey)(errCall("UnknownVariant", jen.Lit(t.Name), jen.Lit(grp.ConstKey), jen.Id("tag")))),
 	)
 }
 
@@ -432,9 +422,9 @@ func (g *generator) decodeCase(t *model.Type, c *model.PickCase) []jen.Code {
 	for i := range c.Variants {
 		cases = append(cases, jen.Case(jen.Lit(uint64(1)<<uint(i))).Block(g.decodeVariant(t, c.Variants[i])...))
 	}
-	cases = append(cases, jen.Case(jen.Lit(0)).Block(jen.Return(jen.Id("errNoVariant").Call(jen.Lit(t.Name), jen.Qual(jsonrpcPkg, "KindObject")))))
+	cases = append(cases, jen.Case(jen.Lit(0)).Block(jen.Return(errCall("NoVariant", jen.Lit(t.Name), jen.Qual(jsonrpcPkg, "KindObject")))))
 	out = append(out, jen.Switch(jen.Id("top")).Block(cases...),
-		jen.Return(jen.Id("fieldError").Call(jen.Lit("matches more than one "+t.Name+" variant equally well"))))
+		jen.Return(fieldErr("matches more than one "+t.Name+" variant equally well")))
 	return out
 }
 
@@ -474,11 +464,11 @@ func (g *generator) marshal(f *jen.File, t *model.Type) {
 		for _, v := range scalarVariants(t) {
 			cases = append(cases, jen.Case(jen.Lit(v.kind)).Block(g.appendPrim(jen.Id("x").Dot(v.field), v.prim, plainErr)...))
 		}
-		cases = append(cases, jen.Default().Block(jen.Return(jen.Id("dst"), jen.Id("fieldError").Call(jen.Lit(t.Name+" holds no value")))))
+		cases = append(cases, jen.Default().Block(jen.Return(jen.Id("dst"), fieldErr(t.Name+" holds no value"))))
 		body = []jen.Code{jen.Var().Err().Error(), jen.Switch(jen.Id("x").Dot("kind")).Block(cases...), jen.Return(jen.Id("dst"), jen.Err())}
 	case t.Kind == model.Union:
 		body = []jen.Code{
-			jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(jen.Return(jen.Id("dst"), jen.Id("fieldError").Call(jen.Lit(t.Name+" holds no value")))),
+			jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(jen.Return(jen.Id("dst"), fieldErr(t.Name+" holds no value"))),
 			jen.Return(jen.Id("x").Dot("Value").Dot("appendJSON").Call(jen.Id("dst"))),
 		}
 	default:
@@ -636,7 +626,7 @@ func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, 
 		return []jen.Code{jen.Id("dst").Op("=").Id("appendRaw").Call(jen.Id("dst"), v.Clone(), jen.Lit(def))}
 	case model.Array:
 		i := fmt.Sprintf("i%d", depth)
-		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atIndex").Call(err, jen.Id(i)) }, wrap)
+		inner := compose(atIndex(i), wrap)
 		loop := []jen.Code{
 			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('[')),
 			jen.For(jen.Id(i).Op(":=").Range().Add(v.Clone())).Block(append([]jen.Code{
@@ -647,7 +637,7 @@ func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, 
 		return loop
 	case model.Map:
 		k := fmt.Sprintf("k%d", depth)
-		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atKey").Call(err, jen.Id(k)) }, wrap)
+		inner := compose(atKey(k), wrap)
 		return []jen.Code{
 			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('{')),
 			jen.For(jen.List(jen.Id("n"+k), jen.Id(k)).Op(":=").Range().Id("sortedKeys").Call(v.Clone())).Block(append([]jen.Code{

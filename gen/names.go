@@ -207,7 +207,7 @@ var importNames = map[string]string{
 	contextPkg: "context", "errors": "errors", "fmt": "fmt", "maps": "maps", "slices": "slices",
 	"strconv": "strconv", "time": "time", "unicode/utf8": "utf8", "regexp": "regexp",
 	"encoding/base64": "base64", jsonPkg: "json", mcpPkg: "mcp", serverPkg: "server",
-	handlerPkg: "handler", jsonrpcPkg: "jsonrpc", rawschemaPkg: "rawschema",
+	handlerPkg: "handler", jsonrpcPkg: "jsonrpc", rawschemaPkg: "rawschema", fielderrPkg: "fielderr",
 }
 
 // newNames names the generated code of h's handlers and of the structs

@@ -55,6 +55,7 @@ func (g *generator) newFile() *jen.File {
 	f := jen.NewFile(g.cfg.Package)
 	f.HeaderComment(Header)
 	f.ImportName(jsonrpcPkg, "jsonrpc")
+	f.ImportName(fielderrPkg, "fielderr")
 	return f
 }
 

@@ -103,7 +103,7 @@ func (g *generator) validateUnionAnyOf(f *jen.File, t *model.Type) {
 		if k.Versions&t.Versions != t.Versions {
 			cond = jen.Id("vb").Op("&").Add(g.versionMask(k.Versions)).Op("!=").Lit(0).Op("&&").Add(cond)
 		}
-		shared = append(shared, jen.If(cond).Block(jen.Return(jen.Id("atField").Call(jen.Id("errRequired").Call(), jen.Lit(k.Key)))))
+		shared = append(shared, jen.If(cond).Block(jen.Return(atField(k.Key)(errCall("Required")))))
 	}
 	if len(shared) > 0 {
 		comment := jen.Comment("No variant accepts a value without a property they all require.")
@@ -126,10 +126,10 @@ func (g *generator) validateBody(t *model.Type) []jen.Code {
 		}
 	case model.Union:
 		if g.scalarUnion(t) {
-			out = append(out, jen.If(jen.Id("x").Dot("kind").Op("==").Lit(0)).Block(jen.Return(jen.Id("errRequired").Call())))
+			out = append(out, jen.If(jen.Id("x").Dot("kind").Op("==").Lit(0)).Block(jen.Return(errCall("Required"))))
 			break
 		}
-		out = append(out, jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(jen.Return(jen.Id("errRequired").Call())))
+		out = append(out, jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(jen.Return(errCall("Required"))))
 		// A variant that some versions of the union lack is an error there.
 		var cases []jen.Code
 		for _, v := range t.Variants {
@@ -143,7 +143,7 @@ func (g *generator) validateBody(t *model.Type) []jen.Code {
 			}
 			cases = append(cases, jen.Case(typ).Block(
 				jen.If(jen.Id("vb").Op("&").Add(g.versionMask(v.Versions)).Op("==").Lit(0)).Block(
-					jen.Return(jen.Id("fieldError").Call(jen.Lit(n.Name+" is not a "+t.Name+" in this protocol version"))))))
+					jen.Return(fieldErr(n.Name+" is not a "+t.Name+" in this protocol version")))))
 		}
 		if len(cases) > 0 {
 			out = append(out, jen.Switch(jen.Id("x").Dot("Value").Assert(jen.Type())).Block(cases...))
@@ -163,7 +163,7 @@ func (g *generator) validateBody(t *model.Type) []jen.Code {
 			// A value that some versions lack is valid only in the others.
 			cases = append(cases, jen.Case(jen.Id(v.GoName)).Block(
 				jen.If(jen.Id("vb").Op("&").Add(g.versionMask(v.Versions)).Op("!=").Lit(0)).Block(jen.Return(jen.Nil())),
-				jen.Return(jen.Id("fieldError").Call(jen.Lit(quoteJSON(v.Value)+" is not a value of "+t.Name+" in this protocol version")))))
+				jen.Return(fieldErr(quoteJSON(v.Value)+" is not a value of "+t.Name+" in this protocol version"))))
 		}
 		if len(always) > 0 {
 			cases = append([]jen.Code{jen.Case(always...).Block(jen.Return(jen.Nil()))}, cases...)
@@ -171,7 +171,7 @@ func (g *generator) validateBody(t *model.Type) []jen.Code {
 		allowed, _ := json.Marshal(names)
 		out = append(out,
 			jen.Switch(jen.Id("x")).Block(cases...),
-			jen.Return(jen.Id("errEnum").Call(jen.String().Parens(jen.Id("x")), jen.Lit(string(allowed)))))
+			jen.Return(errCall("Enum", jen.String().Parens(jen.Id("x")), jen.Lit(string(allowed)))))
 		return out
 	default:
 		out = append(out, g.validateValue(jen.Id("x"), t, plainErr, 0)...)
@@ -197,7 +197,7 @@ func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.C
 			absent = jen.Add(absent).Op("||").Id("x").Dot("has").Op("&").Add(g.presenceBit(t, i)).Op("==").Lit(0).Op("&&").Op("!").Parens(g.nonZero(target, fd))
 		}
 		out = append(out, jen.If(jen.Parens(absent).Op("&&").Id("vb").Op("&").Add(g.versionMask(fd.Required)).Op("!=").Lit(0)).Block(
-			jen.Return(wrap(jen.Id("errRequired").Call()))))
+			jen.Return(wrap(errCall("Required")))))
 	}
 	if isConst(fd) {
 		return out
@@ -207,10 +207,10 @@ func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.C
 		// Widened to any value by the merge; some versions want an object.
 		checks = append(checks, jen.If(jen.Id("vb").Op("&").Add(g.versionMask(fd.ObjectIn)).Op("!=").Lit(0).Op("&&").
 			Len(target.Clone()).Op(">").Lit(0).Op("&&").Op("!").Id("rawIsObject").Call(target.Clone())).Block(
-			jen.Return(wrap(jen.Id("errType").Call(jen.Lit("object"), jen.Id("kindOf").Call(target.Clone()))))))
+			jen.Return(wrap(errCall("Type", jen.Lit("object"), jen.Id("kindOf").Call(target.Clone()))))))
 	}
 	if c := g.partialConst[fd]; c != "" {
-		checks = append(checks, jen.If(jen.Add(target.Clone()).Op("!=").Lit(unquote(c))).Block(jen.Return(wrap(jen.Id("errConst").Call(jen.Lit(c))))))
+		checks = append(checks, jen.If(jen.Add(target.Clone()).Op("!=").Lit(unquote(c))).Block(jen.Return(wrap(errCall("Const", jen.Lit(c))))))
 	}
 	if g.pointerField(fd) {
 		checks = []jen.Code{jen.If(jen.Add(target.Clone()).Op("!=").Nil()).Block(
@@ -280,7 +280,7 @@ func (g *generator) validateValue(v *jen.Statement, t *model.Type, wrap func(jen
 	case model.Raw:
 		if t.RawKind == model.AnyObject {
 			return []jen.Code{fail(jen.Len(v.Clone()).Op(">").Lit(0).Op("&&").Op("!").Id("rawIsObject").Call(v.Clone()),
-				jen.Id("errType").Call(jen.Lit("object"), jen.Id("kindOf").Call(v.Clone())))}
+				errCall("Type", jen.Lit("object"), jen.Id("kindOf").Call(v.Clone())))}
 		}
 		return nil
 	case model.Primitive:
@@ -293,13 +293,13 @@ func (g *generator) validateValue(v *jen.Statement, t *model.Type, wrap func(jen
 		case model.String:
 			s := jen.String().Parens(val.Clone())
 			if t.MinLength != nil {
-				out = append(out, fail(jen.Qual("unicode/utf8", "RuneCountInString").Call(s.Clone()).Op("<").Lit(*t.MinLength), jen.Id("errMinLength").Call(jen.Lit(*t.MinLength))))
+				out = append(out, fail(jen.Qual("unicode/utf8", "RuneCountInString").Call(s.Clone()).Op("<").Lit(*t.MinLength), errCall("MinLength", jen.Lit(*t.MinLength))))
 			}
 			if t.MaxLength != nil {
-				out = append(out, fail(jen.Qual("unicode/utf8", "RuneCountInString").Call(s.Clone()).Op(">").Lit(*t.MaxLength), jen.Id("errMaxLength").Call(jen.Lit(*t.MaxLength))))
+				out = append(out, fail(jen.Qual("unicode/utf8", "RuneCountInString").Call(s.Clone()).Op(">").Lit(*t.MaxLength), errCall("MaxLength", jen.Lit(*t.MaxLength))))
 			}
 			if check := formatCheck(t.Format); check != "" {
-				out = append(out, fail(jen.Op("!").Id(check).Call(s.Clone()), jen.Id("errFormat").Call(jen.Lit(t.Format))))
+				out = append(out, fail(jen.Op("!").Id(check).Call(s.Clone()), errCall("Format", jen.Lit(t.Format))))
 			}
 		case model.Integer, model.Number:
 			x := val.Clone()
@@ -307,16 +307,16 @@ func (g *generator) validateValue(v *jen.Statement, t *model.Type, wrap func(jen
 				x = jen.Float64().Parens(val.Clone())
 			}
 			if t.Minimum != nil {
-				out = append(out, fail(jen.Add(x.Clone()).Op("<").Lit(*t.Minimum), jen.Id("errMinimum").Call(jen.Lit(fmtLimit(*t.Minimum)))))
+				out = append(out, fail(jen.Add(x.Clone()).Op("<").Lit(*t.Minimum), errCall("Minimum", jen.Lit(fmtLimit(*t.Minimum)))))
 			}
 			if t.Maximum != nil {
-				out = append(out, fail(jen.Add(x.Clone()).Op(">").Lit(*t.Maximum), jen.Id("errMaximum").Call(jen.Lit(fmtLimit(*t.Maximum)))))
+				out = append(out, fail(jen.Add(x.Clone()).Op(">").Lit(*t.Maximum), errCall("Maximum", jen.Lit(fmtLimit(*t.Maximum)))))
 			}
 			if t.ExclusiveMin != nil {
-				out = append(out, fail(jen.Add(x.Clone()).Op("<=").Lit(*t.ExclusiveMin), jen.Id("errExclusiveMinimum").Call(jen.Lit(fmtLimit(*t.ExclusiveMin)))))
+				out = append(out, fail(jen.Add(x.Clone()).Op("<=").Lit(*t.ExclusiveMin), errCall("ExclusiveMinimum", jen.Lit(fmtLimit(*t.ExclusiveMin)))))
 			}
 			if t.ExclusiveMax != nil {
-				out = append(out, fail(jen.Add(x.Clone()).Op(">=").Lit(*t.ExclusiveMax), jen.Id("errExclusiveMaximum").Call(jen.Lit(fmtLimit(*t.ExclusiveMax)))))
+				out = append(out, fail(jen.Add(x.Clone()).Op(">=").Lit(*t.ExclusiveMax), errCall("ExclusiveMaximum", jen.Lit(fmtLimit(*t.ExclusiveMax)))))
 			}
 		}
 		if t.Nullable && len(out) > 0 {
@@ -326,14 +326,14 @@ func (g *generator) validateValue(v *jen.Statement, t *model.Type, wrap func(jen
 	case model.Array:
 		var out []jen.Code
 		if t.MinItems != nil {
-			out = append(out, fail(jen.Len(v.Clone()).Op("<").Lit(*t.MinItems), jen.Id("errMinItems").Call(jen.Lit(*t.MinItems))))
+			out = append(out, fail(jen.Len(v.Clone()).Op("<").Lit(*t.MinItems), errCall("MinItems", jen.Lit(*t.MinItems))))
 		}
 		if t.MaxItems != nil {
-			out = append(out, fail(jen.Len(v.Clone()).Op(">").Lit(*t.MaxItems), jen.Id("errMaxItems").Call(jen.Lit(*t.MaxItems))))
+			out = append(out, fail(jen.Len(v.Clone()).Op(">").Lit(*t.MaxItems), errCall("MaxItems", jen.Lit(*t.MaxItems))))
 		}
 		if !g.trivial(t.Elem) {
 			i := "i" + strconv.Itoa(depth)
-			inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atIndex").Call(err, jen.Id(i)) }, wrap)
+			inner := compose(atIndex(i), wrap)
 			out = append(out, jen.For(jen.Id(i).Op(":=").Range().Add(v.Clone())).Block(
 				g.validateValue(jen.Add(v.Clone()).Index(jen.Id(i)), t.Elem, inner, depth+1)...))
 		}
@@ -343,7 +343,7 @@ func (g *generator) validateValue(v *jen.Statement, t *model.Type, wrap func(jen
 			return nil
 		}
 		k := "k" + strconv.Itoa(depth)
-		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atKey").Call(err, jen.Id(k)) }, wrap)
+		inner := compose(atKey(k), wrap)
 		elem := "e" + strconv.Itoa(depth)
 		return []jen.Code{jen.For(jen.List(jen.Id(k), jen.Id(elem)).Op(":=").Range().Add(v.Clone())).Block(
 			g.validateValue(jen.Id(elem), t.Elem, inner, depth+1)...)}

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/fielderr"
 	handler "github.com/mcpgen/mcpgen/runtime/handler"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/rawschema"
@@ -1325,7 +1326,7 @@ func mcpgenReadEmpty(s *jsonrpc.Scanner) error {
 		return err
 	}
 	if more {
-		return handler.AtField(handler.Err("unknown property"), string(key))
+		return fielderr.AtField(fielderr.UnknownProperty(), string(key))
 	}
 	return nil
 }
@@ -1349,15 +1350,15 @@ func mcpgenReadElicitationArgs(s *jsonrpc.Scanner, x *elicitationArgs) error {
 			seen[0] = true
 			v0, err := s.String()
 			if err != nil {
-				return handler.AtField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 			x.Message = v0
 		default:
-			return handler.AtField(handler.Err("unknown property"), string(key))
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
 		}
 	}
 	if !seen[0] {
-		return handler.AtField(handler.Err("required"), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
 }
@@ -1381,15 +1382,15 @@ func mcpgenReadSamplingArgs(s *jsonrpc.Scanner, x *samplingArgs) error {
 			seen[0] = true
 			v0, err := s.String()
 			if err != nil {
-				return handler.AtField(err, "prompt")
+				return fielderr.AtField(err, "prompt")
 			}
 			x.Prompt = v0
 		default:
-			return handler.AtField(handler.Err("unknown property"), string(key))
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
 		}
 	}
 	if !seen[0] {
-		return handler.AtField(handler.Err("required"), "prompt")
+		return fielderr.AtField(fielderr.Required(), "prompt")
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/mcpgen/mcpgen/runtime/fielderr"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -51,7 +52,7 @@ func decodeConstString(s *jsonrpc.Scanner, want, wantJSON string) error {
 		return err
 	}
 	if string(got) != want {
-		return errConst(wantJSON)
+		return fielderr.Const(wantJSON)
 	}
 	return nil
 }
@@ -63,7 +64,7 @@ func decodeConstInt(s *jsonrpc.Scanner, want int64, wantJSON string) error {
 		return err
 	}
 	if got != want {
-		return errConst(wantJSON)
+		return fielderr.Const(wantJSON)
 	}
 	return nil
 }
@@ -71,7 +72,7 @@ func decodeConstInt(s *jsonrpc.Scanner, want int64, wantJSON string) error {
 // decodeRawObject copies the next value, which must be an object.
 func decodeRawObject(s *jsonrpc.Scanner, p *json.RawMessage) error {
 	if k := s.Peek(); k != jsonrpc.KindObject && k != jsonrpc.KindInvalid {
-		return errType("object", k)
+		return fielderr.Type("object", k)
 	}
 	raw, err := s.Raw()
 	if err != nil {
@@ -106,10 +107,10 @@ func decodeWhole(data []byte, decode func(*jsonrpc.Scanner) error) error {
 	var s jsonrpc.Scanner
 	s.Reset(data)
 	if err := decode(&s); err != nil {
-		return asFieldError(err)
+		return fielderr.From(err)
 	}
 	if err := s.End(); err != nil {
-		return asFieldError(err)
+		return fielderr.From(err)
 	}
 	return nil
 }

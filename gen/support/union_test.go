@@ -80,7 +80,7 @@ func TestObjectKeys(t *testing.T) {
 		}
 	}
 
-	// The scanner's typed errors come through for atField to explain.
+	// The scanner's typed errors come through for fielderr.From to explain.
 	_, err := objectKeys([]byte(`5`), names)
 	var te *jsonrpc.TypeError
 	if !errors.As(err, &te) || te.Got != jsonrpc.KindNumber {

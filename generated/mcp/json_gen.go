@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math/bits"
 
+	"github.com/mcpgen/mcpgen/runtime/fielderr"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -31,13 +32,13 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 		case "audience":
 			seen |= uint64(0x1)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "audience")
+				return fielderr.AtField(err, "audience")
 			}
 			x.Audience = []Role{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "audience")
+					return fielderr.AtField(err, "audience")
 				}
 				if !more {
 					break
@@ -45,18 +46,18 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 				var zero Role
 				x.Audience = append(x.Audience, zero)
 				if err := x.Audience[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "audience")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "audience")
 				}
 			}
 		case "lastModified":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.LastModified); err != nil {
-				return atField(err, "lastModified")
+				return fielderr.AtField(err, "lastModified")
 			}
 		case "priority":
 			seen |= uint64(0x4)
 			if err := decodeFloat(s, &x.Priority); err != nil {
-				return atField(err, "priority")
+				return fielderr.AtField(err, "priority")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -85,7 +86,7 @@ func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Audience[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "audience")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "audience")
 			}
 		}
 		dst = append(dst, ']')
@@ -98,7 +99,7 @@ func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"priority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Priority))
 		if err != nil {
-			return dst, atField(err, "priority")
+			return dst, fielderr.AtField(err, "priority")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -131,28 +132,28 @@ func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
-				return atField(err, "annotations")
+				return fielderr.AtField(err, "annotations")
 			}
 		case "data":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Data); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "mimeType":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.MIMEType); err != nil {
-				return atField(err, "mimeType")
+				return fielderr.AtField(err, "mimeType")
 			}
 		case "type":
 			seen |= uint64(0x10)
 			if err := decodeConstString(s, "audio", "\"audio\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -180,7 +181,7 @@ func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"annotations\":"...)
 		dst, err = x.Annotations.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "annotations")
+			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -225,12 +226,12 @@ func (x *BaseMetadata) decode(s *jsonrpc.Scanner) error {
 		case "name":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "title":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -287,22 +288,22 @@ func (x *BlobResourceContents) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "blob":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Blob); err != nil {
-				return atField(err, "blob")
+				return fielderr.AtField(err, "blob")
 			}
 		case "mimeType":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.MIMEType); err != nil {
-				return atField(err, "mimeType")
+				return fielderr.AtField(err, "mimeType")
 			}
 		case "uri":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -367,22 +368,22 @@ func (x *BooleanSchema) decode(s *jsonrpc.Scanner) error {
 		case "default":
 			seen |= uint64(0x1)
 			if err := decodeBool(s, &x.Default); err != nil {
-				return atField(err, "default")
+				return fielderr.AtField(err, "default")
 			}
 		case "description":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "title":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "type":
 			seen |= uint64(0x8)
 			if err := decodeConstString(s, "boolean", "\"boolean\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -448,22 +449,22 @@ func (x *CacheableResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
 			seen |= uint64(0x2)
 			if err := x.CacheScope.decode(s); err != nil {
-				return atField(err, "cacheScope")
+				return fielderr.AtField(err, "cacheScope")
 			}
 		case "resultType":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		case "ttlMs":
 			seen |= uint64(0x8)
 			if err := decodeInt(s, &x.TTLMs); err != nil {
-				return atField(err, "ttlMs")
+				return fielderr.AtField(err, "ttlMs")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -487,14 +488,14 @@ func (x *CacheableResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "cacheScope")
+			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -559,22 +560,22 @@ func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "tools/call", "\"tools/call\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -598,7 +599,7 @@ func (x *CallToolRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -613,7 +614,7 @@ func (x *CallToolRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -647,33 +648,33 @@ func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "arguments":
 			seen |= uint64(0x2)
 			if err := decodeRawObject(s, &x.Arguments); err != nil {
-				return atField(err, "arguments")
+				return fielderr.AtField(err, "arguments")
 			}
 		case "inputResponses":
 			seen |= uint64(0x4)
 			if err := x.InputResponses.decode(s); err != nil {
-				return atField(err, "inputResponses")
+				return fielderr.AtField(err, "inputResponses")
 			}
 		case "name":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "requestState":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.RequestState); err != nil {
-				return atField(err, "requestState")
+				return fielderr.AtField(err, "requestState")
 			}
 		case "task":
 			seen |= uint64(0x20)
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
-				return atField(err, "task")
+				return fielderr.AtField(err, "task")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -697,7 +698,7 @@ func (x *CallToolRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.Arguments != nil || x.has&uint64(0x2) != 0 {
@@ -708,7 +709,7 @@ func (x *CallToolRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "inputResponses")
+			return dst, fielderr.AtField(err, "inputResponses")
 		}
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -723,7 +724,7 @@ func (x *CallToolRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"task\":"...)
 		dst, err = x.Task.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "task")
+			return dst, fielderr.AtField(err, "task")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -757,18 +758,18 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "content":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "content")
+				return fielderr.AtField(err, "content")
 			}
 			x.Content = []ContentBlock{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "content")
+					return fielderr.AtField(err, "content")
 				}
 				if !more {
 					break
@@ -776,23 +777,23 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 				var zero ContentBlock
 				x.Content = append(x.Content, zero)
 				if err := x.Content[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "content")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 				}
 			}
 		case "isError":
 			seen |= uint64(0x4)
 			if err := decodeBool(s, &x.IsError); err != nil {
-				return atField(err, "isError")
+				return fielderr.AtField(err, "isError")
 			}
 		case "resultType":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		case "structuredContent":
 			seen |= uint64(0x10)
 			if err := decodeRawValue(s, &x.StructuredContent); err != nil {
-				return atField(err, "structuredContent")
+				return fielderr.AtField(err, "structuredContent")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -816,7 +817,7 @@ func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -828,7 +829,7 @@ func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Content[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "content")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 			}
 		}
 		dst = append(dst, ']')
@@ -875,17 +876,17 @@ func (x *CallToolResultResponse) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
 			seen |= uint64(0x4)
 			if err := x.Result.decode(s); err != nil {
-				return atField(err, "result")
+				return fielderr.AtField(err, "result")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -909,7 +910,7 @@ func (x *CallToolResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -920,7 +921,7 @@ func (x *CallToolResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "result")
+			return dst, fielderr.AtField(err, "result")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -953,7 +954,7 @@ func (x *CallToolResultResponseResult) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "resultType")
 		if !ok {
 			if hasValueAt(raw, "resultType") {
-				return atField(errType("string", kindOfValueAt(raw, "resultType")), "resultType")
+				return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "resultType")), "resultType")
 			}
 			// An absent resultType stands for "complete".
 			tag = []byte("complete")
@@ -974,9 +975,9 @@ func (x *CallToolResultResponseResult) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("CallToolResultResponseResult", "resultType", tag), "resultType")
+		return fielderr.AtField(fielderr.UnknownVariant("CallToolResultResponseResult", "resultType", tag), "resultType")
 	}
-	return errNoVariant("CallToolResultResponseResult", k)
+	return fielderr.NoVariant("CallToolResultResponseResult", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -985,7 +986,7 @@ func (x CallToolResultResponseResult) MarshalJSON() ([]byte, error) {
 }
 func (x CallToolResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("CallToolResultResponseResult holds no value")
+		return dst, fielderr.New("CallToolResultResponseResult holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -1012,22 +1013,22 @@ func (x *CancelTaskRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "tasks/cancel", "\"tasks/cancel\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1051,7 +1052,7 @@ func (x *CancelTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -1066,7 +1067,7 @@ func (x *CancelTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -1099,7 +1100,7 @@ func (x *CancelTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		case "taskId":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.TaskID); err != nil {
-				return atField(err, "taskId")
+				return fielderr.AtField(err, "taskId")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1152,42 +1153,42 @@ func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "createdAt":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.CreatedAt); err != nil {
-				return atField(err, "createdAt")
+				return fielderr.AtField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
-				return atField(err, "lastUpdatedAt")
+				return fielderr.AtField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
 			seen |= uint64(0x8)
 			if err := decodeInt(s, &x.PollInterval); err != nil {
-				return atField(err, "pollInterval")
+				return fielderr.AtField(err, "pollInterval")
 			}
 		case "status":
 			seen |= uint64(0x10)
 			if err := x.Status.decode(s); err != nil {
-				return atField(err, "status")
+				return fielderr.AtField(err, "status")
 			}
 		case "statusMessage":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.StatusMessage); err != nil {
-				return atField(err, "statusMessage")
+				return fielderr.AtField(err, "statusMessage")
 			}
 		case "taskId":
 			seen |= uint64(0x40)
 			if err := decodeString(s, &x.TaskID); err != nil {
-				return atField(err, "taskId")
+				return fielderr.AtField(err, "taskId")
 			}
 		case "ttl":
 			seen |= uint64(0x80)
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
-				return atField(err, "ttl")
+				return fielderr.AtField(err, "ttl")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1227,7 +1228,7 @@ func (x *CancelTaskResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "status")
+			return dst, fielderr.AtField(err, "status")
 		}
 	}
 	if x.has&uint64(0x20) != 0 || x.StatusMessage != "" {
@@ -1276,17 +1277,17 @@ func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/cancelled", "\"notifications/cancelled\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1318,7 +1319,7 @@ func (x *CancelledNotification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -1352,17 +1353,17 @@ func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "reason":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Reason); err != nil {
-				return atField(err, "reason")
+				return fielderr.AtField(err, "reason")
 			}
 		case "requestId":
 			seen |= uint64(0x4)
 			if err := x.RequestID.decode(s); err != nil {
-				return atField(err, "requestId")
+				return fielderr.AtField(err, "requestId")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1386,7 +1387,7 @@ func (x *CancelledNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Reason != "" {
@@ -1397,7 +1398,7 @@ func (x *CancelledNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"requestId\":"...)
 		dst, err = x.RequestID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "requestId")
+			return dst, fielderr.AtField(err, "requestId")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -1431,23 +1432,23 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Elicitation = new(ClientCapabilitiesElicitation)
 			if err := x.Elicitation.decode(s); err != nil {
-				return atField(err, "elicitation")
+				return fielderr.AtField(err, "elicitation")
 			}
 		case "experimental":
 			seen |= uint64(0x2)
 			if err := decodeRawObject(s, &x.Experimental); err != nil {
-				return atField(err, "experimental")
+				return fielderr.AtField(err, "experimental")
 			}
 		case "extensions":
 			seen |= uint64(0x4)
 			if err := s.ObjectStart(); err != nil {
-				return atField(err, "extensions")
+				return fielderr.AtField(err, "extensions")
 			}
 			x.Extensions = map[string]JSONObject{}
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
-					return atField(err, "extensions")
+					return fielderr.AtField(err, "extensions")
 				}
 				if !more {
 					break
@@ -1455,7 +1456,7 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 				k0 := string(key)
 				var v0 JSONObject
 				if err := v0.decode(s); err != nil {
-					return atField(atKey(err, k0), "extensions")
+					return fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
 				}
 				x.Extensions[k0] = v0
 			}
@@ -1463,19 +1464,19 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x8)
 			x.Roots = new(ClientCapabilitiesRoots)
 			if err := x.Roots.decode(s); err != nil {
-				return atField(err, "roots")
+				return fielderr.AtField(err, "roots")
 			}
 		case "sampling":
 			seen |= uint64(0x10)
 			x.Sampling = new(ClientCapabilitiesSampling)
 			if err := x.Sampling.decode(s); err != nil {
-				return atField(err, "sampling")
+				return fielderr.AtField(err, "sampling")
 			}
 		case "tasks":
 			seen |= uint64(0x20)
 			x.Tasks = new(ClientCapabilitiesTasks)
 			if err := x.Tasks.decode(s); err != nil {
-				return atField(err, "tasks")
+				return fielderr.AtField(err, "tasks")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1499,7 +1500,7 @@ func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"elicitation\":"...)
 		dst, err = x.Elicitation.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "elicitation")
+			return dst, fielderr.AtField(err, "elicitation")
 		}
 	}
 	if x.Experimental != nil || x.has&uint64(0x2) != 0 {
@@ -1517,7 +1518,7 @@ func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 			dst = append(dst, ':')
 			dst, err = x.Extensions[k0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atKey(err, k0), "extensions")
+				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
 			}
 		}
 		dst = append(dst, '}')
@@ -1526,21 +1527,21 @@ func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"roots\":"...)
 		dst, err = x.Roots.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "roots")
+			return dst, fielderr.AtField(err, "roots")
 		}
 	}
 	if x.Sampling != nil {
 		dst = append(dst, ",\"sampling\":"...)
 		dst, err = x.Sampling.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "sampling")
+			return dst, fielderr.AtField(err, "sampling")
 		}
 	}
 	if x.Tasks != nil {
 		dst = append(dst, ",\"tasks\":"...)
 		dst, err = x.Tasks.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "tasks")
+			return dst, fielderr.AtField(err, "tasks")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -1573,12 +1574,12 @@ func (x *ClientCapabilitiesElicitation) decode(s *jsonrpc.Scanner) error {
 		case "form":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Form); err != nil {
-				return atField(err, "form")
+				return fielderr.AtField(err, "form")
 			}
 		case "url":
 			seen |= uint64(0x2)
 			if err := decodeRawObject(s, &x.URL); err != nil {
-				return atField(err, "url")
+				return fielderr.AtField(err, "url")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1635,7 +1636,7 @@ func (x *ClientCapabilitiesRoots) decode(s *jsonrpc.Scanner) error {
 		case "listChanged":
 			seen |= uint64(0x1)
 			if err := decodeBool(s, &x.ListChanged); err != nil {
-				return atField(err, "listChanged")
+				return fielderr.AtField(err, "listChanged")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1688,12 +1689,12 @@ func (x *ClientCapabilitiesSampling) decode(s *jsonrpc.Scanner) error {
 		case "context":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Context); err != nil {
-				return atField(err, "context")
+				return fielderr.AtField(err, "context")
 			}
 		case "tools":
 			seen |= uint64(0x2)
 			if err := decodeRawObject(s, &x.Tools); err != nil {
-				return atField(err, "tools")
+				return fielderr.AtField(err, "tools")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1750,18 +1751,18 @@ func (x *ClientCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		case "cancel":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Cancel); err != nil {
-				return atField(err, "cancel")
+				return fielderr.AtField(err, "cancel")
 			}
 		case "list":
 			seen |= uint64(0x2)
 			if err := decodeRawObject(s, &x.List); err != nil {
-				return atField(err, "list")
+				return fielderr.AtField(err, "list")
 			}
 		case "requests":
 			seen |= uint64(0x4)
 			x.Requests = new(ClientCapabilitiesTasksRequests)
 			if err := x.Requests.decode(s); err != nil {
-				return atField(err, "requests")
+				return fielderr.AtField(err, "requests")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1793,7 +1794,7 @@ func (x *ClientCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"requests\":"...)
 		dst, err = x.Requests.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "requests")
+			return dst, fielderr.AtField(err, "requests")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -1827,13 +1828,13 @@ func (x *ClientCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Elicitation = new(ClientCapabilitiesTasksRequestsElicitation)
 			if err := x.Elicitation.decode(s); err != nil {
-				return atField(err, "elicitation")
+				return fielderr.AtField(err, "elicitation")
 			}
 		case "sampling":
 			seen |= uint64(0x2)
 			x.Sampling = new(ClientCapabilitiesTasksRequestsSampling)
 			if err := x.Sampling.decode(s); err != nil {
-				return atField(err, "sampling")
+				return fielderr.AtField(err, "sampling")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1857,14 +1858,14 @@ func (x *ClientCapabilitiesTasksRequests) appendJSON(dst []byte) ([]byte, error)
 		dst = append(dst, ",\"elicitation\":"...)
 		dst, err = x.Elicitation.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "elicitation")
+			return dst, fielderr.AtField(err, "elicitation")
 		}
 	}
 	if x.Sampling != nil {
 		dst = append(dst, ",\"sampling\":"...)
 		dst, err = x.Sampling.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "sampling")
+			return dst, fielderr.AtField(err, "sampling")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -1897,7 +1898,7 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) decode(s *jsonrpc.Scanner) 
 		case "create":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Create); err != nil {
-				return atField(err, "create")
+				return fielderr.AtField(err, "create")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1950,7 +1951,7 @@ func (x *ClientCapabilitiesTasksRequestsSampling) decode(s *jsonrpc.Scanner) err
 		case "createMessage":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.CreateMessage); err != nil {
-				return atField(err, "createMessage")
+				return fielderr.AtField(err, "createMessage")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1997,9 +1998,9 @@ func (x *ClientNotification) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "method")
 		if !ok {
 			if !hasValueAt(raw, "method") {
-				return atField(errRequired(), "method")
+				return fielderr.AtField(fielderr.Required(), "method")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "method")), "method")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "method")), "method")
 		}
 		switch string(tag) {
 		case "notifications/cancelled":
@@ -2038,9 +2039,9 @@ func (x *ClientNotification) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("ClientNotification", "method", tag), "method")
+		return fielderr.AtField(fielderr.UnknownVariant("ClientNotification", "method", tag), "method")
 	}
-	return errNoVariant("ClientNotification", k)
+	return fielderr.NoVariant("ClientNotification", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -2049,7 +2050,7 @@ func (x ClientNotification) MarshalJSON() ([]byte, error) {
 }
 func (x ClientNotification) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("ClientNotification holds no value")
+		return dst, fielderr.New("ClientNotification holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -2070,9 +2071,9 @@ func (x *ClientRequest) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "method")
 		if !ok {
 			if !hasValueAt(raw, "method") {
-				return atField(errRequired(), "method")
+				return fielderr.AtField(fielderr.Required(), "method")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "method")), "method")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "method")), "method")
 		}
 		switch string(tag) {
 		case "server/discover":
@@ -2209,9 +2210,9 @@ func (x *ClientRequest) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("ClientRequest", "method", tag), "method")
+		return fielderr.AtField(fielderr.UnknownVariant("ClientRequest", "method", tag), "method")
 	}
-	return errNoVariant("ClientRequest", k)
+	return fielderr.NoVariant("ClientRequest", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -2220,7 +2221,7 @@ func (x ClientRequest) MarshalJSON() ([]byte, error) {
 }
 func (x ClientRequest) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("ClientRequest holds no value")
+		return dst, fielderr.New("ClientRequest holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -2311,11 +2312,11 @@ func (x *ClientResult) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case 0:
-			return errNoVariant("ClientResult", jsonrpc.KindObject)
+			return fielderr.NoVariant("ClientResult", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one ClientResult variant equally well")
+		return fielderr.New("matches more than one ClientResult variant equally well")
 	}
-	return errNoVariant("ClientResult", k)
+	return fielderr.NoVariant("ClientResult", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -2324,7 +2325,7 @@ func (x ClientResult) MarshalJSON() ([]byte, error) {
 }
 func (x ClientResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("ClientResult holds no value")
+		return dst, fielderr.New("ClientResult holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -2351,22 +2352,22 @@ func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "completion/complete", "\"completion/complete\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -2390,7 +2391,7 @@ func (x *CompleteRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -2405,7 +2406,7 @@ func (x *CompleteRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -2439,23 +2440,23 @@ func (x *CompleteRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "argument":
 			seen |= uint64(0x2)
 			if err := x.Argument.decode(s); err != nil {
-				return atField(err, "argument")
+				return fielderr.AtField(err, "argument")
 			}
 		case "context":
 			seen |= uint64(0x4)
 			x.Context = new(CompleteRequestParamsContext)
 			if err := x.Context.decode(s); err != nil {
-				return atField(err, "context")
+				return fielderr.AtField(err, "context")
 			}
 		case "ref":
 			seen |= uint64(0x8)
 			if err := x.Ref.decode(s); err != nil {
-				return atField(err, "ref")
+				return fielderr.AtField(err, "ref")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -2479,28 +2480,28 @@ func (x *CompleteRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"argument\":"...)
 		dst, err = x.Argument.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "argument")
+			return dst, fielderr.AtField(err, "argument")
 		}
 	}
 	if x.Context != nil {
 		dst = append(dst, ",\"context\":"...)
 		dst, err = x.Context.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "context")
+			return dst, fielderr.AtField(err, "context")
 		}
 	}
 	if x.missing&uint64(0x8) == 0 {
 		dst = append(dst, ",\"ref\":"...)
 		dst, err = x.Ref.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "ref")
+			return dst, fielderr.AtField(err, "ref")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -2533,12 +2534,12 @@ func (x *CompleteRequestParamsArgument) decode(s *jsonrpc.Scanner) error {
 		case "name":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "value":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Value); err != nil {
-				return atField(err, "value")
+				return fielderr.AtField(err, "value")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -2595,13 +2596,13 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 		case "arguments":
 			seen |= uint64(0x1)
 			if err := s.ObjectStart(); err != nil {
-				return atField(err, "arguments")
+				return fielderr.AtField(err, "arguments")
 			}
 			x.Arguments = map[string]string{}
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
-					return atField(err, "arguments")
+					return fielderr.AtField(err, "arguments")
 				}
 				if !more {
 					break
@@ -2609,7 +2610,7 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 				k0 := string(key)
 				var v0 string
 				if err := decodeString(s, &v0); err != nil {
-					return atField(atKey(err, k0), "arguments")
+					return fielderr.AtField(fielderr.AtKey(err, k0), "arguments")
 				}
 				x.Arguments[k0] = v0
 			}
@@ -2667,9 +2668,9 @@ func (x *CompleteRequestParamsRef) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "type")
 		if !ok {
 			if !hasValueAt(raw, "type") {
-				return atField(errRequired(), "type")
+				return fielderr.AtField(fielderr.Required(), "type")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "type")), "type")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "type")), "type")
 		}
 		switch string(tag) {
 		case "ref/prompt":
@@ -2687,9 +2688,9 @@ func (x *CompleteRequestParamsRef) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("CompleteRequestParamsRef", "type", tag), "type")
+		return fielderr.AtField(fielderr.UnknownVariant("CompleteRequestParamsRef", "type", tag), "type")
 	}
-	return errNoVariant("CompleteRequestParamsRef", k)
+	return fielderr.NoVariant("CompleteRequestParamsRef", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -2698,7 +2699,7 @@ func (x CompleteRequestParamsRef) MarshalJSON() ([]byte, error) {
 }
 func (x CompleteRequestParamsRef) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("CompleteRequestParamsRef holds no value")
+		return dst, fielderr.New("CompleteRequestParamsRef holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -2726,17 +2727,17 @@ func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "completion":
 			seen |= uint64(0x2)
 			if err := x.Completion.decode(s); err != nil {
-				return atField(err, "completion")
+				return fielderr.AtField(err, "completion")
 			}
 		case "resultType":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -2760,14 +2761,14 @@ func (x *CompleteResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"completion\":"...)
 		dst, err = x.Completion.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "completion")
+			return dst, fielderr.AtField(err, "completion")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.ResultType != "" {
@@ -2804,23 +2805,23 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 		case "hasMore":
 			seen |= uint64(0x1)
 			if err := decodeBool(s, &x.HasMore); err != nil {
-				return atField(err, "hasMore")
+				return fielderr.AtField(err, "hasMore")
 			}
 		case "total":
 			seen |= uint64(0x2)
 			if err := decodeInt(s, &x.Total); err != nil {
-				return atField(err, "total")
+				return fielderr.AtField(err, "total")
 			}
 		case "values":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "values")
+				return fielderr.AtField(err, "values")
 			}
 			x.Values = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "values")
+					return fielderr.AtField(err, "values")
 				}
 				if !more {
 					break
@@ -2828,7 +2829,7 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.Values = append(x.Values, zero)
 				if err := decodeString(s, &x.Values[i0]); err != nil {
-					return atField(atIndex(err, i0), "values")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "values")
 				}
 			}
 		default:
@@ -2897,17 +2898,17 @@ func (x *CompleteResultResponse) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
 			seen |= uint64(0x4)
 			if err := x.Result.decode(s); err != nil {
-				return atField(err, "result")
+				return fielderr.AtField(err, "result")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -2931,7 +2932,7 @@ func (x *CompleteResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -2942,7 +2943,7 @@ func (x *CompleteResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "result")
+			return dst, fielderr.AtField(err, "result")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -2969,9 +2970,9 @@ func (x *ContentBlock) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "type")
 		if !ok {
 			if !hasValueAt(raw, "type") {
-				return atField(errRequired(), "type")
+				return fielderr.AtField(fielderr.Required(), "type")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "type")), "type")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "type")), "type")
 		}
 		switch string(tag) {
 		case "text":
@@ -3010,9 +3011,9 @@ func (x *ContentBlock) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("ContentBlock", "type", tag), "type")
+		return fielderr.AtField(fielderr.UnknownVariant("ContentBlock", "type", tag), "type")
 	}
-	return errNoVariant("ContentBlock", k)
+	return fielderr.NoVariant("ContentBlock", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -3021,7 +3022,7 @@ func (x ContentBlock) MarshalJSON() ([]byte, error) {
 }
 func (x ContentBlock) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("ContentBlock holds no value")
+		return dst, fielderr.New("ContentBlock holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -3048,22 +3049,22 @@ func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 		case "method":
 			seen |= uint64(0x1)
 			if err := decodeConstString(s, "sampling/createMessage", "\"sampling/createMessage\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x2)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		case "id":
 			seen |= uint64(0x4)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -3091,14 +3092,14 @@ func (x *CreateMessageRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
@@ -3135,23 +3136,23 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 		case "includeContext":
 			seen |= uint64(0x1)
 			if err := x.IncludeContext.decode(s); err != nil {
-				return atField(err, "includeContext")
+				return fielderr.AtField(err, "includeContext")
 			}
 		case "maxTokens":
 			seen |= uint64(0x2)
 			if err := decodeInt(s, &x.MaxTokens); err != nil {
-				return atField(err, "maxTokens")
+				return fielderr.AtField(err, "maxTokens")
 			}
 		case "messages":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "messages")
+				return fielderr.AtField(err, "messages")
 			}
 			x.Messages = []SamplingMessage{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "messages")
+					return fielderr.AtField(err, "messages")
 				}
 				if !more {
 					break
@@ -3159,30 +3160,30 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				var zero SamplingMessage
 				x.Messages = append(x.Messages, zero)
 				if err := x.Messages[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "messages")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 				}
 			}
 		case "metadata":
 			seen |= uint64(0x8)
 			if err := decodeRawObject(s, &x.Metadata); err != nil {
-				return atField(err, "metadata")
+				return fielderr.AtField(err, "metadata")
 			}
 		case "modelPreferences":
 			seen |= uint64(0x10)
 			x.ModelPreferences = new(ModelPreferences)
 			if err := x.ModelPreferences.decode(s); err != nil {
-				return atField(err, "modelPreferences")
+				return fielderr.AtField(err, "modelPreferences")
 			}
 		case "stopSequences":
 			seen |= uint64(0x20)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "stopSequences")
+				return fielderr.AtField(err, "stopSequences")
 			}
 			x.StopSequences = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "stopSequences")
+					return fielderr.AtField(err, "stopSequences")
 				}
 				if !more {
 					break
@@ -3190,35 +3191,35 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.StopSequences = append(x.StopSequences, zero)
 				if err := decodeString(s, &x.StopSequences[i0]); err != nil {
-					return atField(atIndex(err, i0), "stopSequences")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "stopSequences")
 				}
 			}
 		case "systemPrompt":
 			seen |= uint64(0x40)
 			if err := decodeString(s, &x.SystemPrompt); err != nil {
-				return atField(err, "systemPrompt")
+				return fielderr.AtField(err, "systemPrompt")
 			}
 		case "temperature":
 			seen |= uint64(0x80)
 			if err := decodeFloat(s, &x.Temperature); err != nil {
-				return atField(err, "temperature")
+				return fielderr.AtField(err, "temperature")
 			}
 		case "toolChoice":
 			seen |= uint64(0x100)
 			x.ToolChoice = new(ToolChoice)
 			if err := x.ToolChoice.decode(s); err != nil {
-				return atField(err, "toolChoice")
+				return fielderr.AtField(err, "toolChoice")
 			}
 		case "tools":
 			seen |= uint64(0x200)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "tools")
+				return fielderr.AtField(err, "tools")
 			}
 			x.Tools = []Tool{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "tools")
+					return fielderr.AtField(err, "tools")
 				}
 				if !more {
 					break
@@ -3226,20 +3227,20 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				var zero Tool
 				x.Tools = append(x.Tools, zero)
 				if err := x.Tools[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "tools")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
 				}
 			}
 		case "_meta":
 			seen |= uint64(0x400)
 			x.Meta = new(CreateMessageRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "task":
 			seen |= uint64(0x800)
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
-				return atField(err, "task")
+				return fielderr.AtField(err, "task")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -3263,7 +3264,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"includeContext\":"...)
 		dst, err = x.IncludeContext.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "includeContext")
+			return dst, fielderr.AtField(err, "includeContext")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -3279,7 +3280,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Messages[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "messages")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 			}
 		}
 		dst = append(dst, ']')
@@ -3292,7 +3293,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"modelPreferences\":"...)
 		dst, err = x.ModelPreferences.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "modelPreferences")
+			return dst, fielderr.AtField(err, "modelPreferences")
 		}
 	}
 	if x.StopSequences != nil || x.has&uint64(0x20) != 0 {
@@ -3314,14 +3315,14 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"temperature\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Temperature))
 		if err != nil {
-			return dst, atField(err, "temperature")
+			return dst, fielderr.AtField(err, "temperature")
 		}
 	}
 	if x.ToolChoice != nil {
 		dst = append(dst, ",\"toolChoice\":"...)
 		dst, err = x.ToolChoice.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "toolChoice")
+			return dst, fielderr.AtField(err, "toolChoice")
 		}
 	}
 	if x.Tools != nil || x.has&uint64(0x200) != 0 {
@@ -3333,7 +3334,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Tools[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "tools")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
 			}
 		}
 		dst = append(dst, ']')
@@ -3342,14 +3343,14 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.Task != nil {
 		dst = append(dst, ",\"task\":"...)
 		dst, err = x.Task.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "task")
+			return dst, fielderr.AtField(err, "task")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -3406,7 +3407,7 @@ func (x *CreateMessageRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		case "progressToken":
 			seen |= uint64(0x1)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -3430,7 +3431,7 @@ func (x *CreateMessageRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) 
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -3463,27 +3464,27 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "content":
 			seen |= uint64(0x2)
 			if err := x.Content.decode(s); err != nil {
-				return atField(err, "content")
+				return fielderr.AtField(err, "content")
 			}
 		case "model":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Model); err != nil {
-				return atField(err, "model")
+				return fielderr.AtField(err, "model")
 			}
 		case "role":
 			seen |= uint64(0x8)
 			if err := x.Role.decode(s); err != nil {
-				return atField(err, "role")
+				return fielderr.AtField(err, "role")
 			}
 		case "stopReason":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.StopReason); err != nil {
-				return atField(err, "stopReason")
+				return fielderr.AtField(err, "stopReason")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -3511,7 +3512,7 @@ func (x *CreateMessageResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"content\":"...)
 		dst, err = x.Content.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "content")
+			return dst, fielderr.AtField(err, "content")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -3522,7 +3523,7 @@ func (x *CreateMessageResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"role\":"...)
 		dst, err = x.Role.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "role")
+			return dst, fielderr.AtField(err, "role")
 		}
 	}
 	if x.has&uint64(0x10) != 0 || x.StopReason != "" {
@@ -3553,9 +3554,9 @@ func (x *CreateMessageResultContent) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "type")
 		if !ok {
 			if !hasValueAt(raw, "type") {
-				return atField(errRequired(), "type")
+				return fielderr.AtField(fielderr.Required(), "type")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "type")), "type")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "type")), "type")
 		}
 		switch string(tag) {
 		case "text":
@@ -3594,7 +3595,7 @@ func (x *CreateMessageResultContent) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("CreateMessageResultContent", "type", tag), "type")
+		return fielderr.AtField(fielderr.UnknownVariant("CreateMessageResultContent", "type", tag), "type")
 	case jsonrpc.KindArray:
 		var v CreateMessageResultContentArray
 		if err := decodeSub(raw, v.decode); err != nil {
@@ -3603,7 +3604,7 @@ func (x *CreateMessageResultContent) decode(s *jsonrpc.Scanner) error {
 		x.Value = v
 		return nil
 	}
-	return errNoVariant("CreateMessageResultContent", k)
+	return fielderr.NoVariant("CreateMessageResultContent", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -3612,7 +3613,7 @@ func (x CreateMessageResultContent) MarshalJSON() ([]byte, error) {
 }
 func (x CreateMessageResultContent) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("CreateMessageResultContent holds no value")
+		return dst, fielderr.New("CreateMessageResultContent holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -3637,7 +3638,7 @@ func (x *CreateMessageResultContentArray) decode(s *jsonrpc.Scanner) error {
 		var zero SamplingMessageContentBlock
 		(*x) = append((*x), zero)
 		if err := (*x)[i0].decode(s); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -3656,7 +3657,7 @@ func (x CreateMessageResultContentArray) appendJSON(dst []byte) ([]byte, error) 
 		}
 		dst, err = x[i0].appendJSON(dst)
 		if err != nil {
-			return dst, atIndex(err, i0)
+			return dst, fielderr.AtIndex(err, i0)
 		}
 	}
 	dst = append(dst, ']')
@@ -3685,12 +3686,12 @@ func (x *CreateTaskResult) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "task":
 			seen |= uint64(0x2)
 			if err := x.Task.decode(s); err != nil {
-				return atField(err, "task")
+				return fielderr.AtField(err, "task")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -3718,7 +3719,7 @@ func (x *CreateTaskResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"task\":"...)
 		dst, err = x.Task.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "task")
+			return dst, fielderr.AtField(err, "task")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -3775,22 +3776,22 @@ func (x *DiscoverRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "server/discover", "\"server/discover\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -3814,7 +3815,7 @@ func (x *DiscoverRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -3829,7 +3830,7 @@ func (x *DiscoverRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -3863,38 +3864,38 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
 			seen |= uint64(0x2)
 			if err := x.CacheScope.decode(s); err != nil {
-				return atField(err, "cacheScope")
+				return fielderr.AtField(err, "cacheScope")
 			}
 		case "capabilities":
 			seen |= uint64(0x4)
 			if err := x.Capabilities.decode(s); err != nil {
-				return atField(err, "capabilities")
+				return fielderr.AtField(err, "capabilities")
 			}
 		case "instructions":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.Instructions); err != nil {
-				return atField(err, "instructions")
+				return fielderr.AtField(err, "instructions")
 			}
 		case "resultType":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		case "supportedVersions":
 			seen |= uint64(0x20)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "supportedVersions")
+				return fielderr.AtField(err, "supportedVersions")
 			}
 			x.SupportedVersions = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "supportedVersions")
+					return fielderr.AtField(err, "supportedVersions")
 				}
 				if !more {
 					break
@@ -3902,13 +3903,13 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.SupportedVersions = append(x.SupportedVersions, zero)
 				if err := decodeString(s, &x.SupportedVersions[i0]); err != nil {
-					return atField(atIndex(err, i0), "supportedVersions")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "supportedVersions")
 				}
 			}
 		case "ttlMs":
 			seen |= uint64(0x40)
 			if err := decodeInt(s, &x.TTLMs); err != nil {
-				return atField(err, "ttlMs")
+				return fielderr.AtField(err, "ttlMs")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -3932,21 +3933,21 @@ func (x *DiscoverResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "cacheScope")
+			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"capabilities\":"...)
 		dst, err = x.Capabilities.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "capabilities")
+			return dst, fielderr.AtField(err, "capabilities")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.Instructions != "" {
@@ -4026,17 +4027,17 @@ func (x *DiscoverResultResponse) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
 			seen |= uint64(0x4)
 			if err := x.Result.decode(s); err != nil {
-				return atField(err, "result")
+				return fielderr.AtField(err, "result")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -4060,7 +4061,7 @@ func (x *DiscoverResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -4071,7 +4072,7 @@ func (x *DiscoverResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "result")
+			return dst, fielderr.AtField(err, "result")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -4104,22 +4105,22 @@ func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 		case "method":
 			seen |= uint64(0x1)
 			if err := decodeConstString(s, "elicitation/create", "\"elicitation/create\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x2)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		case "id":
 			seen |= uint64(0x4)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -4147,14 +4148,14 @@ func (x *ElicitRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
@@ -4191,29 +4192,29 @@ func (x *ElicitRequestFormParams) decode(s *jsonrpc.Scanner) error {
 		case "message":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		case "mode":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Mode); err != nil {
-				return atField(err, "mode")
+				return fielderr.AtField(err, "mode")
 			}
 		case "requestedSchema":
 			seen |= uint64(0x4)
 			if err := x.RequestedSchema.decode(s); err != nil {
-				return atField(err, "requestedSchema")
+				return fielderr.AtField(err, "requestedSchema")
 			}
 		case "_meta":
 			seen |= uint64(0x8)
 			x.Meta = new(ElicitRequestFormParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "task":
 			seen |= uint64(0x10)
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
-				return atField(err, "task")
+				return fielderr.AtField(err, "task")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -4245,21 +4246,21 @@ func (x *ElicitRequestFormParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"requestedSchema\":"...)
 		dst, err = x.RequestedSchema.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "requestedSchema")
+			return dst, fielderr.AtField(err, "requestedSchema")
 		}
 	}
 	if x.Meta != nil {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.Task != nil {
 		dst = append(dst, ",\"task\":"...)
 		dst, err = x.Task.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "task")
+			return dst, fielderr.AtField(err, "task")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -4292,7 +4293,7 @@ func (x *ElicitRequestFormParamsMeta) decode(s *jsonrpc.Scanner) error {
 		case "progressToken":
 			seen |= uint64(0x1)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -4316,7 +4317,7 @@ func (x *ElicitRequestFormParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -4349,18 +4350,18 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 		case "$schema":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Schema); err != nil {
-				return atField(err, "$schema")
+				return fielderr.AtField(err, "$schema")
 			}
 		case "properties":
 			seen |= uint64(0x2)
 			if err := s.ObjectStart(); err != nil {
-				return atField(err, "properties")
+				return fielderr.AtField(err, "properties")
 			}
 			x.Properties = map[string]PrimitiveSchemaDefinition{}
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
-					return atField(err, "properties")
+					return fielderr.AtField(err, "properties")
 				}
 				if !more {
 					break
@@ -4368,20 +4369,20 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 				k0 := string(key)
 				var v0 PrimitiveSchemaDefinition
 				if err := v0.decode(s); err != nil {
-					return atField(atKey(err, k0), "properties")
+					return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 				}
 				x.Properties[k0] = v0
 			}
 		case "required":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "required")
+				return fielderr.AtField(err, "required")
 			}
 			x.Required = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "required")
+					return fielderr.AtField(err, "required")
 				}
 				if !more {
 					break
@@ -4389,13 +4390,13 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 				var zero string
 				x.Required = append(x.Required, zero)
 				if err := decodeString(s, &x.Required[i0]); err != nil {
-					return atField(atIndex(err, i0), "required")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
 			}
 		case "type":
 			seen |= uint64(0x8)
 			if err := decodeConstString(s, "object", "\"object\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -4430,7 +4431,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte,
 			dst = append(dst, ':')
 			dst, err = x.Properties[k0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atKey(err, k0), "properties")
+				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 			}
 		}
 		dst = append(dst, '}')
@@ -4481,7 +4482,7 @@ func (x *ElicitRequestParams) decode(s *jsonrpc.Scanner) error {
 				x.Value = v
 				return nil
 			}
-			return atField(errType("string", kindOfValueAt(raw, "mode")), "mode")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "mode")), "mode")
 		}
 		switch string(tag) {
 		case "form":
@@ -4499,9 +4500,9 @@ func (x *ElicitRequestParams) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("ElicitRequestParams", "mode", tag), "mode")
+		return fielderr.AtField(fielderr.UnknownVariant("ElicitRequestParams", "mode", tag), "mode")
 	}
-	return errNoVariant("ElicitRequestParams", k)
+	return fielderr.NoVariant("ElicitRequestParams", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -4510,7 +4511,7 @@ func (x ElicitRequestParams) MarshalJSON() ([]byte, error) {
 }
 func (x ElicitRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("ElicitRequestParams holds no value")
+		return dst, fielderr.New("ElicitRequestParams holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -4537,34 +4538,34 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 		case "message":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		case "mode":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "url", "\"url\""); err != nil {
-				return atField(err, "mode")
+				return fielderr.AtField(err, "mode")
 			}
 		case "url":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.URL); err != nil {
-				return atField(err, "url")
+				return fielderr.AtField(err, "url")
 			}
 		case "_meta":
 			seen |= uint64(0x8)
 			x.Meta = new(ElicitRequestURLParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "elicitationId":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.ElicitationID); err != nil {
-				return atField(err, "elicitationId")
+				return fielderr.AtField(err, "elicitationId")
 			}
 		case "task":
 			seen |= uint64(0x20)
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
-				return atField(err, "task")
+				return fielderr.AtField(err, "task")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -4600,7 +4601,7 @@ func (x *ElicitRequestURLParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x10) != 0 || x.ElicitationID != "" {
@@ -4611,7 +4612,7 @@ func (x *ElicitRequestURLParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"task\":"...)
 		dst, err = x.Task.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "task")
+			return dst, fielderr.AtField(err, "task")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -4644,7 +4645,7 @@ func (x *ElicitRequestURLParamsMeta) decode(s *jsonrpc.Scanner) error {
 		case "progressToken":
 			seen |= uint64(0x1)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -4668,7 +4669,7 @@ func (x *ElicitRequestURLParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -4701,18 +4702,18 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 		case "action":
 			seen |= uint64(0x1)
 			if err := x.Action.decode(s); err != nil {
-				return atField(err, "action")
+				return fielderr.AtField(err, "action")
 			}
 		case "content":
 			seen |= uint64(0x2)
 			if err := s.ObjectStart(); err != nil {
-				return atField(err, "content")
+				return fielderr.AtField(err, "content")
 			}
 			x.Content = map[string]ElicitResultContentValue{}
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
-					return atField(err, "content")
+					return fielderr.AtField(err, "content")
 				}
 				if !more {
 					break
@@ -4720,14 +4721,14 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 				k0 := string(key)
 				var v0 ElicitResultContentValue
 				if err := v0.decode(s); err != nil {
-					return atField(atKey(err, k0), "content")
+					return fielderr.AtField(fielderr.AtKey(err, k0), "content")
 				}
 				x.Content[k0] = v0
 			}
 		case "_meta":
 			seen |= uint64(0x4)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -4751,7 +4752,7 @@ func (x *ElicitResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"action\":"...)
 		dst, err = x.Action.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "action")
+			return dst, fielderr.AtField(err, "action")
 		}
 	}
 	if x.Content != nil || x.has&uint64(0x2) != 0 {
@@ -4765,7 +4766,7 @@ func (x *ElicitResult) appendJSON(dst []byte) ([]byte, error) {
 			dst = append(dst, ':')
 			dst, err = x.Content[k0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atKey(err, k0), "content")
+				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "content")
 			}
 		}
 		dst = append(dst, '}')
@@ -4847,7 +4848,7 @@ func (x *ElicitResultContentValue) decode(s *jsonrpc.Scanner) error {
 		x.Value = v
 		return nil
 	}
-	return errNoVariant("ElicitResultContentValue", k)
+	return fielderr.NoVariant("ElicitResultContentValue", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -4856,7 +4857,7 @@ func (x ElicitResultContentValue) MarshalJSON() ([]byte, error) {
 }
 func (x ElicitResultContentValue) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("ElicitResultContentValue holds no value")
+		return dst, fielderr.New("ElicitResultContentValue holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -4881,7 +4882,7 @@ func (x *ElicitResultContentValueArray) decode(s *jsonrpc.Scanner) error {
 		var zero string
 		(*x) = append((*x), zero)
 		if err := decodeString(s, &(*x)[i0]); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -4997,17 +4998,17 @@ func (x *ElicitationCompleteNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/elicitation/complete", "\"notifications/elicitation/complete\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -5039,7 +5040,7 @@ func (x *ElicitationCompleteNotification) appendJSON(dst []byte) ([]byte, error)
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -5072,7 +5073,7 @@ func (x *ElicitationCompleteNotificationParams) decode(s *jsonrpc.Scanner) error
 		case "elicitationId":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.ElicitationID); err != nil {
-				return atField(err, "elicitationId")
+				return fielderr.AtField(err, "elicitationId")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -5125,23 +5126,23 @@ func (x *EmbeddedResource) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
-				return atField(err, "annotations")
+				return fielderr.AtField(err, "annotations")
 			}
 		case "resource":
 			seen |= uint64(0x4)
 			if err := x.Resource.decode(s); err != nil {
-				return atField(err, "resource")
+				return fielderr.AtField(err, "resource")
 			}
 		case "type":
 			seen |= uint64(0x8)
 			if err := decodeConstString(s, "resource", "\"resource\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -5169,14 +5170,14 @@ func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"annotations\":"...)
 		dst, err = x.Annotations.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "annotations")
+			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"resource\":"...)
 		dst, err = x.Resource.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "resource")
+			return dst, fielderr.AtField(err, "resource")
 		}
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -5227,11 +5228,11 @@ func (x *EmbeddedResourceResource) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case 0:
-			return errNoVariant("EmbeddedResourceResource", jsonrpc.KindObject)
+			return fielderr.NoVariant("EmbeddedResourceResource", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one EmbeddedResourceResource variant equally well")
+		return fielderr.New("matches more than one EmbeddedResourceResource variant equally well")
 	}
-	return errNoVariant("EmbeddedResourceResource", k)
+	return fielderr.NoVariant("EmbeddedResourceResource", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -5240,7 +5241,7 @@ func (x EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 }
 func (x EmbeddedResourceResource) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("EmbeddedResourceResource holds no value")
+		return dst, fielderr.New("EmbeddedResourceResource holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -5261,9 +5262,9 @@ func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "type")
 		if !ok {
 			if !hasValueAt(raw, "type") {
-				return atField(errRequired(), "type")
+				return fielderr.AtField(fielderr.Required(), "type")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "type")), "type")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "type")), "type")
 		}
 		switch string(tag) {
 		case "string":
@@ -5306,9 +5307,9 @@ func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 				x.Value = v
 				return nil
 			case 0:
-				return errNoVariant("EnumSchema", jsonrpc.KindObject)
+				return fielderr.NoVariant("EnumSchema", jsonrpc.KindObject)
 			}
-			return fieldError("matches more than one EnumSchema variant equally well")
+			return fielderr.New("matches more than one EnumSchema variant equally well")
 		case "array":
 			present, err := objectKeys(raw, []string{"default", "description", "items", "maxItems", "minItems", "title", "type"})
 			if err != nil {
@@ -5342,13 +5343,13 @@ func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 				x.Value = v
 				return nil
 			case 0:
-				return errNoVariant("EnumSchema", jsonrpc.KindObject)
+				return fielderr.NoVariant("EnumSchema", jsonrpc.KindObject)
 			}
-			return fieldError("matches more than one EnumSchema variant equally well")
+			return fielderr.New("matches more than one EnumSchema variant equally well")
 		}
-		return atField(errUnknownVariant("EnumSchema", "type", tag), "type")
+		return fielderr.AtField(fielderr.UnknownVariant("EnumSchema", "type", tag), "type")
 	}
-	return errNoVariant("EnumSchema", k)
+	return fielderr.NoVariant("EnumSchema", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -5357,7 +5358,7 @@ func (x EnumSchema) MarshalJSON() ([]byte, error) {
 }
 func (x EnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("EnumSchema holds no value")
+		return dst, fielderr.New("EnumSchema holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -5384,17 +5385,17 @@ func (x *Error) decode(s *jsonrpc.Scanner) error {
 		case "code":
 			seen |= uint64(0x1)
 			if err := decodeInt(s, &x.Code); err != nil {
-				return atField(err, "code")
+				return fielderr.AtField(err, "code")
 			}
 		case "data":
 			seen |= uint64(0x2)
 			if err := decodeRawValue(s, &x.Data); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "message":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -5455,22 +5456,22 @@ func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "prompts/get", "\"prompts/get\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -5494,7 +5495,7 @@ func (x *GetPromptRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -5509,7 +5510,7 @@ func (x *GetPromptRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -5543,18 +5544,18 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "arguments":
 			seen |= uint64(0x2)
 			if err := s.ObjectStart(); err != nil {
-				return atField(err, "arguments")
+				return fielderr.AtField(err, "arguments")
 			}
 			x.Arguments = map[string]string{}
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
-					return atField(err, "arguments")
+					return fielderr.AtField(err, "arguments")
 				}
 				if !more {
 					break
@@ -5562,24 +5563,24 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 				k0 := string(key)
 				var v0 string
 				if err := decodeString(s, &v0); err != nil {
-					return atField(atKey(err, k0), "arguments")
+					return fielderr.AtField(fielderr.AtKey(err, k0), "arguments")
 				}
 				x.Arguments[k0] = v0
 			}
 		case "inputResponses":
 			seen |= uint64(0x4)
 			if err := x.InputResponses.decode(s); err != nil {
-				return atField(err, "inputResponses")
+				return fielderr.AtField(err, "inputResponses")
 			}
 		case "name":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "requestState":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.RequestState); err != nil {
-				return atField(err, "requestState")
+				return fielderr.AtField(err, "requestState")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -5603,7 +5604,7 @@ func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.Arguments != nil || x.has&uint64(0x2) != 0 {
@@ -5623,7 +5624,7 @@ func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "inputResponses")
+			return dst, fielderr.AtField(err, "inputResponses")
 		}
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -5665,23 +5666,23 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "description":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "messages":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "messages")
+				return fielderr.AtField(err, "messages")
 			}
 			x.Messages = []PromptMessage{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "messages")
+					return fielderr.AtField(err, "messages")
 				}
 				if !more {
 					break
@@ -5689,13 +5690,13 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 				var zero PromptMessage
 				x.Messages = append(x.Messages, zero)
 				if err := x.Messages[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "messages")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 				}
 			}
 		case "resultType":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -5719,7 +5720,7 @@ func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Description != "" {
@@ -5735,7 +5736,7 @@ func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Messages[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "messages")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 			}
 		}
 		dst = append(dst, ']')
@@ -5774,17 +5775,17 @@ func (x *GetPromptResultResponse) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
 			seen |= uint64(0x4)
 			if err := x.Result.decode(s); err != nil {
-				return atField(err, "result")
+				return fielderr.AtField(err, "result")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -5808,7 +5809,7 @@ func (x *GetPromptResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -5819,7 +5820,7 @@ func (x *GetPromptResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "result")
+			return dst, fielderr.AtField(err, "result")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -5852,7 +5853,7 @@ func (x *GetPromptResultResponseResult) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "resultType")
 		if !ok {
 			if hasValueAt(raw, "resultType") {
-				return atField(errType("string", kindOfValueAt(raw, "resultType")), "resultType")
+				return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "resultType")), "resultType")
 			}
 			// An absent resultType stands for "complete".
 			tag = []byte("complete")
@@ -5873,9 +5874,9 @@ func (x *GetPromptResultResponseResult) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("GetPromptResultResponseResult", "resultType", tag), "resultType")
+		return fielderr.AtField(fielderr.UnknownVariant("GetPromptResultResponseResult", "resultType", tag), "resultType")
 	}
-	return errNoVariant("GetPromptResultResponseResult", k)
+	return fielderr.NoVariant("GetPromptResultResponseResult", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -5884,7 +5885,7 @@ func (x GetPromptResultResponseResult) MarshalJSON() ([]byte, error) {
 }
 func (x GetPromptResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("GetPromptResultResponseResult holds no value")
+		return dst, fielderr.New("GetPromptResultResponseResult holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -5911,22 +5912,22 @@ func (x *GetTaskPayloadRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "tasks/result", "\"tasks/result\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -5950,7 +5951,7 @@ func (x *GetTaskPayloadRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -5965,7 +5966,7 @@ func (x *GetTaskPayloadRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -5998,7 +5999,7 @@ func (x *GetTaskPayloadRequestParams) decode(s *jsonrpc.Scanner) error {
 		case "taskId":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.TaskID); err != nil {
-				return atField(err, "taskId")
+				return fielderr.AtField(err, "taskId")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6051,7 +6052,7 @@ func (x *GetTaskPayloadResult) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6104,22 +6105,22 @@ func (x *GetTaskRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "tasks/get", "\"tasks/get\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6143,7 +6144,7 @@ func (x *GetTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -6158,7 +6159,7 @@ func (x *GetTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -6191,7 +6192,7 @@ func (x *GetTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		case "taskId":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.TaskID); err != nil {
-				return atField(err, "taskId")
+				return fielderr.AtField(err, "taskId")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6244,42 +6245,42 @@ func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "createdAt":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.CreatedAt); err != nil {
-				return atField(err, "createdAt")
+				return fielderr.AtField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
-				return atField(err, "lastUpdatedAt")
+				return fielderr.AtField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
 			seen |= uint64(0x8)
 			if err := decodeInt(s, &x.PollInterval); err != nil {
-				return atField(err, "pollInterval")
+				return fielderr.AtField(err, "pollInterval")
 			}
 		case "status":
 			seen |= uint64(0x10)
 			if err := x.Status.decode(s); err != nil {
-				return atField(err, "status")
+				return fielderr.AtField(err, "status")
 			}
 		case "statusMessage":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.StatusMessage); err != nil {
-				return atField(err, "statusMessage")
+				return fielderr.AtField(err, "statusMessage")
 			}
 		case "taskId":
 			seen |= uint64(0x40)
 			if err := decodeString(s, &x.TaskID); err != nil {
-				return atField(err, "taskId")
+				return fielderr.AtField(err, "taskId")
 			}
 		case "ttl":
 			seen |= uint64(0x80)
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
-				return atField(err, "ttl")
+				return fielderr.AtField(err, "ttl")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6319,7 +6320,7 @@ func (x *GetTaskResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "status")
+			return dst, fielderr.AtField(err, "status")
 		}
 	}
 	if x.has&uint64(0x20) != 0 || x.StatusMessage != "" {
@@ -6368,17 +6369,17 @@ func (x *HeaderMismatchError) decode(s *jsonrpc.Scanner) error {
 		case "error":
 			seen |= uint64(0x1)
 			if err := x.Error.decode(s); err != nil {
-				return atField(err, "error")
+				return fielderr.AtField(err, "error")
 			}
 		case "id":
 			seen |= uint64(0x2)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6402,14 +6403,14 @@ func (x *HeaderMismatchError) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "error")
+			return dst, fielderr.AtField(err, "error")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -6446,17 +6447,17 @@ func (x *HeaderMismatchErrorError) decode(s *jsonrpc.Scanner) error {
 		case "code":
 			seen |= uint64(0x1)
 			if err := decodeConstInt(s, int64(-32020), "-32020"); err != nil {
-				return atField(err, "code")
+				return fielderr.AtField(err, "code")
 			}
 		case "data":
 			seen |= uint64(0x2)
 			if err := decodeRawValue(s, &x.Data); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "message":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6517,18 +6518,18 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 		case "mimeType":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.MIMEType); err != nil {
-				return atField(err, "mimeType")
+				return fielderr.AtField(err, "mimeType")
 			}
 		case "sizes":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "sizes")
+				return fielderr.AtField(err, "sizes")
 			}
 			x.Sizes = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "sizes")
+					return fielderr.AtField(err, "sizes")
 				}
 				if !more {
 					break
@@ -6536,18 +6537,18 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.Sizes = append(x.Sizes, zero)
 				if err := decodeString(s, &x.Sizes[i0]); err != nil {
-					return atField(atIndex(err, i0), "sizes")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "sizes")
 				}
 			}
 		case "src":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Src); err != nil {
-				return atField(err, "src")
+				return fielderr.AtField(err, "src")
 			}
 		case "theme":
 			seen |= uint64(0x8)
 			if err := x.Theme.decode(s); err != nil {
-				return atField(err, "theme")
+				return fielderr.AtField(err, "theme")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6590,7 +6591,7 @@ func (x *Icon) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"theme\":"...)
 		dst, err = x.Theme.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "theme")
+			return dst, fielderr.AtField(err, "theme")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -6647,13 +6648,13 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 		case "icons":
 			seen |= uint64(0x1)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "icons")
+				return fielderr.AtField(err, "icons")
 			}
 			x.Icons = []Icon{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "icons")
+					return fielderr.AtField(err, "icons")
 				}
 				if !more {
 					break
@@ -6661,7 +6662,7 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 				var zero Icon
 				x.Icons = append(x.Icons, zero)
 				if err := x.Icons[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "icons")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
 			}
 		default:
@@ -6691,7 +6692,7 @@ func (x *Icons) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Icons[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "icons")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 		dst = append(dst, ']')
@@ -6726,28 +6727,28 @@ func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
-				return atField(err, "annotations")
+				return fielderr.AtField(err, "annotations")
 			}
 		case "data":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Data); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "mimeType":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.MIMEType); err != nil {
-				return atField(err, "mimeType")
+				return fielderr.AtField(err, "mimeType")
 			}
 		case "type":
 			seen |= uint64(0x10)
 			if err := decodeConstString(s, "image", "\"image\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6775,7 +6776,7 @@ func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"annotations\":"...)
 		dst, err = x.Annotations.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "annotations")
+			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -6820,18 +6821,18 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 		case "description":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "icons":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "icons")
+				return fielderr.AtField(err, "icons")
 			}
 			x.Icons = []Icon{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "icons")
+					return fielderr.AtField(err, "icons")
 				}
 				if !more {
 					break
@@ -6839,28 +6840,28 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 				var zero Icon
 				x.Icons = append(x.Icons, zero)
 				if err := x.Icons[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "icons")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
 			}
 		case "name":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "title":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "version":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.Version); err != nil {
-				return atField(err, "version")
+				return fielderr.AtField(err, "version")
 			}
 		case "websiteUrl":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.WebsiteURL); err != nil {
-				return atField(err, "websiteUrl")
+				return fielderr.AtField(err, "websiteUrl")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6893,7 +6894,7 @@ func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Icons[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "icons")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 		dst = append(dst, ']')
@@ -6944,22 +6945,22 @@ func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "initialize", "\"initialize\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6983,7 +6984,7 @@ func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -6998,7 +6999,7 @@ func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -7032,22 +7033,22 @@ func (x *InitializeRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(InitializeRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "capabilities":
 			seen |= uint64(0x2)
 			if err := x.Capabilities.decode(s); err != nil {
-				return atField(err, "capabilities")
+				return fielderr.AtField(err, "capabilities")
 			}
 		case "clientInfo":
 			seen |= uint64(0x4)
 			if err := x.ClientInfo.decode(s); err != nil {
-				return atField(err, "clientInfo")
+				return fielderr.AtField(err, "clientInfo")
 			}
 		case "protocolVersion":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.ProtocolVersion); err != nil {
-				return atField(err, "protocolVersion")
+				return fielderr.AtField(err, "protocolVersion")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -7071,21 +7072,21 @@ func (x *InitializeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"capabilities\":"...)
 		dst, err = x.Capabilities.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "capabilities")
+			return dst, fielderr.AtField(err, "capabilities")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"clientInfo\":"...)
 		dst, err = x.ClientInfo.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "clientInfo")
+			return dst, fielderr.AtField(err, "clientInfo")
 		}
 	}
 	if x.missing&uint64(0x8) == 0 {
@@ -7122,7 +7123,7 @@ func (x *InitializeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		case "progressToken":
 			seen |= uint64(0x1)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -7146,7 +7147,7 @@ func (x *InitializeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -7179,27 +7180,27 @@ func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "capabilities":
 			seen |= uint64(0x2)
 			if err := x.Capabilities.decode(s); err != nil {
-				return atField(err, "capabilities")
+				return fielderr.AtField(err, "capabilities")
 			}
 		case "instructions":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Instructions); err != nil {
-				return atField(err, "instructions")
+				return fielderr.AtField(err, "instructions")
 			}
 		case "protocolVersion":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.ProtocolVersion); err != nil {
-				return atField(err, "protocolVersion")
+				return fielderr.AtField(err, "protocolVersion")
 			}
 		case "serverInfo":
 			seen |= uint64(0x10)
 			if err := x.ServerInfo.decode(s); err != nil {
-				return atField(err, "serverInfo")
+				return fielderr.AtField(err, "serverInfo")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -7227,7 +7228,7 @@ func (x *InitializeResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"capabilities\":"...)
 		dst, err = x.Capabilities.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "capabilities")
+			return dst, fielderr.AtField(err, "capabilities")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.Instructions != "" {
@@ -7242,7 +7243,7 @@ func (x *InitializeResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"serverInfo\":"...)
 		dst, err = x.ServerInfo.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "serverInfo")
+			return dst, fielderr.AtField(err, "serverInfo")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -7275,18 +7276,18 @@ func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/initialized", "\"notifications/initialized\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -7318,7 +7319,7 @@ func (x *InitializedNotification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -7345,9 +7346,9 @@ func (x *InputRequest) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "method")
 		if !ok {
 			if !hasValueAt(raw, "method") {
-				return atField(errRequired(), "method")
+				return fielderr.AtField(fielderr.Required(), "method")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "method")), "method")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "method")), "method")
 		}
 		switch string(tag) {
 		case "sampling/createMessage":
@@ -7372,9 +7373,9 @@ func (x *InputRequest) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("InputRequest", "method", tag), "method")
+		return fielderr.AtField(fielderr.UnknownVariant("InputRequest", "method", tag), "method")
 	}
-	return errNoVariant("InputRequest", k)
+	return fielderr.NoVariant("InputRequest", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -7383,7 +7384,7 @@ func (x InputRequest) MarshalJSON() ([]byte, error) {
 }
 func (x InputRequest) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("InputRequest holds no value")
+		return dst, fielderr.New("InputRequest holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -7408,7 +7409,7 @@ func (x *InputRequests) decode(s *jsonrpc.Scanner) error {
 		k0 := string(key)
 		var v0 InputRequest
 		if err := v0.decode(s); err != nil {
-			return atKey(err, k0)
+			return fielderr.AtKey(err, k0)
 		}
 		(*x)[k0] = v0
 	}
@@ -7430,7 +7431,7 @@ func (x InputRequests) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ':')
 		dst, err = x[k0].appendJSON(dst)
 		if err != nil {
-			return dst, atKey(err, k0)
+			return dst, fielderr.AtKey(err, k0)
 		}
 	}
 	dst = append(dst, '}')
@@ -7460,22 +7461,22 @@ func (x *InputRequiredResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "inputRequests":
 			seen |= uint64(0x2)
 			if err := x.InputRequests.decode(s); err != nil {
-				return atField(err, "inputRequests")
+				return fielderr.AtField(err, "inputRequests")
 			}
 		case "requestState":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.RequestState); err != nil {
-				return atField(err, "requestState")
+				return fielderr.AtField(err, "requestState")
 			}
 		case "resultType":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -7499,14 +7500,14 @@ func (x *InputRequiredResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.InputRequests != nil || x.has&uint64(0x2) != 0 {
 		dst = append(dst, ",\"inputRequests\":"...)
 		dst, err = x.InputRequests.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "inputRequests")
+			return dst, fielderr.AtField(err, "inputRequests")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.RequestState != "" {
@@ -7568,11 +7569,11 @@ func (x *InputResponse) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case 0:
-			return errNoVariant("InputResponse", jsonrpc.KindObject)
+			return fielderr.NoVariant("InputResponse", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one InputResponse variant equally well")
+		return fielderr.New("matches more than one InputResponse variant equally well")
 	}
-	return errNoVariant("InputResponse", k)
+	return fielderr.NoVariant("InputResponse", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -7581,7 +7582,7 @@ func (x InputResponse) MarshalJSON() ([]byte, error) {
 }
 func (x InputResponse) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("InputResponse holds no value")
+		return dst, fielderr.New("InputResponse holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -7608,17 +7609,17 @@ func (x *InputResponseRequestParams) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "inputResponses":
 			seen |= uint64(0x2)
 			if err := x.InputResponses.decode(s); err != nil {
-				return atField(err, "inputResponses")
+				return fielderr.AtField(err, "inputResponses")
 			}
 		case "requestState":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.RequestState); err != nil {
-				return atField(err, "requestState")
+				return fielderr.AtField(err, "requestState")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -7642,14 +7643,14 @@ func (x *InputResponseRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.InputResponses != nil || x.has&uint64(0x2) != 0 {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "inputResponses")
+			return dst, fielderr.AtField(err, "inputResponses")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.RequestState != "" {
@@ -7684,7 +7685,7 @@ func (x *InputResponses) decode(s *jsonrpc.Scanner) error {
 		k0 := string(key)
 		var v0 InputResponse
 		if err := v0.decode(s); err != nil {
-			return atKey(err, k0)
+			return fielderr.AtKey(err, k0)
 		}
 		(*x)[k0] = v0
 	}
@@ -7706,7 +7707,7 @@ func (x InputResponses) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ':')
 		dst, err = x[k0].appendJSON(dst)
 		if err != nil {
-			return dst, atKey(err, k0)
+			return dst, fielderr.AtKey(err, k0)
 		}
 	}
 	dst = append(dst, '}')
@@ -7735,17 +7736,17 @@ func (x *InternalError) decode(s *jsonrpc.Scanner) error {
 		case "code":
 			seen |= uint64(0x1)
 			if err := decodeConstInt(s, int64(-32603), "-32603"); err != nil {
-				return atField(err, "code")
+				return fielderr.AtField(err, "code")
 			}
 		case "data":
 			seen |= uint64(0x2)
 			if err := decodeRawValue(s, &x.Data); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "message":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -7806,17 +7807,17 @@ func (x *InvalidParamsError) decode(s *jsonrpc.Scanner) error {
 		case "code":
 			seen |= uint64(0x1)
 			if err := decodeConstInt(s, int64(-32602), "-32602"); err != nil {
-				return atField(err, "code")
+				return fielderr.AtField(err, "code")
 			}
 		case "data":
 			seen |= uint64(0x2)
 			if err := decodeRawValue(s, &x.Data); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "message":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -7877,17 +7878,17 @@ func (x *InvalidRequestError) decode(s *jsonrpc.Scanner) error {
 		case "code":
 			seen |= uint64(0x1)
 			if err := decodeConstInt(s, int64(-32600), "-32600"); err != nil {
-				return atField(err, "code")
+				return fielderr.AtField(err, "code")
 			}
 		case "data":
 			seen |= uint64(0x2)
 			if err := decodeRawValue(s, &x.Data); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "message":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -7946,7 +7947,7 @@ func (x *JSONArray) decode(s *jsonrpc.Scanner) error {
 		var zero JSONValue
 		(*x) = append((*x), zero)
 		if err := (*x)[i0].decode(s); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -7965,7 +7966,7 @@ func (x JSONArray) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst, err = x[i0].appendJSON(dst)
 		if err != nil {
-			return dst, atIndex(err, i0)
+			return dst, fielderr.AtIndex(err, i0)
 		}
 	}
 	dst = append(dst, ']')
@@ -7992,7 +7993,7 @@ func (x *JSONObject) decode(s *jsonrpc.Scanner) error {
 		k0 := string(key)
 		var v0 JSONValue
 		if err := v0.decode(s); err != nil {
-			return atKey(err, k0)
+			return fielderr.AtKey(err, k0)
 		}
 		(*x)[k0] = v0
 	}
@@ -8014,7 +8015,7 @@ func (x JSONObject) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ':')
 		dst, err = x[k0].appendJSON(dst)
 		if err != nil {
-			return dst, atKey(err, k0)
+			return dst, fielderr.AtKey(err, k0)
 		}
 	}
 	dst = append(dst, '}')
@@ -8041,7 +8042,7 @@ func (x *JSONRPCBatchRequest) decode(s *jsonrpc.Scanner) error {
 		var zero JSONRPCBatchRequestItem
 		(*x) = append((*x), zero)
 		if err := (*x)[i0].decode(s); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -8060,7 +8061,7 @@ func (x JSONRPCBatchRequest) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst, err = x[i0].appendJSON(dst)
 		if err != nil {
-			return dst, atIndex(err, i0)
+			return dst, fielderr.AtIndex(err, i0)
 		}
 	}
 	dst = append(dst, ']')
@@ -8103,11 +8104,11 @@ func (x *JSONRPCBatchRequestItem) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case 0:
-			return errNoVariant("JSONRPCBatchRequestItem", jsonrpc.KindObject)
+			return fielderr.NoVariant("JSONRPCBatchRequestItem", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one JSONRPCBatchRequestItem variant equally well")
+		return fielderr.New("matches more than one JSONRPCBatchRequestItem variant equally well")
 	}
-	return errNoVariant("JSONRPCBatchRequestItem", k)
+	return fielderr.NoVariant("JSONRPCBatchRequestItem", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -8116,7 +8117,7 @@ func (x JSONRPCBatchRequestItem) MarshalJSON() ([]byte, error) {
 }
 func (x JSONRPCBatchRequestItem) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("JSONRPCBatchRequestItem holds no value")
+		return dst, fielderr.New("JSONRPCBatchRequestItem holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -8141,7 +8142,7 @@ func (x *JSONRPCBatchResponse) decode(s *jsonrpc.Scanner) error {
 		var zero JSONRPCBatchResponseItem
 		(*x) = append((*x), zero)
 		if err := (*x)[i0].decode(s); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -8160,7 +8161,7 @@ func (x JSONRPCBatchResponse) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst, err = x[i0].appendJSON(dst)
 		if err != nil {
-			return dst, atIndex(err, i0)
+			return dst, fielderr.AtIndex(err, i0)
 		}
 	}
 	dst = append(dst, ']')
@@ -8203,11 +8204,11 @@ func (x *JSONRPCBatchResponseItem) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case 0:
-			return errNoVariant("JSONRPCBatchResponseItem", jsonrpc.KindObject)
+			return fielderr.NoVariant("JSONRPCBatchResponseItem", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one JSONRPCBatchResponseItem variant equally well")
+		return fielderr.New("matches more than one JSONRPCBatchResponseItem variant equally well")
 	}
-	return errNoVariant("JSONRPCBatchResponseItem", k)
+	return fielderr.NoVariant("JSONRPCBatchResponseItem", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -8216,7 +8217,7 @@ func (x JSONRPCBatchResponseItem) MarshalJSON() ([]byte, error) {
 }
 func (x JSONRPCBatchResponseItem) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("JSONRPCBatchResponseItem holds no value")
+		return dst, fielderr.New("JSONRPCBatchResponseItem holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -8243,17 +8244,17 @@ func (x *JSONRPCErrorResponse) decode(s *jsonrpc.Scanner) error {
 		case "error":
 			seen |= uint64(0x1)
 			if err := x.Error.decode(s); err != nil {
-				return atField(err, "error")
+				return fielderr.AtField(err, "error")
 			}
 		case "id":
 			seen |= uint64(0x2)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -8277,14 +8278,14 @@ func (x *JSONRPCErrorResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "error")
+			return dst, fielderr.AtField(err, "error")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -8349,9 +8350,9 @@ func (x *JSONRPCMessage) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case 0:
-			return errNoVariant("JSONRPCMessage", jsonrpc.KindObject)
+			return fielderr.NoVariant("JSONRPCMessage", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one JSONRPCMessage variant equally well")
+		return fielderr.New("matches more than one JSONRPCMessage variant equally well")
 	case jsonrpc.KindArray:
 		required := [2]uint64{uint64(0x0), uint64(0x0)}
 		declared := [2]uint64{uint64(0x0), uint64(0x0)}
@@ -8381,11 +8382,11 @@ func (x *JSONRPCMessage) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case 0:
-			return errNoVariant("JSONRPCMessage", jsonrpc.KindObject)
+			return fielderr.NoVariant("JSONRPCMessage", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one JSONRPCMessage variant equally well")
+		return fielderr.New("matches more than one JSONRPCMessage variant equally well")
 	}
-	return errNoVariant("JSONRPCMessage", k)
+	return fielderr.NoVariant("JSONRPCMessage", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -8394,7 +8395,7 @@ func (x JSONRPCMessage) MarshalJSON() ([]byte, error) {
 }
 func (x JSONRPCMessage) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("JSONRPCMessage holds no value")
+		return dst, fielderr.New("JSONRPCMessage holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -8421,18 +8422,18 @@ func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Method); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			x.Params = new(JSONRPCNotificationParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -8464,7 +8465,7 @@ func (x *JSONRPCNotification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -8497,7 +8498,7 @@ func (x *JSONRPCNotificationParams) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -8550,23 +8551,23 @@ func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Method); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			x.Params = new(JSONRPCRequestParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -8590,7 +8591,7 @@ func (x *JSONRPCRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -8605,7 +8606,7 @@ func (x *JSONRPCRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -8639,7 +8640,7 @@ func (x *JSONRPCRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(JSONRPCRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -8663,7 +8664,7 @@ func (x *JSONRPCRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -8696,7 +8697,7 @@ func (x *JSONRPCRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		case "progressToken":
 			seen |= uint64(0x1)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -8720,7 +8721,7 @@ func (x *JSONRPCRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -8767,11 +8768,11 @@ func (x *JSONRPCResponse) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case 0:
-			return errNoVariant("JSONRPCResponse", jsonrpc.KindObject)
+			return fielderr.NoVariant("JSONRPCResponse", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one JSONRPCResponse variant equally well")
+		return fielderr.New("matches more than one JSONRPCResponse variant equally well")
 	}
-	return errNoVariant("JSONRPCResponse", k)
+	return fielderr.NoVariant("JSONRPCResponse", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -8780,7 +8781,7 @@ func (x JSONRPCResponse) MarshalJSON() ([]byte, error) {
 }
 func (x JSONRPCResponse) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("JSONRPCResponse holds no value")
+		return dst, fielderr.New("JSONRPCResponse holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -8807,17 +8808,17 @@ func (x *JSONRPCResultResponse) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
 			seen |= uint64(0x4)
 			if err := x.Result.decode(s); err != nil {
-				return atField(err, "result")
+				return fielderr.AtField(err, "result")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -8841,7 +8842,7 @@ func (x *JSONRPCResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -8852,7 +8853,7 @@ func (x *JSONRPCResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "result")
+			return dst, fielderr.AtField(err, "result")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -8911,7 +8912,7 @@ func (x *JSONValue) decode(s *jsonrpc.Scanner) error {
 		x.Value = v
 		return nil
 	}
-	return errNoVariant("JSONValue", k)
+	return fielderr.NoVariant("JSONValue", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -8920,7 +8921,7 @@ func (x JSONValue) MarshalJSON() ([]byte, error) {
 }
 func (x JSONValue) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("JSONValue holds no value")
+		return dst, fielderr.New("JSONValue holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -8945,7 +8946,7 @@ func (x *JSONValueArray) decode(s *jsonrpc.Scanner) error {
 		var zero JSONValue
 		(*x) = append((*x), zero)
 		if err := (*x)[i0].decode(s); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -8964,7 +8965,7 @@ func (x JSONValueArray) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst, err = x[i0].appendJSON(dst)
 		if err != nil {
-			return dst, atIndex(err, i0)
+			return dst, fielderr.AtIndex(err, i0)
 		}
 	}
 	dst = append(dst, ']')
@@ -9065,23 +9066,23 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 		case "default":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Default); err != nil {
-				return atField(err, "default")
+				return fielderr.AtField(err, "default")
 			}
 		case "description":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "enum":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "enum")
+				return fielderr.AtField(err, "enum")
 			}
 			x.Enum = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "enum")
+					return fielderr.AtField(err, "enum")
 				}
 				if !more {
 					break
@@ -9089,19 +9090,19 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.Enum = append(x.Enum, zero)
 				if err := decodeString(s, &x.Enum[i0]); err != nil {
-					return atField(atIndex(err, i0), "enum")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
 			}
 		case "enumNames":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "enumNames")
+				return fielderr.AtField(err, "enumNames")
 			}
 			x.EnumNames = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "enumNames")
+					return fielderr.AtField(err, "enumNames")
 				}
 				if !more {
 					break
@@ -9109,18 +9110,18 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.EnumNames = append(x.EnumNames, zero)
 				if err := decodeString(s, &x.EnumNames[i0]); err != nil {
-					return atField(atIndex(err, i0), "enumNames")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "enumNames")
 				}
 			}
 		case "title":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "type":
 			seen |= uint64(0x20)
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -9207,23 +9208,23 @@ func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "prompts/list", "\"prompts/list\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -9247,7 +9248,7 @@ func (x *ListPromptsRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -9262,7 +9263,7 @@ func (x *ListPromptsRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -9296,28 +9297,28 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
 			seen |= uint64(0x2)
 			if err := x.CacheScope.decode(s); err != nil {
-				return atField(err, "cacheScope")
+				return fielderr.AtField(err, "cacheScope")
 			}
 		case "nextCursor":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.NextCursor); err != nil {
-				return atField(err, "nextCursor")
+				return fielderr.AtField(err, "nextCursor")
 			}
 		case "prompts":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "prompts")
+				return fielderr.AtField(err, "prompts")
 			}
 			x.Prompts = []Prompt{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "prompts")
+					return fielderr.AtField(err, "prompts")
 				}
 				if !more {
 					break
@@ -9325,18 +9326,18 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 				var zero Prompt
 				x.Prompts = append(x.Prompts, zero)
 				if err := x.Prompts[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "prompts")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "prompts")
 				}
 			}
 		case "resultType":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		case "ttlMs":
 			seen |= bitListPromptsResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
-				return atField(err, "ttlMs")
+				return fielderr.AtField(err, "ttlMs")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -9360,14 +9361,14 @@ func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "cacheScope")
+			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
@@ -9383,7 +9384,7 @@ func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Prompts[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "prompts")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "prompts")
 			}
 		}
 		dst = append(dst, ']')
@@ -9450,17 +9451,17 @@ func (x *ListPromptsResultResponse) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
 			seen |= uint64(0x4)
 			if err := x.Result.decode(s); err != nil {
-				return atField(err, "result")
+				return fielderr.AtField(err, "result")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -9484,7 +9485,7 @@ func (x *ListPromptsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -9495,7 +9496,7 @@ func (x *ListPromptsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "result")
+			return dst, fielderr.AtField(err, "result")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -9528,23 +9529,23 @@ func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "resources/templates/list", "\"resources/templates/list\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -9568,7 +9569,7 @@ func (x *ListResourceTemplatesRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -9583,7 +9584,7 @@ func (x *ListResourceTemplatesRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -9617,28 +9618,28 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
 			seen |= uint64(0x2)
 			if err := x.CacheScope.decode(s); err != nil {
-				return atField(err, "cacheScope")
+				return fielderr.AtField(err, "cacheScope")
 			}
 		case "nextCursor":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.NextCursor); err != nil {
-				return atField(err, "nextCursor")
+				return fielderr.AtField(err, "nextCursor")
 			}
 		case "resourceTemplates":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "resourceTemplates")
+				return fielderr.AtField(err, "resourceTemplates")
 			}
 			x.ResourceTemplates = []ResourceTemplate{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "resourceTemplates")
+					return fielderr.AtField(err, "resourceTemplates")
 				}
 				if !more {
 					break
@@ -9646,18 +9647,18 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 				var zero ResourceTemplate
 				x.ResourceTemplates = append(x.ResourceTemplates, zero)
 				if err := x.ResourceTemplates[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "resourceTemplates")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "resourceTemplates")
 				}
 			}
 		case "resultType":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		case "ttlMs":
 			seen |= bitListResourceTemplatesResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
-				return atField(err, "ttlMs")
+				return fielderr.AtField(err, "ttlMs")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -9681,14 +9682,14 @@ func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "cacheScope")
+			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
@@ -9704,7 +9705,7 @@ func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.ResourceTemplates[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "resourceTemplates")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "resourceTemplates")
 			}
 		}
 		dst = append(dst, ']')
@@ -9771,17 +9772,17 @@ func (x *ListResourceTemplatesResultResponse) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
 			seen |= uint64(0x4)
 			if err := x.Result.decode(s); err != nil {
-				return atField(err, "result")
+				return fielderr.AtField(err, "result")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -9805,7 +9806,7 @@ func (x *ListResourceTemplatesResultResponse) appendJSON(dst []byte) ([]byte, er
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -9816,7 +9817,7 @@ func (x *ListResourceTemplatesResultResponse) appendJSON(dst []byte) ([]byte, er
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "result")
+			return dst, fielderr.AtField(err, "result")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -9849,23 +9850,23 @@ func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "resources/list", "\"resources/list\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -9889,7 +9890,7 @@ func (x *ListResourcesRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -9904,7 +9905,7 @@ func (x *ListResourcesRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -9938,28 +9939,28 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
 			seen |= uint64(0x2)
 			if err := x.CacheScope.decode(s); err != nil {
-				return atField(err, "cacheScope")
+				return fielderr.AtField(err, "cacheScope")
 			}
 		case "nextCursor":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.NextCursor); err != nil {
-				return atField(err, "nextCursor")
+				return fielderr.AtField(err, "nextCursor")
 			}
 		case "resources":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "resources")
+				return fielderr.AtField(err, "resources")
 			}
 			x.Resources = []Resource{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "resources")
+					return fielderr.AtField(err, "resources")
 				}
 				if !more {
 					break
@@ -9967,18 +9968,18 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 				var zero Resource
 				x.Resources = append(x.Resources, zero)
 				if err := x.Resources[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "resources")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "resources")
 				}
 			}
 		case "resultType":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		case "ttlMs":
 			seen |= bitListResourcesResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
-				return atField(err, "ttlMs")
+				return fielderr.AtField(err, "ttlMs")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -10002,14 +10003,14 @@ func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "cacheScope")
+			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
@@ -10025,7 +10026,7 @@ func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Resources[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "resources")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "resources")
 			}
 		}
 		dst = append(dst, ']')
@@ -10092,17 +10093,17 @@ func (x *ListResourcesResultResponse) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
 			seen |= uint64(0x4)
 			if err := x.Result.decode(s); err != nil {
-				return atField(err, "result")
+				return fielderr.AtField(err, "result")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -10126,7 +10127,7 @@ func (x *ListResourcesResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -10137,7 +10138,7 @@ func (x *ListResourcesResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "result")
+			return dst, fielderr.AtField(err, "result")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -10170,23 +10171,23 @@ func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 		case "method":
 			seen |= uint64(0x1)
 			if err := decodeConstString(s, "roots/list", "\"roots/list\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x2)
 			x.Params = new(ListRootsRequestParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		case "id":
 			seen |= uint64(0x4)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -10214,14 +10215,14 @@ func (x *ListRootsRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
@@ -10258,7 +10259,7 @@ func (x *ListRootsRequestParams) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -10282,7 +10283,7 @@ func (x *ListRootsRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -10315,13 +10316,13 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 		case "roots":
 			seen |= uint64(0x1)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "roots")
+				return fielderr.AtField(err, "roots")
 			}
 			x.Roots = []Root{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "roots")
+					return fielderr.AtField(err, "roots")
 				}
 				if !more {
 					break
@@ -10329,13 +10330,13 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 				var zero Root
 				x.Roots = append(x.Roots, zero)
 				if err := x.Roots[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "roots")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "roots")
 				}
 			}
 		case "_meta":
 			seen |= uint64(0x2)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -10364,7 +10365,7 @@ func (x *ListRootsResult) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Roots[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "roots")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "roots")
 			}
 		}
 		dst = append(dst, ']')
@@ -10403,23 +10404,23 @@ func (x *ListTasksRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "tasks/list", "\"tasks/list\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -10443,7 +10444,7 @@ func (x *ListTasksRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -10458,7 +10459,7 @@ func (x *ListTasksRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -10491,23 +10492,23 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "nextCursor":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.NextCursor); err != nil {
-				return atField(err, "nextCursor")
+				return fielderr.AtField(err, "nextCursor")
 			}
 		case "tasks":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "tasks")
+				return fielderr.AtField(err, "tasks")
 			}
 			x.Tasks = []Task{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "tasks")
+					return fielderr.AtField(err, "tasks")
 				}
 				if !more {
 					break
@@ -10515,7 +10516,7 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 				var zero Task
 				x.Tasks = append(x.Tasks, zero)
 				if err := x.Tasks[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "tasks")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "tasks")
 				}
 			}
 		default:
@@ -10553,7 +10554,7 @@ func (x *ListTasksResult) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Tasks[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "tasks")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "tasks")
 			}
 		}
 		dst = append(dst, ']')
@@ -10588,23 +10589,23 @@ func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "tools/list", "\"tools/list\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -10628,7 +10629,7 @@ func (x *ListToolsRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -10643,7 +10644,7 @@ func (x *ListToolsRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -10677,33 +10678,33 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
 			seen |= uint64(0x2)
 			if err := x.CacheScope.decode(s); err != nil {
-				return atField(err, "cacheScope")
+				return fielderr.AtField(err, "cacheScope")
 			}
 		case "nextCursor":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.NextCursor); err != nil {
-				return atField(err, "nextCursor")
+				return fielderr.AtField(err, "nextCursor")
 			}
 		case "resultType":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		case "tools":
 			seen |= uint64(0x10)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "tools")
+				return fielderr.AtField(err, "tools")
 			}
 			x.Tools = []Tool{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "tools")
+					return fielderr.AtField(err, "tools")
 				}
 				if !more {
 					break
@@ -10711,13 +10712,13 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 				var zero Tool
 				x.Tools = append(x.Tools, zero)
 				if err := x.Tools[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "tools")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
 				}
 			}
 		case "ttlMs":
 			seen |= bitListToolsResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
-				return atField(err, "ttlMs")
+				return fielderr.AtField(err, "ttlMs")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -10741,14 +10742,14 @@ func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "cacheScope")
+			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
@@ -10768,7 +10769,7 @@ func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Tools[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "tools")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
 			}
 		}
 		dst = append(dst, ']')
@@ -10831,17 +10832,17 @@ func (x *ListToolsResultResponse) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
 			seen |= uint64(0x4)
 			if err := x.Result.decode(s); err != nil {
-				return atField(err, "result")
+				return fielderr.AtField(err, "result")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -10865,7 +10866,7 @@ func (x *ListToolsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -10876,7 +10877,7 @@ func (x *ListToolsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "result")
+			return dst, fielderr.AtField(err, "result")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -10933,17 +10934,17 @@ func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/message", "\"notifications/message\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -10975,7 +10976,7 @@ func (x *LoggingMessageNotification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -11009,22 +11010,22 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "data":
 			seen |= uint64(0x2)
 			if err := decodeRawValue(s, &x.Data); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "level":
 			seen |= uint64(0x4)
 			if err := x.Level.decode(s); err != nil {
-				return atField(err, "level")
+				return fielderr.AtField(err, "level")
 			}
 		case "logger":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.Logger); err != nil {
-				return atField(err, "logger")
+				return fielderr.AtField(err, "logger")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11048,7 +11049,7 @@ func (x *LoggingMessageNotificationParams) appendJSON(dst []byte) ([]byte, error
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -11059,7 +11060,7 @@ func (x *LoggingMessageNotificationParams) appendJSON(dst []byte) ([]byte, error
 		dst = append(dst, ",\"level\":"...)
 		dst, err = x.Level.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "level")
+			return dst, fielderr.AtField(err, "level")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.Logger != "" {
@@ -11116,17 +11117,17 @@ func (x *MethodNotFoundError) decode(s *jsonrpc.Scanner) error {
 		case "code":
 			seen |= uint64(0x1)
 			if err := decodeConstInt(s, int64(-32601), "-32601"); err != nil {
-				return atField(err, "code")
+				return fielderr.AtField(err, "code")
 			}
 		case "data":
 			seen |= uint64(0x2)
 			if err := decodeRawValue(s, &x.Data); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "message":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11187,17 +11188,17 @@ func (x *MissingRequiredClientCapabilityError) decode(s *jsonrpc.Scanner) error 
 		case "error":
 			seen |= uint64(0x1)
 			if err := x.Error.decode(s); err != nil {
-				return atField(err, "error")
+				return fielderr.AtField(err, "error")
 			}
 		case "id":
 			seen |= uint64(0x2)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11221,14 +11222,14 @@ func (x *MissingRequiredClientCapabilityError) appendJSON(dst []byte) ([]byte, e
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "error")
+			return dst, fielderr.AtField(err, "error")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -11265,17 +11266,17 @@ func (x *MissingRequiredClientCapabilityErrorError) decode(s *jsonrpc.Scanner) e
 		case "code":
 			seen |= uint64(0x1)
 			if err := decodeConstInt(s, int64(-32021), "-32021"); err != nil {
-				return atField(err, "code")
+				return fielderr.AtField(err, "code")
 			}
 		case "data":
 			seen |= uint64(0x2)
 			if err := x.Data.decode(s); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "message":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11303,7 +11304,7 @@ func (x *MissingRequiredClientCapabilityErrorError) appendJSON(dst []byte) ([]by
 		dst = append(dst, ",\"data\":"...)
 		dst, err = x.Data.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "data")
+			return dst, fielderr.AtField(err, "data")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -11340,7 +11341,7 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) decode(s *jsonrpc.Scanne
 		case "requiredCapabilities":
 			seen |= uint64(0x1)
 			if err := x.RequiredCapabilities.decode(s); err != nil {
-				return atField(err, "requiredCapabilities")
+				return fielderr.AtField(err, "requiredCapabilities")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11364,7 +11365,7 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) appendJSON(dst []byte) (
 		dst = append(dst, ",\"requiredCapabilities\":"...)
 		dst, err = x.RequiredCapabilities.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "requiredCapabilities")
+			return dst, fielderr.AtField(err, "requiredCapabilities")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -11397,7 +11398,7 @@ func (x *ModelHint) decode(s *jsonrpc.Scanner) error {
 		case "name":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11450,18 +11451,18 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 		case "costPriority":
 			seen |= uint64(0x1)
 			if err := decodeFloat(s, &x.CostPriority); err != nil {
-				return atField(err, "costPriority")
+				return fielderr.AtField(err, "costPriority")
 			}
 		case "hints":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "hints")
+				return fielderr.AtField(err, "hints")
 			}
 			x.Hints = []ModelHint{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "hints")
+					return fielderr.AtField(err, "hints")
 				}
 				if !more {
 					break
@@ -11469,18 +11470,18 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 				var zero ModelHint
 				x.Hints = append(x.Hints, zero)
 				if err := x.Hints[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "hints")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "hints")
 				}
 			}
 		case "intelligencePriority":
 			seen |= uint64(0x4)
 			if err := decodeFloat(s, &x.IntelligencePriority); err != nil {
-				return atField(err, "intelligencePriority")
+				return fielderr.AtField(err, "intelligencePriority")
 			}
 		case "speedPriority":
 			seen |= uint64(0x8)
 			if err := decodeFloat(s, &x.SpeedPriority); err != nil {
-				return atField(err, "speedPriority")
+				return fielderr.AtField(err, "speedPriority")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11504,7 +11505,7 @@ func (x *ModelPreferences) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"costPriority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.CostPriority))
 		if err != nil {
-			return dst, atField(err, "costPriority")
+			return dst, fielderr.AtField(err, "costPriority")
 		}
 	}
 	if x.Hints != nil || x.has&uint64(0x2) != 0 {
@@ -11516,7 +11517,7 @@ func (x *ModelPreferences) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Hints[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "hints")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "hints")
 			}
 		}
 		dst = append(dst, ']')
@@ -11525,14 +11526,14 @@ func (x *ModelPreferences) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"intelligencePriority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.IntelligencePriority))
 		if err != nil {
-			return dst, atField(err, "intelligencePriority")
+			return dst, fielderr.AtField(err, "intelligencePriority")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.SpeedPriority != 0 {
 		dst = append(dst, ",\"speedPriority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.SpeedPriority))
 		if err != nil {
-			return dst, atField(err, "speedPriority")
+			return dst, fielderr.AtField(err, "speedPriority")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -11588,11 +11589,11 @@ func (x *MultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case 0:
-			return errNoVariant("MultiSelectEnumSchema", jsonrpc.KindObject)
+			return fielderr.NoVariant("MultiSelectEnumSchema", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one MultiSelectEnumSchema variant equally well")
+		return fielderr.New("matches more than one MultiSelectEnumSchema variant equally well")
 	}
-	return errNoVariant("MultiSelectEnumSchema", k)
+	return fielderr.NoVariant("MultiSelectEnumSchema", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -11601,7 +11602,7 @@ func (x MultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
 }
 func (x MultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("MultiSelectEnumSchema holds no value")
+		return dst, fielderr.New("MultiSelectEnumSchema holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -11628,13 +11629,13 @@ func (x *Notification) decode(s *jsonrpc.Scanner) error {
 		case "method":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Method); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x2)
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11662,7 +11663,7 @@ func (x *Notification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -11695,7 +11696,7 @@ func (x *NotificationMetaObject) decode(s *jsonrpc.Scanner) error {
 		case "io.modelcontextprotocol/subscriptionId":
 			seen |= uint64(0x1)
 			if err := x.SubscriptionID.decode(s); err != nil {
-				return atField(err, "io.modelcontextprotocol/subscriptionId")
+				return fielderr.AtField(err, "io.modelcontextprotocol/subscriptionId")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11719,7 +11720,7 @@ func (x *NotificationMetaObject) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"io.modelcontextprotocol/subscriptionId\":"...)
 		dst, err = x.SubscriptionID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "io.modelcontextprotocol/subscriptionId")
+			return dst, fielderr.AtField(err, "io.modelcontextprotocol/subscriptionId")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -11753,7 +11754,7 @@ func (x *NotificationParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11777,7 +11778,7 @@ func (x *NotificationParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -11810,32 +11811,32 @@ func (x *NumberSchema) decode(s *jsonrpc.Scanner) error {
 		case "default":
 			seen |= uint64(0x1)
 			if err := decodeFloat(s, &x.Default); err != nil {
-				return atField(err, "default")
+				return fielderr.AtField(err, "default")
 			}
 		case "description":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "maximum":
 			seen |= uint64(0x4)
 			if err := decodeFloat(s, &x.Maximum); err != nil {
-				return atField(err, "maximum")
+				return fielderr.AtField(err, "maximum")
 			}
 		case "minimum":
 			seen |= uint64(0x8)
 			if err := decodeFloat(s, &x.Minimum); err != nil {
-				return atField(err, "minimum")
+				return fielderr.AtField(err, "minimum")
 			}
 		case "title":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "type":
 			seen |= uint64(0x20)
 			if err := x.Type.decode(s); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11859,7 +11860,7 @@ func (x *NumberSchema) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"default\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Default))
 		if err != nil {
-			return dst, atField(err, "default")
+			return dst, fielderr.AtField(err, "default")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Description != "" {
@@ -11870,14 +11871,14 @@ func (x *NumberSchema) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"maximum\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Maximum))
 		if err != nil {
-			return dst, atField(err, "maximum")
+			return dst, fielderr.AtField(err, "maximum")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.Minimum != 0 {
 		dst = append(dst, ",\"minimum\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Minimum))
 		if err != nil {
-			return dst, atField(err, "minimum")
+			return dst, fielderr.AtField(err, "minimum")
 		}
 	}
 	if x.has&uint64(0x10) != 0 || x.Title != "" {
@@ -11888,7 +11889,7 @@ func (x *NumberSchema) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"type\":"...)
 		dst, err = x.Type.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "type")
+			return dst, fielderr.AtField(err, "type")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -11945,23 +11946,23 @@ func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Method); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -11985,7 +11986,7 @@ func (x *PaginatedRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -12000,7 +12001,7 @@ func (x *PaginatedRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -12034,12 +12035,12 @@ func (x *PaginatedRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "cursor":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Cursor); err != nil {
-				return atField(err, "cursor")
+				return fielderr.AtField(err, "cursor")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -12063,7 +12064,7 @@ func (x *PaginatedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Cursor != "" {
@@ -12101,17 +12102,17 @@ func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "nextCursor":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.NextCursor); err != nil {
-				return atField(err, "nextCursor")
+				return fielderr.AtField(err, "nextCursor")
 			}
 		case "resultType":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -12135,7 +12136,7 @@ func (x *PaginatedResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.NextCursor != "" {
@@ -12176,17 +12177,17 @@ func (x *ParseError) decode(s *jsonrpc.Scanner) error {
 		case "code":
 			seen |= uint64(0x1)
 			if err := decodeConstInt(s, int64(-32700), "-32700"); err != nil {
-				return atField(err, "code")
+				return fielderr.AtField(err, "code")
 			}
 		case "data":
 			seen |= uint64(0x2)
 			if err := decodeRawValue(s, &x.Data); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "message":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -12247,23 +12248,23 @@ func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "ping", "\"ping\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			x.Params = new(RequestParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -12287,7 +12288,7 @@ func (x *PingRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -12302,7 +12303,7 @@ func (x *PingRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -12336,7 +12337,7 @@ func (x *PingRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(PingRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -12360,7 +12361,7 @@ func (x *PingRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -12393,7 +12394,7 @@ func (x *PingRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		case "progressToken":
 			seen |= uint64(0x1)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -12417,7 +12418,7 @@ func (x *PingRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -12444,9 +12445,9 @@ func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "type")
 		if !ok {
 			if !hasValueAt(raw, "type") {
-				return atField(errRequired(), "type")
+				return fielderr.AtField(fielderr.Required(), "type")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "type")), "type")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "type")), "type")
 		}
 		switch string(tag) {
 		case "string":
@@ -12496,9 +12497,9 @@ func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 				x.Value = v
 				return nil
 			case 0:
-				return errNoVariant("PrimitiveSchemaDefinition", jsonrpc.KindObject)
+				return fielderr.NoVariant("PrimitiveSchemaDefinition", jsonrpc.KindObject)
 			}
-			return fieldError("matches more than one PrimitiveSchemaDefinition variant equally well")
+			return fielderr.New("matches more than one PrimitiveSchemaDefinition variant equally well")
 		case "integer":
 			v := new(NumberSchema)
 			if err := decodeSub(raw, v.decode); err != nil {
@@ -12553,13 +12554,13 @@ func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 				x.Value = v
 				return nil
 			case 0:
-				return errNoVariant("PrimitiveSchemaDefinition", jsonrpc.KindObject)
+				return fielderr.NoVariant("PrimitiveSchemaDefinition", jsonrpc.KindObject)
 			}
-			return fieldError("matches more than one PrimitiveSchemaDefinition variant equally well")
+			return fielderr.New("matches more than one PrimitiveSchemaDefinition variant equally well")
 		}
-		return atField(errUnknownVariant("PrimitiveSchemaDefinition", "type", tag), "type")
+		return fielderr.AtField(fielderr.UnknownVariant("PrimitiveSchemaDefinition", "type", tag), "type")
 	}
-	return errNoVariant("PrimitiveSchemaDefinition", k)
+	return fielderr.NoVariant("PrimitiveSchemaDefinition", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -12568,7 +12569,7 @@ func (x PrimitiveSchemaDefinition) MarshalJSON() ([]byte, error) {
 }
 func (x PrimitiveSchemaDefinition) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("PrimitiveSchemaDefinition holds no value")
+		return dst, fielderr.New("PrimitiveSchemaDefinition holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -12595,17 +12596,17 @@ func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/progress", "\"notifications/progress\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -12637,7 +12638,7 @@ func (x *ProgressNotification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -12671,27 +12672,27 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "message":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		case "progress":
 			seen |= uint64(0x4)
 			if err := decodeFloat(s, &x.Progress); err != nil {
-				return atField(err, "progress")
+				return fielderr.AtField(err, "progress")
 			}
 		case "progressToken":
 			seen |= uint64(0x8)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		case "total":
 			seen |= uint64(0x10)
 			if err := decodeFloat(s, &x.Total); err != nil {
-				return atField(err, "total")
+				return fielderr.AtField(err, "total")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -12715,7 +12716,7 @@ func (x *ProgressNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Message != "" {
@@ -12726,21 +12727,21 @@ func (x *ProgressNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"progress\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Progress))
 		if err != nil {
-			return dst, atField(err, "progress")
+			return dst, fielderr.AtField(err, "progress")
 		}
 	}
 	if x.missing&uint64(0x8) == 0 {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	if x.has&uint64(0x10) != 0 || x.Total != 0 {
 		dst = append(dst, ",\"total\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Total))
 		if err != nil {
-			return dst, atField(err, "total")
+			return dst, fielderr.AtField(err, "total")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -12775,7 +12776,7 @@ func (x *ProgressToken) decode(s *jsonrpc.Scanner) error {
 	if k == jsonrpc.KindInvalid {
 		return s.Skip()
 	}
-	return errNoVariant("ProgressToken", k)
+	return fielderr.NoVariant("ProgressToken", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -12790,7 +12791,7 @@ func (x ProgressToken) appendJSON(dst []byte) ([]byte, error) {
 	case 2:
 		dst = jsonrpc.AppendInt(dst, int64(x.integer))
 	default:
-		return dst, fieldError("ProgressToken holds no value")
+		return dst, fielderr.New("ProgressToken holds no value")
 	}
 	return dst, err
 }
@@ -12817,18 +12818,18 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "arguments":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "arguments")
+				return fielderr.AtField(err, "arguments")
 			}
 			x.Arguments = []PromptArgument{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "arguments")
+					return fielderr.AtField(err, "arguments")
 				}
 				if !more {
 					break
@@ -12836,24 +12837,24 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 				var zero PromptArgument
 				x.Arguments = append(x.Arguments, zero)
 				if err := x.Arguments[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "arguments")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "arguments")
 				}
 			}
 		case "description":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "icons":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "icons")
+				return fielderr.AtField(err, "icons")
 			}
 			x.Icons = []Icon{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "icons")
+					return fielderr.AtField(err, "icons")
 				}
 				if !more {
 					break
@@ -12861,18 +12862,18 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 				var zero Icon
 				x.Icons = append(x.Icons, zero)
 				if err := x.Icons[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "icons")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
 			}
 		case "name":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "title":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -12905,7 +12906,7 @@ func (x *Prompt) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Arguments[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "arguments")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "arguments")
 			}
 		}
 		dst = append(dst, ']')
@@ -12923,7 +12924,7 @@ func (x *Prompt) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Icons[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "icons")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 		dst = append(dst, ']')
@@ -12966,22 +12967,22 @@ func (x *PromptArgument) decode(s *jsonrpc.Scanner) error {
 		case "description":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "name":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "required":
 			seen |= uint64(0x4)
 			if err := decodeBool(s, &x.Required); err != nil {
-				return atField(err, "required")
+				return fielderr.AtField(err, "required")
 			}
 		case "title":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -13046,18 +13047,18 @@ func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/prompts/list_changed", "\"notifications/prompts/list_changed\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -13089,7 +13090,7 @@ func (x *PromptListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -13122,12 +13123,12 @@ func (x *PromptMessage) decode(s *jsonrpc.Scanner) error {
 		case "content":
 			seen |= uint64(0x1)
 			if err := x.Content.decode(s); err != nil {
-				return atField(err, "content")
+				return fielderr.AtField(err, "content")
 			}
 		case "role":
 			seen |= uint64(0x2)
 			if err := x.Role.decode(s); err != nil {
-				return atField(err, "role")
+				return fielderr.AtField(err, "role")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -13151,14 +13152,14 @@ func (x *PromptMessage) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"content\":"...)
 		dst, err = x.Content.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "content")
+			return dst, fielderr.AtField(err, "content")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"role\":"...)
 		dst, err = x.Role.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "role")
+			return dst, fielderr.AtField(err, "role")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -13191,17 +13192,17 @@ func (x *PromptReference) decode(s *jsonrpc.Scanner) error {
 		case "name":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "title":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "type":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "ref/prompt", "\"ref/prompt\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -13262,22 +13263,22 @@ func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "resources/read", "\"resources/read\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -13301,7 +13302,7 @@ func (x *ReadResourceRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -13316,7 +13317,7 @@ func (x *ReadResourceRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -13350,22 +13351,22 @@ func (x *ReadResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "inputResponses":
 			seen |= uint64(0x2)
 			if err := x.InputResponses.decode(s); err != nil {
-				return atField(err, "inputResponses")
+				return fielderr.AtField(err, "inputResponses")
 			}
 		case "requestState":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.RequestState); err != nil {
-				return atField(err, "requestState")
+				return fielderr.AtField(err, "requestState")
 			}
 		case "uri":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -13389,14 +13390,14 @@ func (x *ReadResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.InputResponses != nil || x.has&uint64(0x2) != 0 {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "inputResponses")
+			return dst, fielderr.AtField(err, "inputResponses")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.RequestState != "" {
@@ -13438,23 +13439,23 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
 			seen |= uint64(0x2)
 			if err := x.CacheScope.decode(s); err != nil {
-				return atField(err, "cacheScope")
+				return fielderr.AtField(err, "cacheScope")
 			}
 		case "contents":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "contents")
+				return fielderr.AtField(err, "contents")
 			}
 			x.Contents = []ReadResourceResultContentsItem{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "contents")
+					return fielderr.AtField(err, "contents")
 				}
 				if !more {
 					break
@@ -13462,18 +13463,18 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 				var zero ReadResourceResultContentsItem
 				x.Contents = append(x.Contents, zero)
 				if err := x.Contents[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "contents")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "contents")
 				}
 			}
 		case "resultType":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		case "ttlMs":
 			seen |= bitReadResourceResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
-				return atField(err, "ttlMs")
+				return fielderr.AtField(err, "ttlMs")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -13497,14 +13498,14 @@ func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "cacheScope")
+			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -13516,7 +13517,7 @@ func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Contents[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "contents")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "contents")
 			}
 		}
 		dst = append(dst, ']')
@@ -13597,11 +13598,11 @@ func (x *ReadResourceResultContentsItem) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case 0:
-			return errNoVariant("ReadResourceResultContentsItem", jsonrpc.KindObject)
+			return fielderr.NoVariant("ReadResourceResultContentsItem", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one ReadResourceResultContentsItem variant equally well")
+		return fielderr.New("matches more than one ReadResourceResultContentsItem variant equally well")
 	}
-	return errNoVariant("ReadResourceResultContentsItem", k)
+	return fielderr.NoVariant("ReadResourceResultContentsItem", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -13610,7 +13611,7 @@ func (x ReadResourceResultContentsItem) MarshalJSON() ([]byte, error) {
 }
 func (x ReadResourceResultContentsItem) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("ReadResourceResultContentsItem holds no value")
+		return dst, fielderr.New("ReadResourceResultContentsItem holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -13637,17 +13638,17 @@ func (x *ReadResourceResultResponse) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
 			seen |= uint64(0x4)
 			if err := x.Result.decode(s); err != nil {
-				return atField(err, "result")
+				return fielderr.AtField(err, "result")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -13671,7 +13672,7 @@ func (x *ReadResourceResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -13682,7 +13683,7 @@ func (x *ReadResourceResultResponse) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "result")
+			return dst, fielderr.AtField(err, "result")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -13715,7 +13716,7 @@ func (x *ReadResourceResultResponseResult) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "resultType")
 		if !ok {
 			if hasValueAt(raw, "resultType") {
-				return atField(errType("string", kindOfValueAt(raw, "resultType")), "resultType")
+				return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "resultType")), "resultType")
 			}
 			// An absent resultType stands for "complete".
 			tag = []byte("complete")
@@ -13736,9 +13737,9 @@ func (x *ReadResourceResultResponseResult) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("ReadResourceResultResponseResult", "resultType", tag), "resultType")
+		return fielderr.AtField(fielderr.UnknownVariant("ReadResourceResultResponseResult", "resultType", tag), "resultType")
 	}
-	return errNoVariant("ReadResourceResultResponseResult", k)
+	return fielderr.NoVariant("ReadResourceResultResponseResult", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -13747,7 +13748,7 @@ func (x ReadResourceResultResponseResult) MarshalJSON() ([]byte, error) {
 }
 func (x ReadResourceResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("ReadResourceResultResponseResult holds no value")
+		return dst, fielderr.New("ReadResourceResultResponseResult holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -13774,7 +13775,7 @@ func (x *RelatedTaskMetadata) decode(s *jsonrpc.Scanner) error {
 		case "taskId":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.TaskID); err != nil {
-				return atField(err, "taskId")
+				return fielderr.AtField(err, "taskId")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -13827,13 +13828,13 @@ func (x *Request) decode(s *jsonrpc.Scanner) error {
 		case "method":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Method); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x2)
 			x.Params = new(RequestParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -13861,7 +13862,7 @@ func (x *Request) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -13896,7 +13897,7 @@ func (x *RequestId) decode(s *jsonrpc.Scanner) error {
 	if k == jsonrpc.KindInvalid {
 		return s.Skip()
 	}
-	return errNoVariant("RequestId", k)
+	return fielderr.NoVariant("RequestId", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -13911,7 +13912,7 @@ func (x RequestId) appendJSON(dst []byte) ([]byte, error) {
 	case 2:
 		dst = jsonrpc.AppendInt(dst, int64(x.integer))
 	default:
-		return dst, fieldError("RequestId holds no value")
+		return dst, fielderr.New("RequestId holds no value")
 	}
 	return dst, err
 }
@@ -13939,28 +13940,28 @@ func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.ClientCapabilities = new(ClientCapabilities)
 			if err := x.ClientCapabilities.decode(s); err != nil {
-				return atField(err, "io.modelcontextprotocol/clientCapabilities")
+				return fielderr.AtField(err, "io.modelcontextprotocol/clientCapabilities")
 			}
 		case "io.modelcontextprotocol/clientInfo":
 			seen |= uint64(0x2)
 			x.ClientInfo = new(Implementation)
 			if err := x.ClientInfo.decode(s); err != nil {
-				return atField(err, "io.modelcontextprotocol/clientInfo")
+				return fielderr.AtField(err, "io.modelcontextprotocol/clientInfo")
 			}
 		case "io.modelcontextprotocol/logLevel":
 			seen |= uint64(0x4)
 			if err := x.LogLevel.decode(s); err != nil {
-				return atField(err, "io.modelcontextprotocol/logLevel")
+				return fielderr.AtField(err, "io.modelcontextprotocol/logLevel")
 			}
 		case "io.modelcontextprotocol/protocolVersion":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.ProtocolVersion); err != nil {
-				return atField(err, "io.modelcontextprotocol/protocolVersion")
+				return fielderr.AtField(err, "io.modelcontextprotocol/protocolVersion")
 			}
 		case "progressToken":
 			seen |= uint64(0x10)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -13984,21 +13985,21 @@ func (x *RequestMetaObject) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"io.modelcontextprotocol/clientCapabilities\":"...)
 		dst, err = x.ClientCapabilities.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "io.modelcontextprotocol/clientCapabilities")
+			return dst, fielderr.AtField(err, "io.modelcontextprotocol/clientCapabilities")
 		}
 	}
 	if x.ClientInfo != nil {
 		dst = append(dst, ",\"io.modelcontextprotocol/clientInfo\":"...)
 		dst, err = x.ClientInfo.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "io.modelcontextprotocol/clientInfo")
+			return dst, fielderr.AtField(err, "io.modelcontextprotocol/clientInfo")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.LogLevel != "" {
 		dst = append(dst, ",\"io.modelcontextprotocol/logLevel\":"...)
 		dst, err = x.LogLevel.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "io.modelcontextprotocol/logLevel")
+			return dst, fielderr.AtField(err, "io.modelcontextprotocol/logLevel")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.ProtocolVersion != "" {
@@ -14009,7 +14010,7 @@ func (x *RequestMetaObject) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -14043,7 +14044,7 @@ func (x *RequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -14067,7 +14068,7 @@ func (x *RequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -14100,29 +14101,29 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
-				return atField(err, "annotations")
+				return fielderr.AtField(err, "annotations")
 			}
 		case "description":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "icons":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "icons")
+				return fielderr.AtField(err, "icons")
 			}
 			x.Icons = []Icon{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "icons")
+					return fielderr.AtField(err, "icons")
 				}
 				if !more {
 					break
@@ -14130,33 +14131,33 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 				var zero Icon
 				x.Icons = append(x.Icons, zero)
 				if err := x.Icons[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "icons")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
 			}
 		case "mimeType":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.MIMEType); err != nil {
-				return atField(err, "mimeType")
+				return fielderr.AtField(err, "mimeType")
 			}
 		case "name":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "size":
 			seen |= uint64(0x40)
 			if err := decodeInt(s, &x.Size); err != nil {
-				return atField(err, "size")
+				return fielderr.AtField(err, "size")
 			}
 		case "title":
 			seen |= uint64(0x80)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "uri":
 			seen |= uint64(0x100)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -14184,7 +14185,7 @@ func (x *Resource) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"annotations\":"...)
 		dst, err = x.Annotations.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "annotations")
+			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.Description != "" {
@@ -14200,7 +14201,7 @@ func (x *Resource) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Icons[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "icons")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 		dst = append(dst, ']')
@@ -14255,17 +14256,17 @@ func (x *ResourceContents) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "mimeType":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.MIMEType); err != nil {
-				return atField(err, "mimeType")
+				return fielderr.AtField(err, "mimeType")
 			}
 		case "uri":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -14326,29 +14327,29 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
-				return atField(err, "annotations")
+				return fielderr.AtField(err, "annotations")
 			}
 		case "description":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "icons":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "icons")
+				return fielderr.AtField(err, "icons")
 			}
 			x.Icons = []Icon{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "icons")
+					return fielderr.AtField(err, "icons")
 				}
 				if !more {
 					break
@@ -14356,38 +14357,38 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 				var zero Icon
 				x.Icons = append(x.Icons, zero)
 				if err := x.Icons[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "icons")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
 			}
 		case "mimeType":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.MIMEType); err != nil {
-				return atField(err, "mimeType")
+				return fielderr.AtField(err, "mimeType")
 			}
 		case "name":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "size":
 			seen |= uint64(0x40)
 			if err := decodeInt(s, &x.Size); err != nil {
-				return atField(err, "size")
+				return fielderr.AtField(err, "size")
 			}
 		case "title":
 			seen |= uint64(0x80)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "type":
 			seen |= uint64(0x100)
 			if err := decodeConstString(s, "resource_link", "\"resource_link\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		case "uri":
 			seen |= uint64(0x200)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -14415,7 +14416,7 @@ func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"annotations\":"...)
 		dst, err = x.Annotations.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "annotations")
+			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.Description != "" {
@@ -14431,7 +14432,7 @@ func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Icons[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "icons")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 		dst = append(dst, ']')
@@ -14490,18 +14491,18 @@ func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/resources/list_changed", "\"notifications/resources/list_changed\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -14533,7 +14534,7 @@ func (x *ResourceListChangedNotification) appendJSON(dst []byte) ([]byte, error)
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -14567,12 +14568,12 @@ func (x *ResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "uri":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -14596,7 +14597,7 @@ func (x *ResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -14633,29 +14634,29 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
-				return atField(err, "annotations")
+				return fielderr.AtField(err, "annotations")
 			}
 		case "description":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "icons":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "icons")
+				return fielderr.AtField(err, "icons")
 			}
 			x.Icons = []Icon{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "icons")
+					return fielderr.AtField(err, "icons")
 				}
 				if !more {
 					break
@@ -14663,28 +14664,28 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 				var zero Icon
 				x.Icons = append(x.Icons, zero)
 				if err := x.Icons[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "icons")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
 			}
 		case "mimeType":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.MIMEType); err != nil {
-				return atField(err, "mimeType")
+				return fielderr.AtField(err, "mimeType")
 			}
 		case "name":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "title":
 			seen |= uint64(0x40)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "uriTemplate":
 			seen |= uint64(0x80)
 			if err := decodeString(s, &x.URITemplate); err != nil {
-				return atField(err, "uriTemplate")
+				return fielderr.AtField(err, "uriTemplate")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -14712,7 +14713,7 @@ func (x *ResourceTemplate) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"annotations\":"...)
 		dst, err = x.Annotations.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "annotations")
+			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.Description != "" {
@@ -14728,7 +14729,7 @@ func (x *ResourceTemplate) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Icons[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "icons")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 		dst = append(dst, ']')
@@ -14779,12 +14780,12 @@ func (x *ResourceTemplateReference) decode(s *jsonrpc.Scanner) error {
 		case "type":
 			seen |= uint64(0x1)
 			if err := decodeConstString(s, "ref/resource", "\"ref/resource\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		case "uri":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -14841,17 +14842,17 @@ func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/resources/updated", "\"notifications/resources/updated\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -14883,7 +14884,7 @@ func (x *ResourceUpdatedNotification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -14917,12 +14918,12 @@ func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "uri":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -14946,7 +14947,7 @@ func (x *ResourceUpdatedNotificationParams) appendJSON(dst []byte) ([]byte, erro
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -14984,12 +14985,12 @@ func (x *Result) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "resultType":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -15013,7 +15014,7 @@ func (x *Result) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.ResultType != "" {
@@ -15051,7 +15052,7 @@ func (x *ResultMetaObject) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.ServerInfo = new(Implementation)
 			if err := x.ServerInfo.decode(s); err != nil {
-				return atField(err, "io.modelcontextprotocol/serverInfo")
+				return fielderr.AtField(err, "io.modelcontextprotocol/serverInfo")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -15075,7 +15076,7 @@ func (x *ResultMetaObject) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"io.modelcontextprotocol/serverInfo\":"...)
 		dst, err = x.ServerInfo.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "io.modelcontextprotocol/serverInfo")
+			return dst, fielderr.AtField(err, "io.modelcontextprotocol/serverInfo")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -15156,17 +15157,17 @@ func (x *Root) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "name":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "uri":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -15227,18 +15228,18 @@ func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/roots/list_changed", "\"notifications/roots/list_changed\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -15270,7 +15271,7 @@ func (x *RootsListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -15303,17 +15304,17 @@ func (x *SamplingMessage) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "content":
 			seen |= uint64(0x2)
 			if err := x.Content.decode(s); err != nil {
-				return atField(err, "content")
+				return fielderr.AtField(err, "content")
 			}
 		case "role":
 			seen |= uint64(0x4)
 			if err := x.Role.decode(s); err != nil {
-				return atField(err, "role")
+				return fielderr.AtField(err, "role")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -15341,14 +15342,14 @@ func (x *SamplingMessage) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"content\":"...)
 		dst, err = x.Content.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "content")
+			return dst, fielderr.AtField(err, "content")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
 		dst = append(dst, ",\"role\":"...)
 		dst, err = x.Role.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "role")
+			return dst, fielderr.AtField(err, "role")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -15375,9 +15376,9 @@ func (x *SamplingMessageContent) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "type")
 		if !ok {
 			if !hasValueAt(raw, "type") {
-				return atField(errRequired(), "type")
+				return fielderr.AtField(fielderr.Required(), "type")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "type")), "type")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "type")), "type")
 		}
 		switch string(tag) {
 		case "text":
@@ -15416,7 +15417,7 @@ func (x *SamplingMessageContent) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("SamplingMessageContent", "type", tag), "type")
+		return fielderr.AtField(fielderr.UnknownVariant("SamplingMessageContent", "type", tag), "type")
 	case jsonrpc.KindArray:
 		var v SamplingMessageContentArray
 		if err := decodeSub(raw, v.decode); err != nil {
@@ -15425,7 +15426,7 @@ func (x *SamplingMessageContent) decode(s *jsonrpc.Scanner) error {
 		x.Value = v
 		return nil
 	}
-	return errNoVariant("SamplingMessageContent", k)
+	return fielderr.NoVariant("SamplingMessageContent", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -15434,7 +15435,7 @@ func (x SamplingMessageContent) MarshalJSON() ([]byte, error) {
 }
 func (x SamplingMessageContent) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("SamplingMessageContent holds no value")
+		return dst, fielderr.New("SamplingMessageContent holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -15459,7 +15460,7 @@ func (x *SamplingMessageContentArray) decode(s *jsonrpc.Scanner) error {
 		var zero SamplingMessageContentBlock
 		(*x) = append((*x), zero)
 		if err := (*x)[i0].decode(s); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -15478,7 +15479,7 @@ func (x SamplingMessageContentArray) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst, err = x[i0].appendJSON(dst)
 		if err != nil {
-			return dst, atIndex(err, i0)
+			return dst, fielderr.AtIndex(err, i0)
 		}
 	}
 	dst = append(dst, ']')
@@ -15501,9 +15502,9 @@ func (x *SamplingMessageContentBlock) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "type")
 		if !ok {
 			if !hasValueAt(raw, "type") {
-				return atField(errRequired(), "type")
+				return fielderr.AtField(fielderr.Required(), "type")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "type")), "type")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "type")), "type")
 		}
 		switch string(tag) {
 		case "text":
@@ -15542,9 +15543,9 @@ func (x *SamplingMessageContentBlock) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("SamplingMessageContentBlock", "type", tag), "type")
+		return fielderr.AtField(fielderr.UnknownVariant("SamplingMessageContentBlock", "type", tag), "type")
 	}
-	return errNoVariant("SamplingMessageContentBlock", k)
+	return fielderr.NoVariant("SamplingMessageContentBlock", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -15553,7 +15554,7 @@ func (x SamplingMessageContentBlock) MarshalJSON() ([]byte, error) {
 }
 func (x SamplingMessageContentBlock) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("SamplingMessageContentBlock holds no value")
+		return dst, fielderr.New("SamplingMessageContentBlock holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -15580,23 +15581,23 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 		case "completions":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Completions); err != nil {
-				return atField(err, "completions")
+				return fielderr.AtField(err, "completions")
 			}
 		case "experimental":
 			seen |= uint64(0x2)
 			if err := decodeRawObject(s, &x.Experimental); err != nil {
-				return atField(err, "experimental")
+				return fielderr.AtField(err, "experimental")
 			}
 		case "extensions":
 			seen |= uint64(0x4)
 			if err := s.ObjectStart(); err != nil {
-				return atField(err, "extensions")
+				return fielderr.AtField(err, "extensions")
 			}
 			x.Extensions = map[string]JSONObject{}
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
-					return atField(err, "extensions")
+					return fielderr.AtField(err, "extensions")
 				}
 				if !more {
 					break
@@ -15604,38 +15605,38 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 				k0 := string(key)
 				var v0 JSONObject
 				if err := v0.decode(s); err != nil {
-					return atField(atKey(err, k0), "extensions")
+					return fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
 				}
 				x.Extensions[k0] = v0
 			}
 		case "logging":
 			seen |= uint64(0x8)
 			if err := decodeRawObject(s, &x.Logging); err != nil {
-				return atField(err, "logging")
+				return fielderr.AtField(err, "logging")
 			}
 		case "prompts":
 			seen |= uint64(0x10)
 			x.Prompts = new(ServerCapabilitiesPrompts)
 			if err := x.Prompts.decode(s); err != nil {
-				return atField(err, "prompts")
+				return fielderr.AtField(err, "prompts")
 			}
 		case "resources":
 			seen |= uint64(0x20)
 			x.Resources = new(ServerCapabilitiesResources)
 			if err := x.Resources.decode(s); err != nil {
-				return atField(err, "resources")
+				return fielderr.AtField(err, "resources")
 			}
 		case "tools":
 			seen |= uint64(0x40)
 			x.Tools = new(ServerCapabilitiesTools)
 			if err := x.Tools.decode(s); err != nil {
-				return atField(err, "tools")
+				return fielderr.AtField(err, "tools")
 			}
 		case "tasks":
 			seen |= uint64(0x80)
 			x.Tasks = new(ServerCapabilitiesTasks)
 			if err := x.Tasks.decode(s); err != nil {
-				return atField(err, "tasks")
+				return fielderr.AtField(err, "tasks")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -15674,7 +15675,7 @@ func (x *ServerCapabilities) appendJSON(dst []byte) ([]byte, error) {
 			dst = append(dst, ':')
 			dst, err = x.Extensions[k0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atKey(err, k0), "extensions")
+				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
 			}
 		}
 		dst = append(dst, '}')
@@ -15687,28 +15688,28 @@ func (x *ServerCapabilities) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"prompts\":"...)
 		dst, err = x.Prompts.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "prompts")
+			return dst, fielderr.AtField(err, "prompts")
 		}
 	}
 	if x.Resources != nil {
 		dst = append(dst, ",\"resources\":"...)
 		dst, err = x.Resources.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "resources")
+			return dst, fielderr.AtField(err, "resources")
 		}
 	}
 	if x.Tools != nil {
 		dst = append(dst, ",\"tools\":"...)
 		dst, err = x.Tools.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "tools")
+			return dst, fielderr.AtField(err, "tools")
 		}
 	}
 	if x.Tasks != nil {
 		dst = append(dst, ",\"tasks\":"...)
 		dst, err = x.Tasks.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "tasks")
+			return dst, fielderr.AtField(err, "tasks")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -15741,7 +15742,7 @@ func (x *ServerCapabilitiesPrompts) decode(s *jsonrpc.Scanner) error {
 		case "listChanged":
 			seen |= uint64(0x1)
 			if err := decodeBool(s, &x.ListChanged); err != nil {
-				return atField(err, "listChanged")
+				return fielderr.AtField(err, "listChanged")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -15794,12 +15795,12 @@ func (x *ServerCapabilitiesResources) decode(s *jsonrpc.Scanner) error {
 		case "listChanged":
 			seen |= uint64(0x1)
 			if err := decodeBool(s, &x.ListChanged); err != nil {
-				return atField(err, "listChanged")
+				return fielderr.AtField(err, "listChanged")
 			}
 		case "subscribe":
 			seen |= uint64(0x2)
 			if err := decodeBool(s, &x.Subscribe); err != nil {
-				return atField(err, "subscribe")
+				return fielderr.AtField(err, "subscribe")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -15856,18 +15857,18 @@ func (x *ServerCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		case "cancel":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Cancel); err != nil {
-				return atField(err, "cancel")
+				return fielderr.AtField(err, "cancel")
 			}
 		case "list":
 			seen |= uint64(0x2)
 			if err := decodeRawObject(s, &x.List); err != nil {
-				return atField(err, "list")
+				return fielderr.AtField(err, "list")
 			}
 		case "requests":
 			seen |= uint64(0x4)
 			x.Requests = new(ServerCapabilitiesTasksRequests)
 			if err := x.Requests.decode(s); err != nil {
-				return atField(err, "requests")
+				return fielderr.AtField(err, "requests")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -15899,7 +15900,7 @@ func (x *ServerCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"requests\":"...)
 		dst, err = x.Requests.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "requests")
+			return dst, fielderr.AtField(err, "requests")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -15933,7 +15934,7 @@ func (x *ServerCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Tools = new(ServerCapabilitiesTasksRequestsTools)
 			if err := x.Tools.decode(s); err != nil {
-				return atField(err, "tools")
+				return fielderr.AtField(err, "tools")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -15957,7 +15958,7 @@ func (x *ServerCapabilitiesTasksRequests) appendJSON(dst []byte) ([]byte, error)
 		dst = append(dst, ",\"tools\":"...)
 		dst, err = x.Tools.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "tools")
+			return dst, fielderr.AtField(err, "tools")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -15990,7 +15991,7 @@ func (x *ServerCapabilitiesTasksRequestsTools) decode(s *jsonrpc.Scanner) error 
 		case "call":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Call); err != nil {
-				return atField(err, "call")
+				return fielderr.AtField(err, "call")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -16043,7 +16044,7 @@ func (x *ServerCapabilitiesTools) decode(s *jsonrpc.Scanner) error {
 		case "listChanged":
 			seen |= uint64(0x1)
 			if err := decodeBool(s, &x.ListChanged); err != nil {
-				return atField(err, "listChanged")
+				return fielderr.AtField(err, "listChanged")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -16090,9 +16091,9 @@ func (x *ServerNotification) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "method")
 		if !ok {
 			if !hasValueAt(raw, "method") {
-				return atField(errRequired(), "method")
+				return fielderr.AtField(fielderr.Required(), "method")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "method")), "method")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "method")), "method")
 		}
 		switch string(tag) {
 		case "notifications/cancelled":
@@ -16166,9 +16167,9 @@ func (x *ServerNotification) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("ServerNotification", "method", tag), "method")
+		return fielderr.AtField(fielderr.UnknownVariant("ServerNotification", "method", tag), "method")
 	}
-	return errNoVariant("ServerNotification", k)
+	return fielderr.NoVariant("ServerNotification", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -16177,7 +16178,7 @@ func (x ServerNotification) MarshalJSON() ([]byte, error) {
 }
 func (x ServerNotification) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("ServerNotification holds no value")
+		return dst, fielderr.New("ServerNotification holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -16198,9 +16199,9 @@ func (x *ServerRequest) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "method")
 		if !ok {
 			if !hasValueAt(raw, "method") {
-				return atField(errRequired(), "method")
+				return fielderr.AtField(fielderr.Required(), "method")
 			}
-			return atField(errType("string", kindOfValueAt(raw, "method")), "method")
+			return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "method")), "method")
 		}
 		switch string(tag) {
 		case "ping":
@@ -16260,9 +16261,9 @@ func (x *ServerRequest) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("ServerRequest", "method", tag), "method")
+		return fielderr.AtField(fielderr.UnknownVariant("ServerRequest", "method", tag), "method")
 	}
-	return errNoVariant("ServerRequest", k)
+	return fielderr.NoVariant("ServerRequest", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -16271,7 +16272,7 @@ func (x ServerRequest) MarshalJSON() ([]byte, error) {
 }
 func (x ServerRequest) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("ServerRequest holds no value")
+		return dst, fielderr.New("ServerRequest holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -16298,7 +16299,7 @@ func (x *ServerResult) decode(s *jsonrpc.Scanner) error {
 		tag, ok := stringAt(raw, "resultType")
 		if !ok {
 			if hasValueAt(raw, "resultType") {
-				return atField(errType("string", kindOfValueAt(raw, "resultType")), "resultType")
+				return fielderr.AtField(fielderr.Type("string", kindOfValueAt(raw, "resultType")), "resultType")
 			}
 			// An absent resultType stands for "complete".
 			tag = []byte("complete")
@@ -16434,9 +16435,9 @@ func (x *ServerResult) decode(s *jsonrpc.Scanner) error {
 				x.Value = v
 				return nil
 			case 0:
-				return errNoVariant("ServerResult", jsonrpc.KindObject)
+				return fielderr.NoVariant("ServerResult", jsonrpc.KindObject)
 			}
-			return fieldError("matches more than one ServerResult variant equally well")
+			return fielderr.New("matches more than one ServerResult variant equally well")
 		case "input_required":
 			v := new(InputRequiredResult)
 			if err := decodeSub(raw, v.decode); err != nil {
@@ -16445,9 +16446,9 @@ func (x *ServerResult) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		}
-		return atField(errUnknownVariant("ServerResult", "resultType", tag), "resultType")
+		return fielderr.AtField(fielderr.UnknownVariant("ServerResult", "resultType", tag), "resultType")
 	}
-	return errNoVariant("ServerResult", k)
+	return fielderr.NoVariant("ServerResult", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -16456,7 +16457,7 @@ func (x ServerResult) MarshalJSON() ([]byte, error) {
 }
 func (x ServerResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("ServerResult holds no value")
+		return dst, fielderr.New("ServerResult holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -16483,22 +16484,22 @@ func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "logging/setLevel", "\"logging/setLevel\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -16522,7 +16523,7 @@ func (x *SetLevelRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -16537,7 +16538,7 @@ func (x *SetLevelRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -16571,12 +16572,12 @@ func (x *SetLevelRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(SetLevelRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "level":
 			seen |= uint64(0x2)
 			if err := x.Level.decode(s); err != nil {
-				return atField(err, "level")
+				return fielderr.AtField(err, "level")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -16600,14 +16601,14 @@ func (x *SetLevelRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"level\":"...)
 		dst, err = x.Level.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "level")
+			return dst, fielderr.AtField(err, "level")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -16640,7 +16641,7 @@ func (x *SetLevelRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		case "progressToken":
 			seen |= uint64(0x1)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -16664,7 +16665,7 @@ func (x *SetLevelRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -16711,11 +16712,11 @@ func (x *SingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case 0:
-			return errNoVariant("SingleSelectEnumSchema", jsonrpc.KindObject)
+			return fielderr.NoVariant("SingleSelectEnumSchema", jsonrpc.KindObject)
 		}
-		return fieldError("matches more than one SingleSelectEnumSchema variant equally well")
+		return fielderr.New("matches more than one SingleSelectEnumSchema variant equally well")
 	}
-	return errNoVariant("SingleSelectEnumSchema", k)
+	return fielderr.NoVariant("SingleSelectEnumSchema", k)
 }
 
 // MarshalJSON encodes x as JSON.
@@ -16724,7 +16725,7 @@ func (x SingleSelectEnumSchema) MarshalJSON() ([]byte, error) {
 }
 func (x SingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
-		return dst, fieldError("SingleSelectEnumSchema holds no value")
+		return dst, fielderr.New("SingleSelectEnumSchema holds no value")
 	}
 	return x.Value.appendJSON(dst)
 }
@@ -16751,37 +16752,37 @@ func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 		case "default":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Default); err != nil {
-				return atField(err, "default")
+				return fielderr.AtField(err, "default")
 			}
 		case "description":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "format":
 			seen |= uint64(0x4)
 			if err := x.Format.decode(s); err != nil {
-				return atField(err, "format")
+				return fielderr.AtField(err, "format")
 			}
 		case "maxLength":
 			seen |= uint64(0x8)
 			if err := decodeInt(s, &x.MaxLength); err != nil {
-				return atField(err, "maxLength")
+				return fielderr.AtField(err, "maxLength")
 			}
 		case "minLength":
 			seen |= uint64(0x10)
 			if err := decodeInt(s, &x.MinLength); err != nil {
-				return atField(err, "minLength")
+				return fielderr.AtField(err, "minLength")
 			}
 		case "title":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "type":
 			seen |= uint64(0x40)
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -16813,7 +16814,7 @@ func (x *StringSchema) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"format\":"...)
 		dst, err = x.Format.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "format")
+			return dst, fielderr.AtField(err, "format")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.MaxLength != 0 {
@@ -16886,22 +16887,22 @@ func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "resources/subscribe", "\"resources/subscribe\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -16925,7 +16926,7 @@ func (x *SubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -16940,7 +16941,7 @@ func (x *SubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -16974,12 +16975,12 @@ func (x *SubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(SubscribeRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "uri":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17003,7 +17004,7 @@ func (x *SubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -17040,7 +17041,7 @@ func (x *SubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		case "progressToken":
 			seen |= uint64(0x1)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17064,7 +17065,7 @@ func (x *SubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -17097,18 +17098,18 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 		case "promptsListChanged":
 			seen |= uint64(0x1)
 			if err := decodeBool(s, &x.PromptsListChanged); err != nil {
-				return atField(err, "promptsListChanged")
+				return fielderr.AtField(err, "promptsListChanged")
 			}
 		case "resourceSubscriptions":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "resourceSubscriptions")
+				return fielderr.AtField(err, "resourceSubscriptions")
 			}
 			x.ResourceSubscriptions = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "resourceSubscriptions")
+					return fielderr.AtField(err, "resourceSubscriptions")
 				}
 				if !more {
 					break
@@ -17116,18 +17117,18 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.ResourceSubscriptions = append(x.ResourceSubscriptions, zero)
 				if err := decodeString(s, &x.ResourceSubscriptions[i0]); err != nil {
-					return atField(atIndex(err, i0), "resourceSubscriptions")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "resourceSubscriptions")
 				}
 			}
 		case "resourcesListChanged":
 			seen |= uint64(0x4)
 			if err := decodeBool(s, &x.ResourcesListChanged); err != nil {
-				return atField(err, "resourcesListChanged")
+				return fielderr.AtField(err, "resourcesListChanged")
 			}
 		case "toolsListChanged":
 			seen |= uint64(0x8)
 			if err := decodeBool(s, &x.ToolsListChanged); err != nil {
-				return atField(err, "toolsListChanged")
+				return fielderr.AtField(err, "toolsListChanged")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17199,17 +17200,17 @@ func (x *SubscriptionsAcknowledgedNotification) decode(s *jsonrpc.Scanner) error
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/subscriptions/acknowledged", "\"notifications/subscriptions/acknowledged\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17241,7 +17242,7 @@ func (x *SubscriptionsAcknowledgedNotification) appendJSON(dst []byte) ([]byte, 
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -17275,12 +17276,12 @@ func (x *SubscriptionsAcknowledgedNotificationParams) decode(s *jsonrpc.Scanner)
 			seen |= uint64(0x1)
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "notifications":
 			seen |= uint64(0x2)
 			if err := x.Notifications.decode(s); err != nil {
-				return atField(err, "notifications")
+				return fielderr.AtField(err, "notifications")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17304,14 +17305,14 @@ func (x *SubscriptionsAcknowledgedNotificationParams) appendJSON(dst []byte) ([]
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"notifications\":"...)
 		dst, err = x.Notifications.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "notifications")
+			return dst, fielderr.AtField(err, "notifications")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -17344,22 +17345,22 @@ func (x *SubscriptionsListenRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "subscriptions/listen", "\"subscriptions/listen\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17383,7 +17384,7 @@ func (x *SubscriptionsListenRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -17398,7 +17399,7 @@ func (x *SubscriptionsListenRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -17431,12 +17432,12 @@ func (x *SubscriptionsListenRequestParams) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "notifications":
 			seen |= uint64(0x2)
 			if err := x.Notifications.decode(s); err != nil {
-				return atField(err, "notifications")
+				return fielderr.AtField(err, "notifications")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17460,14 +17461,14 @@ func (x *SubscriptionsListenRequestParams) appendJSON(dst []byte) ([]byte, error
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"notifications\":"...)
 		dst, err = x.Notifications.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "notifications")
+			return dst, fielderr.AtField(err, "notifications")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -17500,12 +17501,12 @@ func (x *SubscriptionsListenResult) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "resultType":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.ResultType); err != nil {
-				return atField(err, "resultType")
+				return fielderr.AtField(err, "resultType")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17529,7 +17530,7 @@ func (x *SubscriptionsListenResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -17567,12 +17568,12 @@ func (x *SubscriptionsListenResultMetaObject) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.ServerInfo = new(Implementation)
 			if err := x.ServerInfo.decode(s); err != nil {
-				return atField(err, "io.modelcontextprotocol/serverInfo")
+				return fielderr.AtField(err, "io.modelcontextprotocol/serverInfo")
 			}
 		case "io.modelcontextprotocol/subscriptionId":
 			seen |= uint64(0x2)
 			if err := x.SubscriptionID.decode(s); err != nil {
-				return atField(err, "io.modelcontextprotocol/subscriptionId")
+				return fielderr.AtField(err, "io.modelcontextprotocol/subscriptionId")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17596,14 +17597,14 @@ func (x *SubscriptionsListenResultMetaObject) appendJSON(dst []byte) ([]byte, er
 		dst = append(dst, ",\"io.modelcontextprotocol/serverInfo\":"...)
 		dst, err = x.ServerInfo.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "io.modelcontextprotocol/serverInfo")
+			return dst, fielderr.AtField(err, "io.modelcontextprotocol/serverInfo")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"io.modelcontextprotocol/subscriptionId\":"...)
 		dst, err = x.SubscriptionID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "io.modelcontextprotocol/subscriptionId")
+			return dst, fielderr.AtField(err, "io.modelcontextprotocol/subscriptionId")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -17636,17 +17637,17 @@ func (x *SubscriptionsListenResultResponse) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
 			seen |= uint64(0x4)
 			if err := x.Result.decode(s); err != nil {
-				return atField(err, "result")
+				return fielderr.AtField(err, "result")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17670,7 +17671,7 @@ func (x *SubscriptionsListenResultResponse) appendJSON(dst []byte) ([]byte, erro
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -17681,7 +17682,7 @@ func (x *SubscriptionsListenResultResponse) appendJSON(dst []byte) ([]byte, erro
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "result")
+			return dst, fielderr.AtField(err, "result")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -17714,37 +17715,37 @@ func (x *Task) decode(s *jsonrpc.Scanner) error {
 		case "createdAt":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.CreatedAt); err != nil {
-				return atField(err, "createdAt")
+				return fielderr.AtField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
-				return atField(err, "lastUpdatedAt")
+				return fielderr.AtField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
 			seen |= uint64(0x4)
 			if err := decodeInt(s, &x.PollInterval); err != nil {
-				return atField(err, "pollInterval")
+				return fielderr.AtField(err, "pollInterval")
 			}
 		case "status":
 			seen |= uint64(0x8)
 			if err := x.Status.decode(s); err != nil {
-				return atField(err, "status")
+				return fielderr.AtField(err, "status")
 			}
 		case "statusMessage":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.StatusMessage); err != nil {
-				return atField(err, "statusMessage")
+				return fielderr.AtField(err, "statusMessage")
 			}
 		case "taskId":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.TaskID); err != nil {
-				return atField(err, "taskId")
+				return fielderr.AtField(err, "taskId")
 			}
 		case "ttl":
 			seen |= uint64(0x40)
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
-				return atField(err, "ttl")
+				return fielderr.AtField(err, "ttl")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17780,7 +17781,7 @@ func (x *Task) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "status")
+			return dst, fielderr.AtField(err, "status")
 		}
 	}
 	if x.has&uint64(0x10) != 0 || x.StatusMessage != "" {
@@ -17830,13 +17831,13 @@ func (x *TaskAugmentedRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(TaskAugmentedRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "task":
 			seen |= uint64(0x2)
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
-				return atField(err, "task")
+				return fielderr.AtField(err, "task")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17860,14 +17861,14 @@ func (x *TaskAugmentedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.Task != nil {
 		dst = append(dst, ",\"task\":"...)
 		dst, err = x.Task.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "task")
+			return dst, fielderr.AtField(err, "task")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -17900,7 +17901,7 @@ func (x *TaskAugmentedRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		case "progressToken":
 			seen |= uint64(0x1)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17924,7 +17925,7 @@ func (x *TaskAugmentedRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) 
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -17957,7 +17958,7 @@ func (x *TaskMetadata) decode(s *jsonrpc.Scanner) error {
 		case "ttl":
 			seen |= uint64(0x1)
 			if err := decodeInt(s, &x.TTL); err != nil {
-				return atField(err, "ttl")
+				return fielderr.AtField(err, "ttl")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18034,17 +18035,17 @@ func (x *TaskStatusNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/tasks/status", "\"notifications/tasks/status\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18076,7 +18077,7 @@ func (x *TaskStatusNotification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -18109,42 +18110,42 @@ func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "createdAt":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.CreatedAt); err != nil {
-				return atField(err, "createdAt")
+				return fielderr.AtField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
-				return atField(err, "lastUpdatedAt")
+				return fielderr.AtField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
 			seen |= uint64(0x8)
 			if err := decodeInt(s, &x.PollInterval); err != nil {
-				return atField(err, "pollInterval")
+				return fielderr.AtField(err, "pollInterval")
 			}
 		case "status":
 			seen |= uint64(0x10)
 			if err := x.Status.decode(s); err != nil {
-				return atField(err, "status")
+				return fielderr.AtField(err, "status")
 			}
 		case "statusMessage":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.StatusMessage); err != nil {
-				return atField(err, "statusMessage")
+				return fielderr.AtField(err, "statusMessage")
 			}
 		case "taskId":
 			seen |= uint64(0x40)
 			if err := decodeString(s, &x.TaskID); err != nil {
-				return atField(err, "taskId")
+				return fielderr.AtField(err, "taskId")
 			}
 		case "ttl":
 			seen |= uint64(0x80)
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
-				return atField(err, "ttl")
+				return fielderr.AtField(err, "ttl")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18184,7 +18185,7 @@ func (x *TaskStatusNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "status")
+			return dst, fielderr.AtField(err, "status")
 		}
 	}
 	if x.has&uint64(0x20) != 0 || x.StatusMessage != "" {
@@ -18233,23 +18234,23 @@ func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
-				return atField(err, "annotations")
+				return fielderr.AtField(err, "annotations")
 			}
 		case "text":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Text); err != nil {
-				return atField(err, "text")
+				return fielderr.AtField(err, "text")
 			}
 		case "type":
 			seen |= uint64(0x8)
 			if err := decodeConstString(s, "text", "\"text\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18277,7 +18278,7 @@ func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"annotations\":"...)
 		dst, err = x.Annotations.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "annotations")
+			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -18318,22 +18319,22 @@ func (x *TextResourceContents) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "mimeType":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.MIMEType); err != nil {
-				return atField(err, "mimeType")
+				return fielderr.AtField(err, "mimeType")
 			}
 		case "text":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Text); err != nil {
-				return atField(err, "text")
+				return fielderr.AtField(err, "text")
 			}
 		case "uri":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18398,13 +18399,13 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		case "default":
 			seen |= uint64(0x1)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "default")
+				return fielderr.AtField(err, "default")
 			}
 			x.Default = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "default")
+					return fielderr.AtField(err, "default")
 				}
 				if !more {
 					break
@@ -18412,38 +18413,38 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.Default = append(x.Default, zero)
 				if err := decodeString(s, &x.Default[i0]); err != nil {
-					return atField(atIndex(err, i0), "default")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "default")
 				}
 			}
 		case "description":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "items":
 			seen |= uint64(0x4)
 			if err := x.Items.decode(s); err != nil {
-				return atField(err, "items")
+				return fielderr.AtField(err, "items")
 			}
 		case "maxItems":
 			seen |= uint64(0x8)
 			if err := decodeInt(s, &x.MaxItems); err != nil {
-				return atField(err, "maxItems")
+				return fielderr.AtField(err, "maxItems")
 			}
 		case "minItems":
 			seen |= uint64(0x10)
 			if err := decodeInt(s, &x.MinItems); err != nil {
-				return atField(err, "minItems")
+				return fielderr.AtField(err, "minItems")
 			}
 		case "title":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "type":
 			seen |= uint64(0x40)
 			if err := decodeConstString(s, "array", "\"array\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18482,7 +18483,7 @@ func (x *TitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"items\":"...)
 		dst, err = x.Items.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "items")
+			return dst, fielderr.AtField(err, "items")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.MaxItems != 0 {
@@ -18531,13 +18532,13 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 		case "anyOf":
 			seen |= uint64(0x1)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "anyOf")
+				return fielderr.AtField(err, "anyOf")
 			}
 			x.AnyOf = []TitledMultiSelectEnumSchemaItemsAnyOfItem{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "anyOf")
+					return fielderr.AtField(err, "anyOf")
 				}
 				if !more {
 					break
@@ -18545,7 +18546,7 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 				var zero TitledMultiSelectEnumSchemaItemsAnyOfItem
 				x.AnyOf = append(x.AnyOf, zero)
 				if err := x.AnyOf[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "anyOf")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "anyOf")
 				}
 			}
 		default:
@@ -18575,7 +18576,7 @@ func (x *TitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, error
 			}
 			dst, err = x.AnyOf[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "anyOf")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "anyOf")
 			}
 		}
 		dst = append(dst, ']')
@@ -18610,12 +18611,12 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) decode(s *jsonrpc.Scanner) e
 		case "const":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Const); err != nil {
-				return atField(err, "const")
+				return fielderr.AtField(err, "const")
 			}
 		case "title":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18672,23 +18673,23 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		case "default":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Default); err != nil {
-				return atField(err, "default")
+				return fielderr.AtField(err, "default")
 			}
 		case "description":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "oneOf":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "oneOf")
+				return fielderr.AtField(err, "oneOf")
 			}
 			x.OneOf = []TitledSingleSelectEnumSchemaOneOfItem{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "oneOf")
+					return fielderr.AtField(err, "oneOf")
 				}
 				if !more {
 					break
@@ -18696,18 +18697,18 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				var zero TitledSingleSelectEnumSchemaOneOfItem
 				x.OneOf = append(x.OneOf, zero)
 				if err := x.OneOf[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "oneOf")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "oneOf")
 				}
 			}
 		case "title":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "type":
 			seen |= uint64(0x10)
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18744,7 +18745,7 @@ func (x *TitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.OneOf[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "oneOf")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "oneOf")
 			}
 		}
 		dst = append(dst, ']')
@@ -18787,12 +18788,12 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) decode(s *jsonrpc.Scanner) error
 		case "const":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Const); err != nil {
-				return atField(err, "const")
+				return fielderr.AtField(err, "const")
 			}
 		case "title":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18849,29 +18850,29 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(ToolAnnotations)
 			if err := x.Annotations.decode(s); err != nil {
-				return atField(err, "annotations")
+				return fielderr.AtField(err, "annotations")
 			}
 		case "description":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "icons":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "icons")
+				return fielderr.AtField(err, "icons")
 			}
 			x.Icons = []Icon{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "icons")
+					return fielderr.AtField(err, "icons")
 				}
 				if !more {
 					break
@@ -18879,35 +18880,35 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 				var zero Icon
 				x.Icons = append(x.Icons, zero)
 				if err := x.Icons[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "icons")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
 			}
 		case "inputSchema":
 			seen |= uint64(0x10)
 			if err := x.InputSchema.decode(s); err != nil {
-				return atField(err, "inputSchema")
+				return fielderr.AtField(err, "inputSchema")
 			}
 		case "name":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "outputSchema":
 			seen |= uint64(0x40)
 			x.OutputSchema = new(ToolOutputSchema)
 			if err := x.OutputSchema.decode(s); err != nil {
-				return atField(err, "outputSchema")
+				return fielderr.AtField(err, "outputSchema")
 			}
 		case "title":
 			seen |= uint64(0x80)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "execution":
 			seen |= uint64(0x100)
 			x.Execution = new(ToolExecution)
 			if err := x.Execution.decode(s); err != nil {
-				return atField(err, "execution")
+				return fielderr.AtField(err, "execution")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18935,7 +18936,7 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"annotations\":"...)
 		dst, err = x.Annotations.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "annotations")
+			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.Description != "" {
@@ -18951,7 +18952,7 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Icons[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "icons")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 		dst = append(dst, ']')
@@ -18960,7 +18961,7 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"inputSchema\":"...)
 		dst, err = x.InputSchema.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "inputSchema")
+			return dst, fielderr.AtField(err, "inputSchema")
 		}
 	}
 	if x.missing&uint64(0x20) == 0 {
@@ -18971,7 +18972,7 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"outputSchema\":"...)
 		dst, err = x.OutputSchema.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "outputSchema")
+			return dst, fielderr.AtField(err, "outputSchema")
 		}
 	}
 	if x.has&uint64(0x80) != 0 || x.Title != "" {
@@ -18982,7 +18983,7 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"execution\":"...)
 		dst, err = x.Execution.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "execution")
+			return dst, fielderr.AtField(err, "execution")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -19015,27 +19016,27 @@ func (x *ToolAnnotations) decode(s *jsonrpc.Scanner) error {
 		case "destructiveHint":
 			seen |= uint64(0x1)
 			if err := decodeBool(s, &x.DestructiveHint); err != nil {
-				return atField(err, "destructiveHint")
+				return fielderr.AtField(err, "destructiveHint")
 			}
 		case "idempotentHint":
 			seen |= uint64(0x2)
 			if err := decodeBool(s, &x.IdempotentHint); err != nil {
-				return atField(err, "idempotentHint")
+				return fielderr.AtField(err, "idempotentHint")
 			}
 		case "openWorldHint":
 			seen |= uint64(0x4)
 			if err := decodeBool(s, &x.OpenWorldHint); err != nil {
-				return atField(err, "openWorldHint")
+				return fielderr.AtField(err, "openWorldHint")
 			}
 		case "readOnlyHint":
 			seen |= uint64(0x8)
 			if err := decodeBool(s, &x.ReadOnlyHint); err != nil {
-				return atField(err, "readOnlyHint")
+				return fielderr.AtField(err, "readOnlyHint")
 			}
 		case "title":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -19104,7 +19105,7 @@ func (x *ToolChoice) decode(s *jsonrpc.Scanner) error {
 		case "mode":
 			seen |= uint64(0x1)
 			if err := x.Mode.decode(s); err != nil {
-				return atField(err, "mode")
+				return fielderr.AtField(err, "mode")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -19128,7 +19129,7 @@ func (x *ToolChoice) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"mode\":"...)
 		dst, err = x.Mode.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "mode")
+			return dst, fielderr.AtField(err, "mode")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -19185,7 +19186,7 @@ func (x *ToolExecution) decode(s *jsonrpc.Scanner) error {
 		case "taskSupport":
 			seen |= uint64(0x1)
 			if err := x.TaskSupport.decode(s); err != nil {
-				return atField(err, "taskSupport")
+				return fielderr.AtField(err, "taskSupport")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -19209,7 +19210,7 @@ func (x *ToolExecution) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"taskSupport\":"...)
 		dst, err = x.TaskSupport.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "taskSupport")
+			return dst, fielderr.AtField(err, "taskSupport")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -19266,23 +19267,23 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 		case "$schema":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Schema); err != nil {
-				return atField(err, "$schema")
+				return fielderr.AtField(err, "$schema")
 			}
 		case "type":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "object", "\"object\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		case "properties":
 			seen |= uint64(0x4)
 			if err := s.ObjectStart(); err != nil {
-				return atField(err, "properties")
+				return fielderr.AtField(err, "properties")
 			}
 			x.Properties = map[string]json.RawMessage{}
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
-					return atField(err, "properties")
+					return fielderr.AtField(err, "properties")
 				}
 				if !more {
 					break
@@ -19290,20 +19291,20 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 				k0 := string(key)
 				var v0 json.RawMessage
 				if err := decodeRawObject(s, &v0); err != nil {
-					return atField(atKey(err, k0), "properties")
+					return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 				}
 				x.Properties[k0] = v0
 			}
 		case "required":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "required")
+				return fielderr.AtField(err, "required")
 			}
 			x.Required = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "required")
+					return fielderr.AtField(err, "required")
 				}
 				if !more {
 					break
@@ -19311,7 +19312,7 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.Required = append(x.Required, zero)
 				if err := decodeString(s, &x.Required[i0]); err != nil {
-					return atField(atIndex(err, i0), "required")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
 			}
 		default:
@@ -19393,18 +19394,18 @@ func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		case "jsonrpc":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/tools/list_changed", "\"notifications/tools/list_changed\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x4)
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -19436,7 +19437,7 @@ func (x *ToolListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -19469,18 +19470,18 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 		case "$schema":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Schema); err != nil {
-				return atField(err, "$schema")
+				return fielderr.AtField(err, "$schema")
 			}
 		case "properties":
 			seen |= uint64(0x2)
 			if err := s.ObjectStart(); err != nil {
-				return atField(err, "properties")
+				return fielderr.AtField(err, "properties")
 			}
 			x.Properties = map[string]json.RawMessage{}
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
-					return atField(err, "properties")
+					return fielderr.AtField(err, "properties")
 				}
 				if !more {
 					break
@@ -19488,20 +19489,20 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 				k0 := string(key)
 				var v0 json.RawMessage
 				if err := decodeRawObject(s, &v0); err != nil {
-					return atField(atKey(err, k0), "properties")
+					return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 				}
 				x.Properties[k0] = v0
 			}
 		case "required":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "required")
+				return fielderr.AtField(err, "required")
 			}
 			x.Required = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "required")
+					return fielderr.AtField(err, "required")
 				}
 				if !more {
 					break
@@ -19509,13 +19510,13 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.Required = append(x.Required, zero)
 				if err := decodeString(s, &x.Required[i0]); err != nil {
-					return atField(atIndex(err, i0), "required")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
 			}
 		case "type":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.Type); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -19596,18 +19597,18 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "content":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "content")
+				return fielderr.AtField(err, "content")
 			}
 			x.Content = []ContentBlock{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "content")
+					return fielderr.AtField(err, "content")
 				}
 				if !more {
 					break
@@ -19615,28 +19616,28 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 				var zero ContentBlock
 				x.Content = append(x.Content, zero)
 				if err := x.Content[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "content")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 				}
 			}
 		case "isError":
 			seen |= uint64(0x4)
 			if err := decodeBool(s, &x.IsError); err != nil {
-				return atField(err, "isError")
+				return fielderr.AtField(err, "isError")
 			}
 		case "structuredContent":
 			seen |= uint64(0x8)
 			if err := decodeRawValue(s, &x.StructuredContent); err != nil {
-				return atField(err, "structuredContent")
+				return fielderr.AtField(err, "structuredContent")
 			}
 		case "toolUseId":
 			seen |= uint64(0x10)
 			if err := decodeString(s, &x.ToolUseID); err != nil {
-				return atField(err, "toolUseId")
+				return fielderr.AtField(err, "toolUseId")
 			}
 		case "type":
 			seen |= uint64(0x20)
 			if err := decodeConstString(s, "tool_result", "\"tool_result\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -19669,7 +19670,7 @@ func (x *ToolResultContent) appendJSON(dst []byte) ([]byte, error) {
 			}
 			dst, err = x.Content[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "content")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 			}
 		}
 		dst = append(dst, ']')
@@ -19720,27 +19721,27 @@ func (x *ToolUseContent) decode(s *jsonrpc.Scanner) error {
 		case "_meta":
 			seen |= uint64(0x1)
 			if err := decodeRawObject(s, &x.Meta); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "id":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.ID); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "input":
 			seen |= uint64(0x4)
 			if err := decodeRawObject(s, &x.Input); err != nil {
-				return atField(err, "input")
+				return fielderr.AtField(err, "input")
 			}
 		case "name":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.Name); err != nil {
-				return atField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 		case "type":
 			seen |= uint64(0x10)
 			if err := decodeConstString(s, "tool_use", "\"tool_use\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -19809,17 +19810,17 @@ func (x *URLElicitationRequiredError) decode(s *jsonrpc.Scanner) error {
 		case "error":
 			seen |= uint64(0x1)
 			if err := x.Error.decode(s); err != nil {
-				return atField(err, "error")
+				return fielderr.AtField(err, "error")
 			}
 		case "id":
 			seen |= uint64(0x2)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -19843,14 +19844,14 @@ func (x *URLElicitationRequiredError) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "error")
+			return dst, fielderr.AtField(err, "error")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -19887,17 +19888,17 @@ func (x *URLElicitationRequiredErrorError) decode(s *jsonrpc.Scanner) error {
 		case "code":
 			seen |= uint64(0x1)
 			if err := decodeConstInt(s, int64(-32042), "-32042"); err != nil {
-				return atField(err, "code")
+				return fielderr.AtField(err, "code")
 			}
 		case "data":
 			seen |= uint64(0x2)
 			if err := x.Data.decode(s); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "message":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -19925,7 +19926,7 @@ func (x *URLElicitationRequiredErrorError) appendJSON(dst []byte) ([]byte, error
 		dst = append(dst, ",\"data\":"...)
 		dst, err = x.Data.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "data")
+			return dst, fielderr.AtField(err, "data")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -19962,13 +19963,13 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 		case "elicitations":
 			seen |= uint64(0x1)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "elicitations")
+				return fielderr.AtField(err, "elicitations")
 			}
 			x.Elicitations = []ElicitRequestURLParams{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "elicitations")
+					return fielderr.AtField(err, "elicitations")
 				}
 				if !more {
 					break
@@ -19976,7 +19977,7 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 				var zero ElicitRequestURLParams
 				x.Elicitations = append(x.Elicitations, zero)
 				if err := x.Elicitations[i0].decode(s); err != nil {
-					return atField(atIndex(err, i0), "elicitations")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "elicitations")
 				}
 			}
 		default:
@@ -20006,7 +20007,7 @@ func (x *URLElicitationRequiredErrorErrorData) appendJSON(dst []byte) ([]byte, e
 			}
 			dst, err = x.Elicitations[i0].appendJSON(dst)
 			if err != nil {
-				return dst, atField(atIndex(err, i0), "elicitations")
+				return dst, fielderr.AtField(fielderr.AtIndex(err, i0), "elicitations")
 			}
 		}
 		dst = append(dst, ']')
@@ -20041,22 +20042,22 @@ func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 		case "id":
 			seen |= uint64(0x1)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.JSONRPC); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "resources/unsubscribe", "\"resources/unsubscribe\""); err != nil {
-				return atField(err, "method")
+				return fielderr.AtField(err, "method")
 			}
 		case "params":
 			seen |= uint64(0x8)
 			if err := x.Params.decode(s); err != nil {
-				return atField(err, "params")
+				return fielderr.AtField(err, "params")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -20080,7 +20081,7 @@ func (x *UnsubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
@@ -20095,7 +20096,7 @@ func (x *UnsubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "params")
+			return dst, fielderr.AtField(err, "params")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -20129,12 +20130,12 @@ func (x *UnsubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 			seen |= uint64(0x1)
 			x.Meta = new(UnsubscribeRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		case "uri":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.URI); err != nil {
-				return atField(err, "uri")
+				return fielderr.AtField(err, "uri")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -20158,7 +20159,7 @@ func (x *UnsubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "_meta")
+			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.missing&uint64(0x2) == 0 {
@@ -20195,7 +20196,7 @@ func (x *UnsubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		case "progressToken":
 			seen |= uint64(0x1)
 			if err := x.ProgressToken.decode(s); err != nil {
-				return atField(err, "progressToken")
+				return fielderr.AtField(err, "progressToken")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -20219,7 +20220,7 @@ func (x *UnsubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "progressToken")
+			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
 	dst, _ = appendExtra(dst, x.Extra, false)
@@ -20252,17 +20253,17 @@ func (x *UnsupportedProtocolVersionError) decode(s *jsonrpc.Scanner) error {
 		case "error":
 			seen |= uint64(0x1)
 			if err := x.Error.decode(s); err != nil {
-				return atField(err, "error")
+				return fielderr.AtField(err, "error")
 			}
 		case "id":
 			seen |= uint64(0x2)
 			if err := x.ID.decode(s); err != nil {
-				return atField(err, "id")
+				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
-				return atField(err, "jsonrpc")
+				return fielderr.AtField(err, "jsonrpc")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -20286,14 +20287,14 @@ func (x *UnsupportedProtocolVersionError) appendJSON(dst []byte) ([]byte, error)
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "error")
+			return dst, fielderr.AtField(err, "error")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "id")
+			return dst, fielderr.AtField(err, "id")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -20330,17 +20331,17 @@ func (x *UnsupportedProtocolVersionErrorError) decode(s *jsonrpc.Scanner) error 
 		case "code":
 			seen |= uint64(0x1)
 			if err := decodeConstInt(s, int64(-32022), "-32022"); err != nil {
-				return atField(err, "code")
+				return fielderr.AtField(err, "code")
 			}
 		case "data":
 			seen |= uint64(0x2)
 			if err := x.Data.decode(s); err != nil {
-				return atField(err, "data")
+				return fielderr.AtField(err, "data")
 			}
 		case "message":
 			seen |= uint64(0x4)
 			if err := decodeString(s, &x.Message); err != nil {
-				return atField(err, "message")
+				return fielderr.AtField(err, "message")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -20368,7 +20369,7 @@ func (x *UnsupportedProtocolVersionErrorError) appendJSON(dst []byte) ([]byte, e
 		dst = append(dst, ",\"data\":"...)
 		dst, err = x.Data.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "data")
+			return dst, fielderr.AtField(err, "data")
 		}
 	}
 	if x.missing&uint64(0x4) == 0 {
@@ -20405,18 +20406,18 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 		case "requested":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Requested); err != nil {
-				return atField(err, "requested")
+				return fielderr.AtField(err, "requested")
 			}
 		case "supported":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "supported")
+				return fielderr.AtField(err, "supported")
 			}
 			x.Supported = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "supported")
+					return fielderr.AtField(err, "supported")
 				}
 				if !more {
 					break
@@ -20424,7 +20425,7 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 				var zero string
 				x.Supported = append(x.Supported, zero)
 				if err := decodeString(s, &x.Supported[i0]); err != nil {
-					return atField(atIndex(err, i0), "supported")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "supported")
 				}
 			}
 		default:
@@ -20489,13 +20490,13 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		case "default":
 			seen |= uint64(0x1)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "default")
+				return fielderr.AtField(err, "default")
 			}
 			x.Default = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "default")
+					return fielderr.AtField(err, "default")
 				}
 				if !more {
 					break
@@ -20503,38 +20504,38 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.Default = append(x.Default, zero)
 				if err := decodeString(s, &x.Default[i0]); err != nil {
-					return atField(atIndex(err, i0), "default")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "default")
 				}
 			}
 		case "description":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "items":
 			seen |= uint64(0x4)
 			if err := x.Items.decode(s); err != nil {
-				return atField(err, "items")
+				return fielderr.AtField(err, "items")
 			}
 		case "maxItems":
 			seen |= uint64(0x8)
 			if err := decodeInt(s, &x.MaxItems); err != nil {
-				return atField(err, "maxItems")
+				return fielderr.AtField(err, "maxItems")
 			}
 		case "minItems":
 			seen |= uint64(0x10)
 			if err := decodeInt(s, &x.MinItems); err != nil {
-				return atField(err, "minItems")
+				return fielderr.AtField(err, "minItems")
 			}
 		case "title":
 			seen |= uint64(0x20)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "type":
 			seen |= uint64(0x40)
 			if err := decodeConstString(s, "array", "\"array\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -20573,7 +20574,7 @@ func (x *UntitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, ",\"items\":"...)
 		dst, err = x.Items.appendJSON(dst)
 		if err != nil {
-			return dst, atField(err, "items")
+			return dst, fielderr.AtField(err, "items")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.MaxItems != 0 {
@@ -20622,13 +20623,13 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 		case "enum":
 			seen |= uint64(0x1)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "enum")
+				return fielderr.AtField(err, "enum")
 			}
 			x.Enum = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "enum")
+					return fielderr.AtField(err, "enum")
 				}
 				if !more {
 					break
@@ -20636,13 +20637,13 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.Enum = append(x.Enum, zero)
 				if err := decodeString(s, &x.Enum[i0]); err != nil {
-					return atField(atIndex(err, i0), "enum")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
 			}
 		case "type":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -20706,23 +20707,23 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		case "default":
 			seen |= uint64(0x1)
 			if err := decodeString(s, &x.Default); err != nil {
-				return atField(err, "default")
+				return fielderr.AtField(err, "default")
 			}
 		case "description":
 			seen |= uint64(0x2)
 			if err := decodeString(s, &x.Description); err != nil {
-				return atField(err, "description")
+				return fielderr.AtField(err, "description")
 			}
 		case "enum":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
-				return atField(err, "enum")
+				return fielderr.AtField(err, "enum")
 			}
 			x.Enum = []string{}
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return atField(err, "enum")
+					return fielderr.AtField(err, "enum")
 				}
 				if !more {
 					break
@@ -20730,18 +20731,18 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				var zero string
 				x.Enum = append(x.Enum, zero)
 				if err := decodeString(s, &x.Enum[i0]); err != nil {
-					return atField(atIndex(err, i0), "enum")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
 			}
 		case "title":
 			seen |= uint64(0x8)
 			if err := decodeString(s, &x.Title); err != nil {
-				return atField(err, "title")
+				return fielderr.AtField(err, "title")
 			}
 		case "type":
 			seen |= uint64(0x10)
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
-				return atField(err, "type")
+				return fielderr.AtField(err, "type")
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {

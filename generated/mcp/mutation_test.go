@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,6 +149,12 @@ type mutant struct {
 // step is one path segment: a string member name or an int index.
 type step = any
 
+// identifier is the rule for a member name written after a dot rather than
+// quoted in brackets, stated apart from runtime/fielderr's own code so that
+// the two check each other.
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// renderPath writes steps as FieldError writes a path.
 func renderPath(steps []step) string {
 	var b strings.Builder
 	for _, s := range steps {
@@ -155,7 +162,7 @@ func renderPath(steps []step) string {
 		case int:
 			b.WriteString("[" + strconv.Itoa(s) + "]")
 		case string:
-			if isIdentifier(s) {
+			if identifier.MatchString(s) {
 				if b.Len() > 0 {
 					b.WriteByte('.')
 				}

@@ -2,7 +2,10 @@
 
 package mcp
 
-import "github.com/mcpgen/mcpgen/runtime/jsonrpc"
+import (
+	"github.com/mcpgen/mcpgen/runtime/fielderr"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+)
 
 // Validate checks x against the rules of Version20260728, the newest version that defines Annotations.
 func (x *Annotations) Validate() error {
@@ -21,16 +24,16 @@ func (x *Annotations) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Audience != nil {
 		for i0 := range x.Audience {
 			if err := x.Audience[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "audience")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "audience")
 			}
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.Priority != 0 {
 		if x.Priority < 0.0 {
-			return atField(errMinimum("0"), "priority")
+			return fielderr.AtField(fielderr.Minimum("0"), "priority")
 		}
 		if x.Priority > 1.0 {
-			return atField(errMaximum("1"), "priority")
+			return fielderr.AtField(fielderr.Maximum("1"), "priority")
 		}
 	}
 	return nil
@@ -52,27 +55,27 @@ func (x *AudioContent) ValidateVersion(v ProtocolVersion) error {
 func (x *AudioContent) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if x.Annotations != nil {
 		if err := x.Annotations.validate(vb); err != nil {
-			return atField(err, "annotations")
+			return fielderr.AtField(err, "annotations")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "data")
+		return fielderr.AtField(fielderr.Required(), "data")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if !isByte(string(x.Data)) {
-			return atField(errFormat("byte"), "data")
+			return fielderr.AtField(fielderr.Format("byte"), "data")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "mimeType")
+		return fielderr.AtField(fielderr.Required(), "mimeType")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -92,7 +95,7 @@ func (x *BaseMetadata) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *BaseMetadata) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
 }
@@ -113,23 +116,23 @@ func (x *BlobResourceContents) ValidateVersion(v ProtocolVersion) error {
 func (x *BlobResourceContents) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "blob")
+		return fielderr.AtField(fielderr.Required(), "blob")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if !isByte(string(x.Blob)) {
-			return atField(errFormat("byte"), "blob")
+			return fielderr.AtField(fielderr.Format("byte"), "blob")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if !isURI(string(x.URI)) {
-			return atField(errFormat("uri"), "uri")
+			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
 	}
 	return nil
@@ -150,7 +153,7 @@ func (x *BooleanSchema) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *BooleanSchema) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -171,26 +174,26 @@ func (x *CacheableResult) ValidateVersion(v ProtocolVersion) error {
 func (x *CacheableResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "cacheScope")
+		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.CacheScope.validate(vb); err != nil {
-			return atField(err, "cacheScope")
+			return fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "ttlMs")
+		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if float64(x.TTLMs) < 0.0 {
-			return atField(errMinimum("0"), "ttlMs")
+			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
 	return nil
@@ -214,7 +217,7 @@ func (x CacheableResultCacheScope) validate(vb VersionSet) error {
 	case CacheableResultCacheScopePrivate, CacheableResultCacheScopePublic:
 		return nil
 	}
-	return errEnum(string(x), "[\"private\",\"public\"]")
+	return fielderr.Enum(string(x), "[\"private\",\"public\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines CallToolRequest.
@@ -232,30 +235,30 @@ func (x *CallToolRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *CallToolRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -276,32 +279,32 @@ func (x *CallToolRequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *CallToolRequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "_meta")
+		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Arguments != nil {
 		if len(x.Arguments) > 0 && !rawIsObject(x.Arguments) {
-			return atField(errType("object", kindOf(x.Arguments)), "arguments")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Arguments)), "arguments")
 		}
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.InputResponses != nil) {
 		if err := x.InputResponses.validate(vb); err != nil {
-			return atField(err, "inputResponses")
+			return fielderr.AtField(err, "inputResponses")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Task != nil {
 			if err := x.Task.validate(vb); err != nil {
-				return atField(err, "task")
+				return fielderr.AtField(err, "task")
 			}
 		}
 	}
@@ -324,25 +327,25 @@ func (x *CallToolResult) ValidateVersion(v ProtocolVersion) error {
 func (x *CallToolResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "content")
+		return fielderr.AtField(fielderr.Required(), "content")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		for i0 := range x.Content {
 			if err := x.Content[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "content")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 			}
 		}
 	}
 	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x10) != 0 || x.StructuredContent != nil) {
 		if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && len(x.StructuredContent) > 0 && !rawIsObject(x.StructuredContent) {
-			return atField(errType("object", kindOf(x.StructuredContent)), "structuredContent")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.StructuredContent)), "structuredContent")
 		}
 	}
 	return nil
@@ -363,22 +366,22 @@ func (x *CallToolResultResponse) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *CallToolResultResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "result")
+		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Result.validate(vb); err != nil {
-			return atField(err, "result")
+			return fielderr.AtField(err, "result")
 		}
 	}
 	return nil
@@ -412,7 +415,7 @@ func (x *CallToolResultResponseResult) ValidateVariant(v ProtocolVersion) error 
 }
 func (x CallToolResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -434,7 +437,7 @@ func (x CallToolResultResponseResult) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if !hasValueAt(raw, "resultType") {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return err
 }
@@ -454,25 +457,25 @@ func (x *CancelTaskRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *CancelTaskRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -493,7 +496,7 @@ func (x *CancelTaskRequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *CancelTaskRequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "taskId")
+		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	return nil
 }
@@ -514,28 +517,28 @@ func (x *CancelTaskResult) ValidateVersion(v ProtocolVersion) error {
 func (x *CancelTaskResult) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "createdAt")
+		return fielderr.AtField(fielderr.Required(), "createdAt")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "lastUpdatedAt")
+		return fielderr.AtField(fielderr.Required(), "lastUpdatedAt")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "status")
+		return fielderr.AtField(fielderr.Required(), "status")
 	}
 	if x.missing&uint64(0x10) == 0 {
 		if err := x.Status.validate(vb); err != nil {
-			return atField(err, "status")
+			return fielderr.AtField(err, "status")
 		}
 	}
 	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "taskId")
+		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "ttl")
+		return fielderr.AtField(fielderr.Required(), "ttl")
 	}
 	return nil
 }
@@ -555,22 +558,22 @@ func (x *CancelledNotification) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *CancelledNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -593,16 +596,16 @@ func (x *CancelledNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20260728) != 0 {
-		return atField(errRequired(), "requestId")
+		return fielderr.AtField(fielderr.Required(), "requestId")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.RequestID.validate(vb); err != nil {
-			return atField(err, "requestId")
+			return fielderr.AtField(err, "requestId")
 		}
 	}
 	return nil
@@ -625,36 +628,36 @@ func (x *ClientCapabilities) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Elicitation != nil {
 			if err := x.Elicitation.validate(vb); err != nil {
-				return atField(err, "elicitation")
+				return fielderr.AtField(err, "elicitation")
 			}
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Experimental != nil {
 		if len(x.Experimental) > 0 && !rawIsObject(x.Experimental) {
-			return atField(errType("object", kindOf(x.Experimental)), "experimental")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Experimental)), "experimental")
 		}
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.Extensions != nil) {
 		for k0, e0 := range x.Extensions {
 			if err := e0.validate(vb); err != nil {
-				return atField(atKey(err, k0), "extensions")
+				return fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
 			}
 		}
 	}
 	if x.Roots != nil {
 		if err := x.Roots.validate(vb); err != nil {
-			return atField(err, "roots")
+			return fielderr.AtField(err, "roots")
 		}
 	}
 	if x.Sampling != nil {
 		if err := x.Sampling.validate(vb); err != nil {
-			return atField(err, "sampling")
+			return fielderr.AtField(err, "sampling")
 		}
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Tasks != nil {
 			if err := x.Tasks.validate(vb); err != nil {
-				return atField(err, "tasks")
+				return fielderr.AtField(err, "tasks")
 			}
 		}
 	}
@@ -677,12 +680,12 @@ func (x *ClientCapabilitiesElicitation) ValidateVersion(v ProtocolVersion) error
 func (x *ClientCapabilitiesElicitation) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Form != nil {
 		if len(x.Form) > 0 && !rawIsObject(x.Form) {
-			return atField(errType("object", kindOf(x.Form)), "form")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Form)), "form")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.URL != nil {
 		if len(x.URL) > 0 && !rawIsObject(x.URL) {
-			return atField(errType("object", kindOf(x.URL)), "url")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.URL)), "url")
 		}
 	}
 	return nil
@@ -721,12 +724,12 @@ func (x *ClientCapabilitiesSampling) ValidateVersion(v ProtocolVersion) error {
 func (x *ClientCapabilitiesSampling) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Context != nil {
 		if len(x.Context) > 0 && !rawIsObject(x.Context) {
-			return atField(errType("object", kindOf(x.Context)), "context")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Context)), "context")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Tools != nil {
 		if len(x.Tools) > 0 && !rawIsObject(x.Tools) {
-			return atField(errType("object", kindOf(x.Tools)), "tools")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Tools)), "tools")
 		}
 	}
 	return nil
@@ -748,17 +751,17 @@ func (x *ClientCapabilitiesTasks) ValidateVersion(v ProtocolVersion) error {
 func (x *ClientCapabilitiesTasks) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Cancel != nil {
 		if len(x.Cancel) > 0 && !rawIsObject(x.Cancel) {
-			return atField(errType("object", kindOf(x.Cancel)), "cancel")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Cancel)), "cancel")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.List != nil {
 		if len(x.List) > 0 && !rawIsObject(x.List) {
-			return atField(errType("object", kindOf(x.List)), "list")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.List)), "list")
 		}
 	}
 	if x.Requests != nil {
 		if err := x.Requests.validate(vb); err != nil {
-			return atField(err, "requests")
+			return fielderr.AtField(err, "requests")
 		}
 	}
 	return nil
@@ -780,12 +783,12 @@ func (x *ClientCapabilitiesTasksRequests) ValidateVersion(v ProtocolVersion) err
 func (x *ClientCapabilitiesTasksRequests) validate(vb VersionSet) error {
 	if x.Elicitation != nil {
 		if err := x.Elicitation.validate(vb); err != nil {
-			return atField(err, "elicitation")
+			return fielderr.AtField(err, "elicitation")
 		}
 	}
 	if x.Sampling != nil {
 		if err := x.Sampling.validate(vb); err != nil {
-			return atField(err, "sampling")
+			return fielderr.AtField(err, "sampling")
 		}
 	}
 	return nil
@@ -807,7 +810,7 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) ValidateVersion(v ProtocolV
 func (x *ClientCapabilitiesTasksRequestsElicitation) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Create != nil {
 		if len(x.Create) > 0 && !rawIsObject(x.Create) {
-			return atField(errType("object", kindOf(x.Create)), "create")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Create)), "create")
 		}
 	}
 	return nil
@@ -829,7 +832,7 @@ func (x *ClientCapabilitiesTasksRequestsSampling) ValidateVersion(v ProtocolVers
 func (x *ClientCapabilitiesTasksRequestsSampling) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.CreateMessage != nil {
 		if len(x.CreateMessage) > 0 && !rawIsObject(x.CreateMessage) {
-			return atField(errType("object", kindOf(x.CreateMessage)), "createMessage")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.CreateMessage)), "createMessage")
 		}
 	}
 	return nil
@@ -850,24 +853,24 @@ func (x *ClientNotification) ValidateVersion(v ProtocolVersion) error {
 }
 func (x ClientNotification) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *InitializedNotification:
 		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("InitializedNotification is not a ClientNotification in this protocol version")
+			return fielderr.New("InitializedNotification is not a ClientNotification in this protocol version")
 		}
 	case *ProgressNotification:
 		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("ProgressNotification is not a ClientNotification in this protocol version")
+			return fielderr.New("ProgressNotification is not a ClientNotification in this protocol version")
 		}
 	case *TaskStatusNotification:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("TaskStatusNotification is not a ClientNotification in this protocol version")
+			return fielderr.New("TaskStatusNotification is not a ClientNotification in this protocol version")
 		}
 	case *RootsListChangedNotification:
 		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("RootsListChangedNotification is not a ClientNotification in this protocol version")
+			return fielderr.New("RootsListChangedNotification is not a ClientNotification in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -888,52 +891,52 @@ func (x *ClientRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x ClientRequest) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *DiscoverRequest:
 		if vb&VersionSet(bitVersion20260728) == 0 {
-			return fieldError("DiscoverRequest is not a ClientRequest in this protocol version")
+			return fielderr.New("DiscoverRequest is not a ClientRequest in this protocol version")
 		}
 	case *SubscriptionsListenRequest:
 		if vb&VersionSet(bitVersion20260728) == 0 {
-			return fieldError("SubscriptionsListenRequest is not a ClientRequest in this protocol version")
+			return fielderr.New("SubscriptionsListenRequest is not a ClientRequest in this protocol version")
 		}
 	case *InitializeRequest:
 		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("InitializeRequest is not a ClientRequest in this protocol version")
+			return fielderr.New("InitializeRequest is not a ClientRequest in this protocol version")
 		}
 	case *PingRequest:
 		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("PingRequest is not a ClientRequest in this protocol version")
+			return fielderr.New("PingRequest is not a ClientRequest in this protocol version")
 		}
 	case *SubscribeRequest:
 		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("SubscribeRequest is not a ClientRequest in this protocol version")
+			return fielderr.New("SubscribeRequest is not a ClientRequest in this protocol version")
 		}
 	case *UnsubscribeRequest:
 		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("UnsubscribeRequest is not a ClientRequest in this protocol version")
+			return fielderr.New("UnsubscribeRequest is not a ClientRequest in this protocol version")
 		}
 	case *GetTaskRequest:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("GetTaskRequest is not a ClientRequest in this protocol version")
+			return fielderr.New("GetTaskRequest is not a ClientRequest in this protocol version")
 		}
 	case *GetTaskPayloadRequest:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("GetTaskPayloadRequest is not a ClientRequest in this protocol version")
+			return fielderr.New("GetTaskPayloadRequest is not a ClientRequest in this protocol version")
 		}
 	case *CancelTaskRequest:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("CancelTaskRequest is not a ClientRequest in this protocol version")
+			return fielderr.New("CancelTaskRequest is not a ClientRequest in this protocol version")
 		}
 	case *ListTasksRequest:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("ListTasksRequest is not a ClientRequest in this protocol version")
+			return fielderr.New("ListTasksRequest is not a ClientRequest in this protocol version")
 		}
 	case *SetLevelRequest:
 		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("SetLevelRequest is not a ClientRequest in this protocol version")
+			return fielderr.New("SetLevelRequest is not a ClientRequest in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -967,36 +970,36 @@ func (x *ClientResult) ValidateVariant(v ProtocolVersion) error {
 }
 func (x ClientResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *GetTaskResult:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("GetTaskResult is not a ClientResult in this protocol version")
+			return fielderr.New("GetTaskResult is not a ClientResult in this protocol version")
 		}
 	case *GetTaskPayloadResult:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("GetTaskPayloadResult is not a ClientResult in this protocol version")
+			return fielderr.New("GetTaskPayloadResult is not a ClientResult in this protocol version")
 		}
 	case *CancelTaskResult:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("CancelTaskResult is not a ClientResult in this protocol version")
+			return fielderr.New("CancelTaskResult is not a ClientResult in this protocol version")
 		}
 	case *ListTasksResult:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("ListTasksResult is not a ClientResult in this protocol version")
+			return fielderr.New("ListTasksResult is not a ClientResult in this protocol version")
 		}
 	case *CreateMessageResult:
 		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("CreateMessageResult is not a ClientResult in this protocol version")
+			return fielderr.New("CreateMessageResult is not a ClientResult in this protocol version")
 		}
 	case *ListRootsResult:
 		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("ListRootsResult is not a ClientResult in this protocol version")
+			return fielderr.New("ListRootsResult is not a ClientResult in this protocol version")
 		}
 	case *ElicitResult:
 		if vb&VersionSet(bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("ElicitResult is not a ClientResult in this protocol version")
+			return fielderr.New("ElicitResult is not a ClientResult in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -1053,30 +1056,30 @@ func (x *CompleteRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *CompleteRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -1097,36 +1100,36 @@ func (x *CompleteRequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *CompleteRequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "_meta")
+		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "argument")
+		return fielderr.AtField(fielderr.Required(), "argument")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Argument.validate(vb); err != nil {
-			return atField(err, "argument")
+			return fielderr.AtField(err, "argument")
 		}
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Context != nil {
 			if err := x.Context.validate(vb); err != nil {
-				return atField(err, "context")
+				return fielderr.AtField(err, "context")
 			}
 		}
 	}
 	if (x.missing&uint64(0x8) != 0 || x.Ref.Value == nil) && vb&allVersions != 0 {
-		return atField(errRequired(), "ref")
+		return fielderr.AtField(fielderr.Required(), "ref")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Ref.validate(vb); err != nil {
-			return atField(err, "ref")
+			return fielderr.AtField(err, "ref")
 		}
 	}
 	return nil
@@ -1147,10 +1150,10 @@ func (x *CompleteRequestParamsArgument) ValidateVersion(v ProtocolVersion) error
 }
 func (x *CompleteRequestParamsArgument) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "value")
+		return fielderr.AtField(fielderr.Required(), "value")
 	}
 	return nil
 }
@@ -1187,7 +1190,7 @@ func (x *CompleteRequestParamsRef) ValidateVersion(v ProtocolVersion) error {
 }
 func (x CompleteRequestParamsRef) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -1208,19 +1211,19 @@ func (x *CompleteResult) ValidateVersion(v ProtocolVersion) error {
 func (x *CompleteResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "completion")
+		return fielderr.AtField(fielderr.Required(), "completion")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Completion.validate(vb); err != nil {
-			return atField(err, "completion")
+			return fielderr.AtField(err, "completion")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
 }
@@ -1240,7 +1243,7 @@ func (x *CompleteResultCompletion) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *CompleteResultCompletion) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "values")
+		return fielderr.AtField(fielderr.Required(), "values")
 	}
 	return nil
 }
@@ -1260,22 +1263,22 @@ func (x *CompleteResultResponse) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *CompleteResultResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "result")
+		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Result.validate(vb); err != nil {
-			return atField(err, "result")
+			return fielderr.AtField(err, "result")
 		}
 	}
 	return nil
@@ -1296,16 +1299,16 @@ func (x *ContentBlock) ValidateVersion(v ProtocolVersion) error {
 }
 func (x ContentBlock) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *AudioContent:
 		if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("AudioContent is not a ContentBlock in this protocol version")
+			return fielderr.New("AudioContent is not a ContentBlock in this protocol version")
 		}
 	case *ResourceLink:
 		if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("ResourceLink is not a ContentBlock in this protocol version")
+			return fielderr.New("ResourceLink is not a ContentBlock in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -1326,30 +1329,30 @@ func (x *CreateMessageRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *CreateMessageRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	return nil
@@ -1371,57 +1374,57 @@ func (x *CreateMessageRequestParams) ValidateVersion(v ProtocolVersion) error {
 func (x *CreateMessageRequestParams) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.IncludeContext != "" {
 		if err := x.IncludeContext.validate(vb); err != nil {
-			return atField(err, "includeContext")
+			return fielderr.AtField(err, "includeContext")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "maxTokens")
+		return fielderr.AtField(fielderr.Required(), "maxTokens")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "messages")
+		return fielderr.AtField(fielderr.Required(), "messages")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		for i0 := range x.Messages {
 			if err := x.Messages[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "messages")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 			}
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.Metadata != nil {
 		if len(x.Metadata) > 0 && !rawIsObject(x.Metadata) {
-			return atField(errType("object", kindOf(x.Metadata)), "metadata")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Metadata)), "metadata")
 		}
 	}
 	if x.ModelPreferences != nil {
 		if err := x.ModelPreferences.validate(vb); err != nil {
-			return atField(err, "modelPreferences")
+			return fielderr.AtField(err, "modelPreferences")
 		}
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.ToolChoice != nil {
 			if err := x.ToolChoice.validate(vb); err != nil {
-				return atField(err, "toolChoice")
+				return fielderr.AtField(err, "toolChoice")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x200) != 0 || x.Tools != nil) {
 		for i0 := range x.Tools {
 			if err := x.Tools[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "tools")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Task != nil {
 			if err := x.Task.validate(vb); err != nil {
-				return atField(err, "task")
+				return fielderr.AtField(err, "task")
 			}
 		}
 	}
@@ -1446,7 +1449,7 @@ func (x CreateMessageRequestParamsIncludeContext) validate(vb VersionSet) error 
 	case CreateMessageRequestParamsIncludeContextAllServers, CreateMessageRequestParamsIncludeContextNone, CreateMessageRequestParamsIncludeContextThisServer:
 		return nil
 	}
-	return errEnum(string(x), "[\"allServers\",\"none\",\"thisServer\"]")
+	return fielderr.Enum(string(x), "[\"allServers\",\"none\",\"thisServer\"]")
 }
 
 // Validate checks x against the rules of Version20251125, the newest version that defines CreateMessageRequestParamsMeta.
@@ -1465,7 +1468,7 @@ func (x *CreateMessageRequestParamsMeta) ValidateVersion(v ProtocolVersion) erro
 func (x *CreateMessageRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -1487,26 +1490,26 @@ func (x *CreateMessageResult) ValidateVersion(v ProtocolVersion) error {
 func (x *CreateMessageResult) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
-		return atField(errRequired(), "content")
+		return fielderr.AtField(fielderr.Required(), "content")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Content.validate(vb); err != nil {
-			return atField(err, "content")
+			return fielderr.AtField(err, "content")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "model")
+		return fielderr.AtField(fielderr.Required(), "model")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "role")
+		return fielderr.AtField(fielderr.Required(), "role")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Role.validate(vb); err != nil {
-			return atField(err, "role")
+			return fielderr.AtField(err, "role")
 		}
 	}
 	return nil
@@ -1527,24 +1530,24 @@ func (x *CreateMessageResultContent) ValidateVersion(v ProtocolVersion) error {
 }
 func (x CreateMessageResultContent) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *AudioContent:
 		if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("AudioContent is not a CreateMessageResultContent in this protocol version")
+			return fielderr.New("AudioContent is not a CreateMessageResultContent in this protocol version")
 		}
 	case *ToolUseContent:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("ToolUseContent is not a CreateMessageResultContent in this protocol version")
+			return fielderr.New("ToolUseContent is not a CreateMessageResultContent in this protocol version")
 		}
 	case *ToolResultContent:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("ToolResultContent is not a CreateMessageResultContent in this protocol version")
+			return fielderr.New("ToolResultContent is not a CreateMessageResultContent in this protocol version")
 		}
 	case CreateMessageResultContentArray:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("CreateMessageResultContentArray is not a CreateMessageResultContent in this protocol version")
+			return fielderr.New("CreateMessageResultContentArray is not a CreateMessageResultContent in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -1566,7 +1569,7 @@ func (x *CreateMessageResultContentArray) ValidateVersion(v ProtocolVersion) err
 func (x CreateMessageResultContentArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -1588,15 +1591,15 @@ func (x *CreateTaskResult) ValidateVersion(v ProtocolVersion) error {
 func (x *CreateTaskResult) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "task")
+		return fielderr.AtField(fielderr.Required(), "task")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Task.validate(vb); err != nil {
-			return atField(err, "task")
+			return fielderr.AtField(err, "task")
 		}
 	}
 	return nil
@@ -1634,25 +1637,25 @@ func (x *DiscoverRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *DiscoverRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -1674,37 +1677,37 @@ func (x *DiscoverResult) ValidateVersion(v ProtocolVersion) error {
 func (x *DiscoverResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "cacheScope")
+		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.CacheScope.validate(vb); err != nil {
-			return atField(err, "cacheScope")
+			return fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "capabilities")
+		return fielderr.AtField(fielderr.Required(), "capabilities")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Capabilities.validate(vb); err != nil {
-			return atField(err, "capabilities")
+			return fielderr.AtField(err, "capabilities")
 		}
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "supportedVersions")
+		return fielderr.AtField(fielderr.Required(), "supportedVersions")
 	}
 	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "ttlMs")
+		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if x.missing&uint64(0x40) == 0 {
 		if float64(x.TTLMs) < 0.0 {
-			return atField(errMinimum("0"), "ttlMs")
+			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
 	return nil
@@ -1728,7 +1731,7 @@ func (x DiscoverResultCacheScope) validate(vb VersionSet) error {
 	case DiscoverResultCacheScopePrivate, DiscoverResultCacheScopePublic:
 		return nil
 	}
-	return errEnum(string(x), "[\"private\",\"public\"]")
+	return fielderr.Enum(string(x), "[\"private\",\"public\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines DiscoverResultResponse.
@@ -1746,22 +1749,22 @@ func (x *DiscoverResultResponse) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *DiscoverResultResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "result")
+		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Result.validate(vb); err != nil {
-			return atField(err, "result")
+			return fielderr.AtField(err, "result")
 		}
 	}
 	return nil
@@ -1782,30 +1785,30 @@ func (x *ElicitRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ElicitRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x2) != 0 || x.Params.Value == nil) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	return nil
@@ -1826,32 +1829,32 @@ func (x *ElicitRequestFormParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ElicitRequestFormParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Mode != "") {
 		if x.Mode != "form" {
-			return atField(errConst("\"form\""), "mode")
+			return fielderr.AtField(fielderr.Const("\"form\""), "mode")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "requestedSchema")
+		return fielderr.AtField(fielderr.Required(), "requestedSchema")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.RequestedSchema.validate(vb); err != nil {
-			return atField(err, "requestedSchema")
+			return fielderr.AtField(err, "requestedSchema")
 		}
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Task != nil {
 			if err := x.Task.validate(vb); err != nil {
-				return atField(err, "task")
+				return fielderr.AtField(err, "task")
 			}
 		}
 	}
@@ -1874,7 +1877,7 @@ func (x *ElicitRequestFormParamsMeta) ValidateVersion(v ProtocolVersion) error {
 func (x *ElicitRequestFormParamsMeta) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -1895,17 +1898,17 @@ func (x *ElicitRequestFormParamsRequestedSchema) ValidateVersion(v ProtocolVersi
 }
 func (x *ElicitRequestFormParamsRequestedSchema) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "properties")
+		return fielderr.AtField(fielderr.Required(), "properties")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		for k0, e0 := range x.Properties {
 			if err := e0.validate(vb); err != nil {
-				return atField(atKey(err, k0), "properties")
+				return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 			}
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -1925,12 +1928,12 @@ func (x *ElicitRequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x ElicitRequestParams) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *ElicitRequestURLParams:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("ElicitRequestURLParams is not a ElicitRequestParams in this protocol version")
+			return fielderr.New("ElicitRequestURLParams is not a ElicitRequestParams in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -1951,33 +1954,33 @@ func (x *ElicitRequestURLParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ElicitRequestURLParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "mode")
+		return fielderr.AtField(fielderr.Required(), "mode")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "url")
+		return fielderr.AtField(fielderr.Required(), "url")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if !isURI(string(x.URL)) {
-			return atField(errFormat("uri"), "url")
+			return fielderr.AtField(fielderr.Format("uri"), "url")
 		}
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ElicitationID != "")) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "elicitationId")
+		return fielderr.AtField(fielderr.Required(), "elicitationId")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Task != nil {
 			if err := x.Task.validate(vb); err != nil {
-				return atField(err, "task")
+				return fielderr.AtField(err, "task")
 			}
 		}
 	}
@@ -2000,7 +2003,7 @@ func (x *ElicitRequestURLParamsMeta) ValidateVersion(v ProtocolVersion) error {
 func (x *ElicitRequestURLParamsMeta) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -2021,23 +2024,23 @@ func (x *ElicitResult) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ElicitResult) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "action")
+		return fielderr.AtField(fielderr.Required(), "action")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.Action.validate(vb); err != nil {
-			return atField(err, "action")
+			return fielderr.AtField(err, "action")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Content != nil {
 		for k0, e0 := range x.Content {
 			if err := e0.validate(vb); err != nil {
-				return atField(atKey(err, k0), "content")
+				return fielderr.AtField(fielderr.AtKey(err, k0), "content")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	return nil
@@ -2061,7 +2064,7 @@ func (x ElicitResultAction) validate(vb VersionSet) error {
 	case ElicitResultActionAccept, ElicitResultActionCancel, ElicitResultActionDecline:
 		return nil
 	}
-	return errEnum(string(x), "[\"accept\",\"cancel\",\"decline\"]")
+	return fielderr.Enum(string(x), "[\"accept\",\"cancel\",\"decline\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines ElicitResultContentValue.
@@ -2079,12 +2082,12 @@ func (x *ElicitResultContentValue) ValidateVersion(v ProtocolVersion) error {
 }
 func (x ElicitResultContentValue) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case ElicitResultContentValueArray:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("ElicitResultContentValueArray is not a ElicitResultContentValue in this protocol version")
+			return fielderr.New("ElicitResultContentValueArray is not a ElicitResultContentValue in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -2173,17 +2176,17 @@ func (x *ElicitationCompleteNotification) ValidateVersion(v ProtocolVersion) err
 }
 func (x *ElicitationCompleteNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -2204,7 +2207,7 @@ func (x *ElicitationCompleteNotificationParams) ValidateVersion(v ProtocolVersio
 }
 func (x *ElicitationCompleteNotificationParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "elicitationId")
+		return fielderr.AtField(fielderr.Required(), "elicitationId")
 	}
 	return nil
 }
@@ -2225,24 +2228,24 @@ func (x *EmbeddedResource) ValidateVersion(v ProtocolVersion) error {
 func (x *EmbeddedResource) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if x.Annotations != nil {
 		if err := x.Annotations.validate(vb); err != nil {
-			return atField(err, "annotations")
+			return fielderr.AtField(err, "annotations")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0 || x.Resource.Value == nil) && vb&allVersions != 0 {
-		return atField(errRequired(), "resource")
+		return fielderr.AtField(fielderr.Required(), "resource")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Resource.validate(vb); err != nil {
-			return atField(err, "resource")
+			return fielderr.AtField(err, "resource")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -2275,7 +2278,7 @@ func (x *EmbeddedResourceResource) ValidateVariant(v ProtocolVersion) error {
 }
 func (x EmbeddedResourceResource) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -2297,7 +2300,7 @@ func (x EmbeddedResourceResource) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if !hasValueAt(raw, "uri") {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	return err
 }
@@ -2330,24 +2333,24 @@ func (x *EnumSchema) ValidateVariant(v ProtocolVersion) error {
 }
 func (x EnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *UntitledSingleSelectEnumSchema:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("UntitledSingleSelectEnumSchema is not a EnumSchema in this protocol version")
+			return fielderr.New("UntitledSingleSelectEnumSchema is not a EnumSchema in this protocol version")
 		}
 	case *TitledSingleSelectEnumSchema:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("TitledSingleSelectEnumSchema is not a EnumSchema in this protocol version")
+			return fielderr.New("TitledSingleSelectEnumSchema is not a EnumSchema in this protocol version")
 		}
 	case *UntitledMultiSelectEnumSchema:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("UntitledMultiSelectEnumSchema is not a EnumSchema in this protocol version")
+			return fielderr.New("UntitledMultiSelectEnumSchema is not a EnumSchema in this protocol version")
 		}
 	case *TitledMultiSelectEnumSchema:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("TitledMultiSelectEnumSchema is not a EnumSchema in this protocol version")
+			return fielderr.New("TitledMultiSelectEnumSchema is not a EnumSchema in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -2379,7 +2382,7 @@ func (x EnumSchema) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && !hasValueAt(raw, "type") {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return err
 }
@@ -2399,10 +2402,10 @@ func (x *Error) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *Error) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "code")
+		return fielderr.AtField(fielderr.Required(), "code")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
 }
@@ -2422,30 +2425,30 @@ func (x *GetPromptRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *GetPromptRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -2466,22 +2469,22 @@ func (x *GetPromptRequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *GetPromptRequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "_meta")
+		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.InputResponses != nil) {
 		if err := x.InputResponses.validate(vb); err != nil {
-			return atField(err, "inputResponses")
+			return fielderr.AtField(err, "inputResponses")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
 }
@@ -2502,21 +2505,21 @@ func (x *GetPromptResult) ValidateVersion(v ProtocolVersion) error {
 func (x *GetPromptResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "messages")
+		return fielderr.AtField(fielderr.Required(), "messages")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		for i0 := range x.Messages {
 			if err := x.Messages[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "messages")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 			}
 		}
 	}
 	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
 }
@@ -2536,22 +2539,22 @@ func (x *GetPromptResultResponse) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *GetPromptResultResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "result")
+		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Result.validate(vb); err != nil {
-			return atField(err, "result")
+			return fielderr.AtField(err, "result")
 		}
 	}
 	return nil
@@ -2585,7 +2588,7 @@ func (x *GetPromptResultResponseResult) ValidateVariant(v ProtocolVersion) error
 }
 func (x GetPromptResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -2607,7 +2610,7 @@ func (x GetPromptResultResponseResult) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if !hasValueAt(raw, "resultType") {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return err
 }
@@ -2627,25 +2630,25 @@ func (x *GetTaskPayloadRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *GetTaskPayloadRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -2666,7 +2669,7 @@ func (x *GetTaskPayloadRequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *GetTaskPayloadRequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "taskId")
+		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	return nil
 }
@@ -2687,7 +2690,7 @@ func (x *GetTaskPayloadResult) ValidateVersion(v ProtocolVersion) error {
 func (x *GetTaskPayloadResult) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	return nil
@@ -2708,25 +2711,25 @@ func (x *GetTaskRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *GetTaskRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -2747,7 +2750,7 @@ func (x *GetTaskRequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *GetTaskRequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "taskId")
+		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	return nil
 }
@@ -2768,28 +2771,28 @@ func (x *GetTaskResult) ValidateVersion(v ProtocolVersion) error {
 func (x *GetTaskResult) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "createdAt")
+		return fielderr.AtField(fielderr.Required(), "createdAt")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "lastUpdatedAt")
+		return fielderr.AtField(fielderr.Required(), "lastUpdatedAt")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "status")
+		return fielderr.AtField(fielderr.Required(), "status")
 	}
 	if x.missing&uint64(0x10) == 0 {
 		if err := x.Status.validate(vb); err != nil {
-			return atField(err, "status")
+			return fielderr.AtField(err, "status")
 		}
 	}
 	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "taskId")
+		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "ttl")
+		return fielderr.AtField(fielderr.Required(), "ttl")
 	}
 	return nil
 }
@@ -2809,20 +2812,20 @@ func (x *HeaderMismatchError) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *HeaderMismatchError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "error")
+		return fielderr.AtField(fielderr.Required(), "error")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.Error.validate(vb); err != nil {
-			return atField(err, "error")
+			return fielderr.AtField(err, "error")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return nil
 }
@@ -2842,10 +2845,10 @@ func (x *HeaderMismatchErrorError) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *HeaderMismatchErrorError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "code")
+		return fielderr.AtField(fielderr.Required(), "code")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
 }
@@ -2865,16 +2868,16 @@ func (x *Icon) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *Icon) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "src")
+		return fielderr.AtField(fielderr.Required(), "src")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if !isURI(string(x.Src)) {
-			return atField(errFormat("uri"), "src")
+			return fielderr.AtField(fielderr.Format("uri"), "src")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.Theme != "" {
 		if err := x.Theme.validate(vb); err != nil {
-			return atField(err, "theme")
+			return fielderr.AtField(err, "theme")
 		}
 	}
 	return nil
@@ -2898,7 +2901,7 @@ func (x IconTheme) validate(vb VersionSet) error {
 	case IconThemeDark, IconThemeLight:
 		return nil
 	}
-	return errEnum(string(x), "[\"dark\",\"light\"]")
+	return fielderr.Enum(string(x), "[\"dark\",\"light\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines Icons.
@@ -2918,7 +2921,7 @@ func (x *Icons) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Icons != nil {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "icons")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
@@ -2941,27 +2944,27 @@ func (x *ImageContent) ValidateVersion(v ProtocolVersion) error {
 func (x *ImageContent) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if x.Annotations != nil {
 		if err := x.Annotations.validate(vb); err != nil {
-			return atField(err, "annotations")
+			return fielderr.AtField(err, "annotations")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "data")
+		return fielderr.AtField(fielderr.Required(), "data")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if !isByte(string(x.Data)) {
-			return atField(errFormat("byte"), "data")
+			return fielderr.AtField(fielderr.Format("byte"), "data")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "mimeType")
+		return fielderr.AtField(fielderr.Required(), "mimeType")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -2983,19 +2986,19 @@ func (x *Implementation) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "icons")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "version")
+		return fielderr.AtField(fielderr.Required(), "version")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.WebsiteURL != "") {
 		if !isURI(string(x.WebsiteURL)) {
-			return atField(errFormat("uri"), "websiteUrl")
+			return fielderr.AtField(fielderr.Format("uri"), "websiteUrl")
 		}
 	}
 	return nil
@@ -3016,30 +3019,30 @@ func (x *InitializeRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *InitializeRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -3062,28 +3065,28 @@ func (x *InitializeRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "capabilities")
+		return fielderr.AtField(fielderr.Required(), "capabilities")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Capabilities.validate(vb); err != nil {
-			return atField(err, "capabilities")
+			return fielderr.AtField(err, "capabilities")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "clientInfo")
+		return fielderr.AtField(fielderr.Required(), "clientInfo")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.ClientInfo.validate(vb); err != nil {
-			return atField(err, "clientInfo")
+			return fielderr.AtField(err, "clientInfo")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "protocolVersion")
+		return fielderr.AtField(fielderr.Required(), "protocolVersion")
 	}
 	return nil
 }
@@ -3104,7 +3107,7 @@ func (x *InitializeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 func (x *InitializeRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -3126,26 +3129,26 @@ func (x *InitializeResult) ValidateVersion(v ProtocolVersion) error {
 func (x *InitializeResult) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "capabilities")
+		return fielderr.AtField(fielderr.Required(), "capabilities")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Capabilities.validate(vb); err != nil {
-			return atField(err, "capabilities")
+			return fielderr.AtField(err, "capabilities")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "protocolVersion")
+		return fielderr.AtField(fielderr.Required(), "protocolVersion")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "serverInfo")
+		return fielderr.AtField(fielderr.Required(), "serverInfo")
 	}
 	if x.missing&uint64(0x10) == 0 {
 		if err := x.ServerInfo.validate(vb); err != nil {
-			return atField(err, "serverInfo")
+			return fielderr.AtField(err, "serverInfo")
 		}
 	}
 	return nil
@@ -3166,19 +3169,19 @@ func (x *InitializedNotification) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *InitializedNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -3199,7 +3202,7 @@ func (x *InputRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x InputRequest) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -3220,7 +3223,7 @@ func (x *InputRequests) ValidateVersion(v ProtocolVersion) error {
 func (x InputRequests) validate(vb VersionSet) error {
 	for k0, e0 := range x {
 		if err := e0.validate(vb); err != nil {
-			return atKey(err, k0)
+			return fielderr.AtKey(err, k0)
 		}
 	}
 	return nil
@@ -3242,16 +3245,16 @@ func (x *InputRequiredResult) ValidateVersion(v ProtocolVersion) error {
 func (x *InputRequiredResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.InputRequests != nil {
 		if err := x.InputRequests.validate(vb); err != nil {
-			return atField(err, "inputRequests")
+			return fielderr.AtField(err, "inputRequests")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
 }
@@ -3284,7 +3287,7 @@ func (x *InputResponse) ValidateVariant(v ProtocolVersion) error {
 }
 func (x InputResponse) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -3325,16 +3328,16 @@ func (x *InputResponseRequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *InputResponseRequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "_meta")
+		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.InputResponses != nil {
 		if err := x.InputResponses.validate(vb); err != nil {
-			return atField(err, "inputResponses")
+			return fielderr.AtField(err, "inputResponses")
 		}
 	}
 	return nil
@@ -3356,7 +3359,7 @@ func (x *InputResponses) ValidateVersion(v ProtocolVersion) error {
 func (x InputResponses) validate(vb VersionSet) error {
 	for k0, e0 := range x {
 		if err := e0.validate(vb); err != nil {
-			return atKey(err, k0)
+			return fielderr.AtKey(err, k0)
 		}
 	}
 	return nil
@@ -3377,10 +3380,10 @@ func (x *InternalError) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *InternalError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "code")
+		return fielderr.AtField(fielderr.Required(), "code")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
 }
@@ -3400,10 +3403,10 @@ func (x *InvalidParamsError) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *InvalidParamsError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "code")
+		return fielderr.AtField(fielderr.Required(), "code")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
 }
@@ -3423,10 +3426,10 @@ func (x *InvalidRequestError) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *InvalidRequestError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "code")
+		return fielderr.AtField(fielderr.Required(), "code")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
 }
@@ -3447,7 +3450,7 @@ func (x *JSONArray) ValidateVersion(v ProtocolVersion) error {
 func (x JSONArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -3469,7 +3472,7 @@ func (x *JSONObject) ValidateVersion(v ProtocolVersion) error {
 func (x JSONObject) validate(vb VersionSet) error {
 	for k0, e0 := range x {
 		if err := e0.validate(vb); err != nil {
-			return atKey(err, k0)
+			return fielderr.AtKey(err, k0)
 		}
 	}
 	return nil
@@ -3491,7 +3494,7 @@ func (x *JSONRPCBatchRequest) ValidateVersion(v ProtocolVersion) error {
 func (x JSONRPCBatchRequest) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -3525,7 +3528,7 @@ func (x *JSONRPCBatchRequestItem) ValidateVariant(v ProtocolVersion) error {
 }
 func (x JSONRPCBatchRequestItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -3547,10 +3550,10 @@ func (x JSONRPCBatchRequestItem) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if !hasValueAt(raw, "jsonrpc") {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if !hasValueAt(raw, "method") {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	return err
 }
@@ -3571,7 +3574,7 @@ func (x *JSONRPCBatchResponse) ValidateVersion(v ProtocolVersion) error {
 func (x JSONRPCBatchResponse) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -3605,7 +3608,7 @@ func (x *JSONRPCBatchResponseItem) ValidateVariant(v ProtocolVersion) error {
 }
 func (x JSONRPCBatchResponseItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -3627,10 +3630,10 @@ func (x JSONRPCBatchResponseItem) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if !hasValueAt(raw, "id") {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if !hasValueAt(raw, "jsonrpc") {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return err
 }
@@ -3650,23 +3653,23 @@ func (x *JSONRPCErrorResponse) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *JSONRPCErrorResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "error")
+		return fielderr.AtField(fielderr.Required(), "error")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.Error.validate(vb); err != nil {
-			return atField(err, "error")
+			return fielderr.AtField(err, "error")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return nil
 }
@@ -3699,16 +3702,16 @@ func (x *JSONRPCMessage) ValidateVariant(v ProtocolVersion) error {
 }
 func (x JSONRPCMessage) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case JSONRPCBatchRequest:
 		if vb&VersionSet(bitVersion20250326) == 0 {
-			return fieldError("JSONRPCBatchRequest is not a JSONRPCMessage in this protocol version")
+			return fielderr.New("JSONRPCBatchRequest is not a JSONRPCMessage in this protocol version")
 		}
 	case JSONRPCBatchResponse:
 		if vb&VersionSet(bitVersion20250326) == 0 {
-			return fieldError("JSONRPCBatchResponse is not a JSONRPCMessage in this protocol version")
+			return fielderr.New("JSONRPCBatchResponse is not a JSONRPCMessage in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -3744,7 +3747,7 @@ func (x JSONRPCMessage) validate(vb VersionSet) error {
 	// No variant accepts a value without a property they all require.
 	if kindOf(raw) == jsonrpc.KindObject {
 		if !hasValueAt(raw, "jsonrpc") {
-			return atField(errRequired(), "jsonrpc")
+			return fielderr.AtField(fielderr.Required(), "jsonrpc")
 		}
 	}
 	return err
@@ -3765,14 +3768,14 @@ func (x *JSONRPCNotification) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *JSONRPCNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -3794,7 +3797,7 @@ func (x *JSONRPCNotificationParams) ValidateVersion(v ProtocolVersion) error {
 func (x *JSONRPCNotificationParams) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	return nil
@@ -3815,22 +3818,22 @@ func (x *JSONRPCRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *JSONRPCRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -3852,7 +3855,7 @@ func (x *JSONRPCRequestParams) ValidateVersion(v ProtocolVersion) error {
 func (x *JSONRPCRequestParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	return nil
@@ -3874,7 +3877,7 @@ func (x *JSONRPCRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 func (x *JSONRPCRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -3908,12 +3911,12 @@ func (x *JSONRPCResponse) ValidateVariant(v ProtocolVersion) error {
 }
 func (x JSONRPCResponse) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *JSONRPCErrorResponse:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("JSONRPCErrorResponse is not a JSONRPCResponse in this protocol version")
+			return fielderr.New("JSONRPCErrorResponse is not a JSONRPCResponse in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -3936,7 +3939,7 @@ func (x JSONRPCResponse) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && !hasValueAt(raw, "jsonrpc") {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return err
 }
@@ -3956,22 +3959,22 @@ func (x *JSONRPCResultResponse) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *JSONRPCResultResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "result")
+		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Result.validate(vb); err != nil {
-			return atField(err, "result")
+			return fielderr.AtField(err, "result")
 		}
 	}
 	return nil
@@ -3992,7 +3995,7 @@ func (x *JSONValue) ValidateVersion(v ProtocolVersion) error {
 }
 func (x JSONValue) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -4013,7 +4016,7 @@ func (x *JSONValueArray) ValidateVersion(v ProtocolVersion) error {
 func (x JSONValueArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -4085,10 +4088,10 @@ func (x *LegacyTitledEnumSchema) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *LegacyTitledEnumSchema) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "enum")
+		return fielderr.AtField(fielderr.Required(), "enum")
 	}
 	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -4108,30 +4111,30 @@ func (x *ListPromptsRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ListPromptsRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -4153,36 +4156,36 @@ func (x *ListPromptsResult) ValidateVersion(v ProtocolVersion) error {
 func (x *ListPromptsResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "cacheScope")
+		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
-			return atField(err, "cacheScope")
+			return fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "prompts")
+		return fielderr.AtField(fielderr.Required(), "prompts")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		for i0 := range x.Prompts {
 			if err := x.Prompts[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "prompts")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "prompts")
 			}
 		}
 	}
 	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	if (x.missing&bitListPromptsResultTTLMs != 0 || x.has&bitListPromptsResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "ttlMs")
+		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListPromptsResultTTLMs != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
-			return atField(errMinimum("0"), "ttlMs")
+			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
 	return nil
@@ -4206,7 +4209,7 @@ func (x ListPromptsResultCacheScope) validate(vb VersionSet) error {
 	case ListPromptsResultCacheScopePrivate, ListPromptsResultCacheScopePublic:
 		return nil
 	}
-	return errEnum(string(x), "[\"private\",\"public\"]")
+	return fielderr.Enum(string(x), "[\"private\",\"public\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines ListPromptsResultResponse.
@@ -4224,22 +4227,22 @@ func (x *ListPromptsResultResponse) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ListPromptsResultResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "result")
+		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Result.validate(vb); err != nil {
-			return atField(err, "result")
+			return fielderr.AtField(err, "result")
 		}
 	}
 	return nil
@@ -4260,30 +4263,30 @@ func (x *ListResourceTemplatesRequest) ValidateVersion(v ProtocolVersion) error 
 }
 func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -4305,36 +4308,36 @@ func (x *ListResourceTemplatesResult) ValidateVersion(v ProtocolVersion) error {
 func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "cacheScope")
+		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
-			return atField(err, "cacheScope")
+			return fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "resourceTemplates")
+		return fielderr.AtField(fielderr.Required(), "resourceTemplates")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		for i0 := range x.ResourceTemplates {
 			if err := x.ResourceTemplates[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "resourceTemplates")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "resourceTemplates")
 			}
 		}
 	}
 	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	if (x.missing&bitListResourceTemplatesResultTTLMs != 0 || x.has&bitListResourceTemplatesResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "ttlMs")
+		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesResultTTLMs != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
-			return atField(errMinimum("0"), "ttlMs")
+			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
 	return nil
@@ -4358,7 +4361,7 @@ func (x ListResourceTemplatesResultCacheScope) validate(vb VersionSet) error {
 	case ListResourceTemplatesResultCacheScopePrivate, ListResourceTemplatesResultCacheScopePublic:
 		return nil
 	}
-	return errEnum(string(x), "[\"private\",\"public\"]")
+	return fielderr.Enum(string(x), "[\"private\",\"public\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines ListResourceTemplatesResultResponse.
@@ -4376,22 +4379,22 @@ func (x *ListResourceTemplatesResultResponse) ValidateVersion(v ProtocolVersion)
 }
 func (x *ListResourceTemplatesResultResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "result")
+		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Result.validate(vb); err != nil {
-			return atField(err, "result")
+			return fielderr.AtField(err, "result")
 		}
 	}
 	return nil
@@ -4412,30 +4415,30 @@ func (x *ListResourcesRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ListResourcesRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -4457,36 +4460,36 @@ func (x *ListResourcesResult) ValidateVersion(v ProtocolVersion) error {
 func (x *ListResourcesResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "cacheScope")
+		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
-			return atField(err, "cacheScope")
+			return fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "resources")
+		return fielderr.AtField(fielderr.Required(), "resources")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		for i0 := range x.Resources {
 			if err := x.Resources[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "resources")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "resources")
 			}
 		}
 	}
 	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	if (x.missing&bitListResourcesResultTTLMs != 0 || x.has&bitListResourcesResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "ttlMs")
+		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourcesResultTTLMs != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
-			return atField(errMinimum("0"), "ttlMs")
+			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
 	return nil
@@ -4510,7 +4513,7 @@ func (x ListResourcesResultCacheScope) validate(vb VersionSet) error {
 	case ListResourcesResultCacheScopePrivate, ListResourcesResultCacheScopePublic:
 		return nil
 	}
-	return errEnum(string(x), "[\"private\",\"public\"]")
+	return fielderr.Enum(string(x), "[\"private\",\"public\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines ListResourcesResultResponse.
@@ -4528,22 +4531,22 @@ func (x *ListResourcesResultResponse) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ListResourcesResultResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "result")
+		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Result.validate(vb); err != nil {
-			return atField(err, "result")
+			return fielderr.AtField(err, "result")
 		}
 	}
 	return nil
@@ -4564,27 +4567,27 @@ func (x *ListRootsRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ListRootsRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	return nil
@@ -4606,7 +4609,7 @@ func (x *ListRootsRequestParams) ValidateVersion(v ProtocolVersion) error {
 func (x *ListRootsRequestParams) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	return nil
@@ -4627,18 +4630,18 @@ func (x *ListRootsResult) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ListRootsResult) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "roots")
+		return fielderr.AtField(fielderr.Required(), "roots")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		for i0 := range x.Roots {
 			if err := x.Roots[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "roots")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "roots")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	return nil
@@ -4659,22 +4662,22 @@ func (x *ListTasksRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ListTasksRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -4696,16 +4699,16 @@ func (x *ListTasksResult) ValidateVersion(v ProtocolVersion) error {
 func (x *ListTasksResult) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "tasks")
+		return fielderr.AtField(fielderr.Required(), "tasks")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		for i0 := range x.Tasks {
 			if err := x.Tasks[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "tasks")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "tasks")
 			}
 		}
 	}
@@ -4727,30 +4730,30 @@ func (x *ListToolsRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ListToolsRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -4772,36 +4775,36 @@ func (x *ListToolsResult) ValidateVersion(v ProtocolVersion) error {
 func (x *ListToolsResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "cacheScope")
+		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
-			return atField(err, "cacheScope")
+			return fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "tools")
+		return fielderr.AtField(fielderr.Required(), "tools")
 	}
 	if x.missing&uint64(0x10) == 0 {
 		for i0 := range x.Tools {
 			if err := x.Tools[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "tools")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
 			}
 		}
 	}
 	if (x.missing&bitListToolsResultTTLMs != 0 || x.has&bitListToolsResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "ttlMs")
+		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListToolsResultTTLMs != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
-			return atField(errMinimum("0"), "ttlMs")
+			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
 	return nil
@@ -4825,7 +4828,7 @@ func (x ListToolsResultCacheScope) validate(vb VersionSet) error {
 	case ListToolsResultCacheScopePrivate, ListToolsResultCacheScopePublic:
 		return nil
 	}
-	return errEnum(string(x), "[\"private\",\"public\"]")
+	return fielderr.Enum(string(x), "[\"private\",\"public\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines ListToolsResultResponse.
@@ -4843,22 +4846,22 @@ func (x *ListToolsResultResponse) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ListToolsResultResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "result")
+		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Result.validate(vb); err != nil {
-			return atField(err, "result")
+			return fielderr.AtField(err, "result")
 		}
 	}
 	return nil
@@ -4882,7 +4885,7 @@ func (x LoggingLevel) validate(vb VersionSet) error {
 	case LoggingLevelAlert, LoggingLevelCritical, LoggingLevelDebug, LoggingLevelEmergency, LoggingLevelError, LoggingLevelInfo, LoggingLevelNotice, LoggingLevelWarning:
 		return nil
 	}
-	return errEnum(string(x), "[\"alert\",\"critical\",\"debug\",\"emergency\",\"error\",\"info\",\"notice\",\"warning\"]")
+	return fielderr.Enum(string(x), "[\"alert\",\"critical\",\"debug\",\"emergency\",\"error\",\"info\",\"notice\",\"warning\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines LoggingMessageNotification.
@@ -4900,22 +4903,22 @@ func (x *LoggingMessageNotification) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *LoggingMessageNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -4938,19 +4941,19 @@ func (x *LoggingMessageNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "data")
+		return fielderr.AtField(fielderr.Required(), "data")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "level")
+		return fielderr.AtField(fielderr.Required(), "level")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Level.validate(vb); err != nil {
-			return atField(err, "level")
+			return fielderr.AtField(err, "level")
 		}
 	}
 	return nil
@@ -4971,7 +4974,7 @@ func (x *MetaObject) ValidateVersion(v ProtocolVersion) error {
 }
 func (x MetaObject) validate(vb VersionSet) error {
 	if len(x) > 0 && !rawIsObject(x) {
-		return errType("object", kindOf(x))
+		return fielderr.Type("object", kindOf(x))
 	}
 	return nil
 }
@@ -4991,10 +4994,10 @@ func (x *MethodNotFoundError) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *MethodNotFoundError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "code")
+		return fielderr.AtField(fielderr.Required(), "code")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
 }
@@ -5014,20 +5017,20 @@ func (x *MissingRequiredClientCapabilityError) ValidateVersion(v ProtocolVersion
 }
 func (x *MissingRequiredClientCapabilityError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "error")
+		return fielderr.AtField(fielderr.Required(), "error")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.Error.validate(vb); err != nil {
-			return atField(err, "error")
+			return fielderr.AtField(err, "error")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return nil
 }
@@ -5047,18 +5050,18 @@ func (x *MissingRequiredClientCapabilityErrorError) ValidateVersion(v ProtocolVe
 }
 func (x *MissingRequiredClientCapabilityErrorError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "code")
+		return fielderr.AtField(fielderr.Required(), "code")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "data")
+		return fielderr.AtField(fielderr.Required(), "data")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Data.validate(vb); err != nil {
-			return atField(err, "data")
+			return fielderr.AtField(err, "data")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
 }
@@ -5078,11 +5081,11 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) ValidateVersion(v Protoc
 }
 func (x *MissingRequiredClientCapabilityErrorErrorData) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "requiredCapabilities")
+		return fielderr.AtField(fielderr.Required(), "requiredCapabilities")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.RequiredCapabilities.validate(vb); err != nil {
-			return atField(err, "requiredCapabilities")
+			return fielderr.AtField(err, "requiredCapabilities")
 		}
 	}
 	return nil
@@ -5121,33 +5124,33 @@ func (x *ModelPreferences) ValidateVersion(v ProtocolVersion) error {
 func (x *ModelPreferences) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.CostPriority != 0 {
 		if x.CostPriority < 0.0 {
-			return atField(errMinimum("0"), "costPriority")
+			return fielderr.AtField(fielderr.Minimum("0"), "costPriority")
 		}
 		if x.CostPriority > 1.0 {
-			return atField(errMaximum("1"), "costPriority")
+			return fielderr.AtField(fielderr.Maximum("1"), "costPriority")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Hints != nil {
 		for i0 := range x.Hints {
 			if err := x.Hints[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "hints")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "hints")
 			}
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.IntelligencePriority != 0 {
 		if x.IntelligencePriority < 0.0 {
-			return atField(errMinimum("0"), "intelligencePriority")
+			return fielderr.AtField(fielderr.Minimum("0"), "intelligencePriority")
 		}
 		if x.IntelligencePriority > 1.0 {
-			return atField(errMaximum("1"), "intelligencePriority")
+			return fielderr.AtField(fielderr.Maximum("1"), "intelligencePriority")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.SpeedPriority != 0 {
 		if x.SpeedPriority < 0.0 {
-			return atField(errMinimum("0"), "speedPriority")
+			return fielderr.AtField(fielderr.Minimum("0"), "speedPriority")
 		}
 		if x.SpeedPriority > 1.0 {
-			return atField(errMaximum("1"), "speedPriority")
+			return fielderr.AtField(fielderr.Maximum("1"), "speedPriority")
 		}
 	}
 	return nil
@@ -5181,7 +5184,7 @@ func (x *MultiSelectEnumSchema) ValidateVariant(v ProtocolVersion) error {
 }
 func (x MultiSelectEnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -5203,10 +5206,10 @@ func (x MultiSelectEnumSchema) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if !hasValueAt(raw, "items") {
-		return atField(errRequired(), "items")
+		return fielderr.AtField(fielderr.Required(), "items")
 	}
 	if !hasValueAt(raw, "type") {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return err
 }
@@ -5226,11 +5229,11 @@ func (x *Notification) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *Notification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -5252,7 +5255,7 @@ func (x *NotificationMetaObject) ValidateVersion(v ProtocolVersion) error {
 func (x *NotificationMetaObject) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || !x.SubscriptionID.IsZero() {
 		if err := x.SubscriptionID.validate(vb); err != nil {
-			return atField(err, "io.modelcontextprotocol/subscriptionId")
+			return fielderr.AtField(err, "io.modelcontextprotocol/subscriptionId")
 		}
 	}
 	return nil
@@ -5274,7 +5277,7 @@ func (x *NotificationParams) ValidateVersion(v ProtocolVersion) error {
 func (x *NotificationParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	return nil
@@ -5295,11 +5298,11 @@ func (x *NumberSchema) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *NumberSchema) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	if x.missing&uint64(0x20) == 0 {
 		if err := x.Type.validate(vb); err != nil {
-			return atField(err, "type")
+			return fielderr.AtField(err, "type")
 		}
 	}
 	return nil
@@ -5323,7 +5326,7 @@ func (x NumberSchemaType) validate(vb VersionSet) error {
 	case NumberSchemaTypeInteger, NumberSchemaTypeNumber:
 		return nil
 	}
-	return errEnum(string(x), "[\"integer\",\"number\"]")
+	return fielderr.Enum(string(x), "[\"integer\",\"number\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines PaginatedRequest.
@@ -5341,30 +5344,30 @@ func (x *PaginatedRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *PaginatedRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -5385,12 +5388,12 @@ func (x *PaginatedRequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *PaginatedRequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "_meta")
+		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
@@ -5413,11 +5416,11 @@ func (x *PaginatedResult) ValidateVersion(v ProtocolVersion) error {
 func (x *PaginatedResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
 }
@@ -5437,10 +5440,10 @@ func (x *ParseError) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ParseError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "code")
+		return fielderr.AtField(fielderr.Required(), "code")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
 }
@@ -5460,27 +5463,27 @@ func (x *PingRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *PingRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -5502,7 +5505,7 @@ func (x *PingRequestParams) ValidateVersion(v ProtocolVersion) error {
 func (x *PingRequestParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	return nil
@@ -5524,7 +5527,7 @@ func (x *PingRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 func (x *PingRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -5558,24 +5561,24 @@ func (x *PrimitiveSchemaDefinition) ValidateVariant(v ProtocolVersion) error {
 }
 func (x PrimitiveSchemaDefinition) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *UntitledSingleSelectEnumSchema:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("UntitledSingleSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
+			return fielderr.New("UntitledSingleSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
 		}
 	case *TitledSingleSelectEnumSchema:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("TitledSingleSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
+			return fielderr.New("TitledSingleSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
 		}
 	case *UntitledMultiSelectEnumSchema:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("UntitledMultiSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
+			return fielderr.New("UntitledMultiSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
 		}
 	case *TitledMultiSelectEnumSchema:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("TitledMultiSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
+			return fielderr.New("TitledMultiSelectEnumSchema is not a PrimitiveSchemaDefinition in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -5616,7 +5619,7 @@ func (x PrimitiveSchemaDefinition) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if !hasValueAt(raw, "type") {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return err
 }
@@ -5636,22 +5639,22 @@ func (x *ProgressNotification) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ProgressNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -5674,19 +5677,19 @@ func (x *ProgressNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "progress")
+		return fielderr.AtField(fielderr.Required(), "progress")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "progressToken")
+		return fielderr.AtField(fielderr.Required(), "progressToken")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -5707,7 +5710,7 @@ func (x *ProgressToken) ValidateVersion(v ProtocolVersion) error {
 }
 func (x ProgressToken) validate(vb VersionSet) error {
 	if x.kind == 0 {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return nil
 }
@@ -5728,25 +5731,25 @@ func (x *Prompt) ValidateVersion(v ProtocolVersion) error {
 func (x *Prompt) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Arguments != nil {
 		for i0 := range x.Arguments {
 			if err := x.Arguments[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "arguments")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "arguments")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "icons")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
 }
@@ -5766,7 +5769,7 @@ func (x *PromptArgument) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *PromptArgument) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
 }
@@ -5786,19 +5789,19 @@ func (x *PromptListChangedNotification) ValidateVersion(v ProtocolVersion) error
 }
 func (x *PromptListChangedNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -5819,19 +5822,19 @@ func (x *PromptMessage) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *PromptMessage) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
-		return atField(errRequired(), "content")
+		return fielderr.AtField(fielderr.Required(), "content")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.Content.validate(vb); err != nil {
-			return atField(err, "content")
+			return fielderr.AtField(err, "content")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "role")
+		return fielderr.AtField(fielderr.Required(), "role")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Role.validate(vb); err != nil {
-			return atField(err, "role")
+			return fielderr.AtField(err, "role")
 		}
 	}
 	return nil
@@ -5852,10 +5855,10 @@ func (x *PromptReference) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *PromptReference) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -5875,30 +5878,30 @@ func (x *ReadResourceRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ReadResourceRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -5919,26 +5922,26 @@ func (x *ReadResourceRequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ReadResourceRequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "_meta")
+		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.InputResponses != nil) {
 		if err := x.InputResponses.validate(vb); err != nil {
-			return atField(err, "inputResponses")
+			return fielderr.AtField(err, "inputResponses")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if !isURI(string(x.URI)) {
-			return atField(errFormat("uri"), "uri")
+			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
 	}
 	return nil
@@ -5960,36 +5963,36 @@ func (x *ReadResourceResult) ValidateVersion(v ProtocolVersion) error {
 func (x *ReadResourceResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "cacheScope")
+		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
-			return atField(err, "cacheScope")
+			return fielderr.AtField(err, "cacheScope")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "contents")
+		return fielderr.AtField(fielderr.Required(), "contents")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		for i0 := range x.Contents {
 			if err := x.Contents[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "contents")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "contents")
 			}
 		}
 	}
 	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	if (x.missing&bitReadResourceResultTTLMs != 0 || x.has&bitReadResourceResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "ttlMs")
+		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitReadResourceResultTTLMs != 0 || x.TTLMs != 0) {
 		if float64(x.TTLMs) < 0.0 {
-			return atField(errMinimum("0"), "ttlMs")
+			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
 	return nil
@@ -6013,7 +6016,7 @@ func (x ReadResourceResultCacheScope) validate(vb VersionSet) error {
 	case ReadResourceResultCacheScopePrivate, ReadResourceResultCacheScopePublic:
 		return nil
 	}
-	return errEnum(string(x), "[\"private\",\"public\"]")
+	return fielderr.Enum(string(x), "[\"private\",\"public\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines ReadResourceResultContentsItem.
@@ -6044,7 +6047,7 @@ func (x *ReadResourceResultContentsItem) ValidateVariant(v ProtocolVersion) erro
 }
 func (x ReadResourceResultContentsItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -6066,7 +6069,7 @@ func (x ReadResourceResultContentsItem) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if !hasValueAt(raw, "uri") {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	return err
 }
@@ -6086,22 +6089,22 @@ func (x *ReadResourceResultResponse) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ReadResourceResultResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "result")
+		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Result.validate(vb); err != nil {
-			return atField(err, "result")
+			return fielderr.AtField(err, "result")
 		}
 	}
 	return nil
@@ -6135,7 +6138,7 @@ func (x *ReadResourceResultResponseResult) ValidateVariant(v ProtocolVersion) er
 }
 func (x ReadResourceResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -6157,7 +6160,7 @@ func (x ReadResourceResultResponseResult) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if !hasValueAt(raw, "resultType") {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return err
 }
@@ -6177,7 +6180,7 @@ func (x *RelatedTaskMetadata) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *RelatedTaskMetadata) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "taskId")
+		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	return nil
 }
@@ -6197,11 +6200,11 @@ func (x *Request) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *Request) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -6222,7 +6225,7 @@ func (x *RequestId) ValidateVersion(v ProtocolVersion) error {
 }
 func (x RequestId) validate(vb VersionSet) error {
 	if x.kind == 0 {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return nil
 }
@@ -6242,33 +6245,33 @@ func (x *RequestMetaObject) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *RequestMetaObject) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.ClientCapabilities == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "io.modelcontextprotocol/clientCapabilities")
+		return fielderr.AtField(fielderr.Required(), "io.modelcontextprotocol/clientCapabilities")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 {
 		if x.ClientCapabilities != nil {
 			if err := x.ClientCapabilities.validate(vb); err != nil {
-				return atField(err, "io.modelcontextprotocol/clientCapabilities")
+				return fielderr.AtField(err, "io.modelcontextprotocol/clientCapabilities")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 {
 		if x.ClientInfo != nil {
 			if err := x.ClientInfo.validate(vb); err != nil {
-				return atField(err, "io.modelcontextprotocol/clientInfo")
+				return fielderr.AtField(err, "io.modelcontextprotocol/clientInfo")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.LogLevel != "") {
 		if err := x.LogLevel.validate(vb); err != nil {
-			return atField(err, "io.modelcontextprotocol/logLevel")
+			return fielderr.AtField(err, "io.modelcontextprotocol/logLevel")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ProtocolVersion != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "io.modelcontextprotocol/protocolVersion")
+		return fielderr.AtField(fielderr.Required(), "io.modelcontextprotocol/protocolVersion")
 	}
 	if x.has&uint64(0x10) != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -6289,11 +6292,11 @@ func (x *RequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *RequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "_meta")
+		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	return nil
@@ -6315,30 +6318,30 @@ func (x *Resource) ValidateVersion(v ProtocolVersion) error {
 func (x *Resource) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if x.Annotations != nil {
 		if err := x.Annotations.validate(vb); err != nil {
-			return atField(err, "annotations")
+			return fielderr.AtField(err, "annotations")
 		}
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "icons")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
 	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if (x.missing&uint64(0x100) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x100) == 0 {
 		if !isURI(string(x.URI)) {
-			return atField(errFormat("uri"), "uri")
+			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
 	}
 	return nil
@@ -6360,15 +6363,15 @@ func (x *ResourceContents) ValidateVersion(v ProtocolVersion) error {
 func (x *ResourceContents) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if !isURI(string(x.URI)) {
-			return atField(errFormat("uri"), "uri")
+			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
 	}
 	return nil
@@ -6390,33 +6393,33 @@ func (x *ResourceLink) ValidateVersion(v ProtocolVersion) error {
 func (x *ResourceLink) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if x.Annotations != nil {
 		if err := x.Annotations.validate(vb); err != nil {
-			return atField(err, "annotations")
+			return fielderr.AtField(err, "annotations")
 		}
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "icons")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
 	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if (x.missing&uint64(0x100) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	if (x.missing&uint64(0x200) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x200) == 0 {
 		if !isURI(string(x.URI)) {
-			return atField(errFormat("uri"), "uri")
+			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
 	}
 	return nil
@@ -6437,19 +6440,19 @@ func (x *ResourceListChangedNotification) ValidateVersion(v ProtocolVersion) err
 }
 func (x *ResourceListChangedNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -6470,19 +6473,19 @@ func (x *ResourceRequestParams) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ResourceRequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "_meta")
+		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if !isURI(string(x.URI)) {
-			return atField(errFormat("uri"), "uri")
+			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
 	}
 	return nil
@@ -6504,30 +6507,30 @@ func (x *ResourceTemplate) ValidateVersion(v ProtocolVersion) error {
 func (x *ResourceTemplate) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if x.Annotations != nil {
 		if err := x.Annotations.validate(vb); err != nil {
-			return atField(err, "annotations")
+			return fielderr.AtField(err, "annotations")
 		}
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "icons")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
 	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if (x.missing&uint64(0x80) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "uriTemplate")
+		return fielderr.AtField(fielderr.Required(), "uriTemplate")
 	}
 	if x.missing&uint64(0x80) == 0 {
 		if !isURITemplate(string(x.URITemplate)) {
-			return atField(errFormat("uri-template"), "uriTemplate")
+			return fielderr.AtField(fielderr.Format("uri-template"), "uriTemplate")
 		}
 	}
 	return nil
@@ -6548,14 +6551,14 @@ func (x *ResourceTemplateReference) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ResourceTemplateReference) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if !isURITemplate(string(x.URI)) {
-			return atField(errFormat("uri-template"), "uri")
+			return fielderr.AtField(fielderr.Format("uri-template"), "uri")
 		}
 	}
 	return nil
@@ -6576,22 +6579,22 @@ func (x *ResourceUpdatedNotification) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ResourceUpdatedNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -6614,16 +6617,16 @@ func (x *ResourceUpdatedNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if !isURI(string(x.URI)) {
-			return atField(errFormat("uri"), "uri")
+			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
 	}
 	return nil
@@ -6645,11 +6648,11 @@ func (x *Result) ValidateVersion(v ProtocolVersion) error {
 func (x *Result) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
 }
@@ -6670,7 +6673,7 @@ func (x *ResultMetaObject) ValidateVersion(v ProtocolVersion) error {
 func (x *ResultMetaObject) validate(vb VersionSet) error {
 	if x.ServerInfo != nil {
 		if err := x.ServerInfo.validate(vb); err != nil {
-			return atField(err, "io.modelcontextprotocol/serverInfo")
+			return fielderr.AtField(err, "io.modelcontextprotocol/serverInfo")
 		}
 	}
 	return nil
@@ -6711,7 +6714,7 @@ func (x Role) validate(vb VersionSet) error {
 	case RoleAssistant, RoleUser:
 		return nil
 	}
-	return errEnum(string(x), "[\"assistant\",\"user\"]")
+	return fielderr.Enum(string(x), "[\"assistant\",\"user\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines Root.
@@ -6730,15 +6733,15 @@ func (x *Root) ValidateVersion(v ProtocolVersion) error {
 func (x *Root) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if !isURI(string(x.URI)) {
-			return atField(errFormat("uri"), "uri")
+			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
 	}
 	return nil
@@ -6759,19 +6762,19 @@ func (x *RootsListChangedNotification) ValidateVersion(v ProtocolVersion) error 
 }
 func (x *RootsListChangedNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -6793,23 +6796,23 @@ func (x *SamplingMessage) ValidateVersion(v ProtocolVersion) error {
 func (x *SamplingMessage) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
-		return atField(errRequired(), "content")
+		return fielderr.AtField(fielderr.Required(), "content")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Content.validate(vb); err != nil {
-			return atField(err, "content")
+			return fielderr.AtField(err, "content")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "role")
+		return fielderr.AtField(fielderr.Required(), "role")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Role.validate(vb); err != nil {
-			return atField(err, "role")
+			return fielderr.AtField(err, "role")
 		}
 	}
 	return nil
@@ -6830,24 +6833,24 @@ func (x *SamplingMessageContent) ValidateVersion(v ProtocolVersion) error {
 }
 func (x SamplingMessageContent) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *AudioContent:
 		if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("AudioContent is not a SamplingMessageContent in this protocol version")
+			return fielderr.New("AudioContent is not a SamplingMessageContent in this protocol version")
 		}
 	case *ToolUseContent:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("ToolUseContent is not a SamplingMessageContent in this protocol version")
+			return fielderr.New("ToolUseContent is not a SamplingMessageContent in this protocol version")
 		}
 	case *ToolResultContent:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("ToolResultContent is not a SamplingMessageContent in this protocol version")
+			return fielderr.New("ToolResultContent is not a SamplingMessageContent in this protocol version")
 		}
 	case SamplingMessageContentArray:
 		if vb&VersionSet(bitVersion20251125|bitVersion20260728) == 0 {
-			return fieldError("SamplingMessageContentArray is not a SamplingMessageContent in this protocol version")
+			return fielderr.New("SamplingMessageContentArray is not a SamplingMessageContent in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -6869,7 +6872,7 @@ func (x *SamplingMessageContentArray) ValidateVersion(v ProtocolVersion) error {
 func (x SamplingMessageContentArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
-			return atIndex(err, i0)
+			return fielderr.AtIndex(err, i0)
 		}
 	}
 	return nil
@@ -6890,7 +6893,7 @@ func (x *SamplingMessageContentBlock) ValidateVersion(v ProtocolVersion) error {
 }
 func (x SamplingMessageContentBlock) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -6911,45 +6914,45 @@ func (x *ServerCapabilities) ValidateVersion(v ProtocolVersion) error {
 func (x *ServerCapabilities) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Completions != nil) {
 		if len(x.Completions) > 0 && !rawIsObject(x.Completions) {
-			return atField(errType("object", kindOf(x.Completions)), "completions")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Completions)), "completions")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.Experimental != nil {
 		if len(x.Experimental) > 0 && !rawIsObject(x.Experimental) {
-			return atField(errType("object", kindOf(x.Experimental)), "experimental")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Experimental)), "experimental")
 		}
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.Extensions != nil) {
 		for k0, e0 := range x.Extensions {
 			if err := e0.validate(vb); err != nil {
-				return atField(atKey(err, k0), "extensions")
+				return fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
 			}
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.Logging != nil {
 		if len(x.Logging) > 0 && !rawIsObject(x.Logging) {
-			return atField(errType("object", kindOf(x.Logging)), "logging")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Logging)), "logging")
 		}
 	}
 	if x.Prompts != nil {
 		if err := x.Prompts.validate(vb); err != nil {
-			return atField(err, "prompts")
+			return fielderr.AtField(err, "prompts")
 		}
 	}
 	if x.Resources != nil {
 		if err := x.Resources.validate(vb); err != nil {
-			return atField(err, "resources")
+			return fielderr.AtField(err, "resources")
 		}
 	}
 	if x.Tools != nil {
 		if err := x.Tools.validate(vb); err != nil {
-			return atField(err, "tools")
+			return fielderr.AtField(err, "tools")
 		}
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Tasks != nil {
 			if err := x.Tasks.validate(vb); err != nil {
-				return atField(err, "tasks")
+				return fielderr.AtField(err, "tasks")
 			}
 		}
 	}
@@ -7006,17 +7009,17 @@ func (x *ServerCapabilitiesTasks) ValidateVersion(v ProtocolVersion) error {
 func (x *ServerCapabilitiesTasks) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Cancel != nil {
 		if len(x.Cancel) > 0 && !rawIsObject(x.Cancel) {
-			return atField(errType("object", kindOf(x.Cancel)), "cancel")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Cancel)), "cancel")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || x.List != nil {
 		if len(x.List) > 0 && !rawIsObject(x.List) {
-			return atField(errType("object", kindOf(x.List)), "list")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.List)), "list")
 		}
 	}
 	if x.Requests != nil {
 		if err := x.Requests.validate(vb); err != nil {
-			return atField(err, "requests")
+			return fielderr.AtField(err, "requests")
 		}
 	}
 	return nil
@@ -7038,7 +7041,7 @@ func (x *ServerCapabilitiesTasksRequests) ValidateVersion(v ProtocolVersion) err
 func (x *ServerCapabilitiesTasksRequests) validate(vb VersionSet) error {
 	if x.Tools != nil {
 		if err := x.Tools.validate(vb); err != nil {
-			return atField(err, "tools")
+			return fielderr.AtField(err, "tools")
 		}
 	}
 	return nil
@@ -7060,7 +7063,7 @@ func (x *ServerCapabilitiesTasksRequestsTools) ValidateVersion(v ProtocolVersion
 func (x *ServerCapabilitiesTasksRequestsTools) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Call != nil {
 		if len(x.Call) > 0 && !rawIsObject(x.Call) {
-			return atField(errType("object", kindOf(x.Call)), "call")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Call)), "call")
 		}
 	}
 	return nil
@@ -7098,20 +7101,20 @@ func (x *ServerNotification) ValidateVersion(v ProtocolVersion) error {
 }
 func (x ServerNotification) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *SubscriptionsAcknowledgedNotification:
 		if vb&VersionSet(bitVersion20260728) == 0 {
-			return fieldError("SubscriptionsAcknowledgedNotification is not a ServerNotification in this protocol version")
+			return fielderr.New("SubscriptionsAcknowledgedNotification is not a ServerNotification in this protocol version")
 		}
 	case *TaskStatusNotification:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("TaskStatusNotification is not a ServerNotification in this protocol version")
+			return fielderr.New("TaskStatusNotification is not a ServerNotification in this protocol version")
 		}
 	case *ElicitationCompleteNotification:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("ElicitationCompleteNotification is not a ServerNotification in this protocol version")
+			return fielderr.New("ElicitationCompleteNotification is not a ServerNotification in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -7132,28 +7135,28 @@ func (x *ServerRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x ServerRequest) validate(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *GetTaskRequest:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("GetTaskRequest is not a ServerRequest in this protocol version")
+			return fielderr.New("GetTaskRequest is not a ServerRequest in this protocol version")
 		}
 	case *GetTaskPayloadRequest:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("GetTaskPayloadRequest is not a ServerRequest in this protocol version")
+			return fielderr.New("GetTaskPayloadRequest is not a ServerRequest in this protocol version")
 		}
 	case *CancelTaskRequest:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("CancelTaskRequest is not a ServerRequest in this protocol version")
+			return fielderr.New("CancelTaskRequest is not a ServerRequest in this protocol version")
 		}
 	case *ListTasksRequest:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("ListTasksRequest is not a ServerRequest in this protocol version")
+			return fielderr.New("ListTasksRequest is not a ServerRequest in this protocol version")
 		}
 	case *ElicitRequest:
 		if vb&VersionSet(bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("ElicitRequest is not a ServerRequest in this protocol version")
+			return fielderr.New("ElicitRequest is not a ServerRequest in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -7187,40 +7190,40 @@ func (x *ServerResult) ValidateVariant(v ProtocolVersion) error {
 }
 func (x ServerResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	switch x.Value.(type) {
 	case *InputRequiredResult:
 		if vb&VersionSet(bitVersion20260728) == 0 {
-			return fieldError("InputRequiredResult is not a ServerResult in this protocol version")
+			return fielderr.New("InputRequiredResult is not a ServerResult in this protocol version")
 		}
 	case *DiscoverResult:
 		if vb&VersionSet(bitVersion20260728) == 0 {
-			return fieldError("DiscoverResult is not a ServerResult in this protocol version")
+			return fielderr.New("DiscoverResult is not a ServerResult in this protocol version")
 		}
 	case *SubscriptionsListenResult:
 		if vb&VersionSet(bitVersion20260728) == 0 {
-			return fieldError("SubscriptionsListenResult is not a ServerResult in this protocol version")
+			return fielderr.New("SubscriptionsListenResult is not a ServerResult in this protocol version")
 		}
 	case *InitializeResult:
 		if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) == 0 {
-			return fieldError("InitializeResult is not a ServerResult in this protocol version")
+			return fielderr.New("InitializeResult is not a ServerResult in this protocol version")
 		}
 	case *GetTaskResult:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("GetTaskResult is not a ServerResult in this protocol version")
+			return fielderr.New("GetTaskResult is not a ServerResult in this protocol version")
 		}
 	case *GetTaskPayloadResult:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("GetTaskPayloadResult is not a ServerResult in this protocol version")
+			return fielderr.New("GetTaskPayloadResult is not a ServerResult in this protocol version")
 		}
 	case *CancelTaskResult:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("CancelTaskResult is not a ServerResult in this protocol version")
+			return fielderr.New("CancelTaskResult is not a ServerResult in this protocol version")
 		}
 	case *ListTasksResult:
 		if vb&VersionSet(bitVersion20251125) == 0 {
-			return fieldError("ListTasksResult is not a ServerResult in this protocol version")
+			return fielderr.New("ListTasksResult is not a ServerResult in this protocol version")
 		}
 	}
 	return x.Value.validate(vb)
@@ -7288,7 +7291,7 @@ func (x ServerResult) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if vb&VersionSet(bitVersion20260728) != 0 && !hasValueAt(raw, "resultType") {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return err
 }
@@ -7308,30 +7311,30 @@ func (x *SetLevelRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *SetLevelRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -7354,16 +7357,16 @@ func (x *SetLevelRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "level")
+		return fielderr.AtField(fielderr.Required(), "level")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Level.validate(vb); err != nil {
-			return atField(err, "level")
+			return fielderr.AtField(err, "level")
 		}
 	}
 	return nil
@@ -7385,7 +7388,7 @@ func (x *SetLevelRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 func (x *SetLevelRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -7419,7 +7422,7 @@ func (x *SingleSelectEnumSchema) ValidateVariant(v ProtocolVersion) error {
 }
 func (x SingleSelectEnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
-		return errRequired()
+		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
@@ -7441,7 +7444,7 @@ func (x SingleSelectEnumSchema) validate(vb VersionSet) error {
 	}
 	// No variant accepts a value without a property they all require.
 	if !hasValueAt(raw, "type") {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return err
 }
@@ -7462,11 +7465,11 @@ func (x *StringSchema) ValidateVersion(v ProtocolVersion) error {
 func (x *StringSchema) validate(vb VersionSet) error {
 	if x.has&uint64(0x4) != 0 || x.Format != "" {
 		if err := x.Format.validate(vb); err != nil {
-			return atField(err, "format")
+			return fielderr.AtField(err, "format")
 		}
 	}
 	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -7489,7 +7492,7 @@ func (x StringSchemaFormat) validate(vb VersionSet) error {
 	case StringSchemaFormatDate, StringSchemaFormatDateTime, StringSchemaFormatEmail, StringSchemaFormatURI:
 		return nil
 	}
-	return errEnum(string(x), "[\"date\",\"date-time\",\"email\",\"uri\"]")
+	return fielderr.Enum(string(x), "[\"date\",\"date-time\",\"email\",\"uri\"]")
 }
 
 // Validate checks x against the rules of Version20251125, the newest version that defines SubscribeRequest.
@@ -7507,30 +7510,30 @@ func (x *SubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *SubscribeRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -7553,16 +7556,16 @@ func (x *SubscribeRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if !isURI(string(x.URI)) {
-			return atField(errFormat("uri"), "uri")
+			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
 	}
 	return nil
@@ -7584,7 +7587,7 @@ func (x *SubscribeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 func (x *SubscribeRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -7622,17 +7625,17 @@ func (x *SubscriptionsAcknowledgedNotification) ValidateVersion(v ProtocolVersio
 }
 func (x *SubscriptionsAcknowledgedNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -7654,15 +7657,15 @@ func (x *SubscriptionsAcknowledgedNotificationParams) ValidateVersion(v Protocol
 func (x *SubscriptionsAcknowledgedNotificationParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "notifications")
+		return fielderr.AtField(fielderr.Required(), "notifications")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Notifications.validate(vb); err != nil {
-			return atField(err, "notifications")
+			return fielderr.AtField(err, "notifications")
 		}
 	}
 	return nil
@@ -7683,25 +7686,25 @@ func (x *SubscriptionsListenRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *SubscriptionsListenRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -7722,19 +7725,19 @@ func (x *SubscriptionsListenRequestParams) ValidateVersion(v ProtocolVersion) er
 }
 func (x *SubscriptionsListenRequestParams) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "_meta")
+		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "notifications")
+		return fielderr.AtField(fielderr.Required(), "notifications")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Notifications.validate(vb); err != nil {
-			return atField(err, "notifications")
+			return fielderr.AtField(err, "notifications")
 		}
 	}
 	return nil
@@ -7755,15 +7758,15 @@ func (x *SubscriptionsListenResult) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *SubscriptionsListenResult) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "_meta")
+		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "resultType")
+		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
 }
@@ -7784,15 +7787,15 @@ func (x *SubscriptionsListenResultMetaObject) ValidateVersion(v ProtocolVersion)
 func (x *SubscriptionsListenResultMetaObject) validate(vb VersionSet) error {
 	if x.ServerInfo != nil {
 		if err := x.ServerInfo.validate(vb); err != nil {
-			return atField(err, "io.modelcontextprotocol/serverInfo")
+			return fielderr.AtField(err, "io.modelcontextprotocol/serverInfo")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "io.modelcontextprotocol/subscriptionId")
+		return fielderr.AtField(fielderr.Required(), "io.modelcontextprotocol/subscriptionId")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.SubscriptionID.validate(vb); err != nil {
-			return atField(err, "io.modelcontextprotocol/subscriptionId")
+			return fielderr.AtField(err, "io.modelcontextprotocol/subscriptionId")
 		}
 	}
 	return nil
@@ -7813,22 +7816,22 @@ func (x *SubscriptionsListenResultResponse) ValidateVersion(v ProtocolVersion) e
 }
 func (x *SubscriptionsListenResultResponse) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "result")
+		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Result.validate(vb); err != nil {
-			return atField(err, "result")
+			return fielderr.AtField(err, "result")
 		}
 	}
 	return nil
@@ -7849,24 +7852,24 @@ func (x *Task) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *Task) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "createdAt")
+		return fielderr.AtField(fielderr.Required(), "createdAt")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "lastUpdatedAt")
+		return fielderr.AtField(fielderr.Required(), "lastUpdatedAt")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "status")
+		return fielderr.AtField(fielderr.Required(), "status")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Status.validate(vb); err != nil {
-			return atField(err, "status")
+			return fielderr.AtField(err, "status")
 		}
 	}
 	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "taskId")
+		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "ttl")
+		return fielderr.AtField(fielderr.Required(), "ttl")
 	}
 	return nil
 }
@@ -7887,12 +7890,12 @@ func (x *TaskAugmentedRequestParams) ValidateVersion(v ProtocolVersion) error {
 func (x *TaskAugmentedRequestParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
-			return atField(err, "_meta")
+			return fielderr.AtField(err, "_meta")
 		}
 	}
 	if x.Task != nil {
 		if err := x.Task.validate(vb); err != nil {
-			return atField(err, "task")
+			return fielderr.AtField(err, "task")
 		}
 	}
 	return nil
@@ -7914,7 +7917,7 @@ func (x *TaskAugmentedRequestParamsMeta) ValidateVersion(v ProtocolVersion) erro
 func (x *TaskAugmentedRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -7955,7 +7958,7 @@ func (x TaskStatus) validate(vb VersionSet) error {
 	case TaskStatusCancelled, TaskStatusCompleted, TaskStatusFailed, TaskStatusInputRequired, TaskStatusWorking:
 		return nil
 	}
-	return errEnum(string(x), "[\"cancelled\",\"completed\",\"failed\",\"input_required\",\"working\"]")
+	return fielderr.Enum(string(x), "[\"cancelled\",\"completed\",\"failed\",\"input_required\",\"working\"]")
 }
 
 // Validate checks x against the rules of Version20251125, the newest version that defines TaskStatusNotification.
@@ -7973,17 +7976,17 @@ func (x *TaskStatusNotification) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *TaskStatusNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -8005,28 +8008,28 @@ func (x *TaskStatusNotificationParams) ValidateVersion(v ProtocolVersion) error 
 func (x *TaskStatusNotificationParams) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "createdAt")
+		return fielderr.AtField(fielderr.Required(), "createdAt")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "lastUpdatedAt")
+		return fielderr.AtField(fielderr.Required(), "lastUpdatedAt")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "status")
+		return fielderr.AtField(fielderr.Required(), "status")
 	}
 	if x.missing&uint64(0x10) == 0 {
 		if err := x.Status.validate(vb); err != nil {
-			return atField(err, "status")
+			return fielderr.AtField(err, "status")
 		}
 	}
 	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "taskId")
+		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "ttl")
+		return fielderr.AtField(fielderr.Required(), "ttl")
 	}
 	return nil
 }
@@ -8047,19 +8050,19 @@ func (x *TextContent) ValidateVersion(v ProtocolVersion) error {
 func (x *TextContent) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if x.Annotations != nil {
 		if err := x.Annotations.validate(vb); err != nil {
-			return atField(err, "annotations")
+			return fielderr.AtField(err, "annotations")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "text")
+		return fielderr.AtField(fielderr.Required(), "text")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -8080,18 +8083,18 @@ func (x *TextResourceContents) ValidateVersion(v ProtocolVersion) error {
 func (x *TextResourceContents) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "text")
+		return fielderr.AtField(fielderr.Required(), "text")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if !isURI(string(x.URI)) {
-			return atField(errFormat("uri"), "uri")
+			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
 	}
 	return nil
@@ -8112,15 +8115,15 @@ func (x *TitledMultiSelectEnumSchema) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *TitledMultiSelectEnumSchema) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "items")
+		return fielderr.AtField(fielderr.Required(), "items")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Items.validate(vb); err != nil {
-			return atField(err, "items")
+			return fielderr.AtField(err, "items")
 		}
 	}
 	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -8140,12 +8143,12 @@ func (x *TitledMultiSelectEnumSchemaItems) ValidateVersion(v ProtocolVersion) er
 }
 func (x *TitledMultiSelectEnumSchemaItems) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "anyOf")
+		return fielderr.AtField(fielderr.Required(), "anyOf")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		for i0 := range x.AnyOf {
 			if err := x.AnyOf[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "anyOf")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "anyOf")
 			}
 		}
 	}
@@ -8167,10 +8170,10 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) ValidateVersion(v ProtocolVe
 }
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "const")
+		return fielderr.AtField(fielderr.Required(), "const")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "title")
+		return fielderr.AtField(fielderr.Required(), "title")
 	}
 	return nil
 }
@@ -8190,17 +8193,17 @@ func (x *TitledSingleSelectEnumSchema) ValidateVersion(v ProtocolVersion) error 
 }
 func (x *TitledSingleSelectEnumSchema) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "oneOf")
+		return fielderr.AtField(fielderr.Required(), "oneOf")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		for i0 := range x.OneOf {
 			if err := x.OneOf[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "oneOf")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "oneOf")
 			}
 		}
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -8220,10 +8223,10 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) ValidateVersion(v ProtocolVersio
 }
 func (x *TitledSingleSelectEnumSchemaOneOfItem) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "const")
+		return fielderr.AtField(fielderr.Required(), "const")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "title")
+		return fielderr.AtField(fielderr.Required(), "title")
 	}
 	return nil
 }
@@ -8244,45 +8247,45 @@ func (x *Tool) ValidateVersion(v ProtocolVersion) error {
 func (x *Tool) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Annotations != nil {
 			if err := x.Annotations.validate(vb); err != nil {
-				return atField(err, "annotations")
+				return fielderr.AtField(err, "annotations")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "icons")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "inputSchema")
+		return fielderr.AtField(fielderr.Required(), "inputSchema")
 	}
 	if x.missing&uint64(0x10) == 0 {
 		if err := x.InputSchema.validate(vb); err != nil {
-			return atField(err, "inputSchema")
+			return fielderr.AtField(err, "inputSchema")
 		}
 	}
 	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		if x.OutputSchema != nil {
 			if err := x.OutputSchema.validate(vb); err != nil {
-				return atField(err, "outputSchema")
+				return fielderr.AtField(err, "outputSchema")
 			}
 		}
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Execution != nil {
 			if err := x.Execution.validate(vb); err != nil {
-				return atField(err, "execution")
+				return fielderr.AtField(err, "execution")
 			}
 		}
 	}
@@ -8322,7 +8325,7 @@ func (x *ToolChoice) ValidateVersion(v ProtocolVersion) error {
 func (x *ToolChoice) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Mode != "" {
 		if err := x.Mode.validate(vb); err != nil {
-			return atField(err, "mode")
+			return fielderr.AtField(err, "mode")
 		}
 	}
 	return nil
@@ -8346,7 +8349,7 @@ func (x ToolChoiceMode) validate(vb VersionSet) error {
 	case ToolChoiceModeAuto, ToolChoiceModeNone, ToolChoiceModeRequired:
 		return nil
 	}
-	return errEnum(string(x), "[\"auto\",\"none\",\"required\"]")
+	return fielderr.Enum(string(x), "[\"auto\",\"none\",\"required\"]")
 }
 
 // Validate checks x against the rules of Version20251125, the newest version that defines ToolExecution.
@@ -8365,7 +8368,7 @@ func (x *ToolExecution) ValidateVersion(v ProtocolVersion) error {
 func (x *ToolExecution) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.TaskSupport != "" {
 		if err := x.TaskSupport.validate(vb); err != nil {
-			return atField(err, "taskSupport")
+			return fielderr.AtField(err, "taskSupport")
 		}
 	}
 	return nil
@@ -8389,7 +8392,7 @@ func (x ToolExecutionTaskSupport) validate(vb VersionSet) error {
 	case ToolExecutionTaskSupportForbidden, ToolExecutionTaskSupportOptional, ToolExecutionTaskSupportRequired:
 		return nil
 	}
-	return errEnum(string(x), "[\"forbidden\",\"optional\",\"required\"]")
+	return fielderr.Enum(string(x), "[\"forbidden\",\"optional\",\"required\"]")
 }
 
 // Validate checks x against the rules of Version20260728, the newest version that defines ToolInputSchema.
@@ -8407,12 +8410,12 @@ func (x *ToolInputSchema) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ToolInputSchema) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || x.Properties != nil) {
 		for k0, e0 := range x.Properties {
 			if len(e0) > 0 && !rawIsObject(e0) {
-				return atField(atKey(errType("object", kindOf(e0)), k0), "properties")
+				return fielderr.AtField(fielderr.AtKey(fielderr.Type("object", kindOf(e0)), k0), "properties")
 			}
 		}
 	}
@@ -8434,19 +8437,19 @@ func (x *ToolListChangedNotification) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ToolListChangedNotification) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -8469,16 +8472,16 @@ func (x *ToolOutputSchema) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Properties != nil) {
 		for k0, e0 := range x.Properties {
 			if len(e0) > 0 && !rawIsObject(e0) {
-				return atField(atKey(errType("object", kindOf(e0)), k0), "properties")
+				return fielderr.AtField(fielderr.AtKey(fielderr.Type("object", kindOf(e0)), k0), "properties")
 			}
 		}
 	}
 	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.Type != "")) && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.Type != "") {
 		if x.Type != "object" {
-			return atField(errConst("\"object\""), "type")
+			return fielderr.AtField(fielderr.Const("\"object\""), "type")
 		}
 	}
 	return nil
@@ -8500,29 +8503,29 @@ func (x *ToolResultContent) ValidateVersion(v ProtocolVersion) error {
 func (x *ToolResultContent) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "content")
+		return fielderr.AtField(fielderr.Required(), "content")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		for i0 := range x.Content {
 			if err := x.Content[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "content")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 			}
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.StructuredContent != nil {
 		if vb&VersionSet(bitVersion20251125) != 0 && len(x.StructuredContent) > 0 && !rawIsObject(x.StructuredContent) {
-			return atField(errType("object", kindOf(x.StructuredContent)), "structuredContent")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.StructuredContent)), "structuredContent")
 		}
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "toolUseId")
+		return fielderr.AtField(fielderr.Required(), "toolUseId")
 	}
 	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -8543,25 +8546,25 @@ func (x *ToolUseContent) ValidateVersion(v ProtocolVersion) error {
 func (x *ToolUseContent) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
-			return atField(errType("object", kindOf(x.Meta)), "_meta")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "input")
+		return fielderr.AtField(fielderr.Required(), "input")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if len(x.Input) > 0 && !rawIsObject(x.Input) {
-			return atField(errType("object", kindOf(x.Input)), "input")
+			return fielderr.AtField(fielderr.Type("object", kindOf(x.Input)), "input")
 		}
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -8581,20 +8584,20 @@ func (x *URLElicitationRequiredError) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *URLElicitationRequiredError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "error")
+		return fielderr.AtField(fielderr.Required(), "error")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.Error.validate(vb); err != nil {
-			return atField(err, "error")
+			return fielderr.AtField(err, "error")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return nil
 }
@@ -8614,18 +8617,18 @@ func (x *URLElicitationRequiredErrorError) ValidateVersion(v ProtocolVersion) er
 }
 func (x *URLElicitationRequiredErrorError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "code")
+		return fielderr.AtField(fielderr.Required(), "code")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "data")
+		return fielderr.AtField(fielderr.Required(), "data")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Data.validate(vb); err != nil {
-			return atField(err, "data")
+			return fielderr.AtField(err, "data")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
 }
@@ -8645,12 +8648,12 @@ func (x *URLElicitationRequiredErrorErrorData) ValidateVersion(v ProtocolVersion
 }
 func (x *URLElicitationRequiredErrorErrorData) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "elicitations")
+		return fielderr.AtField(fielderr.Required(), "elicitations")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		for i0 := range x.Elicitations {
 			if err := x.Elicitations[i0].validate(vb); err != nil {
-				return atField(atIndex(err, i0), "elicitations")
+				return fielderr.AtField(fielderr.AtIndex(err, i0), "elicitations")
 			}
 		}
 	}
@@ -8672,30 +8675,30 @@ func (x *UnsubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *UnsubscribeRequest) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "id")
+		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
-			return atField(errConst("\"2.0\""), "jsonrpc")
+			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "method")
+		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "params")
+		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&uint64(0x8) == 0 {
 		if err := x.Params.validate(vb); err != nil {
-			return atField(err, "params")
+			return fielderr.AtField(err, "params")
 		}
 	}
 	return nil
@@ -8718,16 +8721,16 @@ func (x *UnsubscribeRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
 			if err := x.Meta.validate(vb); err != nil {
-				return atField(err, "_meta")
+				return fielderr.AtField(err, "_meta")
 			}
 		}
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
-		return atField(errRequired(), "uri")
+		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if !isURI(string(x.URI)) {
-			return atField(errFormat("uri"), "uri")
+			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
 	}
 	return nil
@@ -8749,7 +8752,7 @@ func (x *UnsubscribeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error 
 func (x *UnsubscribeRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
-			return atField(err, "progressToken")
+			return fielderr.AtField(err, "progressToken")
 		}
 	}
 	return nil
@@ -8770,20 +8773,20 @@ func (x *UnsupportedProtocolVersionError) ValidateVersion(v ProtocolVersion) err
 }
 func (x *UnsupportedProtocolVersionError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "error")
+		return fielderr.AtField(fielderr.Required(), "error")
 	}
 	if x.missing&uint64(0x1) == 0 {
 		if err := x.Error.validate(vb); err != nil {
-			return atField(err, "error")
+			return fielderr.AtField(err, "error")
 		}
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
-			return atField(err, "id")
+			return fielderr.AtField(err, "id")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "jsonrpc")
+		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return nil
 }
@@ -8803,18 +8806,18 @@ func (x *UnsupportedProtocolVersionErrorError) ValidateVersion(v ProtocolVersion
 }
 func (x *UnsupportedProtocolVersionErrorError) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "code")
+		return fielderr.AtField(fielderr.Required(), "code")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "data")
+		return fielderr.AtField(fielderr.Required(), "data")
 	}
 	if x.missing&uint64(0x2) == 0 {
 		if err := x.Data.validate(vb); err != nil {
-			return atField(err, "data")
+			return fielderr.AtField(err, "data")
 		}
 	}
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "message")
+		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
 }
@@ -8834,10 +8837,10 @@ func (x *UnsupportedProtocolVersionErrorErrorData) ValidateVersion(v ProtocolVer
 }
 func (x *UnsupportedProtocolVersionErrorErrorData) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "requested")
+		return fielderr.AtField(fielderr.Required(), "requested")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
-		return atField(errRequired(), "supported")
+		return fielderr.AtField(fielderr.Required(), "supported")
 	}
 	return nil
 }
@@ -8857,15 +8860,15 @@ func (x *UntitledMultiSelectEnumSchema) ValidateVersion(v ProtocolVersion) error
 }
 func (x *UntitledMultiSelectEnumSchema) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "items")
+		return fielderr.AtField(fielderr.Required(), "items")
 	}
 	if x.missing&uint64(0x4) == 0 {
 		if err := x.Items.validate(vb); err != nil {
-			return atField(err, "items")
+			return fielderr.AtField(err, "items")
 		}
 	}
 	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -8885,10 +8888,10 @@ func (x *UntitledMultiSelectEnumSchemaItems) ValidateVersion(v ProtocolVersion) 
 }
 func (x *UntitledMultiSelectEnumSchemaItems) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "enum")
+		return fielderr.AtField(fielderr.Required(), "enum")
 	}
 	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }
@@ -8908,10 +8911,10 @@ func (x *UntitledSingleSelectEnumSchema) ValidateVersion(v ProtocolVersion) erro
 }
 func (x *UntitledSingleSelectEnumSchema) validate(vb VersionSet) error {
 	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "enum")
+		return fielderr.AtField(fielderr.Required(), "enum")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
-		return atField(errRequired(), "type")
+		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
 }

@@ -1,19 +1,20 @@
 // Package handler is the support the code mcpgen generates for annotated
 // handlers calls on: registering a tool with its JSON Schemas, building
-// structured results, and the decoding errors with JSON paths that reach
-// the model as isError results. Users do not call it directly; keeping it
-// here keeps every generated file free of copies of it.
+// structured results, and decoding whole arguments. Users do not call it
+// directly; keeping it here keeps every generated file free of copies of it.
 //
-// Errors are *mcp.FieldError, the protocol package's own, so a handler
-// package's errors read like the protocol's ("tags[2]: must be at most 10
-// characters long") and callers find them with errors.As.
+// Decoding errors are *fielderr.FieldError, which mcp.FieldError aliases:
+// the generated decoders build them with runtime/fielderr, as the protocol
+// package's do, so a handler package's errors read like the protocol's
+// ("tags[2]: must be at most 10 characters long") and callers find them
+// with errors.As.
 package handler
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/fielderr"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
@@ -57,76 +58,12 @@ func Decode(data []byte, decode func(*jsonrpc.Scanner) error) error {
 	var s jsonrpc.Scanner
 	s.Reset(data)
 	if err := decode(&s); err != nil {
-		return AsFieldError(err)
+		return fielderr.From(err)
 	}
 	if err := s.End(); err != nil {
-		return AsFieldError(err)
+		return fielderr.From(err)
 	}
 	return nil
-}
-
-// Err reports a problem with the value at an empty path; AtField and
-// AtIndex prepend the path on the way out.
-func Err(msg string) error {
-	return &mcp.FieldError{Msg: msg}
-}
-
-// AsFieldError returns err as an *mcp.FieldError, explaining the scanner's
-// errors in words.
-func AsFieldError(err error) *mcp.FieldError {
-	var msg string
-	switch e := err.(type) {
-	case *mcp.FieldError:
-		return e
-	case *jsonrpc.TypeError:
-		msg = "expected " + e.Want + ", got " + e.Got.String()
-	case *jsonrpc.NumberError:
-		msg = "number " + e.Number + " " + e.Msg
-	case *jsonrpc.SyntaxError:
-		msg = "invalid JSON: " + e.Msg + " at offset " + strconv.Itoa(e.Offset)
-	default:
-		msg = err.Error()
-	}
-	return &mcp.FieldError{Msg: msg, Err: err}
-}
-
-// AtField prepends an object member to err's path: the name as it is when
-// it is an identifier, else quoted in brackets. A nil err stays nil, as
-// it does for AtIndex, so that a call need not be guarded.
-func AtField(err error, name string) error {
-	seg := name
-	for i := range name {
-		c := name[i]
-		if c != '_' && (c|0x20 < 'a' || c|0x20 > 'z') && (i == 0 || c < '0' || c > '9') {
-			seg = "[" + strconv.Quote(name) + "]"
-			break
-		}
-	}
-	if name == "" {
-		seg = `[""]`
-	}
-	return at(err, seg)
-}
-
-// AtIndex prepends an array index to err's path.
-func AtIndex(err error, i int) error {
-	return at(err, "["+strconv.Itoa(i)+"]")
-}
-
-func at(err error, seg string) error {
-	if err == nil {
-		return nil
-	}
-	fe := AsFieldError(err)
-	switch {
-	case fe.Path == "":
-		fe.Path = seg
-	case fe.Path[0] == '[':
-		fe.Path = seg + fe.Path
-	default:
-		fe.Path = seg + "." + fe.Path
-	}
-	return fe
 }
 
 // DecodeAny reads any JSON value as encoding/json would into an any:
@@ -149,7 +86,7 @@ func DecodeAny(s *jsonrpc.Scanner) (any, error) {
 			k := string(key)
 			v, err := DecodeAny(s)
 			if err != nil {
-				return nil, AtField(err, k)
+				return nil, fielderr.AtField(err, k)
 			}
 			m[k] = v
 		}
@@ -168,7 +105,7 @@ func DecodeAny(s *jsonrpc.Scanner) (any, error) {
 			}
 			v, err := DecodeAny(s)
 			if err != nil {
-				return nil, AtIndex(err, len(a))
+				return nil, fielderr.AtIndex(err, len(a))
 			}
 			a = append(a, v)
 		}

@@ -9,23 +9,10 @@ import (
 	"testing"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/fielderr"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
-
-func TestPaths(t *testing.T) {
-	err := AtField(AtIndex(AtField(Err("required"), "mimeType"), 2), "content")
-	if err.Error() != "content[2].mimeType: required" {
-		t.Fatalf("path: %v", err)
-	}
-	if got := AtField(Err("bad"), "a b").Error(); got != `["a b"]: bad` {
-		t.Fatalf("quoted member: %s", got)
-	}
-	var fe *mcp.FieldError
-	if !errors.As(err, &fe) {
-		t.Fatal("not a FieldError")
-	}
-}
 
 func TestDecode(t *testing.T) {
 	decodeText := func(s *jsonrpc.Scanner) error {
@@ -38,7 +25,7 @@ func TestDecode(t *testing.T) {
 				return err
 			}
 			if _, err := s.String(); err != nil {
-				return AtField(err, string(key))
+				return fielderr.AtField(err, string(key))
 			}
 		}
 	}
@@ -70,6 +57,17 @@ func TestDecodeAny(t *testing.T) {
 	if !reflect.DeepEqual(v, want) {
 		t.Fatalf("DecodeAny = %#v", v)
 	}
+
+	// A bad value deep inside reports its path as an *mcp.FieldError, the
+	// type the protocol package's decoders report.
+	err = Decode([]byte(`{"a":[1,{"b c":tru}]}`), func(s *jsonrpc.Scanner) error {
+		_, err := DecodeAny(s)
+		return err
+	})
+	var fe *mcp.FieldError
+	if !errors.As(err, &fe) || fe.Path != `a[1]["b c"]` || !strings.HasPrefix(fe.Msg, "invalid JSON") {
+		t.Fatalf("DecodeAny error = %#v", err)
+	}
 }
 
 func TestAddTool(t *testing.T) {
@@ -91,17 +89,6 @@ func TestAddTool(t *testing.T) {
 	r, err := Structured([]byte(`{"sum":1}`), nil)
 	if err != nil || string(r.StructuredContent) != `{"sum":1}` || r.Content[0].Value.(*mcp.TextContent).Text != `{"sum":1}` {
 		t.Fatalf("Structured = %+v, %v", r, err)
-	}
-}
-
-// A nil error stays nil: the generated protocol package's helpers behave
-// the same, and a caller need not guard the call.
-func TestAtNil(t *testing.T) {
-	if err := AtField(nil, "a"); err != nil {
-		t.Errorf("AtField(nil) = %v", err)
-	}
-	if err := AtIndex(nil, 1); err != nil {
-		t.Errorf("AtIndex(nil) = %v", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/fielderr"
 	handler "github.com/mcpgen/mcpgen/runtime/handler"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
@@ -189,59 +190,59 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 			seen[0] = true
 			v0, err := s.String()
 			if err != nil {
-				return handler.AtField(err, "query")
+				return fielderr.AtField(err, "query")
 			}
 			if utf8.RuneCountInString(v0) < 1 {
-				return handler.AtField(handler.Err("must be at least 1 character long"), "query")
+				return fielderr.AtField(fielderr.New("must be at least 1 character long"), "query")
 			}
 			if utf8.RuneCountInString(v0) > 200 {
-				return handler.AtField(handler.Err("must be at most 200 characters long"), "query")
+				return fielderr.AtField(fielderr.New("must be at most 200 characters long"), "query")
 			}
 			x.Query = v0
 		case "limit":
 			seen[1] = true
 			v0, err := s.Int64()
 			if err != nil {
-				return handler.AtField(err, "limit")
+				return fielderr.AtField(err, "limit")
 			}
 			if v0 < 1 {
-				return handler.AtField(handler.Err("must be >= 1"), "limit")
+				return fielderr.AtField(fielderr.New("must be >= 1"), "limit")
 			}
 			if v0 > 100 {
-				return handler.AtField(handler.Err("must be <= 100"), "limit")
+				return fielderr.AtField(fielderr.New("must be <= 100"), "limit")
 			}
 			x.Limit = int(v0)
 		case "offset":
 			p0 := new(int)
 			v1, err := s.Int64()
 			if err != nil {
-				return handler.AtField(err, "offset")
+				return fielderr.AtField(err, "offset")
 			}
 			if v1 < 0 {
-				return handler.AtField(handler.Err("must be >= 0"), "offset")
+				return fielderr.AtField(fielderr.New("must be >= 0"), "offset")
 			}
 			*p0 = int(v1)
 			x.Offset = p0
 		case "order":
 			v0, err := s.String()
 			if err != nil {
-				return handler.AtField(err, "order")
+				return fielderr.AtField(err, "order")
 			}
 			switch v0 {
 			case "relevance", "newest", "oldest":
 			default:
-				return handler.AtField(handler.Err("must be one of [\"relevance\",\"newest\",\"oldest\"]"), "order")
+				return fielderr.AtField(fielderr.New("must be one of [\"relevance\",\"newest\",\"oldest\"]"), "order")
 			}
 			x.Order = Order(v0)
 		case "tags":
 			if err := s.ArrayStart(); err != nil {
-				return handler.AtField(err, "tags")
+				return fielderr.AtField(err, "tags")
 			}
 			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return handler.AtField(err, "tags")
+					return fielderr.AtField(err, "tags")
 				}
 				if !more {
 					break
@@ -249,48 +250,48 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				var e0 string
 				v1, err := s.String()
 				if err != nil {
-					return handler.AtField(handler.AtIndex(err, i0), "tags")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "tags")
 				}
 				e0 = v1
 				sl0 = append(sl0, e0)
 			}
 			if len(sl0) > 10 {
-				return handler.AtField(handler.Err("must have at most 10 items"), "tags")
+				return fielderr.AtField(fielderr.New("must have at most 10 items"), "tags")
 			}
 			x.Tags = sl0
 		case "within":
 			p0 := new(Range)
 			if err := mcpgenReadRange(s, &*p0); err != nil {
-				return handler.AtField(err, "within")
+				return fielderr.AtField(err, "within")
 			}
 			x.Within = p0
 		case "archived":
 			v0, err := s.Bool()
 			if err != nil {
-				return handler.AtField(err, "archived")
+				return fielderr.AtField(err, "archived")
 			}
 			x.Archived = v0
 		case "minScore":
 			v0, err := s.Float64()
 			if err != nil {
-				return handler.AtField(err, "minScore")
+				return fielderr.AtField(err, "minScore")
 			}
 			if v0 < 0 {
-				return handler.AtField(handler.Err("must be >= 0"), "minScore")
+				return fielderr.AtField(fielderr.New("must be >= 0"), "minScore")
 			}
 			if v0 > 1 {
-				return handler.AtField(handler.Err("must be <= 1"), "minScore")
+				return fielderr.AtField(fielderr.New("must be <= 1"), "minScore")
 			}
 			x.MinScore = v0
 		default:
-			return handler.AtField(handler.Err("unknown property"), string(key))
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
 		}
 	}
 	if !seen[0] {
-		return handler.AtField(handler.Err("required"), "query")
+		return fielderr.AtField(fielderr.Required(), "query")
 	}
 	if !seen[1] {
-		return handler.AtField(handler.Err("required"), "limit")
+		return fielderr.AtField(fielderr.Required(), "limit")
 	}
 	return nil
 }
@@ -314,21 +315,21 @@ func mcpgenReadRange(s *jsonrpc.Scanner, x *Range) error {
 			seen[0] = true
 			v0, err := s.String()
 			if err != nil {
-				return handler.AtField(err, "from")
+				return fielderr.AtField(err, "from")
 			}
 			x.From = v0
 		case "to":
 			v0, err := s.String()
 			if err != nil {
-				return handler.AtField(err, "to")
+				return fielderr.AtField(err, "to")
 			}
 			x.To = v0
 		default:
-			return handler.AtField(handler.Err("unknown property"), string(key))
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
 		}
 	}
 	if !seen[0] {
-		return handler.AtField(handler.Err("required"), "from")
+		return fielderr.AtField(fielderr.Required(), "from")
 	}
 	return nil
 }
@@ -351,13 +352,13 @@ func mcpgenReadResult(s *jsonrpc.Scanner, x *Result) error {
 		case "hits":
 			seen[0] = true
 			if err := s.ArrayStart(); err != nil {
-				return handler.AtField(err, "hits")
+				return fielderr.AtField(err, "hits")
 			}
 			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return handler.AtField(err, "hits")
+					return fielderr.AtField(err, "hits")
 				}
 				if !more {
 					break
@@ -365,18 +366,18 @@ func mcpgenReadResult(s *jsonrpc.Scanner, x *Result) error {
 				var e0 string
 				v1, err := s.String()
 				if err != nil {
-					return handler.AtField(handler.AtIndex(err, i0), "hits")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "hits")
 				}
 				e0 = v1
 				sl0 = append(sl0, e0)
 			}
 			x.Hits = sl0
 		default:
-			return handler.AtField(handler.Err("unknown property"), string(key))
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
 		}
 	}
 	if !seen[0] {
-		return handler.AtField(handler.Err("required"), "hits")
+		return fielderr.AtField(fielderr.Required(), "hits")
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/fielderr"
 	handler "github.com/mcpgen/mcpgen/runtime/handler"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/rawschema"
@@ -392,31 +393,31 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 			seen[0] = true
 			v0, err := s.Int64()
 			if err != nil {
-				return handler.AtField(err, "a")
+				return fielderr.AtField(err, "a")
 			}
 			x.A = int(v0)
 		case "b":
 			seen[1] = true
 			v0, err := s.Int64()
 			if err != nil {
-				return handler.AtField(err, "b")
+				return fielderr.AtField(err, "b")
 			}
 			if v0 < 0 {
-				return handler.AtField(handler.Err("must be >= 0"), "b")
+				return fielderr.AtField(fielderr.New("must be >= 0"), "b")
 			}
 			if v0 > 100 {
-				return handler.AtField(handler.Err("must be <= 100"), "b")
+				return fielderr.AtField(fielderr.New("must be <= 100"), "b")
 			}
 			x.B = int(v0)
 		case "words":
 			if err := s.ArrayStart(); err != nil {
-				return handler.AtField(err, "words")
+				return fielderr.AtField(err, "words")
 			}
 			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return handler.AtField(err, "words")
+					return fielderr.AtField(err, "words")
 				}
 				if !more {
 					break
@@ -424,24 +425,24 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 				var e0 string
 				v1, err := s.String()
 				if err != nil {
-					return handler.AtField(handler.AtIndex(err, i0), "words")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "words")
 				}
 				e0 = v1
 				sl0 = append(sl0, e0)
 			}
 			if len(sl0) > 3 {
-				return handler.AtField(handler.Err("must have at most 3 items"), "words")
+				return fielderr.AtField(fielderr.New("must have at most 3 items"), "words")
 			}
 			x.Words = sl0
 		default:
-			return handler.AtField(handler.Err("unknown property"), string(key))
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
 		}
 	}
 	if !seen[0] {
-		return handler.AtField(handler.Err("required"), "a")
+		return fielderr.AtField(fielderr.Required(), "a")
 	}
 	if !seen[1] {
-		return handler.AtField(handler.Err("required"), "b")
+		return fielderr.AtField(fielderr.Required(), "b")
 	}
 	return nil
 }
@@ -465,19 +466,19 @@ func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 			seen[0] = true
 			v0, err := s.Int64()
 			if err != nil {
-				return handler.AtField(err, "sum")
+				return fielderr.AtField(err, "sum")
 			}
 			x.Sum = int(v0)
 		case "words":
 			seen[1] = true
 			if err := s.ArrayStart(); err != nil {
-				return handler.AtField(err, "words")
+				return fielderr.AtField(err, "words")
 			}
 			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
-					return handler.AtField(err, "words")
+					return fielderr.AtField(err, "words")
 				}
 				if !more {
 					break
@@ -485,7 +486,7 @@ func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 				var e0 string
 				v1, err := s.String()
 				if err != nil {
-					return handler.AtField(handler.AtIndex(err, i0), "words")
+					return fielderr.AtField(fielderr.AtIndex(err, i0), "words")
 				}
 				e0 = v1
 				sl0 = append(sl0, e0)
@@ -495,19 +496,19 @@ func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 			p0 := new(string)
 			v1, err := s.String()
 			if err != nil {
-				return handler.AtField(err, "note")
+				return fielderr.AtField(err, "note")
 			}
 			*p0 = v1
 			x.Note = p0
 		default:
-			return handler.AtField(handler.Err("unknown property"), string(key))
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
 		}
 	}
 	if !seen[0] {
-		return handler.AtField(handler.Err("required"), "sum")
+		return fielderr.AtField(fielderr.Required(), "sum")
 	}
 	if !seen[1] {
-		return handler.AtField(handler.Err("required"), "words")
+		return fielderr.AtField(fielderr.Required(), "words")
 	}
 	return nil
 }
@@ -531,18 +532,18 @@ func mcpgenReadGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
 			seen[0] = true
 			v0, err := s.String()
 			if err != nil {
-				return handler.AtField(err, "name")
+				return fielderr.AtField(err, "name")
 			}
 			if utf8.RuneCountInString(v0) < 1 {
-				return handler.AtField(handler.Err("must be at least 1 character long"), "name")
+				return fielderr.AtField(fielderr.New("must be at least 1 character long"), "name")
 			}
 			x.Name = v0
 		default:
-			return handler.AtField(handler.Err("unknown property"), string(key))
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
 		}
 	}
 	if !seen[0] {
-		return handler.AtField(handler.Err("required"), "name")
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
 }
