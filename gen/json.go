@@ -562,35 +562,57 @@ func isNilable(n, t *model.Type) bool {
 }
 
 // nonZero is the condition under which an optional field built in Go is
-// written.
+// written: its value is not the Go zero of its type.
 func (g *generator) nonZero(target *jen.Statement, fd *model.Field) jen.Code {
+	return g.zeroTest(target, fd, false)
+}
+
+// zero is the negation of nonZero, written directly: the field holds the Go
+// zero of its type.
+func (g *generator) zero(target *jen.Statement, fd *model.Field) jen.Code {
+	return g.zeroTest(target, fd, true)
+}
+
+// zeroTest compares target with the zero of its type: == when isZero,
+// != otherwise.
+func (g *generator) zeroTest(target *jen.Statement, fd *model.Field, isZero bool) jen.Code {
+	op := "!="
+	if isZero {
+		op = "=="
+	}
 	if g.pointerField(fd) {
-		return jen.Add(target.Clone()).Op("!=").Nil()
+		return jen.Add(target.Clone()).Op(op).Nil()
 	}
 	n := g.named(fd.Type)
 	switch n.Kind {
 	case model.Array, model.Map, model.Raw:
-		return jen.Add(target.Clone()).Op("!=").Nil()
+		return jen.Add(target.Clone()).Op(op).Nil()
 	case model.Enum:
-		return jen.Add(target.Clone()).Op("!=").Lit("")
+		return jen.Add(target.Clone()).Op(op).Lit("")
 	case model.Union:
 		if g.scalarUnion(n) {
+			if isZero {
+				return jen.Add(target.Clone()).Dot("IsZero").Call()
+			}
 			return jen.Op("!").Add(target.Clone()).Dot("IsZero").Call()
 		}
-		return jen.Add(target.Clone()).Dot("Value").Op("!=").Nil()
+		return jen.Add(target.Clone()).Dot("Value").Op(op).Nil()
 	case model.Primitive:
 		if n.Nullable {
-			return jen.Add(target.Clone()).Op("!=").Nil()
+			return jen.Add(target.Clone()).Op(op).Nil()
 		}
 		switch n.Prim {
 		case model.String:
-			return jen.Add(target.Clone()).Op("!=").Lit("")
+			return jen.Add(target.Clone()).Op(op).Lit("")
 		case model.Boolean:
+			if isZero {
+				return jen.Op("!").Add(target.Clone())
+			}
 			return target.Clone()
 		}
-		return jen.Add(target.Clone()).Op("!=").Lit(0)
+		return jen.Add(target.Clone()).Op(op).Lit(0)
 	case model.Struct:
-		return jen.True()
+		return jen.Lit(!isZero)
 	}
 	panic(fmt.Sprintf("gen: no zero test for %s", n.Kind))
 }

@@ -231,7 +231,7 @@ func (x *CallToolRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CallToolRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -239,7 +239,7 @@ func (x *CallToolRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -337,7 +337,7 @@ func (x *CallToolResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x10) != 0 || x.StructuredContent != nil) {
@@ -554,7 +554,7 @@ func (x *CancelledNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CancelledNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
@@ -1052,7 +1052,7 @@ func (x *CompleteRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CompleteRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -1060,7 +1060,7 @@ func (x *CompleteRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -1219,7 +1219,7 @@ func (x *CompleteResult) validate(vb VersionSet) error {
 			return atField(err, "completion")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -1336,7 +1336,7 @@ func (x *CreateMessageRequest) validate(vb VersionSet) error {
 			return atField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
@@ -1344,7 +1344,7 @@ func (x *CreateMessageRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
@@ -1792,7 +1792,7 @@ func (x *ElicitRequest) validate(vb VersionSet) error {
 			return atField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
@@ -1800,7 +1800,7 @@ func (x *ElicitRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
@@ -1971,7 +1971,7 @@ func (x *ElicitRequestURLParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ElicitationID != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && x.ElicitationID == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "elicitationId")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
@@ -2421,7 +2421,7 @@ func (x *GetPromptRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetPromptRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -2429,7 +2429,7 @@ func (x *GetPromptRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -2515,7 +2515,7 @@ func (x *GetPromptResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -3015,7 +3015,7 @@ func (x *InitializeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InitializeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -3023,7 +3023,7 @@ func (x *InitializeRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -3165,7 +3165,7 @@ func (x *InitializedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InitializedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
@@ -3657,7 +3657,7 @@ func (x *JSONRPCErrorResponse) validate(vb VersionSet) error {
 			return atField(err, "error")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
@@ -4107,7 +4107,7 @@ func (x *ListPromptsRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListPromptsRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -4115,7 +4115,7 @@ func (x *ListPromptsRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -4156,7 +4156,7 @@ func (x *ListPromptsResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
@@ -4174,10 +4174,10 @@ func (x *ListPromptsResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&bitListPromptsResultTTLMs != 0 || x.has&bitListPromptsResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultTTLMs != 0 || x.has&bitListPromptsResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListPromptsResultTTLMs != 0 || x.TTLMs != 0) {
@@ -4259,7 +4259,7 @@ func (x *ListResourceTemplatesRequest) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -4267,7 +4267,7 @@ func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -4308,7 +4308,7 @@ func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
@@ -4326,10 +4326,10 @@ func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&bitListResourceTemplatesResultTTLMs != 0 || x.has&bitListResourceTemplatesResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultTTLMs != 0 || x.has&bitListResourceTemplatesResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesResultTTLMs != 0 || x.TTLMs != 0) {
@@ -4411,7 +4411,7 @@ func (x *ListResourcesRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListResourcesRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -4419,7 +4419,7 @@ func (x *ListResourcesRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -4460,7 +4460,7 @@ func (x *ListResourcesResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
@@ -4478,10 +4478,10 @@ func (x *ListResourcesResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&bitListResourcesResultTTLMs != 0 || x.has&bitListResourcesResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultTTLMs != 0 || x.has&bitListResourcesResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourcesResultTTLMs != 0 || x.TTLMs != 0) {
@@ -4571,7 +4571,7 @@ func (x *ListRootsRequest) validate(vb VersionSet) error {
 			return atField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
@@ -4579,7 +4579,7 @@ func (x *ListRootsRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
@@ -4726,7 +4726,7 @@ func (x *ListToolsRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListToolsRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -4734,7 +4734,7 @@ func (x *ListToolsRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -4775,7 +4775,7 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
@@ -4783,7 +4783,7 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 			return atField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
@@ -4796,7 +4796,7 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&bitListToolsResultTTLMs != 0 || x.has&bitListToolsResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultTTLMs != 0 || x.has&bitListToolsResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListToolsResultTTLMs != 0 || x.TTLMs != 0) {
@@ -4899,7 +4899,7 @@ func (x *LoggingMessageNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *LoggingMessageNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
@@ -5340,7 +5340,7 @@ func (x *PaginatedRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PaginatedRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -5348,7 +5348,7 @@ func (x *PaginatedRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -5416,7 +5416,7 @@ func (x *PaginatedResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -5459,7 +5459,7 @@ func (x *PingRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PingRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -5467,7 +5467,7 @@ func (x *PingRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -5635,7 +5635,7 @@ func (x *ProgressNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ProgressNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
@@ -5785,7 +5785,7 @@ func (x *PromptListChangedNotification) ValidateVersion(v ProtocolVersion) error
 	return x.validate(vb)
 }
 func (x *PromptListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
@@ -5874,7 +5874,7 @@ func (x *ReadResourceRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ReadResourceRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -5882,7 +5882,7 @@ func (x *ReadResourceRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -5963,7 +5963,7 @@ func (x *ReadResourceResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
@@ -5981,10 +5981,10 @@ func (x *ReadResourceResult) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&bitReadResourceResultTTLMs != 0 || x.has&bitReadResourceResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultTTLMs != 0 || x.has&bitReadResourceResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitReadResourceResultTTLMs != 0 || x.TTLMs != 0) {
@@ -6263,7 +6263,7 @@ func (x *RequestMetaObject) validate(vb VersionSet) error {
 			return atField(err, "io.modelcontextprotocol/logLevel")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ProtocolVersion != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.ProtocolVersion == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "io.modelcontextprotocol/protocolVersion")
 	}
 	if x.has&uint64(0x10) != 0 || !x.ProgressToken.IsZero() {
@@ -6436,7 +6436,7 @@ func (x *ResourceListChangedNotification) ValidateVersion(v ProtocolVersion) err
 	return x.validate(vb)
 }
 func (x *ResourceListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
@@ -6575,7 +6575,7 @@ func (x *ResourceUpdatedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceUpdatedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
@@ -6648,7 +6648,7 @@ func (x *Result) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -6758,7 +6758,7 @@ func (x *RootsListChangedNotification) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *RootsListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
@@ -7307,7 +7307,7 @@ func (x *SetLevelRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SetLevelRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -7315,7 +7315,7 @@ func (x *SetLevelRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -7506,7 +7506,7 @@ func (x *SubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SubscribeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -7514,7 +7514,7 @@ func (x *SubscribeRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
@@ -8433,7 +8433,7 @@ func (x *ToolListChangedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
@@ -8473,7 +8473,7 @@ func (x *ToolOutputSchema) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.Type != "")) && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.Type == "") && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "type")
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.Type != "") {
@@ -8671,7 +8671,7 @@ func (x *UnsubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *UnsubscribeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
@@ -8679,7 +8679,7 @@ func (x *UnsubscribeRequest) validate(vb VersionSet) error {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
