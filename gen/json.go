@@ -3,7 +3,6 @@ package gen
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -472,7 +471,8 @@ func (g *generator) marshal(f *jen.File, t *model.Type) {
 	case t.Kind == model.Union && g.scalarUnion(t):
 		var cases []jen.Code
 		for _, v := range scalarVariants(t) {
-			cases = append(cases, jen.Case(jen.Lit(v.kind)).Block(g.appendPrim(jen.Id("x").Dot(v.field), v.prim, plainErr)...))
+			code, _ := g.appendPrim(jen.Id("x").Dot(v.field), v.prim, plainErr)
+			cases = append(cases, jen.Case(jen.Lit(v.kind)).Block(code...))
 		}
 		cases = append(cases, jen.Default().Block(jen.Return(jen.Id("dst"), jen.Id("fieldError").Call(jen.Lit(t.Name+" holds no value")))))
 		body = []jen.Code{jen.Var().Err().Error(), jen.Switch(jen.Id("x").Dot("kind")).Block(cases...), jen.Return(jen.Id("dst"), jen.Err())}
@@ -482,28 +482,32 @@ func (g *generator) marshal(f *jen.File, t *model.Type) {
 			jen.Return(jen.Id("x").Dot("Value").Dot("appendJSON").Call(jen.Id("dst"))),
 		}
 	default:
-		body = append(g.appendValue(jen.Id("x"), t, true, plainErr, 0), jen.Return(jen.Id("dst"), jen.Nil()))
-		body = declareErr(body, 0)
+		code, assignsErr := g.appendValue(jen.Id("x"), t, true, plainErr, 0)
+		if assignsErr {
+			body = append(body, jen.Var().Err().Error())
+		}
+		body = append(append(body, code...), jen.Return(jen.Id("dst"), jen.Nil()))
 	}
 	f.Func().Params(recv(t)).Id("appendJSON").Params(jen.Id("dst").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(body...)
 }
 
 func (g *generator) encodeStruct(t *model.Type) []jen.Code {
-	body := []jen.Code{
-		jen.Id("start").Op(":=").Len(jen.Id("dst")),
-	}
+	var body []jen.Code
+	needErr := false
 	for i, fd := range t.Fields {
 		key := jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit(fmt.Sprintf(",%s:", quoteJSON(fd.JSON))).Op("..."))
 		var value []jen.Code
+		var assignsErr bool
 		target := jen.Id("x").Dot(fd.GoName)
 		switch {
 		case isConst(fd):
 			value = []jen.Code{jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit(fd.Type.Const).Op("..."))}
 		case g.pointerField(fd):
-			value = g.appendValue(target, fd.Type, false, atField(fd.JSON), 0)
+			value, assignsErr = g.appendValue(target, fd.Type, false, atField(fd.JSON), 0)
 		default:
-			value = g.appendValue(target, fd.Type, true, atField(fd.JSON), 0)
+			value, assignsErr = g.appendValue(target, fd.Type, true, atField(fd.JSON), 0)
 		}
+		needErr = needErr || assignsErr
 		var cond jen.Code
 		switch {
 		case g.emitAlways(t, fd), isConst(fd) && fd.Required.Has(fd.Versions.Newest()):
@@ -531,18 +535,11 @@ func (g *generator) encodeStruct(t *model.Type) []jen.Code {
 		jen.Id("dst").Index(jen.Id("start")).Op("=").LitRune('{'),
 		jen.Return(jen.Append(jen.Id("dst"), jen.LitRune('}')), jen.Nil()),
 	)
-	return declareErr(body, 1)
-}
-
-// declareErr inserts "var err error" at index i of body when the body uses
-// err.
-func declareErr(body []jen.Code, i int) []jen.Code {
-	if !strings.Contains(fmt.Sprintf("%#v", jen.Block(body...)), "err") {
-		return body
+	head := []jen.Code{jen.Id("start").Op(":=").Len(jen.Id("dst"))}
+	if needErr {
+		head = append(head, jen.Var().Err().Error())
 	}
-	out := append([]jen.Code{}, body[:i]...)
-	out = append(out, jen.Var().Err().Error())
-	return append(out, body[i:]...)
+	return append(head, body...)
 }
 
 func quoteJSON(s string) string {
@@ -617,37 +614,42 @@ func (g *generator) zeroTest(target *jen.Statement, fd *model.Field, isZero bool
 	panic(fmt.Sprintf("gen: no zero test for %s", n.Kind))
 }
 
-func (g *generator) appendPrim(v *jen.Statement, p model.Prim, wrap func(jen.Code) jen.Code) []jen.Code {
+// appendPrim appends v, a primitive of kind p, to dst. assignsErr reports
+// whether the code assigns err, which its caller then declares: only a
+// number can fail to encode (NaN and the infinities have no JSON).
+func (g *generator) appendPrim(v *jen.Statement, p model.Prim, wrap func(jen.Code) jen.Code) (code []jen.Code, assignsErr bool) {
 	switch p {
 	case model.String:
-		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendString").Call(jen.Id("dst"), jen.String().Parens(v))}
+		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendString").Call(jen.Id("dst"), jen.String().Parens(v))}, false
 	case model.Integer:
-		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendInt").Call(jen.Id("dst"), jen.Int64().Parens(v))}
+		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendInt").Call(jen.Id("dst"), jen.Int64().Parens(v))}, false
 	case model.Number:
 		return []jen.Code{
 			jen.List(jen.Id("dst"), jen.Err()).Op("=").Qual(jsonrpcPkg, "AppendFloatChecked").Call(jen.Id("dst"), jen.Float64().Parens(v)),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("dst"), wrap(jen.Err()))),
-		}
+		}, true
 	}
-	return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendBool").Call(jen.Id("dst"), jen.Bool().Parens(v))}
+	return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendBool").Call(jen.Id("dst"), jen.Bool().Parens(v))}, false
 }
 
 // appendValue appends v, of type t, to dst. required says that a nil
-// slice or map is written as empty rather than as null.
-func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, wrap func(jen.Code) jen.Code, depth int) []jen.Code {
+// slice or map is written as empty rather than as null. assignsErr
+// reports whether the code assigns err, which its caller then declares.
+func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, wrap func(jen.Code) jen.Code, depth int) (code []jen.Code, assignsErr bool) {
 	switch t.Kind {
 	case model.Ref, model.Alias:
 		return []jen.Code{
 			jen.List(jen.Id("dst"), jen.Err()).Op("=").Add(v.Clone()).Dot("appendJSON").Call(jen.Id("dst")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("dst"), wrap(jen.Err()))),
-		}
+		}, true
 	case model.Enum:
 		return g.appendPrim(v, model.String, wrap)
 	case model.Primitive:
 		if t.Nullable {
+			value, assignsErr := g.appendPrim(jen.Op("*").Add(v.Clone()), t.Prim, wrap)
 			return []jen.Code{jen.If(jen.Add(v.Clone()).Op("==").Nil()).Block(
 				jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit("null").Op("...")),
-			).Else().Block(g.appendPrim(jen.Op("*").Add(v.Clone()), t.Prim, wrap)...)}
+			).Else().Block(value...)}, assignsErr
 		}
 		return g.appendPrim(v, t.Prim, wrap)
 	case model.Raw:
@@ -655,30 +657,31 @@ func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, 
 		if t.RawKind == model.AnyObject {
 			def = "{}"
 		}
-		return []jen.Code{jen.Id("dst").Op("=").Id("appendRaw").Call(jen.Id("dst"), v.Clone(), jen.Lit(def))}
+		return []jen.Code{jen.Id("dst").Op("=").Id("appendRaw").Call(jen.Id("dst"), v.Clone(), jen.Lit(def))}, false
 	case model.Array:
 		i := fmt.Sprintf("i%d", depth)
 		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atIndex").Call(err, jen.Id(i)) }, wrap)
-		loop := []jen.Code{
+		elem, assignsErr := g.appendValue(jen.Add(v.Clone()).Index(jen.Id(i)), t.Elem, true, inner, depth+1)
+		return []jen.Code{
 			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('[')),
 			jen.For(jen.Id(i).Op(":=").Range().Add(v.Clone())).Block(append([]jen.Code{
 				jen.If(jen.Id(i).Op(">").Lit(0)).Block(jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(','))),
-			}, g.appendValue(jen.Add(v.Clone()).Index(jen.Id(i)), t.Elem, true, inner, depth+1)...)...),
+			}, elem...)...),
 			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(']')),
-		}
-		return loop
+		}, assignsErr
 	case model.Map:
 		k := fmt.Sprintf("k%d", depth)
 		inner := errWrap(func(err jen.Code) jen.Code { return jen.Id("atKey").Call(err, jen.Id(k)) }, wrap)
+		elem, assignsErr := g.appendValue(jen.Add(v.Clone()).Index(jen.Id(k)), t.Elem, true, inner, depth+1)
 		return []jen.Code{
 			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('{')),
 			jen.For(jen.List(jen.Id("n"+k), jen.Id(k)).Op(":=").Range().Id("sortedKeys").Call(v.Clone())).Block(append([]jen.Code{
 				jen.If(jen.Id("n" + k).Op(">").Lit(0)).Block(jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(','))),
 				jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendString").Call(jen.Id("dst"), jen.Id(k)),
 				jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(':')),
-			}, g.appendValue(jen.Add(v.Clone()).Index(jen.Id(k)), t.Elem, true, inner, depth+1)...)...),
+			}, elem...)...),
 			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('}')),
-		}
+		}, assignsErr
 	}
 	panic(fmt.Sprintf("gen: cannot encode %s", t.Kind))
 }
