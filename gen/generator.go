@@ -27,6 +27,10 @@ type generator struct {
 	owner map[*model.Field]*model.Type
 	// setters are the Set methods of the fields that need one.
 	setters map[*model.Field]*setter
+	// bits are the names of the fields' presence bits, and required the
+	// names of the structs' required masks, by struct name (presence.go).
+	bits     map[*model.Field]string
+	required map[string]string
 }
 
 func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
@@ -143,9 +147,6 @@ func (g *generator) scalarUnion(u *model.Type) bool {
 	}
 	return true
 }
-
-// fieldBit is the presence bit of field i.
-func fieldBit(i int) jen.Code { return jen.Lit(uint64(1) << uint(i)) }
 
 // pointerField reports whether a struct-typed field is a pointer: it is
 // unless the property exists in every version of its type and is required

@@ -62,11 +62,7 @@ func (g *generator) unmarshal(f *jen.File, t *model.Type) {
 
 func (g *generator) decodeStruct(t *model.Type) []jen.Code {
 	var cases []jen.Code
-	var required uint64
 	for i, fd := range t.Fields {
-		if fd.Required != 0 {
-			required |= 1 << uint(i)
-		}
 		stmts := []jen.Code{jen.Id("seen").Op("|=").Add(g.presenceBit(t, i))}
 		target := jen.Id("x").Dot(fd.GoName)
 		switch {
@@ -90,7 +86,13 @@ func (g *generator) decodeStruct(t *model.Type) []jen.Code {
 		cases = append(cases, jen.Default().Block(
 			jen.Return(jen.Id("atKey").Call(jen.Id("errUnknownProperty").Call(), jen.String().Parens(jen.Id("key"))))))
 	}
-	return []jen.Code{
+	// x starts zero, so missing needs setting only where t requires something.
+	tail := []jen.Code{jen.Id("x").Dot("has").Op("=").Id("seen")}
+	if name := g.required[t.Name]; name != "" {
+		tail = append(tail, jen.Id("x").Dot("missing").Op("=").Id(name).Op("&^").Id("seen"))
+	}
+	tail = append(tail, jen.Return(jen.Nil()))
+	return append([]jen.Code{
 		jen.Op("*").Id("x").Op("=").Id(t.Name).Values(),
 		jen.If(jen.Err().Op(":=").Id("s").Dot("ObjectStart").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Var().Id("seen").Uint64(),
@@ -100,10 +102,7 @@ func (g *generator) decodeStruct(t *model.Type) []jen.Code {
 			jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
 			jen.Switch(jen.String().Parens(jen.Id("key"))).Block(cases...),
 		),
-		jen.Id("x").Dot("has").Op("=").Id("seen"),
-		jen.Id("x").Dot("missing").Op("=").Lit(required).Op("&^").Id("seen"),
-		jen.Return(jen.Nil()),
-	}
+	}, tail...)
 }
 
 func (g *generator) decodeConst(t *model.Type, wrap func(jen.Code) jen.Code) []jen.Code {

@@ -45,6 +45,7 @@ func (g *generator) types() *jen.File {
 			}
 		}
 		if t.Kind == model.Struct {
+			g.presenceDecls(f, t)
 			g.setterDecls(f, t)
 		}
 	}

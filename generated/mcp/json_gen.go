@@ -29,7 +29,7 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "audience":
-			seen |= uint64(0x1)
+			seen |= bitAnnotationsAudience
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "audience")
 			}
@@ -49,12 +49,12 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "lastModified":
-			seen |= uint64(0x2)
+			seen |= bitAnnotationsLastModified
 			if err := decodeString(s, &x.LastModified); err != nil {
 				return atField(err, "lastModified")
 			}
 		case "priority":
-			seen |= uint64(0x4)
+			seen |= bitAnnotationsPriority
 			if err := decodeFloat(s, &x.Priority); err != nil {
 				return atField(err, "priority")
 			}
@@ -65,7 +65,6 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -76,7 +75,7 @@ func (x Annotations) MarshalJSON() ([]byte, error) {
 func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Audience != nil || x.has&uint64(0x1) != 0 {
+	if x.Audience != nil || x.has&bitAnnotationsAudience != 0 {
 		dst = append(dst, ",\"audience\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Audience {
@@ -90,11 +89,11 @@ func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x2) != 0 || x.LastModified != "" {
+	if x.has&bitAnnotationsLastModified != 0 || x.LastModified != "" {
 		dst = append(dst, ",\"lastModified\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.LastModified))
 	}
-	if x.has&uint64(0x4) != 0 || x.Priority != 0 {
+	if x.has&bitAnnotationsPriority != 0 || x.Priority != 0 {
 		dst = append(dst, ",\"priority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Priority))
 		if err != nil {
@@ -129,28 +128,28 @@ func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitAudioContentMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitAudioContentAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return atField(err, "annotations")
 			}
 		case "data":
-			seen |= uint64(0x4)
+			seen |= bitAudioContentData
 			if err := decodeString(s, &x.Data); err != nil {
 				return atField(err, "data")
 			}
 		case "mimeType":
-			seen |= uint64(0x8)
+			seen |= bitAudioContentMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return atField(err, "mimeType")
 			}
 		case "type":
-			seen |= uint64(0x10)
+			seen |= bitAudioContentType
 			if err := decodeConstString(s, "audio", "\"audio\""); err != nil {
 				return atField(err, "type")
 			}
@@ -161,7 +160,7 @@ func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1c) &^ seen
+	x.missing = requiredAudioContent &^ seen
 	return nil
 }
 
@@ -172,7 +171,7 @@ func (x AudioContent) MarshalJSON() ([]byte, error) {
 func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitAudioContentMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -183,15 +182,15 @@ func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitAudioContentData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Data))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitAudioContentMIMEType == 0 {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitAudioContentType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"audio\""...)
 	}
@@ -223,12 +222,12 @@ func (x *BaseMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "name":
-			seen |= uint64(0x1)
+			seen |= bitBaseMetadataName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "title":
-			seen |= uint64(0x2)
+			seen |= bitBaseMetadataTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
@@ -239,7 +238,7 @@ func (x *BaseMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredBaseMetadata &^ seen
 	return nil
 }
 
@@ -249,11 +248,11 @@ func (x BaseMetadata) MarshalJSON() ([]byte, error) {
 }
 func (x *BaseMetadata) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitBaseMetadataName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x2) != 0 || x.Title != "" {
+	if x.has&bitBaseMetadataTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -285,22 +284,22 @@ func (x *BlobResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitBlobResourceContentsMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "blob":
-			seen |= uint64(0x2)
+			seen |= bitBlobResourceContentsBlob
 			if err := decodeString(s, &x.Blob); err != nil {
 				return atField(err, "blob")
 			}
 		case "mimeType":
-			seen |= uint64(0x4)
+			seen |= bitBlobResourceContentsMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return atField(err, "mimeType")
 			}
 		case "uri":
-			seen |= uint64(0x8)
+			seen |= bitBlobResourceContentsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -311,7 +310,7 @@ func (x *BlobResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xa) &^ seen
+	x.missing = requiredBlobResourceContents &^ seen
 	return nil
 }
 
@@ -321,19 +320,19 @@ func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
 }
 func (x *BlobResourceContents) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitBlobResourceContentsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitBlobResourceContentsBlob == 0 {
 		dst = append(dst, ",\"blob\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Blob))
 	}
-	if x.has&uint64(0x4) != 0 || x.MIMEType != "" {
+	if x.has&bitBlobResourceContentsMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitBlobResourceContentsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -365,22 +364,22 @@ func (x *BooleanSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitBooleanSchemaDefault
 			if err := decodeBool(s, &x.Default); err != nil {
 				return atField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitBooleanSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "title":
-			seen |= uint64(0x4)
+			seen |= bitBooleanSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x8)
+			seen |= bitBooleanSchemaType
 			if err := decodeConstString(s, "boolean", "\"boolean\""); err != nil {
 				return atField(err, "type")
 			}
@@ -391,7 +390,7 @@ func (x *BooleanSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x8) &^ seen
+	x.missing = requiredBooleanSchema &^ seen
 	return nil
 }
 
@@ -401,19 +400,19 @@ func (x BooleanSchema) MarshalJSON() ([]byte, error) {
 }
 func (x *BooleanSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Default {
+	if x.has&bitBooleanSchemaDefault != 0 || x.Default {
 		dst = append(dst, ",\"default\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.Default))
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitBooleanSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.has&uint64(0x4) != 0 || x.Title != "" {
+	if x.has&bitBooleanSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitBooleanSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"boolean\""...)
 	}
@@ -445,23 +444,23 @@ func (x *CacheableResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCacheableResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitCacheableResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return atField(err, "cacheScope")
 			}
 		case "resultType":
-			seen |= uint64(0x4)
+			seen |= bitCacheableResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
 		case "ttlMs":
-			seen |= uint64(0x8)
+			seen |= bitCacheableResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
 				return atField(err, "ttlMs")
 			}
@@ -472,7 +471,7 @@ func (x *CacheableResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xe) &^ seen
+	x.missing = requiredCacheableResult &^ seen
 	return nil
 }
 
@@ -490,18 +489,18 @@ func (x *CacheableResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCacheableResultCacheScope == 0 {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCacheableResultResultType == 0 {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCacheableResultTTLMs == 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -557,22 +556,22 @@ func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitCallToolRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitCallToolRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitCallToolRequestMethod
 			if err := decodeConstString(s, "tools/call", "\"tools/call\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitCallToolRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -583,7 +582,7 @@ func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredCallToolRequest &^ seen
 	return nil
 }
 
@@ -594,22 +593,22 @@ func (x CallToolRequest) MarshalJSON() ([]byte, error) {
 func (x *CallToolRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitCallToolRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitCallToolRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCallToolRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tools/call\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCallToolRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -644,33 +643,33 @@ func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCallToolRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "arguments":
-			seen |= uint64(0x2)
+			seen |= bitCallToolRequestParamsArguments
 			if err := decodeRawObject(s, &x.Arguments); err != nil {
 				return atField(err, "arguments")
 			}
 		case "inputResponses":
-			seen |= uint64(0x4)
+			seen |= bitCallToolRequestParamsInputResponses
 			if err := x.InputResponses.decode(s); err != nil {
 				return atField(err, "inputResponses")
 			}
 		case "name":
-			seen |= uint64(0x8)
+			seen |= bitCallToolRequestParamsName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "requestState":
-			seen |= uint64(0x10)
+			seen |= bitCallToolRequestParamsRequestState
 			if err := decodeString(s, &x.RequestState); err != nil {
 				return atField(err, "requestState")
 			}
 		case "task":
-			seen |= uint64(0x20)
+			seen |= bitCallToolRequestParamsTask
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
 				return atField(err, "task")
@@ -682,7 +681,7 @@ func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x9) &^ seen
+	x.missing = requiredCallToolRequestParams &^ seen
 	return nil
 }
 
@@ -700,22 +699,22 @@ func (x *CallToolRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.Arguments != nil || x.has&uint64(0x2) != 0 {
+	if x.Arguments != nil || x.has&bitCallToolRequestParamsArguments != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = appendRaw(dst, x.Arguments, "{}")
 	}
-	if x.InputResponses != nil || x.has&uint64(0x4) != 0 {
+	if x.InputResponses != nil || x.has&bitCallToolRequestParamsInputResponses != 0 {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "inputResponses")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCallToolRequestParamsName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x10) != 0 || x.RequestState != "" {
+	if x.has&bitCallToolRequestParamsRequestState != 0 || x.RequestState != "" {
 		dst = append(dst, ",\"requestState\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.RequestState))
 	}
@@ -754,13 +753,13 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCallToolResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "content":
-			seen |= uint64(0x2)
+			seen |= bitCallToolResultContent
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "content")
 			}
@@ -780,17 +779,17 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "isError":
-			seen |= uint64(0x4)
+			seen |= bitCallToolResultIsError
 			if err := decodeBool(s, &x.IsError); err != nil {
 				return atField(err, "isError")
 			}
 		case "resultType":
-			seen |= uint64(0x8)
+			seen |= bitCallToolResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
 		case "structuredContent":
-			seen |= uint64(0x10)
+			seen |= bitCallToolResultStructuredContent
 			if err := decodeRawValue(s, &x.StructuredContent); err != nil {
 				return atField(err, "structuredContent")
 			}
@@ -801,7 +800,7 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xa) &^ seen
+	x.missing = requiredCallToolResult &^ seen
 	return nil
 }
 
@@ -819,7 +818,7 @@ func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCallToolResultContent == 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Content {
@@ -833,15 +832,15 @@ func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x4) != 0 || x.IsError {
+	if x.has&bitCallToolResultIsError != 0 || x.IsError {
 		dst = append(dst, ",\"isError\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.IsError))
 	}
-	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
+	if x.has&bitCallToolResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.StructuredContent != nil || x.has&uint64(0x10) != 0 {
+	if x.StructuredContent != nil || x.has&bitCallToolResultStructuredContent != 0 {
 		dst = append(dst, ",\"structuredContent\":"...)
 		dst = appendRaw(dst, x.StructuredContent, "null")
 	}
@@ -873,17 +872,17 @@ func (x *CallToolResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitCallToolResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitCallToolResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitCallToolResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return atField(err, "result")
 			}
@@ -894,7 +893,7 @@ func (x *CallToolResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredCallToolResultResponse &^ seen
 	return nil
 }
 
@@ -905,18 +904,18 @@ func (x CallToolResultResponse) MarshalJSON() ([]byte, error) {
 func (x *CallToolResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCallToolResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCallToolResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCallToolResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -1010,22 +1009,22 @@ func (x *CancelTaskRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitCancelTaskRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitCancelTaskRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitCancelTaskRequestMethod
 			if err := decodeConstString(s, "tasks/cancel", "\"tasks/cancel\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitCancelTaskRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -1036,7 +1035,7 @@ func (x *CancelTaskRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredCancelTaskRequest &^ seen
 	return nil
 }
 
@@ -1047,22 +1046,22 @@ func (x CancelTaskRequest) MarshalJSON() ([]byte, error) {
 func (x *CancelTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCancelTaskRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCancelTaskRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelTaskRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tasks/cancel\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCancelTaskRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -1097,7 +1096,7 @@ func (x *CancelTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "taskId":
-			seen |= uint64(0x1)
+			seen |= bitCancelTaskRequestParamsTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return atField(err, "taskId")
 			}
@@ -1108,7 +1107,7 @@ func (x *CancelTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredCancelTaskRequestParams &^ seen
 	return nil
 }
 
@@ -1118,7 +1117,7 @@ func (x CancelTaskRequestParams) MarshalJSON() ([]byte, error) {
 }
 func (x *CancelTaskRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCancelTaskRequestParamsTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
@@ -1150,42 +1149,42 @@ func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCancelTaskResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "createdAt":
-			seen |= uint64(0x2)
+			seen |= bitCancelTaskResultCreatedAt
 			if err := decodeString(s, &x.CreatedAt); err != nil {
 				return atField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
-			seen |= uint64(0x4)
+			seen |= bitCancelTaskResultLastUpdatedAt
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
 				return atField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
-			seen |= uint64(0x8)
+			seen |= bitCancelTaskResultPollInterval
 			if err := decodeInt(s, &x.PollInterval); err != nil {
 				return atField(err, "pollInterval")
 			}
 		case "status":
-			seen |= uint64(0x10)
+			seen |= bitCancelTaskResultStatus
 			if err := x.Status.decode(s); err != nil {
 				return atField(err, "status")
 			}
 		case "statusMessage":
-			seen |= uint64(0x20)
+			seen |= bitCancelTaskResultStatusMessage
 			if err := decodeString(s, &x.StatusMessage); err != nil {
 				return atField(err, "statusMessage")
 			}
 		case "taskId":
-			seen |= uint64(0x40)
+			seen |= bitCancelTaskResultTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return atField(err, "taskId")
 			}
 		case "ttl":
-			seen |= uint64(0x80)
+			seen |= bitCancelTaskResultTTL
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
 				return atField(err, "ttl")
 			}
@@ -1196,7 +1195,7 @@ func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xd6) &^ seen
+	x.missing = requiredCancelTaskResult &^ seen
 	return nil
 }
 
@@ -1207,38 +1206,38 @@ func (x CancelTaskResult) MarshalJSON() ([]byte, error) {
 func (x *CancelTaskResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitCancelTaskResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCancelTaskResultCreatedAt == 0 {
 		dst = append(dst, ",\"createdAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.CreatedAt))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelTaskResultLastUpdatedAt == 0 {
 		dst = append(dst, ",\"lastUpdatedAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.LastUpdatedAt))
 	}
-	if x.has&uint64(0x8) != 0 || x.PollInterval != 0 {
+	if x.has&bitCancelTaskResultPollInterval != 0 || x.PollInterval != 0 {
 		dst = append(dst, ",\"pollInterval\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.PollInterval))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitCancelTaskResultStatus == 0 {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "status")
 		}
 	}
-	if x.has&uint64(0x20) != 0 || x.StatusMessage != "" {
+	if x.has&bitCancelTaskResultStatusMessage != 0 || x.StatusMessage != "" {
 		dst = append(dst, ",\"statusMessage\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.StatusMessage))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitCancelTaskResultTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.missing&uint64(0x80) == 0 {
+	if x.missing&bitCancelTaskResultTTL == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)
@@ -1274,17 +1273,17 @@ func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitCancelledNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitCancelledNotificationMethod
 			if err := decodeConstString(s, "notifications/cancelled", "\"notifications/cancelled\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitCancelledNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -1295,7 +1294,7 @@ func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredCancelledNotification &^ seen
 	return nil
 }
 
@@ -1306,15 +1305,15 @@ func (x CancelledNotification) MarshalJSON() ([]byte, error) {
 func (x *CancelledNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitCancelledNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCancelledNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/cancelled\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelledNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -1349,18 +1348,18 @@ func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCancelledNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "reason":
-			seen |= uint64(0x2)
+			seen |= bitCancelledNotificationParamsReason
 			if err := decodeString(s, &x.Reason); err != nil {
 				return atField(err, "reason")
 			}
 		case "requestId":
-			seen |= uint64(0x4)
+			seen |= bitCancelledNotificationParamsRequestID
 			if err := x.RequestID.decode(s); err != nil {
 				return atField(err, "requestId")
 			}
@@ -1371,7 +1370,7 @@ func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredCancelledNotificationParams &^ seen
 	return nil
 }
 
@@ -1389,11 +1388,11 @@ func (x *CancelledNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Reason != "" {
+	if x.has&bitCancelledNotificationParamsReason != 0 || x.Reason != "" {
 		dst = append(dst, ",\"reason\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Reason))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelledNotificationParamsRequestID == 0 {
 		dst = append(dst, ",\"requestId\":"...)
 		dst, err = x.RequestID.appendJSON(dst)
 		if err != nil {
@@ -1428,18 +1427,18 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "elicitation":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesElicitation
 			x.Elicitation = new(ClientCapabilitiesElicitation)
 			if err := x.Elicitation.decode(s); err != nil {
 				return atField(err, "elicitation")
 			}
 		case "experimental":
-			seen |= uint64(0x2)
+			seen |= bitClientCapabilitiesExperimental
 			if err := decodeRawObject(s, &x.Experimental); err != nil {
 				return atField(err, "experimental")
 			}
 		case "extensions":
-			seen |= uint64(0x4)
+			seen |= bitClientCapabilitiesExtensions
 			if err := s.ObjectStart(); err != nil {
 				return atField(err, "extensions")
 			}
@@ -1460,19 +1459,19 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 				x.Extensions[k0] = v0
 			}
 		case "roots":
-			seen |= uint64(0x8)
+			seen |= bitClientCapabilitiesRoots
 			x.Roots = new(ClientCapabilitiesRoots)
 			if err := x.Roots.decode(s); err != nil {
 				return atField(err, "roots")
 			}
 		case "sampling":
-			seen |= uint64(0x10)
+			seen |= bitClientCapabilitiesSampling
 			x.Sampling = new(ClientCapabilitiesSampling)
 			if err := x.Sampling.decode(s); err != nil {
 				return atField(err, "sampling")
 			}
 		case "tasks":
-			seen |= uint64(0x20)
+			seen |= bitClientCapabilitiesTasks
 			x.Tasks = new(ClientCapabilitiesTasks)
 			if err := x.Tasks.decode(s); err != nil {
 				return atField(err, "tasks")
@@ -1484,7 +1483,6 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1502,11 +1500,11 @@ func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "elicitation")
 		}
 	}
-	if x.Experimental != nil || x.has&uint64(0x2) != 0 {
+	if x.Experimental != nil || x.has&bitClientCapabilitiesExperimental != 0 {
 		dst = append(dst, ",\"experimental\":"...)
 		dst = appendRaw(dst, x.Experimental, "{}")
 	}
-	if x.Extensions != nil || x.has&uint64(0x4) != 0 {
+	if x.Extensions != nil || x.has&bitClientCapabilitiesExtensions != 0 {
 		dst = append(dst, ",\"extensions\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Extensions) {
@@ -1571,12 +1569,12 @@ func (x *ClientCapabilitiesElicitation) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "form":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesElicitationForm
 			if err := decodeRawObject(s, &x.Form); err != nil {
 				return atField(err, "form")
 			}
 		case "url":
-			seen |= uint64(0x2)
+			seen |= bitClientCapabilitiesElicitationURL
 			if err := decodeRawObject(s, &x.URL); err != nil {
 				return atField(err, "url")
 			}
@@ -1587,7 +1585,6 @@ func (x *ClientCapabilitiesElicitation) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1597,11 +1594,11 @@ func (x ClientCapabilitiesElicitation) MarshalJSON() ([]byte, error) {
 }
 func (x *ClientCapabilitiesElicitation) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Form != nil || x.has&uint64(0x1) != 0 {
+	if x.Form != nil || x.has&bitClientCapabilitiesElicitationForm != 0 {
 		dst = append(dst, ",\"form\":"...)
 		dst = appendRaw(dst, x.Form, "{}")
 	}
-	if x.URL != nil || x.has&uint64(0x2) != 0 {
+	if x.URL != nil || x.has&bitClientCapabilitiesElicitationURL != 0 {
 		dst = append(dst, ",\"url\":"...)
 		dst = appendRaw(dst, x.URL, "{}")
 	}
@@ -1633,7 +1630,7 @@ func (x *ClientCapabilitiesRoots) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "listChanged":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesRootsListChanged
 			if err := decodeBool(s, &x.ListChanged); err != nil {
 				return atField(err, "listChanged")
 			}
@@ -1644,7 +1641,6 @@ func (x *ClientCapabilitiesRoots) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1654,7 +1650,7 @@ func (x ClientCapabilitiesRoots) MarshalJSON() ([]byte, error) {
 }
 func (x *ClientCapabilitiesRoots) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.ListChanged {
+	if x.has&bitClientCapabilitiesRootsListChanged != 0 || x.ListChanged {
 		dst = append(dst, ",\"listChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ListChanged))
 	}
@@ -1686,12 +1682,12 @@ func (x *ClientCapabilitiesSampling) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "context":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesSamplingContext
 			if err := decodeRawObject(s, &x.Context); err != nil {
 				return atField(err, "context")
 			}
 		case "tools":
-			seen |= uint64(0x2)
+			seen |= bitClientCapabilitiesSamplingTools
 			if err := decodeRawObject(s, &x.Tools); err != nil {
 				return atField(err, "tools")
 			}
@@ -1702,7 +1698,6 @@ func (x *ClientCapabilitiesSampling) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1712,11 +1707,11 @@ func (x ClientCapabilitiesSampling) MarshalJSON() ([]byte, error) {
 }
 func (x *ClientCapabilitiesSampling) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Context != nil || x.has&uint64(0x1) != 0 {
+	if x.Context != nil || x.has&bitClientCapabilitiesSamplingContext != 0 {
 		dst = append(dst, ",\"context\":"...)
 		dst = appendRaw(dst, x.Context, "{}")
 	}
-	if x.Tools != nil || x.has&uint64(0x2) != 0 {
+	if x.Tools != nil || x.has&bitClientCapabilitiesSamplingTools != 0 {
 		dst = append(dst, ",\"tools\":"...)
 		dst = appendRaw(dst, x.Tools, "{}")
 	}
@@ -1748,17 +1743,17 @@ func (x *ClientCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "cancel":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesTasksCancel
 			if err := decodeRawObject(s, &x.Cancel); err != nil {
 				return atField(err, "cancel")
 			}
 		case "list":
-			seen |= uint64(0x2)
+			seen |= bitClientCapabilitiesTasksList
 			if err := decodeRawObject(s, &x.List); err != nil {
 				return atField(err, "list")
 			}
 		case "requests":
-			seen |= uint64(0x4)
+			seen |= bitClientCapabilitiesTasksRequests
 			x.Requests = new(ClientCapabilitiesTasksRequests)
 			if err := x.Requests.decode(s); err != nil {
 				return atField(err, "requests")
@@ -1770,7 +1765,6 @@ func (x *ClientCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1781,11 +1775,11 @@ func (x ClientCapabilitiesTasks) MarshalJSON() ([]byte, error) {
 func (x *ClientCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Cancel != nil || x.has&uint64(0x1) != 0 {
+	if x.Cancel != nil || x.has&bitClientCapabilitiesTasksCancel != 0 {
 		dst = append(dst, ",\"cancel\":"...)
 		dst = appendRaw(dst, x.Cancel, "{}")
 	}
-	if x.List != nil || x.has&uint64(0x2) != 0 {
+	if x.List != nil || x.has&bitClientCapabilitiesTasksList != 0 {
 		dst = append(dst, ",\"list\":"...)
 		dst = appendRaw(dst, x.List, "{}")
 	}
@@ -1824,13 +1818,13 @@ func (x *ClientCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "elicitation":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesTasksRequestsElicitation
 			x.Elicitation = new(ClientCapabilitiesTasksRequestsElicitation)
 			if err := x.Elicitation.decode(s); err != nil {
 				return atField(err, "elicitation")
 			}
 		case "sampling":
-			seen |= uint64(0x2)
+			seen |= bitClientCapabilitiesTasksRequestsSampling
 			x.Sampling = new(ClientCapabilitiesTasksRequestsSampling)
 			if err := x.Sampling.decode(s); err != nil {
 				return atField(err, "sampling")
@@ -1842,7 +1836,6 @@ func (x *ClientCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1895,7 +1888,7 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) decode(s *jsonrpc.Scanner) 
 		}
 		switch string(key) {
 		case "create":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesTasksRequestsElicitationCreate
 			if err := decodeRawObject(s, &x.Create); err != nil {
 				return atField(err, "create")
 			}
@@ -1906,7 +1899,6 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) decode(s *jsonrpc.Scanner) 
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1916,7 +1908,7 @@ func (x ClientCapabilitiesTasksRequestsElicitation) MarshalJSON() ([]byte, error
 }
 func (x *ClientCapabilitiesTasksRequestsElicitation) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Create != nil || x.has&uint64(0x1) != 0 {
+	if x.Create != nil || x.has&bitClientCapabilitiesTasksRequestsElicitationCreate != 0 {
 		dst = append(dst, ",\"create\":"...)
 		dst = appendRaw(dst, x.Create, "{}")
 	}
@@ -1948,7 +1940,7 @@ func (x *ClientCapabilitiesTasksRequestsSampling) decode(s *jsonrpc.Scanner) err
 		}
 		switch string(key) {
 		case "createMessage":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesTasksRequestsSamplingCreateMessage
 			if err := decodeRawObject(s, &x.CreateMessage); err != nil {
 				return atField(err, "createMessage")
 			}
@@ -1959,7 +1951,6 @@ func (x *ClientCapabilitiesTasksRequestsSampling) decode(s *jsonrpc.Scanner) err
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1969,7 +1960,7 @@ func (x ClientCapabilitiesTasksRequestsSampling) MarshalJSON() ([]byte, error) {
 }
 func (x *ClientCapabilitiesTasksRequestsSampling) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.CreateMessage != nil || x.has&uint64(0x1) != 0 {
+	if x.CreateMessage != nil || x.has&bitClientCapabilitiesTasksRequestsSamplingCreateMessage != 0 {
 		dst = append(dst, ",\"createMessage\":"...)
 		dst = appendRaw(dst, x.CreateMessage, "{}")
 	}
@@ -2349,22 +2340,22 @@ func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitCompleteRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitCompleteRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitCompleteRequestMethod
 			if err := decodeConstString(s, "completion/complete", "\"completion/complete\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitCompleteRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -2375,7 +2366,7 @@ func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredCompleteRequest &^ seen
 	return nil
 }
 
@@ -2386,22 +2377,22 @@ func (x CompleteRequest) MarshalJSON() ([]byte, error) {
 func (x *CompleteRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitCompleteRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitCompleteRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCompleteRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"completion/complete\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCompleteRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -2436,24 +2427,24 @@ func (x *CompleteRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCompleteRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "argument":
-			seen |= uint64(0x2)
+			seen |= bitCompleteRequestParamsArgument
 			if err := x.Argument.decode(s); err != nil {
 				return atField(err, "argument")
 			}
 		case "context":
-			seen |= uint64(0x4)
+			seen |= bitCompleteRequestParamsContext
 			x.Context = new(CompleteRequestParamsContext)
 			if err := x.Context.decode(s); err != nil {
 				return atField(err, "context")
 			}
 		case "ref":
-			seen |= uint64(0x8)
+			seen |= bitCompleteRequestParamsRef
 			if err := x.Ref.decode(s); err != nil {
 				return atField(err, "ref")
 			}
@@ -2464,7 +2455,7 @@ func (x *CompleteRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xb) &^ seen
+	x.missing = requiredCompleteRequestParams &^ seen
 	return nil
 }
 
@@ -2482,7 +2473,7 @@ func (x *CompleteRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteRequestParamsArgument == 0 {
 		dst = append(dst, ",\"argument\":"...)
 		dst, err = x.Argument.appendJSON(dst)
 		if err != nil {
@@ -2496,7 +2487,7 @@ func (x *CompleteRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "context")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCompleteRequestParamsRef == 0 {
 		dst = append(dst, ",\"ref\":"...)
 		dst, err = x.Ref.appendJSON(dst)
 		if err != nil {
@@ -2531,12 +2522,12 @@ func (x *CompleteRequestParamsArgument) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "name":
-			seen |= uint64(0x1)
+			seen |= bitCompleteRequestParamsArgumentName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "value":
-			seen |= uint64(0x2)
+			seen |= bitCompleteRequestParamsArgumentValue
 			if err := decodeString(s, &x.Value); err != nil {
 				return atField(err, "value")
 			}
@@ -2547,7 +2538,7 @@ func (x *CompleteRequestParamsArgument) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredCompleteRequestParamsArgument &^ seen
 	return nil
 }
 
@@ -2557,11 +2548,11 @@ func (x CompleteRequestParamsArgument) MarshalJSON() ([]byte, error) {
 }
 func (x *CompleteRequestParamsArgument) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCompleteRequestParamsArgumentName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteRequestParamsArgumentValue == 0 {
 		dst = append(dst, ",\"value\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Value))
 	}
@@ -2593,7 +2584,7 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "arguments":
-			seen |= uint64(0x1)
+			seen |= bitCompleteRequestParamsContextArguments
 			if err := s.ObjectStart(); err != nil {
 				return atField(err, "arguments")
 			}
@@ -2620,7 +2611,6 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -2630,7 +2620,7 @@ func (x CompleteRequestParamsContext) MarshalJSON() ([]byte, error) {
 }
 func (x *CompleteRequestParamsContext) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Arguments != nil || x.has&uint64(0x1) != 0 {
+	if x.Arguments != nil || x.has&bitCompleteRequestParamsContextArguments != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Arguments) {
@@ -2723,18 +2713,18 @@ func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCompleteResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "completion":
-			seen |= uint64(0x2)
+			seen |= bitCompleteResultCompletion
 			if err := x.Completion.decode(s); err != nil {
 				return atField(err, "completion")
 			}
 		case "resultType":
-			seen |= uint64(0x4)
+			seen |= bitCompleteResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
@@ -2745,7 +2735,7 @@ func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x6) &^ seen
+	x.missing = requiredCompleteResult &^ seen
 	return nil
 }
 
@@ -2763,14 +2753,14 @@ func (x *CompleteResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteResultCompletion == 0 {
 		dst = append(dst, ",\"completion\":"...)
 		dst, err = x.Completion.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "completion")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.ResultType != "" {
+	if x.has&bitCompleteResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -2802,17 +2792,17 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "hasMore":
-			seen |= uint64(0x1)
+			seen |= bitCompleteResultCompletionHasMore
 			if err := decodeBool(s, &x.HasMore); err != nil {
 				return atField(err, "hasMore")
 			}
 		case "total":
-			seen |= uint64(0x2)
+			seen |= bitCompleteResultCompletionTotal
 			if err := decodeInt(s, &x.Total); err != nil {
 				return atField(err, "total")
 			}
 		case "values":
-			seen |= uint64(0x4)
+			seen |= bitCompleteResultCompletionValues
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "values")
 			}
@@ -2838,7 +2828,7 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredCompleteResultCompletion &^ seen
 	return nil
 }
 
@@ -2848,15 +2838,15 @@ func (x CompleteResultCompletion) MarshalJSON() ([]byte, error) {
 }
 func (x *CompleteResultCompletion) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.HasMore {
+	if x.has&bitCompleteResultCompletionHasMore != 0 || x.HasMore {
 		dst = append(dst, ",\"hasMore\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.HasMore))
 	}
-	if x.has&uint64(0x2) != 0 || x.Total != 0 {
+	if x.has&bitCompleteResultCompletionTotal != 0 || x.Total != 0 {
 		dst = append(dst, ",\"total\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.Total))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCompleteResultCompletionValues == 0 {
 		dst = append(dst, ",\"values\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Values {
@@ -2895,17 +2885,17 @@ func (x *CompleteResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitCompleteResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitCompleteResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitCompleteResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return atField(err, "result")
 			}
@@ -2916,7 +2906,7 @@ func (x *CompleteResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredCompleteResultResponse &^ seen
 	return nil
 }
 
@@ -2927,18 +2917,18 @@ func (x CompleteResultResponse) MarshalJSON() ([]byte, error) {
 func (x *CompleteResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCompleteResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCompleteResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -3046,22 +3036,22 @@ func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "method":
-			seen |= uint64(0x1)
+			seen |= bitCreateMessageRequestMethod
 			if err := decodeConstString(s, "sampling/createMessage", "\"sampling/createMessage\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x2)
+			seen |= bitCreateMessageRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
 		case "id":
-			seen |= uint64(0x4)
+			seen |= bitCreateMessageRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x8)
+			seen |= bitCreateMessageRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
@@ -3072,7 +3062,7 @@ func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredCreateMessageRequest &^ seen
 	return nil
 }
 
@@ -3083,25 +3073,25 @@ func (x CreateMessageRequest) MarshalJSON() ([]byte, error) {
 func (x *CreateMessageRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCreateMessageRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"sampling/createMessage\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateMessageRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "params")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
+	if x.has&bitCreateMessageRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
+	if x.has&bitCreateMessageRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
@@ -3133,17 +3123,17 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "includeContext":
-			seen |= uint64(0x1)
+			seen |= bitCreateMessageRequestParamsIncludeContext
 			if err := x.IncludeContext.decode(s); err != nil {
 				return atField(err, "includeContext")
 			}
 		case "maxTokens":
-			seen |= uint64(0x2)
+			seen |= bitCreateMessageRequestParamsMaxTokens
 			if err := decodeInt(s, &x.MaxTokens); err != nil {
 				return atField(err, "maxTokens")
 			}
 		case "messages":
-			seen |= uint64(0x4)
+			seen |= bitCreateMessageRequestParamsMessages
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "messages")
 			}
@@ -3163,18 +3153,18 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "metadata":
-			seen |= uint64(0x8)
+			seen |= bitCreateMessageRequestParamsMetadata
 			if err := decodeRawObject(s, &x.Metadata); err != nil {
 				return atField(err, "metadata")
 			}
 		case "modelPreferences":
-			seen |= uint64(0x10)
+			seen |= bitCreateMessageRequestParamsModelPreferences
 			x.ModelPreferences = new(ModelPreferences)
 			if err := x.ModelPreferences.decode(s); err != nil {
 				return atField(err, "modelPreferences")
 			}
 		case "stopSequences":
-			seen |= uint64(0x20)
+			seen |= bitCreateMessageRequestParamsStopSequences
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "stopSequences")
 			}
@@ -3194,23 +3184,23 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "systemPrompt":
-			seen |= uint64(0x40)
+			seen |= bitCreateMessageRequestParamsSystemPrompt
 			if err := decodeString(s, &x.SystemPrompt); err != nil {
 				return atField(err, "systemPrompt")
 			}
 		case "temperature":
-			seen |= uint64(0x80)
+			seen |= bitCreateMessageRequestParamsTemperature
 			if err := decodeFloat(s, &x.Temperature); err != nil {
 				return atField(err, "temperature")
 			}
 		case "toolChoice":
-			seen |= uint64(0x100)
+			seen |= bitCreateMessageRequestParamsToolChoice
 			x.ToolChoice = new(ToolChoice)
 			if err := x.ToolChoice.decode(s); err != nil {
 				return atField(err, "toolChoice")
 			}
 		case "tools":
-			seen |= uint64(0x200)
+			seen |= bitCreateMessageRequestParamsTools
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "tools")
 			}
@@ -3230,13 +3220,13 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "_meta":
-			seen |= uint64(0x400)
+			seen |= bitCreateMessageRequestParamsMeta
 			x.Meta = new(CreateMessageRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "task":
-			seen |= uint64(0x800)
+			seen |= bitCreateMessageRequestParamsTask
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
 				return atField(err, "task")
@@ -3248,7 +3238,7 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x6) &^ seen
+	x.missing = requiredCreateMessageRequestParams &^ seen
 	return nil
 }
 
@@ -3259,18 +3249,18 @@ func (x CreateMessageRequestParams) MarshalJSON() ([]byte, error) {
 func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.IncludeContext != "" {
+	if x.has&bitCreateMessageRequestParamsIncludeContext != 0 || x.IncludeContext != "" {
 		dst = append(dst, ",\"includeContext\":"...)
 		dst, err = x.IncludeContext.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "includeContext")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateMessageRequestParamsMaxTokens == 0 {
 		dst = append(dst, ",\"maxTokens\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MaxTokens))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCreateMessageRequestParamsMessages == 0 {
 		dst = append(dst, ",\"messages\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Messages {
@@ -3284,7 +3274,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.Metadata != nil || x.has&uint64(0x8) != 0 {
+	if x.Metadata != nil || x.has&bitCreateMessageRequestParamsMetadata != 0 {
 		dst = append(dst, ",\"metadata\":"...)
 		dst = appendRaw(dst, x.Metadata, "{}")
 	}
@@ -3295,7 +3285,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "modelPreferences")
 		}
 	}
-	if x.StopSequences != nil || x.has&uint64(0x20) != 0 {
+	if x.StopSequences != nil || x.has&bitCreateMessageRequestParamsStopSequences != 0 {
 		dst = append(dst, ",\"stopSequences\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.StopSequences {
@@ -3306,11 +3296,11 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x40) != 0 || x.SystemPrompt != "" {
+	if x.has&bitCreateMessageRequestParamsSystemPrompt != 0 || x.SystemPrompt != "" {
 		dst = append(dst, ",\"systemPrompt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.SystemPrompt))
 	}
-	if x.has&uint64(0x80) != 0 || x.Temperature != 0 {
+	if x.has&bitCreateMessageRequestParamsTemperature != 0 || x.Temperature != 0 {
 		dst = append(dst, ",\"temperature\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Temperature))
 		if err != nil {
@@ -3324,7 +3314,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "toolChoice")
 		}
 	}
-	if x.Tools != nil || x.has&uint64(0x200) != 0 {
+	if x.Tools != nil || x.has&bitCreateMessageRequestParamsTools != 0 {
 		dst = append(dst, ",\"tools\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Tools {
@@ -3404,7 +3394,7 @@ func (x *CreateMessageRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitCreateMessageRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
@@ -3415,7 +3405,6 @@ func (x *CreateMessageRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -3426,7 +3415,7 @@ func (x CreateMessageRequestParamsMeta) MarshalJSON() ([]byte, error) {
 func (x *CreateMessageRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitCreateMessageRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -3461,27 +3450,27 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCreateMessageResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "content":
-			seen |= uint64(0x2)
+			seen |= bitCreateMessageResultContent
 			if err := x.Content.decode(s); err != nil {
 				return atField(err, "content")
 			}
 		case "model":
-			seen |= uint64(0x4)
+			seen |= bitCreateMessageResultModel
 			if err := decodeString(s, &x.Model); err != nil {
 				return atField(err, "model")
 			}
 		case "role":
-			seen |= uint64(0x8)
+			seen |= bitCreateMessageResultRole
 			if err := x.Role.decode(s); err != nil {
 				return atField(err, "role")
 			}
 		case "stopReason":
-			seen |= uint64(0x10)
+			seen |= bitCreateMessageResultStopReason
 			if err := decodeString(s, &x.StopReason); err != nil {
 				return atField(err, "stopReason")
 			}
@@ -3492,7 +3481,7 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xe) &^ seen
+	x.missing = requiredCreateMessageResult &^ seen
 	return nil
 }
 
@@ -3503,29 +3492,29 @@ func (x CreateMessageResult) MarshalJSON() ([]byte, error) {
 func (x *CreateMessageResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitCreateMessageResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateMessageResultContent == 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst, err = x.Content.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "content")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCreateMessageResultModel == 0 {
 		dst = append(dst, ",\"model\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Model))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCreateMessageResultRole == 0 {
 		dst = append(dst, ",\"role\":"...)
 		dst, err = x.Role.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "role")
 		}
 	}
-	if x.has&uint64(0x10) != 0 || x.StopReason != "" {
+	if x.has&bitCreateMessageResultStopReason != 0 || x.StopReason != "" {
 		dst = append(dst, ",\"stopReason\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.StopReason))
 	}
@@ -3683,12 +3672,12 @@ func (x *CreateTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCreateTaskResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "task":
-			seen |= uint64(0x2)
+			seen |= bitCreateTaskResultTask
 			if err := x.Task.decode(s); err != nil {
 				return atField(err, "task")
 			}
@@ -3699,7 +3688,7 @@ func (x *CreateTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredCreateTaskResult &^ seen
 	return nil
 }
 
@@ -3710,11 +3699,11 @@ func (x CreateTaskResult) MarshalJSON() ([]byte, error) {
 func (x *CreateTaskResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitCreateTaskResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateTaskResultTask == 0 {
 		dst = append(dst, ",\"task\":"...)
 		dst, err = x.Task.appendJSON(dst)
 		if err != nil {
@@ -3773,22 +3762,22 @@ func (x *DiscoverRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitDiscoverRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitDiscoverRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitDiscoverRequestMethod
 			if err := decodeConstString(s, "server/discover", "\"server/discover\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitDiscoverRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -3799,7 +3788,7 @@ func (x *DiscoverRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredDiscoverRequest &^ seen
 	return nil
 }
 
@@ -3810,22 +3799,22 @@ func (x DiscoverRequest) MarshalJSON() ([]byte, error) {
 func (x *DiscoverRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitDiscoverRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitDiscoverRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitDiscoverRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"server/discover\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitDiscoverRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -3860,33 +3849,33 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitDiscoverResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitDiscoverResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return atField(err, "cacheScope")
 			}
 		case "capabilities":
-			seen |= uint64(0x4)
+			seen |= bitDiscoverResultCapabilities
 			if err := x.Capabilities.decode(s); err != nil {
 				return atField(err, "capabilities")
 			}
 		case "instructions":
-			seen |= uint64(0x8)
+			seen |= bitDiscoverResultInstructions
 			if err := decodeString(s, &x.Instructions); err != nil {
 				return atField(err, "instructions")
 			}
 		case "resultType":
-			seen |= uint64(0x10)
+			seen |= bitDiscoverResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
 		case "supportedVersions":
-			seen |= uint64(0x20)
+			seen |= bitDiscoverResultSupportedVersions
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "supportedVersions")
 			}
@@ -3906,7 +3895,7 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "ttlMs":
-			seen |= uint64(0x40)
+			seen |= bitDiscoverResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
 				return atField(err, "ttlMs")
 			}
@@ -3917,7 +3906,7 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x76) &^ seen
+	x.missing = requiredDiscoverResult &^ seen
 	return nil
 }
 
@@ -3935,29 +3924,29 @@ func (x *DiscoverResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitDiscoverResultCacheScope == 0 {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitDiscoverResultCapabilities == 0 {
 		dst = append(dst, ",\"capabilities\":"...)
 		dst, err = x.Capabilities.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "capabilities")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Instructions != "" {
+	if x.has&bitDiscoverResultInstructions != 0 || x.Instructions != "" {
 		dst = append(dst, ",\"instructions\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Instructions))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitDiscoverResultResultType == 0 {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitDiscoverResultSupportedVersions == 0 {
 		dst = append(dst, ",\"supportedVersions\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.SupportedVersions {
@@ -3968,7 +3957,7 @@ func (x *DiscoverResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitDiscoverResultTTLMs == 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -4024,17 +4013,17 @@ func (x *DiscoverResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitDiscoverResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitDiscoverResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitDiscoverResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return atField(err, "result")
 			}
@@ -4045,7 +4034,7 @@ func (x *DiscoverResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredDiscoverResultResponse &^ seen
 	return nil
 }
 
@@ -4056,18 +4045,18 @@ func (x DiscoverResultResponse) MarshalJSON() ([]byte, error) {
 func (x *DiscoverResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitDiscoverResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitDiscoverResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitDiscoverResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -4102,22 +4091,22 @@ func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "method":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestMethod
 			if err := decodeConstString(s, "elicitation/create", "\"elicitation/create\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x2)
+			seen |= bitElicitRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
 		case "id":
-			seen |= uint64(0x4)
+			seen |= bitElicitRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x8)
+			seen |= bitElicitRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
@@ -4128,7 +4117,7 @@ func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredElicitRequest &^ seen
 	return nil
 }
 
@@ -4139,25 +4128,25 @@ func (x ElicitRequest) MarshalJSON() ([]byte, error) {
 func (x *ElicitRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"elicitation/create\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "params")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
+	if x.has&bitElicitRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
+	if x.has&bitElicitRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
@@ -4189,28 +4178,28 @@ func (x *ElicitRequestFormParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "message":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestFormParamsMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
 		case "mode":
-			seen |= uint64(0x2)
+			seen |= bitElicitRequestFormParamsMode
 			if err := decodeString(s, &x.Mode); err != nil {
 				return atField(err, "mode")
 			}
 		case "requestedSchema":
-			seen |= uint64(0x4)
+			seen |= bitElicitRequestFormParamsRequestedSchema
 			if err := x.RequestedSchema.decode(s); err != nil {
 				return atField(err, "requestedSchema")
 			}
 		case "_meta":
-			seen |= uint64(0x8)
+			seen |= bitElicitRequestFormParamsMeta
 			x.Meta = new(ElicitRequestFormParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "task":
-			seen |= uint64(0x10)
+			seen |= bitElicitRequestFormParamsTask
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
 				return atField(err, "task")
@@ -4222,7 +4211,7 @@ func (x *ElicitRequestFormParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredElicitRequestFormParams &^ seen
 	return nil
 }
 
@@ -4233,15 +4222,15 @@ func (x ElicitRequestFormParams) MarshalJSON() ([]byte, error) {
 func (x *ElicitRequestFormParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitRequestFormParamsMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
-	if x.has&uint64(0x2) != 0 || x.Mode != "" {
+	if x.has&bitElicitRequestFormParamsMode != 0 || x.Mode != "" {
 		dst = append(dst, ",\"mode\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Mode))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitRequestFormParamsRequestedSchema == 0 {
 		dst = append(dst, ",\"requestedSchema\":"...)
 		dst, err = x.RequestedSchema.appendJSON(dst)
 		if err != nil {
@@ -4290,7 +4279,7 @@ func (x *ElicitRequestFormParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestFormParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
@@ -4301,7 +4290,6 @@ func (x *ElicitRequestFormParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -4312,7 +4300,7 @@ func (x ElicitRequestFormParamsMeta) MarshalJSON() ([]byte, error) {
 func (x *ElicitRequestFormParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitElicitRequestFormParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -4347,12 +4335,12 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 		}
 		switch string(key) {
 		case "$schema":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestFormParamsRequestedSchemaSchema
 			if err := decodeString(s, &x.Schema); err != nil {
 				return atField(err, "$schema")
 			}
 		case "properties":
-			seen |= uint64(0x2)
+			seen |= bitElicitRequestFormParamsRequestedSchemaProperties
 			if err := s.ObjectStart(); err != nil {
 				return atField(err, "properties")
 			}
@@ -4373,7 +4361,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 				x.Properties[k0] = v0
 			}
 		case "required":
-			seen |= uint64(0x4)
+			seen |= bitElicitRequestFormParamsRequestedSchemaRequired
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "required")
 			}
@@ -4393,7 +4381,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 				}
 			}
 		case "type":
-			seen |= uint64(0x8)
+			seen |= bitElicitRequestFormParamsRequestedSchemaType
 			if err := decodeConstString(s, "object", "\"object\""); err != nil {
 				return atField(err, "type")
 			}
@@ -4404,7 +4392,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xa) &^ seen
+	x.missing = requiredElicitRequestFormParamsRequestedSchema &^ seen
 	return nil
 }
 
@@ -4415,11 +4403,11 @@ func (x ElicitRequestFormParamsRequestedSchema) MarshalJSON() ([]byte, error) {
 func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Schema != "" {
+	if x.has&bitElicitRequestFormParamsRequestedSchemaSchema != 0 || x.Schema != "" {
 		dst = append(dst, ",\"$schema\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Schema))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitRequestFormParamsRequestedSchemaProperties == 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Properties) {
@@ -4435,7 +4423,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte,
 		}
 		dst = append(dst, '}')
 	}
-	if x.Required != nil || x.has&uint64(0x4) != 0 {
+	if x.Required != nil || x.has&bitElicitRequestFormParamsRequestedSchemaRequired != 0 {
 		dst = append(dst, ",\"required\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Required {
@@ -4446,7 +4434,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte,
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitElicitRequestFormParamsRequestedSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"object\""...)
 	}
@@ -4535,33 +4523,33 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "message":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestURLParamsMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
 		case "mode":
-			seen |= uint64(0x2)
+			seen |= bitElicitRequestURLParamsMode
 			if err := decodeConstString(s, "url", "\"url\""); err != nil {
 				return atField(err, "mode")
 			}
 		case "url":
-			seen |= uint64(0x4)
+			seen |= bitElicitRequestURLParamsURL
 			if err := decodeString(s, &x.URL); err != nil {
 				return atField(err, "url")
 			}
 		case "_meta":
-			seen |= uint64(0x8)
+			seen |= bitElicitRequestURLParamsMeta
 			x.Meta = new(ElicitRequestURLParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "elicitationId":
-			seen |= uint64(0x10)
+			seen |= bitElicitRequestURLParamsElicitationID
 			if err := decodeString(s, &x.ElicitationID); err != nil {
 				return atField(err, "elicitationId")
 			}
 		case "task":
-			seen |= uint64(0x20)
+			seen |= bitElicitRequestURLParamsTask
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
 				return atField(err, "task")
@@ -4573,7 +4561,7 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x17) &^ seen
+	x.missing = requiredElicitRequestURLParams &^ seen
 	return nil
 }
 
@@ -4584,15 +4572,15 @@ func (x ElicitRequestURLParams) MarshalJSON() ([]byte, error) {
 func (x *ElicitRequestURLParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitRequestURLParamsMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitRequestURLParamsMode == 0 {
 		dst = append(dst, ",\"mode\":"...)
 		dst = append(dst, "\"url\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitRequestURLParamsURL == 0 {
 		dst = append(dst, ",\"url\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URL))
 	}
@@ -4603,7 +4591,7 @@ func (x *ElicitRequestURLParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x10) != 0 || x.ElicitationID != "" {
+	if x.has&bitElicitRequestURLParamsElicitationID != 0 || x.ElicitationID != "" {
 		dst = append(dst, ",\"elicitationId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ElicitationID))
 	}
@@ -4642,7 +4630,7 @@ func (x *ElicitRequestURLParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestURLParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
@@ -4653,7 +4641,6 @@ func (x *ElicitRequestURLParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -4664,7 +4651,7 @@ func (x ElicitRequestURLParamsMeta) MarshalJSON() ([]byte, error) {
 func (x *ElicitRequestURLParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitElicitRequestURLParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -4699,12 +4686,12 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "action":
-			seen |= uint64(0x1)
+			seen |= bitElicitResultAction
 			if err := x.Action.decode(s); err != nil {
 				return atField(err, "action")
 			}
 		case "content":
-			seen |= uint64(0x2)
+			seen |= bitElicitResultContent
 			if err := s.ObjectStart(); err != nil {
 				return atField(err, "content")
 			}
@@ -4725,7 +4712,7 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 				x.Content[k0] = v0
 			}
 		case "_meta":
-			seen |= uint64(0x4)
+			seen |= bitElicitResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
@@ -4736,7 +4723,7 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredElicitResult &^ seen
 	return nil
 }
 
@@ -4747,14 +4734,14 @@ func (x ElicitResult) MarshalJSON() ([]byte, error) {
 func (x *ElicitResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitResultAction == 0 {
 		dst = append(dst, ",\"action\":"...)
 		dst, err = x.Action.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "action")
 		}
 	}
-	if x.Content != nil || x.has&uint64(0x2) != 0 {
+	if x.Content != nil || x.has&bitElicitResultContent != 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Content) {
@@ -4770,7 +4757,7 @@ func (x *ElicitResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if x.Meta != nil || x.has&uint64(0x4) != 0 {
+	if x.Meta != nil || x.has&bitElicitResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -4995,17 +4982,17 @@ func (x *ElicitationCompleteNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitElicitationCompleteNotificationJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitElicitationCompleteNotificationMethod
 			if err := decodeConstString(s, "notifications/elicitation/complete", "\"notifications/elicitation/complete\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitElicitationCompleteNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -5016,7 +5003,7 @@ func (x *ElicitationCompleteNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredElicitationCompleteNotification &^ seen
 	return nil
 }
 
@@ -5027,15 +5014,15 @@ func (x ElicitationCompleteNotification) MarshalJSON() ([]byte, error) {
 func (x *ElicitationCompleteNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitationCompleteNotificationJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitationCompleteNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/elicitation/complete\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitationCompleteNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -5070,7 +5057,7 @@ func (x *ElicitationCompleteNotificationParams) decode(s *jsonrpc.Scanner) error
 		}
 		switch string(key) {
 		case "elicitationId":
-			seen |= uint64(0x1)
+			seen |= bitElicitationCompleteNotificationParamsElicitationID
 			if err := decodeString(s, &x.ElicitationID); err != nil {
 				return atField(err, "elicitationId")
 			}
@@ -5081,7 +5068,7 @@ func (x *ElicitationCompleteNotificationParams) decode(s *jsonrpc.Scanner) error
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredElicitationCompleteNotificationParams &^ seen
 	return nil
 }
 
@@ -5091,7 +5078,7 @@ func (x ElicitationCompleteNotificationParams) MarshalJSON() ([]byte, error) {
 }
 func (x *ElicitationCompleteNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitationCompleteNotificationParamsElicitationID == 0 {
 		dst = append(dst, ",\"elicitationId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ElicitationID))
 	}
@@ -5123,23 +5110,23 @@ func (x *EmbeddedResource) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitEmbeddedResourceMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitEmbeddedResourceAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return atField(err, "annotations")
 			}
 		case "resource":
-			seen |= uint64(0x4)
+			seen |= bitEmbeddedResourceResource
 			if err := x.Resource.decode(s); err != nil {
 				return atField(err, "resource")
 			}
 		case "type":
-			seen |= uint64(0x8)
+			seen |= bitEmbeddedResourceType
 			if err := decodeConstString(s, "resource", "\"resource\""); err != nil {
 				return atField(err, "type")
 			}
@@ -5150,7 +5137,7 @@ func (x *EmbeddedResource) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xc) &^ seen
+	x.missing = requiredEmbeddedResource &^ seen
 	return nil
 }
 
@@ -5161,7 +5148,7 @@ func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
 func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitEmbeddedResourceMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -5172,14 +5159,14 @@ func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitEmbeddedResourceResource == 0 {
 		dst = append(dst, ",\"resource\":"...)
 		dst, err = x.Resource.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "resource")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitEmbeddedResourceType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"resource\""...)
 	}
@@ -5382,17 +5369,17 @@ func (x *Error) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitErrorCode
 			if err := decodeInt(s, &x.Code); err != nil {
 				return atField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return atField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
@@ -5403,7 +5390,7 @@ func (x *Error) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredError &^ seen
 	return nil
 }
 
@@ -5413,15 +5400,15 @@ func (x Error) MarshalJSON() ([]byte, error) {
 }
 func (x *Error) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.Code))
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -5453,22 +5440,22 @@ func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitGetPromptRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitGetPromptRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitGetPromptRequestMethod
 			if err := decodeConstString(s, "prompts/get", "\"prompts/get\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitGetPromptRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -5479,7 +5466,7 @@ func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredGetPromptRequest &^ seen
 	return nil
 }
 
@@ -5490,22 +5477,22 @@ func (x GetPromptRequest) MarshalJSON() ([]byte, error) {
 func (x *GetPromptRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitGetPromptRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitGetPromptRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetPromptRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"prompts/get\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetPromptRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -5540,13 +5527,13 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitGetPromptRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "arguments":
-			seen |= uint64(0x2)
+			seen |= bitGetPromptRequestParamsArguments
 			if err := s.ObjectStart(); err != nil {
 				return atField(err, "arguments")
 			}
@@ -5567,17 +5554,17 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 				x.Arguments[k0] = v0
 			}
 		case "inputResponses":
-			seen |= uint64(0x4)
+			seen |= bitGetPromptRequestParamsInputResponses
 			if err := x.InputResponses.decode(s); err != nil {
 				return atField(err, "inputResponses")
 			}
 		case "name":
-			seen |= uint64(0x8)
+			seen |= bitGetPromptRequestParamsName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "requestState":
-			seen |= uint64(0x10)
+			seen |= bitGetPromptRequestParamsRequestState
 			if err := decodeString(s, &x.RequestState); err != nil {
 				return atField(err, "requestState")
 			}
@@ -5588,7 +5575,7 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x9) &^ seen
+	x.missing = requiredGetPromptRequestParams &^ seen
 	return nil
 }
 
@@ -5606,7 +5593,7 @@ func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.Arguments != nil || x.has&uint64(0x2) != 0 {
+	if x.Arguments != nil || x.has&bitGetPromptRequestParamsArguments != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Arguments) {
@@ -5619,18 +5606,18 @@ func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if x.InputResponses != nil || x.has&uint64(0x4) != 0 {
+	if x.InputResponses != nil || x.has&bitGetPromptRequestParamsInputResponses != 0 {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "inputResponses")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetPromptRequestParamsName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x10) != 0 || x.RequestState != "" {
+	if x.has&bitGetPromptRequestParamsRequestState != 0 || x.RequestState != "" {
 		dst = append(dst, ",\"requestState\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.RequestState))
 	}
@@ -5662,18 +5649,18 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitGetPromptResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitGetPromptResultDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "messages":
-			seen |= uint64(0x4)
+			seen |= bitGetPromptResultMessages
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "messages")
 			}
@@ -5693,7 +5680,7 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resultType":
-			seen |= uint64(0x8)
+			seen |= bitGetPromptResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
@@ -5704,7 +5691,7 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xc) &^ seen
+	x.missing = requiredGetPromptResult &^ seen
 	return nil
 }
 
@@ -5722,11 +5709,11 @@ func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitGetPromptResultDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetPromptResultMessages == 0 {
 		dst = append(dst, ",\"messages\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Messages {
@@ -5740,7 +5727,7 @@ func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
+	if x.has&bitGetPromptResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -5772,17 +5759,17 @@ func (x *GetPromptResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitGetPromptResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitGetPromptResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitGetPromptResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return atField(err, "result")
 			}
@@ -5793,7 +5780,7 @@ func (x *GetPromptResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredGetPromptResultResponse &^ seen
 	return nil
 }
 
@@ -5804,18 +5791,18 @@ func (x GetPromptResultResponse) MarshalJSON() ([]byte, error) {
 func (x *GetPromptResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetPromptResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitGetPromptResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetPromptResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -5909,22 +5896,22 @@ func (x *GetTaskPayloadRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskPayloadRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitGetTaskPayloadRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitGetTaskPayloadRequestMethod
 			if err := decodeConstString(s, "tasks/result", "\"tasks/result\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitGetTaskPayloadRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -5935,7 +5922,7 @@ func (x *GetTaskPayloadRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredGetTaskPayloadRequest &^ seen
 	return nil
 }
 
@@ -5946,22 +5933,22 @@ func (x GetTaskPayloadRequest) MarshalJSON() ([]byte, error) {
 func (x *GetTaskPayloadRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskPayloadRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitGetTaskPayloadRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetTaskPayloadRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tasks/result\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetTaskPayloadRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -5996,7 +5983,7 @@ func (x *GetTaskPayloadRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "taskId":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskPayloadRequestParamsTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return atField(err, "taskId")
 			}
@@ -6007,7 +5994,7 @@ func (x *GetTaskPayloadRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredGetTaskPayloadRequestParams &^ seen
 	return nil
 }
 
@@ -6017,7 +6004,7 @@ func (x GetTaskPayloadRequestParams) MarshalJSON() ([]byte, error) {
 }
 func (x *GetTaskPayloadRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskPayloadRequestParamsTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
@@ -6049,7 +6036,7 @@ func (x *GetTaskPayloadResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskPayloadResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
@@ -6060,7 +6047,6 @@ func (x *GetTaskPayloadResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -6070,7 +6056,7 @@ func (x GetTaskPayloadResult) MarshalJSON() ([]byte, error) {
 }
 func (x *GetTaskPayloadResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitGetTaskPayloadResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -6102,22 +6088,22 @@ func (x *GetTaskRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitGetTaskRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitGetTaskRequestMethod
 			if err := decodeConstString(s, "tasks/get", "\"tasks/get\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitGetTaskRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -6128,7 +6114,7 @@ func (x *GetTaskRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredGetTaskRequest &^ seen
 	return nil
 }
 
@@ -6139,22 +6125,22 @@ func (x GetTaskRequest) MarshalJSON() ([]byte, error) {
 func (x *GetTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitGetTaskRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetTaskRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tasks/get\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetTaskRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -6189,7 +6175,7 @@ func (x *GetTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "taskId":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskRequestParamsTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return atField(err, "taskId")
 			}
@@ -6200,7 +6186,7 @@ func (x *GetTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredGetTaskRequestParams &^ seen
 	return nil
 }
 
@@ -6210,7 +6196,7 @@ func (x GetTaskRequestParams) MarshalJSON() ([]byte, error) {
 }
 func (x *GetTaskRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskRequestParamsTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
@@ -6242,42 +6228,42 @@ func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "createdAt":
-			seen |= uint64(0x2)
+			seen |= bitGetTaskResultCreatedAt
 			if err := decodeString(s, &x.CreatedAt); err != nil {
 				return atField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
-			seen |= uint64(0x4)
+			seen |= bitGetTaskResultLastUpdatedAt
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
 				return atField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
-			seen |= uint64(0x8)
+			seen |= bitGetTaskResultPollInterval
 			if err := decodeInt(s, &x.PollInterval); err != nil {
 				return atField(err, "pollInterval")
 			}
 		case "status":
-			seen |= uint64(0x10)
+			seen |= bitGetTaskResultStatus
 			if err := x.Status.decode(s); err != nil {
 				return atField(err, "status")
 			}
 		case "statusMessage":
-			seen |= uint64(0x20)
+			seen |= bitGetTaskResultStatusMessage
 			if err := decodeString(s, &x.StatusMessage); err != nil {
 				return atField(err, "statusMessage")
 			}
 		case "taskId":
-			seen |= uint64(0x40)
+			seen |= bitGetTaskResultTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return atField(err, "taskId")
 			}
 		case "ttl":
-			seen |= uint64(0x80)
+			seen |= bitGetTaskResultTTL
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
 				return atField(err, "ttl")
 			}
@@ -6288,7 +6274,7 @@ func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xd6) &^ seen
+	x.missing = requiredGetTaskResult &^ seen
 	return nil
 }
 
@@ -6299,38 +6285,38 @@ func (x GetTaskResult) MarshalJSON() ([]byte, error) {
 func (x *GetTaskResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitGetTaskResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitGetTaskResultCreatedAt == 0 {
 		dst = append(dst, ",\"createdAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.CreatedAt))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetTaskResultLastUpdatedAt == 0 {
 		dst = append(dst, ",\"lastUpdatedAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.LastUpdatedAt))
 	}
-	if x.has&uint64(0x8) != 0 || x.PollInterval != 0 {
+	if x.has&bitGetTaskResultPollInterval != 0 || x.PollInterval != 0 {
 		dst = append(dst, ",\"pollInterval\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.PollInterval))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitGetTaskResultStatus == 0 {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "status")
 		}
 	}
-	if x.has&uint64(0x20) != 0 || x.StatusMessage != "" {
+	if x.has&bitGetTaskResultStatusMessage != 0 || x.StatusMessage != "" {
 		dst = append(dst, ",\"statusMessage\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.StatusMessage))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitGetTaskResultTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.missing&uint64(0x80) == 0 {
+	if x.missing&bitGetTaskResultTTL == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)
@@ -6366,17 +6352,17 @@ func (x *HeaderMismatchError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "error":
-			seen |= uint64(0x1)
+			seen |= bitHeaderMismatchErrorError
 			if err := x.Error.decode(s); err != nil {
 				return atField(err, "error")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitHeaderMismatchErrorID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x4)
+			seen |= bitHeaderMismatchErrorJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
@@ -6387,7 +6373,7 @@ func (x *HeaderMismatchError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredHeaderMismatchError &^ seen
 	return nil
 }
 
@@ -6398,21 +6384,21 @@ func (x HeaderMismatchError) MarshalJSON() ([]byte, error) {
 func (x *HeaderMismatchError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitHeaderMismatchErrorError == 0 {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitHeaderMismatchErrorID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitHeaderMismatchErrorJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
@@ -6444,17 +6430,17 @@ func (x *HeaderMismatchErrorError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitHeaderMismatchErrorErrorCode
 			if err := decodeConstInt(s, int64(-32020), "-32020"); err != nil {
 				return atField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitHeaderMismatchErrorErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return atField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitHeaderMismatchErrorErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
@@ -6465,7 +6451,7 @@ func (x *HeaderMismatchErrorError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredHeaderMismatchErrorError &^ seen
 	return nil
 }
 
@@ -6475,15 +6461,15 @@ func (x HeaderMismatchErrorError) MarshalJSON() ([]byte, error) {
 }
 func (x *HeaderMismatchErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitHeaderMismatchErrorErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32020"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitHeaderMismatchErrorErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitHeaderMismatchErrorErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -6515,12 +6501,12 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "mimeType":
-			seen |= uint64(0x1)
+			seen |= bitIconMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return atField(err, "mimeType")
 			}
 		case "sizes":
-			seen |= uint64(0x2)
+			seen |= bitIconSizes
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "sizes")
 			}
@@ -6540,12 +6526,12 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "src":
-			seen |= uint64(0x4)
+			seen |= bitIconSrc
 			if err := decodeString(s, &x.Src); err != nil {
 				return atField(err, "src")
 			}
 		case "theme":
-			seen |= uint64(0x8)
+			seen |= bitIconTheme
 			if err := x.Theme.decode(s); err != nil {
 				return atField(err, "theme")
 			}
@@ -6556,7 +6542,7 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredIcon &^ seen
 	return nil
 }
 
@@ -6567,11 +6553,11 @@ func (x Icon) MarshalJSON() ([]byte, error) {
 func (x *Icon) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.MIMEType != "" {
+	if x.has&bitIconMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.Sizes != nil || x.has&uint64(0x2) != 0 {
+	if x.Sizes != nil || x.has&bitIconSizes != 0 {
 		dst = append(dst, ",\"sizes\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Sizes {
@@ -6582,11 +6568,11 @@ func (x *Icon) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitIconSrc == 0 {
 		dst = append(dst, ",\"src\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Src))
 	}
-	if x.has&uint64(0x8) != 0 || x.Theme != "" {
+	if x.has&bitIconTheme != 0 || x.Theme != "" {
 		dst = append(dst, ",\"theme\":"...)
 		dst, err = x.Theme.appendJSON(dst)
 		if err != nil {
@@ -6645,7 +6631,7 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "icons":
-			seen |= uint64(0x1)
+			seen |= bitIconsIcons
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "icons")
 			}
@@ -6671,7 +6657,6 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -6682,7 +6667,7 @@ func (x Icons) MarshalJSON() ([]byte, error) {
 func (x *Icons) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Icons != nil || x.has&uint64(0x1) != 0 {
+	if x.Icons != nil || x.has&bitIconsIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -6724,28 +6709,28 @@ func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitImageContentMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitImageContentAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return atField(err, "annotations")
 			}
 		case "data":
-			seen |= uint64(0x4)
+			seen |= bitImageContentData
 			if err := decodeString(s, &x.Data); err != nil {
 				return atField(err, "data")
 			}
 		case "mimeType":
-			seen |= uint64(0x8)
+			seen |= bitImageContentMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return atField(err, "mimeType")
 			}
 		case "type":
-			seen |= uint64(0x10)
+			seen |= bitImageContentType
 			if err := decodeConstString(s, "image", "\"image\""); err != nil {
 				return atField(err, "type")
 			}
@@ -6756,7 +6741,7 @@ func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1c) &^ seen
+	x.missing = requiredImageContent &^ seen
 	return nil
 }
 
@@ -6767,7 +6752,7 @@ func (x ImageContent) MarshalJSON() ([]byte, error) {
 func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitImageContentMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -6778,15 +6763,15 @@ func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitImageContentData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Data))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitImageContentMIMEType == 0 {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitImageContentType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"image\""...)
 	}
@@ -6818,12 +6803,12 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "description":
-			seen |= uint64(0x1)
+			seen |= bitImplementationDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x2)
+			seen |= bitImplementationIcons
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "icons")
 			}
@@ -6843,22 +6828,22 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "name":
-			seen |= uint64(0x4)
+			seen |= bitImplementationName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "title":
-			seen |= uint64(0x8)
+			seen |= bitImplementationTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "version":
-			seen |= uint64(0x10)
+			seen |= bitImplementationVersion
 			if err := decodeString(s, &x.Version); err != nil {
 				return atField(err, "version")
 			}
 		case "websiteUrl":
-			seen |= uint64(0x20)
+			seen |= bitImplementationWebsiteURL
 			if err := decodeString(s, &x.WebsiteURL); err != nil {
 				return atField(err, "websiteUrl")
 			}
@@ -6869,7 +6854,7 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x14) &^ seen
+	x.missing = requiredImplementation &^ seen
 	return nil
 }
 
@@ -6880,11 +6865,11 @@ func (x Implementation) MarshalJSON() ([]byte, error) {
 func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Description != "" {
+	if x.has&bitImplementationDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x2) != 0 {
+	if x.Icons != nil || x.has&bitImplementationIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -6898,19 +6883,19 @@ func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitImplementationName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x8) != 0 || x.Title != "" {
+	if x.has&bitImplementationTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitImplementationVersion == 0 {
 		dst = append(dst, ",\"version\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Version))
 	}
-	if x.has&uint64(0x20) != 0 || x.WebsiteURL != "" {
+	if x.has&bitImplementationWebsiteURL != 0 || x.WebsiteURL != "" {
 		dst = append(dst, ",\"websiteUrl\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.WebsiteURL))
 	}
@@ -6942,22 +6927,22 @@ func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitInitializeRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitInitializeRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitInitializeRequestMethod
 			if err := decodeConstString(s, "initialize", "\"initialize\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitInitializeRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -6968,7 +6953,7 @@ func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredInitializeRequest &^ seen
 	return nil
 }
 
@@ -6979,22 +6964,22 @@ func (x InitializeRequest) MarshalJSON() ([]byte, error) {
 func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitInitializeRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitInitializeRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInitializeRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"initialize\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitInitializeRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -7029,23 +7014,23 @@ func (x *InitializeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitInitializeRequestParamsMeta
 			x.Meta = new(InitializeRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "capabilities":
-			seen |= uint64(0x2)
+			seen |= bitInitializeRequestParamsCapabilities
 			if err := x.Capabilities.decode(s); err != nil {
 				return atField(err, "capabilities")
 			}
 		case "clientInfo":
-			seen |= uint64(0x4)
+			seen |= bitInitializeRequestParamsClientInfo
 			if err := x.ClientInfo.decode(s); err != nil {
 				return atField(err, "clientInfo")
 			}
 		case "protocolVersion":
-			seen |= uint64(0x8)
+			seen |= bitInitializeRequestParamsProtocolVersion
 			if err := decodeString(s, &x.ProtocolVersion); err != nil {
 				return atField(err, "protocolVersion")
 			}
@@ -7056,7 +7041,7 @@ func (x *InitializeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xe) &^ seen
+	x.missing = requiredInitializeRequestParams &^ seen
 	return nil
 }
 
@@ -7074,21 +7059,21 @@ func (x *InitializeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitInitializeRequestParamsCapabilities == 0 {
 		dst = append(dst, ",\"capabilities\":"...)
 		dst, err = x.Capabilities.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "capabilities")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInitializeRequestParamsClientInfo == 0 {
 		dst = append(dst, ",\"clientInfo\":"...)
 		dst, err = x.ClientInfo.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "clientInfo")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitInitializeRequestParamsProtocolVersion == 0 {
 		dst = append(dst, ",\"protocolVersion\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ProtocolVersion))
 	}
@@ -7120,7 +7105,7 @@ func (x *InitializeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitInitializeRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
@@ -7131,7 +7116,6 @@ func (x *InitializeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -7142,7 +7126,7 @@ func (x InitializeRequestParamsMeta) MarshalJSON() ([]byte, error) {
 func (x *InitializeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitInitializeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -7177,27 +7161,27 @@ func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitInitializeResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "capabilities":
-			seen |= uint64(0x2)
+			seen |= bitInitializeResultCapabilities
 			if err := x.Capabilities.decode(s); err != nil {
 				return atField(err, "capabilities")
 			}
 		case "instructions":
-			seen |= uint64(0x4)
+			seen |= bitInitializeResultInstructions
 			if err := decodeString(s, &x.Instructions); err != nil {
 				return atField(err, "instructions")
 			}
 		case "protocolVersion":
-			seen |= uint64(0x8)
+			seen |= bitInitializeResultProtocolVersion
 			if err := decodeString(s, &x.ProtocolVersion); err != nil {
 				return atField(err, "protocolVersion")
 			}
 		case "serverInfo":
-			seen |= uint64(0x10)
+			seen |= bitInitializeResultServerInfo
 			if err := x.ServerInfo.decode(s); err != nil {
 				return atField(err, "serverInfo")
 			}
@@ -7208,7 +7192,7 @@ func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1a) &^ seen
+	x.missing = requiredInitializeResult &^ seen
 	return nil
 }
 
@@ -7219,26 +7203,26 @@ func (x InitializeResult) MarshalJSON() ([]byte, error) {
 func (x *InitializeResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitInitializeResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitInitializeResultCapabilities == 0 {
 		dst = append(dst, ",\"capabilities\":"...)
 		dst, err = x.Capabilities.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "capabilities")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Instructions != "" {
+	if x.has&bitInitializeResultInstructions != 0 || x.Instructions != "" {
 		dst = append(dst, ",\"instructions\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Instructions))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitInitializeResultProtocolVersion == 0 {
 		dst = append(dst, ",\"protocolVersion\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ProtocolVersion))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitInitializeResultServerInfo == 0 {
 		dst = append(dst, ",\"serverInfo\":"...)
 		dst, err = x.ServerInfo.appendJSON(dst)
 		if err != nil {
@@ -7273,17 +7257,17 @@ func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitInitializedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitInitializedNotificationMethod
 			if err := decodeConstString(s, "notifications/initialized", "\"notifications/initialized\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitInitializedNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -7295,7 +7279,7 @@ func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredInitializedNotification &^ seen
 	return nil
 }
 
@@ -7306,11 +7290,11 @@ func (x InitializedNotification) MarshalJSON() ([]byte, error) {
 func (x *InitializedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitInitializedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitInitializedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/initialized\""...)
 	}
@@ -7457,23 +7441,23 @@ func (x *InputRequiredResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitInputRequiredResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "inputRequests":
-			seen |= uint64(0x2)
+			seen |= bitInputRequiredResultInputRequests
 			if err := x.InputRequests.decode(s); err != nil {
 				return atField(err, "inputRequests")
 			}
 		case "requestState":
-			seen |= uint64(0x4)
+			seen |= bitInputRequiredResultRequestState
 			if err := decodeString(s, &x.RequestState); err != nil {
 				return atField(err, "requestState")
 			}
 		case "resultType":
-			seen |= uint64(0x8)
+			seen |= bitInputRequiredResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
@@ -7484,7 +7468,7 @@ func (x *InputRequiredResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x8) &^ seen
+	x.missing = requiredInputRequiredResult &^ seen
 	return nil
 }
 
@@ -7502,18 +7486,18 @@ func (x *InputRequiredResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.InputRequests != nil || x.has&uint64(0x2) != 0 {
+	if x.InputRequests != nil || x.has&bitInputRequiredResultInputRequests != 0 {
 		dst = append(dst, ",\"inputRequests\":"...)
 		dst, err = x.InputRequests.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "inputRequests")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.RequestState != "" {
+	if x.has&bitInputRequiredResultRequestState != 0 || x.RequestState != "" {
 		dst = append(dst, ",\"requestState\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.RequestState))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitInputRequiredResultResultType == 0 {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -7606,17 +7590,17 @@ func (x *InputResponseRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitInputResponseRequestParamsMeta
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "inputResponses":
-			seen |= uint64(0x2)
+			seen |= bitInputResponseRequestParamsInputResponses
 			if err := x.InputResponses.decode(s); err != nil {
 				return atField(err, "inputResponses")
 			}
 		case "requestState":
-			seen |= uint64(0x4)
+			seen |= bitInputResponseRequestParamsRequestState
 			if err := decodeString(s, &x.RequestState); err != nil {
 				return atField(err, "requestState")
 			}
@@ -7627,7 +7611,7 @@ func (x *InputResponseRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredInputResponseRequestParams &^ seen
 	return nil
 }
 
@@ -7638,21 +7622,21 @@ func (x InputResponseRequestParams) MarshalJSON() ([]byte, error) {
 func (x *InputResponseRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitInputResponseRequestParamsMeta == 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.InputResponses != nil || x.has&uint64(0x2) != 0 {
+	if x.InputResponses != nil || x.has&bitInputResponseRequestParamsInputResponses != 0 {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "inputResponses")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.RequestState != "" {
+	if x.has&bitInputResponseRequestParamsRequestState != 0 || x.RequestState != "" {
 		dst = append(dst, ",\"requestState\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.RequestState))
 	}
@@ -7733,17 +7717,17 @@ func (x *InternalError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitInternalErrorCode
 			if err := decodeConstInt(s, int64(-32603), "-32603"); err != nil {
 				return atField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitInternalErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return atField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitInternalErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
@@ -7754,7 +7738,7 @@ func (x *InternalError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredInternalError &^ seen
 	return nil
 }
 
@@ -7764,15 +7748,15 @@ func (x InternalError) MarshalJSON() ([]byte, error) {
 }
 func (x *InternalError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitInternalErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32603"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitInternalErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInternalErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -7804,17 +7788,17 @@ func (x *InvalidParamsError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitInvalidParamsErrorCode
 			if err := decodeConstInt(s, int64(-32602), "-32602"); err != nil {
 				return atField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitInvalidParamsErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return atField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitInvalidParamsErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
@@ -7825,7 +7809,7 @@ func (x *InvalidParamsError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredInvalidParamsError &^ seen
 	return nil
 }
 
@@ -7835,15 +7819,15 @@ func (x InvalidParamsError) MarshalJSON() ([]byte, error) {
 }
 func (x *InvalidParamsError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitInvalidParamsErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32602"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitInvalidParamsErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInvalidParamsErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -7875,17 +7859,17 @@ func (x *InvalidRequestError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitInvalidRequestErrorCode
 			if err := decodeConstInt(s, int64(-32600), "-32600"); err != nil {
 				return atField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitInvalidRequestErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return atField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitInvalidRequestErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
@@ -7896,7 +7880,7 @@ func (x *InvalidRequestError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredInvalidRequestError &^ seen
 	return nil
 }
 
@@ -7906,15 +7890,15 @@ func (x InvalidRequestError) MarshalJSON() ([]byte, error) {
 }
 func (x *InvalidRequestError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitInvalidRequestErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32600"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitInvalidRequestErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInvalidRequestErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -8241,17 +8225,17 @@ func (x *JSONRPCErrorResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "error":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCErrorResponseError
 			if err := x.Error.decode(s); err != nil {
 				return atField(err, "error")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitJSONRPCErrorResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x4)
+			seen |= bitJSONRPCErrorResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
@@ -8262,7 +8246,7 @@ func (x *JSONRPCErrorResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredJSONRPCErrorResponse &^ seen
 	return nil
 }
 
@@ -8273,21 +8257,21 @@ func (x JSONRPCErrorResponse) MarshalJSON() ([]byte, error) {
 func (x *JSONRPCErrorResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCErrorResponseError == 0 {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitJSONRPCErrorResponseID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitJSONRPCErrorResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
@@ -8419,17 +8403,17 @@ func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCNotificationJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitJSONRPCNotificationMethod
 			if err := decodeString(s, &x.Method); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitJSONRPCNotificationParams
 			x.Params = new(JSONRPCNotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -8441,7 +8425,7 @@ func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredJSONRPCNotification &^ seen
 	return nil
 }
 
@@ -8452,11 +8436,11 @@ func (x JSONRPCNotification) MarshalJSON() ([]byte, error) {
 func (x *JSONRPCNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCNotificationJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitJSONRPCNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
@@ -8495,7 +8479,7 @@ func (x *JSONRPCNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCNotificationParamsMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
@@ -8506,7 +8490,6 @@ func (x *JSONRPCNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -8516,7 +8499,7 @@ func (x JSONRPCNotificationParams) MarshalJSON() ([]byte, error) {
 }
 func (x *JSONRPCNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitJSONRPCNotificationParamsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -8548,22 +8531,22 @@ func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitJSONRPCRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitJSONRPCRequestMethod
 			if err := decodeString(s, &x.Method); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitJSONRPCRequestParams
 			x.Params = new(JSONRPCRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -8575,7 +8558,7 @@ func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredJSONRPCRequest &^ seen
 	return nil
 }
 
@@ -8586,18 +8569,18 @@ func (x JSONRPCRequest) MarshalJSON() ([]byte, error) {
 func (x *JSONRPCRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitJSONRPCRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitJSONRPCRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
@@ -8636,7 +8619,7 @@ func (x *JSONRPCRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCRequestParamsMeta
 			x.Meta = new(JSONRPCRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
@@ -8648,7 +8631,6 @@ func (x *JSONRPCRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -8694,7 +8676,7 @@ func (x *JSONRPCRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
@@ -8705,7 +8687,6 @@ func (x *JSONRPCRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -8716,7 +8697,7 @@ func (x JSONRPCRequestParamsMeta) MarshalJSON() ([]byte, error) {
 func (x *JSONRPCRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitJSONRPCRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -8805,17 +8786,17 @@ func (x *JSONRPCResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitJSONRPCResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitJSONRPCResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return atField(err, "result")
 			}
@@ -8826,7 +8807,7 @@ func (x *JSONRPCResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredJSONRPCResultResponse &^ seen
 	return nil
 }
 
@@ -8837,18 +8818,18 @@ func (x JSONRPCResultResponse) MarshalJSON() ([]byte, error) {
 func (x *JSONRPCResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitJSONRPCResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitJSONRPCResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -9063,17 +9044,17 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitLegacyTitledEnumSchemaDefault
 			if err := decodeString(s, &x.Default); err != nil {
 				return atField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitLegacyTitledEnumSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "enum":
-			seen |= uint64(0x4)
+			seen |= bitLegacyTitledEnumSchemaEnum
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "enum")
 			}
@@ -9093,7 +9074,7 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "enumNames":
-			seen |= uint64(0x8)
+			seen |= bitLegacyTitledEnumSchemaEnumNames
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "enumNames")
 			}
@@ -9113,12 +9094,12 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "title":
-			seen |= uint64(0x10)
+			seen |= bitLegacyTitledEnumSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x20)
+			seen |= bitLegacyTitledEnumSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
 				return atField(err, "type")
 			}
@@ -9129,7 +9110,7 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x24) &^ seen
+	x.missing = requiredLegacyTitledEnumSchema &^ seen
 	return nil
 }
 
@@ -9139,15 +9120,15 @@ func (x LegacyTitledEnumSchema) MarshalJSON() ([]byte, error) {
 }
 func (x *LegacyTitledEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Default != "" {
+	if x.has&bitLegacyTitledEnumSchemaDefault != 0 || x.Default != "" {
 		dst = append(dst, ",\"default\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Default))
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitLegacyTitledEnumSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitLegacyTitledEnumSchemaEnum == 0 {
 		dst = append(dst, ",\"enum\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Enum {
@@ -9158,7 +9139,7 @@ func (x *LegacyTitledEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.EnumNames != nil || x.has&uint64(0x8) != 0 {
+	if x.EnumNames != nil || x.has&bitLegacyTitledEnumSchemaEnumNames != 0 {
 		dst = append(dst, ",\"enumNames\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.EnumNames {
@@ -9169,11 +9150,11 @@ func (x *LegacyTitledEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.Title != "" {
+	if x.has&bitLegacyTitledEnumSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitLegacyTitledEnumSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"string\""...)
 	}
@@ -9205,22 +9186,22 @@ func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListPromptsRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListPromptsRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitListPromptsRequestMethod
 			if err := decodeConstString(s, "prompts/list", "\"prompts/list\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitListPromptsRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -9232,7 +9213,7 @@ func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredListPromptsRequest &^ seen
 	return nil
 }
 
@@ -9243,18 +9224,18 @@ func (x ListPromptsRequest) MarshalJSON() ([]byte, error) {
 func (x *ListPromptsRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitListPromptsRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitListPromptsRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListPromptsRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"prompts/list\""...)
 	}
@@ -9293,23 +9274,23 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListPromptsResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitListPromptsResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return atField(err, "cacheScope")
 			}
 		case "nextCursor":
-			seen |= uint64(0x4)
+			seen |= bitListPromptsResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return atField(err, "nextCursor")
 			}
 		case "prompts":
-			seen |= uint64(0x8)
+			seen |= bitListPromptsResultPrompts
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "prompts")
 			}
@@ -9329,7 +9310,7 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resultType":
-			seen |= uint64(0x10)
+			seen |= bitListPromptsResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
@@ -9345,7 +9326,7 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3a) &^ seen
+	x.missing = requiredListPromptsResult &^ seen
 	return nil
 }
 
@@ -9363,18 +9344,18 @@ func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
+	if x.has&bitListPromptsResultCacheScope != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "cacheScope")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
+	if x.has&bitListPromptsResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListPromptsResultPrompts == 0 {
 		dst = append(dst, ",\"prompts\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Prompts {
@@ -9388,7 +9369,7 @@ func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.ResultType != "" {
+	if x.has&bitListPromptsResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -9448,17 +9429,17 @@ func (x *ListPromptsResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListPromptsResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListPromptsResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitListPromptsResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return atField(err, "result")
 			}
@@ -9469,7 +9450,7 @@ func (x *ListPromptsResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredListPromptsResultResponse &^ seen
 	return nil
 }
 
@@ -9480,18 +9461,18 @@ func (x ListPromptsResultResponse) MarshalJSON() ([]byte, error) {
 func (x *ListPromptsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListPromptsResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitListPromptsResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListPromptsResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -9526,22 +9507,22 @@ func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListResourceTemplatesRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListResourceTemplatesRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitListResourceTemplatesRequestMethod
 			if err := decodeConstString(s, "resources/templates/list", "\"resources/templates/list\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitListResourceTemplatesRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -9553,7 +9534,7 @@ func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredListResourceTemplatesRequest &^ seen
 	return nil
 }
 
@@ -9564,18 +9545,18 @@ func (x ListResourceTemplatesRequest) MarshalJSON() ([]byte, error) {
 func (x *ListResourceTemplatesRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitListResourceTemplatesRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitListResourceTemplatesRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourceTemplatesRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"resources/templates/list\""...)
 	}
@@ -9614,23 +9595,23 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListResourceTemplatesResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitListResourceTemplatesResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return atField(err, "cacheScope")
 			}
 		case "nextCursor":
-			seen |= uint64(0x4)
+			seen |= bitListResourceTemplatesResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return atField(err, "nextCursor")
 			}
 		case "resourceTemplates":
-			seen |= uint64(0x8)
+			seen |= bitListResourceTemplatesResultResourceTemplates
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "resourceTemplates")
 			}
@@ -9650,7 +9631,7 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resultType":
-			seen |= uint64(0x10)
+			seen |= bitListResourceTemplatesResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
@@ -9666,7 +9647,7 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3a) &^ seen
+	x.missing = requiredListResourceTemplatesResult &^ seen
 	return nil
 }
 
@@ -9684,18 +9665,18 @@ func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
+	if x.has&bitListResourceTemplatesResultCacheScope != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "cacheScope")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
+	if x.has&bitListResourceTemplatesResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListResourceTemplatesResultResourceTemplates == 0 {
 		dst = append(dst, ",\"resourceTemplates\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.ResourceTemplates {
@@ -9709,7 +9690,7 @@ func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.ResultType != "" {
+	if x.has&bitListResourceTemplatesResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -9769,17 +9750,17 @@ func (x *ListResourceTemplatesResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListResourceTemplatesResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListResourceTemplatesResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitListResourceTemplatesResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return atField(err, "result")
 			}
@@ -9790,7 +9771,7 @@ func (x *ListResourceTemplatesResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredListResourceTemplatesResultResponse &^ seen
 	return nil
 }
 
@@ -9801,18 +9782,18 @@ func (x ListResourceTemplatesResultResponse) MarshalJSON() ([]byte, error) {
 func (x *ListResourceTemplatesResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListResourceTemplatesResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitListResourceTemplatesResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourceTemplatesResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -9847,22 +9828,22 @@ func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListResourcesRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListResourcesRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitListResourcesRequestMethod
 			if err := decodeConstString(s, "resources/list", "\"resources/list\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitListResourcesRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -9874,7 +9855,7 @@ func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredListResourcesRequest &^ seen
 	return nil
 }
 
@@ -9885,18 +9866,18 @@ func (x ListResourcesRequest) MarshalJSON() ([]byte, error) {
 func (x *ListResourcesRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitListResourcesRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitListResourcesRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourcesRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"resources/list\""...)
 	}
@@ -9935,23 +9916,23 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListResourcesResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitListResourcesResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return atField(err, "cacheScope")
 			}
 		case "nextCursor":
-			seen |= uint64(0x4)
+			seen |= bitListResourcesResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return atField(err, "nextCursor")
 			}
 		case "resources":
-			seen |= uint64(0x8)
+			seen |= bitListResourcesResultResources
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "resources")
 			}
@@ -9971,7 +9952,7 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resultType":
-			seen |= uint64(0x10)
+			seen |= bitListResourcesResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
@@ -9987,7 +9968,7 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3a) &^ seen
+	x.missing = requiredListResourcesResult &^ seen
 	return nil
 }
 
@@ -10005,18 +9986,18 @@ func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
+	if x.has&bitListResourcesResultCacheScope != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "cacheScope")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
+	if x.has&bitListResourcesResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListResourcesResultResources == 0 {
 		dst = append(dst, ",\"resources\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Resources {
@@ -10030,7 +10011,7 @@ func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.ResultType != "" {
+	if x.has&bitListResourcesResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -10090,17 +10071,17 @@ func (x *ListResourcesResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListResourcesResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListResourcesResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitListResourcesResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return atField(err, "result")
 			}
@@ -10111,7 +10092,7 @@ func (x *ListResourcesResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredListResourcesResultResponse &^ seen
 	return nil
 }
 
@@ -10122,18 +10103,18 @@ func (x ListResourcesResultResponse) MarshalJSON() ([]byte, error) {
 func (x *ListResourcesResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListResourcesResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitListResourcesResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourcesResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -10168,23 +10149,23 @@ func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "method":
-			seen |= uint64(0x1)
+			seen |= bitListRootsRequestMethod
 			if err := decodeConstString(s, "roots/list", "\"roots/list\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x2)
+			seen |= bitListRootsRequestParams
 			x.Params = new(ListRootsRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
 		case "id":
-			seen |= uint64(0x4)
+			seen |= bitListRootsRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x8)
+			seen |= bitListRootsRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
@@ -10195,7 +10176,7 @@ func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xd) &^ seen
+	x.missing = requiredListRootsRequest &^ seen
 	return nil
 }
 
@@ -10206,7 +10187,7 @@ func (x ListRootsRequest) MarshalJSON() ([]byte, error) {
 func (x *ListRootsRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListRootsRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"roots/list\""...)
 	}
@@ -10217,14 +10198,14 @@ func (x *ListRootsRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "params")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
+	if x.has&bitListRootsRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
+	if x.has&bitListRootsRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
@@ -10256,7 +10237,7 @@ func (x *ListRootsRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListRootsRequestParamsMeta
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
@@ -10267,7 +10248,6 @@ func (x *ListRootsRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -10278,7 +10258,7 @@ func (x ListRootsRequestParams) MarshalJSON() ([]byte, error) {
 func (x *ListRootsRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitListRootsRequestParamsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
@@ -10313,7 +10293,7 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "roots":
-			seen |= uint64(0x1)
+			seen |= bitListRootsResultRoots
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "roots")
 			}
@@ -10333,7 +10313,7 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "_meta":
-			seen |= uint64(0x2)
+			seen |= bitListRootsResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
@@ -10344,7 +10324,7 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredListRootsResult &^ seen
 	return nil
 }
 
@@ -10355,7 +10335,7 @@ func (x ListRootsResult) MarshalJSON() ([]byte, error) {
 func (x *ListRootsResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListRootsResultRoots == 0 {
 		dst = append(dst, ",\"roots\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Roots {
@@ -10369,7 +10349,7 @@ func (x *ListRootsResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.Meta != nil || x.has&uint64(0x2) != 0 {
+	if x.Meta != nil || x.has&bitListRootsResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -10401,22 +10381,22 @@ func (x *ListTasksRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListTasksRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListTasksRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitListTasksRequestMethod
 			if err := decodeConstString(s, "tasks/list", "\"tasks/list\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitListTasksRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -10428,7 +10408,7 @@ func (x *ListTasksRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredListTasksRequest &^ seen
 	return nil
 }
 
@@ -10439,18 +10419,18 @@ func (x ListTasksRequest) MarshalJSON() ([]byte, error) {
 func (x *ListTasksRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListTasksRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitListTasksRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListTasksRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tasks/list\""...)
 	}
@@ -10489,17 +10469,17 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListTasksResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "nextCursor":
-			seen |= uint64(0x2)
+			seen |= bitListTasksResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return atField(err, "nextCursor")
 			}
 		case "tasks":
-			seen |= uint64(0x4)
+			seen |= bitListTasksResultTasks
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "tasks")
 			}
@@ -10525,7 +10505,7 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredListTasksResult &^ seen
 	return nil
 }
 
@@ -10536,15 +10516,15 @@ func (x ListTasksResult) MarshalJSON() ([]byte, error) {
 func (x *ListTasksResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitListTasksResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.has&uint64(0x2) != 0 || x.NextCursor != "" {
+	if x.has&bitListTasksResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListTasksResultTasks == 0 {
 		dst = append(dst, ",\"tasks\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Tasks {
@@ -10586,22 +10566,22 @@ func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListToolsRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListToolsRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitListToolsRequestMethod
 			if err := decodeConstString(s, "tools/list", "\"tools/list\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitListToolsRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -10613,7 +10593,7 @@ func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredListToolsRequest &^ seen
 	return nil
 }
 
@@ -10624,18 +10604,18 @@ func (x ListToolsRequest) MarshalJSON() ([]byte, error) {
 func (x *ListToolsRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitListToolsRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitListToolsRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListToolsRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tools/list\""...)
 	}
@@ -10674,28 +10654,28 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListToolsResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitListToolsResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return atField(err, "cacheScope")
 			}
 		case "nextCursor":
-			seen |= uint64(0x4)
+			seen |= bitListToolsResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return atField(err, "nextCursor")
 			}
 		case "resultType":
-			seen |= uint64(0x8)
+			seen |= bitListToolsResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
 		case "tools":
-			seen |= uint64(0x10)
+			seen |= bitListToolsResultTools
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "tools")
 			}
@@ -10726,7 +10706,7 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3a) &^ seen
+	x.missing = requiredListToolsResult &^ seen
 	return nil
 }
 
@@ -10744,22 +10724,22 @@ func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
+	if x.has&bitListToolsResultCacheScope != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "cacheScope")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
+	if x.has&bitListToolsResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
+	if x.has&bitListToolsResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitListToolsResultTools == 0 {
 		dst = append(dst, ",\"tools\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Tools {
@@ -10829,17 +10809,17 @@ func (x *ListToolsResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListToolsResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListToolsResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitListToolsResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return atField(err, "result")
 			}
@@ -10850,7 +10830,7 @@ func (x *ListToolsResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredListToolsResultResponse &^ seen
 	return nil
 }
 
@@ -10861,18 +10841,18 @@ func (x ListToolsResultResponse) MarshalJSON() ([]byte, error) {
 func (x *ListToolsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListToolsResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitListToolsResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListToolsResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -10931,17 +10911,17 @@ func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitLoggingMessageNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitLoggingMessageNotificationMethod
 			if err := decodeConstString(s, "notifications/message", "\"notifications/message\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitLoggingMessageNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -10952,7 +10932,7 @@ func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredLoggingMessageNotification &^ seen
 	return nil
 }
 
@@ -10963,15 +10943,15 @@ func (x LoggingMessageNotification) MarshalJSON() ([]byte, error) {
 func (x *LoggingMessageNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitLoggingMessageNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitLoggingMessageNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/message\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitLoggingMessageNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -11006,23 +10986,23 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitLoggingMessageNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitLoggingMessageNotificationParamsData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return atField(err, "data")
 			}
 		case "level":
-			seen |= uint64(0x4)
+			seen |= bitLoggingMessageNotificationParamsLevel
 			if err := x.Level.decode(s); err != nil {
 				return atField(err, "level")
 			}
 		case "logger":
-			seen |= uint64(0x8)
+			seen |= bitLoggingMessageNotificationParamsLogger
 			if err := decodeString(s, &x.Logger); err != nil {
 				return atField(err, "logger")
 			}
@@ -11033,7 +11013,7 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x6) &^ seen
+	x.missing = requiredLoggingMessageNotificationParams &^ seen
 	return nil
 }
 
@@ -11051,18 +11031,18 @@ func (x *LoggingMessageNotificationParams) appendJSON(dst []byte) ([]byte, error
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitLoggingMessageNotificationParamsData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitLoggingMessageNotificationParamsLevel == 0 {
 		dst = append(dst, ",\"level\":"...)
 		dst, err = x.Level.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "level")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Logger != "" {
+	if x.has&bitLoggingMessageNotificationParamsLogger != 0 || x.Logger != "" {
 		dst = append(dst, ",\"logger\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Logger))
 	}
@@ -11114,17 +11094,17 @@ func (x *MethodNotFoundError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitMethodNotFoundErrorCode
 			if err := decodeConstInt(s, int64(-32601), "-32601"); err != nil {
 				return atField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitMethodNotFoundErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return atField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitMethodNotFoundErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
@@ -11135,7 +11115,7 @@ func (x *MethodNotFoundError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredMethodNotFoundError &^ seen
 	return nil
 }
 
@@ -11145,15 +11125,15 @@ func (x MethodNotFoundError) MarshalJSON() ([]byte, error) {
 }
 func (x *MethodNotFoundError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMethodNotFoundErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32601"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitMethodNotFoundErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitMethodNotFoundErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -11185,17 +11165,17 @@ func (x *MissingRequiredClientCapabilityError) decode(s *jsonrpc.Scanner) error 
 		}
 		switch string(key) {
 		case "error":
-			seen |= uint64(0x1)
+			seen |= bitMissingRequiredClientCapabilityErrorError
 			if err := x.Error.decode(s); err != nil {
 				return atField(err, "error")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitMissingRequiredClientCapabilityErrorID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x4)
+			seen |= bitMissingRequiredClientCapabilityErrorJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
@@ -11206,7 +11186,7 @@ func (x *MissingRequiredClientCapabilityError) decode(s *jsonrpc.Scanner) error 
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredMissingRequiredClientCapabilityError &^ seen
 	return nil
 }
 
@@ -11217,21 +11197,21 @@ func (x MissingRequiredClientCapabilityError) MarshalJSON() ([]byte, error) {
 func (x *MissingRequiredClientCapabilityError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorError == 0 {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitMissingRequiredClientCapabilityErrorID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
@@ -11263,17 +11243,17 @@ func (x *MissingRequiredClientCapabilityErrorError) decode(s *jsonrpc.Scanner) e
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitMissingRequiredClientCapabilityErrorErrorCode
 			if err := decodeConstInt(s, int64(-32021), "-32021"); err != nil {
 				return atField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitMissingRequiredClientCapabilityErrorErrorData
 			if err := x.Data.decode(s); err != nil {
 				return atField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitMissingRequiredClientCapabilityErrorErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
@@ -11284,7 +11264,7 @@ func (x *MissingRequiredClientCapabilityErrorError) decode(s *jsonrpc.Scanner) e
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredMissingRequiredClientCapabilityErrorError &^ seen
 	return nil
 }
 
@@ -11295,18 +11275,18 @@ func (x MissingRequiredClientCapabilityErrorError) MarshalJSON() ([]byte, error)
 func (x *MissingRequiredClientCapabilityErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32021"...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst, err = x.Data.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "data")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -11338,7 +11318,7 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) decode(s *jsonrpc.Scanne
 		}
 		switch string(key) {
 		case "requiredCapabilities":
-			seen |= uint64(0x1)
+			seen |= bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities
 			if err := x.RequiredCapabilities.decode(s); err != nil {
 				return atField(err, "requiredCapabilities")
 			}
@@ -11349,7 +11329,7 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) decode(s *jsonrpc.Scanne
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredMissingRequiredClientCapabilityErrorErrorData &^ seen
 	return nil
 }
 
@@ -11360,7 +11340,7 @@ func (x MissingRequiredClientCapabilityErrorErrorData) MarshalJSON() ([]byte, er
 func (x *MissingRequiredClientCapabilityErrorErrorData) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities == 0 {
 		dst = append(dst, ",\"requiredCapabilities\":"...)
 		dst, err = x.RequiredCapabilities.appendJSON(dst)
 		if err != nil {
@@ -11395,7 +11375,7 @@ func (x *ModelHint) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "name":
-			seen |= uint64(0x1)
+			seen |= bitModelHintName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
@@ -11406,7 +11386,6 @@ func (x *ModelHint) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -11416,7 +11395,7 @@ func (x ModelHint) MarshalJSON() ([]byte, error) {
 }
 func (x *ModelHint) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Name != "" {
+	if x.has&bitModelHintName != 0 || x.Name != "" {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
@@ -11448,12 +11427,12 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "costPriority":
-			seen |= uint64(0x1)
+			seen |= bitModelPreferencesCostPriority
 			if err := decodeFloat(s, &x.CostPriority); err != nil {
 				return atField(err, "costPriority")
 			}
 		case "hints":
-			seen |= uint64(0x2)
+			seen |= bitModelPreferencesHints
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "hints")
 			}
@@ -11473,12 +11452,12 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "intelligencePriority":
-			seen |= uint64(0x4)
+			seen |= bitModelPreferencesIntelligencePriority
 			if err := decodeFloat(s, &x.IntelligencePriority); err != nil {
 				return atField(err, "intelligencePriority")
 			}
 		case "speedPriority":
-			seen |= uint64(0x8)
+			seen |= bitModelPreferencesSpeedPriority
 			if err := decodeFloat(s, &x.SpeedPriority); err != nil {
 				return atField(err, "speedPriority")
 			}
@@ -11489,7 +11468,6 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -11500,14 +11478,14 @@ func (x ModelPreferences) MarshalJSON() ([]byte, error) {
 func (x *ModelPreferences) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.CostPriority != 0 {
+	if x.has&bitModelPreferencesCostPriority != 0 || x.CostPriority != 0 {
 		dst = append(dst, ",\"costPriority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.CostPriority))
 		if err != nil {
 			return dst, atField(err, "costPriority")
 		}
 	}
-	if x.Hints != nil || x.has&uint64(0x2) != 0 {
+	if x.Hints != nil || x.has&bitModelPreferencesHints != 0 {
 		dst = append(dst, ",\"hints\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Hints {
@@ -11521,14 +11499,14 @@ func (x *ModelPreferences) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x4) != 0 || x.IntelligencePriority != 0 {
+	if x.has&bitModelPreferencesIntelligencePriority != 0 || x.IntelligencePriority != 0 {
 		dst = append(dst, ",\"intelligencePriority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.IntelligencePriority))
 		if err != nil {
 			return dst, atField(err, "intelligencePriority")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.SpeedPriority != 0 {
+	if x.has&bitModelPreferencesSpeedPriority != 0 || x.SpeedPriority != 0 {
 		dst = append(dst, ",\"speedPriority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.SpeedPriority))
 		if err != nil {
@@ -11626,12 +11604,12 @@ func (x *Notification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "method":
-			seen |= uint64(0x1)
+			seen |= bitNotificationMethod
 			if err := decodeString(s, &x.Method); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x2)
+			seen |= bitNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -11643,7 +11621,7 @@ func (x *Notification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredNotification &^ seen
 	return nil
 }
 
@@ -11654,7 +11632,7 @@ func (x Notification) MarshalJSON() ([]byte, error) {
 func (x *Notification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
@@ -11693,7 +11671,7 @@ func (x *NotificationMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "io.modelcontextprotocol/subscriptionId":
-			seen |= uint64(0x1)
+			seen |= bitNotificationMetaObjectSubscriptionID
 			if err := x.SubscriptionID.decode(s); err != nil {
 				return atField(err, "io.modelcontextprotocol/subscriptionId")
 			}
@@ -11704,7 +11682,6 @@ func (x *NotificationMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -11715,7 +11692,7 @@ func (x NotificationMetaObject) MarshalJSON() ([]byte, error) {
 func (x *NotificationMetaObject) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.SubscriptionID.IsZero() {
+	if x.has&bitNotificationMetaObjectSubscriptionID != 0 || !x.SubscriptionID.IsZero() {
 		dst = append(dst, ",\"io.modelcontextprotocol/subscriptionId\":"...)
 		dst, err = x.SubscriptionID.appendJSON(dst)
 		if err != nil {
@@ -11750,7 +11727,7 @@ func (x *NotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
@@ -11762,7 +11739,6 @@ func (x *NotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -11808,32 +11784,32 @@ func (x *NumberSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitNumberSchemaDefault
 			if err := decodeFloat(s, &x.Default); err != nil {
 				return atField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitNumberSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "maximum":
-			seen |= uint64(0x4)
+			seen |= bitNumberSchemaMaximum
 			if err := decodeFloat(s, &x.Maximum); err != nil {
 				return atField(err, "maximum")
 			}
 		case "minimum":
-			seen |= uint64(0x8)
+			seen |= bitNumberSchemaMinimum
 			if err := decodeFloat(s, &x.Minimum); err != nil {
 				return atField(err, "minimum")
 			}
 		case "title":
-			seen |= uint64(0x10)
+			seen |= bitNumberSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x20)
+			seen |= bitNumberSchemaType
 			if err := x.Type.decode(s); err != nil {
 				return atField(err, "type")
 			}
@@ -11844,7 +11820,7 @@ func (x *NumberSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x20) &^ seen
+	x.missing = requiredNumberSchema &^ seen
 	return nil
 }
 
@@ -11855,36 +11831,36 @@ func (x NumberSchema) MarshalJSON() ([]byte, error) {
 func (x *NumberSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Default != 0 {
+	if x.has&bitNumberSchemaDefault != 0 || x.Default != 0 {
 		dst = append(dst, ",\"default\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Default))
 		if err != nil {
 			return dst, atField(err, "default")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitNumberSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.has&uint64(0x4) != 0 || x.Maximum != 0 {
+	if x.has&bitNumberSchemaMaximum != 0 || x.Maximum != 0 {
 		dst = append(dst, ",\"maximum\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Maximum))
 		if err != nil {
 			return dst, atField(err, "maximum")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Minimum != 0 {
+	if x.has&bitNumberSchemaMinimum != 0 || x.Minimum != 0 {
 		dst = append(dst, ",\"minimum\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Minimum))
 		if err != nil {
 			return dst, atField(err, "minimum")
 		}
 	}
-	if x.has&uint64(0x10) != 0 || x.Title != "" {
+	if x.has&bitNumberSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitNumberSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst, err = x.Type.appendJSON(dst)
 		if err != nil {
@@ -11943,22 +11919,22 @@ func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitPaginatedRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitPaginatedRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitPaginatedRequestMethod
 			if err := decodeString(s, &x.Method); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitPaginatedRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -11970,7 +11946,7 @@ func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredPaginatedRequest &^ seen
 	return nil
 }
 
@@ -11981,18 +11957,18 @@ func (x PaginatedRequest) MarshalJSON() ([]byte, error) {
 func (x *PaginatedRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitPaginatedRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitPaginatedRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitPaginatedRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
@@ -12031,13 +12007,13 @@ func (x *PaginatedRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitPaginatedRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cursor":
-			seen |= uint64(0x2)
+			seen |= bitPaginatedRequestParamsCursor
 			if err := decodeString(s, &x.Cursor); err != nil {
 				return atField(err, "cursor")
 			}
@@ -12048,7 +12024,7 @@ func (x *PaginatedRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredPaginatedRequestParams &^ seen
 	return nil
 }
 
@@ -12066,7 +12042,7 @@ func (x *PaginatedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Cursor != "" {
+	if x.has&bitPaginatedRequestParamsCursor != 0 || x.Cursor != "" {
 		dst = append(dst, ",\"cursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Cursor))
 	}
@@ -12098,18 +12074,18 @@ func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitPaginatedResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "nextCursor":
-			seen |= uint64(0x2)
+			seen |= bitPaginatedResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return atField(err, "nextCursor")
 			}
 		case "resultType":
-			seen |= uint64(0x4)
+			seen |= bitPaginatedResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
@@ -12120,7 +12096,7 @@ func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredPaginatedResult &^ seen
 	return nil
 }
 
@@ -12138,11 +12114,11 @@ func (x *PaginatedResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.NextCursor != "" {
+	if x.has&bitPaginatedResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.has&uint64(0x4) != 0 || x.ResultType != "" {
+	if x.has&bitPaginatedResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -12174,17 +12150,17 @@ func (x *ParseError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitParseErrorCode
 			if err := decodeConstInt(s, int64(-32700), "-32700"); err != nil {
 				return atField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitParseErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return atField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitParseErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
@@ -12195,7 +12171,7 @@ func (x *ParseError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredParseError &^ seen
 	return nil
 }
 
@@ -12205,15 +12181,15 @@ func (x ParseError) MarshalJSON() ([]byte, error) {
 }
 func (x *ParseError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitParseErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32700"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitParseErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitParseErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -12245,22 +12221,22 @@ func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitPingRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitPingRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitPingRequestMethod
 			if err := decodeConstString(s, "ping", "\"ping\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitPingRequestParams
 			x.Params = new(RequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -12272,7 +12248,7 @@ func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredPingRequest &^ seen
 	return nil
 }
 
@@ -12283,18 +12259,18 @@ func (x PingRequest) MarshalJSON() ([]byte, error) {
 func (x *PingRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitPingRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitPingRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitPingRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"ping\""...)
 	}
@@ -12333,7 +12309,7 @@ func (x *PingRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitPingRequestParamsMeta
 			x.Meta = new(PingRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
@@ -12345,7 +12321,6 @@ func (x *PingRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -12391,7 +12366,7 @@ func (x *PingRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitPingRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
@@ -12402,7 +12377,6 @@ func (x *PingRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -12413,7 +12387,7 @@ func (x PingRequestParamsMeta) MarshalJSON() ([]byte, error) {
 func (x *PingRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitPingRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -12593,17 +12567,17 @@ func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitProgressNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitProgressNotificationMethod
 			if err := decodeConstString(s, "notifications/progress", "\"notifications/progress\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitProgressNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -12614,7 +12588,7 @@ func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredProgressNotification &^ seen
 	return nil
 }
 
@@ -12625,15 +12599,15 @@ func (x ProgressNotification) MarshalJSON() ([]byte, error) {
 func (x *ProgressNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitProgressNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitProgressNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/progress\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitProgressNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -12668,28 +12642,28 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitProgressNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "message":
-			seen |= uint64(0x2)
+			seen |= bitProgressNotificationParamsMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
 		case "progress":
-			seen |= uint64(0x4)
+			seen |= bitProgressNotificationParamsProgress
 			if err := decodeFloat(s, &x.Progress); err != nil {
 				return atField(err, "progress")
 			}
 		case "progressToken":
-			seen |= uint64(0x8)
+			seen |= bitProgressNotificationParamsProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
 		case "total":
-			seen |= uint64(0x10)
+			seen |= bitProgressNotificationParamsTotal
 			if err := decodeFloat(s, &x.Total); err != nil {
 				return atField(err, "total")
 			}
@@ -12700,7 +12674,7 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xc) &^ seen
+	x.missing = requiredProgressNotificationParams &^ seen
 	return nil
 }
 
@@ -12718,25 +12692,25 @@ func (x *ProgressNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Message != "" {
+	if x.has&bitProgressNotificationParamsMessage != 0 || x.Message != "" {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitProgressNotificationParamsProgress == 0 {
 		dst = append(dst, ",\"progress\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Progress))
 		if err != nil {
 			return dst, atField(err, "progress")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitProgressNotificationParamsProgressToken == 0 {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "progressToken")
 		}
 	}
-	if x.has&uint64(0x10) != 0 || x.Total != 0 {
+	if x.has&bitProgressNotificationParamsTotal != 0 || x.Total != 0 {
 		dst = append(dst, ",\"total\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Total))
 		if err != nil {
@@ -12815,12 +12789,12 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitPromptMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "arguments":
-			seen |= uint64(0x2)
+			seen |= bitPromptArguments
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "arguments")
 			}
@@ -12840,12 +12814,12 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "description":
-			seen |= uint64(0x4)
+			seen |= bitPromptDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x8)
+			seen |= bitPromptIcons
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "icons")
 			}
@@ -12865,12 +12839,12 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "name":
-			seen |= uint64(0x10)
+			seen |= bitPromptName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "title":
-			seen |= uint64(0x20)
+			seen |= bitPromptTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
@@ -12881,7 +12855,7 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x10) &^ seen
+	x.missing = requiredPrompt &^ seen
 	return nil
 }
 
@@ -12892,11 +12866,11 @@ func (x Prompt) MarshalJSON() ([]byte, error) {
 func (x *Prompt) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitPromptMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.Arguments != nil || x.has&uint64(0x2) != 0 {
+	if x.Arguments != nil || x.has&bitPromptArguments != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Arguments {
@@ -12910,11 +12884,11 @@ func (x *Prompt) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x4) != 0 || x.Description != "" {
+	if x.has&bitPromptDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x8) != 0 {
+	if x.Icons != nil || x.has&bitPromptIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -12928,11 +12902,11 @@ func (x *Prompt) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitPromptName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x20) != 0 || x.Title != "" {
+	if x.has&bitPromptTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -12964,22 +12938,22 @@ func (x *PromptArgument) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "description":
-			seen |= uint64(0x1)
+			seen |= bitPromptArgumentDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "name":
-			seen |= uint64(0x2)
+			seen |= bitPromptArgumentName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "required":
-			seen |= uint64(0x4)
+			seen |= bitPromptArgumentRequired
 			if err := decodeBool(s, &x.Required); err != nil {
 				return atField(err, "required")
 			}
 		case "title":
-			seen |= uint64(0x8)
+			seen |= bitPromptArgumentTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
@@ -12990,7 +12964,7 @@ func (x *PromptArgument) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredPromptArgument &^ seen
 	return nil
 }
 
@@ -13000,19 +12974,19 @@ func (x PromptArgument) MarshalJSON() ([]byte, error) {
 }
 func (x *PromptArgument) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Description != "" {
+	if x.has&bitPromptArgumentDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitPromptArgumentName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x4) != 0 || x.Required {
+	if x.has&bitPromptArgumentRequired != 0 || x.Required {
 		dst = append(dst, ",\"required\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.Required))
 	}
-	if x.has&uint64(0x8) != 0 || x.Title != "" {
+	if x.has&bitPromptArgumentTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -13044,17 +13018,17 @@ func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitPromptListChangedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitPromptListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/prompts/list_changed", "\"notifications/prompts/list_changed\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitPromptListChangedNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -13066,7 +13040,7 @@ func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredPromptListChangedNotification &^ seen
 	return nil
 }
 
@@ -13077,11 +13051,11 @@ func (x PromptListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *PromptListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitPromptListChangedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitPromptListChangedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/prompts/list_changed\""...)
 	}
@@ -13120,12 +13094,12 @@ func (x *PromptMessage) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "content":
-			seen |= uint64(0x1)
+			seen |= bitPromptMessageContent
 			if err := x.Content.decode(s); err != nil {
 				return atField(err, "content")
 			}
 		case "role":
-			seen |= uint64(0x2)
+			seen |= bitPromptMessageRole
 			if err := x.Role.decode(s); err != nil {
 				return atField(err, "role")
 			}
@@ -13136,7 +13110,7 @@ func (x *PromptMessage) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredPromptMessage &^ seen
 	return nil
 }
 
@@ -13147,14 +13121,14 @@ func (x PromptMessage) MarshalJSON() ([]byte, error) {
 func (x *PromptMessage) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitPromptMessageContent == 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst, err = x.Content.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "content")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitPromptMessageRole == 0 {
 		dst = append(dst, ",\"role\":"...)
 		dst, err = x.Role.appendJSON(dst)
 		if err != nil {
@@ -13189,17 +13163,17 @@ func (x *PromptReference) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "name":
-			seen |= uint64(0x1)
+			seen |= bitPromptReferenceName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "title":
-			seen |= uint64(0x2)
+			seen |= bitPromptReferenceTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x4)
+			seen |= bitPromptReferenceType
 			if err := decodeConstString(s, "ref/prompt", "\"ref/prompt\""); err != nil {
 				return atField(err, "type")
 			}
@@ -13210,7 +13184,7 @@ func (x *PromptReference) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredPromptReference &^ seen
 	return nil
 }
 
@@ -13220,15 +13194,15 @@ func (x PromptReference) MarshalJSON() ([]byte, error) {
 }
 func (x *PromptReference) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitPromptReferenceName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x2) != 0 || x.Title != "" {
+	if x.has&bitPromptReferenceTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitPromptReferenceType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"ref/prompt\""...)
 	}
@@ -13260,22 +13234,22 @@ func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitReadResourceRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitReadResourceRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitReadResourceRequestMethod
 			if err := decodeConstString(s, "resources/read", "\"resources/read\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitReadResourceRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -13286,7 +13260,7 @@ func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredReadResourceRequest &^ seen
 	return nil
 }
 
@@ -13297,22 +13271,22 @@ func (x ReadResourceRequest) MarshalJSON() ([]byte, error) {
 func (x *ReadResourceRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitReadResourceRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitReadResourceRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitReadResourceRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"resources/read\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitReadResourceRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -13347,23 +13321,23 @@ func (x *ReadResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitReadResourceRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "inputResponses":
-			seen |= uint64(0x2)
+			seen |= bitReadResourceRequestParamsInputResponses
 			if err := x.InputResponses.decode(s); err != nil {
 				return atField(err, "inputResponses")
 			}
 		case "requestState":
-			seen |= uint64(0x4)
+			seen |= bitReadResourceRequestParamsRequestState
 			if err := decodeString(s, &x.RequestState); err != nil {
 				return atField(err, "requestState")
 			}
 		case "uri":
-			seen |= uint64(0x8)
+			seen |= bitReadResourceRequestParamsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -13374,7 +13348,7 @@ func (x *ReadResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x9) &^ seen
+	x.missing = requiredReadResourceRequestParams &^ seen
 	return nil
 }
 
@@ -13392,18 +13366,18 @@ func (x *ReadResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.InputResponses != nil || x.has&uint64(0x2) != 0 {
+	if x.InputResponses != nil || x.has&bitReadResourceRequestParamsInputResponses != 0 {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "inputResponses")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.RequestState != "" {
+	if x.has&bitReadResourceRequestParamsRequestState != 0 || x.RequestState != "" {
 		dst = append(dst, ",\"requestState\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.RequestState))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitReadResourceRequestParamsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -13435,18 +13409,18 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitReadResourceResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitReadResourceResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return atField(err, "cacheScope")
 			}
 		case "contents":
-			seen |= uint64(0x4)
+			seen |= bitReadResourceResultContents
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "contents")
 			}
@@ -13466,7 +13440,7 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resultType":
-			seen |= uint64(0x8)
+			seen |= bitReadResourceResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
@@ -13482,7 +13456,7 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1e) &^ seen
+	x.missing = requiredReadResourceResult &^ seen
 	return nil
 }
 
@@ -13500,14 +13474,14 @@ func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
+	if x.has&bitReadResourceResultCacheScope != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitReadResourceResultContents == 0 {
 		dst = append(dst, ",\"contents\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Contents {
@@ -13521,7 +13495,7 @@ func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
+	if x.has&bitReadResourceResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -13635,17 +13609,17 @@ func (x *ReadResourceResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitReadResourceResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitReadResourceResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitReadResourceResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return atField(err, "result")
 			}
@@ -13656,7 +13630,7 @@ func (x *ReadResourceResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredReadResourceResultResponse &^ seen
 	return nil
 }
 
@@ -13667,18 +13641,18 @@ func (x ReadResourceResultResponse) MarshalJSON() ([]byte, error) {
 func (x *ReadResourceResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitReadResourceResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitReadResourceResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitReadResourceResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -13772,7 +13746,7 @@ func (x *RelatedTaskMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "taskId":
-			seen |= uint64(0x1)
+			seen |= bitRelatedTaskMetadataTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return atField(err, "taskId")
 			}
@@ -13783,7 +13757,7 @@ func (x *RelatedTaskMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredRelatedTaskMetadata &^ seen
 	return nil
 }
 
@@ -13793,7 +13767,7 @@ func (x RelatedTaskMetadata) MarshalJSON() ([]byte, error) {
 }
 func (x *RelatedTaskMetadata) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitRelatedTaskMetadataTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
@@ -13825,12 +13799,12 @@ func (x *Request) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "method":
-			seen |= uint64(0x1)
+			seen |= bitRequestMethod
 			if err := decodeString(s, &x.Method); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x2)
+			seen |= bitRequestParams
 			x.Params = new(RequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -13842,7 +13816,7 @@ func (x *Request) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredRequest &^ seen
 	return nil
 }
 
@@ -13853,7 +13827,7 @@ func (x Request) MarshalJSON() ([]byte, error) {
 func (x *Request) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
@@ -13936,29 +13910,29 @@ func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "io.modelcontextprotocol/clientCapabilities":
-			seen |= uint64(0x1)
+			seen |= bitRequestMetaObjectClientCapabilities
 			x.ClientCapabilities = new(ClientCapabilities)
 			if err := x.ClientCapabilities.decode(s); err != nil {
 				return atField(err, "io.modelcontextprotocol/clientCapabilities")
 			}
 		case "io.modelcontextprotocol/clientInfo":
-			seen |= uint64(0x2)
+			seen |= bitRequestMetaObjectClientInfo
 			x.ClientInfo = new(Implementation)
 			if err := x.ClientInfo.decode(s); err != nil {
 				return atField(err, "io.modelcontextprotocol/clientInfo")
 			}
 		case "io.modelcontextprotocol/logLevel":
-			seen |= uint64(0x4)
+			seen |= bitRequestMetaObjectLogLevel
 			if err := x.LogLevel.decode(s); err != nil {
 				return atField(err, "io.modelcontextprotocol/logLevel")
 			}
 		case "io.modelcontextprotocol/protocolVersion":
-			seen |= uint64(0x8)
+			seen |= bitRequestMetaObjectProtocolVersion
 			if err := decodeString(s, &x.ProtocolVersion); err != nil {
 				return atField(err, "io.modelcontextprotocol/protocolVersion")
 			}
 		case "progressToken":
-			seen |= uint64(0x10)
+			seen |= bitRequestMetaObjectProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
@@ -13969,7 +13943,7 @@ func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x9) &^ seen
+	x.missing = requiredRequestMetaObject &^ seen
 	return nil
 }
 
@@ -13994,18 +13968,18 @@ func (x *RequestMetaObject) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "io.modelcontextprotocol/clientInfo")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.LogLevel != "" {
+	if x.has&bitRequestMetaObjectLogLevel != 0 || x.LogLevel != "" {
 		dst = append(dst, ",\"io.modelcontextprotocol/logLevel\":"...)
 		dst, err = x.LogLevel.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "io.modelcontextprotocol/logLevel")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.ProtocolVersion != "" {
+	if x.has&bitRequestMetaObjectProtocolVersion != 0 || x.ProtocolVersion != "" {
 		dst = append(dst, ",\"io.modelcontextprotocol/protocolVersion\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ProtocolVersion))
 	}
-	if x.has&uint64(0x10) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitRequestMetaObjectProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -14040,7 +14014,7 @@ func (x *RequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
@@ -14052,7 +14026,7 @@ func (x *RequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredRequestParams &^ seen
 	return nil
 }
 
@@ -14098,23 +14072,23 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitResourceAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return atField(err, "annotations")
 			}
 		case "description":
-			seen |= uint64(0x4)
+			seen |= bitResourceDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x8)
+			seen |= bitResourceIcons
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "icons")
 			}
@@ -14134,27 +14108,27 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "mimeType":
-			seen |= uint64(0x10)
+			seen |= bitResourceMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return atField(err, "mimeType")
 			}
 		case "name":
-			seen |= uint64(0x20)
+			seen |= bitResourceName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "size":
-			seen |= uint64(0x40)
+			seen |= bitResourceSize
 			if err := decodeInt(s, &x.Size); err != nil {
 				return atField(err, "size")
 			}
 		case "title":
-			seen |= uint64(0x80)
+			seen |= bitResourceTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "uri":
-			seen |= uint64(0x100)
+			seen |= bitResourceURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -14165,7 +14139,7 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x120) &^ seen
+	x.missing = requiredResource &^ seen
 	return nil
 }
 
@@ -14176,7 +14150,7 @@ func (x Resource) MarshalJSON() ([]byte, error) {
 func (x *Resource) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitResourceMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -14187,11 +14161,11 @@ func (x *Resource) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "annotations")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Description != "" {
+	if x.has&bitResourceDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x8) != 0 {
+	if x.Icons != nil || x.has&bitResourceIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -14205,23 +14179,23 @@ func (x *Resource) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.MIMEType != "" {
+	if x.has&bitResourceMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitResourceName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x40) != 0 || x.Size != 0 {
+	if x.has&bitResourceSize != 0 || x.Size != 0 {
 		dst = append(dst, ",\"size\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.Size))
 	}
-	if x.has&uint64(0x80) != 0 || x.Title != "" {
+	if x.has&bitResourceTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x100) == 0 {
+	if x.missing&bitResourceURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14253,17 +14227,17 @@ func (x *ResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceContentsMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "mimeType":
-			seen |= uint64(0x2)
+			seen |= bitResourceContentsMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return atField(err, "mimeType")
 			}
 		case "uri":
-			seen |= uint64(0x4)
+			seen |= bitResourceContentsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -14274,7 +14248,7 @@ func (x *ResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredResourceContents &^ seen
 	return nil
 }
 
@@ -14284,15 +14258,15 @@ func (x ResourceContents) MarshalJSON() ([]byte, error) {
 }
 func (x *ResourceContents) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitResourceContentsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.has&uint64(0x2) != 0 || x.MIMEType != "" {
+	if x.has&bitResourceContentsMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitResourceContentsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14324,23 +14298,23 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceLinkMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitResourceLinkAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return atField(err, "annotations")
 			}
 		case "description":
-			seen |= uint64(0x4)
+			seen |= bitResourceLinkDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x8)
+			seen |= bitResourceLinkIcons
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "icons")
 			}
@@ -14360,32 +14334,32 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "mimeType":
-			seen |= uint64(0x10)
+			seen |= bitResourceLinkMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return atField(err, "mimeType")
 			}
 		case "name":
-			seen |= uint64(0x20)
+			seen |= bitResourceLinkName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "size":
-			seen |= uint64(0x40)
+			seen |= bitResourceLinkSize
 			if err := decodeInt(s, &x.Size); err != nil {
 				return atField(err, "size")
 			}
 		case "title":
-			seen |= uint64(0x80)
+			seen |= bitResourceLinkTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x100)
+			seen |= bitResourceLinkType
 			if err := decodeConstString(s, "resource_link", "\"resource_link\""); err != nil {
 				return atField(err, "type")
 			}
 		case "uri":
-			seen |= uint64(0x200)
+			seen |= bitResourceLinkURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -14396,7 +14370,7 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x320) &^ seen
+	x.missing = requiredResourceLink &^ seen
 	return nil
 }
 
@@ -14407,7 +14381,7 @@ func (x ResourceLink) MarshalJSON() ([]byte, error) {
 func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitResourceLinkMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -14418,11 +14392,11 @@ func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "annotations")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Description != "" {
+	if x.has&bitResourceLinkDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x8) != 0 {
+	if x.Icons != nil || x.has&bitResourceLinkIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -14436,27 +14410,27 @@ func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.MIMEType != "" {
+	if x.has&bitResourceLinkMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitResourceLinkName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x40) != 0 || x.Size != 0 {
+	if x.has&bitResourceLinkSize != 0 || x.Size != 0 {
 		dst = append(dst, ",\"size\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.Size))
 	}
-	if x.has&uint64(0x80) != 0 || x.Title != "" {
+	if x.has&bitResourceLinkTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x100) == 0 {
+	if x.missing&bitResourceLinkType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"resource_link\""...)
 	}
-	if x.missing&uint64(0x200) == 0 {
+	if x.missing&bitResourceLinkURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14488,17 +14462,17 @@ func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitResourceListChangedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitResourceListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/resources/list_changed", "\"notifications/resources/list_changed\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitResourceListChangedNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -14510,7 +14484,7 @@ func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredResourceListChangedNotification &^ seen
 	return nil
 }
 
@@ -14521,11 +14495,11 @@ func (x ResourceListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *ResourceListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitResourceListChangedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceListChangedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/resources/list_changed\""...)
 	}
@@ -14564,13 +14538,13 @@ func (x *ResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "uri":
-			seen |= uint64(0x2)
+			seen |= bitResourceRequestParamsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -14581,7 +14555,7 @@ func (x *ResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredResourceRequestParams &^ seen
 	return nil
 }
 
@@ -14599,7 +14573,7 @@ func (x *ResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceRequestParamsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14631,23 +14605,23 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceTemplateMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitResourceTemplateAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return atField(err, "annotations")
 			}
 		case "description":
-			seen |= uint64(0x4)
+			seen |= bitResourceTemplateDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x8)
+			seen |= bitResourceTemplateIcons
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "icons")
 			}
@@ -14667,22 +14641,22 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "mimeType":
-			seen |= uint64(0x10)
+			seen |= bitResourceTemplateMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return atField(err, "mimeType")
 			}
 		case "name":
-			seen |= uint64(0x20)
+			seen |= bitResourceTemplateName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "title":
-			seen |= uint64(0x40)
+			seen |= bitResourceTemplateTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "uriTemplate":
-			seen |= uint64(0x80)
+			seen |= bitResourceTemplateURITemplate
 			if err := decodeString(s, &x.URITemplate); err != nil {
 				return atField(err, "uriTemplate")
 			}
@@ -14693,7 +14667,7 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xa0) &^ seen
+	x.missing = requiredResourceTemplate &^ seen
 	return nil
 }
 
@@ -14704,7 +14678,7 @@ func (x ResourceTemplate) MarshalJSON() ([]byte, error) {
 func (x *ResourceTemplate) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitResourceTemplateMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -14715,11 +14689,11 @@ func (x *ResourceTemplate) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "annotations")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Description != "" {
+	if x.has&bitResourceTemplateDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x8) != 0 {
+	if x.Icons != nil || x.has&bitResourceTemplateIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -14733,19 +14707,19 @@ func (x *ResourceTemplate) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.MIMEType != "" {
+	if x.has&bitResourceTemplateMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitResourceTemplateName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x40) != 0 || x.Title != "" {
+	if x.has&bitResourceTemplateTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x80) == 0 {
+	if x.missing&bitResourceTemplateURITemplate == 0 {
 		dst = append(dst, ",\"uriTemplate\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URITemplate))
 	}
@@ -14777,12 +14751,12 @@ func (x *ResourceTemplateReference) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "type":
-			seen |= uint64(0x1)
+			seen |= bitResourceTemplateReferenceType
 			if err := decodeConstString(s, "ref/resource", "\"ref/resource\""); err != nil {
 				return atField(err, "type")
 			}
 		case "uri":
-			seen |= uint64(0x2)
+			seen |= bitResourceTemplateReferenceURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -14793,7 +14767,7 @@ func (x *ResourceTemplateReference) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredResourceTemplateReference &^ seen
 	return nil
 }
 
@@ -14803,11 +14777,11 @@ func (x ResourceTemplateReference) MarshalJSON() ([]byte, error) {
 }
 func (x *ResourceTemplateReference) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitResourceTemplateReferenceType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"ref/resource\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceTemplateReferenceURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14839,17 +14813,17 @@ func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitResourceUpdatedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitResourceUpdatedNotificationMethod
 			if err := decodeConstString(s, "notifications/resources/updated", "\"notifications/resources/updated\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitResourceUpdatedNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -14860,7 +14834,7 @@ func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredResourceUpdatedNotification &^ seen
 	return nil
 }
 
@@ -14871,15 +14845,15 @@ func (x ResourceUpdatedNotification) MarshalJSON() ([]byte, error) {
 func (x *ResourceUpdatedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitResourceUpdatedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceUpdatedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/resources/updated\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitResourceUpdatedNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -14914,13 +14888,13 @@ func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceUpdatedNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "uri":
-			seen |= uint64(0x2)
+			seen |= bitResourceUpdatedNotificationParamsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -14931,7 +14905,7 @@ func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredResourceUpdatedNotificationParams &^ seen
 	return nil
 }
 
@@ -14949,7 +14923,7 @@ func (x *ResourceUpdatedNotificationParams) appendJSON(dst []byte) ([]byte, erro
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceUpdatedNotificationParamsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14981,13 +14955,13 @@ func (x *Result) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "resultType":
-			seen |= uint64(0x2)
+			seen |= bitResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
@@ -14998,7 +14972,7 @@ func (x *Result) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredResult &^ seen
 	return nil
 }
 
@@ -15016,7 +14990,7 @@ func (x *Result) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.ResultType != "" {
+	if x.has&bitResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -15048,7 +15022,7 @@ func (x *ResultMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "io.modelcontextprotocol/serverInfo":
-			seen |= uint64(0x1)
+			seen |= bitResultMetaObjectServerInfo
 			x.ServerInfo = new(Implementation)
 			if err := x.ServerInfo.decode(s); err != nil {
 				return atField(err, "io.modelcontextprotocol/serverInfo")
@@ -15060,7 +15034,6 @@ func (x *ResultMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15154,17 +15127,17 @@ func (x *Root) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitRootMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "name":
-			seen |= uint64(0x2)
+			seen |= bitRootName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "uri":
-			seen |= uint64(0x4)
+			seen |= bitRootURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -15175,7 +15148,7 @@ func (x *Root) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredRoot &^ seen
 	return nil
 }
 
@@ -15185,15 +15158,15 @@ func (x Root) MarshalJSON() ([]byte, error) {
 }
 func (x *Root) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitRootMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.has&uint64(0x2) != 0 || x.Name != "" {
+	if x.has&bitRootName != 0 || x.Name != "" {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitRootURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -15225,17 +15198,17 @@ func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitRootsListChangedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitRootsListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/roots/list_changed", "\"notifications/roots/list_changed\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitRootsListChangedNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -15247,7 +15220,7 @@ func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredRootsListChangedNotification &^ seen
 	return nil
 }
 
@@ -15258,11 +15231,11 @@ func (x RootsListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *RootsListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitRootsListChangedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitRootsListChangedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/roots/list_changed\""...)
 	}
@@ -15301,17 +15274,17 @@ func (x *SamplingMessage) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSamplingMessageMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "content":
-			seen |= uint64(0x2)
+			seen |= bitSamplingMessageContent
 			if err := x.Content.decode(s); err != nil {
 				return atField(err, "content")
 			}
 		case "role":
-			seen |= uint64(0x4)
+			seen |= bitSamplingMessageRole
 			if err := x.Role.decode(s); err != nil {
 				return atField(err, "role")
 			}
@@ -15322,7 +15295,7 @@ func (x *SamplingMessage) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x6) &^ seen
+	x.missing = requiredSamplingMessage &^ seen
 	return nil
 }
 
@@ -15333,18 +15306,18 @@ func (x SamplingMessage) MarshalJSON() ([]byte, error) {
 func (x *SamplingMessage) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitSamplingMessageMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSamplingMessageContent == 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst, err = x.Content.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "content")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSamplingMessageRole == 0 {
 		dst = append(dst, ",\"role\":"...)
 		dst, err = x.Role.appendJSON(dst)
 		if err != nil {
@@ -15578,17 +15551,17 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "completions":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesCompletions
 			if err := decodeRawObject(s, &x.Completions); err != nil {
 				return atField(err, "completions")
 			}
 		case "experimental":
-			seen |= uint64(0x2)
+			seen |= bitServerCapabilitiesExperimental
 			if err := decodeRawObject(s, &x.Experimental); err != nil {
 				return atField(err, "experimental")
 			}
 		case "extensions":
-			seen |= uint64(0x4)
+			seen |= bitServerCapabilitiesExtensions
 			if err := s.ObjectStart(); err != nil {
 				return atField(err, "extensions")
 			}
@@ -15609,30 +15582,30 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 				x.Extensions[k0] = v0
 			}
 		case "logging":
-			seen |= uint64(0x8)
+			seen |= bitServerCapabilitiesLogging
 			if err := decodeRawObject(s, &x.Logging); err != nil {
 				return atField(err, "logging")
 			}
 		case "prompts":
-			seen |= uint64(0x10)
+			seen |= bitServerCapabilitiesPrompts
 			x.Prompts = new(ServerCapabilitiesPrompts)
 			if err := x.Prompts.decode(s); err != nil {
 				return atField(err, "prompts")
 			}
 		case "resources":
-			seen |= uint64(0x20)
+			seen |= bitServerCapabilitiesResources
 			x.Resources = new(ServerCapabilitiesResources)
 			if err := x.Resources.decode(s); err != nil {
 				return atField(err, "resources")
 			}
 		case "tools":
-			seen |= uint64(0x40)
+			seen |= bitServerCapabilitiesTools
 			x.Tools = new(ServerCapabilitiesTools)
 			if err := x.Tools.decode(s); err != nil {
 				return atField(err, "tools")
 			}
 		case "tasks":
-			seen |= uint64(0x80)
+			seen |= bitServerCapabilitiesTasks
 			x.Tasks = new(ServerCapabilitiesTasks)
 			if err := x.Tasks.decode(s); err != nil {
 				return atField(err, "tasks")
@@ -15644,7 +15617,6 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15655,15 +15627,15 @@ func (x ServerCapabilities) MarshalJSON() ([]byte, error) {
 func (x *ServerCapabilities) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Completions != nil || x.has&uint64(0x1) != 0 {
+	if x.Completions != nil || x.has&bitServerCapabilitiesCompletions != 0 {
 		dst = append(dst, ",\"completions\":"...)
 		dst = appendRaw(dst, x.Completions, "{}")
 	}
-	if x.Experimental != nil || x.has&uint64(0x2) != 0 {
+	if x.Experimental != nil || x.has&bitServerCapabilitiesExperimental != 0 {
 		dst = append(dst, ",\"experimental\":"...)
 		dst = appendRaw(dst, x.Experimental, "{}")
 	}
-	if x.Extensions != nil || x.has&uint64(0x4) != 0 {
+	if x.Extensions != nil || x.has&bitServerCapabilitiesExtensions != 0 {
 		dst = append(dst, ",\"extensions\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Extensions) {
@@ -15679,7 +15651,7 @@ func (x *ServerCapabilities) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if x.Logging != nil || x.has&uint64(0x8) != 0 {
+	if x.Logging != nil || x.has&bitServerCapabilitiesLogging != 0 {
 		dst = append(dst, ",\"logging\":"...)
 		dst = appendRaw(dst, x.Logging, "{}")
 	}
@@ -15739,7 +15711,7 @@ func (x *ServerCapabilitiesPrompts) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "listChanged":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesPromptsListChanged
 			if err := decodeBool(s, &x.ListChanged); err != nil {
 				return atField(err, "listChanged")
 			}
@@ -15750,7 +15722,6 @@ func (x *ServerCapabilitiesPrompts) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15760,7 +15731,7 @@ func (x ServerCapabilitiesPrompts) MarshalJSON() ([]byte, error) {
 }
 func (x *ServerCapabilitiesPrompts) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.ListChanged {
+	if x.has&bitServerCapabilitiesPromptsListChanged != 0 || x.ListChanged {
 		dst = append(dst, ",\"listChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ListChanged))
 	}
@@ -15792,12 +15763,12 @@ func (x *ServerCapabilitiesResources) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "listChanged":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesResourcesListChanged
 			if err := decodeBool(s, &x.ListChanged); err != nil {
 				return atField(err, "listChanged")
 			}
 		case "subscribe":
-			seen |= uint64(0x2)
+			seen |= bitServerCapabilitiesResourcesSubscribe
 			if err := decodeBool(s, &x.Subscribe); err != nil {
 				return atField(err, "subscribe")
 			}
@@ -15808,7 +15779,6 @@ func (x *ServerCapabilitiesResources) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15818,11 +15788,11 @@ func (x ServerCapabilitiesResources) MarshalJSON() ([]byte, error) {
 }
 func (x *ServerCapabilitiesResources) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.ListChanged {
+	if x.has&bitServerCapabilitiesResourcesListChanged != 0 || x.ListChanged {
 		dst = append(dst, ",\"listChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ListChanged))
 	}
-	if x.has&uint64(0x2) != 0 || x.Subscribe {
+	if x.has&bitServerCapabilitiesResourcesSubscribe != 0 || x.Subscribe {
 		dst = append(dst, ",\"subscribe\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.Subscribe))
 	}
@@ -15854,17 +15824,17 @@ func (x *ServerCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "cancel":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesTasksCancel
 			if err := decodeRawObject(s, &x.Cancel); err != nil {
 				return atField(err, "cancel")
 			}
 		case "list":
-			seen |= uint64(0x2)
+			seen |= bitServerCapabilitiesTasksList
 			if err := decodeRawObject(s, &x.List); err != nil {
 				return atField(err, "list")
 			}
 		case "requests":
-			seen |= uint64(0x4)
+			seen |= bitServerCapabilitiesTasksRequests
 			x.Requests = new(ServerCapabilitiesTasksRequests)
 			if err := x.Requests.decode(s); err != nil {
 				return atField(err, "requests")
@@ -15876,7 +15846,6 @@ func (x *ServerCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15887,11 +15856,11 @@ func (x ServerCapabilitiesTasks) MarshalJSON() ([]byte, error) {
 func (x *ServerCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Cancel != nil || x.has&uint64(0x1) != 0 {
+	if x.Cancel != nil || x.has&bitServerCapabilitiesTasksCancel != 0 {
 		dst = append(dst, ",\"cancel\":"...)
 		dst = appendRaw(dst, x.Cancel, "{}")
 	}
-	if x.List != nil || x.has&uint64(0x2) != 0 {
+	if x.List != nil || x.has&bitServerCapabilitiesTasksList != 0 {
 		dst = append(dst, ",\"list\":"...)
 		dst = appendRaw(dst, x.List, "{}")
 	}
@@ -15930,7 +15899,7 @@ func (x *ServerCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "tools":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesTasksRequestsTools
 			x.Tools = new(ServerCapabilitiesTasksRequestsTools)
 			if err := x.Tools.decode(s); err != nil {
 				return atField(err, "tools")
@@ -15942,7 +15911,6 @@ func (x *ServerCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15988,7 +15956,7 @@ func (x *ServerCapabilitiesTasksRequestsTools) decode(s *jsonrpc.Scanner) error 
 		}
 		switch string(key) {
 		case "call":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesTasksRequestsToolsCall
 			if err := decodeRawObject(s, &x.Call); err != nil {
 				return atField(err, "call")
 			}
@@ -15999,7 +15967,6 @@ func (x *ServerCapabilitiesTasksRequestsTools) decode(s *jsonrpc.Scanner) error 
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -16009,7 +15976,7 @@ func (x ServerCapabilitiesTasksRequestsTools) MarshalJSON() ([]byte, error) {
 }
 func (x *ServerCapabilitiesTasksRequestsTools) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Call != nil || x.has&uint64(0x1) != 0 {
+	if x.Call != nil || x.has&bitServerCapabilitiesTasksRequestsToolsCall != 0 {
 		dst = append(dst, ",\"call\":"...)
 		dst = appendRaw(dst, x.Call, "{}")
 	}
@@ -16041,7 +16008,7 @@ func (x *ServerCapabilitiesTools) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "listChanged":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesToolsListChanged
 			if err := decodeBool(s, &x.ListChanged); err != nil {
 				return atField(err, "listChanged")
 			}
@@ -16052,7 +16019,6 @@ func (x *ServerCapabilitiesTools) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -16062,7 +16028,7 @@ func (x ServerCapabilitiesTools) MarshalJSON() ([]byte, error) {
 }
 func (x *ServerCapabilitiesTools) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.ListChanged {
+	if x.has&bitServerCapabilitiesToolsListChanged != 0 || x.ListChanged {
 		dst = append(dst, ",\"listChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ListChanged))
 	}
@@ -16481,22 +16447,22 @@ func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitSetLevelRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitSetLevelRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitSetLevelRequestMethod
 			if err := decodeConstString(s, "logging/setLevel", "\"logging/setLevel\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitSetLevelRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -16507,7 +16473,7 @@ func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredSetLevelRequest &^ seen
 	return nil
 }
 
@@ -16518,22 +16484,22 @@ func (x SetLevelRequest) MarshalJSON() ([]byte, error) {
 func (x *SetLevelRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitSetLevelRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitSetLevelRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSetLevelRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"logging/setLevel\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSetLevelRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -16568,13 +16534,13 @@ func (x *SetLevelRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSetLevelRequestParamsMeta
 			x.Meta = new(SetLevelRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "level":
-			seen |= uint64(0x2)
+			seen |= bitSetLevelRequestParamsLevel
 			if err := x.Level.decode(s); err != nil {
 				return atField(err, "level")
 			}
@@ -16585,7 +16551,7 @@ func (x *SetLevelRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredSetLevelRequestParams &^ seen
 	return nil
 }
 
@@ -16603,7 +16569,7 @@ func (x *SetLevelRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSetLevelRequestParamsLevel == 0 {
 		dst = append(dst, ",\"level\":"...)
 		dst, err = x.Level.appendJSON(dst)
 		if err != nil {
@@ -16638,7 +16604,7 @@ func (x *SetLevelRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitSetLevelRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
@@ -16649,7 +16615,6 @@ func (x *SetLevelRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -16660,7 +16625,7 @@ func (x SetLevelRequestParamsMeta) MarshalJSON() ([]byte, error) {
 func (x *SetLevelRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitSetLevelRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -16749,37 +16714,37 @@ func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitStringSchemaDefault
 			if err := decodeString(s, &x.Default); err != nil {
 				return atField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitStringSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "format":
-			seen |= uint64(0x4)
+			seen |= bitStringSchemaFormat
 			if err := x.Format.decode(s); err != nil {
 				return atField(err, "format")
 			}
 		case "maxLength":
-			seen |= uint64(0x8)
+			seen |= bitStringSchemaMaxLength
 			if err := decodeInt(s, &x.MaxLength); err != nil {
 				return atField(err, "maxLength")
 			}
 		case "minLength":
-			seen |= uint64(0x10)
+			seen |= bitStringSchemaMinLength
 			if err := decodeInt(s, &x.MinLength); err != nil {
 				return atField(err, "minLength")
 			}
 		case "title":
-			seen |= uint64(0x20)
+			seen |= bitStringSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x40)
+			seen |= bitStringSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
 				return atField(err, "type")
 			}
@@ -16790,7 +16755,7 @@ func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x40) &^ seen
+	x.missing = requiredStringSchema &^ seen
 	return nil
 }
 
@@ -16801,34 +16766,34 @@ func (x StringSchema) MarshalJSON() ([]byte, error) {
 func (x *StringSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Default != "" {
+	if x.has&bitStringSchemaDefault != 0 || x.Default != "" {
 		dst = append(dst, ",\"default\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Default))
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitStringSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.has&uint64(0x4) != 0 || x.Format != "" {
+	if x.has&bitStringSchemaFormat != 0 || x.Format != "" {
 		dst = append(dst, ",\"format\":"...)
 		dst, err = x.Format.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "format")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.MaxLength != 0 {
+	if x.has&bitStringSchemaMaxLength != 0 || x.MaxLength != 0 {
 		dst = append(dst, ",\"maxLength\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MaxLength))
 	}
-	if x.has&uint64(0x10) != 0 || x.MinLength != 0 {
+	if x.has&bitStringSchemaMinLength != 0 || x.MinLength != 0 {
 		dst = append(dst, ",\"minLength\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MinLength))
 	}
-	if x.has&uint64(0x20) != 0 || x.Title != "" {
+	if x.has&bitStringSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitStringSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"string\""...)
 	}
@@ -16884,22 +16849,22 @@ func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitSubscribeRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitSubscribeRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitSubscribeRequestMethod
 			if err := decodeConstString(s, "resources/subscribe", "\"resources/subscribe\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitSubscribeRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -16910,7 +16875,7 @@ func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredSubscribeRequest &^ seen
 	return nil
 }
 
@@ -16921,22 +16886,22 @@ func (x SubscribeRequest) MarshalJSON() ([]byte, error) {
 func (x *SubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitSubscribeRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitSubscribeRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscribeRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"resources/subscribe\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSubscribeRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -16971,13 +16936,13 @@ func (x *SubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSubscribeRequestParamsMeta
 			x.Meta = new(SubscribeRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "uri":
-			seen |= uint64(0x2)
+			seen |= bitSubscribeRequestParamsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -16988,7 +16953,7 @@ func (x *SubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredSubscribeRequestParams &^ seen
 	return nil
 }
 
@@ -17006,7 +16971,7 @@ func (x *SubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscribeRequestParamsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -17038,7 +17003,7 @@ func (x *SubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitSubscribeRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
@@ -17049,7 +17014,6 @@ func (x *SubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -17060,7 +17024,7 @@ func (x SubscribeRequestParamsMeta) MarshalJSON() ([]byte, error) {
 func (x *SubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitSubscribeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -17095,12 +17059,12 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "promptsListChanged":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionFilterPromptsListChanged
 			if err := decodeBool(s, &x.PromptsListChanged); err != nil {
 				return atField(err, "promptsListChanged")
 			}
 		case "resourceSubscriptions":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionFilterResourceSubscriptions
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "resourceSubscriptions")
 			}
@@ -17120,12 +17084,12 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resourcesListChanged":
-			seen |= uint64(0x4)
+			seen |= bitSubscriptionFilterResourcesListChanged
 			if err := decodeBool(s, &x.ResourcesListChanged); err != nil {
 				return atField(err, "resourcesListChanged")
 			}
 		case "toolsListChanged":
-			seen |= uint64(0x8)
+			seen |= bitSubscriptionFilterToolsListChanged
 			if err := decodeBool(s, &x.ToolsListChanged); err != nil {
 				return atField(err, "toolsListChanged")
 			}
@@ -17136,7 +17100,6 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -17146,11 +17109,11 @@ func (x SubscriptionFilter) MarshalJSON() ([]byte, error) {
 }
 func (x *SubscriptionFilter) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.PromptsListChanged {
+	if x.has&bitSubscriptionFilterPromptsListChanged != 0 || x.PromptsListChanged {
 		dst = append(dst, ",\"promptsListChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.PromptsListChanged))
 	}
-	if x.ResourceSubscriptions != nil || x.has&uint64(0x2) != 0 {
+	if x.ResourceSubscriptions != nil || x.has&bitSubscriptionFilterResourceSubscriptions != 0 {
 		dst = append(dst, ",\"resourceSubscriptions\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.ResourceSubscriptions {
@@ -17161,11 +17124,11 @@ func (x *SubscriptionFilter) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x4) != 0 || x.ResourcesListChanged {
+	if x.has&bitSubscriptionFilterResourcesListChanged != 0 || x.ResourcesListChanged {
 		dst = append(dst, ",\"resourcesListChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ResourcesListChanged))
 	}
-	if x.has&uint64(0x8) != 0 || x.ToolsListChanged {
+	if x.has&bitSubscriptionFilterToolsListChanged != 0 || x.ToolsListChanged {
 		dst = append(dst, ",\"toolsListChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ToolsListChanged))
 	}
@@ -17197,17 +17160,17 @@ func (x *SubscriptionsAcknowledgedNotification) decode(s *jsonrpc.Scanner) error
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsAcknowledgedNotificationJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsAcknowledgedNotificationMethod
 			if err := decodeConstString(s, "notifications/subscriptions/acknowledged", "\"notifications/subscriptions/acknowledged\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitSubscriptionsAcknowledgedNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -17218,7 +17181,7 @@ func (x *SubscriptionsAcknowledgedNotification) decode(s *jsonrpc.Scanner) error
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredSubscriptionsAcknowledgedNotification &^ seen
 	return nil
 }
 
@@ -17229,15 +17192,15 @@ func (x SubscriptionsAcknowledgedNotification) MarshalJSON() ([]byte, error) {
 func (x *SubscriptionsAcknowledgedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/subscriptions/acknowledged\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -17272,13 +17235,13 @@ func (x *SubscriptionsAcknowledgedNotificationParams) decode(s *jsonrpc.Scanner)
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsAcknowledgedNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "notifications":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsAcknowledgedNotificationParamsNotifications
 			if err := x.Notifications.decode(s); err != nil {
 				return atField(err, "notifications")
 			}
@@ -17289,7 +17252,7 @@ func (x *SubscriptionsAcknowledgedNotificationParams) decode(s *jsonrpc.Scanner)
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredSubscriptionsAcknowledgedNotificationParams &^ seen
 	return nil
 }
 
@@ -17307,7 +17270,7 @@ func (x *SubscriptionsAcknowledgedNotificationParams) appendJSON(dst []byte) ([]
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationParamsNotifications == 0 {
 		dst = append(dst, ",\"notifications\":"...)
 		dst, err = x.Notifications.appendJSON(dst)
 		if err != nil {
@@ -17342,22 +17305,22 @@ func (x *SubscriptionsListenRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsListenRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsListenRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitSubscriptionsListenRequestMethod
 			if err := decodeConstString(s, "subscriptions/listen", "\"subscriptions/listen\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitSubscriptionsListenRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -17368,7 +17331,7 @@ func (x *SubscriptionsListenRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredSubscriptionsListenRequest &^ seen
 	return nil
 }
 
@@ -17379,22 +17342,22 @@ func (x SubscriptionsListenRequest) MarshalJSON() ([]byte, error) {
 func (x *SubscriptionsListenRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscriptionsListenRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"subscriptions/listen\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -17429,12 +17392,12 @@ func (x *SubscriptionsListenRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsListenRequestParamsMeta
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "notifications":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsListenRequestParamsNotifications
 			if err := x.Notifications.decode(s); err != nil {
 				return atField(err, "notifications")
 			}
@@ -17445,7 +17408,7 @@ func (x *SubscriptionsListenRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredSubscriptionsListenRequestParams &^ seen
 	return nil
 }
 
@@ -17456,14 +17419,14 @@ func (x SubscriptionsListenRequestParams) MarshalJSON() ([]byte, error) {
 func (x *SubscriptionsListenRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParamsMeta == 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParamsNotifications == 0 {
 		dst = append(dst, ",\"notifications\":"...)
 		dst, err = x.Notifications.appendJSON(dst)
 		if err != nil {
@@ -17498,12 +17461,12 @@ func (x *SubscriptionsListenResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsListenResultMeta
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "resultType":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsListenResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return atField(err, "resultType")
 			}
@@ -17514,7 +17477,7 @@ func (x *SubscriptionsListenResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredSubscriptionsListenResult &^ seen
 	return nil
 }
 
@@ -17525,14 +17488,14 @@ func (x SubscriptionsListenResult) MarshalJSON() ([]byte, error) {
 func (x *SubscriptionsListenResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenResultMeta == 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenResultResultType == 0 {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -17564,13 +17527,13 @@ func (x *SubscriptionsListenResultMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "io.modelcontextprotocol/serverInfo":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsListenResultMetaObjectServerInfo
 			x.ServerInfo = new(Implementation)
 			if err := x.ServerInfo.decode(s); err != nil {
 				return atField(err, "io.modelcontextprotocol/serverInfo")
 			}
 		case "io.modelcontextprotocol/subscriptionId":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsListenResultMetaObjectSubscriptionID
 			if err := x.SubscriptionID.decode(s); err != nil {
 				return atField(err, "io.modelcontextprotocol/subscriptionId")
 			}
@@ -17581,7 +17544,7 @@ func (x *SubscriptionsListenResultMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredSubscriptionsListenResultMetaObject &^ seen
 	return nil
 }
 
@@ -17599,7 +17562,7 @@ func (x *SubscriptionsListenResultMetaObject) appendJSON(dst []byte) ([]byte, er
 			return dst, atField(err, "io.modelcontextprotocol/serverInfo")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenResultMetaObjectSubscriptionID == 0 {
 		dst = append(dst, ",\"io.modelcontextprotocol/subscriptionId\":"...)
 		dst, err = x.SubscriptionID.appendJSON(dst)
 		if err != nil {
@@ -17634,17 +17597,17 @@ func (x *SubscriptionsListenResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsListenResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsListenResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitSubscriptionsListenResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return atField(err, "result")
 			}
@@ -17655,7 +17618,7 @@ func (x *SubscriptionsListenResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredSubscriptionsListenResultResponse &^ seen
 	return nil
 }
 
@@ -17666,18 +17629,18 @@ func (x SubscriptionsListenResultResponse) MarshalJSON() ([]byte, error) {
 func (x *SubscriptionsListenResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscriptionsListenResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -17712,37 +17675,37 @@ func (x *Task) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "createdAt":
-			seen |= uint64(0x1)
+			seen |= bitTaskCreatedAt
 			if err := decodeString(s, &x.CreatedAt); err != nil {
 				return atField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
-			seen |= uint64(0x2)
+			seen |= bitTaskLastUpdatedAt
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
 				return atField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
-			seen |= uint64(0x4)
+			seen |= bitTaskPollInterval
 			if err := decodeInt(s, &x.PollInterval); err != nil {
 				return atField(err, "pollInterval")
 			}
 		case "status":
-			seen |= uint64(0x8)
+			seen |= bitTaskStatus
 			if err := x.Status.decode(s); err != nil {
 				return atField(err, "status")
 			}
 		case "statusMessage":
-			seen |= uint64(0x10)
+			seen |= bitTaskStatusMessage
 			if err := decodeString(s, &x.StatusMessage); err != nil {
 				return atField(err, "statusMessage")
 			}
 		case "taskId":
-			seen |= uint64(0x20)
+			seen |= bitTaskTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return atField(err, "taskId")
 			}
 		case "ttl":
-			seen |= uint64(0x40)
+			seen |= bitTaskTTL
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
 				return atField(err, "ttl")
 			}
@@ -17753,7 +17716,7 @@ func (x *Task) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x6b) &^ seen
+	x.missing = requiredTask &^ seen
 	return nil
 }
 
@@ -17764,34 +17727,34 @@ func (x Task) MarshalJSON() ([]byte, error) {
 func (x *Task) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTaskCreatedAt == 0 {
 		dst = append(dst, ",\"createdAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.CreatedAt))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitTaskLastUpdatedAt == 0 {
 		dst = append(dst, ",\"lastUpdatedAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.LastUpdatedAt))
 	}
-	if x.has&uint64(0x4) != 0 || x.PollInterval != 0 {
+	if x.has&bitTaskPollInterval != 0 || x.PollInterval != 0 {
 		dst = append(dst, ",\"pollInterval\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.PollInterval))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitTaskStatus == 0 {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "status")
 		}
 	}
-	if x.has&uint64(0x10) != 0 || x.StatusMessage != "" {
+	if x.has&bitTaskStatusMessage != 0 || x.StatusMessage != "" {
 		dst = append(dst, ",\"statusMessage\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.StatusMessage))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitTaskTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitTaskTTL == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)
@@ -17827,13 +17790,13 @@ func (x *TaskAugmentedRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitTaskAugmentedRequestParamsMeta
 			x.Meta = new(TaskAugmentedRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "task":
-			seen |= uint64(0x2)
+			seen |= bitTaskAugmentedRequestParamsTask
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
 				return atField(err, "task")
@@ -17845,7 +17808,6 @@ func (x *TaskAugmentedRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -17898,7 +17860,7 @@ func (x *TaskAugmentedRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitTaskAugmentedRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
@@ -17909,7 +17871,6 @@ func (x *TaskAugmentedRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -17920,7 +17881,7 @@ func (x TaskAugmentedRequestParamsMeta) MarshalJSON() ([]byte, error) {
 func (x *TaskAugmentedRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitTaskAugmentedRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -17955,7 +17916,7 @@ func (x *TaskMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "ttl":
-			seen |= uint64(0x1)
+			seen |= bitTaskMetadataTTL
 			if err := decodeInt(s, &x.TTL); err != nil {
 				return atField(err, "ttl")
 			}
@@ -17966,7 +17927,6 @@ func (x *TaskMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -17976,7 +17936,7 @@ func (x TaskMetadata) MarshalJSON() ([]byte, error) {
 }
 func (x *TaskMetadata) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.TTL != 0 {
+	if x.has&bitTaskMetadataTTL != 0 || x.TTL != 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTL))
 	}
@@ -18032,17 +17992,17 @@ func (x *TaskStatusNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitTaskStatusNotificationJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitTaskStatusNotificationMethod
 			if err := decodeConstString(s, "notifications/tasks/status", "\"notifications/tasks/status\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitTaskStatusNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -18053,7 +18013,7 @@ func (x *TaskStatusNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredTaskStatusNotification &^ seen
 	return nil
 }
 
@@ -18064,15 +18024,15 @@ func (x TaskStatusNotification) MarshalJSON() ([]byte, error) {
 func (x *TaskStatusNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTaskStatusNotificationJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitTaskStatusNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/tasks/status\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTaskStatusNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -18107,42 +18067,42 @@ func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitTaskStatusNotificationParamsMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "createdAt":
-			seen |= uint64(0x2)
+			seen |= bitTaskStatusNotificationParamsCreatedAt
 			if err := decodeString(s, &x.CreatedAt); err != nil {
 				return atField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
-			seen |= uint64(0x4)
+			seen |= bitTaskStatusNotificationParamsLastUpdatedAt
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
 				return atField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
-			seen |= uint64(0x8)
+			seen |= bitTaskStatusNotificationParamsPollInterval
 			if err := decodeInt(s, &x.PollInterval); err != nil {
 				return atField(err, "pollInterval")
 			}
 		case "status":
-			seen |= uint64(0x10)
+			seen |= bitTaskStatusNotificationParamsStatus
 			if err := x.Status.decode(s); err != nil {
 				return atField(err, "status")
 			}
 		case "statusMessage":
-			seen |= uint64(0x20)
+			seen |= bitTaskStatusNotificationParamsStatusMessage
 			if err := decodeString(s, &x.StatusMessage); err != nil {
 				return atField(err, "statusMessage")
 			}
 		case "taskId":
-			seen |= uint64(0x40)
+			seen |= bitTaskStatusNotificationParamsTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return atField(err, "taskId")
 			}
 		case "ttl":
-			seen |= uint64(0x80)
+			seen |= bitTaskStatusNotificationParamsTTL
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
 				return atField(err, "ttl")
 			}
@@ -18153,7 +18113,7 @@ func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xd6) &^ seen
+	x.missing = requiredTaskStatusNotificationParams &^ seen
 	return nil
 }
 
@@ -18164,38 +18124,38 @@ func (x TaskStatusNotificationParams) MarshalJSON() ([]byte, error) {
 func (x *TaskStatusNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitTaskStatusNotificationParamsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsCreatedAt == 0 {
 		dst = append(dst, ",\"createdAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.CreatedAt))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsLastUpdatedAt == 0 {
 		dst = append(dst, ",\"lastUpdatedAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.LastUpdatedAt))
 	}
-	if x.has&uint64(0x8) != 0 || x.PollInterval != 0 {
+	if x.has&bitTaskStatusNotificationParamsPollInterval != 0 || x.PollInterval != 0 {
 		dst = append(dst, ",\"pollInterval\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.PollInterval))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsStatus == 0 {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "status")
 		}
 	}
-	if x.has&uint64(0x20) != 0 || x.StatusMessage != "" {
+	if x.has&bitTaskStatusNotificationParamsStatusMessage != 0 || x.StatusMessage != "" {
 		dst = append(dst, ",\"statusMessage\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.StatusMessage))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.missing&uint64(0x80) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsTTL == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)
@@ -18231,23 +18191,23 @@ func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitTextContentMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitTextContentAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return atField(err, "annotations")
 			}
 		case "text":
-			seen |= uint64(0x4)
+			seen |= bitTextContentText
 			if err := decodeString(s, &x.Text); err != nil {
 				return atField(err, "text")
 			}
 		case "type":
-			seen |= uint64(0x8)
+			seen |= bitTextContentType
 			if err := decodeConstString(s, "text", "\"text\""); err != nil {
 				return atField(err, "type")
 			}
@@ -18258,7 +18218,7 @@ func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xc) &^ seen
+	x.missing = requiredTextContent &^ seen
 	return nil
 }
 
@@ -18269,7 +18229,7 @@ func (x TextContent) MarshalJSON() ([]byte, error) {
 func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitTextContentMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -18280,11 +18240,11 @@ func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTextContentText == 0 {
 		dst = append(dst, ",\"text\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Text))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitTextContentType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"text\""...)
 	}
@@ -18316,22 +18276,22 @@ func (x *TextResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitTextResourceContentsMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "mimeType":
-			seen |= uint64(0x2)
+			seen |= bitTextResourceContentsMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return atField(err, "mimeType")
 			}
 		case "text":
-			seen |= uint64(0x4)
+			seen |= bitTextResourceContentsText
 			if err := decodeString(s, &x.Text); err != nil {
 				return atField(err, "text")
 			}
 		case "uri":
-			seen |= uint64(0x8)
+			seen |= bitTextResourceContentsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -18342,7 +18302,7 @@ func (x *TextResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xc) &^ seen
+	x.missing = requiredTextResourceContents &^ seen
 	return nil
 }
 
@@ -18352,19 +18312,19 @@ func (x TextResourceContents) MarshalJSON() ([]byte, error) {
 }
 func (x *TextResourceContents) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitTextResourceContentsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.has&uint64(0x2) != 0 || x.MIMEType != "" {
+	if x.has&bitTextResourceContentsMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTextResourceContentsText == 0 {
 		dst = append(dst, ",\"text\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Text))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitTextResourceContentsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -18396,7 +18356,7 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitTitledMultiSelectEnumSchemaDefault
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "default")
 			}
@@ -18416,32 +18376,32 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitTitledMultiSelectEnumSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "items":
-			seen |= uint64(0x4)
+			seen |= bitTitledMultiSelectEnumSchemaItems
 			if err := x.Items.decode(s); err != nil {
 				return atField(err, "items")
 			}
 		case "maxItems":
-			seen |= uint64(0x8)
+			seen |= bitTitledMultiSelectEnumSchemaMaxItems
 			if err := decodeInt(s, &x.MaxItems); err != nil {
 				return atField(err, "maxItems")
 			}
 		case "minItems":
-			seen |= uint64(0x10)
+			seen |= bitTitledMultiSelectEnumSchemaMinItems
 			if err := decodeInt(s, &x.MinItems); err != nil {
 				return atField(err, "minItems")
 			}
 		case "title":
-			seen |= uint64(0x20)
+			seen |= bitTitledMultiSelectEnumSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x40)
+			seen |= bitTitledMultiSelectEnumSchemaType
 			if err := decodeConstString(s, "array", "\"array\""); err != nil {
 				return atField(err, "type")
 			}
@@ -18452,7 +18412,7 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x44) &^ seen
+	x.missing = requiredTitledMultiSelectEnumSchema &^ seen
 	return nil
 }
 
@@ -18463,7 +18423,7 @@ func (x TitledMultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
 func (x *TitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Default != nil || x.has&uint64(0x1) != 0 {
+	if x.Default != nil || x.has&bitTitledMultiSelectEnumSchemaDefault != 0 {
 		dst = append(dst, ",\"default\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Default {
@@ -18474,30 +18434,30 @@ func (x *TitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitTitledMultiSelectEnumSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItems == 0 {
 		dst = append(dst, ",\"items\":"...)
 		dst, err = x.Items.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "items")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.MaxItems != 0 {
+	if x.has&bitTitledMultiSelectEnumSchemaMaxItems != 0 || x.MaxItems != 0 {
 		dst = append(dst, ",\"maxItems\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MaxItems))
 	}
-	if x.has&uint64(0x10) != 0 || x.MinItems != 0 {
+	if x.has&bitTitledMultiSelectEnumSchemaMinItems != 0 || x.MinItems != 0 {
 		dst = append(dst, ",\"minItems\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MinItems))
 	}
-	if x.has&uint64(0x20) != 0 || x.Title != "" {
+	if x.has&bitTitledMultiSelectEnumSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"array\""...)
 	}
@@ -18529,7 +18489,7 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "anyOf":
-			seen |= uint64(0x1)
+			seen |= bitTitledMultiSelectEnumSchemaItemsAnyOf
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "anyOf")
 			}
@@ -18555,7 +18515,7 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredTitledMultiSelectEnumSchemaItems &^ seen
 	return nil
 }
 
@@ -18566,7 +18526,7 @@ func (x TitledMultiSelectEnumSchemaItems) MarshalJSON() ([]byte, error) {
 func (x *TitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOf == 0 {
 		dst = append(dst, ",\"anyOf\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.AnyOf {
@@ -18608,12 +18568,12 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) decode(s *jsonrpc.Scanner) e
 		}
 		switch string(key) {
 		case "const":
-			seen |= uint64(0x1)
+			seen |= bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst
 			if err := decodeString(s, &x.Const); err != nil {
 				return atField(err, "const")
 			}
 		case "title":
-			seen |= uint64(0x2)
+			seen |= bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
@@ -18624,7 +18584,7 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) decode(s *jsonrpc.Scanner) e
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredTitledMultiSelectEnumSchemaItemsAnyOfItem &^ seen
 	return nil
 }
 
@@ -18634,11 +18594,11 @@ func (x TitledMultiSelectEnumSchemaItemsAnyOfItem) MarshalJSON() ([]byte, error)
 }
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst == 0 {
 		dst = append(dst, ",\"const\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Const))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle == 0 {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -18670,17 +18630,17 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitTitledSingleSelectEnumSchemaDefault
 			if err := decodeString(s, &x.Default); err != nil {
 				return atField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitTitledSingleSelectEnumSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "oneOf":
-			seen |= uint64(0x4)
+			seen |= bitTitledSingleSelectEnumSchemaOneOf
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "oneOf")
 			}
@@ -18700,12 +18660,12 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "title":
-			seen |= uint64(0x8)
+			seen |= bitTitledSingleSelectEnumSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x10)
+			seen |= bitTitledSingleSelectEnumSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
 				return atField(err, "type")
 			}
@@ -18716,7 +18676,7 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x14) &^ seen
+	x.missing = requiredTitledSingleSelectEnumSchema &^ seen
 	return nil
 }
 
@@ -18727,15 +18687,15 @@ func (x TitledSingleSelectEnumSchema) MarshalJSON() ([]byte, error) {
 func (x *TitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Default != "" {
+	if x.has&bitTitledSingleSelectEnumSchemaDefault != 0 || x.Default != "" {
 		dst = append(dst, ",\"default\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Default))
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitTitledSingleSelectEnumSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTitledSingleSelectEnumSchemaOneOf == 0 {
 		dst = append(dst, ",\"oneOf\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.OneOf {
@@ -18749,11 +18709,11 @@ func (x *TitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x8) != 0 || x.Title != "" {
+	if x.has&bitTitledSingleSelectEnumSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitTitledSingleSelectEnumSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"string\""...)
 	}
@@ -18785,12 +18745,12 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) decode(s *jsonrpc.Scanner) error
 		}
 		switch string(key) {
 		case "const":
-			seen |= uint64(0x1)
+			seen |= bitTitledSingleSelectEnumSchemaOneOfItemConst
 			if err := decodeString(s, &x.Const); err != nil {
 				return atField(err, "const")
 			}
 		case "title":
-			seen |= uint64(0x2)
+			seen |= bitTitledSingleSelectEnumSchemaOneOfItemTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
@@ -18801,7 +18761,7 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) decode(s *jsonrpc.Scanner) error
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredTitledSingleSelectEnumSchemaOneOfItem &^ seen
 	return nil
 }
 
@@ -18811,11 +18771,11 @@ func (x TitledSingleSelectEnumSchemaOneOfItem) MarshalJSON() ([]byte, error) {
 }
 func (x *TitledSingleSelectEnumSchemaOneOfItem) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTitledSingleSelectEnumSchemaOneOfItemConst == 0 {
 		dst = append(dst, ",\"const\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Const))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitTitledSingleSelectEnumSchemaOneOfItemTitle == 0 {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -18847,23 +18807,23 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitToolMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitToolAnnotations
 			x.Annotations = new(ToolAnnotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return atField(err, "annotations")
 			}
 		case "description":
-			seen |= uint64(0x4)
+			seen |= bitToolDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x8)
+			seen |= bitToolIcons
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "icons")
 			}
@@ -18883,28 +18843,28 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "inputSchema":
-			seen |= uint64(0x10)
+			seen |= bitToolInputSchema
 			if err := x.InputSchema.decode(s); err != nil {
 				return atField(err, "inputSchema")
 			}
 		case "name":
-			seen |= uint64(0x20)
+			seen |= bitToolName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "outputSchema":
-			seen |= uint64(0x40)
+			seen |= bitToolOutputSchema
 			x.OutputSchema = new(ToolOutputSchema)
 			if err := x.OutputSchema.decode(s); err != nil {
 				return atField(err, "outputSchema")
 			}
 		case "title":
-			seen |= uint64(0x80)
+			seen |= bitToolTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "execution":
-			seen |= uint64(0x100)
+			seen |= bitToolExecution
 			x.Execution = new(ToolExecution)
 			if err := x.Execution.decode(s); err != nil {
 				return atField(err, "execution")
@@ -18916,7 +18876,7 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x30) &^ seen
+	x.missing = requiredTool &^ seen
 	return nil
 }
 
@@ -18927,7 +18887,7 @@ func (x Tool) MarshalJSON() ([]byte, error) {
 func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitToolMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -18938,11 +18898,11 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "annotations")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Description != "" {
+	if x.has&bitToolDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x8) != 0 {
+	if x.Icons != nil || x.has&bitToolIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -18956,14 +18916,14 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitToolInputSchema == 0 {
 		dst = append(dst, ",\"inputSchema\":"...)
 		dst, err = x.InputSchema.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "inputSchema")
 		}
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitToolName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
@@ -18974,7 +18934,7 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "outputSchema")
 		}
 	}
-	if x.has&uint64(0x80) != 0 || x.Title != "" {
+	if x.has&bitToolTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -19013,27 +18973,27 @@ func (x *ToolAnnotations) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "destructiveHint":
-			seen |= uint64(0x1)
+			seen |= bitToolAnnotationsDestructiveHint
 			if err := decodeBool(s, &x.DestructiveHint); err != nil {
 				return atField(err, "destructiveHint")
 			}
 		case "idempotentHint":
-			seen |= uint64(0x2)
+			seen |= bitToolAnnotationsIdempotentHint
 			if err := decodeBool(s, &x.IdempotentHint); err != nil {
 				return atField(err, "idempotentHint")
 			}
 		case "openWorldHint":
-			seen |= uint64(0x4)
+			seen |= bitToolAnnotationsOpenWorldHint
 			if err := decodeBool(s, &x.OpenWorldHint); err != nil {
 				return atField(err, "openWorldHint")
 			}
 		case "readOnlyHint":
-			seen |= uint64(0x8)
+			seen |= bitToolAnnotationsReadOnlyHint
 			if err := decodeBool(s, &x.ReadOnlyHint); err != nil {
 				return atField(err, "readOnlyHint")
 			}
 		case "title":
-			seen |= uint64(0x10)
+			seen |= bitToolAnnotationsTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
@@ -19044,7 +19004,6 @@ func (x *ToolAnnotations) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -19054,23 +19013,23 @@ func (x ToolAnnotations) MarshalJSON() ([]byte, error) {
 }
 func (x *ToolAnnotations) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.DestructiveHint {
+	if x.has&bitToolAnnotationsDestructiveHint != 0 || x.DestructiveHint {
 		dst = append(dst, ",\"destructiveHint\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.DestructiveHint))
 	}
-	if x.has&uint64(0x2) != 0 || x.IdempotentHint {
+	if x.has&bitToolAnnotationsIdempotentHint != 0 || x.IdempotentHint {
 		dst = append(dst, ",\"idempotentHint\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.IdempotentHint))
 	}
-	if x.has&uint64(0x4) != 0 || x.OpenWorldHint {
+	if x.has&bitToolAnnotationsOpenWorldHint != 0 || x.OpenWorldHint {
 		dst = append(dst, ",\"openWorldHint\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.OpenWorldHint))
 	}
-	if x.has&uint64(0x8) != 0 || x.ReadOnlyHint {
+	if x.has&bitToolAnnotationsReadOnlyHint != 0 || x.ReadOnlyHint {
 		dst = append(dst, ",\"readOnlyHint\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ReadOnlyHint))
 	}
-	if x.has&uint64(0x10) != 0 || x.Title != "" {
+	if x.has&bitToolAnnotationsTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -19102,7 +19061,7 @@ func (x *ToolChoice) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "mode":
-			seen |= uint64(0x1)
+			seen |= bitToolChoiceMode
 			if err := x.Mode.decode(s); err != nil {
 				return atField(err, "mode")
 			}
@@ -19113,7 +19072,6 @@ func (x *ToolChoice) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -19124,7 +19082,7 @@ func (x ToolChoice) MarshalJSON() ([]byte, error) {
 func (x *ToolChoice) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Mode != "" {
+	if x.has&bitToolChoiceMode != 0 || x.Mode != "" {
 		dst = append(dst, ",\"mode\":"...)
 		dst, err = x.Mode.appendJSON(dst)
 		if err != nil {
@@ -19183,7 +19141,7 @@ func (x *ToolExecution) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "taskSupport":
-			seen |= uint64(0x1)
+			seen |= bitToolExecutionTaskSupport
 			if err := x.TaskSupport.decode(s); err != nil {
 				return atField(err, "taskSupport")
 			}
@@ -19194,7 +19152,6 @@ func (x *ToolExecution) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -19205,7 +19162,7 @@ func (x ToolExecution) MarshalJSON() ([]byte, error) {
 func (x *ToolExecution) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.TaskSupport != "" {
+	if x.has&bitToolExecutionTaskSupport != 0 || x.TaskSupport != "" {
 		dst = append(dst, ",\"taskSupport\":"...)
 		dst, err = x.TaskSupport.appendJSON(dst)
 		if err != nil {
@@ -19264,17 +19221,17 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "$schema":
-			seen |= uint64(0x1)
+			seen |= bitToolInputSchemaSchema
 			if err := decodeString(s, &x.Schema); err != nil {
 				return atField(err, "$schema")
 			}
 		case "type":
-			seen |= uint64(0x2)
+			seen |= bitToolInputSchemaType
 			if err := decodeConstString(s, "object", "\"object\""); err != nil {
 				return atField(err, "type")
 			}
 		case "properties":
-			seen |= uint64(0x4)
+			seen |= bitToolInputSchemaProperties
 			if err := s.ObjectStart(); err != nil {
 				return atField(err, "properties")
 			}
@@ -19295,7 +19252,7 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 				x.Properties[k0] = v0
 			}
 		case "required":
-			seen |= uint64(0x8)
+			seen |= bitToolInputSchemaRequired
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "required")
 			}
@@ -19321,7 +19278,7 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredToolInputSchema &^ seen
 	return nil
 }
 
@@ -19331,15 +19288,15 @@ func (x ToolInputSchema) MarshalJSON() ([]byte, error) {
 }
 func (x *ToolInputSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Schema != "" {
+	if x.has&bitToolInputSchemaSchema != 0 || x.Schema != "" {
 		dst = append(dst, ",\"$schema\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Schema))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitToolInputSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"object\""...)
 	}
-	if x.Properties != nil || x.has&uint64(0x4) != 0 {
+	if x.Properties != nil || x.has&bitToolInputSchemaProperties != 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Properties) {
@@ -19352,7 +19309,7 @@ func (x *ToolInputSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if x.Required != nil || x.has&uint64(0x8) != 0 {
+	if x.Required != nil || x.has&bitToolInputSchemaRequired != 0 {
 		dst = append(dst, ",\"required\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Required {
@@ -19391,17 +19348,17 @@ func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitToolListChangedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitToolListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/tools/list_changed", "\"notifications/tools/list_changed\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitToolListChangedNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
@@ -19413,7 +19370,7 @@ func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredToolListChangedNotification &^ seen
 	return nil
 }
 
@@ -19424,11 +19381,11 @@ func (x ToolListChangedNotification) MarshalJSON() ([]byte, error) {
 func (x *ToolListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitToolListChangedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitToolListChangedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/tools/list_changed\""...)
 	}
@@ -19467,12 +19424,12 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "$schema":
-			seen |= uint64(0x1)
+			seen |= bitToolOutputSchemaSchema
 			if err := decodeString(s, &x.Schema); err != nil {
 				return atField(err, "$schema")
 			}
 		case "properties":
-			seen |= uint64(0x2)
+			seen |= bitToolOutputSchemaProperties
 			if err := s.ObjectStart(); err != nil {
 				return atField(err, "properties")
 			}
@@ -19493,7 +19450,7 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 				x.Properties[k0] = v0
 			}
 		case "required":
-			seen |= uint64(0x4)
+			seen |= bitToolOutputSchemaRequired
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "required")
 			}
@@ -19513,7 +19470,7 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "type":
-			seen |= uint64(0x8)
+			seen |= bitToolOutputSchemaType
 			if err := decodeString(s, &x.Type); err != nil {
 				return atField(err, "type")
 			}
@@ -19524,7 +19481,7 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x8) &^ seen
+	x.missing = requiredToolOutputSchema &^ seen
 	return nil
 }
 
@@ -19534,11 +19491,11 @@ func (x ToolOutputSchema) MarshalJSON() ([]byte, error) {
 }
 func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Schema != "" {
+	if x.has&bitToolOutputSchemaSchema != 0 || x.Schema != "" {
 		dst = append(dst, ",\"$schema\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Schema))
 	}
-	if x.Properties != nil || x.has&uint64(0x2) != 0 {
+	if x.Properties != nil || x.has&bitToolOutputSchemaProperties != 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Properties) {
@@ -19551,7 +19508,7 @@ func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if x.Required != nil || x.has&uint64(0x4) != 0 {
+	if x.Required != nil || x.has&bitToolOutputSchemaRequired != 0 {
 		dst = append(dst, ",\"required\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Required {
@@ -19562,7 +19519,7 @@ func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x8) != 0 || x.Type != "" {
+	if x.has&bitToolOutputSchemaType != 0 || x.Type != "" {
 		dst = append(dst, ",\"type\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Type))
 	}
@@ -19594,12 +19551,12 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitToolResultContentMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "content":
-			seen |= uint64(0x2)
+			seen |= bitToolResultContentContent
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "content")
 			}
@@ -19619,22 +19576,22 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "isError":
-			seen |= uint64(0x4)
+			seen |= bitToolResultContentIsError
 			if err := decodeBool(s, &x.IsError); err != nil {
 				return atField(err, "isError")
 			}
 		case "structuredContent":
-			seen |= uint64(0x8)
+			seen |= bitToolResultContentStructuredContent
 			if err := decodeRawValue(s, &x.StructuredContent); err != nil {
 				return atField(err, "structuredContent")
 			}
 		case "toolUseId":
-			seen |= uint64(0x10)
+			seen |= bitToolResultContentToolUseID
 			if err := decodeString(s, &x.ToolUseID); err != nil {
 				return atField(err, "toolUseId")
 			}
 		case "type":
-			seen |= uint64(0x20)
+			seen |= bitToolResultContentType
 			if err := decodeConstString(s, "tool_result", "\"tool_result\""); err != nil {
 				return atField(err, "type")
 			}
@@ -19645,7 +19602,7 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x32) &^ seen
+	x.missing = requiredToolResultContent &^ seen
 	return nil
 }
 
@@ -19656,11 +19613,11 @@ func (x ToolResultContent) MarshalJSON() ([]byte, error) {
 func (x *ToolResultContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitToolResultContentMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitToolResultContentContent == 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Content {
@@ -19674,19 +19631,19 @@ func (x *ToolResultContent) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x4) != 0 || x.IsError {
+	if x.has&bitToolResultContentIsError != 0 || x.IsError {
 		dst = append(dst, ",\"isError\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.IsError))
 	}
-	if x.StructuredContent != nil || x.has&uint64(0x8) != 0 {
+	if x.StructuredContent != nil || x.has&bitToolResultContentStructuredContent != 0 {
 		dst = append(dst, ",\"structuredContent\":"...)
 		dst = appendRaw(dst, x.StructuredContent, "null")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitToolResultContentToolUseID == 0 {
 		dst = append(dst, ",\"toolUseId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ToolUseID))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitToolResultContentType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"tool_result\""...)
 	}
@@ -19718,27 +19675,27 @@ func (x *ToolUseContent) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitToolUseContentMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return atField(err, "_meta")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitToolUseContentID
 			if err := decodeString(s, &x.ID); err != nil {
 				return atField(err, "id")
 			}
 		case "input":
-			seen |= uint64(0x4)
+			seen |= bitToolUseContentInput
 			if err := decodeRawObject(s, &x.Input); err != nil {
 				return atField(err, "input")
 			}
 		case "name":
-			seen |= uint64(0x8)
+			seen |= bitToolUseContentName
 			if err := decodeString(s, &x.Name); err != nil {
 				return atField(err, "name")
 			}
 		case "type":
-			seen |= uint64(0x10)
+			seen |= bitToolUseContentType
 			if err := decodeConstString(s, "tool_use", "\"tool_use\""); err != nil {
 				return atField(err, "type")
 			}
@@ -19749,7 +19706,7 @@ func (x *ToolUseContent) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1e) &^ seen
+	x.missing = requiredToolUseContent &^ seen
 	return nil
 }
 
@@ -19759,23 +19716,23 @@ func (x ToolUseContent) MarshalJSON() ([]byte, error) {
 }
 func (x *ToolUseContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitToolUseContentMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitToolUseContentID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ID))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitToolUseContentInput == 0 {
 		dst = append(dst, ",\"input\":"...)
 		dst = appendRaw(dst, x.Input, "{}")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitToolUseContentName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitToolUseContentType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"tool_use\""...)
 	}
@@ -19807,17 +19764,17 @@ func (x *URLElicitationRequiredError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "error":
-			seen |= uint64(0x1)
+			seen |= bitURLElicitationRequiredErrorError
 			if err := x.Error.decode(s); err != nil {
 				return atField(err, "error")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitURLElicitationRequiredErrorID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x4)
+			seen |= bitURLElicitationRequiredErrorJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
@@ -19828,7 +19785,7 @@ func (x *URLElicitationRequiredError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredURLElicitationRequiredError &^ seen
 	return nil
 }
 
@@ -19839,21 +19796,21 @@ func (x URLElicitationRequiredError) MarshalJSON() ([]byte, error) {
 func (x *URLElicitationRequiredError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorError == 0 {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitURLElicitationRequiredErrorID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
@@ -19885,17 +19842,17 @@ func (x *URLElicitationRequiredErrorError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitURLElicitationRequiredErrorErrorCode
 			if err := decodeConstInt(s, int64(-32042), "-32042"); err != nil {
 				return atField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitURLElicitationRequiredErrorErrorData
 			if err := x.Data.decode(s); err != nil {
 				return atField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitURLElicitationRequiredErrorErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
@@ -19906,7 +19863,7 @@ func (x *URLElicitationRequiredErrorError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredURLElicitationRequiredErrorError &^ seen
 	return nil
 }
 
@@ -19917,18 +19874,18 @@ func (x URLElicitationRequiredErrorError) MarshalJSON() ([]byte, error) {
 func (x *URLElicitationRequiredErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32042"...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst, err = x.Data.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "data")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -19960,7 +19917,7 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 		}
 		switch string(key) {
 		case "elicitations":
-			seen |= uint64(0x1)
+			seen |= bitURLElicitationRequiredErrorErrorDataElicitations
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "elicitations")
 			}
@@ -19986,7 +19943,7 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredURLElicitationRequiredErrorErrorData &^ seen
 	return nil
 }
 
@@ -19997,7 +19954,7 @@ func (x URLElicitationRequiredErrorErrorData) MarshalJSON() ([]byte, error) {
 func (x *URLElicitationRequiredErrorErrorData) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorDataElicitations == 0 {
 		dst = append(dst, ",\"elicitations\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Elicitations {
@@ -20039,22 +19996,22 @@ func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitUnsubscribeRequestID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitUnsubscribeRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return atField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitUnsubscribeRequestMethod
 			if err := decodeConstString(s, "resources/unsubscribe", "\"resources/unsubscribe\""); err != nil {
 				return atField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitUnsubscribeRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return atField(err, "params")
 			}
@@ -20065,7 +20022,7 @@ func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredUnsubscribeRequest &^ seen
 	return nil
 }
 
@@ -20076,22 +20033,22 @@ func (x UnsubscribeRequest) MarshalJSON() ([]byte, error) {
 func (x *UnsubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitUnsubscribeRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitUnsubscribeRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUnsubscribeRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"resources/unsubscribe\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitUnsubscribeRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -20126,13 +20083,13 @@ func (x *UnsubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitUnsubscribeRequestParamsMeta
 			x.Meta = new(UnsubscribeRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return atField(err, "_meta")
 			}
 		case "uri":
-			seen |= uint64(0x2)
+			seen |= bitUnsubscribeRequestParamsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return atField(err, "uri")
 			}
@@ -20143,7 +20100,7 @@ func (x *UnsubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredUnsubscribeRequestParams &^ seen
 	return nil
 }
 
@@ -20161,7 +20118,7 @@ func (x *UnsubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, atField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUnsubscribeRequestParamsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -20193,7 +20150,7 @@ func (x *UnsubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitUnsubscribeRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return atField(err, "progressToken")
 			}
@@ -20204,7 +20161,6 @@ func (x *UnsubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -20215,7 +20171,7 @@ func (x UnsubscribeRequestParamsMeta) MarshalJSON() ([]byte, error) {
 func (x *UnsubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitUnsubscribeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -20250,17 +20206,17 @@ func (x *UnsupportedProtocolVersionError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "error":
-			seen |= uint64(0x1)
+			seen |= bitUnsupportedProtocolVersionErrorError
 			if err := x.Error.decode(s); err != nil {
 				return atField(err, "error")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitUnsupportedProtocolVersionErrorID
 			if err := x.ID.decode(s); err != nil {
 				return atField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x4)
+			seen |= bitUnsupportedProtocolVersionErrorJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return atField(err, "jsonrpc")
 			}
@@ -20271,7 +20227,7 @@ func (x *UnsupportedProtocolVersionError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredUnsupportedProtocolVersionError &^ seen
 	return nil
 }
 
@@ -20282,21 +20238,21 @@ func (x UnsupportedProtocolVersionError) MarshalJSON() ([]byte, error) {
 func (x *UnsupportedProtocolVersionError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorError == 0 {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitUnsupportedProtocolVersionErrorID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
@@ -20328,17 +20284,17 @@ func (x *UnsupportedProtocolVersionErrorError) decode(s *jsonrpc.Scanner) error 
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitUnsupportedProtocolVersionErrorErrorCode
 			if err := decodeConstInt(s, int64(-32022), "-32022"); err != nil {
 				return atField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitUnsupportedProtocolVersionErrorErrorData
 			if err := x.Data.decode(s); err != nil {
 				return atField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitUnsupportedProtocolVersionErrorErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return atField(err, "message")
 			}
@@ -20349,7 +20305,7 @@ func (x *UnsupportedProtocolVersionErrorError) decode(s *jsonrpc.Scanner) error 
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredUnsupportedProtocolVersionErrorError &^ seen
 	return nil
 }
 
@@ -20360,18 +20316,18 @@ func (x UnsupportedProtocolVersionErrorError) MarshalJSON() ([]byte, error) {
 func (x *UnsupportedProtocolVersionErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32022"...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst, err = x.Data.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "data")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -20403,12 +20359,12 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 		}
 		switch string(key) {
 		case "requested":
-			seen |= uint64(0x1)
+			seen |= bitUnsupportedProtocolVersionErrorErrorDataRequested
 			if err := decodeString(s, &x.Requested); err != nil {
 				return atField(err, "requested")
 			}
 		case "supported":
-			seen |= uint64(0x2)
+			seen |= bitUnsupportedProtocolVersionErrorErrorDataSupported
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "supported")
 			}
@@ -20434,7 +20390,7 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredUnsupportedProtocolVersionErrorErrorData &^ seen
 	return nil
 }
 
@@ -20444,11 +20400,11 @@ func (x UnsupportedProtocolVersionErrorErrorData) MarshalJSON() ([]byte, error) 
 }
 func (x *UnsupportedProtocolVersionErrorErrorData) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorDataRequested == 0 {
 		dst = append(dst, ",\"requested\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Requested))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorDataSupported == 0 {
 		dst = append(dst, ",\"supported\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Supported {
@@ -20487,7 +20443,7 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitUntitledMultiSelectEnumSchemaDefault
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "default")
 			}
@@ -20507,32 +20463,32 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitUntitledMultiSelectEnumSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "items":
-			seen |= uint64(0x4)
+			seen |= bitUntitledMultiSelectEnumSchemaItems
 			if err := x.Items.decode(s); err != nil {
 				return atField(err, "items")
 			}
 		case "maxItems":
-			seen |= uint64(0x8)
+			seen |= bitUntitledMultiSelectEnumSchemaMaxItems
 			if err := decodeInt(s, &x.MaxItems); err != nil {
 				return atField(err, "maxItems")
 			}
 		case "minItems":
-			seen |= uint64(0x10)
+			seen |= bitUntitledMultiSelectEnumSchemaMinItems
 			if err := decodeInt(s, &x.MinItems); err != nil {
 				return atField(err, "minItems")
 			}
 		case "title":
-			seen |= uint64(0x20)
+			seen |= bitUntitledMultiSelectEnumSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x40)
+			seen |= bitUntitledMultiSelectEnumSchemaType
 			if err := decodeConstString(s, "array", "\"array\""); err != nil {
 				return atField(err, "type")
 			}
@@ -20543,7 +20499,7 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x44) &^ seen
+	x.missing = requiredUntitledMultiSelectEnumSchema &^ seen
 	return nil
 }
 
@@ -20554,7 +20510,7 @@ func (x UntitledMultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
 func (x *UntitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Default != nil || x.has&uint64(0x1) != 0 {
+	if x.Default != nil || x.has&bitUntitledMultiSelectEnumSchemaDefault != 0 {
 		dst = append(dst, ",\"default\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Default {
@@ -20565,30 +20521,30 @@ func (x *UntitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitUntitledMultiSelectEnumSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUntitledMultiSelectEnumSchemaItems == 0 {
 		dst = append(dst, ",\"items\":"...)
 		dst, err = x.Items.appendJSON(dst)
 		if err != nil {
 			return dst, atField(err, "items")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.MaxItems != 0 {
+	if x.has&bitUntitledMultiSelectEnumSchemaMaxItems != 0 || x.MaxItems != 0 {
 		dst = append(dst, ",\"maxItems\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MaxItems))
 	}
-	if x.has&uint64(0x10) != 0 || x.MinItems != 0 {
+	if x.has&bitUntitledMultiSelectEnumSchemaMinItems != 0 || x.MinItems != 0 {
 		dst = append(dst, ",\"minItems\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MinItems))
 	}
-	if x.has&uint64(0x20) != 0 || x.Title != "" {
+	if x.has&bitUntitledMultiSelectEnumSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitUntitledMultiSelectEnumSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"array\""...)
 	}
@@ -20620,7 +20576,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "enum":
-			seen |= uint64(0x1)
+			seen |= bitUntitledMultiSelectEnumSchemaItemsEnum
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "enum")
 			}
@@ -20640,7 +20596,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "type":
-			seen |= uint64(0x2)
+			seen |= bitUntitledMultiSelectEnumSchemaItemsType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
 				return atField(err, "type")
 			}
@@ -20651,7 +20607,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredUntitledMultiSelectEnumSchemaItems &^ seen
 	return nil
 }
 
@@ -20661,7 +20617,7 @@ func (x UntitledMultiSelectEnumSchemaItems) MarshalJSON() ([]byte, error) {
 }
 func (x *UntitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitUntitledMultiSelectEnumSchemaItemsEnum == 0 {
 		dst = append(dst, ",\"enum\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Enum {
@@ -20672,7 +20628,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, err
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUntitledMultiSelectEnumSchemaItemsType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"string\""...)
 	}
@@ -20704,17 +20660,17 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitUntitledSingleSelectEnumSchemaDefault
 			if err := decodeString(s, &x.Default); err != nil {
 				return atField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitUntitledSingleSelectEnumSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return atField(err, "description")
 			}
 		case "enum":
-			seen |= uint64(0x4)
+			seen |= bitUntitledSingleSelectEnumSchemaEnum
 			if err := s.ArrayStart(); err != nil {
 				return atField(err, "enum")
 			}
@@ -20734,12 +20690,12 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "title":
-			seen |= uint64(0x8)
+			seen |= bitUntitledSingleSelectEnumSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return atField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x10)
+			seen |= bitUntitledSingleSelectEnumSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
 				return atField(err, "type")
 			}
@@ -20750,7 +20706,7 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x14) &^ seen
+	x.missing = requiredUntitledSingleSelectEnumSchema &^ seen
 	return nil
 }
 
@@ -20760,15 +20716,15 @@ func (x UntitledSingleSelectEnumSchema) MarshalJSON() ([]byte, error) {
 }
 func (x *UntitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Default != "" {
+	if x.has&bitUntitledSingleSelectEnumSchemaDefault != 0 || x.Default != "" {
 		dst = append(dst, ",\"default\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Default))
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitUntitledSingleSelectEnumSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUntitledSingleSelectEnumSchemaEnum == 0 {
 		dst = append(dst, ",\"enum\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Enum {
@@ -20779,11 +20735,11 @@ func (x *UntitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) 
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x8) != 0 || x.Title != "" {
+	if x.has&bitUntitledSingleSelectEnumSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitUntitledSingleSelectEnumSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"string\""...)
 	}

@@ -45,6 +45,13 @@ type Annotations struct {
 	missing uint64
 }
 
+// The presence bits of Annotations's properties in has and missing, in schema order.
+const (
+	bitAnnotationsAudience uint64 = 1 << iota
+	bitAnnotationsLastModified
+	bitAnnotationsPriority
+)
+
 // AudioContent: Audio provided to or from an LLM.
 //
 // Since 2025-03-26.
@@ -80,6 +87,19 @@ func (*AudioContent) isCreateMessageResultContentVariant()  {}
 func (*AudioContent) isSamplingMessageContentVariant()      {}
 func (*AudioContent) isSamplingMessageContentBlockVariant() {}
 
+// The presence bits of AudioContent's properties in has and missing, in schema order.
+const (
+	bitAudioContentMeta uint64 = 1 << iota
+	bitAudioContentAnnotations
+	bitAudioContentData
+	bitAudioContentMIMEType
+	bitAudioContentType
+)
+
+// requiredAudioContent holds the bits of the properties some version of AudioContent requires:
+// decoding sets those the input lacks in missing.
+const requiredAudioContent = bitAudioContentData | bitAudioContentMIMEType | bitAudioContentType
+
 // BaseMetadata: Base interface for metadata with name (identifier) and title (display name) properties.
 //
 // Since 2025-06-18.
@@ -107,6 +127,16 @@ type BaseMetadata struct {
 	missing uint64
 }
 
+// The presence bits of BaseMetadata's properties in has and missing, in schema order.
+const (
+	bitBaseMetadataName uint64 = 1 << iota
+	bitBaseMetadataTitle
+)
+
+// requiredBaseMetadata holds the bits of the properties some version of BaseMetadata requires:
+// decoding sets those the input lacks in missing.
+const requiredBaseMetadata = bitBaseMetadataName
+
 // BlobResourceContents is defined by the MCP schema.
 type BlobResourceContents struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -131,6 +161,18 @@ type BlobResourceContents struct {
 
 func (*BlobResourceContents) isEmbeddedResourceResourceVariant()       {}
 func (*BlobResourceContents) isReadResourceResultContentsItemVariant() {}
+
+// The presence bits of BlobResourceContents's properties in has and missing, in schema order.
+const (
+	bitBlobResourceContentsMeta uint64 = 1 << iota
+	bitBlobResourceContentsBlob
+	bitBlobResourceContentsMIMEType
+	bitBlobResourceContentsURI
+)
+
+// requiredBlobResourceContents holds the bits of the properties some version of BlobResourceContents requires:
+// decoding sets those the input lacks in missing.
+const requiredBlobResourceContents = bitBlobResourceContentsBlob | bitBlobResourceContentsURI
 
 // BooleanSchema is defined by the MCP schema.
 //
@@ -159,6 +201,18 @@ type BooleanSchema struct {
 }
 
 func (*BooleanSchema) isPrimitiveSchemaDefinitionVariant() {}
+
+// The presence bits of BooleanSchema's properties in has and missing, in schema order.
+const (
+	bitBooleanSchemaDefault uint64 = 1 << iota
+	bitBooleanSchemaDescription
+	bitBooleanSchemaTitle
+	bitBooleanSchemaType
+)
+
+// requiredBooleanSchema holds the bits of the properties some version of BooleanSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredBooleanSchema = bitBooleanSchemaType
 
 // CacheableResult: A result that supports a time-to-live (TTL) hint for client-side caching.
 //
@@ -212,6 +266,18 @@ type CacheableResult struct {
 	missing uint64
 }
 
+// The presence bits of CacheableResult's properties in has and missing, in schema order.
+const (
+	bitCacheableResultMeta uint64 = 1 << iota
+	bitCacheableResultCacheScope
+	bitCacheableResultResultType
+	bitCacheableResultTTLMs
+)
+
+// requiredCacheableResult holds the bits of the properties some version of CacheableResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCacheableResult = bitCacheableResultCacheScope | bitCacheableResultResultType | bitCacheableResultTTLMs
+
 // CacheableResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 // `Cache-Control: public` vs `Cache-Control: private`.
 //
@@ -262,6 +328,18 @@ type CallToolRequest struct {
 
 func (*CallToolRequest) isClientRequestVariant() {}
 
+// The presence bits of CallToolRequest's properties in has and missing, in schema order.
+const (
+	bitCallToolRequestID uint64 = 1 << iota
+	bitCallToolRequestJSONRPC
+	bitCallToolRequestMethod
+	bitCallToolRequestParams
+)
+
+// requiredCallToolRequest holds the bits of the properties some version of CallToolRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredCallToolRequest = bitCallToolRequestID | bitCallToolRequestJSONRPC | bitCallToolRequestMethod | bitCallToolRequestParams
+
 // CallToolRequestParams: Parameters for a `tools/call` request.
 type CallToolRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -298,6 +376,20 @@ type CallToolRequestParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of CallToolRequestParams's properties in has and missing, in schema order.
+const (
+	bitCallToolRequestParamsMeta uint64 = 1 << iota
+	bitCallToolRequestParamsArguments
+	bitCallToolRequestParamsInputResponses
+	bitCallToolRequestParamsName
+	bitCallToolRequestParamsRequestState
+	bitCallToolRequestParamsTask
+)
+
+// requiredCallToolRequestParams holds the bits of the properties some version of CallToolRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredCallToolRequestParams = bitCallToolRequestParamsMeta | bitCallToolRequestParamsName
 
 // CallToolResult: The result returned by the server for a {@link CallToolRequesttools/call} request.
 type CallToolResult struct {
@@ -348,6 +440,19 @@ type CallToolResult struct {
 func (*CallToolResult) isCallToolResultResponseResultVariant() {}
 func (*CallToolResult) isServerResultVariant()                 {}
 
+// The presence bits of CallToolResult's properties in has and missing, in schema order.
+const (
+	bitCallToolResultMeta uint64 = 1 << iota
+	bitCallToolResultContent
+	bitCallToolResultIsError
+	bitCallToolResultResultType
+	bitCallToolResultStructuredContent
+)
+
+// requiredCallToolResult holds the bits of the properties some version of CallToolResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCallToolResult = bitCallToolResultContent | bitCallToolResultResultType
+
 // CallToolResultResponse: A successful response from the server for a {@link CallToolRequesttools/call} request.
 //
 // Since 2026-07-28.
@@ -369,6 +474,17 @@ type CallToolResultResponse struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of CallToolResultResponse's properties in has and missing, in schema order.
+const (
+	bitCallToolResultResponseID uint64 = 1 << iota
+	bitCallToolResultResponseJSONRPC
+	bitCallToolResultResponseResult
+)
+
+// requiredCallToolResultResponse holds the bits of the properties some version of CallToolResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredCallToolResultResponse = bitCallToolResultResponseID | bitCallToolResultResponseJSONRPC | bitCallToolResultResponseResult
 
 // CallToolResultResponseResult is defined by the MCP schema.
 //
@@ -419,6 +535,18 @@ type CancelTaskRequest struct {
 func (*CancelTaskRequest) isClientRequestVariant() {}
 func (*CancelTaskRequest) isServerRequestVariant() {}
 
+// The presence bits of CancelTaskRequest's properties in has and missing, in schema order.
+const (
+	bitCancelTaskRequestID uint64 = 1 << iota
+	bitCancelTaskRequestJSONRPC
+	bitCancelTaskRequestMethod
+	bitCancelTaskRequestParams
+)
+
+// requiredCancelTaskRequest holds the bits of the properties some version of CancelTaskRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredCancelTaskRequest = bitCancelTaskRequestID | bitCancelTaskRequestJSONRPC | bitCancelTaskRequestMethod | bitCancelTaskRequestParams
+
 // CancelTaskRequestParams is defined by the MCP schema.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -436,6 +564,15 @@ type CancelTaskRequestParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of CancelTaskRequestParams's properties in has and missing, in schema order.
+const (
+	bitCancelTaskRequestParamsTaskID uint64 = 1 << iota
+)
+
+// requiredCancelTaskRequestParams holds the bits of the properties some version of CancelTaskRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredCancelTaskRequestParams = bitCancelTaskRequestParamsTaskID
 
 // CancelTaskResult: The response to a tasks/cancel request.
 //
@@ -490,6 +627,22 @@ type CancelTaskResult struct {
 func (*CancelTaskResult) isClientResultVariant() {}
 func (*CancelTaskResult) isServerResultVariant() {}
 
+// The presence bits of CancelTaskResult's properties in has and missing, in schema order.
+const (
+	bitCancelTaskResultMeta uint64 = 1 << iota
+	bitCancelTaskResultCreatedAt
+	bitCancelTaskResultLastUpdatedAt
+	bitCancelTaskResultPollInterval
+	bitCancelTaskResultStatus
+	bitCancelTaskResultStatusMessage
+	bitCancelTaskResultTaskID
+	bitCancelTaskResultTTL
+)
+
+// requiredCancelTaskResult holds the bits of the properties some version of CancelTaskResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCancelTaskResult = bitCancelTaskResultCreatedAt | bitCancelTaskResultLastUpdatedAt | bitCancelTaskResultStatus | bitCancelTaskResultTaskID | bitCancelTaskResultTTL
+
 // CancelledNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 //
 // On stdio, the server also sends this notification, solely to terminate a {@link SubscriptionsListenRequestsubscriptions/listen} stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
@@ -517,6 +670,17 @@ type CancelledNotification struct {
 func (*CancelledNotification) isClientNotificationVariant() {}
 func (*CancelledNotification) isServerNotificationVariant() {}
 
+// The presence bits of CancelledNotification's properties in has and missing, in schema order.
+const (
+	bitCancelledNotificationJSONRPC uint64 = 1 << iota
+	bitCancelledNotificationMethod
+	bitCancelledNotificationParams
+)
+
+// requiredCancelledNotification holds the bits of the properties some version of CancelledNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredCancelledNotification = bitCancelledNotificationJSONRPC | bitCancelledNotificationMethod | bitCancelledNotificationParams
+
 // CancelledNotificationParams: Parameters for a `notifications/cancelled` notification.
 type CancelledNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -538,6 +702,17 @@ type CancelledNotificationParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of CancelledNotificationParams's properties in has and missing, in schema order.
+const (
+	bitCancelledNotificationParamsMeta uint64 = 1 << iota
+	bitCancelledNotificationParamsReason
+	bitCancelledNotificationParamsRequestID
+)
+
+// requiredCancelledNotificationParams holds the bits of the properties some version of CancelledNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredCancelledNotificationParams = bitCancelledNotificationParamsRequestID
 
 // ClientCapabilities: Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 type ClientCapabilities struct {
@@ -574,6 +749,16 @@ type ClientCapabilities struct {
 	missing uint64
 }
 
+// The presence bits of ClientCapabilities's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesElicitation uint64 = 1 << iota
+	bitClientCapabilitiesExperimental
+	bitClientCapabilitiesExtensions
+	bitClientCapabilitiesRoots
+	bitClientCapabilitiesSampling
+	bitClientCapabilitiesTasks
+)
+
 // ClientCapabilitiesElicitation: Present if the client supports elicitation from the server.
 //
 // Since 2025-11-25.
@@ -596,6 +781,12 @@ type ClientCapabilitiesElicitation struct {
 	missing uint64
 }
 
+// The presence bits of ClientCapabilitiesElicitation's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesElicitationForm uint64 = 1 << iota
+	bitClientCapabilitiesElicitationURL
+)
+
 // ClientCapabilitiesRoots: Present if the client supports listing roots.
 //
 // Removed in 2026-07-28.
@@ -613,6 +804,11 @@ type ClientCapabilitiesRoots struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ClientCapabilitiesRoots's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesRootsListChanged uint64 = 1 << iota
+)
 
 // ClientCapabilitiesSampling: Present if the client supports sampling from an LLM.
 //
@@ -636,6 +832,12 @@ type ClientCapabilitiesSampling struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ClientCapabilitiesSampling's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesSamplingContext uint64 = 1 << iota
+	bitClientCapabilitiesSamplingTools
+)
 
 // ClientCapabilitiesTasks: Present if the client supports task-augmented requests.
 //
@@ -663,6 +865,13 @@ type ClientCapabilitiesTasks struct {
 	missing uint64
 }
 
+// The presence bits of ClientCapabilitiesTasks's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesTasksCancel uint64 = 1 << iota
+	bitClientCapabilitiesTasksList
+	bitClientCapabilitiesTasksRequests
+)
+
 // ClientCapabilitiesTasksRequests: Specifies which request types can be augmented with tasks.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -685,6 +894,12 @@ type ClientCapabilitiesTasksRequests struct {
 	missing uint64
 }
 
+// The presence bits of ClientCapabilitiesTasksRequests's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesTasksRequestsElicitation uint64 = 1 << iota
+	bitClientCapabilitiesTasksRequestsSampling
+)
+
 // ClientCapabilitiesTasksRequestsElicitation: Task support for elicitation-related requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -703,6 +918,11 @@ type ClientCapabilitiesTasksRequestsElicitation struct {
 	missing uint64
 }
 
+// The presence bits of ClientCapabilitiesTasksRequestsElicitation's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesTasksRequestsElicitationCreate uint64 = 1 << iota
+)
+
 // ClientCapabilitiesTasksRequestsSampling: Task support for sampling-related requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -720,6 +940,11 @@ type ClientCapabilitiesTasksRequestsSampling struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ClientCapabilitiesTasksRequestsSampling's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesTasksRequestsSamplingCreateMessage uint64 = 1 << iota
+)
 
 // ClientNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 //
@@ -794,6 +1019,18 @@ type CompleteRequest struct {
 
 func (*CompleteRequest) isClientRequestVariant() {}
 
+// The presence bits of CompleteRequest's properties in has and missing, in schema order.
+const (
+	bitCompleteRequestID uint64 = 1 << iota
+	bitCompleteRequestJSONRPC
+	bitCompleteRequestMethod
+	bitCompleteRequestParams
+)
+
+// requiredCompleteRequest holds the bits of the properties some version of CompleteRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteRequest = bitCompleteRequestID | bitCompleteRequestJSONRPC | bitCompleteRequestMethod | bitCompleteRequestParams
+
 // CompleteRequestParams: Parameters for a `completion/complete` request.
 type CompleteRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -818,6 +1055,18 @@ type CompleteRequestParams struct {
 	missing uint64
 }
 
+// The presence bits of CompleteRequestParams's properties in has and missing, in schema order.
+const (
+	bitCompleteRequestParamsMeta uint64 = 1 << iota
+	bitCompleteRequestParamsArgument
+	bitCompleteRequestParamsContext
+	bitCompleteRequestParamsRef
+)
+
+// requiredCompleteRequestParams holds the bits of the properties some version of CompleteRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteRequestParams = bitCompleteRequestParamsMeta | bitCompleteRequestParamsArgument | bitCompleteRequestParamsRef
+
 // CompleteRequestParamsArgument: The argument's information
 type CompleteRequestParamsArgument struct {
 	// Name: The name of the argument
@@ -833,6 +1082,16 @@ type CompleteRequestParamsArgument struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of CompleteRequestParamsArgument's properties in has and missing, in schema order.
+const (
+	bitCompleteRequestParamsArgumentName uint64 = 1 << iota
+	bitCompleteRequestParamsArgumentValue
+)
+
+// requiredCompleteRequestParamsArgument holds the bits of the properties some version of CompleteRequestParamsArgument requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteRequestParamsArgument = bitCompleteRequestParamsArgumentName | bitCompleteRequestParamsArgumentValue
 
 // CompleteRequestParamsContext: Additional, optional context for completions
 //
@@ -851,6 +1110,11 @@ type CompleteRequestParamsContext struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of CompleteRequestParamsContext's properties in has and missing, in schema order.
+const (
+	bitCompleteRequestParamsContextArguments uint64 = 1 << iota
+)
 
 // CompleteRequestParamsRef is defined by the MCP schema.
 type CompleteRequestParamsRef struct {
@@ -893,6 +1157,17 @@ type CompleteResult struct {
 
 func (*CompleteResult) isServerResultVariant() {}
 
+// The presence bits of CompleteResult's properties in has and missing, in schema order.
+const (
+	bitCompleteResultMeta uint64 = 1 << iota
+	bitCompleteResultCompletion
+	bitCompleteResultResultType
+)
+
+// requiredCompleteResult holds the bits of the properties some version of CompleteResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteResult = bitCompleteResultCompletion | bitCompleteResultResultType
+
 // CompleteResultCompletion is defined by the MCP schema.
 type CompleteResultCompletion struct {
 	// HasMore: Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
@@ -910,6 +1185,17 @@ type CompleteResultCompletion struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of CompleteResultCompletion's properties in has and missing, in schema order.
+const (
+	bitCompleteResultCompletionHasMore uint64 = 1 << iota
+	bitCompleteResultCompletionTotal
+	bitCompleteResultCompletionValues
+)
+
+// requiredCompleteResultCompletion holds the bits of the properties some version of CompleteResultCompletion requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteResultCompletion = bitCompleteResultCompletionValues
 
 // CompleteResultResponse: A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
 //
@@ -932,6 +1218,17 @@ type CompleteResultResponse struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of CompleteResultResponse's properties in has and missing, in schema order.
+const (
+	bitCompleteResultResponseID uint64 = 1 << iota
+	bitCompleteResultResponseJSONRPC
+	bitCompleteResultResponseResult
+)
+
+// requiredCompleteResultResponse holds the bits of the properties some version of CompleteResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteResultResponse = bitCompleteResultResponseID | bitCompleteResultResponseJSONRPC | bitCompleteResultResponseResult
 
 // ContentBlock is defined by the MCP schema.
 type ContentBlock struct {
@@ -970,6 +1267,18 @@ type CreateMessageRequest struct {
 
 func (*CreateMessageRequest) isInputRequestVariant()  {}
 func (*CreateMessageRequest) isServerRequestVariant() {}
+
+// The presence bits of CreateMessageRequest's properties in has and missing, in schema order.
+const (
+	bitCreateMessageRequestMethod uint64 = 1 << iota
+	bitCreateMessageRequestParams
+	bitCreateMessageRequestID
+	bitCreateMessageRequestJSONRPC
+)
+
+// requiredCreateMessageRequest holds the bits of the properties some version of CreateMessageRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredCreateMessageRequest = bitCreateMessageRequestMethod | bitCreateMessageRequestParams | bitCreateMessageRequestID | bitCreateMessageRequestJSONRPC
 
 // CreateMessageRequestParams: Parameters for a `sampling/createMessage` request.
 type CreateMessageRequestParams struct {
@@ -1030,6 +1339,26 @@ type CreateMessageRequestParams struct {
 	missing uint64
 }
 
+// The presence bits of CreateMessageRequestParams's properties in has and missing, in schema order.
+const (
+	bitCreateMessageRequestParamsIncludeContext uint64 = 1 << iota
+	bitCreateMessageRequestParamsMaxTokens
+	bitCreateMessageRequestParamsMessages
+	bitCreateMessageRequestParamsMetadata
+	bitCreateMessageRequestParamsModelPreferences
+	bitCreateMessageRequestParamsStopSequences
+	bitCreateMessageRequestParamsSystemPrompt
+	bitCreateMessageRequestParamsTemperature
+	bitCreateMessageRequestParamsToolChoice
+	bitCreateMessageRequestParamsTools
+	bitCreateMessageRequestParamsMeta
+	bitCreateMessageRequestParamsTask
+)
+
+// requiredCreateMessageRequestParams holds the bits of the properties some version of CreateMessageRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredCreateMessageRequestParams = bitCreateMessageRequestParamsMaxTokens | bitCreateMessageRequestParamsMessages
+
 // CreateMessageRequestParamsIncludeContext: A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 // The client MAY ignore this request.
 //
@@ -1066,6 +1395,11 @@ type CreateMessageRequestParamsMeta struct {
 	missing uint64
 }
 
+// The presence bits of CreateMessageRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitCreateMessageRequestParamsMetaProgressToken uint64 = 1 << iota
+)
+
 // CreateMessageResult: The result returned by the client for a {@link CreateMessageRequestsampling/createMessage} request.
 // The client should inform the user before returning the sampled message, to allow them
 // to inspect the response (human in the loop) and decide whether to allow the server to see it.
@@ -1100,6 +1434,19 @@ type CreateMessageResult struct {
 
 func (*CreateMessageResult) isClientResultVariant()  {}
 func (*CreateMessageResult) isInputResponseVariant() {}
+
+// The presence bits of CreateMessageResult's properties in has and missing, in schema order.
+const (
+	bitCreateMessageResultMeta uint64 = 1 << iota
+	bitCreateMessageResultContent
+	bitCreateMessageResultModel
+	bitCreateMessageResultRole
+	bitCreateMessageResultStopReason
+)
+
+// requiredCreateMessageResult holds the bits of the properties some version of CreateMessageResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCreateMessageResult = bitCreateMessageResultContent | bitCreateMessageResultModel | bitCreateMessageResultRole
 
 // CreateMessageResultContent is defined by the MCP schema.
 type CreateMessageResultContent struct {
@@ -1143,6 +1490,16 @@ type CreateTaskResult struct {
 	missing uint64
 }
 
+// The presence bits of CreateTaskResult's properties in has and missing, in schema order.
+const (
+	bitCreateTaskResultMeta uint64 = 1 << iota
+	bitCreateTaskResultTask
+)
+
+// requiredCreateTaskResult holds the bits of the properties some version of CreateTaskResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCreateTaskResult = bitCreateTaskResultTask
+
 // Cursor: An opaque token used to represent a cursor for pagination.
 type Cursor string
 
@@ -1172,6 +1529,18 @@ type DiscoverRequest struct {
 }
 
 func (*DiscoverRequest) isClientRequestVariant() {}
+
+// The presence bits of DiscoverRequest's properties in has and missing, in schema order.
+const (
+	bitDiscoverRequestID uint64 = 1 << iota
+	bitDiscoverRequestJSONRPC
+	bitDiscoverRequestMethod
+	bitDiscoverRequestParams
+)
+
+// requiredDiscoverRequest holds the bits of the properties some version of DiscoverRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredDiscoverRequest = bitDiscoverRequestID | bitDiscoverRequestJSONRPC | bitDiscoverRequestMethod | bitDiscoverRequestParams
 
 // DiscoverResult: The result returned by the server for a {@link DiscoverRequestserver/discover} request.
 //
@@ -1245,6 +1614,21 @@ type DiscoverResult struct {
 
 func (*DiscoverResult) isServerResultVariant() {}
 
+// The presence bits of DiscoverResult's properties in has and missing, in schema order.
+const (
+	bitDiscoverResultMeta uint64 = 1 << iota
+	bitDiscoverResultCacheScope
+	bitDiscoverResultCapabilities
+	bitDiscoverResultInstructions
+	bitDiscoverResultResultType
+	bitDiscoverResultSupportedVersions
+	bitDiscoverResultTTLMs
+)
+
+// requiredDiscoverResult holds the bits of the properties some version of DiscoverResult requires:
+// decoding sets those the input lacks in missing.
+const requiredDiscoverResult = bitDiscoverResultCacheScope | bitDiscoverResultCapabilities | bitDiscoverResultResultType | bitDiscoverResultSupportedVersions | bitDiscoverResultTTLMs
+
 // DiscoverResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 // `Cache-Control: public` vs `Cache-Control: private`.
 //
@@ -1293,6 +1677,17 @@ type DiscoverResultResponse struct {
 	missing uint64
 }
 
+// The presence bits of DiscoverResultResponse's properties in has and missing, in schema order.
+const (
+	bitDiscoverResultResponseID uint64 = 1 << iota
+	bitDiscoverResultResponseJSONRPC
+	bitDiscoverResultResponseResult
+)
+
+// requiredDiscoverResultResponse holds the bits of the properties some version of DiscoverResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredDiscoverResultResponse = bitDiscoverResultResponseID | bitDiscoverResultResponseJSONRPC | bitDiscoverResultResponseResult
+
 // ElicitRequest: A request from the server to elicit additional information from the user via the client.
 //
 // Since 2025-06-18.
@@ -1321,6 +1716,18 @@ type ElicitRequest struct {
 
 func (*ElicitRequest) isInputRequestVariant()  {}
 func (*ElicitRequest) isServerRequestVariant() {}
+
+// The presence bits of ElicitRequest's properties in has and missing, in schema order.
+const (
+	bitElicitRequestMethod uint64 = 1 << iota
+	bitElicitRequestParams
+	bitElicitRequestID
+	bitElicitRequestJSONRPC
+)
+
+// requiredElicitRequest holds the bits of the properties some version of ElicitRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitRequest = bitElicitRequestMethod | bitElicitRequestParams | bitElicitRequestID | bitElicitRequestJSONRPC
 
 // ElicitRequestFormParams: The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 //
@@ -1364,6 +1771,19 @@ type ElicitRequestFormParams struct {
 
 func (*ElicitRequestFormParams) isElicitRequestParamsVariant() {}
 
+// The presence bits of ElicitRequestFormParams's properties in has and missing, in schema order.
+const (
+	bitElicitRequestFormParamsMessage uint64 = 1 << iota
+	bitElicitRequestFormParamsMode
+	bitElicitRequestFormParamsRequestedSchema
+	bitElicitRequestFormParamsMeta
+	bitElicitRequestFormParamsTask
+)
+
+// requiredElicitRequestFormParams holds the bits of the properties some version of ElicitRequestFormParams requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitRequestFormParams = bitElicitRequestFormParamsMessage | bitElicitRequestFormParamsRequestedSchema
+
 // ElicitRequestFormParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -1381,6 +1801,11 @@ type ElicitRequestFormParamsMeta struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ElicitRequestFormParamsMeta's properties in has and missing, in schema order.
+const (
+	bitElicitRequestFormParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // ElicitRequestFormParamsRequestedSchema: A restricted subset of JSON Schema.
 // Only top-level properties are allowed, without nesting.
@@ -1408,6 +1833,18 @@ type ElicitRequestFormParamsRequestedSchema struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ElicitRequestFormParamsRequestedSchema's properties in has and missing, in schema order.
+const (
+	bitElicitRequestFormParamsRequestedSchemaSchema uint64 = 1 << iota
+	bitElicitRequestFormParamsRequestedSchemaProperties
+	bitElicitRequestFormParamsRequestedSchemaRequired
+	bitElicitRequestFormParamsRequestedSchemaType
+)
+
+// requiredElicitRequestFormParamsRequestedSchema holds the bits of the properties some version of ElicitRequestFormParamsRequestedSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitRequestFormParamsRequestedSchema = bitElicitRequestFormParamsRequestedSchemaProperties | bitElicitRequestFormParamsRequestedSchemaType
 
 // ElicitRequestParams: The parameters for a request to elicit additional information from the user via the client.
 //
@@ -1466,6 +1903,20 @@ type ElicitRequestURLParams struct {
 
 func (*ElicitRequestURLParams) isElicitRequestParamsVariant() {}
 
+// The presence bits of ElicitRequestURLParams's properties in has and missing, in schema order.
+const (
+	bitElicitRequestURLParamsMessage uint64 = 1 << iota
+	bitElicitRequestURLParamsMode
+	bitElicitRequestURLParamsURL
+	bitElicitRequestURLParamsMeta
+	bitElicitRequestURLParamsElicitationID
+	bitElicitRequestURLParamsTask
+)
+
+// requiredElicitRequestURLParams holds the bits of the properties some version of ElicitRequestURLParams requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitRequestURLParams = bitElicitRequestURLParamsMessage | bitElicitRequestURLParamsMode | bitElicitRequestURLParamsURL | bitElicitRequestURLParamsElicitationID
+
 // ElicitRequestURLParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -1483,6 +1934,11 @@ type ElicitRequestURLParamsMeta struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ElicitRequestURLParamsMeta's properties in has and missing, in schema order.
+const (
+	bitElicitRequestURLParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // ElicitResult: The result returned by the client for an {@link ElicitRequestelicitation/create} request.
 //
@@ -1517,6 +1973,17 @@ type ElicitResult struct {
 
 func (*ElicitResult) isClientResultVariant()  {}
 func (*ElicitResult) isInputResponseVariant() {}
+
+// The presence bits of ElicitResult's properties in has and missing, in schema order.
+const (
+	bitElicitResultAction uint64 = 1 << iota
+	bitElicitResultContent
+	bitElicitResultMeta
+)
+
+// requiredElicitResult holds the bits of the properties some version of ElicitResult requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitResult = bitElicitResultAction
 
 // ElicitResultAction: The user action in response to the elicitation.
 // - `"accept"`: User submitted the form/confirmed the action
@@ -1605,6 +2072,17 @@ type ElicitationCompleteNotification struct {
 
 func (*ElicitationCompleteNotification) isServerNotificationVariant() {}
 
+// The presence bits of ElicitationCompleteNotification's properties in has and missing, in schema order.
+const (
+	bitElicitationCompleteNotificationJSONRPC uint64 = 1 << iota
+	bitElicitationCompleteNotificationMethod
+	bitElicitationCompleteNotificationParams
+)
+
+// requiredElicitationCompleteNotification holds the bits of the properties some version of ElicitationCompleteNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitationCompleteNotification = bitElicitationCompleteNotificationJSONRPC | bitElicitationCompleteNotificationMethod | bitElicitationCompleteNotificationParams
+
 // ElicitationCompleteNotificationParams is defined by the MCP schema.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -1622,6 +2100,15 @@ type ElicitationCompleteNotificationParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ElicitationCompleteNotificationParams's properties in has and missing, in schema order.
+const (
+	bitElicitationCompleteNotificationParamsElicitationID uint64 = 1 << iota
+)
+
+// requiredElicitationCompleteNotificationParams holds the bits of the properties some version of ElicitationCompleteNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitationCompleteNotificationParams = bitElicitationCompleteNotificationParamsElicitationID
 
 // EmbeddedResource: The contents of a resource, embedded into a prompt or tool call result.
 //
@@ -1647,6 +2134,18 @@ type EmbeddedResource struct {
 }
 
 func (*EmbeddedResource) isContentBlockVariant() {}
+
+// The presence bits of EmbeddedResource's properties in has and missing, in schema order.
+const (
+	bitEmbeddedResourceMeta uint64 = 1 << iota
+	bitEmbeddedResourceAnnotations
+	bitEmbeddedResourceResource
+	bitEmbeddedResourceType
+)
+
+// requiredEmbeddedResource holds the bits of the properties some version of EmbeddedResource requires:
+// decoding sets those the input lacks in missing.
+const requiredEmbeddedResource = bitEmbeddedResourceResource | bitEmbeddedResourceType
 
 // EmbeddedResourceResource is defined by the MCP schema.
 //
@@ -1705,6 +2204,17 @@ type Error struct {
 	missing uint64
 }
 
+// The presence bits of Error's properties in has and missing, in schema order.
+const (
+	bitErrorCode uint64 = 1 << iota
+	bitErrorData
+	bitErrorMessage
+)
+
+// requiredError holds the bits of the properties some version of Error requires:
+// decoding sets those the input lacks in missing.
+const requiredError = bitErrorCode | bitErrorMessage
+
 // GetPromptRequest: Used by the client to get a prompt provided by the server.
 type GetPromptRequest struct {
 	// ID is defined by the MCP schema.
@@ -1728,6 +2238,18 @@ type GetPromptRequest struct {
 }
 
 func (*GetPromptRequest) isClientRequestVariant() {}
+
+// The presence bits of GetPromptRequest's properties in has and missing, in schema order.
+const (
+	bitGetPromptRequestID uint64 = 1 << iota
+	bitGetPromptRequestJSONRPC
+	bitGetPromptRequestMethod
+	bitGetPromptRequestParams
+)
+
+// requiredGetPromptRequest holds the bits of the properties some version of GetPromptRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredGetPromptRequest = bitGetPromptRequestID | bitGetPromptRequestJSONRPC | bitGetPromptRequestMethod | bitGetPromptRequestParams
 
 // GetPromptRequestParams: Parameters for a `prompts/get` request.
 type GetPromptRequestParams struct {
@@ -1756,6 +2278,19 @@ type GetPromptRequestParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of GetPromptRequestParams's properties in has and missing, in schema order.
+const (
+	bitGetPromptRequestParamsMeta uint64 = 1 << iota
+	bitGetPromptRequestParamsArguments
+	bitGetPromptRequestParamsInputResponses
+	bitGetPromptRequestParamsName
+	bitGetPromptRequestParamsRequestState
+)
+
+// requiredGetPromptRequestParams holds the bits of the properties some version of GetPromptRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredGetPromptRequestParams = bitGetPromptRequestParamsMeta | bitGetPromptRequestParamsName
 
 // GetPromptResult: The result returned by the server for a {@link GetPromptRequestprompts/get} request.
 type GetPromptResult struct {
@@ -1788,6 +2323,18 @@ type GetPromptResult struct {
 func (*GetPromptResult) isGetPromptResultResponseResultVariant() {}
 func (*GetPromptResult) isServerResultVariant()                  {}
 
+// The presence bits of GetPromptResult's properties in has and missing, in schema order.
+const (
+	bitGetPromptResultMeta uint64 = 1 << iota
+	bitGetPromptResultDescription
+	bitGetPromptResultMessages
+	bitGetPromptResultResultType
+)
+
+// requiredGetPromptResult holds the bits of the properties some version of GetPromptResult requires:
+// decoding sets those the input lacks in missing.
+const requiredGetPromptResult = bitGetPromptResultMessages | bitGetPromptResultResultType
+
 // GetPromptResultResponse: A successful response from the server for a {@link GetPromptRequestprompts/get} request.
 //
 // Since 2026-07-28.
@@ -1809,6 +2356,17 @@ type GetPromptResultResponse struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of GetPromptResultResponse's properties in has and missing, in schema order.
+const (
+	bitGetPromptResultResponseID uint64 = 1 << iota
+	bitGetPromptResultResponseJSONRPC
+	bitGetPromptResultResponseResult
+)
+
+// requiredGetPromptResultResponse holds the bits of the properties some version of GetPromptResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredGetPromptResultResponse = bitGetPromptResultResponseID | bitGetPromptResultResponseJSONRPC | bitGetPromptResultResponseResult
 
 // GetPromptResultResponseResult is defined by the MCP schema.
 //
@@ -1859,6 +2417,18 @@ type GetTaskPayloadRequest struct {
 func (*GetTaskPayloadRequest) isClientRequestVariant() {}
 func (*GetTaskPayloadRequest) isServerRequestVariant() {}
 
+// The presence bits of GetTaskPayloadRequest's properties in has and missing, in schema order.
+const (
+	bitGetTaskPayloadRequestID uint64 = 1 << iota
+	bitGetTaskPayloadRequestJSONRPC
+	bitGetTaskPayloadRequestMethod
+	bitGetTaskPayloadRequestParams
+)
+
+// requiredGetTaskPayloadRequest holds the bits of the properties some version of GetTaskPayloadRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredGetTaskPayloadRequest = bitGetTaskPayloadRequestID | bitGetTaskPayloadRequestJSONRPC | bitGetTaskPayloadRequestMethod | bitGetTaskPayloadRequestParams
+
 // GetTaskPayloadRequestParams is defined by the MCP schema.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -1876,6 +2446,15 @@ type GetTaskPayloadRequestParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of GetTaskPayloadRequestParams's properties in has and missing, in schema order.
+const (
+	bitGetTaskPayloadRequestParamsTaskID uint64 = 1 << iota
+)
+
+// requiredGetTaskPayloadRequestParams holds the bits of the properties some version of GetTaskPayloadRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredGetTaskPayloadRequestParams = bitGetTaskPayloadRequestParamsTaskID
 
 // GetTaskPayloadResult: The response to a tasks/result request.
 // The structure matches the result type of the original request.
@@ -1899,6 +2478,11 @@ type GetTaskPayloadResult struct {
 
 func (*GetTaskPayloadResult) isClientResultVariant() {}
 func (*GetTaskPayloadResult) isServerResultVariant() {}
+
+// The presence bits of GetTaskPayloadResult's properties in has and missing, in schema order.
+const (
+	bitGetTaskPayloadResultMeta uint64 = 1 << iota
+)
 
 // GetTaskRequest: A request to retrieve the state of a task.
 //
@@ -1925,6 +2509,18 @@ type GetTaskRequest struct {
 func (*GetTaskRequest) isClientRequestVariant() {}
 func (*GetTaskRequest) isServerRequestVariant() {}
 
+// The presence bits of GetTaskRequest's properties in has and missing, in schema order.
+const (
+	bitGetTaskRequestID uint64 = 1 << iota
+	bitGetTaskRequestJSONRPC
+	bitGetTaskRequestMethod
+	bitGetTaskRequestParams
+)
+
+// requiredGetTaskRequest holds the bits of the properties some version of GetTaskRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredGetTaskRequest = bitGetTaskRequestID | bitGetTaskRequestJSONRPC | bitGetTaskRequestMethod | bitGetTaskRequestParams
+
 // GetTaskRequestParams is defined by the MCP schema.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -1942,6 +2538,15 @@ type GetTaskRequestParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of GetTaskRequestParams's properties in has and missing, in schema order.
+const (
+	bitGetTaskRequestParamsTaskID uint64 = 1 << iota
+)
+
+// requiredGetTaskRequestParams holds the bits of the properties some version of GetTaskRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredGetTaskRequestParams = bitGetTaskRequestParamsTaskID
 
 // GetTaskResult: The response to a tasks/get request.
 //
@@ -1996,6 +2601,22 @@ type GetTaskResult struct {
 func (*GetTaskResult) isClientResultVariant() {}
 func (*GetTaskResult) isServerResultVariant() {}
 
+// The presence bits of GetTaskResult's properties in has and missing, in schema order.
+const (
+	bitGetTaskResultMeta uint64 = 1 << iota
+	bitGetTaskResultCreatedAt
+	bitGetTaskResultLastUpdatedAt
+	bitGetTaskResultPollInterval
+	bitGetTaskResultStatus
+	bitGetTaskResultStatusMessage
+	bitGetTaskResultTaskID
+	bitGetTaskResultTTL
+)
+
+// requiredGetTaskResult holds the bits of the properties some version of GetTaskResult requires:
+// decoding sets those the input lacks in missing.
+const requiredGetTaskResult = bitGetTaskResultCreatedAt | bitGetTaskResultLastUpdatedAt | bitGetTaskResultStatus | bitGetTaskResultTaskID | bitGetTaskResultTTL
+
 // HeaderMismatchError: Returned when a server rejects a request because the values in the HTTP
 // headers do not match the corresponding values in the request body, or
 // because required headers are missing or malformed. For HTTP, the response
@@ -2021,6 +2642,17 @@ type HeaderMismatchError struct {
 	missing uint64
 }
 
+// The presence bits of HeaderMismatchError's properties in has and missing, in schema order.
+const (
+	bitHeaderMismatchErrorError uint64 = 1 << iota
+	bitHeaderMismatchErrorID
+	bitHeaderMismatchErrorJSONRPC
+)
+
+// requiredHeaderMismatchError holds the bits of the properties some version of HeaderMismatchError requires:
+// decoding sets those the input lacks in missing.
+const requiredHeaderMismatchError = bitHeaderMismatchErrorError | bitHeaderMismatchErrorJSONRPC
+
 // HeaderMismatchErrorError is defined by the MCP schema.
 //
 // Since 2026-07-28.
@@ -2042,6 +2674,17 @@ type HeaderMismatchErrorError struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of HeaderMismatchErrorError's properties in has and missing, in schema order.
+const (
+	bitHeaderMismatchErrorErrorCode uint64 = 1 << iota
+	bitHeaderMismatchErrorErrorData
+	bitHeaderMismatchErrorErrorMessage
+)
+
+// requiredHeaderMismatchErrorError holds the bits of the properties some version of HeaderMismatchErrorError requires:
+// decoding sets those the input lacks in missing.
+const requiredHeaderMismatchErrorError = bitHeaderMismatchErrorErrorCode | bitHeaderMismatchErrorErrorMessage
 
 // Icon: An optionally-sized icon that can be displayed in a user interface.
 //
@@ -2087,6 +2730,18 @@ type Icon struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of Icon's properties in has and missing, in schema order.
+const (
+	bitIconMIMEType uint64 = 1 << iota
+	bitIconSizes
+	bitIconSrc
+	bitIconTheme
+)
+
+// requiredIcon holds the bits of the properties some version of Icon requires:
+// decoding sets those the input lacks in missing.
+const requiredIcon = bitIconSrc
 
 // IconTheme: Optional specifier for the theme this icon is designed for. `"light"` indicates
 // the icon is designed to be used with a light background, and `"dark"` indicates
@@ -2135,6 +2790,11 @@ type Icons struct {
 	missing uint64
 }
 
+// The presence bits of Icons's properties in has and missing, in schema order.
+const (
+	bitIconsIcons uint64 = 1 << iota
+)
+
 // ImageContent: An image provided to or from an LLM.
 type ImageContent struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2161,6 +2821,19 @@ func (*ImageContent) isContentBlockVariant()                {}
 func (*ImageContent) isCreateMessageResultContentVariant()  {}
 func (*ImageContent) isSamplingMessageContentVariant()      {}
 func (*ImageContent) isSamplingMessageContentBlockVariant() {}
+
+// The presence bits of ImageContent's properties in has and missing, in schema order.
+const (
+	bitImageContentMeta uint64 = 1 << iota
+	bitImageContentAnnotations
+	bitImageContentData
+	bitImageContentMIMEType
+	bitImageContentType
+)
+
+// requiredImageContent holds the bits of the properties some version of ImageContent requires:
+// decoding sets those the input lacks in missing.
+const requiredImageContent = bitImageContentData | bitImageContentMIMEType | bitImageContentType
 
 // Implementation: Describes the MCP implementation.
 type Implementation struct {
@@ -2211,6 +2884,20 @@ type Implementation struct {
 	missing uint64
 }
 
+// The presence bits of Implementation's properties in has and missing, in schema order.
+const (
+	bitImplementationDescription uint64 = 1 << iota
+	bitImplementationIcons
+	bitImplementationName
+	bitImplementationTitle
+	bitImplementationVersion
+	bitImplementationWebsiteURL
+)
+
+// requiredImplementation holds the bits of the properties some version of Implementation requires:
+// decoding sets those the input lacks in missing.
+const requiredImplementation = bitImplementationName | bitImplementationVersion
+
 // InitializeRequest: This request is sent from the client to the server when it first connects, asking it to begin initialization.
 //
 // Removed in 2026-07-28.
@@ -2238,6 +2925,18 @@ type InitializeRequest struct {
 }
 
 func (*InitializeRequest) isClientRequestVariant() {}
+
+// The presence bits of InitializeRequest's properties in has and missing, in schema order.
+const (
+	bitInitializeRequestID uint64 = 1 << iota
+	bitInitializeRequestJSONRPC
+	bitInitializeRequestMethod
+	bitInitializeRequestParams
+)
+
+// requiredInitializeRequest holds the bits of the properties some version of InitializeRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredInitializeRequest = bitInitializeRequestID | bitInitializeRequestJSONRPC | bitInitializeRequestMethod | bitInitializeRequestParams
 
 // InitializeRequestParams: Parameters for an `initialize` request.
 //
@@ -2269,6 +2968,18 @@ type InitializeRequestParams struct {
 	missing uint64
 }
 
+// The presence bits of InitializeRequestParams's properties in has and missing, in schema order.
+const (
+	bitInitializeRequestParamsMeta uint64 = 1 << iota
+	bitInitializeRequestParamsCapabilities
+	bitInitializeRequestParamsClientInfo
+	bitInitializeRequestParamsProtocolVersion
+)
+
+// requiredInitializeRequestParams holds the bits of the properties some version of InitializeRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredInitializeRequestParams = bitInitializeRequestParamsCapabilities | bitInitializeRequestParamsClientInfo | bitInitializeRequestParamsProtocolVersion
+
 // InitializeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -2286,6 +2997,11 @@ type InitializeRequestParamsMeta struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of InitializeRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitInitializeRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // InitializeResult: After receiving an initialize request from the client, the server sends this response.
 //
@@ -2325,6 +3041,19 @@ type InitializeResult struct {
 
 func (*InitializeResult) isServerResultVariant() {}
 
+// The presence bits of InitializeResult's properties in has and missing, in schema order.
+const (
+	bitInitializeResultMeta uint64 = 1 << iota
+	bitInitializeResultCapabilities
+	bitInitializeResultInstructions
+	bitInitializeResultProtocolVersion
+	bitInitializeResultServerInfo
+)
+
+// requiredInitializeResult holds the bits of the properties some version of InitializeResult requires:
+// decoding sets those the input lacks in missing.
+const requiredInitializeResult = bitInitializeResultCapabilities | bitInitializeResultProtocolVersion | bitInitializeResultServerInfo
+
 // InitializedNotification: This notification is sent from the client to the server after initialization has finished.
 //
 // Removed in 2026-07-28.
@@ -2348,6 +3077,17 @@ type InitializedNotification struct {
 }
 
 func (*InitializedNotification) isClientNotificationVariant() {}
+
+// The presence bits of InitializedNotification's properties in has and missing, in schema order.
+const (
+	bitInitializedNotificationJSONRPC uint64 = 1 << iota
+	bitInitializedNotificationMethod
+	bitInitializedNotificationParams
+)
+
+// requiredInitializedNotification holds the bits of the properties some version of InitializedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredInitializedNotification = bitInitializedNotificationJSONRPC | bitInitializedNotificationMethod
 
 // InputRequest is defined by the MCP schema.
 //
@@ -2414,6 +3154,18 @@ func (*InputRequiredResult) isGetPromptResultResponseResultVariant()    {}
 func (*InputRequiredResult) isReadResourceResultResponseResultVariant() {}
 func (*InputRequiredResult) isServerResultVariant()                     {}
 
+// The presence bits of InputRequiredResult's properties in has and missing, in schema order.
+const (
+	bitInputRequiredResultMeta uint64 = 1 << iota
+	bitInputRequiredResultInputRequests
+	bitInputRequiredResultRequestState
+	bitInputRequiredResultResultType
+)
+
+// requiredInputRequiredResult holds the bits of the properties some version of InputRequiredResult requires:
+// decoding sets those the input lacks in missing.
+const requiredInputRequiredResult = bitInputRequiredResultResultType
+
 // InputResponse is defined by the MCP schema.
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
@@ -2459,6 +3211,17 @@ type InputResponseRequestParams struct {
 	missing uint64
 }
 
+// The presence bits of InputResponseRequestParams's properties in has and missing, in schema order.
+const (
+	bitInputResponseRequestParamsMeta uint64 = 1 << iota
+	bitInputResponseRequestParamsInputResponses
+	bitInputResponseRequestParamsRequestState
+)
+
+// requiredInputResponseRequestParams holds the bits of the properties some version of InputResponseRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredInputResponseRequestParams = bitInputResponseRequestParamsMeta
+
 // InputResponses: A map of client responses to server-initiated requests.
 // Keys correspond to the keys in the {@link InputRequests} map;
 // values are the client's result for each request.
@@ -2487,6 +3250,17 @@ type InternalError struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of InternalError's properties in has and missing, in schema order.
+const (
+	bitInternalErrorCode uint64 = 1 << iota
+	bitInternalErrorData
+	bitInternalErrorMessage
+)
+
+// requiredInternalError holds the bits of the properties some version of InternalError requires:
+// decoding sets those the input lacks in missing.
+const requiredInternalError = bitInternalErrorCode | bitInternalErrorMessage
 
 // InvalidParamsError: A JSON-RPC error indicating that the method parameters are invalid or malformed.
 //
@@ -2519,6 +3293,17 @@ type InvalidParamsError struct {
 	missing uint64
 }
 
+// The presence bits of InvalidParamsError's properties in has and missing, in schema order.
+const (
+	bitInvalidParamsErrorCode uint64 = 1 << iota
+	bitInvalidParamsErrorData
+	bitInvalidParamsErrorMessage
+)
+
+// requiredInvalidParamsError holds the bits of the properties some version of InvalidParamsError requires:
+// decoding sets those the input lacks in missing.
+const requiredInvalidParamsError = bitInvalidParamsErrorCode | bitInvalidParamsErrorMessage
+
 // InvalidRequestError: A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
 //
 // Since 2026-07-28.
@@ -2540,6 +3325,17 @@ type InvalidRequestError struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of InvalidRequestError's properties in has and missing, in schema order.
+const (
+	bitInvalidRequestErrorCode uint64 = 1 << iota
+	bitInvalidRequestErrorData
+	bitInvalidRequestErrorMessage
+)
+
+// requiredInvalidRequestError holds the bits of the properties some version of InvalidRequestError requires:
+// decoding sets those the input lacks in missing.
+const requiredInvalidRequestError = bitInvalidRequestErrorCode | bitInvalidRequestErrorMessage
 
 // JSONArray is defined by the MCP schema.
 //
@@ -2632,6 +3428,17 @@ func (*JSONRPCErrorResponse) isJSONRPCBatchResponseItemVariant() {}
 func (*JSONRPCErrorResponse) isJSONRPCMessageVariant()           {}
 func (*JSONRPCErrorResponse) isJSONRPCResponseVariant()          {}
 
+// The presence bits of JSONRPCErrorResponse's properties in has and missing, in schema order.
+const (
+	bitJSONRPCErrorResponseError uint64 = 1 << iota
+	bitJSONRPCErrorResponseID
+	bitJSONRPCErrorResponseJSONRPC
+)
+
+// requiredJSONRPCErrorResponse holds the bits of the properties some version of JSONRPCErrorResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredJSONRPCErrorResponse = bitJSONRPCErrorResponseError | bitJSONRPCErrorResponseID | bitJSONRPCErrorResponseJSONRPC
+
 // JSONRPCMessage: Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
@@ -2668,6 +3475,17 @@ type JSONRPCNotification struct {
 func (*JSONRPCNotification) isJSONRPCBatchRequestItemVariant() {}
 func (*JSONRPCNotification) isJSONRPCMessageVariant()          {}
 
+// The presence bits of JSONRPCNotification's properties in has and missing, in schema order.
+const (
+	bitJSONRPCNotificationJSONRPC uint64 = 1 << iota
+	bitJSONRPCNotificationMethod
+	bitJSONRPCNotificationParams
+)
+
+// requiredJSONRPCNotification holds the bits of the properties some version of JSONRPCNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredJSONRPCNotification = bitJSONRPCNotificationJSONRPC | bitJSONRPCNotificationMethod
+
 // JSONRPCNotificationParams is defined by the MCP schema.
 //
 // Removed in 2025-11-25.
@@ -2685,6 +3503,11 @@ type JSONRPCNotificationParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of JSONRPCNotificationParams's properties in has and missing, in schema order.
+const (
+	bitJSONRPCNotificationParamsMeta uint64 = 1 << iota
+)
 
 // JSONRPCRequest: A request that expects a response.
 type JSONRPCRequest struct {
@@ -2707,6 +3530,18 @@ type JSONRPCRequest struct {
 func (*JSONRPCRequest) isJSONRPCBatchRequestItemVariant() {}
 func (*JSONRPCRequest) isJSONRPCMessageVariant()          {}
 
+// The presence bits of JSONRPCRequest's properties in has and missing, in schema order.
+const (
+	bitJSONRPCRequestID uint64 = 1 << iota
+	bitJSONRPCRequestJSONRPC
+	bitJSONRPCRequestMethod
+	bitJSONRPCRequestParams
+)
+
+// requiredJSONRPCRequest holds the bits of the properties some version of JSONRPCRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredJSONRPCRequest = bitJSONRPCRequestID | bitJSONRPCRequestJSONRPC | bitJSONRPCRequestMethod
+
 // JSONRPCRequestParams is defined by the MCP schema.
 //
 // Removed in 2025-11-25.
@@ -2725,6 +3560,11 @@ type JSONRPCRequestParams struct {
 	missing uint64
 }
 
+// The presence bits of JSONRPCRequestParams's properties in has and missing, in schema order.
+const (
+	bitJSONRPCRequestParamsMeta uint64 = 1 << iota
+)
+
 // JSONRPCRequestParamsMeta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
 //
 // Removed in 2025-11-25.
@@ -2742,6 +3582,11 @@ type JSONRPCRequestParamsMeta struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of JSONRPCRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitJSONRPCRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // JSONRPCResponse: A response to a request, containing either the result or error.
 //
@@ -2779,6 +3624,17 @@ type JSONRPCResultResponse struct {
 func (*JSONRPCResultResponse) isJSONRPCBatchResponseItemVariant() {}
 func (*JSONRPCResultResponse) isJSONRPCMessageVariant()           {}
 func (*JSONRPCResultResponse) isJSONRPCResponseVariant()          {}
+
+// The presence bits of JSONRPCResultResponse's properties in has and missing, in schema order.
+const (
+	bitJSONRPCResultResponseID uint64 = 1 << iota
+	bitJSONRPCResultResponseJSONRPC
+	bitJSONRPCResultResponseResult
+)
+
+// requiredJSONRPCResultResponse holds the bits of the properties some version of JSONRPCResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredJSONRPCResultResponse = bitJSONRPCResultResponseID | bitJSONRPCResultResponseJSONRPC | bitJSONRPCResultResponseResult
 
 // JSONValue is defined by the MCP schema.
 //
@@ -2862,6 +3718,20 @@ type LegacyTitledEnumSchema struct {
 func (*LegacyTitledEnumSchema) isEnumSchemaVariant()                {}
 func (*LegacyTitledEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 
+// The presence bits of LegacyTitledEnumSchema's properties in has and missing, in schema order.
+const (
+	bitLegacyTitledEnumSchemaDefault uint64 = 1 << iota
+	bitLegacyTitledEnumSchemaDescription
+	bitLegacyTitledEnumSchemaEnum
+	bitLegacyTitledEnumSchemaEnumNames
+	bitLegacyTitledEnumSchemaTitle
+	bitLegacyTitledEnumSchemaType
+)
+
+// requiredLegacyTitledEnumSchema holds the bits of the properties some version of LegacyTitledEnumSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredLegacyTitledEnumSchema = bitLegacyTitledEnumSchemaEnum | bitLegacyTitledEnumSchemaType
+
 // ListPromptsRequest: Sent from the client to request a list of prompts and prompt templates the server has.
 type ListPromptsRequest struct {
 	// ID is defined by the MCP schema.
@@ -2885,6 +3755,18 @@ type ListPromptsRequest struct {
 }
 
 func (*ListPromptsRequest) isClientRequestVariant() {}
+
+// The presence bits of ListPromptsRequest's properties in has and missing, in schema order.
+const (
+	bitListPromptsRequestID uint64 = 1 << iota
+	bitListPromptsRequestJSONRPC
+	bitListPromptsRequestMethod
+	bitListPromptsRequestParams
+)
+
+// requiredListPromptsRequest holds the bits of the properties some version of ListPromptsRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListPromptsRequest = bitListPromptsRequestID | bitListPromptsRequestJSONRPC | bitListPromptsRequestMethod | bitListPromptsRequestParams
 
 // ListPromptsResult: The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
 type ListPromptsResult struct {
@@ -2941,8 +3823,19 @@ type ListPromptsResult struct {
 
 func (*ListPromptsResult) isServerResultVariant() {}
 
-// bitListPromptsResultTTLMs is the bit of ttlMs in the has and missing fields of ListPromptsResult.
-const bitListPromptsResultTTLMs = uint64(0x20)
+// The presence bits of ListPromptsResult's properties in has and missing, in schema order.
+const (
+	bitListPromptsResultMeta uint64 = 1 << iota
+	bitListPromptsResultCacheScope
+	bitListPromptsResultNextCursor
+	bitListPromptsResultPrompts
+	bitListPromptsResultResultType
+	bitListPromptsResultTTLMs
+)
+
+// requiredListPromptsResult holds the bits of the properties some version of ListPromptsResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListPromptsResult = bitListPromptsResultCacheScope | bitListPromptsResultPrompts | bitListPromptsResultResultType | bitListPromptsResultTTLMs
 
 // SetTTLMs sets TTLMs and marks it present, so that it is encoded even
 // when zero: version 2026-07-28 requires it.
@@ -2999,6 +3892,17 @@ type ListPromptsResultResponse struct {
 	missing uint64
 }
 
+// The presence bits of ListPromptsResultResponse's properties in has and missing, in schema order.
+const (
+	bitListPromptsResultResponseID uint64 = 1 << iota
+	bitListPromptsResultResponseJSONRPC
+	bitListPromptsResultResponseResult
+)
+
+// requiredListPromptsResultResponse holds the bits of the properties some version of ListPromptsResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredListPromptsResultResponse = bitListPromptsResultResponseID | bitListPromptsResultResponseJSONRPC | bitListPromptsResultResponseResult
+
 // ListResourceTemplatesRequest: Sent from the client to request a list of resource templates the server has.
 type ListResourceTemplatesRequest struct {
 	// ID is defined by the MCP schema.
@@ -3022,6 +3926,18 @@ type ListResourceTemplatesRequest struct {
 }
 
 func (*ListResourceTemplatesRequest) isClientRequestVariant() {}
+
+// The presence bits of ListResourceTemplatesRequest's properties in has and missing, in schema order.
+const (
+	bitListResourceTemplatesRequestID uint64 = 1 << iota
+	bitListResourceTemplatesRequestJSONRPC
+	bitListResourceTemplatesRequestMethod
+	bitListResourceTemplatesRequestParams
+)
+
+// requiredListResourceTemplatesRequest holds the bits of the properties some version of ListResourceTemplatesRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourceTemplatesRequest = bitListResourceTemplatesRequestID | bitListResourceTemplatesRequestJSONRPC | bitListResourceTemplatesRequestMethod | bitListResourceTemplatesRequestParams
 
 // ListResourceTemplatesResult: The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
 type ListResourceTemplatesResult struct {
@@ -3078,8 +3994,19 @@ type ListResourceTemplatesResult struct {
 
 func (*ListResourceTemplatesResult) isServerResultVariant() {}
 
-// bitListResourceTemplatesResultTTLMs is the bit of ttlMs in the has and missing fields of ListResourceTemplatesResult.
-const bitListResourceTemplatesResultTTLMs = uint64(0x20)
+// The presence bits of ListResourceTemplatesResult's properties in has and missing, in schema order.
+const (
+	bitListResourceTemplatesResultMeta uint64 = 1 << iota
+	bitListResourceTemplatesResultCacheScope
+	bitListResourceTemplatesResultNextCursor
+	bitListResourceTemplatesResultResourceTemplates
+	bitListResourceTemplatesResultResultType
+	bitListResourceTemplatesResultTTLMs
+)
+
+// requiredListResourceTemplatesResult holds the bits of the properties some version of ListResourceTemplatesResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourceTemplatesResult = bitListResourceTemplatesResultCacheScope | bitListResourceTemplatesResultResourceTemplates | bitListResourceTemplatesResultResultType | bitListResourceTemplatesResultTTLMs
 
 // SetTTLMs sets TTLMs and marks it present, so that it is encoded even
 // when zero: version 2026-07-28 requires it.
@@ -3136,6 +4063,17 @@ type ListResourceTemplatesResultResponse struct {
 	missing uint64
 }
 
+// The presence bits of ListResourceTemplatesResultResponse's properties in has and missing, in schema order.
+const (
+	bitListResourceTemplatesResultResponseID uint64 = 1 << iota
+	bitListResourceTemplatesResultResponseJSONRPC
+	bitListResourceTemplatesResultResponseResult
+)
+
+// requiredListResourceTemplatesResultResponse holds the bits of the properties some version of ListResourceTemplatesResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourceTemplatesResultResponse = bitListResourceTemplatesResultResponseID | bitListResourceTemplatesResultResponseJSONRPC | bitListResourceTemplatesResultResponseResult
+
 // ListResourcesRequest: Sent from the client to request a list of resources the server has.
 type ListResourcesRequest struct {
 	// ID is defined by the MCP schema.
@@ -3159,6 +4097,18 @@ type ListResourcesRequest struct {
 }
 
 func (*ListResourcesRequest) isClientRequestVariant() {}
+
+// The presence bits of ListResourcesRequest's properties in has and missing, in schema order.
+const (
+	bitListResourcesRequestID uint64 = 1 << iota
+	bitListResourcesRequestJSONRPC
+	bitListResourcesRequestMethod
+	bitListResourcesRequestParams
+)
+
+// requiredListResourcesRequest holds the bits of the properties some version of ListResourcesRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourcesRequest = bitListResourcesRequestID | bitListResourcesRequestJSONRPC | bitListResourcesRequestMethod | bitListResourcesRequestParams
 
 // ListResourcesResult: The result returned by the server for a {@link ListResourcesRequestresources/list} request.
 type ListResourcesResult struct {
@@ -3215,8 +4165,19 @@ type ListResourcesResult struct {
 
 func (*ListResourcesResult) isServerResultVariant() {}
 
-// bitListResourcesResultTTLMs is the bit of ttlMs in the has and missing fields of ListResourcesResult.
-const bitListResourcesResultTTLMs = uint64(0x20)
+// The presence bits of ListResourcesResult's properties in has and missing, in schema order.
+const (
+	bitListResourcesResultMeta uint64 = 1 << iota
+	bitListResourcesResultCacheScope
+	bitListResourcesResultNextCursor
+	bitListResourcesResultResources
+	bitListResourcesResultResultType
+	bitListResourcesResultTTLMs
+)
+
+// requiredListResourcesResult holds the bits of the properties some version of ListResourcesResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourcesResult = bitListResourcesResultCacheScope | bitListResourcesResultResources | bitListResourcesResultResultType | bitListResourcesResultTTLMs
 
 // SetTTLMs sets TTLMs and marks it present, so that it is encoded even
 // when zero: version 2026-07-28 requires it.
@@ -3273,6 +4234,17 @@ type ListResourcesResultResponse struct {
 	missing uint64
 }
 
+// The presence bits of ListResourcesResultResponse's properties in has and missing, in schema order.
+const (
+	bitListResourcesResultResponseID uint64 = 1 << iota
+	bitListResourcesResultResponseJSONRPC
+	bitListResourcesResultResponseResult
+)
+
+// requiredListResourcesResultResponse holds the bits of the properties some version of ListResourcesResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourcesResultResponse = bitListResourcesResultResponseID | bitListResourcesResultResponseJSONRPC | bitListResourcesResultResponseResult
+
 // ListRootsRequest: Sent from the server to request a list of root URIs from the client. Roots allow
 // servers to ask for specific directories or files to operate on. A common example
 // for roots is providing a set of repositories or directories a server should operate
@@ -3304,6 +4276,18 @@ type ListRootsRequest struct {
 func (*ListRootsRequest) isInputRequestVariant()  {}
 func (*ListRootsRequest) isServerRequestVariant() {}
 
+// The presence bits of ListRootsRequest's properties in has and missing, in schema order.
+const (
+	bitListRootsRequestMethod uint64 = 1 << iota
+	bitListRootsRequestParams
+	bitListRootsRequestID
+	bitListRootsRequestJSONRPC
+)
+
+// requiredListRootsRequest holds the bits of the properties some version of ListRootsRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListRootsRequest = bitListRootsRequestMethod | bitListRootsRequestID | bitListRootsRequestJSONRPC
+
 // ListRootsRequestParams is defined by the MCP schema.
 //
 // Exists in 2024-11-05, 2025-03-26, 2025-06-18, 2026-07-28.
@@ -3321,6 +4305,11 @@ type ListRootsRequestParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ListRootsRequestParams's properties in has and missing, in schema order.
+const (
+	bitListRootsRequestParamsMeta uint64 = 1 << iota
+)
 
 // ListRootsResult: The result returned by the client for a {@link ListRootsRequestroots/list} request.
 // This result contains an array of {@link Root} objects, each representing a root directory
@@ -3344,6 +4333,16 @@ type ListRootsResult struct {
 
 func (*ListRootsResult) isClientResultVariant()  {}
 func (*ListRootsResult) isInputResponseVariant() {}
+
+// The presence bits of ListRootsResult's properties in has and missing, in schema order.
+const (
+	bitListRootsResultRoots uint64 = 1 << iota
+	bitListRootsResultMeta
+)
+
+// requiredListRootsResult holds the bits of the properties some version of ListRootsResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListRootsResult = bitListRootsResultRoots
 
 // ListTasksRequest: A request to retrieve a list of tasks.
 //
@@ -3369,6 +4368,18 @@ type ListTasksRequest struct {
 
 func (*ListTasksRequest) isClientRequestVariant() {}
 func (*ListTasksRequest) isServerRequestVariant() {}
+
+// The presence bits of ListTasksRequest's properties in has and missing, in schema order.
+const (
+	bitListTasksRequestID uint64 = 1 << iota
+	bitListTasksRequestJSONRPC
+	bitListTasksRequestMethod
+	bitListTasksRequestParams
+)
+
+// requiredListTasksRequest holds the bits of the properties some version of ListTasksRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListTasksRequest = bitListTasksRequestID | bitListTasksRequestJSONRPC | bitListTasksRequestMethod
 
 // ListTasksResult: The response to a tasks/list request.
 //
@@ -3400,6 +4411,17 @@ type ListTasksResult struct {
 func (*ListTasksResult) isClientResultVariant() {}
 func (*ListTasksResult) isServerResultVariant() {}
 
+// The presence bits of ListTasksResult's properties in has and missing, in schema order.
+const (
+	bitListTasksResultMeta uint64 = 1 << iota
+	bitListTasksResultNextCursor
+	bitListTasksResultTasks
+)
+
+// requiredListTasksResult holds the bits of the properties some version of ListTasksResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListTasksResult = bitListTasksResultTasks
+
 // ListToolsRequest: Sent from the client to request a list of tools the server has.
 type ListToolsRequest struct {
 	// ID is defined by the MCP schema.
@@ -3423,6 +4445,18 @@ type ListToolsRequest struct {
 }
 
 func (*ListToolsRequest) isClientRequestVariant() {}
+
+// The presence bits of ListToolsRequest's properties in has and missing, in schema order.
+const (
+	bitListToolsRequestID uint64 = 1 << iota
+	bitListToolsRequestJSONRPC
+	bitListToolsRequestMethod
+	bitListToolsRequestParams
+)
+
+// requiredListToolsRequest holds the bits of the properties some version of ListToolsRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListToolsRequest = bitListToolsRequestID | bitListToolsRequestJSONRPC | bitListToolsRequestMethod | bitListToolsRequestParams
 
 // ListToolsResult: The result returned by the server for a {@link ListToolsRequesttools/list} request.
 type ListToolsResult struct {
@@ -3479,8 +4513,19 @@ type ListToolsResult struct {
 
 func (*ListToolsResult) isServerResultVariant() {}
 
-// bitListToolsResultTTLMs is the bit of ttlMs in the has and missing fields of ListToolsResult.
-const bitListToolsResultTTLMs = uint64(0x20)
+// The presence bits of ListToolsResult's properties in has and missing, in schema order.
+const (
+	bitListToolsResultMeta uint64 = 1 << iota
+	bitListToolsResultCacheScope
+	bitListToolsResultNextCursor
+	bitListToolsResultResultType
+	bitListToolsResultTools
+	bitListToolsResultTTLMs
+)
+
+// requiredListToolsResult holds the bits of the properties some version of ListToolsResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListToolsResult = bitListToolsResultCacheScope | bitListToolsResultResultType | bitListToolsResultTools | bitListToolsResultTTLMs
 
 // SetTTLMs sets TTLMs and marks it present, so that it is encoded even
 // when zero: version 2026-07-28 requires it.
@@ -3537,6 +4582,17 @@ type ListToolsResultResponse struct {
 	missing uint64
 }
 
+// The presence bits of ListToolsResultResponse's properties in has and missing, in schema order.
+const (
+	bitListToolsResultResponseID uint64 = 1 << iota
+	bitListToolsResultResponseJSONRPC
+	bitListToolsResultResponseResult
+)
+
+// requiredListToolsResultResponse holds the bits of the properties some version of ListToolsResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredListToolsResultResponse = bitListToolsResultResponseID | bitListToolsResultResponseJSONRPC | bitListToolsResultResponseResult
+
 // LoggingLevel: The severity of a log message.
 //
 // These map to syslog message severities, as specified in RFC-5424:
@@ -3583,6 +4639,17 @@ type LoggingMessageNotification struct {
 
 func (*LoggingMessageNotification) isServerNotificationVariant() {}
 
+// The presence bits of LoggingMessageNotification's properties in has and missing, in schema order.
+const (
+	bitLoggingMessageNotificationJSONRPC uint64 = 1 << iota
+	bitLoggingMessageNotificationMethod
+	bitLoggingMessageNotificationParams
+)
+
+// requiredLoggingMessageNotification holds the bits of the properties some version of LoggingMessageNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredLoggingMessageNotification = bitLoggingMessageNotificationJSONRPC | bitLoggingMessageNotificationMethod | bitLoggingMessageNotificationParams
+
 // LoggingMessageNotificationParams: Parameters for a `notifications/message` notification.
 type LoggingMessageNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3604,6 +4671,18 @@ type LoggingMessageNotificationParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of LoggingMessageNotificationParams's properties in has and missing, in schema order.
+const (
+	bitLoggingMessageNotificationParamsMeta uint64 = 1 << iota
+	bitLoggingMessageNotificationParamsData
+	bitLoggingMessageNotificationParamsLevel
+	bitLoggingMessageNotificationParamsLogger
+)
+
+// requiredLoggingMessageNotificationParams holds the bits of the properties some version of LoggingMessageNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredLoggingMessageNotificationParams = bitLoggingMessageNotificationParamsData | bitLoggingMessageNotificationParamsLevel
 
 // MetaObject: Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
 //
@@ -3650,6 +4729,17 @@ type MethodNotFoundError struct {
 	missing uint64
 }
 
+// The presence bits of MethodNotFoundError's properties in has and missing, in schema order.
+const (
+	bitMethodNotFoundErrorCode uint64 = 1 << iota
+	bitMethodNotFoundErrorData
+	bitMethodNotFoundErrorMessage
+)
+
+// requiredMethodNotFoundError holds the bits of the properties some version of MethodNotFoundError requires:
+// decoding sets those the input lacks in missing.
+const requiredMethodNotFoundError = bitMethodNotFoundErrorCode | bitMethodNotFoundErrorMessage
+
 // MissingRequiredClientCapabilityError: Returned when processing a request requires a capability the client did not
 // declare in `clientCapabilities`. For HTTP, the response status code MUST be
 // `400 Bad Request`.
@@ -3674,6 +4764,17 @@ type MissingRequiredClientCapabilityError struct {
 	missing uint64
 }
 
+// The presence bits of MissingRequiredClientCapabilityError's properties in has and missing, in schema order.
+const (
+	bitMissingRequiredClientCapabilityErrorError uint64 = 1 << iota
+	bitMissingRequiredClientCapabilityErrorID
+	bitMissingRequiredClientCapabilityErrorJSONRPC
+)
+
+// requiredMissingRequiredClientCapabilityError holds the bits of the properties some version of MissingRequiredClientCapabilityError requires:
+// decoding sets those the input lacks in missing.
+const requiredMissingRequiredClientCapabilityError = bitMissingRequiredClientCapabilityErrorError | bitMissingRequiredClientCapabilityErrorJSONRPC
+
 // MissingRequiredClientCapabilityErrorError is defined by the MCP schema.
 //
 // Since 2026-07-28.
@@ -3696,6 +4797,17 @@ type MissingRequiredClientCapabilityErrorError struct {
 	missing uint64
 }
 
+// The presence bits of MissingRequiredClientCapabilityErrorError's properties in has and missing, in schema order.
+const (
+	bitMissingRequiredClientCapabilityErrorErrorCode uint64 = 1 << iota
+	bitMissingRequiredClientCapabilityErrorErrorData
+	bitMissingRequiredClientCapabilityErrorErrorMessage
+)
+
+// requiredMissingRequiredClientCapabilityErrorError holds the bits of the properties some version of MissingRequiredClientCapabilityErrorError requires:
+// decoding sets those the input lacks in missing.
+const requiredMissingRequiredClientCapabilityErrorError = bitMissingRequiredClientCapabilityErrorErrorCode | bitMissingRequiredClientCapabilityErrorErrorData | bitMissingRequiredClientCapabilityErrorErrorMessage
+
 // MissingRequiredClientCapabilityErrorErrorData is defined by the MCP schema.
 //
 // Since 2026-07-28.
@@ -3713,6 +4825,15 @@ type MissingRequiredClientCapabilityErrorErrorData struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of MissingRequiredClientCapabilityErrorErrorData's properties in has and missing, in schema order.
+const (
+	bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities uint64 = 1 << iota
+)
+
+// requiredMissingRequiredClientCapabilityErrorErrorData holds the bits of the properties some version of MissingRequiredClientCapabilityErrorErrorData requires:
+// decoding sets those the input lacks in missing.
+const requiredMissingRequiredClientCapabilityErrorErrorData = bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities
 
 // ModelHint: Hints to use for model selection.
 //
@@ -3738,6 +4859,11 @@ type ModelHint struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ModelHint's properties in has and missing, in schema order.
+const (
+	bitModelHintName uint64 = 1 << iota
+)
 
 // ModelPreferences: The server's preferences for model selection, requested of the client during sampling.
 //
@@ -3781,6 +4907,14 @@ type ModelPreferences struct {
 	missing uint64
 }
 
+// The presence bits of ModelPreferences's properties in has and missing, in schema order.
+const (
+	bitModelPreferencesCostPriority uint64 = 1 << iota
+	bitModelPreferencesHints
+	bitModelPreferencesIntelligencePriority
+	bitModelPreferencesSpeedPriority
+)
+
 // MultiSelectEnumSchema is defined by the MCP schema.
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
@@ -3816,6 +4950,16 @@ type Notification struct {
 	missing uint64
 }
 
+// The presence bits of Notification's properties in has and missing, in schema order.
+const (
+	bitNotificationMethod uint64 = 1 << iota
+	bitNotificationParams
+)
+
+// requiredNotification holds the bits of the properties some version of Notification requires:
+// decoding sets those the input lacks in missing.
+const requiredNotification = bitNotificationMethod
+
 // NotificationMetaObject: Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Since 2026-07-28.
@@ -3843,6 +4987,11 @@ type NotificationMetaObject struct {
 	missing uint64
 }
 
+// The presence bits of NotificationMetaObject's properties in has and missing, in schema order.
+const (
+	bitNotificationMetaObjectSubscriptionID uint64 = 1 << iota
+)
+
 // NotificationParams: Common params for any notification.
 type NotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3856,6 +5005,11 @@ type NotificationParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of NotificationParams's properties in has and missing, in schema order.
+const (
+	bitNotificationParamsMeta uint64 = 1 << iota
+)
 
 // NumberSchema is defined by the MCP schema.
 //
@@ -3896,6 +5050,20 @@ type NumberSchema struct {
 }
 
 func (*NumberSchema) isPrimitiveSchemaDefinitionVariant() {}
+
+// The presence bits of NumberSchema's properties in has and missing, in schema order.
+const (
+	bitNumberSchemaDefault uint64 = 1 << iota
+	bitNumberSchemaDescription
+	bitNumberSchemaMaximum
+	bitNumberSchemaMinimum
+	bitNumberSchemaTitle
+	bitNumberSchemaType
+)
+
+// requiredNumberSchema holds the bits of the properties some version of NumberSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredNumberSchema = bitNumberSchemaType
 
 // NumberSchemaType is defined by the MCP schema.
 //
@@ -3938,6 +5106,18 @@ type PaginatedRequest struct {
 	missing uint64
 }
 
+// The presence bits of PaginatedRequest's properties in has and missing, in schema order.
+const (
+	bitPaginatedRequestID uint64 = 1 << iota
+	bitPaginatedRequestJSONRPC
+	bitPaginatedRequestMethod
+	bitPaginatedRequestParams
+)
+
+// requiredPaginatedRequest holds the bits of the properties some version of PaginatedRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredPaginatedRequest = bitPaginatedRequestID | bitPaginatedRequestJSONRPC | bitPaginatedRequestMethod | bitPaginatedRequestParams
+
 // PaginatedRequestParams: Common params for paginated requests.
 type PaginatedRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3956,6 +5136,16 @@ type PaginatedRequestParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of PaginatedRequestParams's properties in has and missing, in schema order.
+const (
+	bitPaginatedRequestParamsMeta uint64 = 1 << iota
+	bitPaginatedRequestParamsCursor
+)
+
+// requiredPaginatedRequestParams holds the bits of the properties some version of PaginatedRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredPaginatedRequestParams = bitPaginatedRequestParamsMeta
 
 // PaginatedResult is defined by the MCP schema.
 type PaginatedResult struct {
@@ -3984,6 +5174,17 @@ type PaginatedResult struct {
 	missing uint64
 }
 
+// The presence bits of PaginatedResult's properties in has and missing, in schema order.
+const (
+	bitPaginatedResultMeta uint64 = 1 << iota
+	bitPaginatedResultNextCursor
+	bitPaginatedResultResultType
+)
+
+// requiredPaginatedResult holds the bits of the properties some version of PaginatedResult requires:
+// decoding sets those the input lacks in missing.
+const requiredPaginatedResult = bitPaginatedResultResultType
+
 // ParseError: A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
 //
 // Since 2026-07-28.
@@ -4005,6 +5206,17 @@ type ParseError struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ParseError's properties in has and missing, in schema order.
+const (
+	bitParseErrorCode uint64 = 1 << iota
+	bitParseErrorData
+	bitParseErrorMessage
+)
+
+// requiredParseError holds the bits of the properties some version of ParseError requires:
+// decoding sets those the input lacks in missing.
+const requiredParseError = bitParseErrorCode | bitParseErrorMessage
 
 // PingRequest: A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
 //
@@ -4035,6 +5247,18 @@ type PingRequest struct {
 func (*PingRequest) isClientRequestVariant() {}
 func (*PingRequest) isServerRequestVariant() {}
 
+// The presence bits of PingRequest's properties in has and missing, in schema order.
+const (
+	bitPingRequestID uint64 = 1 << iota
+	bitPingRequestJSONRPC
+	bitPingRequestMethod
+	bitPingRequestParams
+)
+
+// requiredPingRequest holds the bits of the properties some version of PingRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredPingRequest = bitPingRequestID | bitPingRequestJSONRPC | bitPingRequestMethod
+
 // PingRequestParams is defined by the MCP schema.
 //
 // Removed in 2025-11-25.
@@ -4053,6 +5277,11 @@ type PingRequestParams struct {
 	missing uint64
 }
 
+// The presence bits of PingRequestParams's properties in has and missing, in schema order.
+const (
+	bitPingRequestParamsMeta uint64 = 1 << iota
+)
+
 // PingRequestParamsMeta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
 //
 // Removed in 2025-11-25.
@@ -4070,6 +5299,11 @@ type PingRequestParamsMeta struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of PingRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitPingRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // PrimitiveSchemaDefinition: Restricted schema definitions that only allow primitive types
 // without nested objects or arrays.
@@ -4112,6 +5346,17 @@ type ProgressNotification struct {
 func (*ProgressNotification) isClientNotificationVariant() {}
 func (*ProgressNotification) isServerNotificationVariant() {}
 
+// The presence bits of ProgressNotification's properties in has and missing, in schema order.
+const (
+	bitProgressNotificationJSONRPC uint64 = 1 << iota
+	bitProgressNotificationMethod
+	bitProgressNotificationParams
+)
+
+// requiredProgressNotification holds the bits of the properties some version of ProgressNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredProgressNotification = bitProgressNotificationJSONRPC | bitProgressNotificationMethod | bitProgressNotificationParams
+
 // ProgressNotificationParams: Parameters for a {@link ProgressNotificationnotifications/progress} notification.
 type ProgressNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -4137,6 +5382,19 @@ type ProgressNotificationParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ProgressNotificationParams's properties in has and missing, in schema order.
+const (
+	bitProgressNotificationParamsMeta uint64 = 1 << iota
+	bitProgressNotificationParamsMessage
+	bitProgressNotificationParamsProgress
+	bitProgressNotificationParamsProgressToken
+	bitProgressNotificationParamsTotal
+)
+
+// requiredProgressNotificationParams holds the bits of the properties some version of ProgressNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredProgressNotificationParams = bitProgressNotificationParamsProgress | bitProgressNotificationParamsProgressToken
 
 // ProgressToken: A progress token, used to associate progress notifications with the original request.
 type ProgressToken struct {
@@ -4230,6 +5488,20 @@ type Prompt struct {
 	missing uint64
 }
 
+// The presence bits of Prompt's properties in has and missing, in schema order.
+const (
+	bitPromptMeta uint64 = 1 << iota
+	bitPromptArguments
+	bitPromptDescription
+	bitPromptIcons
+	bitPromptName
+	bitPromptTitle
+)
+
+// requiredPrompt holds the bits of the properties some version of Prompt requires:
+// decoding sets those the input lacks in missing.
+const requiredPrompt = bitPromptName
+
 // PromptArgument: Describes an argument that a prompt can accept.
 type PromptArgument struct {
 	// Description: A human-readable description of the argument.
@@ -4257,6 +5529,18 @@ type PromptArgument struct {
 	missing uint64
 }
 
+// The presence bits of PromptArgument's properties in has and missing, in schema order.
+const (
+	bitPromptArgumentDescription uint64 = 1 << iota
+	bitPromptArgumentName
+	bitPromptArgumentRequired
+	bitPromptArgumentTitle
+)
+
+// requiredPromptArgument holds the bits of the properties some version of PromptArgument requires:
+// decoding sets those the input lacks in missing.
+const requiredPromptArgument = bitPromptArgumentName
+
 // PromptListChangedNotification: An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
 type PromptListChangedNotification struct {
 	// JSONRPC is defined by the MCP schema.
@@ -4277,6 +5561,17 @@ type PromptListChangedNotification struct {
 
 func (*PromptListChangedNotification) isServerNotificationVariant() {}
 
+// The presence bits of PromptListChangedNotification's properties in has and missing, in schema order.
+const (
+	bitPromptListChangedNotificationJSONRPC uint64 = 1 << iota
+	bitPromptListChangedNotificationMethod
+	bitPromptListChangedNotificationParams
+)
+
+// requiredPromptListChangedNotification holds the bits of the properties some version of PromptListChangedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredPromptListChangedNotification = bitPromptListChangedNotificationJSONRPC | bitPromptListChangedNotificationMethod
+
 // PromptMessage: Describes a message returned as part of a prompt.
 //
 // This is similar to {@link SamplingMessage}, but also supports the embedding of
@@ -4295,6 +5590,16 @@ type PromptMessage struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of PromptMessage's properties in has and missing, in schema order.
+const (
+	bitPromptMessageContent uint64 = 1 << iota
+	bitPromptMessageRole
+)
+
+// requiredPromptMessage holds the bits of the properties some version of PromptMessage requires:
+// decoding sets those the input lacks in missing.
+const requiredPromptMessage = bitPromptMessageContent | bitPromptMessageRole
 
 // PromptReference: Identifies a prompt.
 type PromptReference struct {
@@ -4321,6 +5626,17 @@ type PromptReference struct {
 
 func (*PromptReference) isCompleteRequestParamsRefVariant() {}
 
+// The presence bits of PromptReference's properties in has and missing, in schema order.
+const (
+	bitPromptReferenceName uint64 = 1 << iota
+	bitPromptReferenceTitle
+	bitPromptReferenceType
+)
+
+// requiredPromptReference holds the bits of the properties some version of PromptReference requires:
+// decoding sets those the input lacks in missing.
+const requiredPromptReference = bitPromptReferenceName | bitPromptReferenceType
+
 // ReadResourceRequest: Sent from the client to the server, to read a specific resource URI.
 type ReadResourceRequest struct {
 	// ID is defined by the MCP schema.
@@ -4344,6 +5660,18 @@ type ReadResourceRequest struct {
 }
 
 func (*ReadResourceRequest) isClientRequestVariant() {}
+
+// The presence bits of ReadResourceRequest's properties in has and missing, in schema order.
+const (
+	bitReadResourceRequestID uint64 = 1 << iota
+	bitReadResourceRequestJSONRPC
+	bitReadResourceRequestMethod
+	bitReadResourceRequestParams
+)
+
+// requiredReadResourceRequest holds the bits of the properties some version of ReadResourceRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredReadResourceRequest = bitReadResourceRequestID | bitReadResourceRequestJSONRPC | bitReadResourceRequestMethod | bitReadResourceRequestParams
 
 // ReadResourceRequestParams: Parameters for a `resources/read` request.
 type ReadResourceRequestParams struct {
@@ -4370,6 +5698,18 @@ type ReadResourceRequestParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ReadResourceRequestParams's properties in has and missing, in schema order.
+const (
+	bitReadResourceRequestParamsMeta uint64 = 1 << iota
+	bitReadResourceRequestParamsInputResponses
+	bitReadResourceRequestParamsRequestState
+	bitReadResourceRequestParamsURI
+)
+
+// requiredReadResourceRequestParams holds the bits of the properties some version of ReadResourceRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredReadResourceRequestParams = bitReadResourceRequestParamsMeta | bitReadResourceRequestParamsURI
 
 // ReadResourceResult: The result returned by the server for a {@link ReadResourceRequestresources/read} request.
 type ReadResourceResult struct {
@@ -4424,8 +5764,18 @@ type ReadResourceResult struct {
 func (*ReadResourceResult) isReadResourceResultResponseResultVariant() {}
 func (*ReadResourceResult) isServerResultVariant()                     {}
 
-// bitReadResourceResultTTLMs is the bit of ttlMs in the has and missing fields of ReadResourceResult.
-const bitReadResourceResultTTLMs = uint64(0x10)
+// The presence bits of ReadResourceResult's properties in has and missing, in schema order.
+const (
+	bitReadResourceResultMeta uint64 = 1 << iota
+	bitReadResourceResultCacheScope
+	bitReadResourceResultContents
+	bitReadResourceResultResultType
+	bitReadResourceResultTTLMs
+)
+
+// requiredReadResourceResult holds the bits of the properties some version of ReadResourceResult requires:
+// decoding sets those the input lacks in missing.
+const requiredReadResourceResult = bitReadResourceResultCacheScope | bitReadResourceResultContents | bitReadResourceResultResultType | bitReadResourceResultTTLMs
 
 // SetTTLMs sets TTLMs and marks it present, so that it is encoded even
 // when zero: version 2026-07-28 requires it.
@@ -4499,6 +5849,17 @@ type ReadResourceResultResponse struct {
 	missing uint64
 }
 
+// The presence bits of ReadResourceResultResponse's properties in has and missing, in schema order.
+const (
+	bitReadResourceResultResponseID uint64 = 1 << iota
+	bitReadResourceResultResponseJSONRPC
+	bitReadResourceResultResponseResult
+)
+
+// requiredReadResourceResultResponse holds the bits of the properties some version of ReadResourceResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredReadResourceResultResponse = bitReadResourceResultResponseID | bitReadResourceResultResponseJSONRPC | bitReadResourceResultResponseResult
+
 // ReadResourceResultResponseResult is defined by the MCP schema.
 //
 // Decoding chooses the variant by resultType: "complete" (or no resultType)
@@ -4542,6 +5903,15 @@ type RelatedTaskMetadata struct {
 	missing uint64
 }
 
+// The presence bits of RelatedTaskMetadata's properties in has and missing, in schema order.
+const (
+	bitRelatedTaskMetadataTaskID uint64 = 1 << iota
+)
+
+// requiredRelatedTaskMetadata holds the bits of the properties some version of RelatedTaskMetadata requires:
+// decoding sets those the input lacks in missing.
+const requiredRelatedTaskMetadata = bitRelatedTaskMetadataTaskID
+
 // Request is defined by the MCP schema.
 type Request struct {
 	// Method is defined by the MCP schema.
@@ -4557,6 +5927,16 @@ type Request struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of Request's properties in has and missing, in schema order.
+const (
+	bitRequestMethod uint64 = 1 << iota
+	bitRequestParams
+)
+
+// requiredRequest holds the bits of the properties some version of Request requires:
+// decoding sets those the input lacks in missing.
+const requiredRequest = bitRequestMethod
 
 // RequestId: A uniquely identifying ID for a request in JSON-RPC.
 type RequestId struct {
@@ -4660,6 +6040,19 @@ type RequestMetaObject struct {
 	missing uint64
 }
 
+// The presence bits of RequestMetaObject's properties in has and missing, in schema order.
+const (
+	bitRequestMetaObjectClientCapabilities uint64 = 1 << iota
+	bitRequestMetaObjectClientInfo
+	bitRequestMetaObjectLogLevel
+	bitRequestMetaObjectProtocolVersion
+	bitRequestMetaObjectProgressToken
+)
+
+// requiredRequestMetaObject holds the bits of the properties some version of RequestMetaObject requires:
+// decoding sets those the input lacks in missing.
+const requiredRequestMetaObject = bitRequestMetaObjectClientCapabilities | bitRequestMetaObjectProtocolVersion
+
 // RequestParams: Common params for any request.
 type RequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -4673,6 +6066,15 @@ type RequestParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of RequestParams's properties in has and missing, in schema order.
+const (
+	bitRequestParamsMeta uint64 = 1 << iota
+)
+
+// requiredRequestParams holds the bits of the properties some version of RequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredRequestParams = bitRequestParamsMeta
 
 // Resource: A known resource that the server is capable of reading.
 type Resource struct {
@@ -4727,6 +6129,23 @@ type Resource struct {
 	missing uint64
 }
 
+// The presence bits of Resource's properties in has and missing, in schema order.
+const (
+	bitResourceMeta uint64 = 1 << iota
+	bitResourceAnnotations
+	bitResourceDescription
+	bitResourceIcons
+	bitResourceMIMEType
+	bitResourceName
+	bitResourceSize
+	bitResourceTitle
+	bitResourceURI
+)
+
+// requiredResource holds the bits of the properties some version of Resource requires:
+// decoding sets those the input lacks in missing.
+const requiredResource = bitResourceName | bitResourceURI
+
 // ResourceContents: The contents of a specific resource or sub-resource.
 type ResourceContents struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -4746,6 +6165,17 @@ type ResourceContents struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ResourceContents's properties in has and missing, in schema order.
+const (
+	bitResourceContentsMeta uint64 = 1 << iota
+	bitResourceContentsMIMEType
+	bitResourceContentsURI
+)
+
+// requiredResourceContents holds the bits of the properties some version of ResourceContents requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceContents = bitResourceContentsURI
 
 // ResourceLink: A resource that the server is capable of reading, included in a prompt or tool call result.
 //
@@ -4818,6 +6248,24 @@ type ResourceLink struct {
 
 func (*ResourceLink) isContentBlockVariant() {}
 
+// The presence bits of ResourceLink's properties in has and missing, in schema order.
+const (
+	bitResourceLinkMeta uint64 = 1 << iota
+	bitResourceLinkAnnotations
+	bitResourceLinkDescription
+	bitResourceLinkIcons
+	bitResourceLinkMIMEType
+	bitResourceLinkName
+	bitResourceLinkSize
+	bitResourceLinkTitle
+	bitResourceLinkType
+	bitResourceLinkURI
+)
+
+// requiredResourceLink holds the bits of the properties some version of ResourceLink requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceLink = bitResourceLinkName | bitResourceLinkType | bitResourceLinkURI
+
 // ResourceListChangedNotification: An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
 type ResourceListChangedNotification struct {
 	// JSONRPC is defined by the MCP schema.
@@ -4837,6 +6285,17 @@ type ResourceListChangedNotification struct {
 }
 
 func (*ResourceListChangedNotification) isServerNotificationVariant() {}
+
+// The presence bits of ResourceListChangedNotification's properties in has and missing, in schema order.
+const (
+	bitResourceListChangedNotificationJSONRPC uint64 = 1 << iota
+	bitResourceListChangedNotificationMethod
+	bitResourceListChangedNotificationParams
+)
+
+// requiredResourceListChangedNotification holds the bits of the properties some version of ResourceListChangedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceListChangedNotification = bitResourceListChangedNotificationJSONRPC | bitResourceListChangedNotificationMethod
 
 // ResourceReference is the name ResourceTemplateReference had before 2025-06-18.
 //
@@ -4866,6 +6325,16 @@ type ResourceRequestParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ResourceRequestParams's properties in has and missing, in schema order.
+const (
+	bitResourceRequestParamsMeta uint64 = 1 << iota
+	bitResourceRequestParamsURI
+)
+
+// requiredResourceRequestParams holds the bits of the properties some version of ResourceRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceRequestParams = bitResourceRequestParamsMeta | bitResourceRequestParamsURI
 
 // ResourceTemplate: A template description for resources available on the server.
 type ResourceTemplate struct {
@@ -4916,6 +6385,22 @@ type ResourceTemplate struct {
 	missing uint64
 }
 
+// The presence bits of ResourceTemplate's properties in has and missing, in schema order.
+const (
+	bitResourceTemplateMeta uint64 = 1 << iota
+	bitResourceTemplateAnnotations
+	bitResourceTemplateDescription
+	bitResourceTemplateIcons
+	bitResourceTemplateMIMEType
+	bitResourceTemplateName
+	bitResourceTemplateTitle
+	bitResourceTemplateURITemplate
+)
+
+// requiredResourceTemplate holds the bits of the properties some version of ResourceTemplate requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceTemplate = bitResourceTemplateName | bitResourceTemplateURITemplate
+
 // ResourceTemplateReference: A reference to a resource or resource template definition.
 type ResourceTemplateReference struct {
 	// URI: The URI or URI template of the resource.
@@ -4931,6 +6416,16 @@ type ResourceTemplateReference struct {
 }
 
 func (*ResourceTemplateReference) isCompleteRequestParamsRefVariant() {}
+
+// The presence bits of ResourceTemplateReference's properties in has and missing, in schema order.
+const (
+	bitResourceTemplateReferenceType uint64 = 1 << iota
+	bitResourceTemplateReferenceURI
+)
+
+// requiredResourceTemplateReference holds the bits of the properties some version of ResourceTemplateReference requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceTemplateReference = bitResourceTemplateReferenceType | bitResourceTemplateReferenceURI
 
 // ResourceUpdatedNotification: A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 type ResourceUpdatedNotification struct {
@@ -4952,6 +6447,17 @@ type ResourceUpdatedNotification struct {
 
 func (*ResourceUpdatedNotification) isServerNotificationVariant() {}
 
+// The presence bits of ResourceUpdatedNotification's properties in has and missing, in schema order.
+const (
+	bitResourceUpdatedNotificationJSONRPC uint64 = 1 << iota
+	bitResourceUpdatedNotificationMethod
+	bitResourceUpdatedNotificationParams
+)
+
+// requiredResourceUpdatedNotification holds the bits of the properties some version of ResourceUpdatedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceUpdatedNotification = bitResourceUpdatedNotificationJSONRPC | bitResourceUpdatedNotificationMethod | bitResourceUpdatedNotificationParams
+
 // ResourceUpdatedNotificationParams: Parameters for a `notifications/resources/updated` notification.
 type ResourceUpdatedNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -4969,6 +6475,16 @@ type ResourceUpdatedNotificationParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ResourceUpdatedNotificationParams's properties in has and missing, in schema order.
+const (
+	bitResourceUpdatedNotificationParamsMeta uint64 = 1 << iota
+	bitResourceUpdatedNotificationParamsURI
+)
+
+// requiredResourceUpdatedNotificationParams holds the bits of the properties some version of ResourceUpdatedNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceUpdatedNotificationParams = bitResourceUpdatedNotificationParamsURI
 
 // Result: Common result fields.
 type Result struct {
@@ -4997,6 +6513,16 @@ type Result struct {
 func (*Result) isClientResultVariant() {}
 func (*Result) isServerResultVariant() {}
 
+// The presence bits of Result's properties in has and missing, in schema order.
+const (
+	bitResultMeta uint64 = 1 << iota
+	bitResultResultType
+)
+
+// requiredResult holds the bits of the properties some version of Result requires:
+// decoding sets those the input lacks in missing.
+const requiredResult = bitResultResultType
+
 // ResultMetaObject: Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Since 2026-07-28.
@@ -5024,6 +6550,11 @@ type ResultMetaObject struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ResultMetaObject's properties in has and missing, in schema order.
+const (
+	bitResultMetaObjectServerInfo uint64 = 1 << iota
+)
 
 // ResultType: Indicates the type of a {@link Result} object, allowing the client to
 // determine how to parse the response.
@@ -5069,6 +6600,17 @@ type Root struct {
 	missing uint64
 }
 
+// The presence bits of Root's properties in has and missing, in schema order.
+const (
+	bitRootMeta uint64 = 1 << iota
+	bitRootName
+	bitRootURI
+)
+
+// requiredRoot holds the bits of the properties some version of Root requires:
+// decoding sets those the input lacks in missing.
+const requiredRoot = bitRootURI
+
 // RootsListChangedNotification: A notification from the client to the server, informing it that the list of roots has changed.
 // This notification should be sent whenever the client adds, removes, or modifies any root.
 // The server should then request an updated list of roots using the ListRootsRequest.
@@ -5095,6 +6637,17 @@ type RootsListChangedNotification struct {
 
 func (*RootsListChangedNotification) isClientNotificationVariant() {}
 
+// The presence bits of RootsListChangedNotification's properties in has and missing, in schema order.
+const (
+	bitRootsListChangedNotificationJSONRPC uint64 = 1 << iota
+	bitRootsListChangedNotificationMethod
+	bitRootsListChangedNotificationParams
+)
+
+// requiredRootsListChangedNotification holds the bits of the properties some version of RootsListChangedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredRootsListChangedNotification = bitRootsListChangedNotificationJSONRPC | bitRootsListChangedNotificationMethod
+
 // SamplingMessage: Describes a message issued to or received from an LLM API.
 type SamplingMessage struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -5114,6 +6667,17 @@ type SamplingMessage struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of SamplingMessage's properties in has and missing, in schema order.
+const (
+	bitSamplingMessageMeta uint64 = 1 << iota
+	bitSamplingMessageContent
+	bitSamplingMessageRole
+)
+
+// requiredSamplingMessage holds the bits of the properties some version of SamplingMessage requires:
+// decoding sets those the input lacks in missing.
+const requiredSamplingMessage = bitSamplingMessageContent | bitSamplingMessageRole
 
 // SamplingMessageContent is defined by the MCP schema.
 type SamplingMessageContent struct {
@@ -5189,6 +6753,18 @@ type ServerCapabilities struct {
 	missing uint64
 }
 
+// The presence bits of ServerCapabilities's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesCompletions uint64 = 1 << iota
+	bitServerCapabilitiesExperimental
+	bitServerCapabilitiesExtensions
+	bitServerCapabilitiesLogging
+	bitServerCapabilitiesPrompts
+	bitServerCapabilitiesResources
+	bitServerCapabilitiesTools
+	bitServerCapabilitiesTasks
+)
+
 // ServerCapabilitiesPrompts: Present if the server offers any prompt templates.
 type ServerCapabilitiesPrompts struct {
 	// ListChanged: Whether this server supports notifications for changes to the prompt list.
@@ -5202,6 +6778,11 @@ type ServerCapabilitiesPrompts struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ServerCapabilitiesPrompts's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesPromptsListChanged uint64 = 1 << iota
+)
 
 // ServerCapabilitiesResources: Present if the server offers any resources to read.
 type ServerCapabilitiesResources struct {
@@ -5218,6 +6799,12 @@ type ServerCapabilitiesResources struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ServerCapabilitiesResources's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesResourcesListChanged uint64 = 1 << iota
+	bitServerCapabilitiesResourcesSubscribe
+)
 
 // ServerCapabilitiesTasks: Present if the server supports task-augmented requests.
 //
@@ -5245,6 +6832,13 @@ type ServerCapabilitiesTasks struct {
 	missing uint64
 }
 
+// The presence bits of ServerCapabilitiesTasks's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesTasksCancel uint64 = 1 << iota
+	bitServerCapabilitiesTasksList
+	bitServerCapabilitiesTasksRequests
+)
+
 // ServerCapabilitiesTasksRequests: Specifies which request types can be augmented with tasks.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -5262,6 +6856,11 @@ type ServerCapabilitiesTasksRequests struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ServerCapabilitiesTasksRequests's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesTasksRequestsTools uint64 = 1 << iota
+)
 
 // ServerCapabilitiesTasksRequestsTools: Task support for tool-related requests.
 //
@@ -5281,6 +6880,11 @@ type ServerCapabilitiesTasksRequestsTools struct {
 	missing uint64
 }
 
+// The presence bits of ServerCapabilitiesTasksRequestsTools's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesTasksRequestsToolsCall uint64 = 1 << iota
+)
+
 // ServerCapabilitiesTools: Present if the server offers any tools to call.
 type ServerCapabilitiesTools struct {
 	// ListChanged: Whether this server supports notifications for changes to the tool list.
@@ -5294,6 +6898,11 @@ type ServerCapabilitiesTools struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ServerCapabilitiesTools's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesToolsListChanged uint64 = 1 << iota
+)
 
 // ServerNotification is defined by the MCP schema.
 type ServerNotification struct {
@@ -5374,6 +6983,18 @@ type SetLevelRequest struct {
 
 func (*SetLevelRequest) isClientRequestVariant() {}
 
+// The presence bits of SetLevelRequest's properties in has and missing, in schema order.
+const (
+	bitSetLevelRequestID uint64 = 1 << iota
+	bitSetLevelRequestJSONRPC
+	bitSetLevelRequestMethod
+	bitSetLevelRequestParams
+)
+
+// requiredSetLevelRequest holds the bits of the properties some version of SetLevelRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredSetLevelRequest = bitSetLevelRequestID | bitSetLevelRequestJSONRPC | bitSetLevelRequestMethod | bitSetLevelRequestParams
+
 // SetLevelRequestParams: Parameters for a `logging/setLevel` request.
 //
 // Removed in 2026-07-28.
@@ -5396,6 +7017,16 @@ type SetLevelRequestParams struct {
 	missing uint64
 }
 
+// The presence bits of SetLevelRequestParams's properties in has and missing, in schema order.
+const (
+	bitSetLevelRequestParamsMeta uint64 = 1 << iota
+	bitSetLevelRequestParamsLevel
+)
+
+// requiredSetLevelRequestParams holds the bits of the properties some version of SetLevelRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredSetLevelRequestParams = bitSetLevelRequestParamsLevel
+
 // SetLevelRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -5413,6 +7044,11 @@ type SetLevelRequestParamsMeta struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of SetLevelRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitSetLevelRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // SingleSelectEnumSchema is defined by the MCP schema.
 //
@@ -5473,6 +7109,21 @@ type StringSchema struct {
 
 func (*StringSchema) isPrimitiveSchemaDefinitionVariant() {}
 
+// The presence bits of StringSchema's properties in has and missing, in schema order.
+const (
+	bitStringSchemaDefault uint64 = 1 << iota
+	bitStringSchemaDescription
+	bitStringSchemaFormat
+	bitStringSchemaMaxLength
+	bitStringSchemaMinLength
+	bitStringSchemaTitle
+	bitStringSchemaType
+)
+
+// requiredStringSchema holds the bits of the properties some version of StringSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredStringSchema = bitStringSchemaType
+
 // StringSchemaFormat is defined by the MCP schema.
 //
 // Since 2025-06-18.
@@ -5526,6 +7177,18 @@ type SubscribeRequest struct {
 
 func (*SubscribeRequest) isClientRequestVariant() {}
 
+// The presence bits of SubscribeRequest's properties in has and missing, in schema order.
+const (
+	bitSubscribeRequestID uint64 = 1 << iota
+	bitSubscribeRequestJSONRPC
+	bitSubscribeRequestMethod
+	bitSubscribeRequestParams
+)
+
+// requiredSubscribeRequest holds the bits of the properties some version of SubscribeRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscribeRequest = bitSubscribeRequestID | bitSubscribeRequestJSONRPC | bitSubscribeRequestMethod | bitSubscribeRequestParams
+
 // SubscribeRequestParams: Parameters for a `resources/subscribe` request.
 //
 // Removed in 2026-07-28.
@@ -5548,6 +7211,16 @@ type SubscribeRequestParams struct {
 	missing uint64
 }
 
+// The presence bits of SubscribeRequestParams's properties in has and missing, in schema order.
+const (
+	bitSubscribeRequestParamsMeta uint64 = 1 << iota
+	bitSubscribeRequestParamsURI
+)
+
+// requiredSubscribeRequestParams holds the bits of the properties some version of SubscribeRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscribeRequestParams = bitSubscribeRequestParamsURI
+
 // SubscribeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -5565,6 +7238,11 @@ type SubscribeRequestParamsMeta struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of SubscribeRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitSubscribeRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // SubscriptionFilter: The set of notification types a client may opt in to on a
 // {@link SubscriptionsListenRequestsubscriptions/listen} request.
@@ -5601,6 +7279,14 @@ type SubscriptionFilter struct {
 	missing uint64
 }
 
+// The presence bits of SubscriptionFilter's properties in has and missing, in schema order.
+const (
+	bitSubscriptionFilterPromptsListChanged uint64 = 1 << iota
+	bitSubscriptionFilterResourceSubscriptions
+	bitSubscriptionFilterResourcesListChanged
+	bitSubscriptionFilterToolsListChanged
+)
+
 // SubscriptionsAcknowledgedNotification: Sent by the server to acknowledge that a
 // {@link SubscriptionsListenRequestsubscriptions/listen} subscription has been
 // established and to report which notification types it agreed to honor.
@@ -5630,6 +7316,17 @@ type SubscriptionsAcknowledgedNotification struct {
 
 func (*SubscriptionsAcknowledgedNotification) isServerNotificationVariant() {}
 
+// The presence bits of SubscriptionsAcknowledgedNotification's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsAcknowledgedNotificationJSONRPC uint64 = 1 << iota
+	bitSubscriptionsAcknowledgedNotificationMethod
+	bitSubscriptionsAcknowledgedNotificationParams
+)
+
+// requiredSubscriptionsAcknowledgedNotification holds the bits of the properties some version of SubscriptionsAcknowledgedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsAcknowledgedNotification = bitSubscriptionsAcknowledgedNotificationJSONRPC | bitSubscriptionsAcknowledgedNotificationMethod | bitSubscriptionsAcknowledgedNotificationParams
+
 // SubscriptionsAcknowledgedNotificationParams: Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
 //
 // Since 2026-07-28.
@@ -5654,6 +7351,16 @@ type SubscriptionsAcknowledgedNotificationParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of SubscriptionsAcknowledgedNotificationParams's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsAcknowledgedNotificationParamsMeta uint64 = 1 << iota
+	bitSubscriptionsAcknowledgedNotificationParamsNotifications
+)
+
+// requiredSubscriptionsAcknowledgedNotificationParams holds the bits of the properties some version of SubscriptionsAcknowledgedNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsAcknowledgedNotificationParams = bitSubscriptionsAcknowledgedNotificationParamsNotifications
 
 // SubscriptionsListenRequest: Sent from the client to open a long-lived channel for receiving notifications
 // outside the context of a specific request. Replaces the previous HTTP GET
@@ -5681,6 +7388,18 @@ type SubscriptionsListenRequest struct {
 
 func (*SubscriptionsListenRequest) isClientRequestVariant() {}
 
+// The presence bits of SubscriptionsListenRequest's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsListenRequestID uint64 = 1 << iota
+	bitSubscriptionsListenRequestJSONRPC
+	bitSubscriptionsListenRequestMethod
+	bitSubscriptionsListenRequestParams
+)
+
+// requiredSubscriptionsListenRequest holds the bits of the properties some version of SubscriptionsListenRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsListenRequest = bitSubscriptionsListenRequestID | bitSubscriptionsListenRequestJSONRPC | bitSubscriptionsListenRequestMethod | bitSubscriptionsListenRequestParams
+
 // SubscriptionsListenRequestParams: Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 //
 // Since 2026-07-28.
@@ -5704,6 +7423,16 @@ type SubscriptionsListenRequestParams struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of SubscriptionsListenRequestParams's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsListenRequestParamsMeta uint64 = 1 << iota
+	bitSubscriptionsListenRequestParamsNotifications
+)
+
+// requiredSubscriptionsListenRequestParams holds the bits of the properties some version of SubscriptionsListenRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsListenRequestParams = bitSubscriptionsListenRequestParamsMeta | bitSubscriptionsListenRequestParamsNotifications
 
 // SubscriptionsListenResult: The response to a {@link SubscriptionsListenRequestsubscriptions/listen}
 // request, signalling that the subscription has ended gracefully (for example,
@@ -5738,6 +7467,16 @@ type SubscriptionsListenResult struct {
 }
 
 func (*SubscriptionsListenResult) isServerResultVariant() {}
+
+// The presence bits of SubscriptionsListenResult's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsListenResultMeta uint64 = 1 << iota
+	bitSubscriptionsListenResultResultType
+)
+
+// requiredSubscriptionsListenResult holds the bits of the properties some version of SubscriptionsListenResult requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsListenResult = bitSubscriptionsListenResultMeta | bitSubscriptionsListenResultResultType
 
 // SubscriptionsListenResultMetaObject: Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
 // {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.
@@ -5776,6 +7515,16 @@ type SubscriptionsListenResultMetaObject struct {
 	missing uint64
 }
 
+// The presence bits of SubscriptionsListenResultMetaObject's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsListenResultMetaObjectServerInfo uint64 = 1 << iota
+	bitSubscriptionsListenResultMetaObjectSubscriptionID
+)
+
+// requiredSubscriptionsListenResultMetaObject holds the bits of the properties some version of SubscriptionsListenResultMetaObject requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsListenResultMetaObject = bitSubscriptionsListenResultMetaObjectSubscriptionID
+
 // SubscriptionsListenResultResponse: A successful response from the server for a {@link SubscriptionsListenRequestsubscriptions/listen}
 // request, sent when the server tears the subscription down gracefully.
 //
@@ -5798,6 +7547,17 @@ type SubscriptionsListenResultResponse struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of SubscriptionsListenResultResponse's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsListenResultResponseID uint64 = 1 << iota
+	bitSubscriptionsListenResultResponseJSONRPC
+	bitSubscriptionsListenResultResponseResult
+)
+
+// requiredSubscriptionsListenResultResponse holds the bits of the properties some version of SubscriptionsListenResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsListenResultResponse = bitSubscriptionsListenResultResponseID | bitSubscriptionsListenResultResponseJSONRPC | bitSubscriptionsListenResultResponseResult
 
 // Task: Data associated with a task.
 //
@@ -5845,6 +7605,21 @@ type Task struct {
 	missing uint64
 }
 
+// The presence bits of Task's properties in has and missing, in schema order.
+const (
+	bitTaskCreatedAt uint64 = 1 << iota
+	bitTaskLastUpdatedAt
+	bitTaskPollInterval
+	bitTaskStatus
+	bitTaskStatusMessage
+	bitTaskTaskID
+	bitTaskTTL
+)
+
+// requiredTask holds the bits of the properties some version of Task requires:
+// decoding sets those the input lacks in missing.
+const requiredTask = bitTaskCreatedAt | bitTaskLastUpdatedAt | bitTaskStatus | bitTaskTaskID | bitTaskTTL
+
 // TaskAugmentedRequestParams: Common params for any task-augmented request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -5872,6 +7647,12 @@ type TaskAugmentedRequestParams struct {
 	missing uint64
 }
 
+// The presence bits of TaskAugmentedRequestParams's properties in has and missing, in schema order.
+const (
+	bitTaskAugmentedRequestParamsMeta uint64 = 1 << iota
+	bitTaskAugmentedRequestParamsTask
+)
+
 // TaskAugmentedRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -5889,6 +7670,11 @@ type TaskAugmentedRequestParamsMeta struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of TaskAugmentedRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitTaskAugmentedRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // TaskMetadata: Metadata for augmenting a request with task execution.
 // Include this in the `task` field of the request parameters.
@@ -5908,6 +7694,11 @@ type TaskMetadata struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of TaskMetadata's properties in has and missing, in schema order.
+const (
+	bitTaskMetadataTTL uint64 = 1 << iota
+)
 
 // TaskStatus: The status of a task.
 //
@@ -5959,6 +7750,17 @@ type TaskStatusNotification struct {
 func (*TaskStatusNotification) isClientNotificationVariant() {}
 func (*TaskStatusNotification) isServerNotificationVariant() {}
 
+// The presence bits of TaskStatusNotification's properties in has and missing, in schema order.
+const (
+	bitTaskStatusNotificationJSONRPC uint64 = 1 << iota
+	bitTaskStatusNotificationMethod
+	bitTaskStatusNotificationParams
+)
+
+// requiredTaskStatusNotification holds the bits of the properties some version of TaskStatusNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredTaskStatusNotification = bitTaskStatusNotificationJSONRPC | bitTaskStatusNotificationMethod | bitTaskStatusNotificationParams
+
 // TaskStatusNotificationParams: Parameters for a `notifications/tasks/status` notification.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -6009,6 +7811,22 @@ type TaskStatusNotificationParams struct {
 	missing uint64
 }
 
+// The presence bits of TaskStatusNotificationParams's properties in has and missing, in schema order.
+const (
+	bitTaskStatusNotificationParamsMeta uint64 = 1 << iota
+	bitTaskStatusNotificationParamsCreatedAt
+	bitTaskStatusNotificationParamsLastUpdatedAt
+	bitTaskStatusNotificationParamsPollInterval
+	bitTaskStatusNotificationParamsStatus
+	bitTaskStatusNotificationParamsStatusMessage
+	bitTaskStatusNotificationParamsTaskID
+	bitTaskStatusNotificationParamsTTL
+)
+
+// requiredTaskStatusNotificationParams holds the bits of the properties some version of TaskStatusNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredTaskStatusNotificationParams = bitTaskStatusNotificationParamsCreatedAt | bitTaskStatusNotificationParamsLastUpdatedAt | bitTaskStatusNotificationParamsStatus | bitTaskStatusNotificationParamsTaskID | bitTaskStatusNotificationParamsTTL
+
 // TextContent: Text provided to or from an LLM.
 type TextContent struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -6034,6 +7852,18 @@ func (*TextContent) isCreateMessageResultContentVariant()  {}
 func (*TextContent) isSamplingMessageContentVariant()      {}
 func (*TextContent) isSamplingMessageContentBlockVariant() {}
 
+// The presence bits of TextContent's properties in has and missing, in schema order.
+const (
+	bitTextContentMeta uint64 = 1 << iota
+	bitTextContentAnnotations
+	bitTextContentText
+	bitTextContentType
+)
+
+// requiredTextContent holds the bits of the properties some version of TextContent requires:
+// decoding sets those the input lacks in missing.
+const requiredTextContent = bitTextContentText | bitTextContentType
+
 // TextResourceContents is defined by the MCP schema.
 type TextResourceContents struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -6058,6 +7888,18 @@ type TextResourceContents struct {
 
 func (*TextResourceContents) isEmbeddedResourceResourceVariant()       {}
 func (*TextResourceContents) isReadResourceResultContentsItemVariant() {}
+
+// The presence bits of TextResourceContents's properties in has and missing, in schema order.
+const (
+	bitTextResourceContentsMeta uint64 = 1 << iota
+	bitTextResourceContentsMIMEType
+	bitTextResourceContentsText
+	bitTextResourceContentsURI
+)
+
+// requiredTextResourceContents holds the bits of the properties some version of TextResourceContents requires:
+// decoding sets those the input lacks in missing.
+const requiredTextResourceContents = bitTextResourceContentsText | bitTextResourceContentsURI
 
 // TitledMultiSelectEnumSchema: Schema for multiple-selection enumeration with display titles for each option.
 //
@@ -6101,6 +7943,21 @@ func (*TitledMultiSelectEnumSchema) isEnumSchemaVariant()                {}
 func (*TitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant()     {}
 func (*TitledMultiSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 
+// The presence bits of TitledMultiSelectEnumSchema's properties in has and missing, in schema order.
+const (
+	bitTitledMultiSelectEnumSchemaDefault uint64 = 1 << iota
+	bitTitledMultiSelectEnumSchemaDescription
+	bitTitledMultiSelectEnumSchemaItems
+	bitTitledMultiSelectEnumSchemaMaxItems
+	bitTitledMultiSelectEnumSchemaMinItems
+	bitTitledMultiSelectEnumSchemaTitle
+	bitTitledMultiSelectEnumSchemaType
+)
+
+// requiredTitledMultiSelectEnumSchema holds the bits of the properties some version of TitledMultiSelectEnumSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredTitledMultiSelectEnumSchema = bitTitledMultiSelectEnumSchemaItems | bitTitledMultiSelectEnumSchemaType
+
 // TitledMultiSelectEnumSchemaItems: Schema for array items with enum options and display labels.
 //
 // Since 2025-11-25.
@@ -6118,6 +7975,15 @@ type TitledMultiSelectEnumSchemaItems struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of TitledMultiSelectEnumSchemaItems's properties in has and missing, in schema order.
+const (
+	bitTitledMultiSelectEnumSchemaItemsAnyOf uint64 = 1 << iota
+)
+
+// requiredTitledMultiSelectEnumSchemaItems holds the bits of the properties some version of TitledMultiSelectEnumSchemaItems requires:
+// decoding sets those the input lacks in missing.
+const requiredTitledMultiSelectEnumSchemaItems = bitTitledMultiSelectEnumSchemaItemsAnyOf
 
 // TitledMultiSelectEnumSchemaItemsAnyOfItem is defined by the MCP schema.
 //
@@ -6140,6 +8006,16 @@ type TitledMultiSelectEnumSchemaItemsAnyOfItem struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of TitledMultiSelectEnumSchemaItemsAnyOfItem's properties in has and missing, in schema order.
+const (
+	bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst uint64 = 1 << iota
+	bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle
+)
+
+// requiredTitledMultiSelectEnumSchemaItemsAnyOfItem holds the bits of the properties some version of TitledMultiSelectEnumSchemaItemsAnyOfItem requires:
+// decoding sets those the input lacks in missing.
+const requiredTitledMultiSelectEnumSchemaItemsAnyOfItem = bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst | bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle
 
 // TitledSingleSelectEnumSchema: Schema for single-selection enumeration with display titles for each option.
 //
@@ -6175,6 +8051,19 @@ func (*TitledSingleSelectEnumSchema) isEnumSchemaVariant()                {}
 func (*TitledSingleSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 func (*TitledSingleSelectEnumSchema) isSingleSelectEnumSchemaVariant()    {}
 
+// The presence bits of TitledSingleSelectEnumSchema's properties in has and missing, in schema order.
+const (
+	bitTitledSingleSelectEnumSchemaDefault uint64 = 1 << iota
+	bitTitledSingleSelectEnumSchemaDescription
+	bitTitledSingleSelectEnumSchemaOneOf
+	bitTitledSingleSelectEnumSchemaTitle
+	bitTitledSingleSelectEnumSchemaType
+)
+
+// requiredTitledSingleSelectEnumSchema holds the bits of the properties some version of TitledSingleSelectEnumSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredTitledSingleSelectEnumSchema = bitTitledSingleSelectEnumSchemaOneOf | bitTitledSingleSelectEnumSchemaType
+
 // TitledSingleSelectEnumSchemaOneOfItem is defined by the MCP schema.
 //
 // Since 2025-11-25.
@@ -6196,6 +8085,16 @@ type TitledSingleSelectEnumSchemaOneOfItem struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of TitledSingleSelectEnumSchemaOneOfItem's properties in has and missing, in schema order.
+const (
+	bitTitledSingleSelectEnumSchemaOneOfItemConst uint64 = 1 << iota
+	bitTitledSingleSelectEnumSchemaOneOfItemTitle
+)
+
+// requiredTitledSingleSelectEnumSchemaOneOfItem holds the bits of the properties some version of TitledSingleSelectEnumSchemaOneOfItem requires:
+// decoding sets those the input lacks in missing.
+const requiredTitledSingleSelectEnumSchemaOneOfItem = bitTitledSingleSelectEnumSchemaOneOfItemConst | bitTitledSingleSelectEnumSchemaOneOfItemTitle
 
 // Tool: Definition for a tool the client can call.
 type Tool struct {
@@ -6272,6 +8171,23 @@ type Tool struct {
 	missing uint64
 }
 
+// The presence bits of Tool's properties in has and missing, in schema order.
+const (
+	bitToolMeta uint64 = 1 << iota
+	bitToolAnnotations
+	bitToolDescription
+	bitToolIcons
+	bitToolInputSchema
+	bitToolName
+	bitToolOutputSchema
+	bitToolTitle
+	bitToolExecution
+)
+
+// requiredTool holds the bits of the properties some version of Tool requires:
+// decoding sets those the input lacks in missing.
+const requiredTool = bitToolInputSchema | bitToolName
+
 // ToolAnnotations: Additional properties describing a {@link Tool} to clients.
 //
 // NOTE: all properties in `ToolAnnotations` are **hints**.
@@ -6330,6 +8246,15 @@ type ToolAnnotations struct {
 	missing uint64
 }
 
+// The presence bits of ToolAnnotations's properties in has and missing, in schema order.
+const (
+	bitToolAnnotationsDestructiveHint uint64 = 1 << iota
+	bitToolAnnotationsIdempotentHint
+	bitToolAnnotationsOpenWorldHint
+	bitToolAnnotationsReadOnlyHint
+	bitToolAnnotationsTitle
+)
+
 // ToolChoice: Controls tool selection behavior for sampling requests.
 //
 // Since 2025-11-25.
@@ -6350,6 +8275,11 @@ type ToolChoice struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ToolChoice's properties in has and missing, in schema order.
+const (
+	bitToolChoiceMode uint64 = 1 << iota
+)
 
 // ToolChoiceMode: Controls the tool use ability of the model:
 // - `"auto"`: Model decides whether to use tools (default)
@@ -6400,6 +8330,11 @@ type ToolExecution struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ToolExecution's properties in has and missing, in schema order.
+const (
+	bitToolExecutionTaskSupport uint64 = 1 << iota
+)
 
 // ToolExecutionTaskSupport: Indicates whether this tool supports task-augmented execution.
 // This allows clients to handle long-running operations through polling
@@ -6467,6 +8402,18 @@ type ToolInputSchema struct {
 	missing uint64
 }
 
+// The presence bits of ToolInputSchema's properties in has and missing, in schema order.
+const (
+	bitToolInputSchemaSchema uint64 = 1 << iota
+	bitToolInputSchemaType
+	bitToolInputSchemaProperties
+	bitToolInputSchemaRequired
+)
+
+// requiredToolInputSchema holds the bits of the properties some version of ToolInputSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredToolInputSchema = bitToolInputSchemaType
+
 // ToolListChangedNotification: An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
 type ToolListChangedNotification struct {
 	// JSONRPC is defined by the MCP schema.
@@ -6486,6 +8433,17 @@ type ToolListChangedNotification struct {
 }
 
 func (*ToolListChangedNotification) isServerNotificationVariant() {}
+
+// The presence bits of ToolListChangedNotification's properties in has and missing, in schema order.
+const (
+	bitToolListChangedNotificationJSONRPC uint64 = 1 << iota
+	bitToolListChangedNotificationMethod
+	bitToolListChangedNotificationParams
+)
+
+// requiredToolListChangedNotification holds the bits of the properties some version of ToolListChangedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredToolListChangedNotification = bitToolListChangedNotificationJSONRPC | bitToolListChangedNotificationMethod
 
 // ToolOutputSchema: An optional JSON Schema object defining the structure of the tool's output returned in
 // the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
@@ -6519,6 +8477,18 @@ type ToolOutputSchema struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ToolOutputSchema's properties in has and missing, in schema order.
+const (
+	bitToolOutputSchemaSchema uint64 = 1 << iota
+	bitToolOutputSchemaProperties
+	bitToolOutputSchemaRequired
+	bitToolOutputSchemaType
+)
+
+// requiredToolOutputSchema holds the bits of the properties some version of ToolOutputSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredToolOutputSchema = bitToolOutputSchemaType
 
 // ToolResultContent: The result of a tool use, provided by the user back to the assistant.
 //
@@ -6570,6 +8540,20 @@ func (*ToolResultContent) isCreateMessageResultContentVariant()  {}
 func (*ToolResultContent) isSamplingMessageContentVariant()      {}
 func (*ToolResultContent) isSamplingMessageContentBlockVariant() {}
 
+// The presence bits of ToolResultContent's properties in has and missing, in schema order.
+const (
+	bitToolResultContentMeta uint64 = 1 << iota
+	bitToolResultContentContent
+	bitToolResultContentIsError
+	bitToolResultContentStructuredContent
+	bitToolResultContentToolUseID
+	bitToolResultContentType
+)
+
+// requiredToolResultContent holds the bits of the properties some version of ToolResultContent requires:
+// decoding sets those the input lacks in missing.
+const requiredToolResultContent = bitToolResultContentContent | bitToolResultContentToolUseID | bitToolResultContentType
+
 // ToolUseContent: A request from the assistant to call a tool.
 //
 // Since 2025-11-25.
@@ -6607,6 +8591,19 @@ func (*ToolUseContent) isCreateMessageResultContentVariant()  {}
 func (*ToolUseContent) isSamplingMessageContentVariant()      {}
 func (*ToolUseContent) isSamplingMessageContentBlockVariant() {}
 
+// The presence bits of ToolUseContent's properties in has and missing, in schema order.
+const (
+	bitToolUseContentMeta uint64 = 1 << iota
+	bitToolUseContentID
+	bitToolUseContentInput
+	bitToolUseContentName
+	bitToolUseContentType
+)
+
+// requiredToolUseContent holds the bits of the properties some version of ToolUseContent requires:
+// decoding sets those the input lacks in missing.
+const requiredToolUseContent = bitToolUseContentID | bitToolUseContentInput | bitToolUseContentName | bitToolUseContentType
+
 // URLElicitationRequiredError: An error response that indicates that the server requires the client to provide additional information via an elicitation request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -6628,6 +8625,17 @@ type URLElicitationRequiredError struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of URLElicitationRequiredError's properties in has and missing, in schema order.
+const (
+	bitURLElicitationRequiredErrorError uint64 = 1 << iota
+	bitURLElicitationRequiredErrorID
+	bitURLElicitationRequiredErrorJSONRPC
+)
+
+// requiredURLElicitationRequiredError holds the bits of the properties some version of URLElicitationRequiredError requires:
+// decoding sets those the input lacks in missing.
+const requiredURLElicitationRequiredError = bitURLElicitationRequiredErrorError | bitURLElicitationRequiredErrorJSONRPC
 
 // URLElicitationRequiredErrorError is defined by the MCP schema.
 //
@@ -6651,6 +8659,17 @@ type URLElicitationRequiredErrorError struct {
 	missing uint64
 }
 
+// The presence bits of URLElicitationRequiredErrorError's properties in has and missing, in schema order.
+const (
+	bitURLElicitationRequiredErrorErrorCode uint64 = 1 << iota
+	bitURLElicitationRequiredErrorErrorData
+	bitURLElicitationRequiredErrorErrorMessage
+)
+
+// requiredURLElicitationRequiredErrorError holds the bits of the properties some version of URLElicitationRequiredErrorError requires:
+// decoding sets those the input lacks in missing.
+const requiredURLElicitationRequiredErrorError = bitURLElicitationRequiredErrorErrorCode | bitURLElicitationRequiredErrorErrorData | bitURLElicitationRequiredErrorErrorMessage
+
 // URLElicitationRequiredErrorErrorData is defined by the MCP schema.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -6668,6 +8687,15 @@ type URLElicitationRequiredErrorErrorData struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of URLElicitationRequiredErrorErrorData's properties in has and missing, in schema order.
+const (
+	bitURLElicitationRequiredErrorErrorDataElicitations uint64 = 1 << iota
+)
+
+// requiredURLElicitationRequiredErrorErrorData holds the bits of the properties some version of URLElicitationRequiredErrorErrorData requires:
+// decoding sets those the input lacks in missing.
+const requiredURLElicitationRequiredErrorErrorData = bitURLElicitationRequiredErrorErrorDataElicitations
 
 // UnsubscribeRequest: Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
 //
@@ -6697,6 +8725,18 @@ type UnsubscribeRequest struct {
 
 func (*UnsubscribeRequest) isClientRequestVariant() {}
 
+// The presence bits of UnsubscribeRequest's properties in has and missing, in schema order.
+const (
+	bitUnsubscribeRequestID uint64 = 1 << iota
+	bitUnsubscribeRequestJSONRPC
+	bitUnsubscribeRequestMethod
+	bitUnsubscribeRequestParams
+)
+
+// requiredUnsubscribeRequest holds the bits of the properties some version of UnsubscribeRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredUnsubscribeRequest = bitUnsubscribeRequestID | bitUnsubscribeRequestJSONRPC | bitUnsubscribeRequestMethod | bitUnsubscribeRequestParams
+
 // UnsubscribeRequestParams: Parameters for a `resources/unsubscribe` request.
 //
 // Removed in 2026-07-28.
@@ -6719,6 +8759,16 @@ type UnsubscribeRequestParams struct {
 	missing uint64
 }
 
+// The presence bits of UnsubscribeRequestParams's properties in has and missing, in schema order.
+const (
+	bitUnsubscribeRequestParamsMeta uint64 = 1 << iota
+	bitUnsubscribeRequestParamsURI
+)
+
+// requiredUnsubscribeRequestParams holds the bits of the properties some version of UnsubscribeRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredUnsubscribeRequestParams = bitUnsubscribeRequestParamsURI
+
 // UnsubscribeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
@@ -6736,6 +8786,11 @@ type UnsubscribeRequestParamsMeta struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of UnsubscribeRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitUnsubscribeRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // UnsupportedProtocolVersionError: Returned when the request's protocol version is unknown to the server or
 // unsupported (e.g., a known experimental or draft version the server has
@@ -6762,6 +8817,17 @@ type UnsupportedProtocolVersionError struct {
 	missing uint64
 }
 
+// The presence bits of UnsupportedProtocolVersionError's properties in has and missing, in schema order.
+const (
+	bitUnsupportedProtocolVersionErrorError uint64 = 1 << iota
+	bitUnsupportedProtocolVersionErrorID
+	bitUnsupportedProtocolVersionErrorJSONRPC
+)
+
+// requiredUnsupportedProtocolVersionError holds the bits of the properties some version of UnsupportedProtocolVersionError requires:
+// decoding sets those the input lacks in missing.
+const requiredUnsupportedProtocolVersionError = bitUnsupportedProtocolVersionErrorError | bitUnsupportedProtocolVersionErrorJSONRPC
+
 // UnsupportedProtocolVersionErrorError is defined by the MCP schema.
 //
 // Since 2026-07-28.
@@ -6783,6 +8849,17 @@ type UnsupportedProtocolVersionErrorError struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of UnsupportedProtocolVersionErrorError's properties in has and missing, in schema order.
+const (
+	bitUnsupportedProtocolVersionErrorErrorCode uint64 = 1 << iota
+	bitUnsupportedProtocolVersionErrorErrorData
+	bitUnsupportedProtocolVersionErrorErrorMessage
+)
+
+// requiredUnsupportedProtocolVersionErrorError holds the bits of the properties some version of UnsupportedProtocolVersionErrorError requires:
+// decoding sets those the input lacks in missing.
+const requiredUnsupportedProtocolVersionErrorError = bitUnsupportedProtocolVersionErrorErrorCode | bitUnsupportedProtocolVersionErrorErrorData | bitUnsupportedProtocolVersionErrorErrorMessage
 
 // UnsupportedProtocolVersionErrorErrorData is defined by the MCP schema.
 //
@@ -6806,6 +8883,16 @@ type UnsupportedProtocolVersionErrorErrorData struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of UnsupportedProtocolVersionErrorErrorData's properties in has and missing, in schema order.
+const (
+	bitUnsupportedProtocolVersionErrorErrorDataRequested uint64 = 1 << iota
+	bitUnsupportedProtocolVersionErrorErrorDataSupported
+)
+
+// requiredUnsupportedProtocolVersionErrorErrorData holds the bits of the properties some version of UnsupportedProtocolVersionErrorErrorData requires:
+// decoding sets those the input lacks in missing.
+const requiredUnsupportedProtocolVersionErrorErrorData = bitUnsupportedProtocolVersionErrorErrorDataRequested | bitUnsupportedProtocolVersionErrorErrorDataSupported
 
 // UntitledMultiSelectEnumSchema: Schema for multiple-selection enumeration without display titles for options.
 //
@@ -6849,6 +8936,21 @@ func (*UntitledMultiSelectEnumSchema) isEnumSchemaVariant()                {}
 func (*UntitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant()     {}
 func (*UntitledMultiSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 
+// The presence bits of UntitledMultiSelectEnumSchema's properties in has and missing, in schema order.
+const (
+	bitUntitledMultiSelectEnumSchemaDefault uint64 = 1 << iota
+	bitUntitledMultiSelectEnumSchemaDescription
+	bitUntitledMultiSelectEnumSchemaItems
+	bitUntitledMultiSelectEnumSchemaMaxItems
+	bitUntitledMultiSelectEnumSchemaMinItems
+	bitUntitledMultiSelectEnumSchemaTitle
+	bitUntitledMultiSelectEnumSchemaType
+)
+
+// requiredUntitledMultiSelectEnumSchema holds the bits of the properties some version of UntitledMultiSelectEnumSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredUntitledMultiSelectEnumSchema = bitUntitledMultiSelectEnumSchemaItems | bitUntitledMultiSelectEnumSchemaType
+
 // UntitledMultiSelectEnumSchemaItems: Schema for the array items.
 //
 // Since 2025-11-25.
@@ -6866,6 +8968,16 @@ type UntitledMultiSelectEnumSchemaItems struct {
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of UntitledMultiSelectEnumSchemaItems's properties in has and missing, in schema order.
+const (
+	bitUntitledMultiSelectEnumSchemaItemsEnum uint64 = 1 << iota
+	bitUntitledMultiSelectEnumSchemaItemsType
+)
+
+// requiredUntitledMultiSelectEnumSchemaItems holds the bits of the properties some version of UntitledMultiSelectEnumSchemaItems requires:
+// decoding sets those the input lacks in missing.
+const requiredUntitledMultiSelectEnumSchemaItems = bitUntitledMultiSelectEnumSchemaItemsEnum | bitUntitledMultiSelectEnumSchemaItemsType
 
 // UntitledSingleSelectEnumSchema: Schema for single-selection enumeration without display titles for options.
 //
@@ -6900,3 +9012,16 @@ type UntitledSingleSelectEnumSchema struct {
 func (*UntitledSingleSelectEnumSchema) isEnumSchemaVariant()                {}
 func (*UntitledSingleSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 func (*UntitledSingleSelectEnumSchema) isSingleSelectEnumSchemaVariant()    {}
+
+// The presence bits of UntitledSingleSelectEnumSchema's properties in has and missing, in schema order.
+const (
+	bitUntitledSingleSelectEnumSchemaDefault uint64 = 1 << iota
+	bitUntitledSingleSelectEnumSchemaDescription
+	bitUntitledSingleSelectEnumSchemaEnum
+	bitUntitledSingleSelectEnumSchemaTitle
+	bitUntitledSingleSelectEnumSchemaType
+)
+
+// requiredUntitledSingleSelectEnumSchema holds the bits of the properties some version of UntitledSingleSelectEnumSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredUntitledSingleSelectEnumSchema = bitUntitledSingleSelectEnumSchemaEnum | bitUntitledSingleSelectEnumSchemaType

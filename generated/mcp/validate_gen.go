@@ -18,14 +18,14 @@ func (x *Annotations) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Annotations) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Audience != nil {
+	if x.has&bitAnnotationsAudience != 0 || x.Audience != nil {
 		for i0 := range x.Audience {
 			if err := x.Audience[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "audience")
 			}
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Priority != 0 {
+	if x.has&bitAnnotationsPriority != 0 || x.Priority != 0 {
 		if x.Priority < 0.0 {
 			return atField(errMinimum("0"), "priority")
 		}
@@ -50,7 +50,7 @@ func (x *AudioContent) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *AudioContent) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitAudioContentMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -60,18 +60,18 @@ func (x *AudioContent) validate(vb VersionSet) error {
 			return atField(err, "annotations")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitAudioContentData != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "data")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitAudioContentData == 0 {
 		if !isByte(string(x.Data)) {
 			return atField(errFormat("byte"), "data")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitAudioContentMIMEType != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "mimeType")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitAudioContentType != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -91,7 +91,7 @@ func (x *BaseMetadata) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *BaseMetadata) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitBaseMetadataName != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "name")
 	}
 	return nil
@@ -111,23 +111,23 @@ func (x *BlobResourceContents) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *BlobResourceContents) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitBlobResourceContentsMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitBlobResourceContentsBlob != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "blob")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitBlobResourceContentsBlob == 0 {
 		if !isByte(string(x.Blob)) {
 			return atField(errFormat("byte"), "blob")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitBlobResourceContentsURI != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitBlobResourceContentsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return atField(errFormat("uri"), "uri")
 		}
@@ -149,7 +149,7 @@ func (x *BooleanSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *BooleanSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitBooleanSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -174,21 +174,21 @@ func (x *CacheableResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCacheableResultCacheScope != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCacheableResultCacheScope == 0 {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCacheableResultResultType != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCacheableResultTTLMs != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCacheableResultTTLMs == 0 {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}
@@ -231,29 +231,29 @@ func (x *CallToolRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CallToolRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolRequestID != 0 || x.has&bitCallToolRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCallToolRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolRequestJSONRPC != 0 || x.has&bitCallToolRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCallToolRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCallToolRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCallToolRequestParams != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCallToolRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -275,7 +275,7 @@ func (x *CallToolRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CallToolRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -285,17 +285,17 @@ func (x *CallToolRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Arguments != nil {
+	if x.has&bitCallToolRequestParamsArguments != 0 || x.Arguments != nil {
 		if len(x.Arguments) > 0 && !rawIsObject(x.Arguments) {
 			return atField(errType("object", kindOf(x.Arguments)), "arguments")
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.InputResponses != nil) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitCallToolRequestParamsInputResponses != 0 || x.InputResponses != nil) {
 		if err := x.InputResponses.validate(vb); err != nil {
 			return atField(err, "inputResponses")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCallToolRequestParamsName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
@@ -327,20 +327,20 @@ func (x *CallToolResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCallToolResultContent != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "content")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCallToolResultContent == 0 {
 		for i0 := range x.Content {
 			if err := x.Content[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "content")
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolResultResultType != 0 || x.has&bitCallToolResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x10) != 0 || x.StructuredContent != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCallToolResultStructuredContent != 0 || x.StructuredContent != nil) {
 		if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && len(x.StructuredContent) > 0 && !rawIsObject(x.StructuredContent) {
 			return atField(errType("object", kindOf(x.StructuredContent)), "structuredContent")
 		}
@@ -362,21 +362,21 @@ func (x *CallToolResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CallToolResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCallToolResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolResultResponseResult != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCallToolResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return atField(err, "result")
 		}
@@ -453,24 +453,24 @@ func (x *CancelTaskRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CancelTaskRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCancelTaskRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskRequestJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskRequestMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskRequestParams != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCancelTaskRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -492,7 +492,7 @@ func (x *CancelTaskRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CancelTaskRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskRequestParamsTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
 	return nil
@@ -512,29 +512,29 @@ func (x *CancelTaskResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CancelTaskResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitCancelTaskResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskResultCreatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "createdAt")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskResultLastUpdatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "lastUpdatedAt")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskResultStatus != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "status")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitCancelTaskResultStatus == 0 {
 		if err := x.Status.validate(vb); err != nil {
 			return atField(err, "status")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskResultTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
-	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskResultTTL != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "ttl")
 	}
 	return nil
@@ -554,21 +554,21 @@ func (x *CancelledNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CancelledNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitCancelledNotificationJSONRPC != 0 || x.has&bitCancelledNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCancelledNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCancelledNotificationMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCancelledNotificationParams != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelledNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -597,10 +597,10 @@ func (x *CancelledNotificationParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20260728) != 0 {
+	if (x.missing&bitCancelledNotificationParamsRequestID != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20260728) != 0 {
 		return atField(errRequired(), "requestId")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelledNotificationParamsRequestID == 0 {
 		if err := x.RequestID.validate(vb); err != nil {
 			return atField(err, "requestId")
 		}
@@ -629,12 +629,12 @@ func (x *ClientCapabilities) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Experimental != nil {
+	if x.has&bitClientCapabilitiesExperimental != 0 || x.Experimental != nil {
 		if len(x.Experimental) > 0 && !rawIsObject(x.Experimental) {
 			return atField(errType("object", kindOf(x.Experimental)), "experimental")
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.Extensions != nil) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitClientCapabilitiesExtensions != 0 || x.Extensions != nil) {
 		for k0, e0 := range x.Extensions {
 			if err := e0.validate(vb); err != nil {
 				return atField(atKey(err, k0), "extensions")
@@ -675,12 +675,12 @@ func (x *ClientCapabilitiesElicitation) ValidateVersion(v ProtocolVersion) error
 	return x.validate(vb)
 }
 func (x *ClientCapabilitiesElicitation) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Form != nil {
+	if x.has&bitClientCapabilitiesElicitationForm != 0 || x.Form != nil {
 		if len(x.Form) > 0 && !rawIsObject(x.Form) {
 			return atField(errType("object", kindOf(x.Form)), "form")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.URL != nil {
+	if x.has&bitClientCapabilitiesElicitationURL != 0 || x.URL != nil {
 		if len(x.URL) > 0 && !rawIsObject(x.URL) {
 			return atField(errType("object", kindOf(x.URL)), "url")
 		}
@@ -719,12 +719,12 @@ func (x *ClientCapabilitiesSampling) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ClientCapabilitiesSampling) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Context != nil {
+	if x.has&bitClientCapabilitiesSamplingContext != 0 || x.Context != nil {
 		if len(x.Context) > 0 && !rawIsObject(x.Context) {
 			return atField(errType("object", kindOf(x.Context)), "context")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Tools != nil {
+	if x.has&bitClientCapabilitiesSamplingTools != 0 || x.Tools != nil {
 		if len(x.Tools) > 0 && !rawIsObject(x.Tools) {
 			return atField(errType("object", kindOf(x.Tools)), "tools")
 		}
@@ -746,12 +746,12 @@ func (x *ClientCapabilitiesTasks) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ClientCapabilitiesTasks) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Cancel != nil {
+	if x.has&bitClientCapabilitiesTasksCancel != 0 || x.Cancel != nil {
 		if len(x.Cancel) > 0 && !rawIsObject(x.Cancel) {
 			return atField(errType("object", kindOf(x.Cancel)), "cancel")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.List != nil {
+	if x.has&bitClientCapabilitiesTasksList != 0 || x.List != nil {
 		if len(x.List) > 0 && !rawIsObject(x.List) {
 			return atField(errType("object", kindOf(x.List)), "list")
 		}
@@ -805,7 +805,7 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) ValidateVersion(v ProtocolV
 	return x.validate(vb)
 }
 func (x *ClientCapabilitiesTasksRequestsElicitation) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Create != nil {
+	if x.has&bitClientCapabilitiesTasksRequestsElicitationCreate != 0 || x.Create != nil {
 		if len(x.Create) > 0 && !rawIsObject(x.Create) {
 			return atField(errType("object", kindOf(x.Create)), "create")
 		}
@@ -827,7 +827,7 @@ func (x *ClientCapabilitiesTasksRequestsSampling) ValidateVersion(v ProtocolVers
 	return x.validate(vb)
 }
 func (x *ClientCapabilitiesTasksRequestsSampling) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.CreateMessage != nil {
+	if x.has&bitClientCapabilitiesTasksRequestsSamplingCreateMessage != 0 || x.CreateMessage != nil {
 		if len(x.CreateMessage) > 0 && !rawIsObject(x.CreateMessage) {
 			return atField(errType("object", kindOf(x.CreateMessage)), "createMessage")
 		}
@@ -1052,29 +1052,29 @@ func (x *CompleteRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CompleteRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteRequestID != 0 || x.has&bitCompleteRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCompleteRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteRequestJSONRPC != 0 || x.has&bitCompleteRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCompleteRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestParams != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCompleteRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -1096,7 +1096,7 @@ func (x *CompleteRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CompleteRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -1106,10 +1106,10 @@ func (x *CompleteRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestParamsArgument != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "argument")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteRequestParamsArgument == 0 {
 		if err := x.Argument.validate(vb); err != nil {
 			return atField(err, "argument")
 		}
@@ -1121,10 +1121,10 @@ func (x *CompleteRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Ref.Value == nil) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestParamsRef != 0 || x.Ref.Value == nil) && vb&allVersions != 0 {
 		return atField(errRequired(), "ref")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCompleteRequestParamsRef == 0 {
 		if err := x.Ref.validate(vb); err != nil {
 			return atField(err, "ref")
 		}
@@ -1146,10 +1146,10 @@ func (x *CompleteRequestParamsArgument) ValidateVersion(v ProtocolVersion) error
 	return x.validate(vb)
 }
 func (x *CompleteRequestParamsArgument) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestParamsArgumentName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestParamsArgumentValue != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "value")
 	}
 	return nil
@@ -1211,15 +1211,15 @@ func (x *CompleteResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteResultCompletion != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "completion")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteResultCompletion == 0 {
 		if err := x.Completion.validate(vb); err != nil {
 			return atField(err, "completion")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteResultResultType != 0 || x.has&bitCompleteResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -1239,7 +1239,7 @@ func (x *CompleteResultCompletion) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CompleteResultCompletion) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteResultCompletionValues != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "values")
 	}
 	return nil
@@ -1259,21 +1259,21 @@ func (x *CompleteResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CompleteResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCompleteResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCompleteResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return atField(err, "result")
 		}
@@ -1325,29 +1325,29 @@ func (x *CreateMessageRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CreateMessageRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageRequestParams != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateMessageRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCreateMessageRequestID != 0 || x.has&bitCreateMessageRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitCreateMessageRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCreateMessageRequestJSONRPC != 0 || x.has&bitCreateMessageRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitCreateMessageRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -1369,25 +1369,25 @@ func (x *CreateMessageRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CreateMessageRequestParams) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.IncludeContext != "" {
+	if x.has&bitCreateMessageRequestParamsIncludeContext != 0 || x.IncludeContext != "" {
 		if err := x.IncludeContext.validate(vb); err != nil {
 			return atField(err, "includeContext")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageRequestParamsMaxTokens != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "maxTokens")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageRequestParamsMessages != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "messages")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCreateMessageRequestParamsMessages == 0 {
 		for i0 := range x.Messages {
 			if err := x.Messages[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "messages")
 			}
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Metadata != nil {
+	if x.has&bitCreateMessageRequestParamsMetadata != 0 || x.Metadata != nil {
 		if len(x.Metadata) > 0 && !rawIsObject(x.Metadata) {
 			return atField(errType("object", kindOf(x.Metadata)), "metadata")
 		}
@@ -1404,7 +1404,7 @@ func (x *CreateMessageRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x200) != 0 || x.Tools != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCreateMessageRequestParamsTools != 0 || x.Tools != nil) {
 		for i0 := range x.Tools {
 			if err := x.Tools[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "tools")
@@ -1463,7 +1463,7 @@ func (x *CreateMessageRequestParamsMeta) ValidateVersion(v ProtocolVersion) erro
 	return x.validate(vb)
 }
 func (x *CreateMessageRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitCreateMessageRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -1485,26 +1485,26 @@ func (x *CreateMessageResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CreateMessageResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitCreateMessageResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageResultContent != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
 		return atField(errRequired(), "content")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateMessageResultContent == 0 {
 		if err := x.Content.validate(vb); err != nil {
 			return atField(err, "content")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageResultModel != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "model")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageResultRole != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "role")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCreateMessageResultRole == 0 {
 		if err := x.Role.validate(vb); err != nil {
 			return atField(err, "role")
 		}
@@ -1586,15 +1586,15 @@ func (x *CreateTaskResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *CreateTaskResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitCreateTaskResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCreateTaskResultTask != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "task")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateTaskResultTask == 0 {
 		if err := x.Task.validate(vb); err != nil {
 			return atField(err, "task")
 		}
@@ -1633,24 +1633,24 @@ func (x *DiscoverRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *DiscoverRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverRequestID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitDiscoverRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverRequestJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverRequestMethod != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverRequestParams != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitDiscoverRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -1677,32 +1677,32 @@ func (x *DiscoverResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultCacheScope != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitDiscoverResultCacheScope == 0 {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultCapabilities != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "capabilities")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitDiscoverResultCapabilities == 0 {
 		if err := x.Capabilities.validate(vb); err != nil {
 			return atField(err, "capabilities")
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultResultType != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultSupportedVersions != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "supportedVersions")
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultTTLMs != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "ttlMs")
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitDiscoverResultTTLMs == 0 {
 		if float64(x.TTLMs) < 0.0 {
 			return atField(errMinimum("0"), "ttlMs")
 		}
@@ -1745,21 +1745,21 @@ func (x *DiscoverResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *DiscoverResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitDiscoverResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitDiscoverResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return atField(err, "result")
 		}
@@ -1781,29 +1781,29 @@ func (x *ElicitRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ElicitRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestMethod != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x2) != 0 || x.Params.Value == nil) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestParams != 0 || x.Params.Value == nil) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitRequestID != 0 || x.has&bitElicitRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitElicitRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitRequestJSONRPC != 0 || x.has&bitElicitRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitElicitRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -1825,18 +1825,18 @@ func (x *ElicitRequestFormParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ElicitRequestFormParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestFormParamsMessage != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Mode != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitElicitRequestFormParamsMode != 0 || x.Mode != "") {
 		if x.Mode != "form" {
 			return atField(errConst("\"form\""), "mode")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestFormParamsRequestedSchema != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "requestedSchema")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitRequestFormParamsRequestedSchema == 0 {
 		if err := x.RequestedSchema.validate(vb); err != nil {
 			return atField(err, "requestedSchema")
 		}
@@ -1872,7 +1872,7 @@ func (x *ElicitRequestFormParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ElicitRequestFormParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitElicitRequestFormParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -1894,17 +1894,17 @@ func (x *ElicitRequestFormParamsRequestedSchema) ValidateVersion(v ProtocolVersi
 	return x.validate(vb)
 }
 func (x *ElicitRequestFormParamsRequestedSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestFormParamsRequestedSchemaProperties != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "properties")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitRequestFormParamsRequestedSchemaProperties == 0 {
 		for k0, e0 := range x.Properties {
 			if err := e0.validate(vb); err != nil {
 				return atField(atKey(err, k0), "properties")
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestFormParamsRequestedSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -1950,16 +1950,16 @@ func (x *ElicitRequestURLParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ElicitRequestURLParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestURLParamsMessage != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestURLParamsMode != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "mode")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestURLParamsURL != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "url")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitRequestURLParamsURL == 0 {
 		if !isURI(string(x.URL)) {
 			return atField(errFormat("uri"), "url")
 		}
@@ -1971,7 +1971,7 @@ func (x *ElicitRequestURLParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && x.ElicitationID == "") && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitRequestURLParamsElicitationID != 0 || x.has&bitElicitRequestURLParamsElicitationID == 0 && x.ElicitationID == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "elicitationId")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
@@ -1998,7 +1998,7 @@ func (x *ElicitRequestURLParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ElicitRequestURLParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitElicitRequestURLParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -2020,22 +2020,22 @@ func (x *ElicitResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ElicitResult) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitResultAction != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "action")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitResultAction == 0 {
 		if err := x.Action.validate(vb); err != nil {
 			return atField(err, "action")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Content != nil {
+	if x.has&bitElicitResultContent != 0 || x.Content != nil {
 		for k0, e0 := range x.Content {
 			if err := e0.validate(vb); err != nil {
 				return atField(atKey(err, k0), "content")
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitElicitResultMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -2172,16 +2172,16 @@ func (x *ElicitationCompleteNotification) ValidateVersion(v ProtocolVersion) err
 	return x.validate(vb)
 }
 func (x *ElicitationCompleteNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitationCompleteNotificationJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitationCompleteNotificationMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitationCompleteNotificationParams != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitationCompleteNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -2203,7 +2203,7 @@ func (x *ElicitationCompleteNotificationParams) ValidateVersion(v ProtocolVersio
 	return x.validate(vb)
 }
 func (x *ElicitationCompleteNotificationParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitationCompleteNotificationParamsElicitationID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "elicitationId")
 	}
 	return nil
@@ -2223,7 +2223,7 @@ func (x *EmbeddedResource) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *EmbeddedResource) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitEmbeddedResourceMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -2233,15 +2233,15 @@ func (x *EmbeddedResource) validate(vb VersionSet) error {
 			return atField(err, "annotations")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.Resource.Value == nil) && vb&allVersions != 0 {
+	if (x.missing&bitEmbeddedResourceResource != 0 || x.Resource.Value == nil) && vb&allVersions != 0 {
 		return atField(errRequired(), "resource")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitEmbeddedResourceResource == 0 {
 		if err := x.Resource.validate(vb); err != nil {
 			return atField(err, "resource")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitEmbeddedResourceType != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -2398,10 +2398,10 @@ func (x *Error) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Error) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitErrorCode != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitErrorMessage != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -2421,29 +2421,29 @@ func (x *GetPromptRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetPromptRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptRequestID != 0 || x.has&bitGetPromptRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitGetPromptRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptRequestJSONRPC != 0 || x.has&bitGetPromptRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitGetPromptRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitGetPromptRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitGetPromptRequestParams != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetPromptRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -2465,7 +2465,7 @@ func (x *GetPromptRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetPromptRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -2475,12 +2475,12 @@ func (x *GetPromptRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.InputResponses != nil) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitGetPromptRequestParamsInputResponses != 0 || x.InputResponses != nil) {
 		if err := x.InputResponses.validate(vb); err != nil {
 			return atField(err, "inputResponses")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitGetPromptRequestParamsName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
 	return nil
@@ -2505,17 +2505,17 @@ func (x *GetPromptResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitGetPromptResultMessages != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "messages")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetPromptResultMessages == 0 {
 		for i0 := range x.Messages {
 			if err := x.Messages[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "messages")
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptResultResultType != 0 || x.has&bitGetPromptResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -2535,21 +2535,21 @@ func (x *GetPromptResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetPromptResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetPromptResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptResultResponseResult != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetPromptResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return atField(err, "result")
 		}
@@ -2626,24 +2626,24 @@ func (x *GetTaskPayloadRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetTaskPayloadRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskPayloadRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskPayloadRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskPayloadRequestJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskPayloadRequestMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskPayloadRequestParams != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetTaskPayloadRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -2665,7 +2665,7 @@ func (x *GetTaskPayloadRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetTaskPayloadRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskPayloadRequestParamsTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
 	return nil
@@ -2685,7 +2685,7 @@ func (x *GetTaskPayloadResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetTaskPayloadResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitGetTaskPayloadResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -2707,24 +2707,24 @@ func (x *GetTaskRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetTaskRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskRequestJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskRequestMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskRequestParams != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetTaskRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -2746,7 +2746,7 @@ func (x *GetTaskRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetTaskRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskRequestParamsTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
 	return nil
@@ -2766,29 +2766,29 @@ func (x *GetTaskResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *GetTaskResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitGetTaskResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskResultCreatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "createdAt")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskResultLastUpdatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "lastUpdatedAt")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskResultStatus != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "status")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitGetTaskResultStatus == 0 {
 		if err := x.Status.validate(vb); err != nil {
 			return atField(err, "status")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskResultTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
-	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskResultTTL != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "ttl")
 	}
 	return nil
@@ -2808,20 +2808,20 @@ func (x *HeaderMismatchError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *HeaderMismatchError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitHeaderMismatchErrorError != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "error")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitHeaderMismatchErrorError == 0 {
 		if err := x.Error.validate(vb); err != nil {
 			return atField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitHeaderMismatchErrorID != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitHeaderMismatchErrorJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	return nil
@@ -2841,10 +2841,10 @@ func (x *HeaderMismatchErrorError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *HeaderMismatchErrorError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitHeaderMismatchErrorErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitHeaderMismatchErrorErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -2864,15 +2864,15 @@ func (x *Icon) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Icon) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitIconSrc != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "src")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitIconSrc == 0 {
 		if !isURI(string(x.Src)) {
 			return atField(errFormat("uri"), "src")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Theme != "" {
+	if x.has&bitIconTheme != 0 || x.Theme != "" {
 		if err := x.Theme.validate(vb); err != nil {
 			return atField(err, "theme")
 		}
@@ -2915,7 +2915,7 @@ func (x *Icons) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Icons) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Icons != nil {
+	if x.has&bitIconsIcons != 0 || x.Icons != nil {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "icons")
@@ -2939,7 +2939,7 @@ func (x *ImageContent) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ImageContent) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitImageContentMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -2949,18 +2949,18 @@ func (x *ImageContent) validate(vb VersionSet) error {
 			return atField(err, "annotations")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitImageContentData != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "data")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitImageContentData == 0 {
 		if !isByte(string(x.Data)) {
 			return atField(errFormat("byte"), "data")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitImageContentMIMEType != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "mimeType")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitImageContentType != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -2980,20 +2980,20 @@ func (x *Implementation) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Implementation) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitImplementationIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitImplementationName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitImplementationVersion != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "version")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.WebsiteURL != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitImplementationWebsiteURL != 0 || x.WebsiteURL != "") {
 		if !isURI(string(x.WebsiteURL)) {
 			return atField(errFormat("uri"), "websiteUrl")
 		}
@@ -3015,29 +3015,29 @@ func (x *InitializeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InitializeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestID != 0 || x.has&bitInitializeRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitInitializeRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestJSONRPC != 0 || x.has&bitInitializeRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitInitializeRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestParams != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitInitializeRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -3066,23 +3066,23 @@ func (x *InitializeRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestParamsCapabilities != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "capabilities")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitInitializeRequestParamsCapabilities == 0 {
 		if err := x.Capabilities.validate(vb); err != nil {
 			return atField(err, "capabilities")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestParamsClientInfo != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "clientInfo")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInitializeRequestParamsClientInfo == 0 {
 		if err := x.ClientInfo.validate(vb); err != nil {
 			return atField(err, "clientInfo")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestParamsProtocolVersion != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "protocolVersion")
 	}
 	return nil
@@ -3102,7 +3102,7 @@ func (x *InitializeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InitializeRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitInitializeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -3124,26 +3124,26 @@ func (x *InitializeResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InitializeResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitInitializeResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeResultCapabilities != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "capabilities")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitInitializeResultCapabilities == 0 {
 		if err := x.Capabilities.validate(vb); err != nil {
 			return atField(err, "capabilities")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeResultProtocolVersion != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "protocolVersion")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeResultServerInfo != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "serverInfo")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitInitializeResultServerInfo == 0 {
 		if err := x.ServerInfo.validate(vb); err != nil {
 			return atField(err, "serverInfo")
 		}
@@ -3165,15 +3165,15 @@ func (x *InitializedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InitializedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitInitializedNotificationJSONRPC != 0 || x.has&bitInitializedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitInitializedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializedNotificationMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -3245,12 +3245,12 @@ func (x *InputRequiredResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.InputRequests != nil {
+	if x.has&bitInputRequiredResultInputRequests != 0 || x.InputRequests != nil {
 		if err := x.InputRequests.validate(vb); err != nil {
 			return atField(err, "inputRequests")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInputRequiredResultResultType != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -3324,15 +3324,15 @@ func (x *InputResponseRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InputResponseRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInputResponseRequestParamsMeta != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitInputResponseRequestParamsMeta == 0 {
 		if err := x.Meta.validate(vb); err != nil {
 			return atField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.InputResponses != nil {
+	if x.has&bitInputResponseRequestParamsInputResponses != 0 || x.InputResponses != nil {
 		if err := x.InputResponses.validate(vb); err != nil {
 			return atField(err, "inputResponses")
 		}
@@ -3376,10 +3376,10 @@ func (x *InternalError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InternalError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInternalErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInternalErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -3399,10 +3399,10 @@ func (x *InvalidParamsError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InvalidParamsError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInvalidParamsErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInvalidParamsErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -3422,10 +3422,10 @@ func (x *InvalidRequestError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *InvalidRequestError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInvalidRequestErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInvalidRequestErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -3649,23 +3649,23 @@ func (x *JSONRPCErrorResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *JSONRPCErrorResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCErrorResponseError != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "error")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCErrorResponseError == 0 {
 		if err := x.Error.validate(vb); err != nil {
 			return atField(err, "error")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618) != 0 {
+	if (x.missing&bitJSONRPCErrorResponseID != 0 || x.has&bitJSONRPCErrorResponseID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitJSONRPCErrorResponseID != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCErrorResponseJSONRPC != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	return nil
@@ -3764,10 +3764,10 @@ func (x *JSONRPCNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *JSONRPCNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCNotificationJSONRPC != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCNotificationMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -3792,7 +3792,7 @@ func (x *JSONRPCNotificationParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *JSONRPCNotificationParams) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitJSONRPCNotificationParamsMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -3814,18 +3814,18 @@ func (x *JSONRPCRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *JSONRPCRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCRequestID != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCRequestJSONRPC != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -3872,7 +3872,7 @@ func (x *JSONRPCRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *JSONRPCRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitJSONRPCRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -3955,21 +3955,21 @@ func (x *JSONRPCResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *JSONRPCResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCResultResponseID != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCResultResponseJSONRPC != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCResultResponseResult != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitJSONRPCResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return atField(err, "result")
 		}
@@ -4084,10 +4084,10 @@ func (x *LegacyTitledEnumSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *LegacyTitledEnumSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitLegacyTitledEnumSchemaEnum != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "enum")
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitLegacyTitledEnumSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -4107,26 +4107,26 @@ func (x *ListPromptsRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListPromptsRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsRequestID != 0 || x.has&bitListPromptsRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListPromptsRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsRequestJSONRPC != 0 || x.has&bitListPromptsRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListPromptsRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListPromptsRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.Params != nil {
@@ -4156,25 +4156,25 @@ func (x *ListPromptsResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultCacheScope != 0 || x.has&bitListPromptsResultCacheScope == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListPromptsResultCacheScope != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListPromptsResultPrompts != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "prompts")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListPromptsResultPrompts == 0 {
 		for i0 := range x.Prompts {
 			if err := x.Prompts[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "prompts")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultResultType != 0 || x.has&bitListPromptsResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	if (x.missing&bitListPromptsResultTTLMs != 0 || x.has&bitListPromptsResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
@@ -4223,21 +4223,21 @@ func (x *ListPromptsResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListPromptsResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListPromptsResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListPromptsResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return atField(err, "result")
 		}
@@ -4259,26 +4259,26 @@ func (x *ListResourceTemplatesRequest) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesRequestID != 0 || x.has&bitListResourceTemplatesRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesRequestJSONRPC != 0 || x.has&bitListResourceTemplatesRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListResourceTemplatesRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.Params != nil {
@@ -4308,25 +4308,25 @@ func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultCacheScope != 0 || x.has&bitListResourceTemplatesResultCacheScope == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesResultCacheScope != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListResourceTemplatesResultResourceTemplates != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "resourceTemplates")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListResourceTemplatesResultResourceTemplates == 0 {
 		for i0 := range x.ResourceTemplates {
 			if err := x.ResourceTemplates[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "resourceTemplates")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultResultType != 0 || x.has&bitListResourceTemplatesResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	if (x.missing&bitListResourceTemplatesResultTTLMs != 0 || x.has&bitListResourceTemplatesResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
@@ -4375,21 +4375,21 @@ func (x *ListResourceTemplatesResultResponse) ValidateVersion(v ProtocolVersion)
 	return x.validate(vb)
 }
 func (x *ListResourceTemplatesResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListResourceTemplatesResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourceTemplatesResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return atField(err, "result")
 		}
@@ -4411,26 +4411,26 @@ func (x *ListResourcesRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListResourcesRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesRequestID != 0 || x.has&bitListResourcesRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListResourcesRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesRequestJSONRPC != 0 || x.has&bitListResourcesRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListResourcesRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListResourcesRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.Params != nil {
@@ -4460,25 +4460,25 @@ func (x *ListResourcesResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultCacheScope != 0 || x.has&bitListResourcesResultCacheScope == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourcesResultCacheScope != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListResourcesResultResources != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "resources")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListResourcesResultResources == 0 {
 		for i0 := range x.Resources {
 			if err := x.Resources[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "resources")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultResultType != 0 || x.has&bitListResourcesResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	if (x.missing&bitListResourcesResultTTLMs != 0 || x.has&bitListResourcesResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
@@ -4527,21 +4527,21 @@ func (x *ListResourcesResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListResourcesResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListResourcesResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourcesResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return atField(err, "result")
 		}
@@ -4563,7 +4563,7 @@ func (x *ListRootsRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListRootsRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListRootsRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -4571,18 +4571,18 @@ func (x *ListRootsRequest) validate(vb VersionSet) error {
 			return atField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListRootsRequestID != 0 || x.has&bitListRootsRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitListRootsRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListRootsRequestJSONRPC != 0 || x.has&bitListRootsRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitListRootsRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
@@ -4604,7 +4604,7 @@ func (x *ListRootsRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListRootsRequestParams) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitListRootsRequestParamsMeta != 0 || x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return atField(err, "_meta")
 		}
@@ -4626,17 +4626,17 @@ func (x *ListRootsResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListRootsResult) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListRootsResultRoots != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "roots")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListRootsResultRoots == 0 {
 		for i0 := range x.Roots {
 			if err := x.Roots[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "roots")
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitListRootsResultMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -4658,18 +4658,18 @@ func (x *ListTasksRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListTasksRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListTasksRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListTasksRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListTasksRequestJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListTasksRequestMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -4694,15 +4694,15 @@ func (x *ListTasksResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListTasksResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitListTasksResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListTasksResultTasks != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "tasks")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListTasksResultTasks == 0 {
 		for i0 := range x.Tasks {
 			if err := x.Tasks[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "tasks")
@@ -4726,26 +4726,26 @@ func (x *ListToolsRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListToolsRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsRequestID != 0 || x.has&bitListToolsRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListToolsRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsRequestJSONRPC != 0 || x.has&bitListToolsRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListToolsRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListToolsRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.Params != nil {
@@ -4775,21 +4775,21 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultCacheScope != 0 || x.has&bitListToolsResultCacheScope == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListToolsResultCacheScope != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultResultType != 0 || x.has&bitListToolsResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListToolsResultTools != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "tools")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitListToolsResultTools == 0 {
 		for i0 := range x.Tools {
 			if err := x.Tools[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "tools")
@@ -4842,21 +4842,21 @@ func (x *ListToolsResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ListToolsResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListToolsResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListToolsResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return atField(err, "result")
 		}
@@ -4899,21 +4899,21 @@ func (x *LoggingMessageNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *LoggingMessageNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitLoggingMessageNotificationJSONRPC != 0 || x.has&bitLoggingMessageNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitLoggingMessageNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitLoggingMessageNotificationMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitLoggingMessageNotificationParams != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitLoggingMessageNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -4942,13 +4942,13 @@ func (x *LoggingMessageNotificationParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitLoggingMessageNotificationParamsData != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "data")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitLoggingMessageNotificationParamsLevel != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "level")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitLoggingMessageNotificationParamsLevel == 0 {
 		if err := x.Level.validate(vb); err != nil {
 			return atField(err, "level")
 		}
@@ -4990,10 +4990,10 @@ func (x *MethodNotFoundError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *MethodNotFoundError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMethodNotFoundErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMethodNotFoundErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -5013,20 +5013,20 @@ func (x *MissingRequiredClientCapabilityError) ValidateVersion(v ProtocolVersion
 	return x.validate(vb)
 }
 func (x *MissingRequiredClientCapabilityError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorError != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "error")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorError == 0 {
 		if err := x.Error.validate(vb); err != nil {
 			return atField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitMissingRequiredClientCapabilityErrorID != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	return nil
@@ -5046,18 +5046,18 @@ func (x *MissingRequiredClientCapabilityErrorError) ValidateVersion(v ProtocolVe
 	return x.validate(vb)
 }
 func (x *MissingRequiredClientCapabilityErrorError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorErrorData != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "data")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorData == 0 {
 		if err := x.Data.validate(vb); err != nil {
 			return atField(err, "data")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -5077,10 +5077,10 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) ValidateVersion(v Protoc
 	return x.validate(vb)
 }
 func (x *MissingRequiredClientCapabilityErrorErrorData) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "requiredCapabilities")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities == 0 {
 		if err := x.RequiredCapabilities.validate(vb); err != nil {
 			return atField(err, "requiredCapabilities")
 		}
@@ -5119,7 +5119,7 @@ func (x *ModelPreferences) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ModelPreferences) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.CostPriority != 0 {
+	if x.has&bitModelPreferencesCostPriority != 0 || x.CostPriority != 0 {
 		if x.CostPriority < 0.0 {
 			return atField(errMinimum("0"), "costPriority")
 		}
@@ -5127,14 +5127,14 @@ func (x *ModelPreferences) validate(vb VersionSet) error {
 			return atField(errMaximum("1"), "costPriority")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Hints != nil {
+	if x.has&bitModelPreferencesHints != 0 || x.Hints != nil {
 		for i0 := range x.Hints {
 			if err := x.Hints[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "hints")
 			}
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.IntelligencePriority != 0 {
+	if x.has&bitModelPreferencesIntelligencePriority != 0 || x.IntelligencePriority != 0 {
 		if x.IntelligencePriority < 0.0 {
 			return atField(errMinimum("0"), "intelligencePriority")
 		}
@@ -5142,7 +5142,7 @@ func (x *ModelPreferences) validate(vb VersionSet) error {
 			return atField(errMaximum("1"), "intelligencePriority")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.SpeedPriority != 0 {
+	if x.has&bitModelPreferencesSpeedPriority != 0 || x.SpeedPriority != 0 {
 		if x.SpeedPriority < 0.0 {
 			return atField(errMinimum("0"), "speedPriority")
 		}
@@ -5225,7 +5225,7 @@ func (x *Notification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Notification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitNotificationMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -5250,7 +5250,7 @@ func (x *NotificationMetaObject) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *NotificationMetaObject) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.SubscriptionID.IsZero() {
+	if x.has&bitNotificationMetaObjectSubscriptionID != 0 || !x.SubscriptionID.IsZero() {
 		if err := x.SubscriptionID.validate(vb); err != nil {
 			return atField(err, "io.modelcontextprotocol/subscriptionId")
 		}
@@ -5294,10 +5294,10 @@ func (x *NumberSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *NumberSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitNumberSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitNumberSchemaType == 0 {
 		if err := x.Type.validate(vb); err != nil {
 			return atField(err, "type")
 		}
@@ -5340,26 +5340,26 @@ func (x *PaginatedRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PaginatedRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitPaginatedRequestID != 0 || x.has&bitPaginatedRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitPaginatedRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitPaginatedRequestJSONRPC != 0 || x.has&bitPaginatedRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitPaginatedRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPaginatedRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitPaginatedRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
 	if x.Params != nil {
@@ -5384,7 +5384,7 @@ func (x *PaginatedRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PaginatedRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitPaginatedRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -5416,7 +5416,7 @@ func (x *PaginatedResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitPaginatedResultResultType != 0 || x.has&bitPaginatedResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -5436,10 +5436,10 @@ func (x *ParseError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ParseError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitParseErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitParseErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -5459,23 +5459,23 @@ func (x *PingRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PingRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitPingRequestID != 0 || x.has&bitPingRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitPingRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitPingRequestJSONRPC != 0 || x.has&bitPingRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitPingRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitPingRequestMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -5522,7 +5522,7 @@ func (x *PingRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PingRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitPingRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -5635,21 +5635,21 @@ func (x *ProgressNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ProgressNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitProgressNotificationJSONRPC != 0 || x.has&bitProgressNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitProgressNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitProgressNotificationMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitProgressNotificationParams != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitProgressNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -5678,13 +5678,13 @@ func (x *ProgressNotificationParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitProgressNotificationParamsProgress != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "progress")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitProgressNotificationParamsProgressToken != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "progressToken")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitProgressNotificationParamsProgressToken == 0 {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -5726,26 +5726,26 @@ func (x *Prompt) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Prompt) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitPromptMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Arguments != nil {
+	if x.has&bitPromptArguments != 0 || x.Arguments != nil {
 		for i0 := range x.Arguments {
 			if err := x.Arguments[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "arguments")
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitPromptIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
 	return nil
@@ -5765,7 +5765,7 @@ func (x *PromptArgument) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PromptArgument) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptArgumentName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
 	return nil
@@ -5785,15 +5785,15 @@ func (x *PromptListChangedNotification) ValidateVersion(v ProtocolVersion) error
 	return x.validate(vb)
 }
 func (x *PromptListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitPromptListChangedNotificationJSONRPC != 0 || x.has&bitPromptListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitPromptListChangedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptListChangedNotificationMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -5818,18 +5818,18 @@ func (x *PromptMessage) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PromptMessage) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
+	if (x.missing&bitPromptMessageContent != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
 		return atField(errRequired(), "content")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitPromptMessageContent == 0 {
 		if err := x.Content.validate(vb); err != nil {
 			return atField(err, "content")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptMessageRole != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "role")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitPromptMessageRole == 0 {
 		if err := x.Role.validate(vb); err != nil {
 			return atField(err, "role")
 		}
@@ -5851,10 +5851,10 @@ func (x *PromptReference) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *PromptReference) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptReferenceName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptReferenceType != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -5874,29 +5874,29 @@ func (x *ReadResourceRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ReadResourceRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceRequestID != 0 || x.has&bitReadResourceRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitReadResourceRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceRequestJSONRPC != 0 || x.has&bitReadResourceRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitReadResourceRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitReadResourceRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitReadResourceRequestParams != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitReadResourceRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -5918,7 +5918,7 @@ func (x *ReadResourceRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ReadResourceRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -5928,15 +5928,15 @@ func (x *ReadResourceRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.InputResponses != nil) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitReadResourceRequestParamsInputResponses != 0 || x.InputResponses != nil) {
 		if err := x.InputResponses.validate(vb); err != nil {
 			return atField(err, "inputResponses")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitReadResourceRequestParamsURI != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitReadResourceRequestParamsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return atField(errFormat("uri"), "uri")
 		}
@@ -5963,25 +5963,25 @@ func (x *ReadResourceResult) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultCacheScope != 0 || x.has&bitReadResourceResultCacheScope == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitReadResourceResultCacheScope != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return atField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitReadResourceResultContents != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "contents")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitReadResourceResultContents == 0 {
 		for i0 := range x.Contents {
 			if err := x.Contents[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "contents")
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultResultType != 0 || x.has&bitReadResourceResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	if (x.missing&bitReadResourceResultTTLMs != 0 || x.has&bitReadResourceResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
@@ -6085,21 +6085,21 @@ func (x *ReadResourceResultResponse) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ReadResourceResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitReadResourceResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultResponseResult != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitReadResourceResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return atField(err, "result")
 		}
@@ -6176,7 +6176,7 @@ func (x *RelatedTaskMetadata) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *RelatedTaskMetadata) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitRelatedTaskMetadataTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
 	return nil
@@ -6196,7 +6196,7 @@ func (x *Request) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Request) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -6241,7 +6241,7 @@ func (x *RequestMetaObject) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *RequestMetaObject) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.ClientCapabilities == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitRequestMetaObjectClientCapabilities != 0 || x.ClientCapabilities == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "io.modelcontextprotocol/clientCapabilities")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 {
@@ -6258,15 +6258,15 @@ func (x *RequestMetaObject) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.LogLevel != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitRequestMetaObjectLogLevel != 0 || x.LogLevel != "") {
 		if err := x.LogLevel.validate(vb); err != nil {
 			return atField(err, "io.modelcontextprotocol/logLevel")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.ProtocolVersion == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitRequestMetaObjectProtocolVersion != 0 || x.has&bitRequestMetaObjectProtocolVersion == 0 && x.ProtocolVersion == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "io.modelcontextprotocol/protocolVersion")
 	}
-	if x.has&uint64(0x10) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitRequestMetaObjectProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -6288,7 +6288,7 @@ func (x *RequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *RequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if x.Meta != nil {
@@ -6313,7 +6313,7 @@ func (x *Resource) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Resource) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -6323,20 +6323,20 @@ func (x *Resource) validate(vb VersionSet) error {
 			return atField(err, "annotations")
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
-	if (x.missing&uint64(0x100) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceURI != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x100) == 0 {
+	if x.missing&bitResourceURI == 0 {
 		if !isURI(string(x.URI)) {
 			return atField(errFormat("uri"), "uri")
 		}
@@ -6358,15 +6358,15 @@ func (x *ResourceContents) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceContents) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceContentsMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceContentsURI != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitResourceContentsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return atField(errFormat("uri"), "uri")
 		}
@@ -6388,7 +6388,7 @@ func (x *ResourceLink) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceLink) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitResourceLinkMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -6398,23 +6398,23 @@ func (x *ResourceLink) validate(vb VersionSet) error {
 			return atField(err, "annotations")
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceLinkIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceLinkName != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "name")
 	}
-	if (x.missing&uint64(0x100) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceLinkType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
-	if (x.missing&uint64(0x200) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceLinkURI != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x200) == 0 {
+	if x.missing&bitResourceLinkURI == 0 {
 		if !isURI(string(x.URI)) {
 			return atField(errFormat("uri"), "uri")
 		}
@@ -6436,15 +6436,15 @@ func (x *ResourceListChangedNotification) ValidateVersion(v ProtocolVersion) err
 	return x.validate(vb)
 }
 func (x *ResourceListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceListChangedNotificationJSONRPC != 0 || x.has&bitResourceListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceListChangedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceListChangedNotificationMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -6469,7 +6469,7 @@ func (x *ResourceRequestParams) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitResourceRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
 	if x.Meta != nil {
@@ -6477,10 +6477,10 @@ func (x *ResourceRequestParams) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceRequestParamsURI != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceRequestParamsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return atField(errFormat("uri"), "uri")
 		}
@@ -6502,7 +6502,7 @@ func (x *ResourceTemplate) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceTemplate) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceTemplateMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -6512,20 +6512,20 @@ func (x *ResourceTemplate) validate(vb VersionSet) error {
 			return atField(err, "annotations")
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceTemplateIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceTemplateName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
-	if (x.missing&uint64(0x80) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceTemplateURITemplate != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uriTemplate")
 	}
-	if x.missing&uint64(0x80) == 0 {
+	if x.missing&bitResourceTemplateURITemplate == 0 {
 		if !isURITemplate(string(x.URITemplate)) {
 			return atField(errFormat("uri-template"), "uriTemplate")
 		}
@@ -6547,13 +6547,13 @@ func (x *ResourceTemplateReference) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceTemplateReference) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceTemplateReferenceType != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceTemplateReferenceURI != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceTemplateReferenceURI == 0 {
 		if !isURITemplate(string(x.URI)) {
 			return atField(errFormat("uri-template"), "uri")
 		}
@@ -6575,21 +6575,21 @@ func (x *ResourceUpdatedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ResourceUpdatedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceUpdatedNotificationJSONRPC != 0 || x.has&bitResourceUpdatedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceUpdatedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceUpdatedNotificationMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceUpdatedNotificationParams != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitResourceUpdatedNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -6618,10 +6618,10 @@ func (x *ResourceUpdatedNotificationParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceUpdatedNotificationParamsURI != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceUpdatedNotificationParamsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return atField(errFormat("uri"), "uri")
 		}
@@ -6648,7 +6648,7 @@ func (x *Result) validate(vb VersionSet) error {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitResultResultType != 0 || x.has&bitResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -6728,15 +6728,15 @@ func (x *Root) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Root) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitRootMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitRootURI != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitRootURI == 0 {
 		if !isURI(string(x.URI)) {
 			return atField(errFormat("uri"), "uri")
 		}
@@ -6758,15 +6758,15 @@ func (x *RootsListChangedNotification) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *RootsListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitRootsListChangedNotificationJSONRPC != 0 || x.has&bitRootsListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitRootsListChangedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitRootsListChangedNotificationMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -6791,23 +6791,23 @@ func (x *SamplingMessage) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SamplingMessage) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitSamplingMessageMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
+	if (x.missing&bitSamplingMessageContent != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
 		return atField(errRequired(), "content")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSamplingMessageContent == 0 {
 		if err := x.Content.validate(vb); err != nil {
 			return atField(err, "content")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitSamplingMessageRole != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "role")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSamplingMessageRole == 0 {
 		if err := x.Role.validate(vb); err != nil {
 			return atField(err, "role")
 		}
@@ -6909,24 +6909,24 @@ func (x *ServerCapabilities) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ServerCapabilities) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Completions != nil) {
+	if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitServerCapabilitiesCompletions != 0 || x.Completions != nil) {
 		if len(x.Completions) > 0 && !rawIsObject(x.Completions) {
 			return atField(errType("object", kindOf(x.Completions)), "completions")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Experimental != nil {
+	if x.has&bitServerCapabilitiesExperimental != 0 || x.Experimental != nil {
 		if len(x.Experimental) > 0 && !rawIsObject(x.Experimental) {
 			return atField(errType("object", kindOf(x.Experimental)), "experimental")
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.Extensions != nil) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitServerCapabilitiesExtensions != 0 || x.Extensions != nil) {
 		for k0, e0 := range x.Extensions {
 			if err := e0.validate(vb); err != nil {
 				return atField(atKey(err, k0), "extensions")
 			}
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Logging != nil {
+	if x.has&bitServerCapabilitiesLogging != 0 || x.Logging != nil {
 		if len(x.Logging) > 0 && !rawIsObject(x.Logging) {
 			return atField(errType("object", kindOf(x.Logging)), "logging")
 		}
@@ -7004,12 +7004,12 @@ func (x *ServerCapabilitiesTasks) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ServerCapabilitiesTasks) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Cancel != nil {
+	if x.has&bitServerCapabilitiesTasksCancel != 0 || x.Cancel != nil {
 		if len(x.Cancel) > 0 && !rawIsObject(x.Cancel) {
 			return atField(errType("object", kindOf(x.Cancel)), "cancel")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.List != nil {
+	if x.has&bitServerCapabilitiesTasksList != 0 || x.List != nil {
 		if len(x.List) > 0 && !rawIsObject(x.List) {
 			return atField(errType("object", kindOf(x.List)), "list")
 		}
@@ -7058,7 +7058,7 @@ func (x *ServerCapabilitiesTasksRequestsTools) ValidateVersion(v ProtocolVersion
 	return x.validate(vb)
 }
 func (x *ServerCapabilitiesTasksRequestsTools) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Call != nil {
+	if x.has&bitServerCapabilitiesTasksRequestsToolsCall != 0 || x.Call != nil {
 		if len(x.Call) > 0 && !rawIsObject(x.Call) {
 			return atField(errType("object", kindOf(x.Call)), "call")
 		}
@@ -7307,29 +7307,29 @@ func (x *SetLevelRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SetLevelRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitSetLevelRequestID != 0 || x.has&bitSetLevelRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitSetLevelRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitSetLevelRequestJSONRPC != 0 || x.has&bitSetLevelRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitSetLevelRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSetLevelRequestMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSetLevelRequestParams != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSetLevelRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -7358,10 +7358,10 @@ func (x *SetLevelRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSetLevelRequestParamsLevel != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "level")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSetLevelRequestParamsLevel == 0 {
 		if err := x.Level.validate(vb); err != nil {
 			return atField(err, "level")
 		}
@@ -7383,7 +7383,7 @@ func (x *SetLevelRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SetLevelRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitSetLevelRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -7460,12 +7460,12 @@ func (x *StringSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *StringSchema) validate(vb VersionSet) error {
-	if x.has&uint64(0x4) != 0 || x.Format != "" {
+	if x.has&bitStringSchemaFormat != 0 || x.Format != "" {
 		if err := x.Format.validate(vb); err != nil {
 			return atField(err, "format")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitStringSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -7506,29 +7506,29 @@ func (x *SubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SubscribeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitSubscribeRequestID != 0 || x.has&bitSubscribeRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitSubscribeRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitSubscribeRequestJSONRPC != 0 || x.has&bitSubscribeRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitSubscribeRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSubscribeRequestMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSubscribeRequestParams != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSubscribeRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -7557,10 +7557,10 @@ func (x *SubscribeRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSubscribeRequestParamsURI != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscribeRequestParamsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return atField(errFormat("uri"), "uri")
 		}
@@ -7582,7 +7582,7 @@ func (x *SubscribeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SubscribeRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitSubscribeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -7621,16 +7621,16 @@ func (x *SubscriptionsAcknowledgedNotification) ValidateVersion(v ProtocolVersio
 	return x.validate(vb)
 }
 func (x *SubscriptionsAcknowledgedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsAcknowledgedNotificationJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsAcknowledgedNotificationMethod != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsAcknowledgedNotificationParams != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -7657,10 +7657,10 @@ func (x *SubscriptionsAcknowledgedNotificationParams) validate(vb VersionSet) er
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsAcknowledgedNotificationParamsNotifications != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "notifications")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationParamsNotifications == 0 {
 		if err := x.Notifications.validate(vb); err != nil {
 			return atField(err, "notifications")
 		}
@@ -7682,24 +7682,24 @@ func (x *SubscriptionsListenRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SubscriptionsListenRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestMethod != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestParams != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -7721,18 +7721,18 @@ func (x *SubscriptionsListenRequestParams) ValidateVersion(v ProtocolVersion) er
 	return x.validate(vb)
 }
 func (x *SubscriptionsListenRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestParamsMeta != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParamsMeta == 0 {
 		if err := x.Meta.validate(vb); err != nil {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestParamsNotifications != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "notifications")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParamsNotifications == 0 {
 		if err := x.Notifications.validate(vb); err != nil {
 			return atField(err, "notifications")
 		}
@@ -7754,15 +7754,15 @@ func (x *SubscriptionsListenResult) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *SubscriptionsListenResult) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultMeta != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenResultMeta == 0 {
 		if err := x.Meta.validate(vb); err != nil {
 			return atField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultResultType != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "resultType")
 	}
 	return nil
@@ -7787,10 +7787,10 @@ func (x *SubscriptionsListenResultMetaObject) validate(vb VersionSet) error {
 			return atField(err, "io.modelcontextprotocol/serverInfo")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultMetaObjectSubscriptionID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "io.modelcontextprotocol/subscriptionId")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenResultMetaObjectSubscriptionID == 0 {
 		if err := x.SubscriptionID.validate(vb); err != nil {
 			return atField(err, "io.modelcontextprotocol/subscriptionId")
 		}
@@ -7812,21 +7812,21 @@ func (x *SubscriptionsListenResultResponse) ValidateVersion(v ProtocolVersion) e
 	return x.validate(vb)
 }
 func (x *SubscriptionsListenResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscriptionsListenResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return atField(err, "result")
 		}
@@ -7848,24 +7848,24 @@ func (x *Task) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Task) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskCreatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "createdAt")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskLastUpdatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "lastUpdatedAt")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatus != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "status")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitTaskStatus == 0 {
 		if err := x.Status.validate(vb); err != nil {
 			return atField(err, "status")
 		}
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskTTL != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "ttl")
 	}
 	return nil
@@ -7912,7 +7912,7 @@ func (x *TaskAugmentedRequestParamsMeta) ValidateVersion(v ProtocolVersion) erro
 	return x.validate(vb)
 }
 func (x *TaskAugmentedRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitTaskAugmentedRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -7972,16 +7972,16 @@ func (x *TaskStatusNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *TaskStatusNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParams != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTaskStatusNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -8003,29 +8003,29 @@ func (x *TaskStatusNotificationParams) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *TaskStatusNotificationParams) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitTaskStatusNotificationParamsMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParamsCreatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "createdAt")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParamsLastUpdatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "lastUpdatedAt")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParamsStatus != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "status")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsStatus == 0 {
 		if err := x.Status.validate(vb); err != nil {
 			return atField(err, "status")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParamsTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
 	}
-	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParamsTTL != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "ttl")
 	}
 	return nil
@@ -8045,7 +8045,7 @@ func (x *TextContent) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *TextContent) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitTextContentMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -8055,10 +8055,10 @@ func (x *TextContent) validate(vb VersionSet) error {
 			return atField(err, "annotations")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitTextContentText != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "text")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitTextContentType != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -8078,18 +8078,18 @@ func (x *TextResourceContents) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *TextResourceContents) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitTextResourceContentsMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitTextResourceContentsText != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "text")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitTextResourceContentsURI != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitTextResourceContentsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return atField(errFormat("uri"), "uri")
 		}
@@ -8111,15 +8111,15 @@ func (x *TitledMultiSelectEnumSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *TitledMultiSelectEnumSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledMultiSelectEnumSchemaItems != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "items")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItems == 0 {
 		if err := x.Items.validate(vb); err != nil {
 			return atField(err, "items")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledMultiSelectEnumSchemaType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -8139,10 +8139,10 @@ func (x *TitledMultiSelectEnumSchemaItems) ValidateVersion(v ProtocolVersion) er
 	return x.validate(vb)
 }
 func (x *TitledMultiSelectEnumSchemaItems) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOf != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "anyOf")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOf == 0 {
 		for i0 := range x.AnyOf {
 			if err := x.AnyOf[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "anyOf")
@@ -8166,10 +8166,10 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) ValidateVersion(v ProtocolVe
 	return x.validate(vb)
 }
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "const")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "title")
 	}
 	return nil
@@ -8189,17 +8189,17 @@ func (x *TitledSingleSelectEnumSchema) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *TitledSingleSelectEnumSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledSingleSelectEnumSchemaOneOf != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "oneOf")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTitledSingleSelectEnumSchemaOneOf == 0 {
 		for i0 := range x.OneOf {
 			if err := x.OneOf[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "oneOf")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledSingleSelectEnumSchemaType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -8219,10 +8219,10 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) ValidateVersion(v ProtocolVersio
 	return x.validate(vb)
 }
 func (x *TitledSingleSelectEnumSchemaOneOfItem) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledSingleSelectEnumSchemaOneOfItemConst != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "const")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledSingleSelectEnumSchemaOneOfItemTitle != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "title")
 	}
 	return nil
@@ -8242,7 +8242,7 @@ func (x *Tool) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *Tool) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitToolMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
@@ -8254,22 +8254,22 @@ func (x *Tool) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitToolIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitToolInputSchema != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "inputSchema")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitToolInputSchema == 0 {
 		if err := x.InputSchema.validate(vb); err != nil {
 			return atField(err, "inputSchema")
 		}
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitToolName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
@@ -8320,7 +8320,7 @@ func (x *ToolChoice) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolChoice) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Mode != "" {
+	if x.has&bitToolChoiceMode != 0 || x.Mode != "" {
 		if err := x.Mode.validate(vb); err != nil {
 			return atField(err, "mode")
 		}
@@ -8363,7 +8363,7 @@ func (x *ToolExecution) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolExecution) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.TaskSupport != "" {
+	if x.has&bitToolExecutionTaskSupport != 0 || x.TaskSupport != "" {
 		if err := x.TaskSupport.validate(vb); err != nil {
 			return atField(err, "taskSupport")
 		}
@@ -8406,10 +8406,10 @@ func (x *ToolInputSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolInputSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitToolInputSchemaType != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
 	}
-	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || x.Properties != nil) {
+	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitToolInputSchemaProperties != 0 || x.Properties != nil) {
 		for k0, e0 := range x.Properties {
 			if len(e0) > 0 && !rawIsObject(e0) {
 				return atField(atKey(errType("object", kindOf(e0)), k0), "properties")
@@ -8433,15 +8433,15 @@ func (x *ToolListChangedNotification) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolListChangedNotificationJSONRPC != 0 || x.has&bitToolListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitToolListChangedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitToolListChangedNotificationMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
 	}
 	if x.Params != nil {
@@ -8466,17 +8466,17 @@ func (x *ToolOutputSchema) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolOutputSchema) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Properties != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitToolOutputSchemaProperties != 0 || x.Properties != nil) {
 		for k0, e0 := range x.Properties {
 			if len(e0) > 0 && !rawIsObject(e0) {
 				return atField(atKey(errType("object", kindOf(e0)), k0), "properties")
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && x.Type == "") && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitToolOutputSchemaType != 0 || x.has&bitToolOutputSchemaType == 0 && x.Type == "") && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "type")
 	}
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.Type != "") {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitToolOutputSchemaType != 0 || x.Type != "") {
 		if x.Type != "object" {
 			return atField(errConst("\"object\""), "type")
 		}
@@ -8498,30 +8498,30 @@ func (x *ToolResultContent) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolResultContent) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitToolResultContentMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolResultContentContent != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "content")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitToolResultContentContent == 0 {
 		for i0 := range x.Content {
 			if err := x.Content[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "content")
 			}
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.StructuredContent != nil {
+	if x.has&bitToolResultContentStructuredContent != 0 || x.StructuredContent != nil {
 		if vb&VersionSet(bitVersion20251125) != 0 && len(x.StructuredContent) > 0 && !rawIsObject(x.StructuredContent) {
 			return atField(errType("object", kindOf(x.StructuredContent)), "structuredContent")
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolResultContentToolUseID != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "toolUseId")
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolResultContentType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -8541,26 +8541,26 @@ func (x *ToolUseContent) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *ToolUseContent) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitToolUseContentMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return atField(errType("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolUseContentID != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolUseContentInput != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "input")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitToolUseContentInput == 0 {
 		if len(x.Input) > 0 && !rawIsObject(x.Input) {
 			return atField(errType("object", kindOf(x.Input)), "input")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolUseContentName != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "name")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolUseContentType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -8580,20 +8580,20 @@ func (x *URLElicitationRequiredError) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *URLElicitationRequiredError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorError != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "error")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorError == 0 {
 		if err := x.Error.validate(vb); err != nil {
 			return atField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitURLElicitationRequiredErrorID != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	return nil
@@ -8613,18 +8613,18 @@ func (x *URLElicitationRequiredErrorError) ValidateVersion(v ProtocolVersion) er
 	return x.validate(vb)
 }
 func (x *URLElicitationRequiredErrorError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorErrorCode != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorErrorData != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "data")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorData == 0 {
 		if err := x.Data.validate(vb); err != nil {
 			return atField(err, "data")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorErrorMessage != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -8644,10 +8644,10 @@ func (x *URLElicitationRequiredErrorErrorData) ValidateVersion(v ProtocolVersion
 	return x.validate(vb)
 }
 func (x *URLElicitationRequiredErrorErrorData) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorErrorDataElicitations != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "elicitations")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorDataElicitations == 0 {
 		for i0 := range x.Elicitations {
 			if err := x.Elicitations[i0].validate(vb); err != nil {
 				return atField(atIndex(err, i0), "elicitations")
@@ -8671,29 +8671,29 @@ func (x *UnsubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	return x.validate(vb)
 }
 func (x *UnsubscribeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitUnsubscribeRequestID != 0 || x.has&bitUnsubscribeRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitUnsubscribeRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitUnsubscribeRequestJSONRPC != 0 || x.has&bitUnsubscribeRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitUnsubscribeRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return atField(errConst("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitUnsubscribeRequestMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitUnsubscribeRequestParams != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitUnsubscribeRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return atField(err, "params")
 		}
@@ -8722,10 +8722,10 @@ func (x *UnsubscribeRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitUnsubscribeRequestParamsURI != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return atField(errRequired(), "uri")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUnsubscribeRequestParamsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return atField(errFormat("uri"), "uri")
 		}
@@ -8747,7 +8747,7 @@ func (x *UnsubscribeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error 
 	return x.validate(vb)
 }
 func (x *UnsubscribeRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitUnsubscribeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return atField(err, "progressToken")
 		}
@@ -8769,20 +8769,20 @@ func (x *UnsupportedProtocolVersionError) ValidateVersion(v ProtocolVersion) err
 	return x.validate(vb)
 }
 func (x *UnsupportedProtocolVersionError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorError != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "error")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorError == 0 {
 		if err := x.Error.validate(vb); err != nil {
 			return atField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitUnsupportedProtocolVersionErrorID != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
 			return atField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
 	}
 	return nil
@@ -8802,18 +8802,18 @@ func (x *UnsupportedProtocolVersionErrorError) ValidateVersion(v ProtocolVersion
 	return x.validate(vb)
 }
 func (x *UnsupportedProtocolVersionErrorError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorErrorData != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "data")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorData == 0 {
 		if err := x.Data.validate(vb); err != nil {
 			return atField(err, "data")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
 	}
 	return nil
@@ -8833,10 +8833,10 @@ func (x *UnsupportedProtocolVersionErrorErrorData) ValidateVersion(v ProtocolVer
 	return x.validate(vb)
 }
 func (x *UnsupportedProtocolVersionErrorErrorData) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorErrorDataRequested != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "requested")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorErrorDataSupported != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "supported")
 	}
 	return nil
@@ -8856,15 +8856,15 @@ func (x *UntitledMultiSelectEnumSchema) ValidateVersion(v ProtocolVersion) error
 	return x.validate(vb)
 }
 func (x *UntitledMultiSelectEnumSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledMultiSelectEnumSchemaItems != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "items")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUntitledMultiSelectEnumSchemaItems == 0 {
 		if err := x.Items.validate(vb); err != nil {
 			return atField(err, "items")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledMultiSelectEnumSchemaType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -8884,10 +8884,10 @@ func (x *UntitledMultiSelectEnumSchemaItems) ValidateVersion(v ProtocolVersion) 
 	return x.validate(vb)
 }
 func (x *UntitledMultiSelectEnumSchemaItems) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledMultiSelectEnumSchemaItemsEnum != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "enum")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledMultiSelectEnumSchemaItemsType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
@@ -8907,10 +8907,10 @@ func (x *UntitledSingleSelectEnumSchema) ValidateVersion(v ProtocolVersion) erro
 	return x.validate(vb)
 }
 func (x *UntitledSingleSelectEnumSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledSingleSelectEnumSchemaEnum != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "enum")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledSingleSelectEnumSchemaType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
 	}
 	return nil
