@@ -12,9 +12,13 @@ import (
 // Removed in 2025-03-26.
 //
 // Deprecated: use Annotations.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Annotations
 type Annotated = Annotations
 
 // Annotations: Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
+//
+// Schema: 2026-07-28/schema.json#/$defs/Annotations
 type Annotations struct {
 	// Audience: Describes who the intended audience of this object or data is.
 	//
@@ -55,6 +59,8 @@ const (
 // AudioContent: Audio provided to or from an LLM.
 //
 // Since 2025-03-26.
+//
+// Schema: 2026-07-28/schema.json#/$defs/AudioContent
 type AudioContent struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -103,6 +109,8 @@ const requiredAudioContent = bitAudioContentData | bitAudioContentMIMEType | bit
 // BaseMetadata: Base interface for metadata with name (identifier) and title (display name) properties.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/BaseMetadata
 type BaseMetadata struct {
 	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
 	//
@@ -137,7 +145,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredBaseMetadata = bitBaseMetadataName
 
-// BlobResourceContents is defined by the MCP schema.
+// BlobResourceContents: 2026-07-28/schema.json#/$defs/BlobResourceContents
 type BlobResourceContents struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -174,19 +182,19 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredBlobResourceContents = bitBlobResourceContentsBlob | bitBlobResourceContentsURI
 
-// BooleanSchema is defined by the MCP schema.
+// BooleanSchema: 2026-07-28/schema.json#/$defs/BooleanSchema
 //
 // Since 2025-06-18.
 type BooleanSchema struct {
-	// Default is defined by the MCP schema.
+	// Default: 2026-07-28/schema.json#/$defs/BooleanSchema/properties/default
 	//
 	// Since 2025-06-18.
 	Default bool `json:"default,omitempty"`
-	// Description is defined by the MCP schema.
+	// Description: 2026-07-28/schema.json#/$defs/BooleanSchema/properties/description
 	//
 	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	// Title is defined by the MCP schema.
+	// Title: 2026-07-28/schema.json#/$defs/BooleanSchema/properties/title
 	//
 	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
@@ -217,8 +225,10 @@ const requiredBooleanSchema = bitBooleanSchemaType
 // CacheableResult: A result that supports a time-to-live (TTL) hint for client-side caching.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CacheableResult
 type CacheableResult struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/CacheableResult/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -290,31 +300,35 @@ const requiredCacheableResult = bitCacheableResultCacheScope | bitCacheableResul
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CacheableResult/properties/cacheScope
 type CacheableResultCacheScope string
 
 // The values of CacheableResultCacheScope, in schema order.
 const (
-	// CacheableResultCacheScopePrivate is defined by the MCP schema.
+	// CacheableResultCacheScopePrivate is the CacheableResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	CacheableResultCacheScopePrivate CacheableResultCacheScope = "private"
-	// CacheableResultCacheScopePublic is defined by the MCP schema.
+	// CacheableResultCacheScopePublic is the CacheableResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	CacheableResultCacheScopePublic CacheableResultCacheScope = "public"
 )
 
 // CallToolRequest: Used by the client to invoke a tool provided by the server.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CallToolRequest
 type CallToolRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/CallToolRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/CallToolRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/CallToolRequest/properties/params
 	Params CallToolRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -341,6 +355,8 @@ const (
 const requiredCallToolRequest = bitCallToolRequestID | bitCallToolRequestJSONRPC | bitCallToolRequestMethod | bitCallToolRequestParams
 
 // CallToolRequestParams: Parameters for a `tools/call` request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CallToolRequestParams
 type CallToolRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -348,13 +364,13 @@ type CallToolRequestParams struct {
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
 	// Arguments to use for the tool call.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
-	// InputResponses is defined by the MCP schema.
+	// InputResponses: 2026-07-28/schema.json#/$defs/CallToolRequestParams/properties/inputResponses
 	//
 	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
 	// Name: The name of the tool.
 	Name string `json:"name"`
-	// RequestState is defined by the MCP schema.
+	// RequestState: 2026-07-28/schema.json#/$defs/CallToolRequestParams/properties/requestState
 	//
 	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
@@ -392,6 +408,8 @@ const (
 const requiredCallToolRequestParams = bitCallToolRequestParamsMeta | bitCallToolRequestParamsName
 
 // CallToolResult: The result returned by the server for a {@link CallToolRequesttools/call} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CallToolResult
 type CallToolResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -456,12 +474,14 @@ const requiredCallToolResult = bitCallToolResultContent | bitCallToolResultResul
 // CallToolResultResponse: A successful response from the server for a {@link CallToolRequesttools/call} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CallToolResultResponse
 type CallToolResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/CallToolResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/CallToolResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result CallToolResultResponseResult `json:"result"`
@@ -486,7 +506,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredCallToolResultResponse = bitCallToolResultResponseID | bitCallToolResultResponseJSONRPC | bitCallToolResultResponseResult
 
-// CallToolResultResponseResult is defined by the MCP schema.
+// CallToolResultResponseResult: 2026-07-28/schema.json#/$defs/CallToolResultResponse/properties/result
 //
 // Decoding chooses the variant by resultType: "complete" (or no resultType)
 // selects *CallToolResult; "input_required" selects *InputRequiredResult; any
@@ -513,12 +533,14 @@ type CallToolResultResponseResultVariant interface {
 // CancelTaskRequest: A request to cancel a task.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/CancelTaskRequest
 type CancelTaskRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/CancelTaskRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/CancelTaskRequest/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params CancelTaskRequestParams `json:"params"`
@@ -547,7 +569,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredCancelTaskRequest = bitCancelTaskRequestID | bitCancelTaskRequestJSONRPC | bitCancelTaskRequestMethod | bitCancelTaskRequestParams
 
-// CancelTaskRequestParams is defined by the MCP schema.
+// CancelTaskRequestParams: 2025-11-25/schema.json#/$defs/CancelTaskRequest/properties/params
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type CancelTaskRequestParams struct {
@@ -577,6 +599,8 @@ const requiredCancelTaskRequestParams = bitCancelTaskRequestParamsTaskID
 // CancelTaskResult: The response to a tasks/cancel request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/CancelTaskResult
 type CancelTaskResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -650,12 +674,14 @@ const requiredCancelTaskResult = bitCancelTaskResultCreatedAt | bitCancelTaskRes
 // The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
 //
 // This notification indicates that the result will be unused, so any associated processing SHOULD cease.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CancelledNotification
 type CancelledNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/CancelledNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/CancelledNotification/properties/params
 	Params CancelledNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -682,6 +708,8 @@ const (
 const requiredCancelledNotification = bitCancelledNotificationJSONRPC | bitCancelledNotificationMethod | bitCancelledNotificationParams
 
 // CancelledNotificationParams: Parameters for a `notifications/cancelled` notification.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CancelledNotificationParams
 type CancelledNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -715,6 +743,8 @@ const (
 const requiredCancelledNotificationParams = bitCancelledNotificationParamsRequestID
 
 // ClientCapabilities: Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ClientCapabilities
 type ClientCapabilities struct {
 	// Elicitation: Present if the client supports elicitation from the server.
 	//
@@ -762,12 +792,14 @@ const (
 // ClientCapabilitiesElicitation: Present if the client supports elicitation from the server.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ClientCapabilities/properties/elicitation
 type ClientCapabilitiesElicitation struct {
-	// Form is defined by the MCP schema.
+	// Form: 2026-07-28/schema.json#/$defs/ClientCapabilities/properties/elicitation/properties/form
 	//
 	// Since 2025-11-25.
 	Form json.RawMessage `json:"form,omitempty"`
-	// URL is defined by the MCP schema.
+	// URL: 2026-07-28/schema.json#/$defs/ClientCapabilities/properties/elicitation/properties/url
 	//
 	// Since 2025-11-25.
 	URL json.RawMessage `json:"url,omitempty"`
@@ -790,6 +822,8 @@ const (
 // ClientCapabilitiesRoots: Present if the client supports listing roots.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ClientCapabilities/properties/roots
 type ClientCapabilitiesRoots struct {
 	// ListChanged: Whether the client supports notifications for changes to the roots list.
 	//
@@ -813,6 +847,8 @@ const (
 // ClientCapabilitiesSampling: Present if the client supports sampling from an LLM.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ClientCapabilities/properties/sampling
 type ClientCapabilitiesSampling struct {
 	// Context: Whether the client supports context inclusion via `includeContext` parameter.
 	// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
@@ -842,6 +878,8 @@ const (
 // ClientCapabilitiesTasks: Present if the client supports task-augmented requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ClientCapabilities/properties/tasks
 type ClientCapabilitiesTasks struct {
 	// Cancel: Whether this client supports tasks/cancel.
 	//
@@ -875,6 +913,8 @@ const (
 // ClientCapabilitiesTasksRequests: Specifies which request types can be augmented with tasks.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ClientCapabilities/properties/tasks/properties/requests
 type ClientCapabilitiesTasksRequests struct {
 	// Elicitation: Task support for elicitation-related requests.
 	//
@@ -903,6 +943,8 @@ const (
 // ClientCapabilitiesTasksRequestsElicitation: Task support for elicitation-related requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ClientCapabilities/properties/tasks/properties/requests/properties/elicitation
 type ClientCapabilitiesTasksRequestsElicitation struct {
 	// Create: Whether the client supports task-augmented elicitation/create requests.
 	//
@@ -926,6 +968,8 @@ const (
 // ClientCapabilitiesTasksRequestsSampling: Task support for sampling-related requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ClientCapabilities/properties/tasks/properties/requests/properties/sampling
 type ClientCapabilitiesTasksRequestsSampling struct {
 	// CreateMessage: Whether the client supports task-augmented sampling/createMessage requests.
 	//
@@ -953,6 +997,8 @@ const (
 // The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
 //
 // This notification indicates that the result will be unused, so any associated processing SHOULD cease.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ClientNotification
 type ClientNotification struct {
 	// Value is the variant: *CancelledNotification, *InitializedNotification, *ProgressNotification, *TaskStatusNotification, *RootsListChangedNotification.
 	Value ClientNotificationVariant
@@ -965,7 +1011,7 @@ type ClientNotificationVariant interface {
 	isClientNotificationVariant()
 }
 
-// ClientRequest is defined by the MCP schema.
+// ClientRequest: 2026-07-28/schema.json#/$defs/ClientRequest
 type ClientRequest struct {
 	// Value is the variant: *DiscoverRequest, *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscriptionsListenRequest, *ListPromptsRequest, *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *CompleteRequest, *InitializeRequest, *PingRequest, *SubscribeRequest, *UnsubscribeRequest, *GetTaskRequest, *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest, *SetLevelRequest.
 	Value ClientRequestVariant
@@ -983,6 +1029,8 @@ type ClientRequestVariant interface {
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
 // the value to its own variant.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ClientResult
 type ClientResult struct {
 	// Value is the variant: *Result, *GetTaskResult, *GetTaskPayloadResult, *CancelTaskResult, *ListTasksResult, *CreateMessageResult, *ListRootsResult, *ElicitResult.
 	Value ClientResultVariant
@@ -996,16 +1044,18 @@ type ClientResultVariant interface {
 }
 
 // CompleteRequest: A request from the client to the server, to ask for completion options.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteRequest
 type CompleteRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/CompleteRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/CompleteRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/CompleteRequest/properties/params
 	Params CompleteRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -1032,6 +1082,8 @@ const (
 const requiredCompleteRequest = bitCompleteRequestID | bitCompleteRequestJSONRPC | bitCompleteRequestMethod | bitCompleteRequestParams
 
 // CompleteRequestParams: Parameters for a `completion/complete` request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteRequestParams
 type CompleteRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -1043,7 +1095,7 @@ type CompleteRequestParams struct {
 	//
 	// Since 2025-06-18.
 	Context *CompleteRequestParamsContext `json:"context,omitempty"`
-	// Ref is defined by the MCP schema.
+	// Ref: 2026-07-28/schema.json#/$defs/CompleteRequestParams/properties/ref
 	Ref CompleteRequestParamsRef `json:"ref"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -1068,6 +1120,8 @@ const (
 const requiredCompleteRequestParams = bitCompleteRequestParamsMeta | bitCompleteRequestParamsArgument | bitCompleteRequestParamsRef
 
 // CompleteRequestParamsArgument: The argument's information
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteRequestParams/properties/argument
 type CompleteRequestParamsArgument struct {
 	// Name: The name of the argument
 	Name string `json:"name"`
@@ -1096,6 +1150,8 @@ const requiredCompleteRequestParamsArgument = bitCompleteRequestParamsArgumentNa
 // CompleteRequestParamsContext: Additional, optional context for completions
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteRequestParams/properties/context
 type CompleteRequestParamsContext struct {
 	// Arguments: Previously-resolved variables in a URI template or prompt.
 	//
@@ -1116,7 +1172,7 @@ const (
 	bitCompleteRequestParamsContextArguments uint64 = 1 << iota
 )
 
-// CompleteRequestParamsRef is defined by the MCP schema.
+// CompleteRequestParamsRef: 2026-07-28/schema.json#/$defs/CompleteRequestParams/properties/ref
 type CompleteRequestParamsRef struct {
 	// Value is the variant: *PromptReference, *ResourceTemplateReference.
 	Value CompleteRequestParamsRefVariant
@@ -1130,10 +1186,12 @@ type CompleteRequestParamsRefVariant interface {
 }
 
 // CompleteResult: The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteResult
 type CompleteResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
-	// Completion is defined by the MCP schema.
+	// Completion: 2026-07-28/schema.json#/$defs/CompleteResult/properties/completion
 	Completion CompleteResultCompletion `json:"completion"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -1168,7 +1226,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredCompleteResult = bitCompleteResultCompletion | bitCompleteResultResultType
 
-// CompleteResultCompletion is defined by the MCP schema.
+// CompleteResultCompletion: 2026-07-28/schema.json#/$defs/CompleteResult/properties/completion
 type CompleteResultCompletion struct {
 	// HasMore: Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
 	HasMore bool `json:"hasMore,omitempty"`
@@ -1200,12 +1258,14 @@ const requiredCompleteResultCompletion = bitCompleteResultCompletionValues
 // CompleteResultResponse: A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteResultResponse
 type CompleteResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/CompleteResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/CompleteResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result CompleteResult `json:"result"`
@@ -1230,7 +1290,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredCompleteResultResponse = bitCompleteResultResponseID | bitCompleteResultResponseJSONRPC | bitCompleteResultResponseResult
 
-// ContentBlock is defined by the MCP schema.
+// ContentBlock: 2026-07-28/schema.json#/$defs/ContentBlock
 type ContentBlock struct {
 	// Value is the variant: *TextContent, *ImageContent, *AudioContent, *ResourceLink, *EmbeddedResource.
 	Value ContentBlockVariant
@@ -1244,14 +1304,16 @@ type ContentBlockVariant interface {
 }
 
 // CreateMessageRequest: A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CreateMessageRequest
 type CreateMessageRequest struct {
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/CreateMessageRequest/properties/params
 	Params CreateMessageRequestParams `json:"params"`
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/CreateMessageRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/CreateMessageRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
@@ -1281,6 +1343,8 @@ const (
 const requiredCreateMessageRequest = bitCreateMessageRequestMethod | bitCreateMessageRequestParams | bitCreateMessageRequestID | bitCreateMessageRequestJSONRPC
 
 // CreateMessageRequestParams: Parameters for a `sampling/createMessage` request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams
 type CreateMessageRequestParams struct {
 	// IncludeContext: A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 	// The client MAY ignore this request.
@@ -1293,17 +1357,17 @@ type CreateMessageRequestParams struct {
 	//
 	// The client MAY choose to sample fewer tokens than the requested maximum.
 	MaxTokens int64 `json:"maxTokens"`
-	// Messages is defined by the MCP schema.
+	// Messages: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams/properties/messages
 	Messages []SamplingMessage `json:"messages"`
 	// Metadata: Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 	// ModelPreferences: The server's preferences for which model to select. The client MAY ignore these preferences.
 	ModelPreferences *ModelPreferences `json:"modelPreferences,omitempty"`
-	// StopSequences is defined by the MCP schema.
+	// StopSequences: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams/properties/stopSequences
 	StopSequences []string `json:"stopSequences,omitempty"`
 	// SystemPrompt: An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
-	// Temperature is defined by the MCP schema.
+	// Temperature: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams/properties/temperature
 	Temperature float64 `json:"temperature,omitempty"`
 	// ToolChoice: Controls how the model uses tools.
 	// The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
@@ -1365,21 +1429,25 @@ const requiredCreateMessageRequestParams = bitCreateMessageRequestParamsMaxToken
 // Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
 // omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
 // {@link ClientCapabilities.sampling.context}.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams/properties/includeContext
 type CreateMessageRequestParamsIncludeContext string
 
 // The values of CreateMessageRequestParamsIncludeContext, in schema order.
 const (
-	// CreateMessageRequestParamsIncludeContextAllServers is defined by the MCP schema.
+	// CreateMessageRequestParamsIncludeContextAllServers is the CreateMessageRequestParamsIncludeContext value "allServers".
 	CreateMessageRequestParamsIncludeContextAllServers CreateMessageRequestParamsIncludeContext = "allServers"
-	// CreateMessageRequestParamsIncludeContextNone is defined by the MCP schema.
+	// CreateMessageRequestParamsIncludeContextNone is the CreateMessageRequestParamsIncludeContext value "none".
 	CreateMessageRequestParamsIncludeContextNone CreateMessageRequestParamsIncludeContext = "none"
-	// CreateMessageRequestParamsIncludeContextThisServer is defined by the MCP schema.
+	// CreateMessageRequestParamsIncludeContextThisServer is the CreateMessageRequestParamsIncludeContext value "thisServer".
 	CreateMessageRequestParamsIncludeContextThisServer CreateMessageRequestParamsIncludeContext = "thisServer"
 )
 
 // CreateMessageRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/CreateMessageRequestParams/properties/_meta
 type CreateMessageRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -1403,14 +1471,16 @@ const (
 // CreateMessageResult: The result returned by the client for a {@link CreateMessageRequestsampling/createMessage} request.
 // The client should inform the user before returning the sampled message, to allow them
 // to inspect the response (human in the loop) and decide whether to allow the server to see it.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CreateMessageResult
 type CreateMessageResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	// Content is defined by the MCP schema.
+	// Content: 2026-07-28/schema.json#/$defs/CreateMessageResult/properties/content
 	Content CreateMessageResultContent `json:"content"`
 	// Model: The name of the model that generated the message.
 	Model string `json:"model"`
-	// Role is defined by the MCP schema.
+	// Role: 2026-07-28/schema.json#/$defs/CreateMessageResult/properties/role
 	Role Role `json:"role"`
 	// StopReason: The reason why sampling stopped, if known.
 	//
@@ -1448,7 +1518,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredCreateMessageResult = bitCreateMessageResultContent | bitCreateMessageResultModel | bitCreateMessageResultRole
 
-// CreateMessageResultContent is defined by the MCP schema.
+// CreateMessageResultContent: 2026-07-28/schema.json#/$defs/CreateMessageResult/properties/content
 type CreateMessageResultContent struct {
 	// Value is the variant: *TextContent, *ImageContent, *AudioContent, *ToolUseContent, *ToolResultContent, CreateMessageResultContentArray.
 	Value CreateMessageResultContentVariant
@@ -1461,7 +1531,7 @@ type CreateMessageResultContentVariant interface {
 	isCreateMessageResultContentVariant()
 }
 
-// CreateMessageResultContentArray is defined by the MCP schema.
+// CreateMessageResultContentArray: 2026-07-28/schema.json#/$defs/CreateMessageResult/properties/content/anyOf/5
 //
 // Since 2025-11-25.
 type CreateMessageResultContentArray []SamplingMessageContentBlock
@@ -1471,12 +1541,14 @@ func (CreateMessageResultContentArray) isCreateMessageResultContentVariant() {}
 // CreateTaskResult: A response to a task-augmented request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/CreateTaskResult
 type CreateTaskResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	// Task is defined by the MCP schema.
+	// Task: 2025-11-25/schema.json#/$defs/CreateTaskResult/properties/task
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Task Task `json:"task"`
@@ -1501,6 +1573,8 @@ const (
 const requiredCreateTaskResult = bitCreateTaskResultTask
 
 // Cursor: An opaque token used to represent a cursor for pagination.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Cursor
 type Cursor string
 
 // DiscoverRequest: A request from the client asking the server to advertise its supported
@@ -1509,12 +1583,14 @@ type Cursor string
 // to — version negotiation can also happen inline via per-request `_meta`.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/DiscoverRequest
 type DiscoverRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/DiscoverRequest/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/DiscoverRequest/properties/params
 	//
 	// Since 2026-07-28.
 	Params RequestParams `json:"params"`
@@ -1545,8 +1621,10 @@ const requiredDiscoverRequest = bitDiscoverRequestID | bitDiscoverRequestJSONRPC
 // DiscoverResult: The result returned by the server for a {@link DiscoverRequestserver/discover} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/DiscoverResult
 type DiscoverResult struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/DiscoverResult/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -1641,15 +1719,17 @@ const requiredDiscoverResult = bitDiscoverResultCacheScope | bitDiscoverResultCa
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/DiscoverResult/properties/cacheScope
 type DiscoverResultCacheScope string
 
 // The values of DiscoverResultCacheScope, in schema order.
 const (
-	// DiscoverResultCacheScopePrivate is defined by the MCP schema.
+	// DiscoverResultCacheScopePrivate is the DiscoverResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	DiscoverResultCacheScopePrivate DiscoverResultCacheScope = "private"
-	// DiscoverResultCacheScopePublic is defined by the MCP schema.
+	// DiscoverResultCacheScopePublic is the DiscoverResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	DiscoverResultCacheScopePublic DiscoverResultCacheScope = "public"
@@ -1658,12 +1738,14 @@ const (
 // DiscoverResultResponse: A successful response from the server for a {@link DiscoverRequestserver/discover} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/DiscoverResultResponse
 type DiscoverResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/DiscoverResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/DiscoverResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result DiscoverResult `json:"result"`
@@ -1691,16 +1773,18 @@ const requiredDiscoverResultResponse = bitDiscoverResultResponseID | bitDiscover
 // ElicitRequest: A request from the server to elicit additional information from the user via the client.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitRequest
 type ElicitRequest struct {
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ElicitRequest/properties/params
 	//
 	// Since 2025-06-18.
 	Params ElicitRequestParams `json:"params"`
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/ElicitRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/ElicitRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
@@ -1732,6 +1816,8 @@ const requiredElicitRequest = bitElicitRequestMethod | bitElicitRequestParams | 
 // ElicitRequestFormParams: The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitRequestFormParams
 type ElicitRequestFormParams struct {
 	// Message: The message to present to the user describing what information is being requested.
 	//
@@ -1787,6 +1873,8 @@ const requiredElicitRequestFormParams = bitElicitRequestFormParamsMessage | bitE
 // ElicitRequestFormParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ElicitRequestFormParams/properties/_meta
 type ElicitRequestFormParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -1811,16 +1899,18 @@ const (
 // Only top-level properties are allowed, without nesting.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitRequestFormParams/properties/requestedSchema
 type ElicitRequestFormParamsRequestedSchema struct {
-	// Schema is defined by the MCP schema.
+	// Schema: 2026-07-28/schema.json#/$defs/ElicitRequestFormParams/properties/requestedSchema/properties/$schema
 	//
 	// Since 2025-11-25.
 	Schema string `json:"$schema,omitempty"`
-	// Properties is defined by the MCP schema.
+	// Properties: 2026-07-28/schema.json#/$defs/ElicitRequestFormParams/properties/requestedSchema/properties/properties
 	//
 	// Since 2025-06-18.
 	Properties map[string]PrimitiveSchemaDefinition `json:"properties"`
-	// Required is defined by the MCP schema.
+	// Required: 2026-07-28/schema.json#/$defs/ElicitRequestFormParams/properties/requestedSchema/properties/required
 	//
 	// Since 2025-06-18.
 	Required []string `json:"required,omitempty"`
@@ -1849,6 +1939,8 @@ const requiredElicitRequestFormParamsRequestedSchema = bitElicitRequestFormParam
 // ElicitRequestParams: The parameters for a request to elicit additional information from the user via the client.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitRequestParams
 type ElicitRequestParams struct {
 	// Value is the variant: *ElicitRequestFormParams, *ElicitRequestURLParams.
 	Value ElicitRequestParamsVariant
@@ -1864,6 +1956,8 @@ type ElicitRequestParamsVariant interface {
 // ElicitRequestURLParams: The parameters for a request to elicit information from the user via a URL in the client.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitRequestURLParams
 type ElicitRequestURLParams struct {
 	// Message: The message to present to the user explaining why the interaction is needed.
 	//
@@ -1920,6 +2014,8 @@ const requiredElicitRequestURLParams = bitElicitRequestURLParamsMessage | bitEli
 // ElicitRequestURLParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ElicitRequestURLParams/properties/_meta
 type ElicitRequestURLParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -1943,6 +2039,8 @@ const (
 // ElicitResult: The result returned by the client for an {@link ElicitRequestelicitation/create} request.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitResult
 type ElicitResult struct {
 	// Action: The user action in response to the elicitation.
 	// - `"accept"`: User submitted the form/confirmed the action
@@ -1991,25 +2089,27 @@ const requiredElicitResult = bitElicitResultAction
 // - `"cancel"`: User dismissed without making an explicit choice
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitResult/properties/action
 type ElicitResultAction string
 
 // The values of ElicitResultAction, in schema order.
 const (
-	// ElicitResultActionAccept is defined by the MCP schema.
+	// ElicitResultActionAccept is the ElicitResultAction value "accept".
 	//
 	// Since 2025-06-18.
 	ElicitResultActionAccept ElicitResultAction = "accept"
-	// ElicitResultActionCancel is defined by the MCP schema.
+	// ElicitResultActionCancel is the ElicitResultAction value "cancel".
 	//
 	// Since 2025-06-18.
 	ElicitResultActionCancel ElicitResultAction = "cancel"
-	// ElicitResultActionDecline is defined by the MCP schema.
+	// ElicitResultActionDecline is the ElicitResultAction value "decline".
 	//
 	// Since 2025-06-18.
 	ElicitResultActionDecline ElicitResultAction = "decline"
 )
 
-// ElicitResultContentValue is defined by the MCP schema.
+// ElicitResultContentValue: 2026-07-28/schema.json#/$defs/ElicitResult/properties/content/additionalProperties
 //
 // Since 2025-06-18.
 type ElicitResultContentValue struct {
@@ -2024,28 +2124,28 @@ type ElicitResultContentValueVariant interface {
 	isElicitResultContentValueVariant()
 }
 
-// ElicitResultContentValueArray is defined by the MCP schema.
+// ElicitResultContentValueArray: 2026-07-28/schema.json#/$defs/ElicitResult/properties/content/additionalProperties/anyOf/0
 //
 // Since 2025-11-25.
 type ElicitResultContentValueArray []string
 
 func (ElicitResultContentValueArray) isElicitResultContentValueVariant() {}
 
-// ElicitResultContentValueBoolean is defined by the MCP schema.
+// ElicitResultContentValueBoolean: 2026-07-28/schema.json#/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1
 //
 // Since 2025-11-25.
 type ElicitResultContentValueBoolean bool
 
 func (ElicitResultContentValueBoolean) isElicitResultContentValueVariant() {}
 
-// ElicitResultContentValueInteger is defined by the MCP schema.
+// ElicitResultContentValueInteger: 2026-07-28/schema.json#/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1
 //
 // Since 2025-11-25.
 type ElicitResultContentValueInteger int64
 
 func (ElicitResultContentValueInteger) isElicitResultContentValueVariant() {}
 
-// ElicitResultContentValueString is defined by the MCP schema.
+// ElicitResultContentValueString: 2026-07-28/schema.json#/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1
 //
 // Since 2025-11-25.
 type ElicitResultContentValueString string
@@ -2055,8 +2155,10 @@ func (ElicitResultContentValueString) isElicitResultContentValueVariant() {}
 // ElicitationCompleteNotification: An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ElicitationCompleteNotification
 type ElicitationCompleteNotification struct {
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/ElicitationCompleteNotification/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params ElicitationCompleteNotificationParams `json:"params"`
@@ -2083,7 +2185,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredElicitationCompleteNotification = bitElicitationCompleteNotificationJSONRPC | bitElicitationCompleteNotificationMethod | bitElicitationCompleteNotificationParams
 
-// ElicitationCompleteNotificationParams is defined by the MCP schema.
+// ElicitationCompleteNotificationParams: 2025-11-25/schema.json#/$defs/ElicitationCompleteNotification/properties/params
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type ElicitationCompleteNotificationParams struct {
@@ -2114,6 +2216,8 @@ const requiredElicitationCompleteNotificationParams = bitElicitationCompleteNoti
 //
 // It is up to the client how best to render embedded resources for the benefit
 // of the LLM and/or the user.
+//
+// Schema: 2026-07-28/schema.json#/$defs/EmbeddedResource
 type EmbeddedResource struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -2121,7 +2225,7 @@ type EmbeddedResource struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	// Resource is defined by the MCP schema.
+	// Resource: 2026-07-28/schema.json#/$defs/EmbeddedResource/properties/resource
 	Resource EmbeddedResourceResource `json:"resource"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -2147,7 +2251,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredEmbeddedResource = bitEmbeddedResourceResource | bitEmbeddedResourceType
 
-// EmbeddedResourceResource is defined by the MCP schema.
+// EmbeddedResourceResource: 2026-07-28/schema.json#/$defs/EmbeddedResource/properties/resource
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -2165,9 +2269,11 @@ type EmbeddedResourceResourceVariant interface {
 }
 
 // EmptyResult: Common result fields.
+//
+// Schema: 2026-07-28/schema.json#/$defs/EmptyResult
 type EmptyResult = Result
 
-// EnumSchema is defined by the MCP schema.
+// EnumSchema: 2026-07-28/schema.json#/$defs/EnumSchema
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -2186,7 +2292,7 @@ type EnumSchemaVariant interface {
 	isEnumSchemaVariant()
 }
 
-// Error is defined by the MCP schema.
+// Error: 2026-07-28/schema.json#/$defs/Error
 type Error struct {
 	// Code: The error type that occurred.
 	Code int64 `json:"code"`
@@ -2216,16 +2322,18 @@ const (
 const requiredError = bitErrorCode | bitErrorMessage
 
 // GetPromptRequest: Used by the client to get a prompt provided by the server.
+//
+// Schema: 2026-07-28/schema.json#/$defs/GetPromptRequest
 type GetPromptRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/GetPromptRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/GetPromptRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/GetPromptRequest/properties/params
 	Params GetPromptRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -2252,6 +2360,8 @@ const (
 const requiredGetPromptRequest = bitGetPromptRequestID | bitGetPromptRequestJSONRPC | bitGetPromptRequestMethod | bitGetPromptRequestParams
 
 // GetPromptRequestParams: Parameters for a `prompts/get` request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/GetPromptRequestParams
 type GetPromptRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -2259,13 +2369,13 @@ type GetPromptRequestParams struct {
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
 	// Arguments to use for templating the prompt.
 	Arguments map[string]string `json:"arguments,omitempty"`
-	// InputResponses is defined by the MCP schema.
+	// InputResponses: 2026-07-28/schema.json#/$defs/GetPromptRequestParams/properties/inputResponses
 	//
 	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
 	// Name: The name of the prompt or prompt template.
 	Name string `json:"name"`
-	// RequestState is defined by the MCP schema.
+	// RequestState: 2026-07-28/schema.json#/$defs/GetPromptRequestParams/properties/requestState
 	//
 	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
@@ -2293,12 +2403,14 @@ const (
 const requiredGetPromptRequestParams = bitGetPromptRequestParamsMeta | bitGetPromptRequestParamsName
 
 // GetPromptResult: The result returned by the server for a {@link GetPromptRequestprompts/get} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/GetPromptResult
 type GetPromptResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// Description: An optional description for the prompt.
 	Description string `json:"description,omitempty"`
-	// Messages is defined by the MCP schema.
+	// Messages: 2026-07-28/schema.json#/$defs/GetPromptResult/properties/messages
 	Messages []PromptMessage `json:"messages"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -2338,12 +2450,14 @@ const requiredGetPromptResult = bitGetPromptResultMessages | bitGetPromptResultR
 // GetPromptResultResponse: A successful response from the server for a {@link GetPromptRequestprompts/get} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/GetPromptResultResponse
 type GetPromptResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/GetPromptResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/GetPromptResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result GetPromptResultResponseResult `json:"result"`
@@ -2368,7 +2482,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredGetPromptResultResponse = bitGetPromptResultResponseID | bitGetPromptResultResponseJSONRPC | bitGetPromptResultResponseResult
 
-// GetPromptResultResponseResult is defined by the MCP schema.
+// GetPromptResultResponseResult: 2026-07-28/schema.json#/$defs/GetPromptResultResponse/properties/result
 //
 // Decoding chooses the variant by resultType: "complete" (or no resultType)
 // selects *GetPromptResult; "input_required" selects *InputRequiredResult; any
@@ -2395,12 +2509,14 @@ type GetPromptResultResponseResultVariant interface {
 // GetTaskPayloadRequest: A request to retrieve the result of a completed task.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/GetTaskPayloadRequest
 type GetTaskPayloadRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/GetTaskPayloadRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/GetTaskPayloadRequest/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params GetTaskPayloadRequestParams `json:"params"`
@@ -2429,7 +2545,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredGetTaskPayloadRequest = bitGetTaskPayloadRequestID | bitGetTaskPayloadRequestJSONRPC | bitGetTaskPayloadRequestMethod | bitGetTaskPayloadRequestParams
 
-// GetTaskPayloadRequestParams is defined by the MCP schema.
+// GetTaskPayloadRequestParams: 2025-11-25/schema.json#/$defs/GetTaskPayloadRequest/properties/params
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type GetTaskPayloadRequestParams struct {
@@ -2461,6 +2577,8 @@ const requiredGetTaskPayloadRequestParams = bitGetTaskPayloadRequestParamsTaskID
 // For example, a tools/call task would return the CallToolResult structure.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/GetTaskPayloadResult
 type GetTaskPayloadResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -2487,12 +2605,14 @@ const (
 // GetTaskRequest: A request to retrieve the state of a task.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/GetTaskRequest
 type GetTaskRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/GetTaskRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/GetTaskRequest/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params GetTaskRequestParams `json:"params"`
@@ -2521,7 +2641,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredGetTaskRequest = bitGetTaskRequestID | bitGetTaskRequestJSONRPC | bitGetTaskRequestMethod | bitGetTaskRequestParams
 
-// GetTaskRequestParams is defined by the MCP schema.
+// GetTaskRequestParams: 2025-11-25/schema.json#/$defs/GetTaskRequest/properties/params
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type GetTaskRequestParams struct {
@@ -2551,6 +2671,8 @@ const requiredGetTaskRequestParams = bitGetTaskRequestParamsTaskID
 // GetTaskResult: The response to a tasks/get request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/GetTaskResult
 type GetTaskResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -2623,12 +2745,14 @@ const requiredGetTaskResult = bitGetTaskResultCreatedAt | bitGetTaskResultLastUp
 // status code MUST be `400 Bad Request`.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/HeaderMismatchError
 type HeaderMismatchError struct {
-	// Error is defined by the MCP schema.
+	// Error: 2026-07-28/schema.json#/$defs/HeaderMismatchError/properties/error
 	//
 	// Since 2026-07-28.
 	Error HeaderMismatchErrorError `json:"error"`
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/HeaderMismatchError/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
@@ -2653,7 +2777,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredHeaderMismatchError = bitHeaderMismatchErrorError | bitHeaderMismatchErrorJSONRPC
 
-// HeaderMismatchErrorError is defined by the MCP schema.
+// HeaderMismatchErrorError: 2026-07-28/schema.json#/$defs/HeaderMismatchError/properties/error
 //
 // Since 2026-07-28.
 type HeaderMismatchErrorError struct {
@@ -2689,6 +2813,8 @@ const requiredHeaderMismatchErrorError = bitHeaderMismatchErrorErrorCode | bitHe
 // Icon: An optionally-sized icon that can be displayed in a user interface.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Icon
 type Icon struct {
 	// MIMEType: Optional MIME type override if the source MIME type is missing or generic.
 	// For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
@@ -2750,15 +2876,17 @@ const requiredIcon = bitIconSrc
 // If not provided, the client should assume the icon can be used with any theme.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Icon/properties/theme
 type IconTheme string
 
 // The values of IconTheme, in schema order.
 const (
-	// IconThemeDark is defined by the MCP schema.
+	// IconThemeDark is the IconTheme value "dark".
 	//
 	// Since 2025-11-25.
 	IconThemeDark IconTheme = "dark"
-	// IconThemeLight is defined by the MCP schema.
+	// IconThemeLight is the IconTheme value "light".
 	//
 	// Since 2025-11-25.
 	IconThemeLight IconTheme = "light"
@@ -2767,6 +2895,8 @@ const (
 // Icons: Base interface to add `icons` property.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Icons
 type Icons struct {
 	// Icons: Optional set of sized icons that the client can display in a user interface.
 	//
@@ -2796,6 +2926,8 @@ const (
 )
 
 // ImageContent: An image provided to or from an LLM.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ImageContent
 type ImageContent struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -2836,6 +2968,8 @@ const (
 const requiredImageContent = bitImageContentData | bitImageContentMIMEType | bitImageContentType
 
 // Implementation: Describes the MCP implementation.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Implementation
 type Implementation struct {
 	// Description: An optional human-readable description of what this implementation does.
 	//
@@ -2901,16 +3035,18 @@ const requiredImplementation = bitImplementationName | bitImplementationVersion
 // InitializeRequest: This request is sent from the client to the server when it first connects, asking it to begin initialization.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/InitializeRequest
 type InitializeRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/InitializeRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/InitializeRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/InitializeRequest/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params InitializeRequestParams `json:"params"`
@@ -2941,16 +3077,18 @@ const requiredInitializeRequest = bitInitializeRequestID | bitInitializeRequestJ
 // InitializeRequestParams: Parameters for an `initialize` request.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/InitializeRequestParams
 type InitializeRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta *InitializeRequestParamsMeta `json:"_meta,omitempty"`
-	// Capabilities is defined by the MCP schema.
+	// Capabilities: 2025-11-25/schema.json#/$defs/InitializeRequestParams/properties/capabilities
 	//
 	// Removed in 2026-07-28.
 	Capabilities ClientCapabilities `json:"capabilities"`
-	// ClientInfo is defined by the MCP schema.
+	// ClientInfo: 2025-11-25/schema.json#/$defs/InitializeRequestParams/properties/clientInfo
 	//
 	// Removed in 2026-07-28.
 	ClientInfo Implementation `json:"clientInfo"`
@@ -2983,6 +3121,8 @@ const requiredInitializeRequestParams = bitInitializeRequestParamsCapabilities |
 // InitializeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/InitializeRequestParams/properties/_meta
 type InitializeRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -3006,12 +3146,14 @@ const (
 // InitializeResult: After receiving an initialize request from the client, the server sends this response.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/InitializeResult
 type InitializeResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	// Capabilities is defined by the MCP schema.
+	// Capabilities: 2025-11-25/schema.json#/$defs/InitializeResult/properties/capabilities
 	//
 	// Removed in 2026-07-28.
 	Capabilities ServerCapabilities `json:"capabilities"`
@@ -3025,7 +3167,7 @@ type InitializeResult struct {
 	//
 	// Removed in 2026-07-28.
 	ProtocolVersion string `json:"protocolVersion"`
-	// ServerInfo is defined by the MCP schema.
+	// ServerInfo: 2025-11-25/schema.json#/$defs/InitializeResult/properties/serverInfo
 	//
 	// Removed in 2026-07-28.
 	ServerInfo Implementation `json:"serverInfo"`
@@ -3057,12 +3199,14 @@ const requiredInitializeResult = bitInitializeResultCapabilities | bitInitialize
 // InitializedNotification: This notification is sent from the client to the server after initialization has finished.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/InitializedNotification
 type InitializedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/InitializedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/InitializedNotification/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params *NotificationParams `json:"params,omitempty"`
@@ -3089,7 +3233,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredInitializedNotification = bitInitializedNotificationJSONRPC | bitInitializedNotificationMethod
 
-// InputRequest is defined by the MCP schema.
+// InputRequest: 2026-07-28/schema.json#/$defs/InputRequest
 //
 // Since 2026-07-28.
 type InputRequest struct {
@@ -3108,6 +3252,8 @@ type InputRequestVariant interface {
 // Keys are server-assigned identifiers; values are the request objects.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InputRequests
 type InputRequests map[string]InputRequest
 
 // InputRequiredResult: An InputRequiredResult sent by the server to indicate that additional input is needed
@@ -3116,16 +3262,18 @@ type InputRequests map[string]InputRequest
 // At least one of `inputRequests` or `requestState` MUST be present.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InputRequiredResult
 type InputRequiredResult struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/InputRequiredResult/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
-	// InputRequests is defined by the MCP schema.
+	// InputRequests: 2026-07-28/schema.json#/$defs/InputRequiredResult/properties/inputRequests
 	//
 	// Since 2026-07-28.
 	InputRequests InputRequests `json:"inputRequests,omitempty"`
-	// RequestState is defined by the MCP schema.
+	// RequestState: 2026-07-28/schema.json#/$defs/InputRequiredResult/properties/requestState
 	//
 	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
@@ -3166,7 +3314,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredInputRequiredResult = bitInputRequiredResultResultType
 
-// InputResponse is defined by the MCP schema.
+// InputResponse: 2026-07-28/schema.json#/$defs/InputResponse
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -3185,19 +3333,19 @@ type InputResponseVariant interface {
 	isInputResponseVariant()
 }
 
-// InputResponseRequestParams is defined by the MCP schema.
+// InputResponseRequestParams: 2026-07-28/schema.json#/$defs/InputResponseRequestParams
 //
 // Since 2026-07-28.
 type InputResponseRequestParams struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/InputResponseRequestParams/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta RequestMetaObject `json:"_meta"`
-	// InputResponses is defined by the MCP schema.
+	// InputResponses: 2026-07-28/schema.json#/$defs/InputResponseRequestParams/properties/inputResponses
 	//
 	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
-	// RequestState is defined by the MCP schema.
+	// RequestState: 2026-07-28/schema.json#/$defs/InputResponseRequestParams/properties/requestState
 	//
 	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
@@ -3227,11 +3375,15 @@ const requiredInputResponseRequestParams = bitInputResponseRequestParamsMeta
 // values are the client's result for each request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InputResponses
 type InputResponses map[string]InputResponse
 
 // InternalError: A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InternalError
 type InternalError struct {
 	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
 	//
@@ -3274,6 +3426,8 @@ const requiredInternalError = bitInternalErrorCode | bitInternalErrorMessage
 // - **Sampling**: Missing tool result or tool results mixed with other content
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InvalidParamsError
 type InvalidParamsError struct {
 	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
 	//
@@ -3307,6 +3461,8 @@ const requiredInvalidParamsError = bitInvalidParamsErrorCode | bitInvalidParamsE
 // InvalidRequestError: A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InvalidRequestError
 type InvalidRequestError struct {
 	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
 	//
@@ -3337,12 +3493,12 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredInvalidRequestError = bitInvalidRequestErrorCode | bitInvalidRequestErrorMessage
 
-// JSONArray is defined by the MCP schema.
+// JSONArray: 2026-07-28/schema.json#/$defs/JSONArray
 //
 // Since 2026-07-28.
 type JSONArray []JSONValue
 
-// JSONObject is defined by the MCP schema.
+// JSONObject: 2026-07-28/schema.json#/$defs/JSONObject
 //
 // Since 2026-07-28.
 type JSONObject map[string]JSONValue
@@ -3352,11 +3508,13 @@ func (JSONObject) isJSONValueVariant() {}
 // JSONRPCBatchRequest: A JSON-RPC batch request, as described in https://www.jsonrpc.org/specification#batch.
 //
 // Since 2025-03-26. Removed in 2025-06-18.
+//
+// Schema: 2025-03-26/schema.json#/definitions/JSONRPCBatchRequest
 type JSONRPCBatchRequest []JSONRPCBatchRequestItem
 
 func (JSONRPCBatchRequest) isJSONRPCMessageVariant() {}
 
-// JSONRPCBatchRequestItem is defined by the MCP schema.
+// JSONRPCBatchRequestItem: 2025-03-26/schema.json#/definitions/JSONRPCBatchRequest/items
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -3378,11 +3536,13 @@ type JSONRPCBatchRequestItemVariant interface {
 // JSONRPCBatchResponse: A JSON-RPC batch response, as described in https://www.jsonrpc.org/specification#batch.
 //
 // Since 2025-03-26. Removed in 2025-06-18.
+//
+// Schema: 2025-03-26/schema.json#/definitions/JSONRPCBatchResponse
 type JSONRPCBatchResponse []JSONRPCBatchResponseItem
 
 func (JSONRPCBatchResponse) isJSONRPCMessageVariant() {}
 
-// JSONRPCBatchResponseItem is defined by the MCP schema.
+// JSONRPCBatchResponseItem: 2025-03-26/schema.json#/definitions/JSONRPCBatchResponse/items
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -3406,13 +3566,17 @@ type JSONRPCBatchResponseItemVariant interface {
 // Removed in 2025-11-25.
 //
 // Deprecated: use JSONRPCErrorResponse.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCErrorResponse
 type JSONRPCError = JSONRPCErrorResponse
 
 // JSONRPCErrorResponse: A response to a request that indicates an error occurred.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCErrorResponse
 type JSONRPCErrorResponse struct {
-	// Error is defined by the MCP schema.
+	// Error: 2026-07-28/schema.json#/$defs/JSONRPCErrorResponse/properties/error
 	Error Error `json:"error"`
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/JSONRPCErrorResponse/properties/id
 	ID RequestId `json:"id,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3444,6 +3608,8 @@ const requiredJSONRPCErrorResponse = bitJSONRPCErrorResponseError | bitJSONRPCEr
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
 // the value to its own variant.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCMessage
 type JSONRPCMessage struct {
 	// Value is the variant: *JSONRPCRequest, *JSONRPCNotification, *JSONRPCResultResponse, *JSONRPCErrorResponse, JSONRPCBatchRequest, JSONRPCBatchResponse.
 	Value JSONRPCMessageVariant
@@ -3457,10 +3623,12 @@ type JSONRPCMessageVariant interface {
 }
 
 // JSONRPCNotification: A notification which does not expect a response.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCNotification
 type JSONRPCNotification struct {
-	// Method is defined by the MCP schema.
+	// Method: 2026-07-28/schema.json#/$defs/JSONRPCNotification/properties/method
 	Method string `json:"method"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/JSONRPCNotification/properties/params
 	Params *JSONRPCNotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3486,7 +3654,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredJSONRPCNotification = bitJSONRPCNotificationJSONRPC | bitJSONRPCNotificationMethod
 
-// JSONRPCNotificationParams is defined by the MCP schema.
+// JSONRPCNotificationParams: 2025-06-18/schema.json#/definitions/JSONRPCNotification/properties/params
 //
 // Removed in 2025-11-25.
 type JSONRPCNotificationParams struct {
@@ -3510,12 +3678,14 @@ const (
 )
 
 // JSONRPCRequest: A request that expects a response.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCRequest
 type JSONRPCRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/JSONRPCRequest/properties/id
 	ID RequestId `json:"id"`
-	// Method is defined by the MCP schema.
+	// Method: 2026-07-28/schema.json#/$defs/JSONRPCRequest/properties/method
 	Method string `json:"method"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/JSONRPCRequest/properties/params
 	Params *JSONRPCRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3542,7 +3712,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredJSONRPCRequest = bitJSONRPCRequestID | bitJSONRPCRequestJSONRPC | bitJSONRPCRequestMethod
 
-// JSONRPCRequestParams is defined by the MCP schema.
+// JSONRPCRequestParams: 2025-06-18/schema.json#/definitions/JSONRPCRequest/properties/params
 //
 // Removed in 2025-11-25.
 type JSONRPCRequestParams struct {
@@ -3568,6 +3738,8 @@ const (
 // JSONRPCRequestParamsMeta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
 //
 // Removed in 2025-11-25.
+//
+// Schema: 2025-06-18/schema.json#/definitions/JSONRPCRequest/properties/params/properties/_meta
 type JSONRPCRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -3593,6 +3765,8 @@ const (
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
 // the value to its own variant.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCResponse
 type JSONRPCResponse struct {
 	// Value is the variant: *JSONRPCResultResponse, *JSONRPCErrorResponse.
 	Value JSONRPCResponseVariant
@@ -3606,10 +3780,12 @@ type JSONRPCResponseVariant interface {
 }
 
 // JSONRPCResultResponse: A successful (non-error) response to a request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCResultResponse
 type JSONRPCResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/JSONRPCResultResponse/properties/id
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/JSONRPCResultResponse/properties/result
 	Result Result `json:"result"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3636,7 +3812,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredJSONRPCResultResponse = bitJSONRPCResultResponseID | bitJSONRPCResultResponseJSONRPC | bitJSONRPCResultResponseResult
 
-// JSONValue is defined by the MCP schema.
+// JSONValue: 2026-07-28/schema.json#/$defs/JSONValue
 //
 // Since 2026-07-28.
 type JSONValue struct {
@@ -3651,28 +3827,28 @@ type JSONValueVariant interface {
 	isJSONValueVariant()
 }
 
-// JSONValueArray is defined by the MCP schema.
+// JSONValueArray: 2026-07-28/schema.json#/$defs/JSONValue/anyOf/1
 //
 // Since 2026-07-28.
 type JSONValueArray []JSONValue
 
 func (JSONValueArray) isJSONValueVariant() {}
 
-// JSONValueBoolean is defined by the MCP schema.
+// JSONValueBoolean: 2026-07-28/schema.json#/$defs/JSONValue/anyOf/2
 //
 // Since 2026-07-28.
 type JSONValueBoolean bool
 
 func (JSONValueBoolean) isJSONValueVariant() {}
 
-// JSONValueInteger is defined by the MCP schema.
+// JSONValueInteger: 2026-07-28/schema.json#/$defs/JSONValue/anyOf/2
 //
 // Since 2026-07-28.
 type JSONValueInteger int64
 
 func (JSONValueInteger) isJSONValueVariant() {}
 
-// JSONValueString is defined by the MCP schema.
+// JSONValueString: 2026-07-28/schema.json#/$defs/JSONValue/anyOf/2
 //
 // Since 2026-07-28.
 type JSONValueString string
@@ -3683,16 +3859,18 @@ func (JSONValueString) isJSONValueVariant() {}
 // This interface will be removed in a future version.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/LegacyTitledEnumSchema
 type LegacyTitledEnumSchema struct {
-	// Default is defined by the MCP schema.
+	// Default: 2026-07-28/schema.json#/$defs/LegacyTitledEnumSchema/properties/default
 	//
 	// Since 2025-11-25.
 	Default string `json:"default,omitempty"`
-	// Description is defined by the MCP schema.
+	// Description: 2026-07-28/schema.json#/$defs/LegacyTitledEnumSchema/properties/description
 	//
 	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	// Enum is defined by the MCP schema.
+	// Enum: 2026-07-28/schema.json#/$defs/LegacyTitledEnumSchema/properties/enum
 	//
 	// Since 2025-06-18.
 	Enum []string `json:"enum"`
@@ -3701,7 +3879,7 @@ type LegacyTitledEnumSchema struct {
 	//
 	// Since 2025-06-18.
 	EnumNames []string `json:"enumNames,omitempty"`
-	// Title is defined by the MCP schema.
+	// Title: 2026-07-28/schema.json#/$defs/LegacyTitledEnumSchema/properties/title
 	//
 	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
@@ -3733,16 +3911,18 @@ const (
 const requiredLegacyTitledEnumSchema = bitLegacyTitledEnumSchemaEnum | bitLegacyTitledEnumSchemaType
 
 // ListPromptsRequest: Sent from the client to request a list of prompts and prompt templates the server has.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListPromptsRequest
 type ListPromptsRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListPromptsRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ListPromptsRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ListPromptsRequest/properties/params
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3769,6 +3949,8 @@ const (
 const requiredListPromptsRequest = bitListPromptsRequestID | bitListPromptsRequestJSONRPC | bitListPromptsRequestMethod | bitListPromptsRequestParams
 
 // ListPromptsResult: The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListPromptsResult
 type ListPromptsResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -3788,7 +3970,7 @@ type ListPromptsResult struct {
 	// NextCursor: An opaque token representing the pagination position after the last returned result.
 	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
-	// Prompts is defined by the MCP schema.
+	// Prompts: 2026-07-28/schema.json#/$defs/ListPromptsResult/properties/prompts
 	Prompts []Prompt `json:"prompts"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -3856,15 +4038,17 @@ func (x *ListPromptsResult) SetTTLMs(v int64) {
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListPromptsResult/properties/cacheScope
 type ListPromptsResultCacheScope string
 
 // The values of ListPromptsResultCacheScope, in schema order.
 const (
-	// ListPromptsResultCacheScopePrivate is defined by the MCP schema.
+	// ListPromptsResultCacheScopePrivate is the ListPromptsResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	ListPromptsResultCacheScopePrivate ListPromptsResultCacheScope = "private"
-	// ListPromptsResultCacheScopePublic is defined by the MCP schema.
+	// ListPromptsResultCacheScopePublic is the ListPromptsResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	ListPromptsResultCacheScopePublic ListPromptsResultCacheScope = "public"
@@ -3873,12 +4057,14 @@ const (
 // ListPromptsResultResponse: A successful response from the server for a {@link ListPromptsRequestprompts/list} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListPromptsResultResponse
 type ListPromptsResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListPromptsResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/ListPromptsResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result ListPromptsResult `json:"result"`
@@ -3904,16 +4090,18 @@ const (
 const requiredListPromptsResultResponse = bitListPromptsResultResponseID | bitListPromptsResultResponseJSONRPC | bitListPromptsResultResponseResult
 
 // ListResourceTemplatesRequest: Sent from the client to request a list of resource templates the server has.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourceTemplatesRequest
 type ListResourceTemplatesRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListResourceTemplatesRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ListResourceTemplatesRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ListResourceTemplatesRequest/properties/params
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3940,6 +4128,8 @@ const (
 const requiredListResourceTemplatesRequest = bitListResourceTemplatesRequestID | bitListResourceTemplatesRequestJSONRPC | bitListResourceTemplatesRequestMethod | bitListResourceTemplatesRequestParams
 
 // ListResourceTemplatesResult: The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResult
 type ListResourceTemplatesResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -3959,7 +4149,7 @@ type ListResourceTemplatesResult struct {
 	// NextCursor: An opaque token representing the pagination position after the last returned result.
 	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
-	// ResourceTemplates is defined by the MCP schema.
+	// ResourceTemplates: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResult/properties/resourceTemplates
 	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -4027,15 +4217,17 @@ func (x *ListResourceTemplatesResult) SetTTLMs(v int64) {
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResult/properties/cacheScope
 type ListResourceTemplatesResultCacheScope string
 
 // The values of ListResourceTemplatesResultCacheScope, in schema order.
 const (
-	// ListResourceTemplatesResultCacheScopePrivate is defined by the MCP schema.
+	// ListResourceTemplatesResultCacheScopePrivate is the ListResourceTemplatesResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	ListResourceTemplatesResultCacheScopePrivate ListResourceTemplatesResultCacheScope = "private"
-	// ListResourceTemplatesResultCacheScopePublic is defined by the MCP schema.
+	// ListResourceTemplatesResultCacheScopePublic is the ListResourceTemplatesResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	ListResourceTemplatesResultCacheScopePublic ListResourceTemplatesResultCacheScope = "public"
@@ -4044,12 +4236,14 @@ const (
 // ListResourceTemplatesResultResponse: A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResultResponse
 type ListResourceTemplatesResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result ListResourceTemplatesResult `json:"result"`
@@ -4075,16 +4269,18 @@ const (
 const requiredListResourceTemplatesResultResponse = bitListResourceTemplatesResultResponseID | bitListResourceTemplatesResultResponseJSONRPC | bitListResourceTemplatesResultResponseResult
 
 // ListResourcesRequest: Sent from the client to request a list of resources the server has.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourcesRequest
 type ListResourcesRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListResourcesRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ListResourcesRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ListResourcesRequest/properties/params
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -4111,6 +4307,8 @@ const (
 const requiredListResourcesRequest = bitListResourcesRequestID | bitListResourcesRequestJSONRPC | bitListResourcesRequestMethod | bitListResourcesRequestParams
 
 // ListResourcesResult: The result returned by the server for a {@link ListResourcesRequestresources/list} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourcesResult
 type ListResourcesResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -4130,7 +4328,7 @@ type ListResourcesResult struct {
 	// NextCursor: An opaque token representing the pagination position after the last returned result.
 	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
-	// Resources is defined by the MCP schema.
+	// Resources: 2026-07-28/schema.json#/$defs/ListResourcesResult/properties/resources
 	Resources []Resource `json:"resources"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -4198,15 +4396,17 @@ func (x *ListResourcesResult) SetTTLMs(v int64) {
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourcesResult/properties/cacheScope
 type ListResourcesResultCacheScope string
 
 // The values of ListResourcesResultCacheScope, in schema order.
 const (
-	// ListResourcesResultCacheScopePrivate is defined by the MCP schema.
+	// ListResourcesResultCacheScopePrivate is the ListResourcesResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	ListResourcesResultCacheScopePrivate ListResourcesResultCacheScope = "private"
-	// ListResourcesResultCacheScopePublic is defined by the MCP schema.
+	// ListResourcesResultCacheScopePublic is the ListResourcesResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	ListResourcesResultCacheScopePublic ListResourcesResultCacheScope = "public"
@@ -4215,12 +4415,14 @@ const (
 // ListResourcesResultResponse: A successful response from the server for a {@link ListResourcesRequestresources/list} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourcesResultResponse
 type ListResourcesResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListResourcesResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/ListResourcesResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result ListResourcesResult `json:"result"`
@@ -4252,14 +4454,16 @@ const requiredListResourcesResultResponse = bitListResourcesResultResponseID | b
 //
 // This request is typically used when the server needs to understand the file system
 // structure or access specific locations that the client has permission to read from.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListRootsRequest
 type ListRootsRequest struct {
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ListRootsRequest/properties/params
 	Params *ListRootsRequestParams `json:"params,omitempty"`
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/ListRootsRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/ListRootsRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
@@ -4288,7 +4492,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredListRootsRequest = bitListRootsRequestMethod | bitListRootsRequestID | bitListRootsRequestJSONRPC
 
-// ListRootsRequestParams is defined by the MCP schema.
+// ListRootsRequestParams: 2026-07-28/schema.json#/$defs/ListRootsRequest/properties/params
 //
 // Exists in 2024-11-05, 2025-03-26, 2025-06-18, 2026-07-28.
 type ListRootsRequestParams struct {
@@ -4314,8 +4518,10 @@ const (
 // ListRootsResult: The result returned by the client for a {@link ListRootsRequestroots/list} request.
 // This result contains an array of {@link Root} objects, each representing a root directory
 // or file that the server can operate on.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListRootsResult
 type ListRootsResult struct {
-	// Roots is defined by the MCP schema.
+	// Roots: 2026-07-28/schema.json#/$defs/ListRootsResult/properties/roots
 	Roots []Root `json:"roots"`
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -4347,12 +4553,14 @@ const requiredListRootsResult = bitListRootsResultRoots
 // ListTasksRequest: A request to retrieve a list of tasks.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ListTasksRequest
 type ListTasksRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/ListTasksRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/ListTasksRequest/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
@@ -4384,6 +4592,8 @@ const requiredListTasksRequest = bitListTasksRequestID | bitListTasksRequestJSON
 // ListTasksResult: The response to a tasks/list request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ListTasksResult
 type ListTasksResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -4394,7 +4604,7 @@ type ListTasksResult struct {
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	NextCursor string `json:"nextCursor,omitempty"`
-	// Tasks is defined by the MCP schema.
+	// Tasks: 2025-11-25/schema.json#/$defs/ListTasksResult/properties/tasks
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Tasks []Task `json:"tasks"`
@@ -4423,16 +4633,18 @@ const (
 const requiredListTasksResult = bitListTasksResultTasks
 
 // ListToolsRequest: Sent from the client to request a list of tools the server has.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListToolsRequest
 type ListToolsRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListToolsRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ListToolsRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ListToolsRequest/properties/params
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -4459,6 +4671,8 @@ const (
 const requiredListToolsRequest = bitListToolsRequestID | bitListToolsRequestJSONRPC | bitListToolsRequestMethod | bitListToolsRequestParams
 
 // ListToolsResult: The result returned by the server for a {@link ListToolsRequesttools/list} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListToolsResult
 type ListToolsResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -4488,7 +4702,7 @@ type ListToolsResult struct {
 	//
 	// Since 2026-07-28.
 	ResultType string `json:"resultType,omitempty"`
-	// Tools is defined by the MCP schema.
+	// Tools: 2026-07-28/schema.json#/$defs/ListToolsResult/properties/tools
 	Tools []Tool `json:"tools"`
 	// TTLMs: A hint from the server indicating how long (in milliseconds) the
 	// client MAY cache this response before re-fetching. Semantics are
@@ -4546,15 +4760,17 @@ func (x *ListToolsResult) SetTTLMs(v int64) {
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListToolsResult/properties/cacheScope
 type ListToolsResultCacheScope string
 
 // The values of ListToolsResultCacheScope, in schema order.
 const (
-	// ListToolsResultCacheScopePrivate is defined by the MCP schema.
+	// ListToolsResultCacheScopePrivate is the ListToolsResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	ListToolsResultCacheScopePrivate ListToolsResultCacheScope = "private"
-	// ListToolsResultCacheScopePublic is defined by the MCP schema.
+	// ListToolsResultCacheScopePublic is the ListToolsResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	ListToolsResultCacheScopePublic ListToolsResultCacheScope = "public"
@@ -4563,12 +4779,14 @@ const (
 // ListToolsResultResponse: A successful response from the server for a {@link ListToolsRequesttools/list} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListToolsResultResponse
 type ListToolsResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListToolsResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/ListToolsResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result ListToolsResult `json:"result"`
@@ -4597,35 +4815,39 @@ const requiredListToolsResultResponse = bitListToolsResultResponseID | bitListTo
 //
 // These map to syslog message severities, as specified in RFC-5424:
 // https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
+//
+// Schema: 2026-07-28/schema.json#/$defs/LoggingLevel
 type LoggingLevel string
 
 // The values of LoggingLevel, in schema order.
 const (
-	// LoggingLevelAlert is defined by the MCP schema.
+	// LoggingLevelAlert is the LoggingLevel value "alert".
 	LoggingLevelAlert LoggingLevel = "alert"
-	// LoggingLevelCritical is defined by the MCP schema.
+	// LoggingLevelCritical is the LoggingLevel value "critical".
 	LoggingLevelCritical LoggingLevel = "critical"
-	// LoggingLevelDebug is defined by the MCP schema.
+	// LoggingLevelDebug is the LoggingLevel value "debug".
 	LoggingLevelDebug LoggingLevel = "debug"
-	// LoggingLevelEmergency is defined by the MCP schema.
+	// LoggingLevelEmergency is the LoggingLevel value "emergency".
 	LoggingLevelEmergency LoggingLevel = "emergency"
-	// LoggingLevelError is defined by the MCP schema.
+	// LoggingLevelError is the LoggingLevel value "error".
 	LoggingLevelError LoggingLevel = "error"
-	// LoggingLevelInfo is defined by the MCP schema.
+	// LoggingLevelInfo is the LoggingLevel value "info".
 	LoggingLevelInfo LoggingLevel = "info"
-	// LoggingLevelNotice is defined by the MCP schema.
+	// LoggingLevelNotice is the LoggingLevel value "notice".
 	LoggingLevelNotice LoggingLevel = "notice"
-	// LoggingLevelWarning is defined by the MCP schema.
+	// LoggingLevelWarning is the LoggingLevel value "warning".
 	LoggingLevelWarning LoggingLevel = "warning"
 )
 
 // LoggingMessageNotification: JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
+//
+// Schema: 2026-07-28/schema.json#/$defs/LoggingMessageNotification
 type LoggingMessageNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/LoggingMessageNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/LoggingMessageNotification/properties/params
 	Params LoggingMessageNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -4651,6 +4873,8 @@ const (
 const requiredLoggingMessageNotification = bitLoggingMessageNotificationJSONRPC | bitLoggingMessageNotificationMethod | bitLoggingMessageNotificationParams
 
 // LoggingMessageNotificationParams: Parameters for a `notifications/message` notification.
+//
+// Schema: 2026-07-28/schema.json#/$defs/LoggingMessageNotificationParams
 type LoggingMessageNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -4701,6 +4925,8 @@ const requiredLoggingMessageNotificationParams = bitLoggingMessageNotificationPa
 // - Interior characters may be alphanumeric, hyphens (`-`), underscores (`_`), or dots (`.`).
 //
 // Exists in 2024-11-05, 2025-03-26, 2025-06-18, 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/MetaObject
 type MetaObject json.RawMessage
 
 // MethodNotFoundError: A JSON-RPC error indicating that the requested method does not exist or is not available.
@@ -4710,6 +4936,8 @@ type MetaObject json.RawMessage
 // A request that requires a client capability the client did not declare is signalled instead by {@link MissingRequiredClientCapabilityError} (`-32021`).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/MethodNotFoundError
 type MethodNotFoundError struct {
 	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
 	//
@@ -4745,12 +4973,14 @@ const requiredMethodNotFoundError = bitMethodNotFoundErrorCode | bitMethodNotFou
 // `400 Bad Request`.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/MissingRequiredClientCapabilityError
 type MissingRequiredClientCapabilityError struct {
-	// Error is defined by the MCP schema.
+	// Error: 2026-07-28/schema.json#/$defs/MissingRequiredClientCapabilityError/properties/error
 	//
 	// Since 2026-07-28.
 	Error MissingRequiredClientCapabilityErrorError `json:"error"`
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/MissingRequiredClientCapabilityError/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
@@ -4775,7 +5005,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredMissingRequiredClientCapabilityError = bitMissingRequiredClientCapabilityErrorError | bitMissingRequiredClientCapabilityErrorJSONRPC
 
-// MissingRequiredClientCapabilityErrorError is defined by the MCP schema.
+// MissingRequiredClientCapabilityErrorError: 2026-07-28/schema.json#/$defs/MissingRequiredClientCapabilityError/properties/error
 //
 // Since 2026-07-28.
 type MissingRequiredClientCapabilityErrorError struct {
@@ -4808,7 +5038,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredMissingRequiredClientCapabilityErrorError = bitMissingRequiredClientCapabilityErrorErrorCode | bitMissingRequiredClientCapabilityErrorErrorData | bitMissingRequiredClientCapabilityErrorErrorMessage
 
-// MissingRequiredClientCapabilityErrorErrorData is defined by the MCP schema.
+// MissingRequiredClientCapabilityErrorErrorData: 2026-07-28/schema.json#/$defs/MissingRequiredClientCapabilityError/properties/error/allOf/1/properties/data
 //
 // Since 2026-07-28.
 type MissingRequiredClientCapabilityErrorErrorData struct {
@@ -4839,6 +5069,8 @@ const requiredMissingRequiredClientCapabilityErrorErrorData = bitMissingRequired
 //
 // Keys not declared here are currently left unspecified by the spec and are up
 // to the client to interpret.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ModelHint
 type ModelHint struct {
 	// Name: A hint for a model name.
 	//
@@ -4876,6 +5108,8 @@ const (
 // These preferences are always advisory. The client MAY ignore them. It is also
 // up to the client to decide how to interpret these preferences and how to
 // balance them against other considerations.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ModelPreferences
 type ModelPreferences struct {
 	// CostPriority: How much to prioritize cost when selecting a model. A value of 0 means cost
 	// is not important, while a value of 1 means cost is the most important
@@ -4915,7 +5149,7 @@ const (
 	bitModelPreferencesSpeedPriority
 )
 
-// MultiSelectEnumSchema is defined by the MCP schema.
+// MultiSelectEnumSchema: 2026-07-28/schema.json#/$defs/MultiSelectEnumSchema
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -4934,11 +5168,11 @@ type MultiSelectEnumSchemaVariant interface {
 	isMultiSelectEnumSchemaVariant()
 }
 
-// Notification is defined by the MCP schema.
+// Notification: 2026-07-28/schema.json#/$defs/Notification
 type Notification struct {
-	// Method is defined by the MCP schema.
+	// Method: 2026-07-28/schema.json#/$defs/Notification/properties/method
 	Method string `json:"method"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/Notification/properties/params
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -4963,6 +5197,8 @@ const requiredNotification = bitNotificationMethod
 // NotificationMetaObject: Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/NotificationMetaObject
 type NotificationMetaObject struct {
 	// SubscriptionID: Identifies the subscription stream a notification was delivered on. The
 	// server MUST include this key on every notification delivered via a
@@ -4993,6 +5229,8 @@ const (
 )
 
 // NotificationParams: Common params for any notification.
+//
+// Schema: 2026-07-28/schema.json#/$defs/NotificationParams
 type NotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *NotificationMetaObject `json:"_meta,omitempty"`
@@ -5011,31 +5249,31 @@ const (
 	bitNotificationParamsMeta uint64 = 1 << iota
 )
 
-// NumberSchema is defined by the MCP schema.
+// NumberSchema: 2026-07-28/schema.json#/$defs/NumberSchema
 //
 // Since 2025-06-18.
 type NumberSchema struct {
-	// Default is defined by the MCP schema.
+	// Default: 2026-07-28/schema.json#/$defs/NumberSchema/properties/default
 	//
 	// Since 2025-11-25.
 	Default float64 `json:"default,omitempty"`
-	// Description is defined by the MCP schema.
+	// Description: 2026-07-28/schema.json#/$defs/NumberSchema/properties/description
 	//
 	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	// Maximum is defined by the MCP schema.
+	// Maximum: 2026-07-28/schema.json#/$defs/NumberSchema/properties/maximum
 	//
 	// Since 2025-06-18.
 	Maximum float64 `json:"maximum,omitempty"`
-	// Minimum is defined by the MCP schema.
+	// Minimum: 2026-07-28/schema.json#/$defs/NumberSchema/properties/minimum
 	//
 	// Since 2025-06-18.
 	Minimum float64 `json:"minimum,omitempty"`
-	// Title is defined by the MCP schema.
+	// Title: 2026-07-28/schema.json#/$defs/NumberSchema/properties/title
 	//
 	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	// Type is defined by the MCP schema.
+	// Type: 2026-07-28/schema.json#/$defs/NumberSchema/properties/type
 	//
 	// Since 2025-06-18.
 	Type NumberSchemaType `json:"type"`
@@ -5065,36 +5303,36 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredNumberSchema = bitNumberSchemaType
 
-// NumberSchemaType is defined by the MCP schema.
+// NumberSchemaType: 2026-07-28/schema.json#/$defs/NumberSchema/properties/type
 //
 // Since 2025-06-18.
 type NumberSchemaType string
 
 // The values of NumberSchemaType, in schema order.
 const (
-	// NumberSchemaTypeInteger is defined by the MCP schema.
+	// NumberSchemaTypeInteger is the NumberSchemaType value "integer".
 	//
 	// Since 2025-06-18.
 	NumberSchemaTypeInteger NumberSchemaType = "integer"
-	// NumberSchemaTypeNumber is defined by the MCP schema.
+	// NumberSchemaTypeNumber is the NumberSchemaType value "number".
 	//
 	// Since 2025-06-18.
 	NumberSchemaTypeNumber NumberSchemaType = "number"
 )
 
-// PaginatedRequest is defined by the MCP schema.
+// PaginatedRequest: 2026-07-28/schema.json#/$defs/PaginatedRequest
 type PaginatedRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/PaginatedRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/PaginatedRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Method is defined by the MCP schema.
+	// Method: 2026-07-28/schema.json#/$defs/PaginatedRequest/properties/method
 	Method string `json:"method"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/PaginatedRequest/properties/params
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -5119,6 +5357,8 @@ const (
 const requiredPaginatedRequest = bitPaginatedRequestID | bitPaginatedRequestJSONRPC | bitPaginatedRequestMethod | bitPaginatedRequestParams
 
 // PaginatedRequestParams: Common params for paginated requests.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PaginatedRequestParams
 type PaginatedRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -5147,7 +5387,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredPaginatedRequestParams = bitPaginatedRequestParamsMeta
 
-// PaginatedResult is defined by the MCP schema.
+// PaginatedResult: 2026-07-28/schema.json#/$defs/PaginatedResult
 type PaginatedResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -5188,6 +5428,8 @@ const requiredPaginatedResult = bitPaginatedResultResultType
 // ParseError: A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ParseError
 type ParseError struct {
 	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
 	//
@@ -5221,16 +5463,18 @@ const requiredParseError = bitParseErrorCode | bitParseErrorMessage
 // PingRequest: A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/PingRequest
 type PingRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/PingRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/PingRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/PingRequest/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params *RequestParams `json:"params,omitempty"`
@@ -5259,7 +5503,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredPingRequest = bitPingRequestID | bitPingRequestJSONRPC | bitPingRequestMethod
 
-// PingRequestParams is defined by the MCP schema.
+// PingRequestParams: 2025-06-18/schema.json#/definitions/PingRequest/properties/params
 //
 // Removed in 2025-11-25.
 type PingRequestParams struct {
@@ -5285,6 +5529,8 @@ const (
 // PingRequestParamsMeta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
 //
 // Removed in 2025-11-25.
+//
+// Schema: 2025-06-18/schema.json#/definitions/PingRequest/properties/params/properties/_meta
 type PingRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -5313,6 +5559,8 @@ const (
 // the value to its own variant.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PrimitiveSchemaDefinition
 type PrimitiveSchemaDefinition struct {
 	// Value is the variant: *StringSchema, *NumberSchema, *BooleanSchema, *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
 	Value PrimitiveSchemaDefinitionVariant
@@ -5326,12 +5574,14 @@ type PrimitiveSchemaDefinitionVariant interface {
 }
 
 // ProgressNotification: An out-of-band notification used to inform the receiver of a progress update for a long-running request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ProgressNotification
 type ProgressNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ProgressNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ProgressNotification/properties/params
 	Params ProgressNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -5358,6 +5608,8 @@ const (
 const requiredProgressNotification = bitProgressNotificationJSONRPC | bitProgressNotificationMethod | bitProgressNotificationParams
 
 // ProgressNotificationParams: Parameters for a {@link ProgressNotificationnotifications/progress} notification.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ProgressNotificationParams
 type ProgressNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -5397,6 +5649,8 @@ const (
 const requiredProgressNotificationParams = bitProgressNotificationParamsProgress | bitProgressNotificationParamsProgressToken
 
 // ProgressToken: A progress token, used to associate progress notifications with the original request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ProgressToken
 type ProgressToken struct {
 	kind    uint8
 	str     string
@@ -5446,6 +5700,8 @@ func (x ProgressToken) String() string {
 }
 
 // Prompt: A prompt or prompt template that the server offers.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Prompt
 type Prompt struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -5503,6 +5759,8 @@ const (
 const requiredPrompt = bitPromptName
 
 // PromptArgument: Describes an argument that a prompt can accept.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PromptArgument
 type PromptArgument struct {
 	// Description: A human-readable description of the argument.
 	Description string `json:"description,omitempty"`
@@ -5542,12 +5800,14 @@ const (
 const requiredPromptArgument = bitPromptArgumentName
 
 // PromptListChangedNotification: An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PromptListChangedNotification
 type PromptListChangedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/PromptListChangedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/PromptListChangedNotification/properties/params
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -5576,10 +5836,12 @@ const requiredPromptListChangedNotification = bitPromptListChangedNotificationJS
 //
 // This is similar to {@link SamplingMessage}, but also supports the embedding of
 // resources from the MCP server.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PromptMessage
 type PromptMessage struct {
-	// Content is defined by the MCP schema.
+	// Content: 2026-07-28/schema.json#/$defs/PromptMessage/properties/content
 	Content ContentBlock `json:"content"`
-	// Role is defined by the MCP schema.
+	// Role: 2026-07-28/schema.json#/$defs/PromptMessage/properties/role
 	Role Role `json:"role"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -5602,6 +5864,8 @@ const (
 const requiredPromptMessage = bitPromptMessageContent | bitPromptMessageRole
 
 // PromptReference: Identifies a prompt.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PromptReference
 type PromptReference struct {
 	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
 	Name string `json:"name"`
@@ -5638,16 +5902,18 @@ const (
 const requiredPromptReference = bitPromptReferenceName | bitPromptReferenceType
 
 // ReadResourceRequest: Sent from the client to the server, to read a specific resource URI.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ReadResourceRequest
 type ReadResourceRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ReadResourceRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ReadResourceRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ReadResourceRequest/properties/params
 	Params ReadResourceRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -5674,16 +5940,18 @@ const (
 const requiredReadResourceRequest = bitReadResourceRequestID | bitReadResourceRequestJSONRPC | bitReadResourceRequestMethod | bitReadResourceRequestParams
 
 // ReadResourceRequestParams: Parameters for a `resources/read` request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ReadResourceRequestParams
 type ReadResourceRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25.
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
-	// InputResponses is defined by the MCP schema.
+	// InputResponses: 2026-07-28/schema.json#/$defs/ReadResourceRequestParams/properties/inputResponses
 	//
 	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
-	// RequestState is defined by the MCP schema.
+	// RequestState: 2026-07-28/schema.json#/$defs/ReadResourceRequestParams/properties/requestState
 	//
 	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
@@ -5712,6 +5980,8 @@ const (
 const requiredReadResourceRequestParams = bitReadResourceRequestParamsMeta | bitReadResourceRequestParamsURI
 
 // ReadResourceResult: The result returned by the server for a {@link ReadResourceRequestresources/read} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ReadResourceResult
 type ReadResourceResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -5728,7 +5998,7 @@ type ReadResourceResult struct {
 	//
 	// Since 2026-07-28.
 	CacheScope ReadResourceResultCacheScope `json:"cacheScope,omitempty"`
-	// Contents is defined by the MCP schema.
+	// Contents: 2026-07-28/schema.json#/$defs/ReadResourceResult/properties/contents
 	Contents []ReadResourceResultContentsItem `json:"contents"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -5796,21 +6066,23 @@ func (x *ReadResourceResult) SetTTLMs(v int64) {
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ReadResourceResult/properties/cacheScope
 type ReadResourceResultCacheScope string
 
 // The values of ReadResourceResultCacheScope, in schema order.
 const (
-	// ReadResourceResultCacheScopePrivate is defined by the MCP schema.
+	// ReadResourceResultCacheScopePrivate is the ReadResourceResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	ReadResourceResultCacheScopePrivate ReadResourceResultCacheScope = "private"
-	// ReadResourceResultCacheScopePublic is defined by the MCP schema.
+	// ReadResourceResultCacheScopePublic is the ReadResourceResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	ReadResourceResultCacheScopePublic ReadResourceResultCacheScope = "public"
 )
 
-// ReadResourceResultContentsItem is defined by the MCP schema.
+// ReadResourceResultContentsItem: 2026-07-28/schema.json#/$defs/ReadResourceResult/properties/contents/items
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -5830,12 +6102,14 @@ type ReadResourceResultContentsItemVariant interface {
 // ReadResourceResultResponse: A successful response from the server for a {@link ReadResourceRequestresources/read} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ReadResourceResultResponse
 type ReadResourceResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ReadResourceResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/ReadResourceResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result ReadResourceResultResponseResult `json:"result"`
@@ -5860,7 +6134,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredReadResourceResultResponse = bitReadResourceResultResponseID | bitReadResourceResultResponseJSONRPC | bitReadResourceResultResponseResult
 
-// ReadResourceResultResponseResult is defined by the MCP schema.
+// ReadResourceResultResponseResult: 2026-07-28/schema.json#/$defs/ReadResourceResultResponse/properties/result
 //
 // Decoding chooses the variant by resultType: "complete" (or no resultType)
 // selects *ReadResourceResult; "input_required" selects *InputRequiredResult; any
@@ -5888,6 +6162,8 @@ type ReadResourceResultResponseResultVariant interface {
 // Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/RelatedTaskMetadata
 type RelatedTaskMetadata struct {
 	// TaskID: The task identifier this message is associated with.
 	//
@@ -5912,11 +6188,11 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredRelatedTaskMetadata = bitRelatedTaskMetadataTaskID
 
-// Request is defined by the MCP schema.
+// Request: 2026-07-28/schema.json#/$defs/Request
 type Request struct {
-	// Method is defined by the MCP schema.
+	// Method: 2026-07-28/schema.json#/$defs/Request/properties/method
 	Method string `json:"method"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/Request/properties/params
 	Params *RequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -5939,6 +6215,8 @@ const (
 const requiredRequest = bitRequestMethod
 
 // RequestId: A uniquely identifying ID for a request in JSON-RPC.
+//
+// Schema: 2026-07-28/schema.json#/$defs/RequestId
 type RequestId struct {
 	kind    uint8
 	str     string
@@ -5988,6 +6266,8 @@ func (x RequestId) String() string {
 }
 
 // RequestMetaObject: Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply.
+//
+// Schema: 2026-07-28/schema.json#/$defs/RequestMetaObject
 type RequestMetaObject struct {
 	// ClientCapabilities: The client's capabilities for this specific request. Required.
 	//
@@ -6054,6 +6334,8 @@ const (
 const requiredRequestMetaObject = bitRequestMetaObjectClientCapabilities | bitRequestMetaObjectProtocolVersion
 
 // RequestParams: Common params for any request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/RequestParams
 type RequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
@@ -6077,6 +6359,8 @@ const (
 const requiredRequestParams = bitRequestParamsMeta
 
 // Resource: A known resource that the server is capable of reading.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Resource
 type Resource struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6147,6 +6431,8 @@ const (
 const requiredResource = bitResourceName | bitResourceURI
 
 // ResourceContents: The contents of a specific resource or sub-resource.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceContents
 type ResourceContents struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6182,6 +6468,8 @@ const requiredResourceContents = bitResourceContentsURI
 // Note: resource links returned by tools are not guaranteed to appear in the results of {@link ListResourcesRequestresources/list} requests.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceLink
 type ResourceLink struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6267,12 +6555,14 @@ const (
 const requiredResourceLink = bitResourceLinkName | bitResourceLinkType | bitResourceLinkURI
 
 // ResourceListChangedNotification: An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceListChangedNotification
 type ResourceListChangedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ResourceListChangedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ResourceListChangedNotification/properties/params
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -6302,11 +6592,15 @@ const requiredResourceListChangedNotification = bitResourceListChangedNotificati
 // Removed in 2025-06-18.
 //
 // Deprecated: use ResourceTemplateReference.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceTemplateReference
 type ResourceReference = ResourceTemplateReference
 
 // ResourceRequestParams: Common params for resource-related requests.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceRequestParams
 type ResourceRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6337,6 +6631,8 @@ const (
 const requiredResourceRequestParams = bitResourceRequestParamsMeta | bitResourceRequestParamsURI
 
 // ResourceTemplate: A template description for resources available on the server.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceTemplate
 type ResourceTemplate struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6402,6 +6698,8 @@ const (
 const requiredResourceTemplate = bitResourceTemplateName | bitResourceTemplateURITemplate
 
 // ResourceTemplateReference: A reference to a resource or resource template definition.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceTemplateReference
 type ResourceTemplateReference struct {
 	// URI: The URI or URI template of the resource.
 	URI string `json:"uri"`
@@ -6428,12 +6726,14 @@ const (
 const requiredResourceTemplateReference = bitResourceTemplateReferenceType | bitResourceTemplateReferenceURI
 
 // ResourceUpdatedNotification: A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceUpdatedNotification
 type ResourceUpdatedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ResourceUpdatedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ResourceUpdatedNotification/properties/params
 	Params ResourceUpdatedNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -6459,6 +6759,8 @@ const (
 const requiredResourceUpdatedNotification = bitResourceUpdatedNotificationJSONRPC | bitResourceUpdatedNotificationMethod | bitResourceUpdatedNotificationParams
 
 // ResourceUpdatedNotificationParams: Parameters for a `notifications/resources/updated` notification.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceUpdatedNotificationParams
 type ResourceUpdatedNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6487,6 +6789,8 @@ const (
 const requiredResourceUpdatedNotificationParams = bitResourceUpdatedNotificationParamsURI
 
 // Result: Common result fields.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Result
 type Result struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -6526,6 +6830,8 @@ const requiredResult = bitResultResultType
 // ResultMetaObject: Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResultMetaObject
 type ResultMetaObject struct {
 	// ServerInfo: Identifies the server software producing the response. Servers SHOULD
 	// include this field on every response unless specifically configured not
@@ -6563,20 +6869,26 @@ const (
 // input_required - the request requires additional input and the result contains an {@link InputRequiredResult} object with instructions for the client to provide additional input before retrying the original request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResultType
 type ResultType string
 
 // Role: The sender or recipient of messages and data in a conversation.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Role
 type Role string
 
 // The values of Role, in schema order.
 const (
-	// RoleAssistant is defined by the MCP schema.
+	// RoleAssistant is the Role value "assistant".
 	RoleAssistant Role = "assistant"
-	// RoleUser is defined by the MCP schema.
+	// RoleUser is the Role value "user".
 	RoleUser Role = "user"
 )
 
 // Root: Represents a root directory or file that the server can operate on.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Root
 type Root struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6616,12 +6928,14 @@ const requiredRoot = bitRootURI
 // The server should then request an updated list of roots using the ListRootsRequest.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/RootsListChangedNotification
 type RootsListChangedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/RootsListChangedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/RootsListChangedNotification/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params *NotificationParams `json:"params,omitempty"`
@@ -6649,14 +6963,16 @@ const (
 const requiredRootsListChangedNotification = bitRootsListChangedNotificationJSONRPC | bitRootsListChangedNotificationMethod
 
 // SamplingMessage: Describes a message issued to or received from an LLM API.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SamplingMessage
 type SamplingMessage struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	// Content is defined by the MCP schema.
+	// Content: 2026-07-28/schema.json#/$defs/SamplingMessage/properties/content
 	Content SamplingMessageContent `json:"content"`
-	// Role is defined by the MCP schema.
+	// Role: 2026-07-28/schema.json#/$defs/SamplingMessage/properties/role
 	Role Role `json:"role"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -6679,7 +6995,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredSamplingMessage = bitSamplingMessageContent | bitSamplingMessageRole
 
-// SamplingMessageContent is defined by the MCP schema.
+// SamplingMessageContent: 2026-07-28/schema.json#/$defs/SamplingMessage/properties/content
 type SamplingMessageContent struct {
 	// Value is the variant: *TextContent, *ImageContent, *AudioContent, *ToolUseContent, *ToolResultContent, SamplingMessageContentArray.
 	Value SamplingMessageContentVariant
@@ -6692,14 +7008,14 @@ type SamplingMessageContentVariant interface {
 	isSamplingMessageContentVariant()
 }
 
-// SamplingMessageContentArray is defined by the MCP schema.
+// SamplingMessageContentArray: 2026-07-28/schema.json#/$defs/SamplingMessage/properties/content/anyOf/5
 //
 // Since 2025-11-25.
 type SamplingMessageContentArray []SamplingMessageContentBlock
 
 func (SamplingMessageContentArray) isSamplingMessageContentVariant() {}
 
-// SamplingMessageContentBlock is defined by the MCP schema.
+// SamplingMessageContentBlock: 2026-07-28/schema.json#/$defs/SamplingMessageContentBlock
 //
 // Since 2025-11-25.
 type SamplingMessageContentBlock struct {
@@ -6715,6 +7031,8 @@ type SamplingMessageContentBlockVariant interface {
 }
 
 // ServerCapabilities: Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ServerCapabilities
 type ServerCapabilities struct {
 	// Completions: Present if the server supports argument autocompletion suggestions.
 	//
@@ -6766,6 +7084,8 @@ const (
 )
 
 // ServerCapabilitiesPrompts: Present if the server offers any prompt templates.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ServerCapabilities/properties/prompts
 type ServerCapabilitiesPrompts struct {
 	// ListChanged: Whether this server supports notifications for changes to the prompt list.
 	ListChanged bool `json:"listChanged,omitempty"`
@@ -6785,6 +7105,8 @@ const (
 )
 
 // ServerCapabilitiesResources: Present if the server offers any resources to read.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ServerCapabilities/properties/resources
 type ServerCapabilitiesResources struct {
 	// ListChanged: Whether this server supports notifications for changes to the resource list.
 	ListChanged bool `json:"listChanged,omitempty"`
@@ -6809,6 +7131,8 @@ const (
 // ServerCapabilitiesTasks: Present if the server supports task-augmented requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ServerCapabilities/properties/tasks
 type ServerCapabilitiesTasks struct {
 	// Cancel: Whether this server supports tasks/cancel.
 	//
@@ -6842,6 +7166,8 @@ const (
 // ServerCapabilitiesTasksRequests: Specifies which request types can be augmented with tasks.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ServerCapabilities/properties/tasks/properties/requests
 type ServerCapabilitiesTasksRequests struct {
 	// Tools: Task support for tool-related requests.
 	//
@@ -6865,6 +7191,8 @@ const (
 // ServerCapabilitiesTasksRequestsTools: Task support for tool-related requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ServerCapabilities/properties/tasks/properties/requests/properties/tools
 type ServerCapabilitiesTasksRequestsTools struct {
 	// Call: Whether the server supports task-augmented tools/call requests.
 	//
@@ -6886,6 +7214,8 @@ const (
 )
 
 // ServerCapabilitiesTools: Present if the server offers any tools to call.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ServerCapabilities/properties/tools
 type ServerCapabilitiesTools struct {
 	// ListChanged: Whether this server supports notifications for changes to the tool list.
 	ListChanged bool `json:"listChanged,omitempty"`
@@ -6904,7 +7234,7 @@ const (
 	bitServerCapabilitiesToolsListChanged uint64 = 1 << iota
 )
 
-// ServerNotification is defined by the MCP schema.
+// ServerNotification: 2026-07-28/schema.json#/$defs/ServerNotification
 type ServerNotification struct {
 	// Value is the variant: *CancelledNotification, *ProgressNotification, *ResourceListChangedNotification, *SubscriptionsAcknowledgedNotification, *ResourceUpdatedNotification, *PromptListChangedNotification, *ToolListChangedNotification, *LoggingMessageNotification, *TaskStatusNotification, *ElicitationCompleteNotification.
 	Value ServerNotificationVariant
@@ -6917,7 +7247,7 @@ type ServerNotificationVariant interface {
 	isServerNotificationVariant()
 }
 
-// ServerRequest is defined by the MCP schema.
+// ServerRequest: 2025-11-25/schema.json#/$defs/ServerRequest
 //
 // Removed in 2026-07-28.
 type ServerRequest struct {
@@ -6932,7 +7262,7 @@ type ServerRequestVariant interface {
 	isServerRequestVariant()
 }
 
-// ServerResult is defined by the MCP schema.
+// ServerResult: 2026-07-28/schema.json#/$defs/ServerResult
 //
 // Decoding chooses the variant by resultType: "complete" (or no resultType)
 // selects the variant, among those no other value names, whose properties the
@@ -6958,16 +7288,18 @@ type ServerResultVariant interface {
 // SetLevelRequest: A request from the client to the server, to enable or adjust logging.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SetLevelRequest
 type SetLevelRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/SetLevelRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/SetLevelRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/SetLevelRequest/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params SetLevelRequestParams `json:"params"`
@@ -6998,6 +7330,8 @@ const requiredSetLevelRequest = bitSetLevelRequestID | bitSetLevelRequestJSONRPC
 // SetLevelRequestParams: Parameters for a `logging/setLevel` request.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SetLevelRequestParams
 type SetLevelRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -7030,6 +7364,8 @@ const requiredSetLevelRequestParams = bitSetLevelRequestParamsLevel
 // SetLevelRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SetLevelRequestParams/properties/_meta
 type SetLevelRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -7050,7 +7386,7 @@ const (
 	bitSetLevelRequestParamsMetaProgressToken uint64 = 1 << iota
 )
 
-// SingleSelectEnumSchema is defined by the MCP schema.
+// SingleSelectEnumSchema: 2026-07-28/schema.json#/$defs/SingleSelectEnumSchema
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -7069,31 +7405,31 @@ type SingleSelectEnumSchemaVariant interface {
 	isSingleSelectEnumSchemaVariant()
 }
 
-// StringSchema is defined by the MCP schema.
+// StringSchema: 2026-07-28/schema.json#/$defs/StringSchema
 //
 // Since 2025-06-18.
 type StringSchema struct {
-	// Default is defined by the MCP schema.
+	// Default: 2026-07-28/schema.json#/$defs/StringSchema/properties/default
 	//
 	// Since 2025-11-25.
 	Default string `json:"default,omitempty"`
-	// Description is defined by the MCP schema.
+	// Description: 2026-07-28/schema.json#/$defs/StringSchema/properties/description
 	//
 	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	// Format is defined by the MCP schema.
+	// Format: 2026-07-28/schema.json#/$defs/StringSchema/properties/format
 	//
 	// Since 2025-06-18.
 	Format StringSchemaFormat `json:"format,omitempty"`
-	// MaxLength is defined by the MCP schema.
+	// MaxLength: 2026-07-28/schema.json#/$defs/StringSchema/properties/maxLength
 	//
 	// Since 2025-06-18.
 	MaxLength int64 `json:"maxLength,omitempty"`
-	// MinLength is defined by the MCP schema.
+	// MinLength: 2026-07-28/schema.json#/$defs/StringSchema/properties/minLength
 	//
 	// Since 2025-06-18.
 	MinLength int64 `json:"minLength,omitempty"`
-	// Title is defined by the MCP schema.
+	// Title: 2026-07-28/schema.json#/$defs/StringSchema/properties/title
 	//
 	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
@@ -7124,26 +7460,26 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredStringSchema = bitStringSchemaType
 
-// StringSchemaFormat is defined by the MCP schema.
+// StringSchemaFormat: 2026-07-28/schema.json#/$defs/StringSchema/properties/format
 //
 // Since 2025-06-18.
 type StringSchemaFormat string
 
 // The values of StringSchemaFormat, in schema order.
 const (
-	// StringSchemaFormatDate is defined by the MCP schema.
+	// StringSchemaFormatDate is the StringSchemaFormat value "date".
 	//
 	// Since 2025-06-18.
 	StringSchemaFormatDate StringSchemaFormat = "date"
-	// StringSchemaFormatDateTime is defined by the MCP schema.
+	// StringSchemaFormatDateTime is the StringSchemaFormat value "date-time".
 	//
 	// Since 2025-06-18.
 	StringSchemaFormatDateTime StringSchemaFormat = "date-time"
-	// StringSchemaFormatEmail is defined by the MCP schema.
+	// StringSchemaFormatEmail is the StringSchemaFormat value "email".
 	//
 	// Since 2025-06-18.
 	StringSchemaFormatEmail StringSchemaFormat = "email"
-	// StringSchemaFormatURI is defined by the MCP schema.
+	// StringSchemaFormatURI is the StringSchemaFormat value "uri".
 	//
 	// Since 2025-06-18.
 	StringSchemaFormatURI StringSchemaFormat = "uri"
@@ -7152,16 +7488,18 @@ const (
 // SubscribeRequest: Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SubscribeRequest
 type SubscribeRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/SubscribeRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/SubscribeRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/SubscribeRequest/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params SubscribeRequestParams `json:"params"`
@@ -7192,6 +7530,8 @@ const requiredSubscribeRequest = bitSubscribeRequestID | bitSubscribeRequestJSON
 // SubscribeRequestParams: Parameters for a `resources/subscribe` request.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SubscribeRequestParams
 type SubscribeRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -7224,6 +7564,8 @@ const requiredSubscribeRequestParams = bitSubscribeRequestParamsURI
 // SubscribeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SubscribeRequestParams/properties/_meta
 type SubscribeRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -7251,6 +7593,8 @@ const (
 // notification types the client has not explicitly requested here.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionFilter
 type SubscriptionFilter struct {
 	// PromptsListChanged: If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.
 	//
@@ -7299,8 +7643,10 @@ const (
 // subscriptions MAY be interleaved before it.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsAcknowledgedNotification
 type SubscriptionsAcknowledgedNotification struct {
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/SubscriptionsAcknowledgedNotification/properties/params
 	//
 	// Since 2026-07-28.
 	Params SubscriptionsAcknowledgedNotificationParams `json:"params"`
@@ -7330,8 +7676,10 @@ const requiredSubscriptionsAcknowledgedNotification = bitSubscriptionsAcknowledg
 // SubscriptionsAcknowledgedNotificationParams: Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsAcknowledgedNotificationParams
 type SubscriptionsAcknowledgedNotificationParams struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/SubscriptionsAcknowledgedNotificationParams/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta *NotificationMetaObject `json:"_meta,omitempty"`
@@ -7367,12 +7715,14 @@ const requiredSubscriptionsAcknowledgedNotificationParams = bitSubscriptionsAckn
 // endpoint and ensures consistent behavior between HTTP and STDIO.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsListenRequest
 type SubscriptionsListenRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/SubscriptionsListenRequest/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/SubscriptionsListenRequest/properties/params
 	//
 	// Since 2026-07-28.
 	Params SubscriptionsListenRequestParams `json:"params"`
@@ -7403,8 +7753,10 @@ const requiredSubscriptionsListenRequest = bitSubscriptionsListenRequestID | bit
 // SubscriptionsListenRequestParams: Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsListenRequestParams
 type SubscriptionsListenRequestParams struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/SubscriptionsListenRequestParams/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta RequestMetaObject `json:"_meta"`
@@ -7441,8 +7793,10 @@ const requiredSubscriptionsListenRequestParams = bitSubscriptionsListenRequestPa
 // close carries no response. The result body is otherwise empty.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsListenResult
 type SubscriptionsListenResult struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/SubscriptionsListenResult/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta SubscriptionsListenResultMetaObject `json:"_meta"`
@@ -7482,6 +7836,8 @@ const requiredSubscriptionsListenResult = bitSubscriptionsListenResultMeta | bit
 // {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsListenResultMetaObject
 type SubscriptionsListenResultMetaObject struct {
 	// ServerInfo: Identifies the server software producing the response. Servers SHOULD
 	// include this field on every response unless specifically configured not
@@ -7529,12 +7885,14 @@ const requiredSubscriptionsListenResultMetaObject = bitSubscriptionsListenResult
 // request, sent when the server tears the subscription down gracefully.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsListenResultResponse
 type SubscriptionsListenResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/SubscriptionsListenResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/SubscriptionsListenResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result SubscriptionsListenResult `json:"result"`
@@ -7562,6 +7920,8 @@ const requiredSubscriptionsListenResultResponse = bitSubscriptionsListenResultRe
 // Task: Data associated with a task.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/Task
 type Task struct {
 	// CreatedAt: ISO 8601 timestamp when the task was created.
 	//
@@ -7623,6 +7983,8 @@ const requiredTask = bitTaskCreatedAt | bitTaskLastUpdatedAt | bitTaskStatus | b
 // TaskAugmentedRequestParams: Common params for any task-augmented request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskAugmentedRequestParams
 type TaskAugmentedRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -7656,6 +8018,8 @@ const (
 // TaskAugmentedRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskAugmentedRequestParams/properties/_meta
 type TaskAugmentedRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -7680,6 +8044,8 @@ const (
 // Include this in the `task` field of the request parameters.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskMetadata
 type TaskMetadata struct {
 	// TTL: Requested duration in milliseconds to retain task from creation.
 	//
@@ -7703,27 +8069,29 @@ const (
 // TaskStatus: The status of a task.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskStatus
 type TaskStatus string
 
 // The values of TaskStatus, in schema order.
 const (
-	// TaskStatusCancelled is defined by the MCP schema.
+	// TaskStatusCancelled is the TaskStatus value "cancelled".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusCancelled TaskStatus = "cancelled"
-	// TaskStatusCompleted is defined by the MCP schema.
+	// TaskStatusCompleted is the TaskStatus value "completed".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusCompleted TaskStatus = "completed"
-	// TaskStatusFailed is defined by the MCP schema.
+	// TaskStatusFailed is the TaskStatus value "failed".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusFailed TaskStatus = "failed"
-	// TaskStatusInputRequired is defined by the MCP schema.
+	// TaskStatusInputRequired is the TaskStatus value "input_required".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusInputRequired TaskStatus = "input_required"
-	// TaskStatusWorking is defined by the MCP schema.
+	// TaskStatusWorking is the TaskStatus value "working".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusWorking TaskStatus = "working"
@@ -7732,8 +8100,10 @@ const (
 // TaskStatusNotification: An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskStatusNotification
 type TaskStatusNotification struct {
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/TaskStatusNotification/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params TaskStatusNotificationParams `json:"params"`
@@ -7764,6 +8134,8 @@ const requiredTaskStatusNotification = bitTaskStatusNotificationJSONRPC | bitTas
 // TaskStatusNotificationParams: Parameters for a `notifications/tasks/status` notification.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskStatusNotificationParams
 type TaskStatusNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -7828,6 +8200,8 @@ const (
 const requiredTaskStatusNotificationParams = bitTaskStatusNotificationParamsCreatedAt | bitTaskStatusNotificationParamsLastUpdatedAt | bitTaskStatusNotificationParamsStatus | bitTaskStatusNotificationParamsTaskID | bitTaskStatusNotificationParamsTTL
 
 // TextContent: Text provided to or from an LLM.
+//
+// Schema: 2026-07-28/schema.json#/$defs/TextContent
 type TextContent struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -7864,7 +8238,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredTextContent = bitTextContentText | bitTextContentType
 
-// TextResourceContents is defined by the MCP schema.
+// TextResourceContents: 2026-07-28/schema.json#/$defs/TextResourceContents
 type TextResourceContents struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -7904,6 +8278,8 @@ const requiredTextResourceContents = bitTextResourceContentsText | bitTextResour
 // TitledMultiSelectEnumSchema: Schema for multiple-selection enumeration with display titles for each option.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/TitledMultiSelectEnumSchema
 type TitledMultiSelectEnumSchema struct {
 	// Default: Optional default value.
 	//
@@ -7961,6 +8337,8 @@ const requiredTitledMultiSelectEnumSchema = bitTitledMultiSelectEnumSchemaItems 
 // TitledMultiSelectEnumSchemaItems: Schema for array items with enum options and display labels.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/TitledMultiSelectEnumSchema/properties/items
 type TitledMultiSelectEnumSchemaItems struct {
 	// AnyOf: Array of enum options with values and display labels.
 	//
@@ -7985,7 +8363,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredTitledMultiSelectEnumSchemaItems = bitTitledMultiSelectEnumSchemaItemsAnyOf
 
-// TitledMultiSelectEnumSchemaItemsAnyOfItem is defined by the MCP schema.
+// TitledMultiSelectEnumSchemaItemsAnyOfItem: 2026-07-28/schema.json#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items
 //
 // Since 2025-11-25.
 type TitledMultiSelectEnumSchemaItemsAnyOfItem struct {
@@ -8020,6 +8398,8 @@ const requiredTitledMultiSelectEnumSchemaItemsAnyOfItem = bitTitledMultiSelectEn
 // TitledSingleSelectEnumSchema: Schema for single-selection enumeration with display titles for each option.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/TitledSingleSelectEnumSchema
 type TitledSingleSelectEnumSchema struct {
 	// Default: Optional default value.
 	//
@@ -8064,7 +8444,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredTitledSingleSelectEnumSchema = bitTitledSingleSelectEnumSchemaOneOf | bitTitledSingleSelectEnumSchemaType
 
-// TitledSingleSelectEnumSchemaOneOfItem is defined by the MCP schema.
+// TitledSingleSelectEnumSchemaOneOfItem: 2026-07-28/schema.json#/$defs/TitledSingleSelectEnumSchema/properties/oneOf/items
 //
 // Since 2025-11-25.
 type TitledSingleSelectEnumSchemaOneOfItem struct {
@@ -8097,6 +8477,8 @@ const (
 const requiredTitledSingleSelectEnumSchemaOneOfItem = bitTitledSingleSelectEnumSchemaOneOfItemConst | bitTitledSingleSelectEnumSchemaOneOfItemTitle
 
 // Tool: Definition for a tool the client can call.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Tool
 type Tool struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -8198,6 +8580,8 @@ const requiredTool = bitToolInputSchema | bitToolName
 // received from untrusted servers.
 //
 // Since 2025-03-26.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolAnnotations
 type ToolAnnotations struct {
 	// DestructiveHint: If true, the tool may perform destructive updates to its environment.
 	// If false, the tool performs only additive updates.
@@ -8258,6 +8642,8 @@ const (
 // ToolChoice: Controls tool selection behavior for sampling requests.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolChoice
 type ToolChoice struct {
 	// Mode: Controls the tool use ability of the model:
 	// - `"auto"`: Model decides whether to use tools (default)
@@ -8287,19 +8673,21 @@ const (
 // - `"none"`: Model MUST NOT use any tools
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolChoice/properties/mode
 type ToolChoiceMode string
 
 // The values of ToolChoiceMode, in schema order.
 const (
-	// ToolChoiceModeAuto is defined by the MCP schema.
+	// ToolChoiceModeAuto is the ToolChoiceMode value "auto".
 	//
 	// Since 2025-11-25.
 	ToolChoiceModeAuto ToolChoiceMode = "auto"
-	// ToolChoiceModeNone is defined by the MCP schema.
+	// ToolChoiceModeNone is the ToolChoiceMode value "none".
 	//
 	// Since 2025-11-25.
 	ToolChoiceModeNone ToolChoiceMode = "none"
-	// ToolChoiceModeRequired is defined by the MCP schema.
+	// ToolChoiceModeRequired is the ToolChoiceMode value "required".
 	//
 	// Since 2025-11-25.
 	ToolChoiceModeRequired ToolChoiceMode = "required"
@@ -8308,6 +8696,8 @@ const (
 // ToolExecution: Execution-related properties for a tool.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ToolExecution
 type ToolExecution struct {
 	// TaskSupport: Indicates whether this tool supports task-augmented execution.
 	// This allows clients to handle long-running operations through polling
@@ -8347,19 +8737,21 @@ const (
 // Default: "forbidden"
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ToolExecution/properties/taskSupport
 type ToolExecutionTaskSupport string
 
 // The values of ToolExecutionTaskSupport, in schema order.
 const (
-	// ToolExecutionTaskSupportForbidden is defined by the MCP schema.
+	// ToolExecutionTaskSupportForbidden is the ToolExecutionTaskSupport value "forbidden".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ToolExecutionTaskSupportForbidden ToolExecutionTaskSupport = "forbidden"
-	// ToolExecutionTaskSupportOptional is defined by the MCP schema.
+	// ToolExecutionTaskSupportOptional is the ToolExecutionTaskSupport value "optional".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ToolExecutionTaskSupportOptional ToolExecutionTaskSupport = "optional"
-	// ToolExecutionTaskSupportRequired is defined by the MCP schema.
+	// ToolExecutionTaskSupportRequired is the ToolExecutionTaskSupport value "required".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ToolExecutionTaskSupportRequired ToolExecutionTaskSupport = "required"
@@ -8379,16 +8771,18 @@ const (
 // extraction rules.
 //
 // Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Tool/properties/inputSchema
 type ToolInputSchema struct {
-	// Schema is defined by the MCP schema.
+	// Schema: 2026-07-28/schema.json#/$defs/Tool/properties/inputSchema/properties/$schema
 	//
 	// Since 2025-11-25.
 	Schema string `json:"$schema,omitempty"`
-	// Properties is defined by the MCP schema.
+	// Properties: 2025-11-25/schema.json#/$defs/Tool/properties/inputSchema/properties/properties
 	//
 	// Removed in 2026-07-28.
 	Properties map[string]json.RawMessage `json:"properties,omitempty"`
-	// Required is defined by the MCP schema.
+	// Required: 2025-11-25/schema.json#/$defs/Tool/properties/inputSchema/properties/required
 	//
 	// Removed in 2026-07-28.
 	Required []string `json:"required,omitempty"`
@@ -8415,12 +8809,14 @@ const (
 const requiredToolInputSchema = bitToolInputSchemaType
 
 // ToolListChangedNotification: An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolListChangedNotification
 type ToolListChangedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ToolListChangedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ToolListChangedNotification/properties/params
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -8451,20 +8847,22 @@ const requiredToolListChangedNotification = bitToolListChangedNotificationJSONRP
 // Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Tool/properties/outputSchema
 type ToolOutputSchema struct {
-	// Schema is defined by the MCP schema.
+	// Schema: 2026-07-28/schema.json#/$defs/Tool/properties/outputSchema/properties/$schema
 	//
 	// Since 2025-11-25.
 	Schema string `json:"$schema,omitempty"`
-	// Properties is defined by the MCP schema.
+	// Properties: 2025-11-25/schema.json#/$defs/Tool/properties/outputSchema/properties/properties
 	//
 	// Since 2025-06-18. Removed in 2026-07-28.
 	Properties map[string]json.RawMessage `json:"properties,omitempty"`
-	// Required is defined by the MCP schema.
+	// Required: 2025-11-25/schema.json#/$defs/Tool/properties/outputSchema/properties/required
 	//
 	// Since 2025-06-18. Removed in 2026-07-28.
 	Required []string `json:"required,omitempty"`
-	// Type is defined by the MCP schema.
+	// Type: 2025-11-25/schema.json#/$defs/Tool/properties/outputSchema/properties/type
 	//
 	// Since 2025-06-18. Removed in 2026-07-28.
 	Type string `json:"type,omitempty"`
@@ -8493,6 +8891,8 @@ const requiredToolOutputSchema = bitToolOutputSchemaType
 // ToolResultContent: The result of a tool use, provided by the user back to the assistant.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolResultContent
 type ToolResultContent struct {
 	// Meta: Optional metadata about the tool result. Clients SHOULD preserve this field when
 	// including tool results in subsequent sampling requests to enable caching optimizations.
@@ -8557,6 +8957,8 @@ const requiredToolResultContent = bitToolResultContentContent | bitToolResultCon
 // ToolUseContent: A request from the assistant to call a tool.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolUseContent
 type ToolUseContent struct {
 	// Meta: Optional metadata about the tool use. Clients SHOULD preserve this field when
 	// including tool uses in subsequent sampling requests to enable caching optimizations.
@@ -8607,12 +9009,14 @@ const requiredToolUseContent = bitToolUseContentID | bitToolUseContentInput | bi
 // URLElicitationRequiredError: An error response that indicates that the server requires the client to provide additional information via an elicitation request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError
 type URLElicitationRequiredError struct {
-	// Error is defined by the MCP schema.
+	// Error: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError/properties/error
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Error URLElicitationRequiredErrorError `json:"error"`
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
@@ -8637,7 +9041,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredURLElicitationRequiredError = bitURLElicitationRequiredErrorError | bitURLElicitationRequiredErrorJSONRPC
 
-// URLElicitationRequiredErrorError is defined by the MCP schema.
+// URLElicitationRequiredErrorError: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError/properties/error
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type URLElicitationRequiredErrorError struct {
@@ -8670,11 +9074,11 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredURLElicitationRequiredErrorError = bitURLElicitationRequiredErrorErrorCode | bitURLElicitationRequiredErrorErrorData | bitURLElicitationRequiredErrorErrorMessage
 
-// URLElicitationRequiredErrorErrorData is defined by the MCP schema.
+// URLElicitationRequiredErrorErrorData: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError/properties/error/allOf/1/properties/data
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type URLElicitationRequiredErrorErrorData struct {
-	// Elicitations is defined by the MCP schema.
+	// Elicitations: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError/properties/error/allOf/1/properties/data/properties/elicitations
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Elicitations []ElicitRequestURLParams `json:"elicitations"`
@@ -8700,16 +9104,18 @@ const requiredURLElicitationRequiredErrorErrorData = bitURLElicitationRequiredEr
 // UnsubscribeRequest: Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/UnsubscribeRequest
 type UnsubscribeRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/UnsubscribeRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/UnsubscribeRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/UnsubscribeRequest/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params UnsubscribeRequestParams `json:"params"`
@@ -8740,6 +9146,8 @@ const requiredUnsubscribeRequest = bitUnsubscribeRequestID | bitUnsubscribeReque
 // UnsubscribeRequestParams: Parameters for a `resources/unsubscribe` request.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/UnsubscribeRequestParams
 type UnsubscribeRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -8772,6 +9180,8 @@ const requiredUnsubscribeRequestParams = bitUnsubscribeRequestParamsURI
 // UnsubscribeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/UnsubscribeRequestParams/properties/_meta
 type UnsubscribeRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -8798,12 +9208,14 @@ const (
 // `400 Bad Request`.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/UnsupportedProtocolVersionError
 type UnsupportedProtocolVersionError struct {
-	// Error is defined by the MCP schema.
+	// Error: 2026-07-28/schema.json#/$defs/UnsupportedProtocolVersionError/properties/error
 	//
 	// Since 2026-07-28.
 	Error UnsupportedProtocolVersionErrorError `json:"error"`
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/UnsupportedProtocolVersionError/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
@@ -8828,7 +9240,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredUnsupportedProtocolVersionError = bitUnsupportedProtocolVersionErrorError | bitUnsupportedProtocolVersionErrorJSONRPC
 
-// UnsupportedProtocolVersionErrorError is defined by the MCP schema.
+// UnsupportedProtocolVersionErrorError: 2026-07-28/schema.json#/$defs/UnsupportedProtocolVersionError/properties/error
 //
 // Since 2026-07-28.
 type UnsupportedProtocolVersionErrorError struct {
@@ -8861,7 +9273,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredUnsupportedProtocolVersionErrorError = bitUnsupportedProtocolVersionErrorErrorCode | bitUnsupportedProtocolVersionErrorErrorData | bitUnsupportedProtocolVersionErrorErrorMessage
 
-// UnsupportedProtocolVersionErrorErrorData is defined by the MCP schema.
+// UnsupportedProtocolVersionErrorErrorData: 2026-07-28/schema.json#/$defs/UnsupportedProtocolVersionError/properties/error/allOf/1/properties/data
 //
 // Since 2026-07-28.
 type UnsupportedProtocolVersionErrorErrorData struct {
@@ -8897,6 +9309,8 @@ const requiredUnsupportedProtocolVersionErrorErrorData = bitUnsupportedProtocolV
 // UntitledMultiSelectEnumSchema: Schema for multiple-selection enumeration without display titles for options.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/UntitledMultiSelectEnumSchema
 type UntitledMultiSelectEnumSchema struct {
 	// Default: Optional default value.
 	//
@@ -8954,6 +9368,8 @@ const requiredUntitledMultiSelectEnumSchema = bitUntitledMultiSelectEnumSchemaIt
 // UntitledMultiSelectEnumSchemaItems: Schema for the array items.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/UntitledMultiSelectEnumSchema/properties/items
 type UntitledMultiSelectEnumSchemaItems struct {
 	// Enum: Array of enum values to choose from.
 	//
@@ -8982,6 +9398,8 @@ const requiredUntitledMultiSelectEnumSchemaItems = bitUntitledMultiSelectEnumSch
 // UntitledSingleSelectEnumSchema: Schema for single-selection enumeration without display titles for options.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/UntitledSingleSelectEnumSchema
 type UntitledSingleSelectEnumSchema struct {
 	// Default: Optional default value.
 	//
