@@ -56,8 +56,13 @@ func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 		"types_gen.go":    g.types(),
 		"json_gen.go":     g.json(),
 		"validate_gen.go": g.validate(),
+		"versions_gen.go": g.versions(),
 		"methods_gen.go":  g.methods(),
+		"messages_gen.go": g.messages(),
 		"dispatch_gen.go": g.dispatch(),
+	}
+	if f := g.errorCodes(); f != nil {
+		files["errcodes_gen.go"] = f
 	}
 	out := map[string][]byte{}
 	for name, f := range files {
