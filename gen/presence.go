@@ -83,7 +83,6 @@ func (g *generator) presenceDecls(f *jen.File, t *model.Type) {
 		}
 		bits = append(bits, name)
 	}
-	f.Line()
 	f.Comment("The presence bits of " + t.Name + "'s properties in has and missing, in schema order.")
 	f.Const().Defs(bits...)
 	req := requiredFields(t)
@@ -94,7 +93,6 @@ func (g *generator) presenceDecls(f *jen.File, t *model.Type) {
 	for _, fd := range req {
 		parts = append(parts, jen.Id(g.bits[fd]))
 	}
-	f.Line()
 	f.Comment(g.required[t.Name] + " holds the bits of the properties some version of " + t.Name + " requires:")
 	f.Comment("decoding sets those the input lacks in missing.")
 	f.Const().Id(g.required[t.Name]).Op("=").Add(joinOr(parts))

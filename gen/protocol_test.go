@@ -2,8 +2,14 @@ package gen_test
 
 import (
 	"bytes"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -164,4 +170,45 @@ func TestParallelOnOneModel(t *testing.T) {
 			t.Errorf("the two renders differ in %s", name)
 		}
 	}
+}
+
+// TestDeclsSpaced wants a blank line between every two top-level
+// declarations of every file of the protocol package, the support files'
+// copies included, and each file as gofmt writes it.
+func TestDeclsSpaced(t *testing.T) {
+	files, err := pipeline.Protocol(allSchemas(t), "mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if formatted, err := format.Source(files[name]); err != nil || !bytes.Equal(formatted, files[name]) {
+			t.Errorf("%s is not gofmt'ed (%v)", name, err)
+		}
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, name, files[name], parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prevEnd := 0
+		for _, d := range file.Decls {
+			start := d.Pos()
+			if doc := declDoc(d); doc != nil {
+				start = doc.Pos()
+			}
+			if line := fset.Position(start).Line; prevEnd > 0 && line <= prevEnd+1 {
+				t.Errorf("%s:%d: no blank line before the declaration", name, line)
+			}
+			prevEnd = fset.Position(d.End()).Line
+		}
+	}
+}
+
+func declDoc(d ast.Decl) *ast.CommentGroup {
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		return d.Doc
+	case *ast.GenDecl:
+		return d.Doc
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 func (x *Annotations) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 	*x = Annotations{}
 	if err := s.ObjectStart(); err != nil {
@@ -72,6 +73,7 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 func (x Annotations) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -112,6 +114,7 @@ func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
 func (x *AudioContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 	*x = AudioContent{}
 	if err := s.ObjectStart(); err != nil {
@@ -168,6 +171,7 @@ func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 func (x AudioContent) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -206,6 +210,7 @@ func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *BaseMetadata) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *BaseMetadata) decode(s *jsonrpc.Scanner) error {
 	*x = BaseMetadata{}
 	if err := s.ObjectStart(); err != nil {
@@ -246,6 +251,7 @@ func (x *BaseMetadata) decode(s *jsonrpc.Scanner) error {
 func (x BaseMetadata) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *BaseMetadata) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitBaseMetadataName == 0 {
@@ -268,6 +274,7 @@ func (x *BaseMetadata) appendJSON(dst []byte) ([]byte, error) {
 func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *BlobResourceContents) decode(s *jsonrpc.Scanner) error {
 	*x = BlobResourceContents{}
 	if err := s.ObjectStart(); err != nil {
@@ -318,6 +325,7 @@ func (x *BlobResourceContents) decode(s *jsonrpc.Scanner) error {
 func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *BlobResourceContents) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Meta != nil || x.has&bitBlobResourceContentsMeta != 0 {
@@ -348,6 +356,7 @@ func (x *BlobResourceContents) appendJSON(dst []byte) ([]byte, error) {
 func (x *BooleanSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *BooleanSchema) decode(s *jsonrpc.Scanner) error {
 	*x = BooleanSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -398,6 +407,7 @@ func (x *BooleanSchema) decode(s *jsonrpc.Scanner) error {
 func (x BooleanSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *BooleanSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitBooleanSchemaDefault != 0 || x.Default {
@@ -428,6 +438,7 @@ func (x *BooleanSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *CacheableResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CacheableResult) decode(s *jsonrpc.Scanner) error {
 	*x = CacheableResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -479,6 +490,7 @@ func (x *CacheableResult) decode(s *jsonrpc.Scanner) error {
 func (x CacheableResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CacheableResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -516,6 +528,7 @@ func (x *CacheableResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CacheableResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CacheableResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -531,6 +544,7 @@ func (x *CacheableResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x CacheableResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CacheableResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -540,6 +554,7 @@ func (x CacheableResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *CallToolRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 	*x = CallToolRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -590,6 +605,7 @@ func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 func (x CallToolRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CallToolRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -627,6 +643,7 @@ func (x *CallToolRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *CallToolRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = CallToolRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -689,6 +706,7 @@ func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x CallToolRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CallToolRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -737,6 +755,7 @@ func (x *CallToolRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *CallToolResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 	*x = CallToolResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -808,6 +827,7 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 func (x CallToolResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -856,6 +876,7 @@ func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CallToolResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CallToolResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = CallToolResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -901,6 +922,7 @@ func (x *CallToolResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x CallToolResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CallToolResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -934,6 +956,7 @@ func (x *CallToolResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *CallToolResultResponseResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CallToolResultResponseResult) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -982,6 +1005,7 @@ func (x *CallToolResultResponseResult) decode(s *jsonrpc.Scanner) error {
 func (x CallToolResultResponseResult) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CallToolResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("CallToolResultResponseResult holds no value")
@@ -993,6 +1017,7 @@ func (x CallToolResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CancelTaskRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CancelTaskRequest) decode(s *jsonrpc.Scanner) error {
 	*x = CancelTaskRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -1043,6 +1068,7 @@ func (x *CancelTaskRequest) decode(s *jsonrpc.Scanner) error {
 func (x CancelTaskRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CancelTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -1080,6 +1106,7 @@ func (x *CancelTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *CancelTaskRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CancelTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = CancelTaskRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -1115,6 +1142,7 @@ func (x *CancelTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x CancelTaskRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CancelTaskRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitCancelTaskRequestParamsTaskID == 0 {
@@ -1133,6 +1161,7 @@ func (x *CancelTaskRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *CancelTaskResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 	*x = CancelTaskResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -1203,6 +1232,7 @@ func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 func (x CancelTaskResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CancelTaskResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -1257,6 +1287,7 @@ func (x *CancelTaskResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CancelledNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 	*x = CancelledNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -1302,6 +1333,7 @@ func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 func (x CancelledNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CancelledNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -1332,6 +1364,7 @@ func (x *CancelledNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *CancelledNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = CancelledNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -1378,6 +1411,7 @@ func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x CancelledNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CancelledNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -1411,6 +1445,7 @@ func (x *CancelledNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilities{}
 	if err := s.ObjectStart(); err != nil {
@@ -1490,6 +1525,7 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -1553,6 +1589,7 @@ func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilitiesElicitation) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesElicitation) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesElicitation{}
 	if err := s.ObjectStart(); err != nil {
@@ -1592,6 +1629,7 @@ func (x *ClientCapabilitiesElicitation) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilitiesElicitation) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesElicitation) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Form != nil || x.has&bitClientCapabilitiesElicitationForm != 0 {
@@ -1614,6 +1652,7 @@ func (x *ClientCapabilitiesElicitation) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilitiesRoots) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesRoots) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesRoots{}
 	if err := s.ObjectStart(); err != nil {
@@ -1648,6 +1687,7 @@ func (x *ClientCapabilitiesRoots) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilitiesRoots) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesRoots) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitClientCapabilitiesRootsListChanged != 0 || x.ListChanged {
@@ -1666,6 +1706,7 @@ func (x *ClientCapabilitiesRoots) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilitiesSampling) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesSampling) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesSampling{}
 	if err := s.ObjectStart(); err != nil {
@@ -1705,6 +1746,7 @@ func (x *ClientCapabilitiesSampling) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilitiesSampling) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesSampling) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Context != nil || x.has&bitClientCapabilitiesSamplingContext != 0 {
@@ -1727,6 +1769,7 @@ func (x *ClientCapabilitiesSampling) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilitiesTasks) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesTasks{}
 	if err := s.ObjectStart(); err != nil {
@@ -1772,6 +1815,7 @@ func (x *ClientCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilitiesTasks) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -1802,6 +1846,7 @@ func (x *ClientCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilitiesTasksRequests) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesTasksRequests{}
 	if err := s.ObjectStart(); err != nil {
@@ -1843,6 +1888,7 @@ func (x *ClientCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilitiesTasksRequests) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesTasksRequests) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -1872,6 +1918,7 @@ func (x *ClientCapabilitiesTasksRequests) appendJSON(dst []byte) ([]byte, error)
 func (x *ClientCapabilitiesTasksRequestsElicitation) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesTasksRequestsElicitation) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesTasksRequestsElicitation{}
 	if err := s.ObjectStart(); err != nil {
@@ -1906,6 +1953,7 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) decode(s *jsonrpc.Scanner) 
 func (x ClientCapabilitiesTasksRequestsElicitation) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesTasksRequestsElicitation) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Create != nil || x.has&bitClientCapabilitiesTasksRequestsElicitationCreate != 0 {
@@ -1924,6 +1972,7 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) appendJSON(dst []byte) ([]b
 func (x *ClientCapabilitiesTasksRequestsSampling) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesTasksRequestsSampling) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesTasksRequestsSampling{}
 	if err := s.ObjectStart(); err != nil {
@@ -1958,6 +2007,7 @@ func (x *ClientCapabilitiesTasksRequestsSampling) decode(s *jsonrpc.Scanner) err
 func (x ClientCapabilitiesTasksRequestsSampling) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesTasksRequestsSampling) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.CreateMessage != nil || x.has&bitClientCapabilitiesTasksRequestsSamplingCreateMessage != 0 {
@@ -1976,6 +2026,7 @@ func (x *ClientCapabilitiesTasksRequestsSampling) appendJSON(dst []byte) ([]byte
 func (x *ClientNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientNotification) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -2038,6 +2089,7 @@ func (x *ClientNotification) decode(s *jsonrpc.Scanner) error {
 func (x ClientNotification) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ClientNotification) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("ClientNotification holds no value")
@@ -2049,6 +2101,7 @@ func (x ClientNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientRequest) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -2209,6 +2262,7 @@ func (x *ClientRequest) decode(s *jsonrpc.Scanner) error {
 func (x ClientRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ClientRequest) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("ClientRequest holds no value")
@@ -2220,6 +2274,7 @@ func (x ClientRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientResult) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -2313,6 +2368,7 @@ func (x *ClientResult) decode(s *jsonrpc.Scanner) error {
 func (x ClientResult) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ClientResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("ClientResult holds no value")
@@ -2324,6 +2380,7 @@ func (x ClientResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -2374,6 +2431,7 @@ func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 func (x CompleteRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -2411,6 +2469,7 @@ func (x *CompleteRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -2463,6 +2522,7 @@ func (x *CompleteRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x CompleteRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -2506,6 +2566,7 @@ func (x *CompleteRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteRequestParamsArgument) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteRequestParamsArgument) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteRequestParamsArgument{}
 	if err := s.ObjectStart(); err != nil {
@@ -2546,6 +2607,7 @@ func (x *CompleteRequestParamsArgument) decode(s *jsonrpc.Scanner) error {
 func (x CompleteRequestParamsArgument) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteRequestParamsArgument) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitCompleteRequestParamsArgumentName == 0 {
@@ -2568,6 +2630,7 @@ func (x *CompleteRequestParamsArgument) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteRequestParamsContext) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteRequestParamsContext{}
 	if err := s.ObjectStart(); err != nil {
@@ -2618,6 +2681,7 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 func (x CompleteRequestParamsContext) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteRequestParamsContext) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Arguments != nil || x.has&bitCompleteRequestParamsContextArguments != 0 {
@@ -2645,6 +2709,7 @@ func (x *CompleteRequestParamsContext) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteRequestParamsRef) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteRequestParamsRef) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -2686,6 +2751,7 @@ func (x *CompleteRequestParamsRef) decode(s *jsonrpc.Scanner) error {
 func (x CompleteRequestParamsRef) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CompleteRequestParamsRef) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("CompleteRequestParamsRef holds no value")
@@ -2697,6 +2763,7 @@ func (x CompleteRequestParamsRef) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -2743,6 +2810,7 @@ func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 func (x CompleteResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -2776,6 +2844,7 @@ func (x *CompleteResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteResultCompletion) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteResultCompletion{}
 	if err := s.ObjectStart(); err != nil {
@@ -2836,6 +2905,7 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 func (x CompleteResultCompletion) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteResultCompletion) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitCompleteResultCompletionHasMore != 0 || x.HasMore {
@@ -2869,6 +2939,7 @@ func (x *CompleteResultCompletion) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -2914,6 +2985,7 @@ func (x *CompleteResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x CompleteResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -2947,6 +3019,7 @@ func (x *CompleteResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *ContentBlock) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ContentBlock) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -3009,6 +3082,7 @@ func (x *ContentBlock) decode(s *jsonrpc.Scanner) error {
 func (x ContentBlock) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ContentBlock) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("ContentBlock holds no value")
@@ -3020,6 +3094,7 @@ func (x ContentBlock) appendJSON(dst []byte) ([]byte, error) {
 func (x *CreateMessageRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 	*x = CreateMessageRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -3070,6 +3145,7 @@ func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CreateMessageRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -3107,6 +3183,7 @@ func (x *CreateMessageRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *CreateMessageRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = CreateMessageRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -3246,6 +3323,7 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -3354,6 +3432,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *CreateMessageRequestParamsIncludeContext) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageRequestParamsIncludeContext) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -3369,6 +3448,7 @@ func (x *CreateMessageRequestParamsIncludeContext) decode(s *jsonrpc.Scanner) er
 func (x CreateMessageRequestParamsIncludeContext) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CreateMessageRequestParamsIncludeContext) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -3378,6 +3458,7 @@ func (x CreateMessageRequestParamsIncludeContext) appendJSON(dst []byte) ([]byte
 func (x *CreateMessageRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = CreateMessageRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -3412,6 +3493,7 @@ func (x *CreateMessageRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CreateMessageRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -3434,6 +3516,7 @@ func (x *CreateMessageRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) 
 func (x *CreateMessageResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 	*x = CreateMessageResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -3489,6 +3572,7 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CreateMessageResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -3530,6 +3614,7 @@ func (x *CreateMessageResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CreateMessageResultContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageResultContent) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -3599,6 +3684,7 @@ func (x *CreateMessageResultContent) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageResultContent) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CreateMessageResultContent) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("CreateMessageResultContent holds no value")
@@ -3610,6 +3696,7 @@ func (x CreateMessageResultContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *CreateMessageResultContentArray) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageResultContentArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -3636,6 +3723,7 @@ func (x *CreateMessageResultContentArray) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageResultContentArray) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CreateMessageResultContentArray) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -3656,6 +3744,7 @@ func (x CreateMessageResultContentArray) appendJSON(dst []byte) ([]byte, error) 
 func (x *CreateTaskResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateTaskResult) decode(s *jsonrpc.Scanner) error {
 	*x = CreateTaskResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -3696,6 +3785,7 @@ func (x *CreateTaskResult) decode(s *jsonrpc.Scanner) error {
 func (x CreateTaskResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CreateTaskResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -3722,6 +3812,7 @@ func (x *CreateTaskResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *Cursor) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Cursor) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -3737,6 +3828,7 @@ func (x *Cursor) decode(s *jsonrpc.Scanner) error {
 func (x Cursor) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x Cursor) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -3746,6 +3838,7 @@ func (x Cursor) appendJSON(dst []byte) ([]byte, error) {
 func (x *DiscoverRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *DiscoverRequest) decode(s *jsonrpc.Scanner) error {
 	*x = DiscoverRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -3796,6 +3889,7 @@ func (x *DiscoverRequest) decode(s *jsonrpc.Scanner) error {
 func (x DiscoverRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *DiscoverRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -3833,6 +3927,7 @@ func (x *DiscoverRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *DiscoverResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 	*x = DiscoverResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -3914,6 +4009,7 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 func (x DiscoverResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *DiscoverResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -3973,6 +4069,7 @@ func (x *DiscoverResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *DiscoverResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *DiscoverResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -3988,6 +4085,7 @@ func (x *DiscoverResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x DiscoverResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x DiscoverResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -3997,6 +4095,7 @@ func (x DiscoverResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *DiscoverResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *DiscoverResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = DiscoverResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -4042,6 +4141,7 @@ func (x *DiscoverResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x DiscoverResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *DiscoverResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -4075,6 +4175,7 @@ func (x *DiscoverResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -4125,6 +4226,7 @@ func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -4162,6 +4264,7 @@ func (x *ElicitRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequestFormParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestFormParams) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequestFormParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -4219,6 +4322,7 @@ func (x *ElicitRequestFormParams) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequestFormParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequestFormParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -4263,6 +4367,7 @@ func (x *ElicitRequestFormParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequestFormParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestFormParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequestFormParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -4297,6 +4402,7 @@ func (x *ElicitRequestFormParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequestFormParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequestFormParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -4319,6 +4425,7 @@ func (x *ElicitRequestFormParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequestFormParamsRequestedSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequestFormParamsRequestedSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -4400,6 +4507,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 func (x ElicitRequestFormParamsRequestedSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -4450,6 +4558,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte,
 func (x *ElicitRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestParams) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -4496,6 +4605,7 @@ func (x *ElicitRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequestParams) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("ElicitRequestParams holds no value")
@@ -4507,6 +4617,7 @@ func (x ElicitRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequestURLParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequestURLParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -4569,6 +4680,7 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequestURLParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequestURLParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -4614,6 +4726,7 @@ func (x *ElicitRequestURLParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequestURLParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestURLParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequestURLParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -4648,6 +4761,7 @@ func (x *ElicitRequestURLParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequestURLParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequestURLParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -4670,6 +4784,7 @@ func (x *ElicitRequestURLParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -4731,6 +4846,7 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -4773,6 +4889,7 @@ func (x *ElicitResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitResultAction) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultAction) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -4788,6 +4905,7 @@ func (x *ElicitResultAction) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultAction) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultAction) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -4797,6 +4915,7 @@ func (x ElicitResultAction) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitResultContentValue) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultContentValue) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -4841,6 +4960,7 @@ func (x *ElicitResultContentValue) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultContentValue) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultContentValue) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("ElicitResultContentValue holds no value")
@@ -4852,6 +4972,7 @@ func (x ElicitResultContentValue) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitResultContentValueArray) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultContentValueArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -4878,6 +4999,7 @@ func (x *ElicitResultContentValueArray) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultContentValueArray) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultContentValueArray) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '[')
 	for i0 := range x {
@@ -4894,6 +5016,7 @@ func (x ElicitResultContentValueArray) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitResultContentValueBoolean) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultContentValueBoolean) decode(s *jsonrpc.Scanner) error {
 	{
 		var v bool
@@ -4909,6 +5032,7 @@ func (x *ElicitResultContentValueBoolean) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultContentValueBoolean) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultContentValueBoolean) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendBool(dst, bool(x))
 	return dst, nil
@@ -4918,6 +5042,7 @@ func (x ElicitResultContentValueBoolean) appendJSON(dst []byte) ([]byte, error) 
 func (x *ElicitResultContentValueInteger) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultContentValueInteger) decode(s *jsonrpc.Scanner) error {
 	{
 		var v int64
@@ -4933,6 +5058,7 @@ func (x *ElicitResultContentValueInteger) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultContentValueInteger) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultContentValueInteger) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendInt(dst, int64(x))
 	return dst, nil
@@ -4942,6 +5068,7 @@ func (x ElicitResultContentValueInteger) appendJSON(dst []byte) ([]byte, error) 
 func (x *ElicitResultContentValueString) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultContentValueString) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -4957,6 +5084,7 @@ func (x *ElicitResultContentValueString) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultContentValueString) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultContentValueString) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -4966,6 +5094,7 @@ func (x ElicitResultContentValueString) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitationCompleteNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitationCompleteNotification) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitationCompleteNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -5011,6 +5140,7 @@ func (x *ElicitationCompleteNotification) decode(s *jsonrpc.Scanner) error {
 func (x ElicitationCompleteNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitationCompleteNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -5041,6 +5171,7 @@ func (x *ElicitationCompleteNotification) appendJSON(dst []byte) ([]byte, error)
 func (x *ElicitationCompleteNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitationCompleteNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitationCompleteNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -5076,6 +5207,7 @@ func (x *ElicitationCompleteNotificationParams) decode(s *jsonrpc.Scanner) error
 func (x ElicitationCompleteNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitationCompleteNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitElicitationCompleteNotificationParamsElicitationID == 0 {
@@ -5094,6 +5226,7 @@ func (x *ElicitationCompleteNotificationParams) appendJSON(dst []byte) ([]byte, 
 func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *EmbeddedResource) decode(s *jsonrpc.Scanner) error {
 	*x = EmbeddedResource{}
 	if err := s.ObjectStart(); err != nil {
@@ -5145,6 +5278,7 @@ func (x *EmbeddedResource) decode(s *jsonrpc.Scanner) error {
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -5182,6 +5316,7 @@ func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
 func (x *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *EmbeddedResourceResource) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -5225,6 +5360,7 @@ func (x *EmbeddedResourceResource) decode(s *jsonrpc.Scanner) error {
 func (x EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x EmbeddedResourceResource) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("EmbeddedResourceResource holds no value")
@@ -5236,6 +5372,7 @@ func (x EmbeddedResourceResource) appendJSON(dst []byte) ([]byte, error) {
 func (x *EnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -5342,6 +5479,7 @@ func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x EnumSchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x EnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("EnumSchema holds no value")
@@ -5353,6 +5491,7 @@ func (x EnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *Error) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Error) decode(s *jsonrpc.Scanner) error {
 	*x = Error{}
 	if err := s.ObjectStart(); err != nil {
@@ -5398,6 +5537,7 @@ func (x *Error) decode(s *jsonrpc.Scanner) error {
 func (x Error) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Error) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitErrorCode == 0 {
@@ -5424,6 +5564,7 @@ func (x *Error) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetPromptRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 	*x = GetPromptRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -5474,6 +5615,7 @@ func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 func (x GetPromptRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetPromptRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -5511,6 +5653,7 @@ func (x *GetPromptRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetPromptRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = GetPromptRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -5583,6 +5726,7 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x GetPromptRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -5633,6 +5777,7 @@ func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetPromptResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 	*x = GetPromptResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -5699,6 +5844,7 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 func (x GetPromptResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -5743,6 +5889,7 @@ func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetPromptResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetPromptResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = GetPromptResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -5788,6 +5935,7 @@ func (x *GetPromptResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x GetPromptResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetPromptResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -5821,6 +5969,7 @@ func (x *GetPromptResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetPromptResultResponseResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetPromptResultResponseResult) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -5869,6 +6018,7 @@ func (x *GetPromptResultResponseResult) decode(s *jsonrpc.Scanner) error {
 func (x GetPromptResultResponseResult) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x GetPromptResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("GetPromptResultResponseResult holds no value")
@@ -5880,6 +6030,7 @@ func (x GetPromptResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskPayloadRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskPayloadRequest) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskPayloadRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -5930,6 +6081,7 @@ func (x *GetTaskPayloadRequest) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskPayloadRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskPayloadRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -5967,6 +6119,7 @@ func (x *GetTaskPayloadRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskPayloadRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskPayloadRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskPayloadRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -6002,6 +6155,7 @@ func (x *GetTaskPayloadRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskPayloadRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskPayloadRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitGetTaskPayloadRequestParamsTaskID == 0 {
@@ -6020,6 +6174,7 @@ func (x *GetTaskPayloadRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskPayloadResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskPayloadResult) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskPayloadResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -6054,6 +6209,7 @@ func (x *GetTaskPayloadResult) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskPayloadResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskPayloadResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Meta != nil || x.has&bitGetTaskPayloadResultMeta != 0 {
@@ -6072,6 +6228,7 @@ func (x *GetTaskPayloadResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskRequest) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -6122,6 +6279,7 @@ func (x *GetTaskRequest) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -6159,6 +6317,7 @@ func (x *GetTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -6194,6 +6353,7 @@ func (x *GetTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitGetTaskRequestParamsTaskID == 0 {
@@ -6212,6 +6372,7 @@ func (x *GetTaskRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -6282,6 +6443,7 @@ func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -6336,6 +6498,7 @@ func (x *GetTaskResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *HeaderMismatchError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *HeaderMismatchError) decode(s *jsonrpc.Scanner) error {
 	*x = HeaderMismatchError{}
 	if err := s.ObjectStart(); err != nil {
@@ -6381,6 +6544,7 @@ func (x *HeaderMismatchError) decode(s *jsonrpc.Scanner) error {
 func (x HeaderMismatchError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *HeaderMismatchError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -6414,6 +6578,7 @@ func (x *HeaderMismatchError) appendJSON(dst []byte) ([]byte, error) {
 func (x *HeaderMismatchErrorError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *HeaderMismatchErrorError) decode(s *jsonrpc.Scanner) error {
 	*x = HeaderMismatchErrorError{}
 	if err := s.ObjectStart(); err != nil {
@@ -6459,6 +6624,7 @@ func (x *HeaderMismatchErrorError) decode(s *jsonrpc.Scanner) error {
 func (x HeaderMismatchErrorError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *HeaderMismatchErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitHeaderMismatchErrorErrorCode == 0 {
@@ -6485,6 +6651,7 @@ func (x *HeaderMismatchErrorError) appendJSON(dst []byte) ([]byte, error) {
 func (x *Icon) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Icon) decode(s *jsonrpc.Scanner) error {
 	*x = Icon{}
 	if err := s.ObjectStart(); err != nil {
@@ -6550,6 +6717,7 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 func (x Icon) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Icon) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -6591,6 +6759,7 @@ func (x *Icon) appendJSON(dst []byte) ([]byte, error) {
 func (x *IconTheme) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *IconTheme) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -6606,6 +6775,7 @@ func (x *IconTheme) decode(s *jsonrpc.Scanner) error {
 func (x IconTheme) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x IconTheme) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -6615,6 +6785,7 @@ func (x IconTheme) appendJSON(dst []byte) ([]byte, error) {
 func (x *Icons) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Icons) decode(s *jsonrpc.Scanner) error {
 	*x = Icons{}
 	if err := s.ObjectStart(); err != nil {
@@ -6664,6 +6835,7 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 func (x Icons) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Icons) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -6693,6 +6865,7 @@ func (x *Icons) appendJSON(dst []byte) ([]byte, error) {
 func (x *ImageContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 	*x = ImageContent{}
 	if err := s.ObjectStart(); err != nil {
@@ -6749,6 +6922,7 @@ func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 func (x ImageContent) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -6787,6 +6961,7 @@ func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *Implementation) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 	*x = Implementation{}
 	if err := s.ObjectStart(); err != nil {
@@ -6862,6 +7037,7 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 func (x Implementation) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -6911,6 +7087,7 @@ func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
 func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 	*x = InitializeRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -6961,6 +7138,7 @@ func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 func (x InitializeRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -6998,6 +7176,7 @@ func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *InitializeRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InitializeRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = InitializeRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -7049,6 +7228,7 @@ func (x *InitializeRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x InitializeRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InitializeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -7089,6 +7269,7 @@ func (x *InitializeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *InitializeRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InitializeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = InitializeRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -7123,6 +7304,7 @@ func (x *InitializeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x InitializeRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InitializeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -7145,6 +7327,7 @@ func (x *InitializeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *InitializeResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 	*x = InitializeResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -7200,6 +7383,7 @@ func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 func (x InitializeResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InitializeResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -7241,6 +7425,7 @@ func (x *InitializeResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *InitializedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = InitializedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -7287,6 +7472,7 @@ func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 func (x InitializedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InitializedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -7317,6 +7503,7 @@ func (x *InitializedNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputRequest) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -7365,6 +7552,7 @@ func (x *InputRequest) decode(s *jsonrpc.Scanner) error {
 func (x InputRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x InputRequest) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("InputRequest holds no value")
@@ -7376,6 +7564,7 @@ func (x InputRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputRequests) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputRequests) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -7403,6 +7592,7 @@ func (x *InputRequests) decode(s *jsonrpc.Scanner) error {
 func (x InputRequests) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x InputRequests) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
@@ -7425,6 +7615,7 @@ func (x InputRequests) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputRequiredResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputRequiredResult) decode(s *jsonrpc.Scanner) error {
 	*x = InputRequiredResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -7476,6 +7667,7 @@ func (x *InputRequiredResult) decode(s *jsonrpc.Scanner) error {
 func (x InputRequiredResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InputRequiredResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -7513,6 +7705,7 @@ func (x *InputRequiredResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputResponse) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -7563,6 +7756,7 @@ func (x *InputResponse) decode(s *jsonrpc.Scanner) error {
 func (x InputResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x InputResponse) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("InputResponse holds no value")
@@ -7574,6 +7768,7 @@ func (x InputResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputResponseRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputResponseRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = InputResponseRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -7619,6 +7814,7 @@ func (x *InputResponseRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x InputResponseRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InputResponseRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -7652,6 +7848,7 @@ func (x *InputResponseRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputResponses) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputResponses) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -7679,6 +7876,7 @@ func (x *InputResponses) decode(s *jsonrpc.Scanner) error {
 func (x InputResponses) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x InputResponses) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
@@ -7701,6 +7899,7 @@ func (x InputResponses) appendJSON(dst []byte) ([]byte, error) {
 func (x *InternalError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InternalError) decode(s *jsonrpc.Scanner) error {
 	*x = InternalError{}
 	if err := s.ObjectStart(); err != nil {
@@ -7746,6 +7945,7 @@ func (x *InternalError) decode(s *jsonrpc.Scanner) error {
 func (x InternalError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InternalError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitInternalErrorCode == 0 {
@@ -7772,6 +7972,7 @@ func (x *InternalError) appendJSON(dst []byte) ([]byte, error) {
 func (x *InvalidParamsError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InvalidParamsError) decode(s *jsonrpc.Scanner) error {
 	*x = InvalidParamsError{}
 	if err := s.ObjectStart(); err != nil {
@@ -7817,6 +8018,7 @@ func (x *InvalidParamsError) decode(s *jsonrpc.Scanner) error {
 func (x InvalidParamsError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InvalidParamsError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitInvalidParamsErrorCode == 0 {
@@ -7843,6 +8045,7 @@ func (x *InvalidParamsError) appendJSON(dst []byte) ([]byte, error) {
 func (x *InvalidRequestError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InvalidRequestError) decode(s *jsonrpc.Scanner) error {
 	*x = InvalidRequestError{}
 	if err := s.ObjectStart(); err != nil {
@@ -7888,6 +8091,7 @@ func (x *InvalidRequestError) decode(s *jsonrpc.Scanner) error {
 func (x InvalidRequestError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InvalidRequestError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitInvalidRequestErrorCode == 0 {
@@ -7914,6 +8118,7 @@ func (x *InvalidRequestError) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONArray) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -7940,6 +8145,7 @@ func (x *JSONArray) decode(s *jsonrpc.Scanner) error {
 func (x JSONArray) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONArray) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -7960,6 +8166,7 @@ func (x JSONArray) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONObject) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -7987,6 +8194,7 @@ func (x *JSONObject) decode(s *jsonrpc.Scanner) error {
 func (x JSONObject) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONObject) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
@@ -8009,6 +8217,7 @@ func (x JSONObject) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCBatchRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCBatchRequest) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -8035,6 +8244,7 @@ func (x *JSONRPCBatchRequest) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCBatchRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCBatchRequest) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -8055,6 +8265,7 @@ func (x JSONRPCBatchRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCBatchRequestItem) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCBatchRequestItem) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -8098,6 +8309,7 @@ func (x *JSONRPCBatchRequestItem) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCBatchRequestItem) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCBatchRequestItem) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("JSONRPCBatchRequestItem holds no value")
@@ -8109,6 +8321,7 @@ func (x JSONRPCBatchRequestItem) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCBatchResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCBatchResponse) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -8135,6 +8348,7 @@ func (x *JSONRPCBatchResponse) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCBatchResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCBatchResponse) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -8155,6 +8369,7 @@ func (x JSONRPCBatchResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCBatchResponseItem) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCBatchResponseItem) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -8198,6 +8413,7 @@ func (x *JSONRPCBatchResponseItem) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCBatchResponseItem) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCBatchResponseItem) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("JSONRPCBatchResponseItem holds no value")
@@ -8209,6 +8425,7 @@ func (x JSONRPCBatchResponseItem) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCErrorResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCErrorResponse) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCErrorResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -8254,6 +8471,7 @@ func (x *JSONRPCErrorResponse) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCErrorResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCErrorResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -8287,6 +8505,7 @@ func (x *JSONRPCErrorResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCMessage) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCMessage) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -8376,6 +8595,7 @@ func (x *JSONRPCMessage) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCMessage) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCMessage) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("JSONRPCMessage holds no value")
@@ -8387,6 +8607,7 @@ func (x JSONRPCMessage) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -8433,6 +8654,7 @@ func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -8463,6 +8685,7 @@ func (x *JSONRPCNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -8497,6 +8720,7 @@ func (x *JSONRPCNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Meta != nil || x.has&bitJSONRPCNotificationParamsMeta != 0 {
@@ -8515,6 +8739,7 @@ func (x *JSONRPCNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -8566,6 +8791,7 @@ func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -8603,6 +8829,7 @@ func (x *JSONRPCRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -8638,6 +8865,7 @@ func (x *JSONRPCRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -8660,6 +8888,7 @@ func (x *JSONRPCRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -8694,6 +8923,7 @@ func (x *JSONRPCRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -8716,6 +8946,7 @@ func (x *JSONRPCRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCResponse) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -8759,6 +8990,7 @@ func (x *JSONRPCResponse) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCResponse) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("JSONRPCResponse holds no value")
@@ -8770,6 +9002,7 @@ func (x JSONRPCResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -8815,6 +9048,7 @@ func (x *JSONRPCResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -8848,6 +9082,7 @@ func (x *JSONRPCResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONValue) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONValue) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -8899,6 +9134,7 @@ func (x *JSONValue) decode(s *jsonrpc.Scanner) error {
 func (x JSONValue) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONValue) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("JSONValue holds no value")
@@ -8910,6 +9146,7 @@ func (x JSONValue) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONValueArray) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONValueArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -8936,6 +9173,7 @@ func (x *JSONValueArray) decode(s *jsonrpc.Scanner) error {
 func (x JSONValueArray) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONValueArray) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -8956,6 +9194,7 @@ func (x JSONValueArray) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONValueBoolean) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONValueBoolean) decode(s *jsonrpc.Scanner) error {
 	{
 		var v bool
@@ -8971,6 +9210,7 @@ func (x *JSONValueBoolean) decode(s *jsonrpc.Scanner) error {
 func (x JSONValueBoolean) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONValueBoolean) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendBool(dst, bool(x))
 	return dst, nil
@@ -8980,6 +9220,7 @@ func (x JSONValueBoolean) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONValueInteger) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONValueInteger) decode(s *jsonrpc.Scanner) error {
 	{
 		var v int64
@@ -8995,6 +9236,7 @@ func (x *JSONValueInteger) decode(s *jsonrpc.Scanner) error {
 func (x JSONValueInteger) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONValueInteger) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendInt(dst, int64(x))
 	return dst, nil
@@ -9004,6 +9246,7 @@ func (x JSONValueInteger) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONValueString) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONValueString) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -9019,6 +9262,7 @@ func (x *JSONValueString) decode(s *jsonrpc.Scanner) error {
 func (x JSONValueString) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONValueString) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -9028,6 +9272,7 @@ func (x JSONValueString) appendJSON(dst []byte) ([]byte, error) {
 func (x *LegacyTitledEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 	*x = LegacyTitledEnumSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -9118,6 +9363,7 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x LegacyTitledEnumSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *LegacyTitledEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitLegacyTitledEnumSchemaDefault != 0 || x.Default != "" {
@@ -9170,6 +9416,7 @@ func (x *LegacyTitledEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListPromptsRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListPromptsRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -9221,6 +9468,7 @@ func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListPromptsRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListPromptsRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -9258,6 +9506,7 @@ func (x *ListPromptsRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListPromptsResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListPromptsResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -9334,6 +9583,7 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 func (x ListPromptsResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -9389,6 +9639,7 @@ func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListPromptsResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListPromptsResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -9404,6 +9655,7 @@ func (x *ListPromptsResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x ListPromptsResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ListPromptsResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -9413,6 +9665,7 @@ func (x ListPromptsResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListPromptsResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListPromptsResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = ListPromptsResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -9458,6 +9711,7 @@ func (x *ListPromptsResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x ListPromptsResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListPromptsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -9491,6 +9745,7 @@ func (x *ListPromptsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourceTemplatesRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourceTemplatesRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -9542,6 +9797,7 @@ func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListResourceTemplatesRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourceTemplatesRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -9579,6 +9835,7 @@ func (x *ListResourceTemplatesRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourceTemplatesResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourceTemplatesResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -9655,6 +9912,7 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 func (x ListResourceTemplatesResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -9710,6 +9968,7 @@ func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourceTemplatesResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourceTemplatesResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -9725,6 +9984,7 @@ func (x *ListResourceTemplatesResultCacheScope) decode(s *jsonrpc.Scanner) error
 func (x ListResourceTemplatesResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ListResourceTemplatesResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -9734,6 +9994,7 @@ func (x ListResourceTemplatesResultCacheScope) appendJSON(dst []byte) ([]byte, e
 func (x *ListResourceTemplatesResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourceTemplatesResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourceTemplatesResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -9779,6 +10040,7 @@ func (x *ListResourceTemplatesResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x ListResourceTemplatesResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourceTemplatesResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -9812,6 +10074,7 @@ func (x *ListResourceTemplatesResultResponse) appendJSON(dst []byte) ([]byte, er
 func (x *ListResourcesRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourcesRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -9863,6 +10126,7 @@ func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListResourcesRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourcesRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -9900,6 +10164,7 @@ func (x *ListResourcesRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourcesResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourcesResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -9976,6 +10241,7 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 func (x ListResourcesResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10031,6 +10297,7 @@ func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourcesResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourcesResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -10046,6 +10313,7 @@ func (x *ListResourcesResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x ListResourcesResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ListResourcesResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -10055,6 +10323,7 @@ func (x ListResourcesResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourcesResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourcesResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourcesResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -10100,6 +10369,7 @@ func (x *ListResourcesResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x ListResourcesResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourcesResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10133,6 +10403,7 @@ func (x *ListResourcesResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListRootsRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListRootsRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -10184,6 +10455,7 @@ func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListRootsRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListRootsRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10221,6 +10493,7 @@ func (x *ListRootsRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListRootsRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListRootsRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = ListRootsRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -10255,6 +10528,7 @@ func (x *ListRootsRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x ListRootsRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListRootsRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10277,6 +10551,7 @@ func (x *ListRootsRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListRootsResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListRootsResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -10332,6 +10607,7 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 func (x ListRootsResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListRootsResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10365,6 +10641,7 @@ func (x *ListRootsResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListTasksRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListTasksRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListTasksRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -10416,6 +10693,7 @@ func (x *ListTasksRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListTasksRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListTasksRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10453,6 +10731,7 @@ func (x *ListTasksRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListTasksResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListTasksResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -10513,6 +10792,7 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 func (x ListTasksResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListTasksResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10550,6 +10830,7 @@ func (x *ListTasksResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListToolsRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListToolsRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -10601,6 +10882,7 @@ func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListToolsRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListToolsRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10638,6 +10920,7 @@ func (x *ListToolsRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListToolsResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListToolsResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -10714,6 +10997,7 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 func (x ListToolsResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10769,6 +11053,7 @@ func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListToolsResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListToolsResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -10784,6 +11069,7 @@ func (x *ListToolsResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x ListToolsResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ListToolsResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -10793,6 +11079,7 @@ func (x ListToolsResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListToolsResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListToolsResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = ListToolsResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -10838,6 +11125,7 @@ func (x *ListToolsResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x ListToolsResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListToolsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10871,6 +11159,7 @@ func (x *ListToolsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *LoggingLevel) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *LoggingLevel) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -10886,6 +11175,7 @@ func (x *LoggingLevel) decode(s *jsonrpc.Scanner) error {
 func (x LoggingLevel) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x LoggingLevel) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -10895,6 +11185,7 @@ func (x LoggingLevel) appendJSON(dst []byte) ([]byte, error) {
 func (x *LoggingMessageNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 	*x = LoggingMessageNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -10940,6 +11231,7 @@ func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 func (x LoggingMessageNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *LoggingMessageNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10970,6 +11262,7 @@ func (x *LoggingMessageNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *LoggingMessageNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = LoggingMessageNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -11021,6 +11314,7 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x LoggingMessageNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *LoggingMessageNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11058,6 +11352,7 @@ func (x *LoggingMessageNotificationParams) appendJSON(dst []byte) ([]byte, error
 func (x *MetaObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MetaObject) decode(s *jsonrpc.Scanner) error {
 	if err := decodeRawObject(s, (*json.RawMessage)(x)); err != nil {
 		return err
@@ -11069,6 +11364,7 @@ func (x *MetaObject) decode(s *jsonrpc.Scanner) error {
 func (x MetaObject) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x MetaObject) appendJSON(dst []byte) ([]byte, error) {
 	dst = appendRaw(dst, x, "{}")
 	return dst, nil
@@ -11078,6 +11374,7 @@ func (x MetaObject) appendJSON(dst []byte) ([]byte, error) {
 func (x *MethodNotFoundError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MethodNotFoundError) decode(s *jsonrpc.Scanner) error {
 	*x = MethodNotFoundError{}
 	if err := s.ObjectStart(); err != nil {
@@ -11123,6 +11420,7 @@ func (x *MethodNotFoundError) decode(s *jsonrpc.Scanner) error {
 func (x MethodNotFoundError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *MethodNotFoundError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitMethodNotFoundErrorCode == 0 {
@@ -11149,6 +11447,7 @@ func (x *MethodNotFoundError) appendJSON(dst []byte) ([]byte, error) {
 func (x *MissingRequiredClientCapabilityError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MissingRequiredClientCapabilityError) decode(s *jsonrpc.Scanner) error {
 	*x = MissingRequiredClientCapabilityError{}
 	if err := s.ObjectStart(); err != nil {
@@ -11194,6 +11493,7 @@ func (x *MissingRequiredClientCapabilityError) decode(s *jsonrpc.Scanner) error 
 func (x MissingRequiredClientCapabilityError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *MissingRequiredClientCapabilityError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11227,6 +11527,7 @@ func (x *MissingRequiredClientCapabilityError) appendJSON(dst []byte) ([]byte, e
 func (x *MissingRequiredClientCapabilityErrorError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MissingRequiredClientCapabilityErrorError) decode(s *jsonrpc.Scanner) error {
 	*x = MissingRequiredClientCapabilityErrorError{}
 	if err := s.ObjectStart(); err != nil {
@@ -11272,6 +11573,7 @@ func (x *MissingRequiredClientCapabilityErrorError) decode(s *jsonrpc.Scanner) e
 func (x MissingRequiredClientCapabilityErrorError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *MissingRequiredClientCapabilityErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11302,6 +11604,7 @@ func (x *MissingRequiredClientCapabilityErrorError) appendJSON(dst []byte) ([]by
 func (x *MissingRequiredClientCapabilityErrorErrorData) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MissingRequiredClientCapabilityErrorErrorData) decode(s *jsonrpc.Scanner) error {
 	*x = MissingRequiredClientCapabilityErrorErrorData{}
 	if err := s.ObjectStart(); err != nil {
@@ -11337,6 +11640,7 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) decode(s *jsonrpc.Scanne
 func (x MissingRequiredClientCapabilityErrorErrorData) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *MissingRequiredClientCapabilityErrorErrorData) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11359,6 +11663,7 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) appendJSON(dst []byte) (
 func (x *ModelHint) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ModelHint) decode(s *jsonrpc.Scanner) error {
 	*x = ModelHint{}
 	if err := s.ObjectStart(); err != nil {
@@ -11393,6 +11698,7 @@ func (x *ModelHint) decode(s *jsonrpc.Scanner) error {
 func (x ModelHint) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ModelHint) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitModelHintName != 0 || x.Name != "" {
@@ -11411,6 +11717,7 @@ func (x *ModelHint) appendJSON(dst []byte) ([]byte, error) {
 func (x *ModelPreferences) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 	*x = ModelPreferences{}
 	if err := s.ObjectStart(); err != nil {
@@ -11475,6 +11782,7 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 func (x ModelPreferences) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ModelPreferences) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11525,6 +11833,7 @@ func (x *ModelPreferences) appendJSON(dst []byte) ([]byte, error) {
 func (x *MultiSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -11577,6 +11886,7 @@ func (x *MultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x MultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x MultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("MultiSelectEnumSchema holds no value")
@@ -11588,6 +11898,7 @@ func (x MultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *Notification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Notification) decode(s *jsonrpc.Scanner) error {
 	*x = Notification{}
 	if err := s.ObjectStart(); err != nil {
@@ -11629,6 +11940,7 @@ func (x *Notification) decode(s *jsonrpc.Scanner) error {
 func (x Notification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Notification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11655,6 +11967,7 @@ func (x *Notification) appendJSON(dst []byte) ([]byte, error) {
 func (x *NotificationMetaObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *NotificationMetaObject) decode(s *jsonrpc.Scanner) error {
 	*x = NotificationMetaObject{}
 	if err := s.ObjectStart(); err != nil {
@@ -11689,6 +12002,7 @@ func (x *NotificationMetaObject) decode(s *jsonrpc.Scanner) error {
 func (x NotificationMetaObject) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *NotificationMetaObject) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11711,6 +12025,7 @@ func (x *NotificationMetaObject) appendJSON(dst []byte) ([]byte, error) {
 func (x *NotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *NotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = NotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -11746,6 +12061,7 @@ func (x *NotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x NotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *NotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11768,6 +12084,7 @@ func (x *NotificationParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *NumberSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *NumberSchema) decode(s *jsonrpc.Scanner) error {
 	*x = NumberSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -11828,6 +12145,7 @@ func (x *NumberSchema) decode(s *jsonrpc.Scanner) error {
 func (x NumberSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *NumberSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11879,6 +12197,7 @@ func (x *NumberSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *NumberSchemaType) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *NumberSchemaType) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -11894,6 +12213,7 @@ func (x *NumberSchemaType) decode(s *jsonrpc.Scanner) error {
 func (x NumberSchemaType) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x NumberSchemaType) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -11903,6 +12223,7 @@ func (x NumberSchemaType) appendJSON(dst []byte) ([]byte, error) {
 func (x *PaginatedRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 	*x = PaginatedRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -11954,6 +12275,7 @@ func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 func (x PaginatedRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PaginatedRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11991,6 +12313,7 @@ func (x *PaginatedRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *PaginatedRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PaginatedRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = PaginatedRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -12032,6 +12355,7 @@ func (x *PaginatedRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x PaginatedRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PaginatedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12058,6 +12382,7 @@ func (x *PaginatedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *PaginatedResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 	*x = PaginatedResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -12104,6 +12429,7 @@ func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 func (x PaginatedResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PaginatedResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12134,6 +12460,7 @@ func (x *PaginatedResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ParseError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ParseError) decode(s *jsonrpc.Scanner) error {
 	*x = ParseError{}
 	if err := s.ObjectStart(); err != nil {
@@ -12179,6 +12506,7 @@ func (x *ParseError) decode(s *jsonrpc.Scanner) error {
 func (x ParseError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ParseError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitParseErrorCode == 0 {
@@ -12205,6 +12533,7 @@ func (x *ParseError) appendJSON(dst []byte) ([]byte, error) {
 func (x *PingRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 	*x = PingRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -12256,6 +12585,7 @@ func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 func (x PingRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PingRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12293,6 +12623,7 @@ func (x *PingRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *PingRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PingRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = PingRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -12328,6 +12659,7 @@ func (x *PingRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x PingRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PingRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12350,6 +12682,7 @@ func (x *PingRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *PingRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PingRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = PingRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -12384,6 +12717,7 @@ func (x *PingRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x PingRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PingRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12406,6 +12740,7 @@ func (x *PingRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *PrimitiveSchemaDefinition) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -12540,6 +12875,7 @@ func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 func (x PrimitiveSchemaDefinition) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x PrimitiveSchemaDefinition) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("PrimitiveSchemaDefinition holds no value")
@@ -12551,6 +12887,7 @@ func (x PrimitiveSchemaDefinition) appendJSON(dst []byte) ([]byte, error) {
 func (x *ProgressNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 	*x = ProgressNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -12596,6 +12933,7 @@ func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 func (x ProgressNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ProgressNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12626,6 +12964,7 @@ func (x *ProgressNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *ProgressNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = ProgressNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -12682,6 +13021,7 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x ProgressNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ProgressNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12729,6 +13069,7 @@ func (x *ProgressNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ProgressToken) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ProgressToken) decode(s *jsonrpc.Scanner) error {
 	*x = ProgressToken{}
 	k := s.Peek()
@@ -12756,6 +13097,7 @@ func (x *ProgressToken) decode(s *jsonrpc.Scanner) error {
 func (x ProgressToken) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ProgressToken) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	switch x.kind {
@@ -12773,6 +13115,7 @@ func (x ProgressToken) appendJSON(dst []byte) ([]byte, error) {
 func (x *Prompt) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 	*x = Prompt{}
 	if err := s.ObjectStart(); err != nil {
@@ -12863,6 +13206,7 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 func (x Prompt) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Prompt) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12922,6 +13266,7 @@ func (x *Prompt) appendJSON(dst []byte) ([]byte, error) {
 func (x *PromptArgument) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PromptArgument) decode(s *jsonrpc.Scanner) error {
 	*x = PromptArgument{}
 	if err := s.ObjectStart(); err != nil {
@@ -12972,6 +13317,7 @@ func (x *PromptArgument) decode(s *jsonrpc.Scanner) error {
 func (x PromptArgument) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PromptArgument) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitPromptArgumentDescription != 0 || x.Description != "" {
@@ -13002,6 +13348,7 @@ func (x *PromptArgument) appendJSON(dst []byte) ([]byte, error) {
 func (x *PromptListChangedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = PromptListChangedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -13048,6 +13395,7 @@ func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 func (x PromptListChangedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PromptListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -13078,6 +13426,7 @@ func (x *PromptListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *PromptMessage) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PromptMessage) decode(s *jsonrpc.Scanner) error {
 	*x = PromptMessage{}
 	if err := s.ObjectStart(); err != nil {
@@ -13118,6 +13467,7 @@ func (x *PromptMessage) decode(s *jsonrpc.Scanner) error {
 func (x PromptMessage) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PromptMessage) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -13147,6 +13497,7 @@ func (x *PromptMessage) appendJSON(dst []byte) ([]byte, error) {
 func (x *PromptReference) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PromptReference) decode(s *jsonrpc.Scanner) error {
 	*x = PromptReference{}
 	if err := s.ObjectStart(); err != nil {
@@ -13192,6 +13543,7 @@ func (x *PromptReference) decode(s *jsonrpc.Scanner) error {
 func (x PromptReference) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PromptReference) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitPromptReferenceName == 0 {
@@ -13218,6 +13570,7 @@ func (x *PromptReference) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ReadResourceRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -13268,6 +13621,7 @@ func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ReadResourceRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -13305,6 +13659,7 @@ func (x *ReadResourceRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = ReadResourceRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -13356,6 +13711,7 @@ func (x *ReadResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ReadResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -13393,6 +13749,7 @@ func (x *ReadResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 	*x = ReadResourceResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -13464,6 +13821,7 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -13515,6 +13873,7 @@ func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -13530,6 +13889,7 @@ func (x *ReadResourceResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ReadResourceResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -13539,6 +13899,7 @@ func (x ReadResourceResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceResultContentsItem) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceResultContentsItem) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -13582,6 +13943,7 @@ func (x *ReadResourceResultContentsItem) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceResultContentsItem) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ReadResourceResultContentsItem) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("ReadResourceResultContentsItem holds no value")
@@ -13593,6 +13955,7 @@ func (x ReadResourceResultContentsItem) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = ReadResourceResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -13638,6 +14001,7 @@ func (x *ReadResourceResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ReadResourceResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -13671,6 +14035,7 @@ func (x *ReadResourceResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceResultResponseResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceResultResponseResult) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -13719,6 +14084,7 @@ func (x *ReadResourceResultResponseResult) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceResultResponseResult) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ReadResourceResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("ReadResourceResultResponseResult holds no value")
@@ -13730,6 +14096,7 @@ func (x ReadResourceResultResponseResult) appendJSON(dst []byte) ([]byte, error)
 func (x *RelatedTaskMetadata) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *RelatedTaskMetadata) decode(s *jsonrpc.Scanner) error {
 	*x = RelatedTaskMetadata{}
 	if err := s.ObjectStart(); err != nil {
@@ -13765,6 +14132,7 @@ func (x *RelatedTaskMetadata) decode(s *jsonrpc.Scanner) error {
 func (x RelatedTaskMetadata) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *RelatedTaskMetadata) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitRelatedTaskMetadataTaskID == 0 {
@@ -13783,6 +14151,7 @@ func (x *RelatedTaskMetadata) appendJSON(dst []byte) ([]byte, error) {
 func (x *Request) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Request) decode(s *jsonrpc.Scanner) error {
 	*x = Request{}
 	if err := s.ObjectStart(); err != nil {
@@ -13824,6 +14193,7 @@ func (x *Request) decode(s *jsonrpc.Scanner) error {
 func (x Request) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Request) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -13850,6 +14220,7 @@ func (x *Request) appendJSON(dst []byte) ([]byte, error) {
 func (x *RequestId) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *RequestId) decode(s *jsonrpc.Scanner) error {
 	*x = RequestId{}
 	k := s.Peek()
@@ -13877,6 +14248,7 @@ func (x *RequestId) decode(s *jsonrpc.Scanner) error {
 func (x RequestId) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x RequestId) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	switch x.kind {
@@ -13894,6 +14266,7 @@ func (x RequestId) appendJSON(dst []byte) ([]byte, error) {
 func (x *RequestMetaObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 	*x = RequestMetaObject{}
 	if err := s.ObjectStart(); err != nil {
@@ -13951,6 +14324,7 @@ func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 func (x RequestMetaObject) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *RequestMetaObject) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -13998,6 +14372,7 @@ func (x *RequestMetaObject) appendJSON(dst []byte) ([]byte, error) {
 func (x *RequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *RequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = RequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -14034,6 +14409,7 @@ func (x *RequestParams) decode(s *jsonrpc.Scanner) error {
 func (x RequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *RequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -14056,6 +14432,7 @@ func (x *RequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *Resource) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Resource) decode(s *jsonrpc.Scanner) error {
 	*x = Resource{}
 	if err := s.ObjectStart(); err != nil {
@@ -14147,6 +14524,7 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 func (x Resource) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Resource) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -14211,6 +14589,7 @@ func (x *Resource) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceContents) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceContents) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceContents{}
 	if err := s.ObjectStart(); err != nil {
@@ -14256,6 +14635,7 @@ func (x *ResourceContents) decode(s *jsonrpc.Scanner) error {
 func (x ResourceContents) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceContents) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Meta != nil || x.has&bitResourceContentsMeta != 0 {
@@ -14282,6 +14662,7 @@ func (x *ResourceContents) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceLink) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceLink{}
 	if err := s.ObjectStart(); err != nil {
@@ -14378,6 +14759,7 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 func (x ResourceLink) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -14446,6 +14828,7 @@ func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceListChangedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceListChangedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -14492,6 +14875,7 @@ func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 func (x ResourceListChangedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -14522,6 +14906,7 @@ func (x *ResourceListChangedNotification) appendJSON(dst []byte) ([]byte, error)
 func (x *ResourceRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -14563,6 +14948,7 @@ func (x *ResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x ResourceRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -14589,6 +14975,7 @@ func (x *ResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceTemplate) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceTemplate{}
 	if err := s.ObjectStart(); err != nil {
@@ -14675,6 +15062,7 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 func (x ResourceTemplate) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceTemplate) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -14735,6 +15123,7 @@ func (x *ResourceTemplate) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceTemplateReference) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceTemplateReference) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceTemplateReference{}
 	if err := s.ObjectStart(); err != nil {
@@ -14775,6 +15164,7 @@ func (x *ResourceTemplateReference) decode(s *jsonrpc.Scanner) error {
 func (x ResourceTemplateReference) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceTemplateReference) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitResourceTemplateReferenceType == 0 {
@@ -14797,6 +15187,7 @@ func (x *ResourceTemplateReference) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceUpdatedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceUpdatedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -14842,6 +15233,7 @@ func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 func (x ResourceUpdatedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceUpdatedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -14872,6 +15264,7 @@ func (x *ResourceUpdatedNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceUpdatedNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceUpdatedNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -14913,6 +15306,7 @@ func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x ResourceUpdatedNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceUpdatedNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -14939,6 +15333,7 @@ func (x *ResourceUpdatedNotificationParams) appendJSON(dst []byte) ([]byte, erro
 func (x *Result) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Result) decode(s *jsonrpc.Scanner) error {
 	*x = Result{}
 	if err := s.ObjectStart(); err != nil {
@@ -14980,6 +15375,7 @@ func (x *Result) decode(s *jsonrpc.Scanner) error {
 func (x Result) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Result) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -15006,6 +15402,7 @@ func (x *Result) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResultMetaObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResultMetaObject) decode(s *jsonrpc.Scanner) error {
 	*x = ResultMetaObject{}
 	if err := s.ObjectStart(); err != nil {
@@ -15041,6 +15438,7 @@ func (x *ResultMetaObject) decode(s *jsonrpc.Scanner) error {
 func (x ResultMetaObject) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResultMetaObject) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -15063,6 +15461,7 @@ func (x *ResultMetaObject) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResultType) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResultType) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -15078,6 +15477,7 @@ func (x *ResultType) decode(s *jsonrpc.Scanner) error {
 func (x ResultType) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ResultType) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -15087,6 +15487,7 @@ func (x ResultType) appendJSON(dst []byte) ([]byte, error) {
 func (x *Role) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Role) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -15102,6 +15503,7 @@ func (x *Role) decode(s *jsonrpc.Scanner) error {
 func (x Role) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x Role) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -15111,6 +15513,7 @@ func (x Role) appendJSON(dst []byte) ([]byte, error) {
 func (x *Root) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Root) decode(s *jsonrpc.Scanner) error {
 	*x = Root{}
 	if err := s.ObjectStart(); err != nil {
@@ -15156,6 +15559,7 @@ func (x *Root) decode(s *jsonrpc.Scanner) error {
 func (x Root) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Root) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Meta != nil || x.has&bitRootMeta != 0 {
@@ -15182,6 +15586,7 @@ func (x *Root) appendJSON(dst []byte) ([]byte, error) {
 func (x *RootsListChangedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = RootsListChangedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -15228,6 +15633,7 @@ func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 func (x RootsListChangedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *RootsListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -15258,6 +15664,7 @@ func (x *RootsListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *SamplingMessage) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SamplingMessage) decode(s *jsonrpc.Scanner) error {
 	*x = SamplingMessage{}
 	if err := s.ObjectStart(); err != nil {
@@ -15303,6 +15710,7 @@ func (x *SamplingMessage) decode(s *jsonrpc.Scanner) error {
 func (x SamplingMessage) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SamplingMessage) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -15336,6 +15744,7 @@ func (x *SamplingMessage) appendJSON(dst []byte) ([]byte, error) {
 func (x *SamplingMessageContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SamplingMessageContent) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -15405,6 +15814,7 @@ func (x *SamplingMessageContent) decode(s *jsonrpc.Scanner) error {
 func (x SamplingMessageContent) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x SamplingMessageContent) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("SamplingMessageContent holds no value")
@@ -15416,6 +15826,7 @@ func (x SamplingMessageContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *SamplingMessageContentArray) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SamplingMessageContentArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -15442,6 +15853,7 @@ func (x *SamplingMessageContentArray) decode(s *jsonrpc.Scanner) error {
 func (x SamplingMessageContentArray) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x SamplingMessageContentArray) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -15462,6 +15874,7 @@ func (x SamplingMessageContentArray) appendJSON(dst []byte) ([]byte, error) {
 func (x *SamplingMessageContentBlock) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SamplingMessageContentBlock) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -15524,6 +15937,7 @@ func (x *SamplingMessageContentBlock) decode(s *jsonrpc.Scanner) error {
 func (x SamplingMessageContentBlock) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x SamplingMessageContentBlock) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("SamplingMessageContentBlock holds no value")
@@ -15535,6 +15949,7 @@ func (x SamplingMessageContentBlock) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerCapabilities) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilities{}
 	if err := s.ObjectStart(); err != nil {
@@ -15624,6 +16039,7 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilities) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilities) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -15695,6 +16111,7 @@ func (x *ServerCapabilities) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerCapabilitiesPrompts) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesPrompts) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesPrompts{}
 	if err := s.ObjectStart(); err != nil {
@@ -15729,6 +16146,7 @@ func (x *ServerCapabilitiesPrompts) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilitiesPrompts) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesPrompts) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitServerCapabilitiesPromptsListChanged != 0 || x.ListChanged {
@@ -15747,6 +16165,7 @@ func (x *ServerCapabilitiesPrompts) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerCapabilitiesResources) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesResources) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesResources{}
 	if err := s.ObjectStart(); err != nil {
@@ -15786,6 +16205,7 @@ func (x *ServerCapabilitiesResources) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilitiesResources) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesResources) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitServerCapabilitiesResourcesListChanged != 0 || x.ListChanged {
@@ -15808,6 +16228,7 @@ func (x *ServerCapabilitiesResources) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerCapabilitiesTasks) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesTasks{}
 	if err := s.ObjectStart(); err != nil {
@@ -15853,6 +16274,7 @@ func (x *ServerCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilitiesTasks) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -15883,6 +16305,7 @@ func (x *ServerCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerCapabilitiesTasksRequests) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesTasksRequests{}
 	if err := s.ObjectStart(); err != nil {
@@ -15918,6 +16341,7 @@ func (x *ServerCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilitiesTasksRequests) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesTasksRequests) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -15940,6 +16364,7 @@ func (x *ServerCapabilitiesTasksRequests) appendJSON(dst []byte) ([]byte, error)
 func (x *ServerCapabilitiesTasksRequestsTools) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesTasksRequestsTools) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesTasksRequestsTools{}
 	if err := s.ObjectStart(); err != nil {
@@ -15974,6 +16399,7 @@ func (x *ServerCapabilitiesTasksRequestsTools) decode(s *jsonrpc.Scanner) error 
 func (x ServerCapabilitiesTasksRequestsTools) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesTasksRequestsTools) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Call != nil || x.has&bitServerCapabilitiesTasksRequestsToolsCall != 0 {
@@ -15992,6 +16418,7 @@ func (x *ServerCapabilitiesTasksRequestsTools) appendJSON(dst []byte) ([]byte, e
 func (x *ServerCapabilitiesTools) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesTools) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesTools{}
 	if err := s.ObjectStart(); err != nil {
@@ -16026,6 +16453,7 @@ func (x *ServerCapabilitiesTools) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilitiesTools) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesTools) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitServerCapabilitiesToolsListChanged != 0 || x.ListChanged {
@@ -16044,6 +16472,7 @@ func (x *ServerCapabilitiesTools) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerNotification) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -16141,6 +16570,7 @@ func (x *ServerNotification) decode(s *jsonrpc.Scanner) error {
 func (x ServerNotification) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ServerNotification) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("ServerNotification holds no value")
@@ -16152,6 +16582,7 @@ func (x ServerNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerRequest) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -16235,6 +16666,7 @@ func (x *ServerRequest) decode(s *jsonrpc.Scanner) error {
 func (x ServerRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ServerRequest) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("ServerRequest holds no value")
@@ -16246,6 +16678,7 @@ func (x ServerRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerResult) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -16420,6 +16853,7 @@ func (x *ServerResult) decode(s *jsonrpc.Scanner) error {
 func (x ServerResult) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ServerResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("ServerResult holds no value")
@@ -16431,6 +16865,7 @@ func (x ServerResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *SetLevelRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 	*x = SetLevelRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -16481,6 +16916,7 @@ func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 func (x SetLevelRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SetLevelRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -16518,6 +16954,7 @@ func (x *SetLevelRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *SetLevelRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SetLevelRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = SetLevelRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -16559,6 +16996,7 @@ func (x *SetLevelRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x SetLevelRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SetLevelRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -16588,6 +17026,7 @@ func (x *SetLevelRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *SetLevelRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SetLevelRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = SetLevelRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -16622,6 +17061,7 @@ func (x *SetLevelRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x SetLevelRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SetLevelRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -16644,6 +17084,7 @@ func (x *SetLevelRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *SingleSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -16687,6 +17128,7 @@ func (x *SingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x SingleSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x SingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fieldError("SingleSelectEnumSchema holds no value")
@@ -16698,6 +17140,7 @@ func (x SingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *StringSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 	*x = StringSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -16763,6 +17206,7 @@ func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 func (x StringSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *StringSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -16809,6 +17253,7 @@ func (x *StringSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *StringSchemaFormat) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *StringSchemaFormat) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -16824,6 +17269,7 @@ func (x *StringSchemaFormat) decode(s *jsonrpc.Scanner) error {
 func (x StringSchemaFormat) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x StringSchemaFormat) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -16833,6 +17279,7 @@ func (x StringSchemaFormat) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscribeRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 	*x = SubscribeRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -16883,6 +17330,7 @@ func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 func (x SubscribeRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -16920,6 +17368,7 @@ func (x *SubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscribeRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = SubscribeRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -16961,6 +17410,7 @@ func (x *SubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x SubscribeRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -16987,6 +17437,7 @@ func (x *SubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscribeRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = SubscribeRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -17021,6 +17472,7 @@ func (x *SubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x SubscribeRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17043,6 +17495,7 @@ func (x *SubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscriptionFilter) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionFilter{}
 	if err := s.ObjectStart(); err != nil {
@@ -17107,6 +17560,7 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionFilter) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionFilter) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitSubscriptionFilterPromptsListChanged != 0 || x.PromptsListChanged {
@@ -17144,6 +17598,7 @@ func (x *SubscriptionFilter) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscriptionsAcknowledgedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsAcknowledgedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsAcknowledgedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -17189,6 +17644,7 @@ func (x *SubscriptionsAcknowledgedNotification) decode(s *jsonrpc.Scanner) error
 func (x SubscriptionsAcknowledgedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsAcknowledgedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17219,6 +17675,7 @@ func (x *SubscriptionsAcknowledgedNotification) appendJSON(dst []byte) ([]byte, 
 func (x *SubscriptionsAcknowledgedNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsAcknowledgedNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsAcknowledgedNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -17260,6 +17717,7 @@ func (x *SubscriptionsAcknowledgedNotificationParams) decode(s *jsonrpc.Scanner)
 func (x SubscriptionsAcknowledgedNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsAcknowledgedNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17289,6 +17747,7 @@ func (x *SubscriptionsAcknowledgedNotificationParams) appendJSON(dst []byte) ([]
 func (x *SubscriptionsListenRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsListenRequest) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsListenRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -17339,6 +17798,7 @@ func (x *SubscriptionsListenRequest) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionsListenRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsListenRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17376,6 +17836,7 @@ func (x *SubscriptionsListenRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscriptionsListenRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsListenRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsListenRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -17416,6 +17877,7 @@ func (x *SubscriptionsListenRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionsListenRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsListenRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17445,6 +17907,7 @@ func (x *SubscriptionsListenRequestParams) appendJSON(dst []byte) ([]byte, error
 func (x *SubscriptionsListenResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsListenResult) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsListenResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -17485,6 +17948,7 @@ func (x *SubscriptionsListenResult) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionsListenResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsListenResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17511,6 +17975,7 @@ func (x *SubscriptionsListenResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscriptionsListenResultMetaObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsListenResultMetaObject) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsListenResultMetaObject{}
 	if err := s.ObjectStart(); err != nil {
@@ -17552,6 +18017,7 @@ func (x *SubscriptionsListenResultMetaObject) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionsListenResultMetaObject) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsListenResultMetaObject) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17581,6 +18047,7 @@ func (x *SubscriptionsListenResultMetaObject) appendJSON(dst []byte) ([]byte, er
 func (x *SubscriptionsListenResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsListenResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsListenResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -17626,6 +18093,7 @@ func (x *SubscriptionsListenResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionsListenResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsListenResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17659,6 +18127,7 @@ func (x *SubscriptionsListenResultResponse) appendJSON(dst []byte) ([]byte, erro
 func (x *Task) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Task) decode(s *jsonrpc.Scanner) error {
 	*x = Task{}
 	if err := s.ObjectStart(); err != nil {
@@ -17724,6 +18193,7 @@ func (x *Task) decode(s *jsonrpc.Scanner) error {
 func (x Task) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Task) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17774,6 +18244,7 @@ func (x *Task) appendJSON(dst []byte) ([]byte, error) {
 func (x *TaskAugmentedRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskAugmentedRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = TaskAugmentedRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -17815,6 +18286,7 @@ func (x *TaskAugmentedRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x TaskAugmentedRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TaskAugmentedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17844,6 +18316,7 @@ func (x *TaskAugmentedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *TaskAugmentedRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskAugmentedRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = TaskAugmentedRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -17878,6 +18351,7 @@ func (x *TaskAugmentedRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x TaskAugmentedRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TaskAugmentedRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17900,6 +18374,7 @@ func (x *TaskAugmentedRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) 
 func (x *TaskMetadata) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskMetadata) decode(s *jsonrpc.Scanner) error {
 	*x = TaskMetadata{}
 	if err := s.ObjectStart(); err != nil {
@@ -17934,6 +18409,7 @@ func (x *TaskMetadata) decode(s *jsonrpc.Scanner) error {
 func (x TaskMetadata) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TaskMetadata) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitTaskMetadataTTL != 0 || x.TTL != 0 {
@@ -17952,6 +18428,7 @@ func (x *TaskMetadata) appendJSON(dst []byte) ([]byte, error) {
 func (x *TaskStatus) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskStatus) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -17967,6 +18444,7 @@ func (x *TaskStatus) decode(s *jsonrpc.Scanner) error {
 func (x TaskStatus) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x TaskStatus) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -17976,6 +18454,7 @@ func (x TaskStatus) appendJSON(dst []byte) ([]byte, error) {
 func (x *TaskStatusNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskStatusNotification) decode(s *jsonrpc.Scanner) error {
 	*x = TaskStatusNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -18021,6 +18500,7 @@ func (x *TaskStatusNotification) decode(s *jsonrpc.Scanner) error {
 func (x TaskStatusNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TaskStatusNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -18051,6 +18531,7 @@ func (x *TaskStatusNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *TaskStatusNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = TaskStatusNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -18121,6 +18602,7 @@ func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x TaskStatusNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TaskStatusNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -18175,6 +18657,7 @@ func (x *TaskStatusNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *TextContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 	*x = TextContent{}
 	if err := s.ObjectStart(); err != nil {
@@ -18226,6 +18709,7 @@ func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 func (x TextContent) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -18260,6 +18744,7 @@ func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TextResourceContents) decode(s *jsonrpc.Scanner) error {
 	*x = TextResourceContents{}
 	if err := s.ObjectStart(); err != nil {
@@ -18310,6 +18795,7 @@ func (x *TextResourceContents) decode(s *jsonrpc.Scanner) error {
 func (x TextResourceContents) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TextResourceContents) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Meta != nil || x.has&bitTextResourceContentsMeta != 0 {
@@ -18340,6 +18826,7 @@ func (x *TextResourceContents) appendJSON(dst []byte) ([]byte, error) {
 func (x *TitledMultiSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	*x = TitledMultiSelectEnumSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -18420,6 +18907,7 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x TitledMultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -18473,6 +18961,7 @@ func (x *TitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *TitledMultiSelectEnumSchemaItems) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 	*x = TitledMultiSelectEnumSchemaItems{}
 	if err := s.ObjectStart(); err != nil {
@@ -18523,6 +19012,7 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 func (x TitledMultiSelectEnumSchemaItems) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -18552,6 +19042,7 @@ func (x *TitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, error
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) decode(s *jsonrpc.Scanner) error {
 	*x = TitledMultiSelectEnumSchemaItemsAnyOfItem{}
 	if err := s.ObjectStart(); err != nil {
@@ -18592,6 +19083,7 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) decode(s *jsonrpc.Scanner) e
 func (x TitledMultiSelectEnumSchemaItemsAnyOfItem) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst == 0 {
@@ -18614,6 +19106,7 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) appendJSON(dst []byte) ([]by
 func (x *TitledSingleSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	*x = TitledSingleSelectEnumSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -18684,6 +19177,7 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x TitledSingleSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -18729,6 +19223,7 @@ func (x *TitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *TitledSingleSelectEnumSchemaOneOfItem) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TitledSingleSelectEnumSchemaOneOfItem) decode(s *jsonrpc.Scanner) error {
 	*x = TitledSingleSelectEnumSchemaOneOfItem{}
 	if err := s.ObjectStart(); err != nil {
@@ -18769,6 +19264,7 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) decode(s *jsonrpc.Scanner) error
 func (x TitledSingleSelectEnumSchemaOneOfItem) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TitledSingleSelectEnumSchemaOneOfItem) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitTitledSingleSelectEnumSchemaOneOfItemConst == 0 {
@@ -18791,6 +19287,7 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) appendJSON(dst []byte) ([]byte, 
 func (x *Tool) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Tool) decode(s *jsonrpc.Scanner) error {
 	*x = Tool{}
 	if err := s.ObjectStart(); err != nil {
@@ -18884,6 +19381,7 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 func (x Tool) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -18957,6 +19455,7 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolAnnotations) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolAnnotations) decode(s *jsonrpc.Scanner) error {
 	*x = ToolAnnotations{}
 	if err := s.ObjectStart(); err != nil {
@@ -19011,6 +19510,7 @@ func (x *ToolAnnotations) decode(s *jsonrpc.Scanner) error {
 func (x ToolAnnotations) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolAnnotations) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitToolAnnotationsDestructiveHint != 0 || x.DestructiveHint {
@@ -19045,6 +19545,7 @@ func (x *ToolAnnotations) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolChoice) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolChoice) decode(s *jsonrpc.Scanner) error {
 	*x = ToolChoice{}
 	if err := s.ObjectStart(); err != nil {
@@ -19079,6 +19580,7 @@ func (x *ToolChoice) decode(s *jsonrpc.Scanner) error {
 func (x ToolChoice) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolChoice) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -19101,6 +19603,7 @@ func (x *ToolChoice) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolChoiceMode) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolChoiceMode) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -19116,6 +19619,7 @@ func (x *ToolChoiceMode) decode(s *jsonrpc.Scanner) error {
 func (x ToolChoiceMode) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ToolChoiceMode) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -19125,6 +19629,7 @@ func (x ToolChoiceMode) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolExecution) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolExecution) decode(s *jsonrpc.Scanner) error {
 	*x = ToolExecution{}
 	if err := s.ObjectStart(); err != nil {
@@ -19159,6 +19664,7 @@ func (x *ToolExecution) decode(s *jsonrpc.Scanner) error {
 func (x ToolExecution) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolExecution) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -19181,6 +19687,7 @@ func (x *ToolExecution) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolExecutionTaskSupport) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolExecutionTaskSupport) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -19196,6 +19703,7 @@ func (x *ToolExecutionTaskSupport) decode(s *jsonrpc.Scanner) error {
 func (x ToolExecutionTaskSupport) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ToolExecutionTaskSupport) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -19205,6 +19713,7 @@ func (x ToolExecutionTaskSupport) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolInputSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 	*x = ToolInputSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -19286,6 +19795,7 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 func (x ToolInputSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolInputSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitToolInputSchemaSchema != 0 || x.Schema != "" {
@@ -19332,6 +19842,7 @@ func (x *ToolInputSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolListChangedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = ToolListChangedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -19378,6 +19889,7 @@ func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 func (x ToolListChangedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -19408,6 +19920,7 @@ func (x *ToolListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolOutputSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 	*x = ToolOutputSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -19489,6 +20002,7 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 func (x ToolOutputSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitToolOutputSchemaSchema != 0 || x.Schema != "" {
@@ -19535,6 +20049,7 @@ func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolResultContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 	*x = ToolResultContent{}
 	if err := s.ObjectStart(); err != nil {
@@ -19610,6 +20125,7 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 func (x ToolResultContent) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolResultContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -19659,6 +20175,7 @@ func (x *ToolResultContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolUseContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolUseContent) decode(s *jsonrpc.Scanner) error {
 	*x = ToolUseContent{}
 	if err := s.ObjectStart(); err != nil {
@@ -19714,6 +20231,7 @@ func (x *ToolUseContent) decode(s *jsonrpc.Scanner) error {
 func (x ToolUseContent) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolUseContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.Meta != nil || x.has&bitToolUseContentMeta != 0 {
@@ -19748,6 +20266,7 @@ func (x *ToolUseContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *URLElicitationRequiredError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *URLElicitationRequiredError) decode(s *jsonrpc.Scanner) error {
 	*x = URLElicitationRequiredError{}
 	if err := s.ObjectStart(); err != nil {
@@ -19793,6 +20312,7 @@ func (x *URLElicitationRequiredError) decode(s *jsonrpc.Scanner) error {
 func (x URLElicitationRequiredError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *URLElicitationRequiredError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -19826,6 +20346,7 @@ func (x *URLElicitationRequiredError) appendJSON(dst []byte) ([]byte, error) {
 func (x *URLElicitationRequiredErrorError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *URLElicitationRequiredErrorError) decode(s *jsonrpc.Scanner) error {
 	*x = URLElicitationRequiredErrorError{}
 	if err := s.ObjectStart(); err != nil {
@@ -19871,6 +20392,7 @@ func (x *URLElicitationRequiredErrorError) decode(s *jsonrpc.Scanner) error {
 func (x URLElicitationRequiredErrorError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *URLElicitationRequiredErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -19901,6 +20423,7 @@ func (x *URLElicitationRequiredErrorError) appendJSON(dst []byte) ([]byte, error
 func (x *URLElicitationRequiredErrorErrorData) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error {
 	*x = URLElicitationRequiredErrorErrorData{}
 	if err := s.ObjectStart(); err != nil {
@@ -19951,6 +20474,7 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 func (x URLElicitationRequiredErrorErrorData) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *URLElicitationRequiredErrorErrorData) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -19980,6 +20504,7 @@ func (x *URLElicitationRequiredErrorErrorData) appendJSON(dst []byte) ([]byte, e
 func (x *UnsubscribeRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 	*x = UnsubscribeRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -20030,6 +20555,7 @@ func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 func (x UnsubscribeRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -20067,6 +20593,7 @@ func (x *UnsubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *UnsubscribeRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = UnsubscribeRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -20108,6 +20635,7 @@ func (x *UnsubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x UnsubscribeRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -20134,6 +20662,7 @@ func (x *UnsubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *UnsubscribeRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = UnsubscribeRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -20168,6 +20697,7 @@ func (x *UnsubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x UnsubscribeRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -20190,6 +20720,7 @@ func (x *UnsubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *UnsupportedProtocolVersionError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsupportedProtocolVersionError) decode(s *jsonrpc.Scanner) error {
 	*x = UnsupportedProtocolVersionError{}
 	if err := s.ObjectStart(); err != nil {
@@ -20235,6 +20766,7 @@ func (x *UnsupportedProtocolVersionError) decode(s *jsonrpc.Scanner) error {
 func (x UnsupportedProtocolVersionError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsupportedProtocolVersionError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -20268,6 +20800,7 @@ func (x *UnsupportedProtocolVersionError) appendJSON(dst []byte) ([]byte, error)
 func (x *UnsupportedProtocolVersionErrorError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsupportedProtocolVersionErrorError) decode(s *jsonrpc.Scanner) error {
 	*x = UnsupportedProtocolVersionErrorError{}
 	if err := s.ObjectStart(); err != nil {
@@ -20313,6 +20846,7 @@ func (x *UnsupportedProtocolVersionErrorError) decode(s *jsonrpc.Scanner) error 
 func (x UnsupportedProtocolVersionErrorError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsupportedProtocolVersionErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -20343,6 +20877,7 @@ func (x *UnsupportedProtocolVersionErrorError) appendJSON(dst []byte) ([]byte, e
 func (x *UnsupportedProtocolVersionErrorErrorData) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) error {
 	*x = UnsupportedProtocolVersionErrorErrorData{}
 	if err := s.ObjectStart(); err != nil {
@@ -20398,6 +20933,7 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 func (x UnsupportedProtocolVersionErrorErrorData) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsupportedProtocolVersionErrorErrorData) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitUnsupportedProtocolVersionErrorErrorDataRequested == 0 {
@@ -20427,6 +20963,7 @@ func (x *UnsupportedProtocolVersionErrorErrorData) appendJSON(dst []byte) ([]byt
 func (x *UntitledMultiSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	*x = UntitledMultiSelectEnumSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -20507,6 +21044,7 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x UntitledMultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UntitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -20560,6 +21098,7 @@ func (x *UntitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *UntitledMultiSelectEnumSchemaItems) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 	*x = UntitledMultiSelectEnumSchemaItems{}
 	if err := s.ObjectStart(); err != nil {
@@ -20615,6 +21154,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 func (x UntitledMultiSelectEnumSchemaItems) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UntitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.missing&bitUntitledMultiSelectEnumSchemaItemsEnum == 0 {
@@ -20644,6 +21184,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, err
 func (x *UntitledSingleSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	*x = UntitledSingleSelectEnumSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -20714,6 +21255,7 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x UntitledSingleSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UntitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if x.has&bitUntitledSingleSelectEnumSchemaDefault != 0 || x.Default != "" {

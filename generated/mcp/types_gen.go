@@ -88,9 +88,12 @@ type AudioContent struct {
 	missing uint64
 }
 
-func (*AudioContent) isContentBlockVariant()                {}
-func (*AudioContent) isCreateMessageResultContentVariant()  {}
-func (*AudioContent) isSamplingMessageContentVariant()      {}
+func (*AudioContent) isContentBlockVariant() {}
+
+func (*AudioContent) isCreateMessageResultContentVariant() {}
+
+func (*AudioContent) isSamplingMessageContentVariant() {}
+
 func (*AudioContent) isSamplingMessageContentBlockVariant() {}
 
 // The presence bits of AudioContent's properties in has and missing, in schema order.
@@ -167,7 +170,8 @@ type BlobResourceContents struct {
 	missing uint64
 }
 
-func (*BlobResourceContents) isEmbeddedResourceResourceVariant()       {}
+func (*BlobResourceContents) isEmbeddedResourceResourceVariant() {}
+
 func (*BlobResourceContents) isReadResourceResultContentsItemVariant() {}
 
 // The presence bits of BlobResourceContents's properties in has and missing, in schema order.
@@ -456,7 +460,8 @@ type CallToolResult struct {
 }
 
 func (*CallToolResult) isCallToolResultResponseResultVariant() {}
-func (*CallToolResult) isServerResultVariant()                 {}
+
+func (*CallToolResult) isServerResultVariant() {}
 
 // The presence bits of CallToolResult's properties in has and missing, in schema order.
 const (
@@ -555,6 +560,7 @@ type CancelTaskRequest struct {
 }
 
 func (*CancelTaskRequest) isClientRequestVariant() {}
+
 func (*CancelTaskRequest) isServerRequestVariant() {}
 
 // The presence bits of CancelTaskRequest's properties in has and missing, in schema order.
@@ -649,6 +655,7 @@ type CancelTaskResult struct {
 }
 
 func (*CancelTaskResult) isClientResultVariant() {}
+
 func (*CancelTaskResult) isServerResultVariant() {}
 
 // The presence bits of CancelTaskResult's properties in has and missing, in schema order.
@@ -694,6 +701,7 @@ type CancelledNotification struct {
 }
 
 func (*CancelledNotification) isClientNotificationVariant() {}
+
 func (*CancelledNotification) isServerNotificationVariant() {}
 
 // The presence bits of CancelledNotification's properties in has and missing, in schema order.
@@ -1327,7 +1335,8 @@ type CreateMessageRequest struct {
 	missing uint64
 }
 
-func (*CreateMessageRequest) isInputRequestVariant()  {}
+func (*CreateMessageRequest) isInputRequestVariant() {}
+
 func (*CreateMessageRequest) isServerRequestVariant() {}
 
 // The presence bits of CreateMessageRequest's properties in has and missing, in schema order.
@@ -1502,7 +1511,8 @@ type CreateMessageResult struct {
 	missing uint64
 }
 
-func (*CreateMessageResult) isClientResultVariant()  {}
+func (*CreateMessageResult) isClientResultVariant() {}
+
 func (*CreateMessageResult) isInputResponseVariant() {}
 
 // The presence bits of CreateMessageResult's properties in has and missing, in schema order.
@@ -1798,7 +1808,8 @@ type ElicitRequest struct {
 	missing uint64
 }
 
-func (*ElicitRequest) isInputRequestVariant()  {}
+func (*ElicitRequest) isInputRequestVariant() {}
+
 func (*ElicitRequest) isServerRequestVariant() {}
 
 // The presence bits of ElicitRequest's properties in has and missing, in schema order.
@@ -2069,7 +2080,8 @@ type ElicitResult struct {
 	missing uint64
 }
 
-func (*ElicitResult) isClientResultVariant()  {}
+func (*ElicitResult) isClientResultVariant() {}
+
 func (*ElicitResult) isInputResponseVariant() {}
 
 // The presence bits of ElicitResult's properties in has and missing, in schema order.
@@ -2433,7 +2445,8 @@ type GetPromptResult struct {
 }
 
 func (*GetPromptResult) isGetPromptResultResponseResultVariant() {}
-func (*GetPromptResult) isServerResultVariant()                  {}
+
+func (*GetPromptResult) isServerResultVariant() {}
 
 // The presence bits of GetPromptResult's properties in has and missing, in schema order.
 const (
@@ -2531,6 +2544,7 @@ type GetTaskPayloadRequest struct {
 }
 
 func (*GetTaskPayloadRequest) isClientRequestVariant() {}
+
 func (*GetTaskPayloadRequest) isServerRequestVariant() {}
 
 // The presence bits of GetTaskPayloadRequest's properties in has and missing, in schema order.
@@ -2595,6 +2609,7 @@ type GetTaskPayloadResult struct {
 }
 
 func (*GetTaskPayloadResult) isClientResultVariant() {}
+
 func (*GetTaskPayloadResult) isServerResultVariant() {}
 
 // The presence bits of GetTaskPayloadResult's properties in has and missing, in schema order.
@@ -2627,6 +2642,7 @@ type GetTaskRequest struct {
 }
 
 func (*GetTaskRequest) isClientRequestVariant() {}
+
 func (*GetTaskRequest) isServerRequestVariant() {}
 
 // The presence bits of GetTaskRequest's properties in has and missing, in schema order.
@@ -2721,6 +2737,7 @@ type GetTaskResult struct {
 }
 
 func (*GetTaskResult) isClientResultVariant() {}
+
 func (*GetTaskResult) isServerResultVariant() {}
 
 // The presence bits of GetTaskResult's properties in has and missing, in schema order.
@@ -2949,9 +2966,12 @@ type ImageContent struct {
 	missing uint64
 }
 
-func (*ImageContent) isContentBlockVariant()                {}
-func (*ImageContent) isCreateMessageResultContentVariant()  {}
-func (*ImageContent) isSamplingMessageContentVariant()      {}
+func (*ImageContent) isContentBlockVariant() {}
+
+func (*ImageContent) isCreateMessageResultContentVariant() {}
+
+func (*ImageContent) isSamplingMessageContentVariant() {}
+
 func (*ImageContent) isSamplingMessageContentBlockVariant() {}
 
 // The presence bits of ImageContent's properties in has and missing, in schema order.
@@ -3297,10 +3317,13 @@ type InputRequiredResult struct {
 	missing uint64
 }
 
-func (*InputRequiredResult) isCallToolResultResponseResultVariant()     {}
-func (*InputRequiredResult) isGetPromptResultResponseResultVariant()    {}
+func (*InputRequiredResult) isCallToolResultResponseResultVariant() {}
+
+func (*InputRequiredResult) isGetPromptResultResponseResultVariant() {}
+
 func (*InputRequiredResult) isReadResourceResultResponseResultVariant() {}
-func (*InputRequiredResult) isServerResultVariant()                     {}
+
+func (*InputRequiredResult) isServerResultVariant() {}
 
 // The presence bits of InputRequiredResult's properties in has and missing, in schema order.
 const (
@@ -3589,8 +3612,10 @@ type JSONRPCErrorResponse struct {
 }
 
 func (*JSONRPCErrorResponse) isJSONRPCBatchResponseItemVariant() {}
-func (*JSONRPCErrorResponse) isJSONRPCMessageVariant()           {}
-func (*JSONRPCErrorResponse) isJSONRPCResponseVariant()          {}
+
+func (*JSONRPCErrorResponse) isJSONRPCMessageVariant() {}
+
+func (*JSONRPCErrorResponse) isJSONRPCResponseVariant() {}
 
 // The presence bits of JSONRPCErrorResponse's properties in has and missing, in schema order.
 const (
@@ -3641,7 +3666,8 @@ type JSONRPCNotification struct {
 }
 
 func (*JSONRPCNotification) isJSONRPCBatchRequestItemVariant() {}
-func (*JSONRPCNotification) isJSONRPCMessageVariant()          {}
+
+func (*JSONRPCNotification) isJSONRPCMessageVariant() {}
 
 // The presence bits of JSONRPCNotification's properties in has and missing, in schema order.
 const (
@@ -3698,7 +3724,8 @@ type JSONRPCRequest struct {
 }
 
 func (*JSONRPCRequest) isJSONRPCBatchRequestItemVariant() {}
-func (*JSONRPCRequest) isJSONRPCMessageVariant()          {}
+
+func (*JSONRPCRequest) isJSONRPCMessageVariant() {}
 
 // The presence bits of JSONRPCRequest's properties in has and missing, in schema order.
 const (
@@ -3798,8 +3825,10 @@ type JSONRPCResultResponse struct {
 }
 
 func (*JSONRPCResultResponse) isJSONRPCBatchResponseItemVariant() {}
-func (*JSONRPCResultResponse) isJSONRPCMessageVariant()           {}
-func (*JSONRPCResultResponse) isJSONRPCResponseVariant()          {}
+
+func (*JSONRPCResultResponse) isJSONRPCMessageVariant() {}
+
+func (*JSONRPCResultResponse) isJSONRPCResponseVariant() {}
 
 // The presence bits of JSONRPCResultResponse's properties in has and missing, in schema order.
 const (
@@ -3893,7 +3922,8 @@ type LegacyTitledEnumSchema struct {
 	missing uint64
 }
 
-func (*LegacyTitledEnumSchema) isEnumSchemaVariant()                {}
+func (*LegacyTitledEnumSchema) isEnumSchemaVariant() {}
+
 func (*LegacyTitledEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 
 // The presence bits of LegacyTitledEnumSchema's properties in has and missing, in schema order.
@@ -4477,7 +4507,8 @@ type ListRootsRequest struct {
 	missing uint64
 }
 
-func (*ListRootsRequest) isInputRequestVariant()  {}
+func (*ListRootsRequest) isInputRequestVariant() {}
+
 func (*ListRootsRequest) isServerRequestVariant() {}
 
 // The presence bits of ListRootsRequest's properties in has and missing, in schema order.
@@ -4537,7 +4568,8 @@ type ListRootsResult struct {
 	missing uint64
 }
 
-func (*ListRootsResult) isClientResultVariant()  {}
+func (*ListRootsResult) isClientResultVariant() {}
+
 func (*ListRootsResult) isInputResponseVariant() {}
 
 // The presence bits of ListRootsResult's properties in has and missing, in schema order.
@@ -4575,6 +4607,7 @@ type ListTasksRequest struct {
 }
 
 func (*ListTasksRequest) isClientRequestVariant() {}
+
 func (*ListTasksRequest) isServerRequestVariant() {}
 
 // The presence bits of ListTasksRequest's properties in has and missing, in schema order.
@@ -4619,6 +4652,7 @@ type ListTasksResult struct {
 }
 
 func (*ListTasksResult) isClientResultVariant() {}
+
 func (*ListTasksResult) isServerResultVariant() {}
 
 // The presence bits of ListTasksResult's properties in has and missing, in schema order.
@@ -5489,6 +5523,7 @@ type PingRequest struct {
 }
 
 func (*PingRequest) isClientRequestVariant() {}
+
 func (*PingRequest) isServerRequestVariant() {}
 
 // The presence bits of PingRequest's properties in has and missing, in schema order.
@@ -5594,6 +5629,7 @@ type ProgressNotification struct {
 }
 
 func (*ProgressNotification) isClientNotificationVariant() {}
+
 func (*ProgressNotification) isServerNotificationVariant() {}
 
 // The presence bits of ProgressNotification's properties in has and missing, in schema order.
@@ -6032,7 +6068,8 @@ type ReadResourceResult struct {
 }
 
 func (*ReadResourceResult) isReadResourceResultResponseResultVariant() {}
-func (*ReadResourceResult) isServerResultVariant()                     {}
+
+func (*ReadResourceResult) isServerResultVariant() {}
 
 // The presence bits of ReadResourceResult's properties in has and missing, in schema order.
 const (
@@ -6815,6 +6852,7 @@ type Result struct {
 }
 
 func (*Result) isClientResultVariant() {}
+
 func (*Result) isServerResultVariant() {}
 
 // The presence bits of Result's properties in has and missing, in schema order.
@@ -8118,6 +8156,7 @@ type TaskStatusNotification struct {
 }
 
 func (*TaskStatusNotification) isClientNotificationVariant() {}
+
 func (*TaskStatusNotification) isServerNotificationVariant() {}
 
 // The presence bits of TaskStatusNotification's properties in has and missing, in schema order.
@@ -8221,9 +8260,12 @@ type TextContent struct {
 	missing uint64
 }
 
-func (*TextContent) isContentBlockVariant()                {}
-func (*TextContent) isCreateMessageResultContentVariant()  {}
-func (*TextContent) isSamplingMessageContentVariant()      {}
+func (*TextContent) isContentBlockVariant() {}
+
+func (*TextContent) isCreateMessageResultContentVariant() {}
+
+func (*TextContent) isSamplingMessageContentVariant() {}
+
 func (*TextContent) isSamplingMessageContentBlockVariant() {}
 
 // The presence bits of TextContent's properties in has and missing, in schema order.
@@ -8260,7 +8302,8 @@ type TextResourceContents struct {
 	missing uint64
 }
 
-func (*TextResourceContents) isEmbeddedResourceResourceVariant()       {}
+func (*TextResourceContents) isEmbeddedResourceResourceVariant() {}
+
 func (*TextResourceContents) isReadResourceResultContentsItemVariant() {}
 
 // The presence bits of TextResourceContents's properties in has and missing, in schema order.
@@ -8315,8 +8358,10 @@ type TitledMultiSelectEnumSchema struct {
 	missing uint64
 }
 
-func (*TitledMultiSelectEnumSchema) isEnumSchemaVariant()                {}
-func (*TitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant()     {}
+func (*TitledMultiSelectEnumSchema) isEnumSchemaVariant() {}
+
+func (*TitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant() {}
+
 func (*TitledMultiSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 
 // The presence bits of TitledMultiSelectEnumSchema's properties in has and missing, in schema order.
@@ -8427,9 +8472,11 @@ type TitledSingleSelectEnumSchema struct {
 	missing uint64
 }
 
-func (*TitledSingleSelectEnumSchema) isEnumSchemaVariant()                {}
+func (*TitledSingleSelectEnumSchema) isEnumSchemaVariant() {}
+
 func (*TitledSingleSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
-func (*TitledSingleSelectEnumSchema) isSingleSelectEnumSchemaVariant()    {}
+
+func (*TitledSingleSelectEnumSchema) isSingleSelectEnumSchemaVariant() {}
 
 // The presence bits of TitledSingleSelectEnumSchema's properties in has and missing, in schema order.
 const (
@@ -8936,8 +8983,10 @@ type ToolResultContent struct {
 	missing uint64
 }
 
-func (*ToolResultContent) isCreateMessageResultContentVariant()  {}
-func (*ToolResultContent) isSamplingMessageContentVariant()      {}
+func (*ToolResultContent) isCreateMessageResultContentVariant() {}
+
+func (*ToolResultContent) isSamplingMessageContentVariant() {}
+
 func (*ToolResultContent) isSamplingMessageContentBlockVariant() {}
 
 // The presence bits of ToolResultContent's properties in has and missing, in schema order.
@@ -8989,8 +9038,10 @@ type ToolUseContent struct {
 	missing uint64
 }
 
-func (*ToolUseContent) isCreateMessageResultContentVariant()  {}
-func (*ToolUseContent) isSamplingMessageContentVariant()      {}
+func (*ToolUseContent) isCreateMessageResultContentVariant() {}
+
+func (*ToolUseContent) isSamplingMessageContentVariant() {}
+
 func (*ToolUseContent) isSamplingMessageContentBlockVariant() {}
 
 // The presence bits of ToolUseContent's properties in has and missing, in schema order.
@@ -9346,8 +9397,10 @@ type UntitledMultiSelectEnumSchema struct {
 	missing uint64
 }
 
-func (*UntitledMultiSelectEnumSchema) isEnumSchemaVariant()                {}
-func (*UntitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant()     {}
+func (*UntitledMultiSelectEnumSchema) isEnumSchemaVariant() {}
+
+func (*UntitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant() {}
+
 func (*UntitledMultiSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 
 // The presence bits of UntitledMultiSelectEnumSchema's properties in has and missing, in schema order.
@@ -9427,9 +9480,11 @@ type UntitledSingleSelectEnumSchema struct {
 	missing uint64
 }
 
-func (*UntitledSingleSelectEnumSchema) isEnumSchemaVariant()                {}
+func (*UntitledSingleSelectEnumSchema) isEnumSchemaVariant() {}
+
 func (*UntitledSingleSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
-func (*UntitledSingleSelectEnumSchema) isSingleSelectEnumSchemaVariant()    {}
+
+func (*UntitledSingleSelectEnumSchema) isSingleSelectEnumSchemaVariant() {}
 
 // The presence bits of UntitledSingleSelectEnumSchema's properties in has and missing, in schema order.
 const (

@@ -17,6 +17,7 @@ func (x *Annotations) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Annotations) validate(vb VersionSet) error {
 	if x.has&bitAnnotationsAudience != 0 || x.Audience != nil {
 		for i0 := range x.Audience {
@@ -49,6 +50,7 @@ func (x *AudioContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *AudioContent) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitAudioContentMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -90,6 +92,7 @@ func (x *BaseMetadata) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *BaseMetadata) validate(vb VersionSet) error {
 	if (x.missing&bitBaseMetadataName != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "name")
@@ -110,6 +113,7 @@ func (x *BlobResourceContents) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *BlobResourceContents) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitBlobResourceContentsMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -148,6 +152,7 @@ func (x *BooleanSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *BooleanSchema) validate(vb VersionSet) error {
 	if (x.missing&bitBooleanSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
@@ -168,6 +173,7 @@ func (x *CacheableResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CacheableResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -209,6 +215,7 @@ func (x *CacheableResultCacheScope) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x CacheableResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case CacheableResultCacheScopePrivate, CacheableResultCacheScopePublic:
@@ -230,6 +237,7 @@ func (x *CallToolRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CallToolRequest) validate(vb VersionSet) error {
 	if (x.missing&bitCallToolRequestID != 0 || x.has&bitCallToolRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -274,6 +282,7 @@ func (x *CallToolRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CallToolRequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitCallToolRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
@@ -321,6 +330,7 @@ func (x *CallToolResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CallToolResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -361,6 +371,7 @@ func (x *CallToolResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CallToolResultResponse) validate(vb VersionSet) error {
 	if (x.missing&bitCallToolResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -410,12 +421,14 @@ func (x *CallToolResultResponseResult) ValidateVariant(v ProtocolVersion) error 
 	}
 	return x.validateVariant(vb)
 }
+
 func (x CallToolResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x CallToolResultResponseResult) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -452,6 +465,7 @@ func (x *CancelTaskRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CancelTaskRequest) validate(vb VersionSet) error {
 	if (x.missing&bitCancelTaskRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
@@ -491,6 +505,7 @@ func (x *CancelTaskRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CancelTaskRequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitCancelTaskRequestParamsTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
@@ -511,6 +526,7 @@ func (x *CancelTaskResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CancelTaskResult) validate(vb VersionSet) error {
 	if x.has&bitCancelTaskResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -553,6 +569,7 @@ func (x *CancelledNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CancelledNotification) validate(vb VersionSet) error {
 	if (x.missing&bitCancelledNotificationJSONRPC != 0 || x.has&bitCancelledNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -589,6 +606,7 @@ func (x *CancelledNotificationParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CancelledNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
@@ -621,6 +639,7 @@ func (x *ClientCapabilities) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilities) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Elicitation != nil {
@@ -674,6 +693,7 @@ func (x *ClientCapabilitiesElicitation) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesElicitation) validate(vb VersionSet) error {
 	if x.has&bitClientCapabilitiesElicitationForm != 0 || x.Form != nil {
 		if len(x.Form) > 0 && !rawIsObject(x.Form) {
@@ -701,6 +721,7 @@ func (x *ClientCapabilitiesRoots) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesRoots) validate(vb VersionSet) error {
 	return nil
 }
@@ -718,6 +739,7 @@ func (x *ClientCapabilitiesSampling) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesSampling) validate(vb VersionSet) error {
 	if x.has&bitClientCapabilitiesSamplingContext != 0 || x.Context != nil {
 		if len(x.Context) > 0 && !rawIsObject(x.Context) {
@@ -745,6 +767,7 @@ func (x *ClientCapabilitiesTasks) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesTasks) validate(vb VersionSet) error {
 	if x.has&bitClientCapabilitiesTasksCancel != 0 || x.Cancel != nil {
 		if len(x.Cancel) > 0 && !rawIsObject(x.Cancel) {
@@ -777,6 +800,7 @@ func (x *ClientCapabilitiesTasksRequests) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesTasksRequests) validate(vb VersionSet) error {
 	if x.Elicitation != nil {
 		if err := x.Elicitation.validate(vb); err != nil {
@@ -804,6 +828,7 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) ValidateVersion(v ProtocolV
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesTasksRequestsElicitation) validate(vb VersionSet) error {
 	if x.has&bitClientCapabilitiesTasksRequestsElicitationCreate != 0 || x.Create != nil {
 		if len(x.Create) > 0 && !rawIsObject(x.Create) {
@@ -826,6 +851,7 @@ func (x *ClientCapabilitiesTasksRequestsSampling) ValidateVersion(v ProtocolVers
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesTasksRequestsSampling) validate(vb VersionSet) error {
 	if x.has&bitClientCapabilitiesTasksRequestsSamplingCreateMessage != 0 || x.CreateMessage != nil {
 		if len(x.CreateMessage) > 0 && !rawIsObject(x.CreateMessage) {
@@ -848,6 +874,7 @@ func (x *ClientNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ClientNotification) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -886,6 +913,7 @@ func (x *ClientRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ClientRequest) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -965,6 +993,7 @@ func (x *ClientResult) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x ClientResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -1001,6 +1030,7 @@ func (x ClientResult) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x ClientResult) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -1051,6 +1081,7 @@ func (x *CompleteRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteRequest) validate(vb VersionSet) error {
 	if (x.missing&bitCompleteRequestID != 0 || x.has&bitCompleteRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -1095,6 +1126,7 @@ func (x *CompleteRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteRequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitCompleteRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
@@ -1145,6 +1177,7 @@ func (x *CompleteRequestParamsArgument) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteRequestParamsArgument) validate(vb VersionSet) error {
 	if (x.missing&bitCompleteRequestParamsArgumentName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
@@ -1168,6 +1201,7 @@ func (x *CompleteRequestParamsContext) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteRequestParamsContext) validate(vb VersionSet) error {
 	return nil
 }
@@ -1185,6 +1219,7 @@ func (x *CompleteRequestParamsRef) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x CompleteRequestParamsRef) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -1205,6 +1240,7 @@ func (x *CompleteResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -1238,6 +1274,7 @@ func (x *CompleteResultCompletion) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteResultCompletion) validate(vb VersionSet) error {
 	if (x.missing&bitCompleteResultCompletionValues != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "values")
@@ -1258,6 +1295,7 @@ func (x *CompleteResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteResultResponse) validate(vb VersionSet) error {
 	if (x.missing&bitCompleteResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -1294,6 +1332,7 @@ func (x *ContentBlock) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ContentBlock) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -1324,6 +1363,7 @@ func (x *CreateMessageRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CreateMessageRequest) validate(vb VersionSet) error {
 	if (x.missing&bitCreateMessageRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
@@ -1368,6 +1408,7 @@ func (x *CreateMessageRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CreateMessageRequestParams) validate(vb VersionSet) error {
 	if x.has&bitCreateMessageRequestParamsIncludeContext != 0 || x.IncludeContext != "" {
 		if err := x.IncludeContext.validate(vb); err != nil {
@@ -1441,6 +1482,7 @@ func (x *CreateMessageRequestParamsIncludeContext) ValidateVersion(v ProtocolVer
 	}
 	return x.validate(vb)
 }
+
 func (x CreateMessageRequestParamsIncludeContext) validate(vb VersionSet) error {
 	switch x {
 	case CreateMessageRequestParamsIncludeContextAllServers, CreateMessageRequestParamsIncludeContextNone, CreateMessageRequestParamsIncludeContextThisServer:
@@ -1462,6 +1504,7 @@ func (x *CreateMessageRequestParamsMeta) ValidateVersion(v ProtocolVersion) erro
 	}
 	return x.validate(vb)
 }
+
 func (x *CreateMessageRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&bitCreateMessageRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
@@ -1484,6 +1527,7 @@ func (x *CreateMessageResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CreateMessageResult) validate(vb VersionSet) error {
 	if x.has&bitCreateMessageResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -1525,6 +1569,7 @@ func (x *CreateMessageResultContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x CreateMessageResultContent) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -1563,6 +1608,7 @@ func (x *CreateMessageResultContentArray) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x CreateMessageResultContentArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -1585,6 +1631,7 @@ func (x *CreateTaskResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CreateTaskResult) validate(vb VersionSet) error {
 	if x.has&bitCreateTaskResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -1615,6 +1662,7 @@ func (x *Cursor) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x Cursor) validate(vb VersionSet) error {
 	return nil
 }
@@ -1632,6 +1680,7 @@ func (x *DiscoverRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *DiscoverRequest) validate(vb VersionSet) error {
 	if (x.missing&bitDiscoverRequestID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -1671,6 +1720,7 @@ func (x *DiscoverResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *DiscoverResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -1723,6 +1773,7 @@ func (x *DiscoverResultCacheScope) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x DiscoverResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case DiscoverResultCacheScopePrivate, DiscoverResultCacheScopePublic:
@@ -1744,6 +1795,7 @@ func (x *DiscoverResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *DiscoverResultResponse) validate(vb VersionSet) error {
 	if (x.missing&bitDiscoverResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -1780,6 +1832,7 @@ func (x *ElicitRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequest) validate(vb VersionSet) error {
 	if (x.missing&bitElicitRequestMethod != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "method")
@@ -1824,6 +1877,7 @@ func (x *ElicitRequestFormParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequestFormParams) validate(vb VersionSet) error {
 	if (x.missing&bitElicitRequestFormParamsMessage != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
@@ -1871,6 +1925,7 @@ func (x *ElicitRequestFormParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequestFormParamsMeta) validate(vb VersionSet) error {
 	if x.has&bitElicitRequestFormParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
@@ -1893,6 +1948,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) ValidateVersion(v ProtocolVersi
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequestFormParamsRequestedSchema) validate(vb VersionSet) error {
 	if (x.missing&bitElicitRequestFormParamsRequestedSchemaProperties != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "properties")
@@ -1923,6 +1979,7 @@ func (x *ElicitRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitRequestParams) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -1949,6 +2006,7 @@ func (x *ElicitRequestURLParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequestURLParams) validate(vb VersionSet) error {
 	if (x.missing&bitElicitRequestURLParamsMessage != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "message")
@@ -1997,6 +2055,7 @@ func (x *ElicitRequestURLParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequestURLParamsMeta) validate(vb VersionSet) error {
 	if x.has&bitElicitRequestURLParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
@@ -2019,6 +2078,7 @@ func (x *ElicitResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitResult) validate(vb VersionSet) error {
 	if (x.missing&bitElicitResultAction != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "action")
@@ -2056,6 +2116,7 @@ func (x *ElicitResultAction) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultAction) validate(vb VersionSet) error {
 	switch x {
 	case ElicitResultActionAccept, ElicitResultActionCancel, ElicitResultActionDecline:
@@ -2077,6 +2138,7 @@ func (x *ElicitResultContentValue) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultContentValue) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -2103,6 +2165,7 @@ func (x *ElicitResultContentValueArray) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultContentValueArray) validate(vb VersionSet) error {
 	return nil
 }
@@ -2120,6 +2183,7 @@ func (x *ElicitResultContentValueBoolean) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultContentValueBoolean) validate(vb VersionSet) error {
 	return nil
 }
@@ -2137,6 +2201,7 @@ func (x *ElicitResultContentValueInteger) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultContentValueInteger) validate(vb VersionSet) error {
 	return nil
 }
@@ -2154,6 +2219,7 @@ func (x *ElicitResultContentValueString) ValidateVersion(v ProtocolVersion) erro
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultContentValueString) validate(vb VersionSet) error {
 	return nil
 }
@@ -2171,6 +2237,7 @@ func (x *ElicitationCompleteNotification) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitationCompleteNotification) validate(vb VersionSet) error {
 	if (x.missing&bitElicitationCompleteNotificationJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -2202,6 +2269,7 @@ func (x *ElicitationCompleteNotificationParams) ValidateVersion(v ProtocolVersio
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitationCompleteNotificationParams) validate(vb VersionSet) error {
 	if (x.missing&bitElicitationCompleteNotificationParamsElicitationID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "elicitationId")
@@ -2222,6 +2290,7 @@ func (x *EmbeddedResource) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *EmbeddedResource) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitEmbeddedResourceMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -2273,12 +2342,14 @@ func (x *EmbeddedResourceResource) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x EmbeddedResourceResource) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x EmbeddedResourceResource) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -2328,6 +2399,7 @@ func (x *EnumSchema) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x EnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -2352,6 +2424,7 @@ func (x EnumSchema) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x EnumSchema) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -2397,6 +2470,7 @@ func (x *Error) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Error) validate(vb VersionSet) error {
 	if (x.missing&bitErrorCode != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "code")
@@ -2420,6 +2494,7 @@ func (x *GetPromptRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetPromptRequest) validate(vb VersionSet) error {
 	if (x.missing&bitGetPromptRequestID != 0 || x.has&bitGetPromptRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -2464,6 +2539,7 @@ func (x *GetPromptRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetPromptRequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitGetPromptRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
@@ -2499,6 +2575,7 @@ func (x *GetPromptResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetPromptResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -2534,6 +2611,7 @@ func (x *GetPromptResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetPromptResultResponse) validate(vb VersionSet) error {
 	if (x.missing&bitGetPromptResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -2583,12 +2661,14 @@ func (x *GetPromptResultResponseResult) ValidateVariant(v ProtocolVersion) error
 	}
 	return x.validateVariant(vb)
 }
+
 func (x GetPromptResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x GetPromptResultResponseResult) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -2625,6 +2705,7 @@ func (x *GetTaskPayloadRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskPayloadRequest) validate(vb VersionSet) error {
 	if (x.missing&bitGetTaskPayloadRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
@@ -2664,6 +2745,7 @@ func (x *GetTaskPayloadRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskPayloadRequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitGetTaskPayloadRequestParamsTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
@@ -2684,6 +2766,7 @@ func (x *GetTaskPayloadResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskPayloadResult) validate(vb VersionSet) error {
 	if x.has&bitGetTaskPayloadResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -2706,6 +2789,7 @@ func (x *GetTaskRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskRequest) validate(vb VersionSet) error {
 	if (x.missing&bitGetTaskRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
@@ -2745,6 +2829,7 @@ func (x *GetTaskRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskRequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitGetTaskRequestParamsTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
@@ -2765,6 +2850,7 @@ func (x *GetTaskResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskResult) validate(vb VersionSet) error {
 	if x.has&bitGetTaskResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -2807,6 +2893,7 @@ func (x *HeaderMismatchError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *HeaderMismatchError) validate(vb VersionSet) error {
 	if (x.missing&bitHeaderMismatchErrorError != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "error")
@@ -2840,6 +2927,7 @@ func (x *HeaderMismatchErrorError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *HeaderMismatchErrorError) validate(vb VersionSet) error {
 	if (x.missing&bitHeaderMismatchErrorErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
@@ -2863,6 +2951,7 @@ func (x *Icon) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Icon) validate(vb VersionSet) error {
 	if (x.missing&bitIconSrc != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "src")
@@ -2893,6 +2982,7 @@ func (x *IconTheme) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x IconTheme) validate(vb VersionSet) error {
 	switch x {
 	case IconThemeDark, IconThemeLight:
@@ -2914,6 +3004,7 @@ func (x *Icons) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Icons) validate(vb VersionSet) error {
 	if x.has&bitIconsIcons != 0 || x.Icons != nil {
 		for i0 := range x.Icons {
@@ -2938,6 +3029,7 @@ func (x *ImageContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ImageContent) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitImageContentMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -2979,6 +3071,7 @@ func (x *Implementation) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Implementation) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitImplementationIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
@@ -3014,6 +3107,7 @@ func (x *InitializeRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InitializeRequest) validate(vb VersionSet) error {
 	if (x.missing&bitInitializeRequestID != 0 || x.has&bitInitializeRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
@@ -3058,6 +3152,7 @@ func (x *InitializeRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InitializeRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
@@ -3101,6 +3196,7 @@ func (x *InitializeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InitializeRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&bitInitializeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
@@ -3123,6 +3219,7 @@ func (x *InitializeResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InitializeResult) validate(vb VersionSet) error {
 	if x.has&bitInitializeResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -3164,6 +3261,7 @@ func (x *InitializedNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InitializedNotification) validate(vb VersionSet) error {
 	if (x.missing&bitInitializedNotificationJSONRPC != 0 || x.has&bitInitializedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -3197,6 +3295,7 @@ func (x *InputRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x InputRequest) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -3217,6 +3316,7 @@ func (x *InputRequests) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x InputRequests) validate(vb VersionSet) error {
 	for k0, e0 := range x {
 		if err := e0.validate(vb); err != nil {
@@ -3239,6 +3339,7 @@ func (x *InputRequiredResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InputRequiredResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -3282,12 +3383,14 @@ func (x *InputResponse) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x InputResponse) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x InputResponse) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -3323,6 +3426,7 @@ func (x *InputResponseRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InputResponseRequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitInputResponseRequestParamsMeta != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
@@ -3353,6 +3457,7 @@ func (x *InputResponses) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x InputResponses) validate(vb VersionSet) error {
 	for k0, e0 := range x {
 		if err := e0.validate(vb); err != nil {
@@ -3375,6 +3480,7 @@ func (x *InternalError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InternalError) validate(vb VersionSet) error {
 	if (x.missing&bitInternalErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
@@ -3398,6 +3504,7 @@ func (x *InvalidParamsError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InvalidParamsError) validate(vb VersionSet) error {
 	if (x.missing&bitInvalidParamsErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
@@ -3421,6 +3528,7 @@ func (x *InvalidRequestError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InvalidRequestError) validate(vb VersionSet) error {
 	if (x.missing&bitInvalidRequestErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
@@ -3444,6 +3552,7 @@ func (x *JSONArray) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -3466,6 +3575,7 @@ func (x *JSONObject) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONObject) validate(vb VersionSet) error {
 	for k0, e0 := range x {
 		if err := e0.validate(vb); err != nil {
@@ -3488,6 +3598,7 @@ func (x *JSONRPCBatchRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONRPCBatchRequest) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -3523,12 +3634,14 @@ func (x *JSONRPCBatchRequestItem) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x JSONRPCBatchRequestItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x JSONRPCBatchRequestItem) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -3568,6 +3681,7 @@ func (x *JSONRPCBatchResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONRPCBatchResponse) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -3603,12 +3717,14 @@ func (x *JSONRPCBatchResponseItem) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x JSONRPCBatchResponseItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x JSONRPCBatchResponseItem) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -3648,6 +3764,7 @@ func (x *JSONRPCErrorResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCErrorResponse) validate(vb VersionSet) error {
 	if (x.missing&bitJSONRPCErrorResponseError != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "error")
@@ -3697,6 +3814,7 @@ func (x *JSONRPCMessage) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x JSONRPCMessage) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -3713,6 +3831,7 @@ func (x JSONRPCMessage) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x JSONRPCMessage) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -3763,6 +3882,7 @@ func (x *JSONRPCNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCNotification) validate(vb VersionSet) error {
 	if (x.missing&bitJSONRPCNotificationJSONRPC != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -3791,6 +3911,7 @@ func (x *JSONRPCNotificationParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCNotificationParams) validate(vb VersionSet) error {
 	if x.has&bitJSONRPCNotificationParamsMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -3813,6 +3934,7 @@ func (x *JSONRPCRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCRequest) validate(vb VersionSet) error {
 	if (x.missing&bitJSONRPCRequestID != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "id")
@@ -3849,6 +3971,7 @@ func (x *JSONRPCRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCRequestParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -3871,6 +3994,7 @@ func (x *JSONRPCRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&bitJSONRPCRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
@@ -3906,6 +4030,7 @@ func (x *JSONRPCResponse) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x JSONRPCResponse) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -3918,6 +4043,7 @@ func (x JSONRPCResponse) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x JSONRPCResponse) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -3954,6 +4080,7 @@ func (x *JSONRPCResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCResultResponse) validate(vb VersionSet) error {
 	if (x.missing&bitJSONRPCResultResponseID != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "id")
@@ -3990,6 +4117,7 @@ func (x *JSONValue) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONValue) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -4010,6 +4138,7 @@ func (x *JSONValueArray) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONValueArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -4032,6 +4161,7 @@ func (x *JSONValueBoolean) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONValueBoolean) validate(vb VersionSet) error {
 	return nil
 }
@@ -4049,6 +4179,7 @@ func (x *JSONValueInteger) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONValueInteger) validate(vb VersionSet) error {
 	return nil
 }
@@ -4066,6 +4197,7 @@ func (x *JSONValueString) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONValueString) validate(vb VersionSet) error {
 	return nil
 }
@@ -4083,6 +4215,7 @@ func (x *LegacyTitledEnumSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *LegacyTitledEnumSchema) validate(vb VersionSet) error {
 	if (x.missing&bitLegacyTitledEnumSchemaEnum != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "enum")
@@ -4106,6 +4239,7 @@ func (x *ListPromptsRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListPromptsRequest) validate(vb VersionSet) error {
 	if (x.missing&bitListPromptsRequestID != 0 || x.has&bitListPromptsRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -4150,6 +4284,7 @@ func (x *ListPromptsResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListPromptsResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -4201,6 +4336,7 @@ func (x *ListPromptsResultCacheScope) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ListPromptsResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case ListPromptsResultCacheScopePrivate, ListPromptsResultCacheScopePublic:
@@ -4222,6 +4358,7 @@ func (x *ListPromptsResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListPromptsResultResponse) validate(vb VersionSet) error {
 	if (x.missing&bitListPromptsResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -4258,6 +4395,7 @@ func (x *ListResourceTemplatesRequest) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
 	if (x.missing&bitListResourceTemplatesRequestID != 0 || x.has&bitListResourceTemplatesRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -4302,6 +4440,7 @@ func (x *ListResourceTemplatesResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -4353,6 +4492,7 @@ func (x *ListResourceTemplatesResultCacheScope) ValidateVersion(v ProtocolVersio
 	}
 	return x.validate(vb)
 }
+
 func (x ListResourceTemplatesResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case ListResourceTemplatesResultCacheScopePrivate, ListResourceTemplatesResultCacheScopePublic:
@@ -4374,6 +4514,7 @@ func (x *ListResourceTemplatesResultResponse) ValidateVersion(v ProtocolVersion)
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourceTemplatesResultResponse) validate(vb VersionSet) error {
 	if (x.missing&bitListResourceTemplatesResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -4410,6 +4551,7 @@ func (x *ListResourcesRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourcesRequest) validate(vb VersionSet) error {
 	if (x.missing&bitListResourcesRequestID != 0 || x.has&bitListResourcesRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -4454,6 +4596,7 @@ func (x *ListResourcesResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourcesResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -4505,6 +4648,7 @@ func (x *ListResourcesResultCacheScope) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x ListResourcesResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case ListResourcesResultCacheScopePrivate, ListResourcesResultCacheScopePublic:
@@ -4526,6 +4670,7 @@ func (x *ListResourcesResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourcesResultResponse) validate(vb VersionSet) error {
 	if (x.missing&bitListResourcesResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -4562,6 +4707,7 @@ func (x *ListRootsRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListRootsRequest) validate(vb VersionSet) error {
 	if (x.missing&bitListRootsRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
@@ -4603,6 +4749,7 @@ func (x *ListRootsRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListRootsRequestParams) validate(vb VersionSet) error {
 	if x.has&bitListRootsRequestParamsMeta != 0 || x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -4625,6 +4772,7 @@ func (x *ListRootsResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListRootsResult) validate(vb VersionSet) error {
 	if (x.missing&bitListRootsResultRoots != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "roots")
@@ -4657,6 +4805,7 @@ func (x *ListTasksRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListTasksRequest) validate(vb VersionSet) error {
 	if (x.missing&bitListTasksRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
@@ -4693,6 +4842,7 @@ func (x *ListTasksResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListTasksResult) validate(vb VersionSet) error {
 	if x.has&bitListTasksResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -4725,6 +4875,7 @@ func (x *ListToolsRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListToolsRequest) validate(vb VersionSet) error {
 	if (x.missing&bitListToolsRequestID != 0 || x.has&bitListToolsRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -4769,6 +4920,7 @@ func (x *ListToolsResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListToolsResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -4820,6 +4972,7 @@ func (x *ListToolsResultCacheScope) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ListToolsResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case ListToolsResultCacheScopePrivate, ListToolsResultCacheScopePublic:
@@ -4841,6 +4994,7 @@ func (x *ListToolsResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListToolsResultResponse) validate(vb VersionSet) error {
 	if (x.missing&bitListToolsResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -4877,6 +5031,7 @@ func (x *LoggingLevel) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x LoggingLevel) validate(vb VersionSet) error {
 	switch x {
 	case LoggingLevelAlert, LoggingLevelCritical, LoggingLevelDebug, LoggingLevelEmergency, LoggingLevelError, LoggingLevelInfo, LoggingLevelNotice, LoggingLevelWarning:
@@ -4898,6 +5053,7 @@ func (x *LoggingMessageNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *LoggingMessageNotification) validate(vb VersionSet) error {
 	if (x.missing&bitLoggingMessageNotificationJSONRPC != 0 || x.has&bitLoggingMessageNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -4934,6 +5090,7 @@ func (x *LoggingMessageNotificationParams) ValidateVersion(v ProtocolVersion) er
 	}
 	return x.validate(vb)
 }
+
 func (x *LoggingMessageNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
@@ -4969,6 +5126,7 @@ func (x *MetaObject) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x MetaObject) validate(vb VersionSet) error {
 	if len(x) > 0 && !rawIsObject(x) {
 		return errType("object", kindOf(x))
@@ -4989,6 +5147,7 @@ func (x *MethodNotFoundError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *MethodNotFoundError) validate(vb VersionSet) error {
 	if (x.missing&bitMethodNotFoundErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
@@ -5012,6 +5171,7 @@ func (x *MissingRequiredClientCapabilityError) ValidateVersion(v ProtocolVersion
 	}
 	return x.validate(vb)
 }
+
 func (x *MissingRequiredClientCapabilityError) validate(vb VersionSet) error {
 	if (x.missing&bitMissingRequiredClientCapabilityErrorError != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "error")
@@ -5045,6 +5205,7 @@ func (x *MissingRequiredClientCapabilityErrorError) ValidateVersion(v ProtocolVe
 	}
 	return x.validate(vb)
 }
+
 func (x *MissingRequiredClientCapabilityErrorError) validate(vb VersionSet) error {
 	if (x.missing&bitMissingRequiredClientCapabilityErrorErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
@@ -5076,6 +5237,7 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) ValidateVersion(v Protoc
 	}
 	return x.validate(vb)
 }
+
 func (x *MissingRequiredClientCapabilityErrorErrorData) validate(vb VersionSet) error {
 	if (x.missing&bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "requiredCapabilities")
@@ -5101,6 +5263,7 @@ func (x *ModelHint) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ModelHint) validate(vb VersionSet) error {
 	return nil
 }
@@ -5118,6 +5281,7 @@ func (x *ModelPreferences) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ModelPreferences) validate(vb VersionSet) error {
 	if x.has&bitModelPreferencesCostPriority != 0 || x.CostPriority != 0 {
 		if x.CostPriority < 0.0 {
@@ -5179,12 +5343,14 @@ func (x *MultiSelectEnumSchema) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x MultiSelectEnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x MultiSelectEnumSchema) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -5224,6 +5390,7 @@ func (x *Notification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Notification) validate(vb VersionSet) error {
 	if (x.missing&bitNotificationMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
@@ -5249,6 +5416,7 @@ func (x *NotificationMetaObject) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *NotificationMetaObject) validate(vb VersionSet) error {
 	if x.has&bitNotificationMetaObjectSubscriptionID != 0 || !x.SubscriptionID.IsZero() {
 		if err := x.SubscriptionID.validate(vb); err != nil {
@@ -5271,6 +5439,7 @@ func (x *NotificationParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *NotificationParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -5293,6 +5462,7 @@ func (x *NumberSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *NumberSchema) validate(vb VersionSet) error {
 	if (x.missing&bitNumberSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "type")
@@ -5318,6 +5488,7 @@ func (x *NumberSchemaType) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x NumberSchemaType) validate(vb VersionSet) error {
 	switch x {
 	case NumberSchemaTypeInteger, NumberSchemaTypeNumber:
@@ -5339,6 +5510,7 @@ func (x *PaginatedRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PaginatedRequest) validate(vb VersionSet) error {
 	if (x.missing&bitPaginatedRequestID != 0 || x.has&bitPaginatedRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -5383,6 +5555,7 @@ func (x *PaginatedRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PaginatedRequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitPaginatedRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
@@ -5410,6 +5583,7 @@ func (x *PaginatedResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PaginatedResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -5435,6 +5609,7 @@ func (x *ParseError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ParseError) validate(vb VersionSet) error {
 	if (x.missing&bitParseErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
@@ -5458,6 +5633,7 @@ func (x *PingRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PingRequest) validate(vb VersionSet) error {
 	if (x.missing&bitPingRequestID != 0 || x.has&bitPingRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
@@ -5499,6 +5675,7 @@ func (x *PingRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PingRequestParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -5521,6 +5698,7 @@ func (x *PingRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PingRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&bitPingRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
@@ -5556,6 +5734,7 @@ func (x *PrimitiveSchemaDefinition) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x PrimitiveSchemaDefinition) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -5580,6 +5759,7 @@ func (x PrimitiveSchemaDefinition) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x PrimitiveSchemaDefinition) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -5634,6 +5814,7 @@ func (x *ProgressNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ProgressNotification) validate(vb VersionSet) error {
 	if (x.missing&bitProgressNotificationJSONRPC != 0 || x.has&bitProgressNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -5670,6 +5851,7 @@ func (x *ProgressNotificationParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ProgressNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
@@ -5705,6 +5887,7 @@ func (x *ProgressToken) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ProgressToken) validate(vb VersionSet) error {
 	if x.kind == 0 {
 		return errRequired()
@@ -5725,6 +5908,7 @@ func (x *Prompt) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Prompt) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitPromptMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -5764,6 +5948,7 @@ func (x *PromptArgument) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PromptArgument) validate(vb VersionSet) error {
 	if (x.missing&bitPromptArgumentName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
@@ -5784,6 +5969,7 @@ func (x *PromptListChangedNotification) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x *PromptListChangedNotification) validate(vb VersionSet) error {
 	if (x.missing&bitPromptListChangedNotificationJSONRPC != 0 || x.has&bitPromptListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -5817,6 +6003,7 @@ func (x *PromptMessage) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PromptMessage) validate(vb VersionSet) error {
 	if (x.missing&bitPromptMessageContent != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
 		return atField(errRequired(), "content")
@@ -5850,6 +6037,7 @@ func (x *PromptReference) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PromptReference) validate(vb VersionSet) error {
 	if (x.missing&bitPromptReferenceName != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "name")
@@ -5873,6 +6061,7 @@ func (x *ReadResourceRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ReadResourceRequest) validate(vb VersionSet) error {
 	if (x.missing&bitReadResourceRequestID != 0 || x.has&bitReadResourceRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -5917,6 +6106,7 @@ func (x *ReadResourceRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ReadResourceRequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitReadResourceRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
@@ -5957,6 +6147,7 @@ func (x *ReadResourceResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ReadResourceResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -6008,6 +6199,7 @@ func (x *ReadResourceResultCacheScope) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x ReadResourceResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case ReadResourceResultCacheScopePrivate, ReadResourceResultCacheScopePublic:
@@ -6042,12 +6234,14 @@ func (x *ReadResourceResultContentsItem) ValidateVariant(v ProtocolVersion) erro
 	}
 	return x.validateVariant(vb)
 }
+
 func (x ReadResourceResultContentsItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x ReadResourceResultContentsItem) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -6084,6 +6278,7 @@ func (x *ReadResourceResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ReadResourceResultResponse) validate(vb VersionSet) error {
 	if (x.missing&bitReadResourceResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -6133,12 +6328,14 @@ func (x *ReadResourceResultResponseResult) ValidateVariant(v ProtocolVersion) er
 	}
 	return x.validateVariant(vb)
 }
+
 func (x ReadResourceResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x ReadResourceResultResponseResult) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -6175,6 +6372,7 @@ func (x *RelatedTaskMetadata) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *RelatedTaskMetadata) validate(vb VersionSet) error {
 	if (x.missing&bitRelatedTaskMetadataTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "taskId")
@@ -6195,6 +6393,7 @@ func (x *Request) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Request) validate(vb VersionSet) error {
 	if (x.missing&bitRequestMethod != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "method")
@@ -6220,6 +6419,7 @@ func (x *RequestId) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x RequestId) validate(vb VersionSet) error {
 	if x.kind == 0 {
 		return errRequired()
@@ -6240,6 +6440,7 @@ func (x *RequestMetaObject) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *RequestMetaObject) validate(vb VersionSet) error {
 	if (x.missing&bitRequestMetaObjectClientCapabilities != 0 || x.ClientCapabilities == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "io.modelcontextprotocol/clientCapabilities")
@@ -6287,6 +6488,7 @@ func (x *RequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *RequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
@@ -6312,6 +6514,7 @@ func (x *Resource) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Resource) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -6357,6 +6560,7 @@ func (x *ResourceContents) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceContents) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceContentsMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -6387,6 +6591,7 @@ func (x *ResourceLink) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceLink) validate(vb VersionSet) error {
 	if x.has&bitResourceLinkMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -6435,6 +6640,7 @@ func (x *ResourceListChangedNotification) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceListChangedNotification) validate(vb VersionSet) error {
 	if (x.missing&bitResourceListChangedNotificationJSONRPC != 0 || x.has&bitResourceListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -6468,6 +6674,7 @@ func (x *ResourceRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceRequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitResourceRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
@@ -6501,6 +6708,7 @@ func (x *ResourceTemplate) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceTemplate) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceTemplateMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -6546,6 +6754,7 @@ func (x *ResourceTemplateReference) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceTemplateReference) validate(vb VersionSet) error {
 	if (x.missing&bitResourceTemplateReferenceType != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
@@ -6574,6 +6783,7 @@ func (x *ResourceUpdatedNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceUpdatedNotification) validate(vb VersionSet) error {
 	if (x.missing&bitResourceUpdatedNotificationJSONRPC != 0 || x.has&bitResourceUpdatedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -6610,6 +6820,7 @@ func (x *ResourceUpdatedNotificationParams) ValidateVersion(v ProtocolVersion) e
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceUpdatedNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
@@ -6642,6 +6853,7 @@ func (x *Result) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Result) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -6667,6 +6879,7 @@ func (x *ResultMetaObject) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResultMetaObject) validate(vb VersionSet) error {
 	if x.ServerInfo != nil {
 		if err := x.ServerInfo.validate(vb); err != nil {
@@ -6689,6 +6902,7 @@ func (x *ResultType) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ResultType) validate(vb VersionSet) error {
 	return nil
 }
@@ -6706,6 +6920,7 @@ func (x *Role) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x Role) validate(vb VersionSet) error {
 	switch x {
 	case RoleAssistant, RoleUser:
@@ -6727,6 +6942,7 @@ func (x *Root) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Root) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitRootMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -6757,6 +6973,7 @@ func (x *RootsListChangedNotification) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *RootsListChangedNotification) validate(vb VersionSet) error {
 	if (x.missing&bitRootsListChangedNotificationJSONRPC != 0 || x.has&bitRootsListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -6790,6 +7007,7 @@ func (x *SamplingMessage) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SamplingMessage) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitSamplingMessageMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -6828,6 +7046,7 @@ func (x *SamplingMessageContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x SamplingMessageContent) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -6866,6 +7085,7 @@ func (x *SamplingMessageContentArray) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x SamplingMessageContentArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -6888,6 +7108,7 @@ func (x *SamplingMessageContentBlock) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x SamplingMessageContentBlock) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -6908,6 +7129,7 @@ func (x *ServerCapabilities) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilities) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitServerCapabilitiesCompletions != 0 || x.Completions != nil) {
 		if len(x.Completions) > 0 && !rawIsObject(x.Completions) {
@@ -6969,6 +7191,7 @@ func (x *ServerCapabilitiesPrompts) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesPrompts) validate(vb VersionSet) error {
 	return nil
 }
@@ -6986,6 +7209,7 @@ func (x *ServerCapabilitiesResources) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesResources) validate(vb VersionSet) error {
 	return nil
 }
@@ -7003,6 +7227,7 @@ func (x *ServerCapabilitiesTasks) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesTasks) validate(vb VersionSet) error {
 	if x.has&bitServerCapabilitiesTasksCancel != 0 || x.Cancel != nil {
 		if len(x.Cancel) > 0 && !rawIsObject(x.Cancel) {
@@ -7035,6 +7260,7 @@ func (x *ServerCapabilitiesTasksRequests) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesTasksRequests) validate(vb VersionSet) error {
 	if x.Tools != nil {
 		if err := x.Tools.validate(vb); err != nil {
@@ -7057,6 +7283,7 @@ func (x *ServerCapabilitiesTasksRequestsTools) ValidateVersion(v ProtocolVersion
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesTasksRequestsTools) validate(vb VersionSet) error {
 	if x.has&bitServerCapabilitiesTasksRequestsToolsCall != 0 || x.Call != nil {
 		if len(x.Call) > 0 && !rawIsObject(x.Call) {
@@ -7079,6 +7306,7 @@ func (x *ServerCapabilitiesTools) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesTools) validate(vb VersionSet) error {
 	return nil
 }
@@ -7096,6 +7324,7 @@ func (x *ServerNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ServerNotification) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -7130,6 +7359,7 @@ func (x *ServerRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ServerRequest) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -7185,6 +7415,7 @@ func (x *ServerResult) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x ServerResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
@@ -7225,6 +7456,7 @@ func (x ServerResult) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x ServerResult) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -7306,6 +7538,7 @@ func (x *SetLevelRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SetLevelRequest) validate(vb VersionSet) error {
 	if (x.missing&bitSetLevelRequestID != 0 || x.has&bitSetLevelRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
@@ -7350,6 +7583,7 @@ func (x *SetLevelRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SetLevelRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
@@ -7382,6 +7616,7 @@ func (x *SetLevelRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SetLevelRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&bitSetLevelRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
@@ -7417,12 +7652,14 @@ func (x *SingleSelectEnumSchema) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x SingleSelectEnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return errRequired()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x SingleSelectEnumSchema) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -7459,6 +7696,7 @@ func (x *StringSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *StringSchema) validate(vb VersionSet) error {
 	if x.has&bitStringSchemaFormat != 0 || x.Format != "" {
 		if err := x.Format.validate(vb); err != nil {
@@ -7484,6 +7722,7 @@ func (x *StringSchemaFormat) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x StringSchemaFormat) validate(vb VersionSet) error {
 	switch x {
 	case StringSchemaFormatDate, StringSchemaFormatDateTime, StringSchemaFormatEmail, StringSchemaFormatURI:
@@ -7505,6 +7744,7 @@ func (x *SubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscribeRequest) validate(vb VersionSet) error {
 	if (x.missing&bitSubscribeRequestID != 0 || x.has&bitSubscribeRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
@@ -7549,6 +7789,7 @@ func (x *SubscribeRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscribeRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
@@ -7581,6 +7822,7 @@ func (x *SubscribeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscribeRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&bitSubscribeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
@@ -7603,6 +7845,7 @@ func (x *SubscriptionFilter) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionFilter) validate(vb VersionSet) error {
 	return nil
 }
@@ -7620,6 +7863,7 @@ func (x *SubscriptionsAcknowledgedNotification) ValidateVersion(v ProtocolVersio
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsAcknowledgedNotification) validate(vb VersionSet) error {
 	if (x.missing&bitSubscriptionsAcknowledgedNotificationJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -7651,6 +7895,7 @@ func (x *SubscriptionsAcknowledgedNotificationParams) ValidateVersion(v Protocol
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsAcknowledgedNotificationParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -7681,6 +7926,7 @@ func (x *SubscriptionsListenRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsListenRequest) validate(vb VersionSet) error {
 	if (x.missing&bitSubscriptionsListenRequestID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -7720,6 +7966,7 @@ func (x *SubscriptionsListenRequestParams) ValidateVersion(v ProtocolVersion) er
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsListenRequestParams) validate(vb VersionSet) error {
 	if (x.missing&bitSubscriptionsListenRequestParamsMeta != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
@@ -7753,6 +8000,7 @@ func (x *SubscriptionsListenResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsListenResult) validate(vb VersionSet) error {
 	if (x.missing&bitSubscriptionsListenResultMeta != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "_meta")
@@ -7781,6 +8029,7 @@ func (x *SubscriptionsListenResultMetaObject) ValidateVersion(v ProtocolVersion)
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsListenResultMetaObject) validate(vb VersionSet) error {
 	if x.ServerInfo != nil {
 		if err := x.ServerInfo.validate(vb); err != nil {
@@ -7811,6 +8060,7 @@ func (x *SubscriptionsListenResultResponse) ValidateVersion(v ProtocolVersion) e
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsListenResultResponse) validate(vb VersionSet) error {
 	if (x.missing&bitSubscriptionsListenResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "id")
@@ -7847,6 +8097,7 @@ func (x *Task) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Task) validate(vb VersionSet) error {
 	if (x.missing&bitTaskCreatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "createdAt")
@@ -7884,6 +8135,7 @@ func (x *TaskAugmentedRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TaskAugmentedRequestParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -7911,6 +8163,7 @@ func (x *TaskAugmentedRequestParamsMeta) ValidateVersion(v ProtocolVersion) erro
 	}
 	return x.validate(vb)
 }
+
 func (x *TaskAugmentedRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&bitTaskAugmentedRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
@@ -7933,6 +8186,7 @@ func (x *TaskMetadata) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TaskMetadata) validate(vb VersionSet) error {
 	return nil
 }
@@ -7950,6 +8204,7 @@ func (x *TaskStatus) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x TaskStatus) validate(vb VersionSet) error {
 	switch x {
 	case TaskStatusCancelled, TaskStatusCompleted, TaskStatusFailed, TaskStatusInputRequired, TaskStatusWorking:
@@ -7971,6 +8226,7 @@ func (x *TaskStatusNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TaskStatusNotification) validate(vb VersionSet) error {
 	if (x.missing&bitTaskStatusNotificationJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -8002,6 +8258,7 @@ func (x *TaskStatusNotificationParams) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *TaskStatusNotificationParams) validate(vb VersionSet) error {
 	if x.has&bitTaskStatusNotificationParamsMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -8044,6 +8301,7 @@ func (x *TextContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TextContent) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitTextContentMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -8077,6 +8335,7 @@ func (x *TextResourceContents) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TextResourceContents) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitTextResourceContentsMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -8110,6 +8369,7 @@ func (x *TitledMultiSelectEnumSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TitledMultiSelectEnumSchema) validate(vb VersionSet) error {
 	if (x.missing&bitTitledMultiSelectEnumSchemaItems != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "items")
@@ -8138,6 +8398,7 @@ func (x *TitledMultiSelectEnumSchemaItems) ValidateVersion(v ProtocolVersion) er
 	}
 	return x.validate(vb)
 }
+
 func (x *TitledMultiSelectEnumSchemaItems) validate(vb VersionSet) error {
 	if (x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOf != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "anyOf")
@@ -8165,6 +8426,7 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) ValidateVersion(v ProtocolVe
 	}
 	return x.validate(vb)
 }
+
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) validate(vb VersionSet) error {
 	if (x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "const")
@@ -8188,6 +8450,7 @@ func (x *TitledSingleSelectEnumSchema) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *TitledSingleSelectEnumSchema) validate(vb VersionSet) error {
 	if (x.missing&bitTitledSingleSelectEnumSchemaOneOf != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "oneOf")
@@ -8218,6 +8481,7 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) ValidateVersion(v ProtocolVersio
 	}
 	return x.validate(vb)
 }
+
 func (x *TitledSingleSelectEnumSchemaOneOfItem) validate(vb VersionSet) error {
 	if (x.missing&bitTitledSingleSelectEnumSchemaOneOfItemConst != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "const")
@@ -8241,6 +8505,7 @@ func (x *Tool) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Tool) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitToolMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -8302,6 +8567,7 @@ func (x *ToolAnnotations) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolAnnotations) validate(vb VersionSet) error {
 	return nil
 }
@@ -8319,6 +8585,7 @@ func (x *ToolChoice) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolChoice) validate(vb VersionSet) error {
 	if x.has&bitToolChoiceMode != 0 || x.Mode != "" {
 		if err := x.Mode.validate(vb); err != nil {
@@ -8341,6 +8608,7 @@ func (x *ToolChoiceMode) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ToolChoiceMode) validate(vb VersionSet) error {
 	switch x {
 	case ToolChoiceModeAuto, ToolChoiceModeNone, ToolChoiceModeRequired:
@@ -8362,6 +8630,7 @@ func (x *ToolExecution) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolExecution) validate(vb VersionSet) error {
 	if x.has&bitToolExecutionTaskSupport != 0 || x.TaskSupport != "" {
 		if err := x.TaskSupport.validate(vb); err != nil {
@@ -8384,6 +8653,7 @@ func (x *ToolExecutionTaskSupport) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ToolExecutionTaskSupport) validate(vb VersionSet) error {
 	switch x {
 	case ToolExecutionTaskSupportForbidden, ToolExecutionTaskSupportOptional, ToolExecutionTaskSupportRequired:
@@ -8405,6 +8675,7 @@ func (x *ToolInputSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolInputSchema) validate(vb VersionSet) error {
 	if (x.missing&bitToolInputSchemaType != 0) && vb&allVersions != 0 {
 		return atField(errRequired(), "type")
@@ -8432,6 +8703,7 @@ func (x *ToolListChangedNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolListChangedNotification) validate(vb VersionSet) error {
 	if (x.missing&bitToolListChangedNotificationJSONRPC != 0 || x.has&bitToolListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "jsonrpc")
@@ -8465,6 +8737,7 @@ func (x *ToolOutputSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolOutputSchema) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitToolOutputSchemaProperties != 0 || x.Properties != nil) {
 		for k0, e0 := range x.Properties {
@@ -8497,6 +8770,7 @@ func (x *ToolResultContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolResultContent) validate(vb VersionSet) error {
 	if x.has&bitToolResultContentMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -8540,6 +8814,7 @@ func (x *ToolUseContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolUseContent) validate(vb VersionSet) error {
 	if x.has&bitToolUseContentMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
@@ -8579,6 +8854,7 @@ func (x *URLElicitationRequiredError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *URLElicitationRequiredError) validate(vb VersionSet) error {
 	if (x.missing&bitURLElicitationRequiredErrorError != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "error")
@@ -8612,6 +8888,7 @@ func (x *URLElicitationRequiredErrorError) ValidateVersion(v ProtocolVersion) er
 	}
 	return x.validate(vb)
 }
+
 func (x *URLElicitationRequiredErrorError) validate(vb VersionSet) error {
 	if (x.missing&bitURLElicitationRequiredErrorErrorCode != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "code")
@@ -8643,6 +8920,7 @@ func (x *URLElicitationRequiredErrorErrorData) ValidateVersion(v ProtocolVersion
 	}
 	return x.validate(vb)
 }
+
 func (x *URLElicitationRequiredErrorErrorData) validate(vb VersionSet) error {
 	if (x.missing&bitURLElicitationRequiredErrorErrorDataElicitations != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "elicitations")
@@ -8670,6 +8948,7 @@ func (x *UnsubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsubscribeRequest) validate(vb VersionSet) error {
 	if (x.missing&bitUnsubscribeRequestID != 0 || x.has&bitUnsubscribeRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return atField(errRequired(), "id")
@@ -8714,6 +8993,7 @@ func (x *UnsubscribeRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsubscribeRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
@@ -8746,6 +9026,7 @@ func (x *UnsubscribeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsubscribeRequestParamsMeta) validate(vb VersionSet) error {
 	if x.has&bitUnsubscribeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
@@ -8768,6 +9049,7 @@ func (x *UnsupportedProtocolVersionError) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsupportedProtocolVersionError) validate(vb VersionSet) error {
 	if (x.missing&bitUnsupportedProtocolVersionErrorError != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "error")
@@ -8801,6 +9083,7 @@ func (x *UnsupportedProtocolVersionErrorError) ValidateVersion(v ProtocolVersion
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsupportedProtocolVersionErrorError) validate(vb VersionSet) error {
 	if (x.missing&bitUnsupportedProtocolVersionErrorErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "code")
@@ -8832,6 +9115,7 @@ func (x *UnsupportedProtocolVersionErrorErrorData) ValidateVersion(v ProtocolVer
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsupportedProtocolVersionErrorErrorData) validate(vb VersionSet) error {
 	if (x.missing&bitUnsupportedProtocolVersionErrorErrorDataRequested != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return atField(errRequired(), "requested")
@@ -8855,6 +9139,7 @@ func (x *UntitledMultiSelectEnumSchema) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x *UntitledMultiSelectEnumSchema) validate(vb VersionSet) error {
 	if (x.missing&bitUntitledMultiSelectEnumSchemaItems != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "items")
@@ -8883,6 +9168,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) ValidateVersion(v ProtocolVersion) 
 	}
 	return x.validate(vb)
 }
+
 func (x *UntitledMultiSelectEnumSchemaItems) validate(vb VersionSet) error {
 	if (x.missing&bitUntitledMultiSelectEnumSchemaItemsEnum != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "enum")
@@ -8906,6 +9192,7 @@ func (x *UntitledSingleSelectEnumSchema) ValidateVersion(v ProtocolVersion) erro
 	}
 	return x.validate(vb)
 }
+
 func (x *UntitledSingleSelectEnumSchema) validate(vb VersionSet) error {
 	if (x.missing&bitUntitledSingleSelectEnumSchemaEnum != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return atField(errRequired(), "enum")
