@@ -127,15 +127,19 @@ func TestWriteDirKeeps(t *testing.T) {
 	if err := gen.WriteDir(dir, map[string][]byte{"types_gen.go": []byte("// " + gen.Header + "\n\npackage mcp\n")}); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{
-		"types_gen.go":                          "// " + gen.Header + "\n\npackage mcp\n",
-		"hand_test.go":                          "package mcp\n",
-		"testdata/examples/2026-07-28/X/x.json": "{}\n",
+	for _, tt := range []struct {
+		name, file, want string
+	}{
+		{"the new generated file", "types_gen.go", "// " + gen.Header + "\n\npackage mcp\n"},
+		{"a hand-written file", "hand_test.go", "package mcp\n"},
+		{"a testdata file", "testdata/examples/2026-07-28/X/x.json", "{}\n"},
 	} {
-		got, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil || string(got) != want {
-			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := os.ReadFile(filepath.Join(dir, tt.file))
+			if err != nil || string(got) != tt.want {
+				t.Errorf("%s = %q, %v; want %q", tt.file, got, err, tt.want)
+			}
+		})
 	}
 	if _, err := os.Stat(filepath.Join(dir, "old_gen.go")); !os.IsNotExist(err) {
 		t.Errorf("old_gen.go survived: %v", err)
