@@ -26,8 +26,8 @@ type setter struct {
 }
 
 // generatedNames are the unexported package-level names the generator
-// declares (versions.go, methods.go, dispatch.go), besides the version bits.
-var generatedNames = []string{"allVersions", "methods", "messageTypes", "newMessage", "decodeParams", "call"}
+// declares (versions.go, methods.go), besides the version bits.
+var generatedNames = []string{"allVersions", "methods", "messageTypes", "newMessage"}
 
 // nameSetters names the presence bits (see presenceNames), refusing a name
 // that the package already declares, and collects the model's setters.
