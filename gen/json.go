@@ -3,6 +3,9 @@ package gen
 import (
 	"encoding/json"
 	"fmt"
+	"go/token"
+	"strings"
+	"unicode"
 
 	"github.com/dave/jennifer/jen"
 
@@ -372,15 +375,24 @@ func (g *generator) decodeGroup(t *model.Type, grp *model.PickGroup) []jen.Code 
 	)
 }
 
-// decodeCase chooses among a case's candidates and decodes the winner.
+// decodeCase chooses among a case's candidates and decodes the winner. It
+// names, in constants local to the case, the bits of the keys it looks for
+// (bits of present) and of the candidates (bits of top).
 func (g *generator) decodeCase(t *model.Type, c *model.PickCase) []jen.Code {
 	if len(c.Variants) == 1 {
 		return g.decodeVariant(t, c.Variants[0])
 	}
-	index := map[string]int{}
-	for i, vi := range c.Variants {
-		index[t.Variants[vi].Name()] = i
+	keyNames := localNames("key", c.Keys)
+	var variants []string
+	for _, vi := range c.Variants {
+		variants = append(variants, t.Variants[vi].Name())
 	}
+	variantNames := localNames("variant", variants)
+	index := map[string]int{}
+	for i, v := range variants {
+		index[v] = i
+	}
+	variant := func(i int) *jen.Statement { return jen.Id(variantNames[i]) }
 	var out []jen.Code
 	present := jen.Lit(0)
 	if len(c.Keys) > 0 {
@@ -389,17 +401,23 @@ func (g *generator) decodeCase(t *model.Type, c *model.PickCase) []jen.Code {
 			keys = append(keys, jen.Lit(k))
 		}
 		out = append(out,
+			jen.Comment("The keys that tell the variants apart, as bits of present."),
+			bitConsts(keyNames),
 			jen.List(jen.Id("present"), jen.Err()).Op(":=").Id("objectKeys").Call(jen.Id("raw"), jen.Index().String().Values(keys...)),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 		present = jen.Id("present")
 	}
 	var req, decl []jen.Code
 	for i := range c.Variants {
-		req = append(req, jen.Lit(c.Required[i]))
-		decl = append(decl, jen.Lit(c.Declared[i]))
+		// A row a line, in the order of the variants.
+		req = append(req, jen.Line().Add(keyMask(c.Required[i], keyNames)))
+		decl = append(decl, jen.Line().Add(keyMask(c.Declared[i], keyNames)))
 	}
+	req, decl = append(req, jen.Line()), append(decl, jen.Line())
 	n := len(c.Variants)
 	out = append(out,
+		jen.Comment("The variants, as bits of top, and the keys each requires and declares."),
+		bitConsts(variantNames),
 		jen.Id("required").Op(":=").Index(jen.Lit(n)).Uint64().Values(req...),
 		jen.Id("declared").Op(":=").Index(jen.Lit(n)).Uint64().Values(decl...))
 	// Gates: a conditional rule whose condition fails rules its variant out.
@@ -416,11 +434,14 @@ func (g *generator) decodeCase(t *model.Type, c *model.PickCase) []jen.Code {
 			}
 			out = append(out, jen.Comment(r.Reason), jen.If(when).Block(gate))
 		}
-		var both jen.Code = jen.Id("top").Op("&").Lit(uint64(1) << uint(pi)).Op("!=").Lit(0)
+		both := jen.Id("top").Op("&").Add(variant(pi)).Op("!=").Lit(0)
 		if r.Over != "" {
-			both = jen.Add(both).Op("&&").Id("top").Op("&").Lit(uint64(1) << uint(index[r.Over])).Op("!=").Lit(0)
+			both = both.Op("&&").Id("top").Op("&").Add(variant(index[r.Over])).Op("!=").Lit(0)
 		}
-		ties = append(ties, jen.If(jen.Add(both).Op("&&").Add(cond)).Block(jen.Id("top").Op("=").Lit(uint64(1)<<uint(pi))))
+		if len(r.Path) > 0 {
+			both = both.Op("&&").Add(cond)
+		}
+		ties = append(ties, jen.If(both).Block(jen.Id("top").Op("=").Add(variant(pi))))
 	}
 	out = append(out, jen.Id("top").Op(":=").Id("topVariants").Call(present, jen.Id("required").Index(jen.Empty(), jen.Empty()), jen.Id("declared").Index(jen.Empty(), jen.Empty())))
 	if len(ties) > 0 {
@@ -428,12 +449,70 @@ func (g *generator) decodeCase(t *model.Type, c *model.PickCase) []jen.Code {
 	}
 	var cases []jen.Code
 	for i := range c.Variants {
-		cases = append(cases, jen.Case(jen.Lit(uint64(1)<<uint(i))).Block(g.decodeVariant(t, c.Variants[i])...))
+		cases = append(cases, jen.Case(variant(i)).Block(g.decodeVariant(t, c.Variants[i])...))
 	}
 	cases = append(cases, jen.Case(jen.Lit(0)).Block(jen.Return(jen.Id("errNoVariant").Call(jen.Lit(t.Name), jen.Qual(jsonrpcPkg, "KindObject")))))
 	out = append(out, jen.Switch(jen.Id("top")).Block(cases...),
 		jen.Return(jen.Id("fieldError").Call(jen.Lit("matches more than one "+t.Name+" variant equally well"))))
 	return out
+}
+
+// localNames names the constants of a decoder's local bits: prefix and
+// each of names as a Go identifier ("_meta" gives keyMeta), numbered when
+// that leaves nothing or a name already given.
+func localNames(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	used := map[string]bool{}
+	for i, name := range names {
+		var b strings.Builder
+		upper := true
+		for _, r := range name {
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r) && b.Len() > 0:
+				if upper {
+					r = unicode.ToUpper(r)
+				}
+				b.WriteRune(r)
+				upper = false
+			default:
+				upper = true
+			}
+		}
+		id := prefix + b.String()
+		if b.Len() == 0 || used[id] || !token.IsIdentifier(id) {
+			id = fmt.Sprintf("%s%d", prefix, i)
+		}
+		used[id] = true
+		out[i] = id
+	}
+	return out
+}
+
+// bitConsts declares names as the bits 1, 2, 4, ... of a uint64.
+func bitConsts(names []string) jen.Code {
+	var defs []jen.Code
+	for i, name := range names {
+		d := jen.Id(name)
+		if i == 0 {
+			d = d.Uint64().Op("=").Lit(1).Op("<<").Iota()
+		}
+		defs = append(defs, d)
+	}
+	return jen.Const().Defs(defs...)
+}
+
+// keyMask writes mask, a set of bits of keys, with their names.
+func keyMask(mask uint64, names []string) jen.Code {
+	var parts []jen.Code
+	for i, name := range names {
+		if mask&(1<<uint(i)) != 0 {
+			parts = append(parts, jen.Id(name))
+		}
+	}
+	if len(parts) == 0 {
+		return jen.Lit(0)
+	}
+	return joinOr(parts)
 }
 
 func ruleCond(r *model.PickRule) *jen.Statement {

@@ -2284,72 +2284,121 @@ func (x *ClientResult) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyMeta uint64 = 1 << iota
+			keyResultType
+			keyCreatedAt
+			keyLastUpdatedAt
+			keyPollInterval
+			keyStatus
+			keyStatusMessage
+			keyTaskId
+			keyTtl
+			keyNextCursor
+			keyTasks
+			keyContent
+			keyModel
+			keyRole
+			keyStopReason
+			keyRoots
+			keyAction
+		)
 		present, err := objectKeys(raw, []string{"_meta", "resultType", "createdAt", "lastUpdatedAt", "pollInterval", "status", "statusMessage", "taskId", "ttl", "nextCursor", "tasks", "content", "model", "role", "stopReason", "roots", "action"})
 		if err != nil {
 			return err
 		}
-		required := [8]uint64{uint64(0x0), uint64(0x1ac), uint64(0x0), uint64(0x1ac), uint64(0x400), uint64(0x3800), uint64(0x8000), uint64(0x10000)}
-		declared := [8]uint64{uint64(0x3), uint64(0x1fd), uint64(0x1), uint64(0x1fd), uint64(0x601), uint64(0x7801), uint64(0x8001), uint64(0x10801)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantResult uint64 = 1 << iota
+			variantGetTaskResult
+			variantGetTaskPayloadResult
+			variantCancelTaskResult
+			variantListTasksResult
+			variantCreateMessageResult
+			variantListRootsResult
+			variantElicitResult
+		)
+		required := [8]uint64{
+			0,
+			keyCreatedAt | keyLastUpdatedAt | keyStatus | keyTaskId | keyTtl,
+			0,
+			keyCreatedAt | keyLastUpdatedAt | keyStatus | keyTaskId | keyTtl,
+			keyTasks,
+			keyContent | keyModel | keyRole,
+			keyRoots,
+			keyAction,
+		}
+		declared := [8]uint64{
+			keyMeta | keyResultType,
+			keyMeta | keyCreatedAt | keyLastUpdatedAt | keyPollInterval | keyStatus | keyStatusMessage | keyTaskId | keyTtl,
+			keyMeta,
+			keyMeta | keyCreatedAt | keyLastUpdatedAt | keyPollInterval | keyStatus | keyStatusMessage | keyTaskId | keyTtl,
+			keyMeta | keyNextCursor | keyTasks,
+			keyMeta | keyContent | keyModel | keyRole | keyStopReason,
+			keyMeta | keyRoots,
+			keyMeta | keyContent | keyAction,
+		}
 		top := topVariants(present, required[:], declared[:])
 		if bits.OnesCount64(top) > 1 {
-			if top&uint64(0x2) != 0 && top&uint64(0x8) != 0 && true {
-				top = uint64(0x2)
+			if top&variantGetTaskResult != 0 && top&variantCancelTaskResult != 0 {
+				top = variantGetTaskResult
 			}
-			if top&uint64(0x1) != 0 && top&uint64(0x4) != 0 && true {
-				top = uint64(0x1)
+			if top&variantResult != 0 && top&variantGetTaskPayloadResult != 0 {
+				top = variantResult
 			}
 		}
 		switch top {
-		case uint64(0x1):
+		case variantResult:
 			v := new(Result)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantGetTaskResult:
 			v := new(GetTaskResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x4):
+		case variantGetTaskPayloadResult:
 			v := new(GetTaskPayloadResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x8):
+		case variantCancelTaskResult:
 			v := new(CancelTaskResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x10):
+		case variantListTasksResult:
 			v := new(ListTasksResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x20):
+		case variantCreateMessageResult:
 			v := new(CreateMessageResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x40):
+		case variantListRootsResult:
 			v := new(ListRootsResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x80):
+		case variantElicitResult:
 			v := new(ElicitResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -5326,22 +5375,41 @@ func (x *EmbeddedResourceResource) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyMeta uint64 = 1 << iota
+			keyMimeType
+			keyText
+			keyUri
+			keyBlob
+		)
 		present, err := objectKeys(raw, []string{"_meta", "mimeType", "text", "uri", "blob"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0xc), uint64(0x18)}
-		declared := [2]uint64{uint64(0xf), uint64(0x1b)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantTextResourceContents uint64 = 1 << iota
+			variantBlobResourceContents
+		)
+		required := [2]uint64{
+			keyText | keyUri,
+			keyUri | keyBlob,
+		}
+		declared := [2]uint64{
+			keyMeta | keyMimeType | keyText | keyUri,
+			keyMeta | keyMimeType | keyUri | keyBlob,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantTextResourceContents:
 			v := new(TextResourceContents)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantBlobResourceContents:
 			v := new(BlobResourceContents)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -5391,38 +5459,62 @@ func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(tag) {
 		case "string":
+			// The keys that tell the variants apart, as bits of present.
+			const (
+				keyDefault uint64 = 1 << iota
+				keyDescription
+				keyEnum
+				keyTitle
+				keyType
+				keyOneOf
+				keyEnumNames
+			)
 			present, err := objectKeys(raw, []string{"default", "description", "enum", "title", "type", "oneOf", "enumNames"})
 			if err != nil {
 				return err
 			}
-			required := [3]uint64{uint64(0x14), uint64(0x30), uint64(0x14)}
-			declared := [3]uint64{uint64(0x1f), uint64(0x3b), uint64(0x5f)}
+			// The variants, as bits of top, and the keys each requires and declares.
+			const (
+				variantUntitledSingleSelectEnumSchema uint64 = 1 << iota
+				variantTitledSingleSelectEnumSchema
+				variantLegacyTitledEnumSchema
+			)
+			required := [3]uint64{
+				keyEnum | keyType,
+				keyType | keyOneOf,
+				keyEnum | keyType,
+			}
+			declared := [3]uint64{
+				keyDefault | keyDescription | keyEnum | keyTitle | keyType,
+				keyDefault | keyDescription | keyTitle | keyType | keyOneOf,
+				keyDefault | keyDescription | keyEnum | keyTitle | keyType | keyEnumNames,
+			}
 			// both require type and enum; only the legacy form has enumNames
 			if !hasValueAt(raw, "enumNames") && required[0]&^present == 0 {
 				required[2] = ^uint64(0)
 			}
 			top := topVariants(present, required[:], declared[:])
 			if bits.OnesCount64(top) > 1 {
-				if top&uint64(0x4) != 0 && top&uint64(0x1) != 0 && hasValueAt(raw, "enumNames") {
-					top = uint64(0x4)
+				if top&variantLegacyTitledEnumSchema != 0 && top&variantUntitledSingleSelectEnumSchema != 0 && hasValueAt(raw, "enumNames") {
+					top = variantLegacyTitledEnumSchema
 				}
 			}
 			switch top {
-			case uint64(0x1):
+			case variantUntitledSingleSelectEnumSchema:
 				v := new(UntitledSingleSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2):
+			case variantTitledSingleSelectEnumSchema:
 				v := new(TitledSingleSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x4):
+			case variantLegacyTitledEnumSchema:
 				v := new(LegacyTitledEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
@@ -5434,31 +5526,52 @@ func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 			}
 			return fieldError("matches more than one EnumSchema variant equally well")
 		case "array":
+			// The keys that tell the variants apart, as bits of present.
+			const (
+				keyDefault uint64 = 1 << iota
+				keyDescription
+				keyItems
+				keyMaxItems
+				keyMinItems
+				keyTitle
+				keyType
+			)
 			present, err := objectKeys(raw, []string{"default", "description", "items", "maxItems", "minItems", "title", "type"})
 			if err != nil {
 				return err
 			}
-			required := [2]uint64{uint64(0x44), uint64(0x44)}
-			declared := [2]uint64{uint64(0x7f), uint64(0x7f)}
+			// The variants, as bits of top, and the keys each requires and declares.
+			const (
+				variantUntitledMultiSelectEnumSchema uint64 = 1 << iota
+				variantTitledMultiSelectEnumSchema
+			)
+			required := [2]uint64{
+				keyItems | keyType,
+				keyItems | keyType,
+			}
+			declared := [2]uint64{
+				keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+				keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+			}
 			// both require type and items; titled items list anyOf, untitled items list enum
 			if !hasValueAt(raw, "items", "anyOf") && required[0]&^present == 0 {
 				required[1] = ^uint64(0)
 			}
 			top := topVariants(present, required[:], declared[:])
 			if bits.OnesCount64(top) > 1 {
-				if top&uint64(0x2) != 0 && top&uint64(0x1) != 0 && hasValueAt(raw, "items", "anyOf") {
-					top = uint64(0x2)
+				if top&variantTitledMultiSelectEnumSchema != 0 && top&variantUntitledMultiSelectEnumSchema != 0 && hasValueAt(raw, "items", "anyOf") {
+					top = variantTitledMultiSelectEnumSchema
 				}
 			}
 			switch top {
-			case uint64(0x1):
+			case variantUntitledMultiSelectEnumSchema:
 				v := new(UntitledMultiSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2):
+			case variantTitledMultiSelectEnumSchema:
 				v := new(TitledMultiSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
@@ -7715,29 +7828,53 @@ func (x *InputResponse) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyMeta uint64 = 1 << iota
+			keyContent
+			keyModel
+			keyRole
+			keyStopReason
+			keyRoots
+			keyAction
+		)
 		present, err := objectKeys(raw, []string{"_meta", "content", "model", "role", "stopReason", "roots", "action"})
 		if err != nil {
 			return err
 		}
-		required := [3]uint64{uint64(0xe), uint64(0x20), uint64(0x40)}
-		declared := [3]uint64{uint64(0x1f), uint64(0x21), uint64(0x43)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantCreateMessageResult uint64 = 1 << iota
+			variantListRootsResult
+			variantElicitResult
+		)
+		required := [3]uint64{
+			keyContent | keyModel | keyRole,
+			keyRoots,
+			keyAction,
+		}
+		declared := [3]uint64{
+			keyMeta | keyContent | keyModel | keyRole | keyStopReason,
+			keyMeta | keyRoots,
+			keyMeta | keyContent | keyAction,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantCreateMessageResult:
 			v := new(CreateMessageResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantListRootsResult:
 			v := new(ListRootsResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x4):
+		case variantElicitResult:
 			v := new(ElicitResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -8275,22 +8412,40 @@ func (x *JSONRPCBatchRequestItem) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyId uint64 = 1 << iota
+			keyJsonrpc
+			keyMethod
+			keyParams
+		)
 		present, err := objectKeys(raw, []string{"id", "jsonrpc", "method", "params"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0x7), uint64(0x6)}
-		declared := [2]uint64{uint64(0xf), uint64(0xe)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantJSONRPCRequest uint64 = 1 << iota
+			variantJSONRPCNotification
+		)
+		required := [2]uint64{
+			keyId | keyJsonrpc | keyMethod,
+			keyJsonrpc | keyMethod,
+		}
+		declared := [2]uint64{
+			keyId | keyJsonrpc | keyMethod | keyParams,
+			keyJsonrpc | keyMethod | keyParams,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantJSONRPCRequest:
 			v := new(JSONRPCRequest)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantJSONRPCNotification:
 			v := new(JSONRPCNotification)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -8379,22 +8534,40 @@ func (x *JSONRPCBatchResponseItem) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyId uint64 = 1 << iota
+			keyJsonrpc
+			keyResult
+			keyError
+		)
 		present, err := objectKeys(raw, []string{"id", "jsonrpc", "result", "error"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0x7), uint64(0xb)}
-		declared := [2]uint64{uint64(0x7), uint64(0xb)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantJSONRPCResultResponse uint64 = 1 << iota
+			variantJSONRPCErrorResponse
+		)
+		required := [2]uint64{
+			keyId | keyJsonrpc | keyResult,
+			keyId | keyJsonrpc | keyError,
+		}
+		declared := [2]uint64{
+			keyId | keyJsonrpc | keyResult,
+			keyId | keyJsonrpc | keyError,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantJSONRPCResultResponse:
 			v := new(JSONRPCResultResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantJSONRPCErrorResponse:
 			v := new(JSONRPCErrorResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -8515,36 +8688,62 @@ func (x *JSONRPCMessage) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyId uint64 = 1 << iota
+			keyJsonrpc
+			keyMethod
+			keyParams
+			keyResult
+			keyError
+		)
 		present, err := objectKeys(raw, []string{"id", "jsonrpc", "method", "params", "result", "error"})
 		if err != nil {
 			return err
 		}
-		required := [4]uint64{uint64(0x7), uint64(0x6), uint64(0x13), uint64(0x22)}
-		declared := [4]uint64{uint64(0xf), uint64(0xe), uint64(0x13), uint64(0x23)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantJSONRPCRequest uint64 = 1 << iota
+			variantJSONRPCNotification
+			variantJSONRPCResultResponse
+			variantJSONRPCErrorResponse
+		)
+		required := [4]uint64{
+			keyId | keyJsonrpc | keyMethod,
+			keyJsonrpc | keyMethod,
+			keyId | keyJsonrpc | keyResult,
+			keyJsonrpc | keyError,
+		}
+		declared := [4]uint64{
+			keyId | keyJsonrpc | keyMethod | keyParams,
+			keyJsonrpc | keyMethod | keyParams,
+			keyId | keyJsonrpc | keyResult,
+			keyId | keyJsonrpc | keyError,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantJSONRPCRequest:
 			v := new(JSONRPCRequest)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantJSONRPCNotification:
 			v := new(JSONRPCNotification)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x4):
+		case variantJSONRPCResultResponse:
 			v := new(JSONRPCResultResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x8):
+		case variantJSONRPCErrorResponse:
 			v := new(JSONRPCErrorResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -8556,27 +8755,38 @@ func (x *JSONRPCMessage) decode(s *jsonrpc.Scanner) error {
 		}
 		return fieldError("matches more than one JSONRPCMessage variant equally well")
 	case jsonrpc.KindArray:
-		required := [2]uint64{uint64(0x0), uint64(0x0)}
-		declared := [2]uint64{uint64(0x0), uint64(0x0)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantJSONRPCBatchRequest uint64 = 1 << iota
+			variantJSONRPCBatchResponse
+		)
+		required := [2]uint64{
+			0,
+			0,
+		}
+		declared := [2]uint64{
+			0,
+			0,
+		}
 		// 2025-03-26 batches: requests and notifications carry a method, responses do not
 		if !hasValueAt(raw, "0", "method") && required[1]&^0 == 0 {
 			required[0] = ^uint64(0)
 		}
 		top := topVariants(0, required[:], declared[:])
 		if bits.OnesCount64(top) > 1 {
-			if top&uint64(0x1) != 0 && top&uint64(0x2) != 0 && hasValueAt(raw, "0", "method") {
-				top = uint64(0x1)
+			if top&variantJSONRPCBatchRequest != 0 && top&variantJSONRPCBatchResponse != 0 && hasValueAt(raw, "0", "method") {
+				top = variantJSONRPCBatchRequest
 			}
 		}
 		switch top {
-		case uint64(0x1):
+		case variantJSONRPCBatchRequest:
 			var v JSONRPCBatchRequest
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantJSONRPCBatchResponse:
 			var v JSONRPCBatchResponse
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -8956,22 +9166,40 @@ func (x *JSONRPCResponse) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyId uint64 = 1 << iota
+			keyJsonrpc
+			keyResult
+			keyError
+		)
 		present, err := objectKeys(raw, []string{"id", "jsonrpc", "result", "error"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0x7), uint64(0xa)}
-		declared := [2]uint64{uint64(0x7), uint64(0xb)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantJSONRPCResultResponse uint64 = 1 << iota
+			variantJSONRPCErrorResponse
+		)
+		required := [2]uint64{
+			keyId | keyJsonrpc | keyResult,
+			keyJsonrpc | keyError,
+		}
+		declared := [2]uint64{
+			keyId | keyJsonrpc | keyResult,
+			keyId | keyJsonrpc | keyError,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantJSONRPCResultResponse:
 			v := new(JSONRPCResultResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantJSONRPCErrorResponse:
 			v := new(JSONRPCErrorResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -11843,31 +12071,52 @@ func (x *MultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyDefault uint64 = 1 << iota
+			keyDescription
+			keyItems
+			keyMaxItems
+			keyMinItems
+			keyTitle
+			keyType
+		)
 		present, err := objectKeys(raw, []string{"default", "description", "items", "maxItems", "minItems", "title", "type"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0x44), uint64(0x44)}
-		declared := [2]uint64{uint64(0x7f), uint64(0x7f)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantUntitledMultiSelectEnumSchema uint64 = 1 << iota
+			variantTitledMultiSelectEnumSchema
+		)
+		required := [2]uint64{
+			keyItems | keyType,
+			keyItems | keyType,
+		}
+		declared := [2]uint64{
+			keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+			keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+		}
 		// both require type and items; titled items list anyOf, untitled items list enum
 		if !hasValueAt(raw, "items", "anyOf") && required[0]&^present == 0 {
 			required[1] = ^uint64(0)
 		}
 		top := topVariants(present, required[:], declared[:])
 		if bits.OnesCount64(top) > 1 {
-			if top&uint64(0x2) != 0 && top&uint64(0x1) != 0 && hasValueAt(raw, "items", "anyOf") {
-				top = uint64(0x2)
+			if top&variantTitledMultiSelectEnumSchema != 0 && top&variantUntitledMultiSelectEnumSchema != 0 && hasValueAt(raw, "items", "anyOf") {
+				top = variantTitledMultiSelectEnumSchema
 			}
 		}
 		switch top {
-		case uint64(0x1):
+		case variantUntitledMultiSelectEnumSchema:
 			v := new(UntitledMultiSelectEnumSchema)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantTitledMultiSelectEnumSchema:
 			v := new(TitledMultiSelectEnumSchema)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -12759,45 +13008,75 @@ func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(tag) {
 		case "string":
+			// The keys that tell the variants apart, as bits of present.
+			const (
+				keyDefault uint64 = 1 << iota
+				keyDescription
+				keyFormat
+				keyMaxLength
+				keyMinLength
+				keyTitle
+				keyType
+				keyEnum
+				keyOneOf
+				keyEnumNames
+			)
 			present, err := objectKeys(raw, []string{"default", "description", "format", "maxLength", "minLength", "title", "type", "enum", "oneOf", "enumNames"})
 			if err != nil {
 				return err
 			}
-			required := [4]uint64{uint64(0x40), uint64(0xc0), uint64(0x140), uint64(0xc0)}
-			declared := [4]uint64{uint64(0x7f), uint64(0xe3), uint64(0x163), uint64(0x2e3)}
+			// The variants, as bits of top, and the keys each requires and declares.
+			const (
+				variantStringSchema uint64 = 1 << iota
+				variantUntitledSingleSelectEnumSchema
+				variantTitledSingleSelectEnumSchema
+				variantLegacyTitledEnumSchema
+			)
+			required := [4]uint64{
+				keyType,
+				keyType | keyEnum,
+				keyType | keyOneOf,
+				keyType | keyEnum,
+			}
+			declared := [4]uint64{
+				keyDefault | keyDescription | keyFormat | keyMaxLength | keyMinLength | keyTitle | keyType,
+				keyDefault | keyDescription | keyTitle | keyType | keyEnum,
+				keyDefault | keyDescription | keyTitle | keyType | keyOneOf,
+				keyDefault | keyDescription | keyTitle | keyType | keyEnum | keyEnumNames,
+			}
 			// both require type and enum; only the legacy form has enumNames
 			if !hasValueAt(raw, "enumNames") && required[1]&^present == 0 {
 				required[3] = ^uint64(0)
 			}
 			top := topVariants(present, required[:], declared[:])
 			if bits.OnesCount64(top) > 1 {
-				if top&uint64(0x8) != 0 && top&uint64(0x2) != 0 && hasValueAt(raw, "enumNames") {
-					top = uint64(0x8)
+				if top&variantLegacyTitledEnumSchema != 0 && top&variantUntitledSingleSelectEnumSchema != 0 && hasValueAt(raw, "enumNames") {
+					top = variantLegacyTitledEnumSchema
 				}
 			}
 			switch top {
-			case uint64(0x1):
+			case variantStringSchema:
 				v := new(StringSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2):
+			case variantUntitledSingleSelectEnumSchema:
 				v := new(UntitledSingleSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x4):
+			case variantTitledSingleSelectEnumSchema:
 				v := new(TitledSingleSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x8):
+			case variantLegacyTitledEnumSchema:
 				v := new(LegacyTitledEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
@@ -12830,31 +13109,52 @@ func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case "array":
+			// The keys that tell the variants apart, as bits of present.
+			const (
+				keyDefault uint64 = 1 << iota
+				keyDescription
+				keyItems
+				keyMaxItems
+				keyMinItems
+				keyTitle
+				keyType
+			)
 			present, err := objectKeys(raw, []string{"default", "description", "items", "maxItems", "minItems", "title", "type"})
 			if err != nil {
 				return err
 			}
-			required := [2]uint64{uint64(0x44), uint64(0x44)}
-			declared := [2]uint64{uint64(0x7f), uint64(0x7f)}
+			// The variants, as bits of top, and the keys each requires and declares.
+			const (
+				variantUntitledMultiSelectEnumSchema uint64 = 1 << iota
+				variantTitledMultiSelectEnumSchema
+			)
+			required := [2]uint64{
+				keyItems | keyType,
+				keyItems | keyType,
+			}
+			declared := [2]uint64{
+				keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+				keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+			}
 			// both require type and items; titled items list anyOf, untitled items list enum
 			if !hasValueAt(raw, "items", "anyOf") && required[0]&^present == 0 {
 				required[1] = ^uint64(0)
 			}
 			top := topVariants(present, required[:], declared[:])
 			if bits.OnesCount64(top) > 1 {
-				if top&uint64(0x2) != 0 && top&uint64(0x1) != 0 && hasValueAt(raw, "items", "anyOf") {
-					top = uint64(0x2)
+				if top&variantTitledMultiSelectEnumSchema != 0 && top&variantUntitledMultiSelectEnumSchema != 0 && hasValueAt(raw, "items", "anyOf") {
+					top = variantTitledMultiSelectEnumSchema
 				}
 			}
 			switch top {
-			case uint64(0x1):
+			case variantUntitledMultiSelectEnumSchema:
 				v := new(UntitledMultiSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2):
+			case variantTitledMultiSelectEnumSchema:
 				v := new(TitledMultiSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
@@ -13909,22 +14209,41 @@ func (x *ReadResourceResultContentsItem) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyMeta uint64 = 1 << iota
+			keyMimeType
+			keyText
+			keyUri
+			keyBlob
+		)
 		present, err := objectKeys(raw, []string{"_meta", "mimeType", "text", "uri", "blob"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0xc), uint64(0x18)}
-		declared := [2]uint64{uint64(0xf), uint64(0x1b)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantTextResourceContents uint64 = 1 << iota
+			variantBlobResourceContents
+		)
+		required := [2]uint64{
+			keyText | keyUri,
+			keyUri | keyBlob,
+		}
+		declared := [2]uint64{
+			keyMeta | keyMimeType | keyText | keyUri,
+			keyMeta | keyMimeType | keyUri | keyBlob,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantTextResourceContents:
 			v := new(TextResourceContents)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantBlobResourceContents:
 			v := new(BlobResourceContents)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -16704,128 +17023,213 @@ func (x *ServerResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(tag) {
 		case "complete":
+			// The keys that tell the variants apart, as bits of present.
+			const (
+				keyMeta uint64 = 1 << iota
+				keyResultType
+				keyCacheScope
+				keyCapabilities
+				keyInstructions
+				keySupportedVersions
+				keyTtlMs
+				keyNextCursor
+				keyResources
+				keyResourceTemplates
+				keyContents
+				keyPrompts
+				keyDescription
+				keyMessages
+				keyTools
+				keyContent
+				keyIsError
+				keyStructuredContent
+				keyCompletion
+				keyProtocolVersion
+				keyServerInfo
+				keyCreatedAt
+				keyLastUpdatedAt
+				keyPollInterval
+				keyStatus
+				keyStatusMessage
+				keyTaskId
+				keyTtl
+				keyTasks
+			)
 			present, err := objectKeys(raw, []string{"_meta", "resultType", "cacheScope", "capabilities", "instructions", "supportedVersions", "ttlMs", "nextCursor", "resources", "resourceTemplates", "contents", "prompts", "description", "messages", "tools", "content", "isError", "structuredContent", "completion", "protocolVersion", "serverInfo", "createdAt", "lastUpdatedAt", "pollInterval", "status", "statusMessage", "taskId", "ttl", "tasks"})
 			if err != nil {
 				return err
 			}
-			required := [16]uint64{uint64(0x0), uint64(0x6e), uint64(0x100), uint64(0x200), uint64(0x400), uint64(0x3), uint64(0x800), uint64(0x2000), uint64(0x4000), uint64(0x8000), uint64(0x40000), uint64(0x180008), uint64(0xd600000), uint64(0x0), uint64(0xd600000), uint64(0x10000000)}
-			declared := [16]uint64{uint64(0x3), uint64(0x7f), uint64(0x1c7), uint64(0x2c7), uint64(0x447), uint64(0x3), uint64(0x8c7), uint64(0x3003), uint64(0x40c7), uint64(0x38003), uint64(0x40003), uint64(0x180019), uint64(0xfe00001), uint64(0x1), uint64(0xfe00001), uint64(0x10000081)}
+			// The variants, as bits of top, and the keys each requires and declares.
+			const (
+				variantResult uint64 = 1 << iota
+				variantDiscoverResult
+				variantListResourcesResult
+				variantListResourceTemplatesResult
+				variantReadResourceResult
+				variantSubscriptionsListenResult
+				variantListPromptsResult
+				variantGetPromptResult
+				variantListToolsResult
+				variantCallToolResult
+				variantCompleteResult
+				variantInitializeResult
+				variantGetTaskResult
+				variantGetTaskPayloadResult
+				variantCancelTaskResult
+				variantListTasksResult
+			)
+			required := [16]uint64{
+				0,
+				keyResultType | keyCacheScope | keyCapabilities | keySupportedVersions | keyTtlMs,
+				keyResources,
+				keyResourceTemplates,
+				keyContents,
+				keyMeta | keyResultType,
+				keyPrompts,
+				keyMessages,
+				keyTools,
+				keyContent,
+				keyCompletion,
+				keyCapabilities | keyProtocolVersion | keyServerInfo,
+				keyCreatedAt | keyLastUpdatedAt | keyStatus | keyTaskId | keyTtl,
+				0,
+				keyCreatedAt | keyLastUpdatedAt | keyStatus | keyTaskId | keyTtl,
+				keyTasks,
+			}
+			declared := [16]uint64{
+				keyMeta | keyResultType,
+				keyMeta | keyResultType | keyCacheScope | keyCapabilities | keyInstructions | keySupportedVersions | keyTtlMs,
+				keyMeta | keyResultType | keyCacheScope | keyTtlMs | keyNextCursor | keyResources,
+				keyMeta | keyResultType | keyCacheScope | keyTtlMs | keyNextCursor | keyResourceTemplates,
+				keyMeta | keyResultType | keyCacheScope | keyTtlMs | keyContents,
+				keyMeta | keyResultType,
+				keyMeta | keyResultType | keyCacheScope | keyTtlMs | keyNextCursor | keyPrompts,
+				keyMeta | keyResultType | keyDescription | keyMessages,
+				keyMeta | keyResultType | keyCacheScope | keyTtlMs | keyNextCursor | keyTools,
+				keyMeta | keyResultType | keyContent | keyIsError | keyStructuredContent,
+				keyMeta | keyResultType | keyCompletion,
+				keyMeta | keyCapabilities | keyInstructions | keyProtocolVersion | keyServerInfo,
+				keyMeta | keyCreatedAt | keyLastUpdatedAt | keyPollInterval | keyStatus | keyStatusMessage | keyTaskId | keyTtl,
+				keyMeta,
+				keyMeta | keyCreatedAt | keyLastUpdatedAt | keyPollInterval | keyStatus | keyStatusMessage | keyTaskId | keyTtl,
+				keyMeta | keyNextCursor | keyTasks,
+			}
 			top := topVariants(present, required[:], declared[:])
 			if bits.OnesCount64(top) > 1 {
-				if top&uint64(0x1000) != 0 && top&uint64(0x4000) != 0 && true {
-					top = uint64(0x1000)
+				if top&variantGetTaskResult != 0 && top&variantCancelTaskResult != 0 {
+					top = variantGetTaskResult
 				}
-				if top&uint64(0x1) != 0 && top&uint64(0x2000) != 0 && true {
-					top = uint64(0x1)
+				if top&variantResult != 0 && top&variantGetTaskPayloadResult != 0 {
+					top = variantResult
 				}
 			}
 			switch top {
-			case uint64(0x1):
+			case variantResult:
 				v := new(Result)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2):
+			case variantDiscoverResult:
 				v := new(DiscoverResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x4):
+			case variantListResourcesResult:
 				v := new(ListResourcesResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x8):
+			case variantListResourceTemplatesResult:
 				v := new(ListResourceTemplatesResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x10):
+			case variantReadResourceResult:
 				v := new(ReadResourceResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x20):
+			case variantSubscriptionsListenResult:
 				v := new(SubscriptionsListenResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x40):
+			case variantListPromptsResult:
 				v := new(ListPromptsResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x80):
+			case variantGetPromptResult:
 				v := new(GetPromptResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x100):
+			case variantListToolsResult:
 				v := new(ListToolsResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x200):
+			case variantCallToolResult:
 				v := new(CallToolResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x400):
+			case variantCompleteResult:
 				v := new(CompleteResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x800):
+			case variantInitializeResult:
 				v := new(InitializeResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x1000):
+			case variantGetTaskResult:
 				v := new(GetTaskResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2000):
+			case variantGetTaskPayloadResult:
 				v := new(GetTaskPayloadResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x4000):
+			case variantCancelTaskResult:
 				v := new(CancelTaskResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x8000):
+			case variantListTasksResult:
 				v := new(ListTasksResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
@@ -17094,22 +17498,42 @@ func (x *SingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyDefault uint64 = 1 << iota
+			keyDescription
+			keyEnum
+			keyTitle
+			keyType
+			keyOneOf
+		)
 		present, err := objectKeys(raw, []string{"default", "description", "enum", "title", "type", "oneOf"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0x14), uint64(0x30)}
-		declared := [2]uint64{uint64(0x1f), uint64(0x3b)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantUntitledSingleSelectEnumSchema uint64 = 1 << iota
+			variantTitledSingleSelectEnumSchema
+		)
+		required := [2]uint64{
+			keyEnum | keyType,
+			keyType | keyOneOf,
+		}
+		declared := [2]uint64{
+			keyDefault | keyDescription | keyEnum | keyTitle | keyType,
+			keyDefault | keyDescription | keyTitle | keyType | keyOneOf,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantUntitledSingleSelectEnumSchema:
 			v := new(UntitledSingleSelectEnumSchema)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantTitledSingleSelectEnumSchema:
 			v := new(TitledSingleSelectEnumSchema)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
