@@ -49,10 +49,15 @@ func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 	for _, v := range m.Versions {
 		g.versionIdents = append(g.versionIdents, "Version"+strings.ReplaceAll(v, "-", ""))
 	}
-	reserved := map[string]bool{"Message": true, "VersionSet": true, "ProtocolVersion": true, "Era": true,
-		"MethodInfo": true, "Direction": true, "FieldError": true, "UnknownVariantError": true, "NoVariantError": true}
+	reserved, err := supportNames()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range generatedExported {
+		reserved[name] = "the generated declaration " + name
+	}
 	for _, t := range m.Types {
-		if reserved[t.Name] {
+		if _, ok := reserved[t.Name]; ok {
 			return nil, fmt.Errorf("%s: definition %s collides with a name mcpgen's protocol package declares", t.Pos, t.Name)
 		}
 		if len(t.Fields) > 64 {
@@ -80,6 +85,12 @@ func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 	}
 	return g, nil
 }
+
+// generatedExported are the exported package-level names the generator
+// declares whatever the schema (versions.go, methods.go, dispatch.go),
+// besides those named after versions and methods.
+var generatedExported = []string{"LatestVersion", "SupportedVersions", "Methods", "LookupMethod", "DecodeResult",
+	"ServerHandler", "ClientHandler", "DispatchServerRequest", "DispatchClientRequest", "Client", "ClientAPI"}
 
 // ownModel returns the model the generator renders: m, but with a copy of
 // each struct holding a property whose constant exists in only some
