@@ -80,6 +80,9 @@ func (g *generator) structType(f *jen.File, t *model.Type) {
 	if g.hasSetters(t) {
 		presence = "has marks the properties present in decoded input or set with a Set\nmethod; missing marks required ones that decoded input lacked."
 	}
+	if len(t.Fields) > 0 {
+		presence += "\nTheir bits, " + g.bits[t.Fields[0]] + " to " + g.bits[t.Fields[len(t.Fields)-1]] + ", follow " + t.Name + "."
+	}
 	fields = append(fields,
 		jen.Line().Add(lineComments(presence)).Line().
 			Id("has").Id("uint64"),

@@ -45,6 +45,7 @@ type Annotations struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitAnnotationsAudience to bitAnnotationsPriority, follow Annotations.
 	has     uint64
 	missing uint64
 }
@@ -84,6 +85,7 @@ type AudioContent struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitAudioContentMeta to bitAudioContentType, follow AudioContent.
 	has     uint64
 	missing uint64
 }
@@ -134,6 +136,7 @@ type BaseMetadata struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitBaseMetadataName to bitBaseMetadataTitle, follow BaseMetadata.
 	has     uint64
 	missing uint64
 }
@@ -166,6 +169,7 @@ type BlobResourceContents struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitBlobResourceContentsMeta to bitBlobResourceContentsURI, follow BlobResourceContents.
 	has     uint64
 	missing uint64
 }
@@ -208,6 +212,7 @@ type BooleanSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitBooleanSchemaDefault to bitBooleanSchemaType, follow BooleanSchema.
 	has     uint64
 	missing uint64
 }
@@ -276,6 +281,7 @@ type CacheableResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCacheableResultMeta to bitCacheableResultTTLMs, follow CacheableResult.
 	has     uint64
 	missing uint64
 }
@@ -340,6 +346,7 @@ type CallToolRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCallToolRequestID to bitCallToolRequestParams, follow CallToolRequest.
 	has     uint64
 	missing uint64
 }
@@ -393,6 +400,7 @@ type CallToolRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCallToolRequestParamsMeta to bitCallToolRequestParamsTask, follow CallToolRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -455,6 +463,7 @@ type CallToolResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCallToolResultMeta to bitCallToolResultStructuredContent, follow CallToolResult.
 	has     uint64
 	missing uint64
 }
@@ -496,6 +505,7 @@ type CallToolResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCallToolResultResponseID to bitCallToolResultResponseResult, follow CallToolResultResponse.
 	has     uint64
 	missing uint64
 }
@@ -555,6 +565,7 @@ type CancelTaskRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCancelTaskRequestID to bitCancelTaskRequestParams, follow CancelTaskRequest.
 	has     uint64
 	missing uint64
 }
@@ -589,6 +600,7 @@ type CancelTaskRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCancelTaskRequestParamsTaskID to bitCancelTaskRequestParamsTaskID, follow CancelTaskRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -650,6 +662,7 @@ type CancelTaskResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCancelTaskResultMeta to bitCancelTaskResultTTL, follow CancelTaskResult.
 	has     uint64
 	missing uint64
 }
@@ -696,6 +709,7 @@ type CancelledNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCancelledNotificationJSONRPC to bitCancelledNotificationParams, follow CancelledNotification.
 	has     uint64
 	missing uint64
 }
@@ -735,6 +749,7 @@ type CancelledNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCancelledNotificationParamsMeta to bitCancelledNotificationParamsRequestID, follow CancelledNotificationParams.
 	has     uint64
 	missing uint64
 }
@@ -783,6 +798,7 @@ type ClientCapabilities struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesElicitation to bitClientCapabilitiesTasks, follow ClientCapabilities.
 	has     uint64
 	missing uint64
 }
@@ -817,6 +833,7 @@ type ClientCapabilitiesElicitation struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesElicitationForm to bitClientCapabilitiesElicitationURL, follow ClientCapabilitiesElicitation.
 	has     uint64
 	missing uint64
 }
@@ -843,6 +860,7 @@ type ClientCapabilitiesRoots struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesRootsListChanged to bitClientCapabilitiesRootsListChanged, follow ClientCapabilitiesRoots.
 	has     uint64
 	missing uint64
 }
@@ -873,6 +891,7 @@ type ClientCapabilitiesSampling struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesSamplingContext to bitClientCapabilitiesSamplingTools, follow ClientCapabilitiesSampling.
 	has     uint64
 	missing uint64
 }
@@ -907,6 +926,7 @@ type ClientCapabilitiesTasks struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesTasksCancel to bitClientCapabilitiesTasksRequests, follow ClientCapabilitiesTasks.
 	has     uint64
 	missing uint64
 }
@@ -938,6 +958,7 @@ type ClientCapabilitiesTasksRequests struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesTasksRequestsElicitation to bitClientCapabilitiesTasksRequestsSampling, follow ClientCapabilitiesTasksRequests.
 	has     uint64
 	missing uint64
 }
@@ -964,6 +985,7 @@ type ClientCapabilitiesTasksRequestsElicitation struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesTasksRequestsElicitationCreate to bitClientCapabilitiesTasksRequestsElicitationCreate, follow ClientCapabilitiesTasksRequestsElicitation.
 	has     uint64
 	missing uint64
 }
@@ -989,6 +1011,7 @@ type ClientCapabilitiesTasksRequestsSampling struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesTasksRequestsSamplingCreateMessage to bitClientCapabilitiesTasksRequestsSamplingCreateMessage, follow ClientCapabilitiesTasksRequestsSampling.
 	has     uint64
 	missing uint64
 }
@@ -1071,6 +1094,7 @@ type CompleteRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteRequestID to bitCompleteRequestParams, follow CompleteRequest.
 	has     uint64
 	missing uint64
 }
@@ -1111,6 +1135,7 @@ type CompleteRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteRequestParamsMeta to bitCompleteRequestParamsRef, follow CompleteRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -1141,6 +1166,7 @@ type CompleteRequestParamsArgument struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteRequestParamsArgumentName to bitCompleteRequestParamsArgumentValue, follow CompleteRequestParamsArgument.
 	has     uint64
 	missing uint64
 }
@@ -1171,6 +1197,7 @@ type CompleteRequestParamsContext struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteRequestParamsContextArguments to bitCompleteRequestParamsContextArguments, follow CompleteRequestParamsContext.
 	has     uint64
 	missing uint64
 }
@@ -1217,6 +1244,7 @@ type CompleteResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteResultMeta to bitCompleteResultResultType, follow CompleteResult.
 	has     uint64
 	missing uint64
 }
@@ -1248,6 +1276,7 @@ type CompleteResultCompletion struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteResultCompletionHasMore to bitCompleteResultCompletionValues, follow CompleteResultCompletion.
 	has     uint64
 	missing uint64
 }
@@ -1283,6 +1312,7 @@ type CompleteResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteResultResponseID to bitCompleteResultResponseResult, follow CompleteResultResponse.
 	has     uint64
 	missing uint64
 }
@@ -1331,6 +1361,7 @@ type CreateMessageRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCreateMessageRequestMethod to bitCreateMessageRequestJSONRPC, follow CreateMessageRequest.
 	has     uint64
 	missing uint64
 }
@@ -1408,6 +1439,7 @@ type CreateMessageRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCreateMessageRequestParamsIncludeContext to bitCreateMessageRequestParamsTask, follow CreateMessageRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -1468,6 +1500,7 @@ type CreateMessageRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCreateMessageRequestParamsMetaProgressToken to bitCreateMessageRequestParamsMetaProgressToken, follow CreateMessageRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
@@ -1507,6 +1540,7 @@ type CreateMessageResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCreateMessageResultMeta to bitCreateMessageResultStopReason, follow CreateMessageResult.
 	has     uint64
 	missing uint64
 }
@@ -1568,6 +1602,7 @@ type CreateTaskResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCreateTaskResultMeta to bitCreateTaskResultTask, follow CreateTaskResult.
 	has     uint64
 	missing uint64
 }
@@ -1610,6 +1645,7 @@ type DiscoverRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitDiscoverRequestID to bitDiscoverRequestParams, follow DiscoverRequest.
 	has     uint64
 	missing uint64
 }
@@ -1696,6 +1732,7 @@ type DiscoverResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitDiscoverResultMeta to bitDiscoverResultTTLMs, follow DiscoverResult.
 	has     uint64
 	missing uint64
 }
@@ -1765,6 +1802,7 @@ type DiscoverResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitDiscoverResultResponseID to bitDiscoverResultResponseResult, follow DiscoverResultResponse.
 	has     uint64
 	missing uint64
 }
@@ -1804,6 +1842,7 @@ type ElicitRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestMethod to bitElicitRequestJSONRPC, follow ElicitRequest.
 	has     uint64
 	missing uint64
 }
@@ -1862,6 +1901,7 @@ type ElicitRequestFormParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestFormParamsMessage to bitElicitRequestFormParamsTask, follow ElicitRequestFormParams.
 	has     uint64
 	missing uint64
 }
@@ -1897,6 +1937,7 @@ type ElicitRequestFormParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestFormParamsMetaProgressToken to bitElicitRequestFormParamsMetaProgressToken, follow ElicitRequestFormParamsMeta.
 	has     uint64
 	missing uint64
 }
@@ -1931,6 +1972,7 @@ type ElicitRequestFormParamsRequestedSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestFormParamsRequestedSchemaSchema to bitElicitRequestFormParamsRequestedSchemaType, follow ElicitRequestFormParamsRequestedSchema.
 	has     uint64
 	missing uint64
 }
@@ -2002,6 +2044,7 @@ type ElicitRequestURLParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestURLParamsMessage to bitElicitRequestURLParamsTask, follow ElicitRequestURLParams.
 	has     uint64
 	missing uint64
 }
@@ -2038,6 +2081,7 @@ type ElicitRequestURLParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestURLParamsMetaProgressToken to bitElicitRequestURLParamsMetaProgressToken, follow ElicitRequestURLParamsMeta.
 	has     uint64
 	missing uint64
 }
@@ -2076,6 +2120,7 @@ type ElicitResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitResultAction to bitElicitResultMeta, follow ElicitResult.
 	has     uint64
 	missing uint64
 }
@@ -2180,6 +2225,7 @@ type ElicitationCompleteNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitationCompleteNotificationJSONRPC to bitElicitationCompleteNotificationParams, follow ElicitationCompleteNotification.
 	has     uint64
 	missing uint64
 }
@@ -2211,6 +2257,7 @@ type ElicitationCompleteNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitationCompleteNotificationParamsElicitationID to bitElicitationCompleteNotificationParamsElicitationID, follow ElicitationCompleteNotificationParams.
 	has     uint64
 	missing uint64
 }
@@ -2245,6 +2292,7 @@ type EmbeddedResource struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitEmbeddedResourceMeta to bitEmbeddedResourceType, follow EmbeddedResource.
 	has     uint64
 	missing uint64
 }
@@ -2318,6 +2366,7 @@ type Error struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitErrorCode to bitErrorMessage, follow Error.
 	has     uint64
 	missing uint64
 }
@@ -2353,6 +2402,7 @@ type GetPromptRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetPromptRequestID to bitGetPromptRequestParams, follow GetPromptRequest.
 	has     uint64
 	missing uint64
 }
@@ -2397,6 +2447,7 @@ type GetPromptRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetPromptRequestParamsMeta to bitGetPromptRequestParamsRequestState, follow GetPromptRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -2440,6 +2491,7 @@ type GetPromptResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetPromptResultMeta to bitGetPromptResultResultType, follow GetPromptResult.
 	has     uint64
 	missing uint64
 }
@@ -2480,6 +2532,7 @@ type GetPromptResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetPromptResultResponseID to bitGetPromptResultResponseResult, follow GetPromptResultResponse.
 	has     uint64
 	missing uint64
 }
@@ -2539,6 +2592,7 @@ type GetTaskPayloadRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskPayloadRequestID to bitGetTaskPayloadRequestParams, follow GetTaskPayloadRequest.
 	has     uint64
 	missing uint64
 }
@@ -2573,6 +2627,7 @@ type GetTaskPayloadRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskPayloadRequestParamsTaskID to bitGetTaskPayloadRequestParamsTaskID, follow GetTaskPayloadRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -2604,6 +2659,7 @@ type GetTaskPayloadResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskPayloadResultMeta to bitGetTaskPayloadResultMeta, follow GetTaskPayloadResult.
 	has     uint64
 	missing uint64
 }
@@ -2637,6 +2693,7 @@ type GetTaskRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskRequestID to bitGetTaskRequestParams, follow GetTaskRequest.
 	has     uint64
 	missing uint64
 }
@@ -2671,6 +2728,7 @@ type GetTaskRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskRequestParamsTaskID to bitGetTaskRequestParamsTaskID, follow GetTaskRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -2732,6 +2790,7 @@ type GetTaskResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskResultMeta to bitGetTaskResultTTL, follow GetTaskResult.
 	has     uint64
 	missing uint64
 }
@@ -2779,6 +2838,7 @@ type HeaderMismatchError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitHeaderMismatchErrorError to bitHeaderMismatchErrorJSONRPC, follow HeaderMismatchError.
 	has     uint64
 	missing uint64
 }
@@ -2812,6 +2872,7 @@ type HeaderMismatchErrorError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitHeaderMismatchErrorErrorCode to bitHeaderMismatchErrorErrorMessage, follow HeaderMismatchErrorError.
 	has     uint64
 	missing uint64
 }
@@ -2870,6 +2931,7 @@ type Icon struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitIconMIMEType to bitIconTheme, follow Icon.
 	has     uint64
 	missing uint64
 }
@@ -2933,6 +2995,7 @@ type Icons struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitIconsIcons to bitIconsIcons, follow Icons.
 	has     uint64
 	missing uint64
 }
@@ -2962,6 +3025,7 @@ type ImageContent struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitImageContentMeta to bitImageContentType, follow ImageContent.
 	has     uint64
 	missing uint64
 }
@@ -3034,6 +3098,7 @@ type Implementation struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitImplementationDescription to bitImplementationWebsiteURL, follow Implementation.
 	has     uint64
 	missing uint64
 }
@@ -3076,6 +3141,7 @@ type InitializeRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInitializeRequestID to bitInitializeRequestParams, follow InitializeRequest.
 	has     uint64
 	missing uint64
 }
@@ -3122,6 +3188,7 @@ type InitializeRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInitializeRequestParamsMeta to bitInitializeRequestParamsProtocolVersion, follow InitializeRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -3154,6 +3221,7 @@ type InitializeRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInitializeRequestParamsMetaProgressToken to bitInitializeRequestParamsMetaProgressToken, follow InitializeRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
@@ -3197,6 +3265,7 @@ type InitializeResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInitializeResultMeta to bitInitializeResultServerInfo, follow InitializeResult.
 	has     uint64
 	missing uint64
 }
@@ -3236,6 +3305,7 @@ type InitializedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInitializedNotificationJSONRPC to bitInitializedNotificationParams, follow InitializedNotification.
 	has     uint64
 	missing uint64
 }
@@ -3313,6 +3383,7 @@ type InputRequiredResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInputRequiredResultMeta to bitInputRequiredResultResultType, follow InputRequiredResult.
 	has     uint64
 	missing uint64
 }
@@ -3378,6 +3449,7 @@ type InputResponseRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInputResponseRequestParamsMeta to bitInputResponseRequestParamsRequestState, follow InputResponseRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -3422,6 +3494,7 @@ type InternalError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInternalErrorCode to bitInternalErrorMessage, follow InternalError.
 	has     uint64
 	missing uint64
 }
@@ -3466,6 +3539,7 @@ type InvalidParamsError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInvalidParamsErrorCode to bitInvalidParamsErrorMessage, follow InvalidParamsError.
 	has     uint64
 	missing uint64
 }
@@ -3501,6 +3575,7 @@ type InvalidRequestError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInvalidRequestErrorCode to bitInvalidRequestErrorMessage, follow InvalidRequestError.
 	has     uint64
 	missing uint64
 }
@@ -3607,6 +3682,7 @@ type JSONRPCErrorResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCErrorResponseError to bitJSONRPCErrorResponseJSONRPC, follow JSONRPCErrorResponse.
 	has     uint64
 	missing uint64
 }
@@ -3661,6 +3737,7 @@ type JSONRPCNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCNotificationJSONRPC to bitJSONRPCNotificationParams, follow JSONRPCNotification.
 	has     uint64
 	missing uint64
 }
@@ -3694,6 +3771,7 @@ type JSONRPCNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCNotificationParamsMeta to bitJSONRPCNotificationParamsMeta, follow JSONRPCNotificationParams.
 	has     uint64
 	missing uint64
 }
@@ -3719,6 +3797,7 @@ type JSONRPCRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCRequestID to bitJSONRPCRequestParams, follow JSONRPCRequest.
 	has     uint64
 	missing uint64
 }
@@ -3753,6 +3832,7 @@ type JSONRPCRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCRequestParamsMeta to bitJSONRPCRequestParamsMeta, follow JSONRPCRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -3778,6 +3858,7 @@ type JSONRPCRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCRequestParamsMetaProgressToken to bitJSONRPCRequestParamsMetaProgressToken, follow JSONRPCRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
@@ -3820,6 +3901,7 @@ type JSONRPCResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCResultResponseID to bitJSONRPCResultResponseResult, follow JSONRPCResultResponse.
 	has     uint64
 	missing uint64
 }
@@ -3918,6 +4000,7 @@ type LegacyTitledEnumSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitLegacyTitledEnumSchemaDefault to bitLegacyTitledEnumSchemaType, follow LegacyTitledEnumSchema.
 	has     uint64
 	missing uint64
 }
@@ -3960,6 +4043,7 @@ type ListPromptsRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListPromptsRequestID to bitListPromptsRequestParams, follow ListPromptsRequest.
 	has     uint64
 	missing uint64
 }
@@ -4029,6 +4113,7 @@ type ListPromptsResult struct {
 
 	// has marks the properties present in decoded input or set with a Set
 	// method; missing marks required ones that decoded input lacked.
+	// Their bits, bitListPromptsResultMeta to bitListPromptsResultTTLMs, follow ListPromptsResult.
 	has     uint64
 	missing uint64
 }
@@ -4104,6 +4189,7 @@ type ListPromptsResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListPromptsResultResponseID to bitListPromptsResultResponseResult, follow ListPromptsResultResponse.
 	has     uint64
 	missing uint64
 }
@@ -4139,6 +4225,7 @@ type ListResourceTemplatesRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListResourceTemplatesRequestID to bitListResourceTemplatesRequestParams, follow ListResourceTemplatesRequest.
 	has     uint64
 	missing uint64
 }
@@ -4208,6 +4295,7 @@ type ListResourceTemplatesResult struct {
 
 	// has marks the properties present in decoded input or set with a Set
 	// method; missing marks required ones that decoded input lacked.
+	// Their bits, bitListResourceTemplatesResultMeta to bitListResourceTemplatesResultTTLMs, follow ListResourceTemplatesResult.
 	has     uint64
 	missing uint64
 }
@@ -4283,6 +4371,7 @@ type ListResourceTemplatesResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListResourceTemplatesResultResponseID to bitListResourceTemplatesResultResponseResult, follow ListResourceTemplatesResultResponse.
 	has     uint64
 	missing uint64
 }
@@ -4318,6 +4407,7 @@ type ListResourcesRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListResourcesRequestID to bitListResourcesRequestParams, follow ListResourcesRequest.
 	has     uint64
 	missing uint64
 }
@@ -4387,6 +4477,7 @@ type ListResourcesResult struct {
 
 	// has marks the properties present in decoded input or set with a Set
 	// method; missing marks required ones that decoded input lacked.
+	// Their bits, bitListResourcesResultMeta to bitListResourcesResultTTLMs, follow ListResourcesResult.
 	has     uint64
 	missing uint64
 }
@@ -4462,6 +4553,7 @@ type ListResourcesResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListResourcesResultResponseID to bitListResourcesResultResponseResult, follow ListResourcesResultResponse.
 	has     uint64
 	missing uint64
 }
@@ -4503,6 +4595,7 @@ type ListRootsRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListRootsRequestMethod to bitListRootsRequestJSONRPC, follow ListRootsRequest.
 	has     uint64
 	missing uint64
 }
@@ -4537,6 +4630,7 @@ type ListRootsRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListRootsRequestParamsMeta to bitListRootsRequestParamsMeta, follow ListRootsRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -4564,6 +4658,7 @@ type ListRootsResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListRootsResultRoots to bitListRootsResultMeta, follow ListRootsResult.
 	has     uint64
 	missing uint64
 }
@@ -4602,6 +4697,7 @@ type ListTasksRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListTasksRequestID to bitListTasksRequestParams, follow ListTasksRequest.
 	has     uint64
 	missing uint64
 }
@@ -4647,6 +4743,7 @@ type ListTasksResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListTasksResultMeta to bitListTasksResultTasks, follow ListTasksResult.
 	has     uint64
 	missing uint64
 }
@@ -4686,6 +4783,7 @@ type ListToolsRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListToolsRequestID to bitListToolsRequestParams, follow ListToolsRequest.
 	has     uint64
 	missing uint64
 }
@@ -4755,6 +4853,7 @@ type ListToolsResult struct {
 
 	// has marks the properties present in decoded input or set with a Set
 	// method; missing marks required ones that decoded input lacked.
+	// Their bits, bitListToolsResultMeta to bitListToolsResultTTLMs, follow ListToolsResult.
 	has     uint64
 	missing uint64
 }
@@ -4830,6 +4929,7 @@ type ListToolsResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListToolsResultResponseID to bitListToolsResultResponseResult, follow ListToolsResultResponse.
 	has     uint64
 	missing uint64
 }
@@ -4889,6 +4989,7 @@ type LoggingMessageNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitLoggingMessageNotificationJSONRPC to bitLoggingMessageNotificationParams, follow LoggingMessageNotification.
 	has     uint64
 	missing uint64
 }
@@ -4926,6 +5027,7 @@ type LoggingMessageNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitLoggingMessageNotificationParamsMeta to bitLoggingMessageNotificationParamsLogger, follow LoggingMessageNotificationParams.
 	has     uint64
 	missing uint64
 }
@@ -4987,6 +5089,7 @@ type MethodNotFoundError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitMethodNotFoundErrorCode to bitMethodNotFoundErrorMessage, follow MethodNotFoundError.
 	has     uint64
 	missing uint64
 }
@@ -5024,6 +5127,7 @@ type MissingRequiredClientCapabilityError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitMissingRequiredClientCapabilityErrorError to bitMissingRequiredClientCapabilityErrorJSONRPC, follow MissingRequiredClientCapabilityError.
 	has     uint64
 	missing uint64
 }
@@ -5057,6 +5161,7 @@ type MissingRequiredClientCapabilityErrorError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitMissingRequiredClientCapabilityErrorErrorCode to bitMissingRequiredClientCapabilityErrorErrorMessage, follow MissingRequiredClientCapabilityErrorError.
 	has     uint64
 	missing uint64
 }
@@ -5086,6 +5191,7 @@ type MissingRequiredClientCapabilityErrorErrorData struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities to bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities, follow MissingRequiredClientCapabilityErrorErrorData.
 	has     uint64
 	missing uint64
 }
@@ -5122,6 +5228,7 @@ type ModelHint struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitModelHintName to bitModelHintName, follow ModelHint.
 	has     uint64
 	missing uint64
 }
@@ -5171,6 +5278,7 @@ type ModelPreferences struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitModelPreferencesCostPriority to bitModelPreferencesSpeedPriority, follow ModelPreferences.
 	has     uint64
 	missing uint64
 }
@@ -5214,6 +5322,7 @@ type Notification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitNotificationMethod to bitNotificationParams, follow Notification.
 	has     uint64
 	missing uint64
 }
@@ -5253,6 +5362,7 @@ type NotificationMetaObject struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitNotificationMetaObjectSubscriptionID to bitNotificationMetaObjectSubscriptionID, follow NotificationMetaObject.
 	has     uint64
 	missing uint64
 }
@@ -5274,6 +5384,7 @@ type NotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitNotificationParamsMeta to bitNotificationParamsMeta, follow NotificationParams.
 	has     uint64
 	missing uint64
 }
@@ -5317,6 +5428,7 @@ type NumberSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitNumberSchemaDefault to bitNumberSchemaType, follow NumberSchema.
 	has     uint64
 	missing uint64
 }
@@ -5374,6 +5486,7 @@ type PaginatedRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPaginatedRequestID to bitPaginatedRequestParams, follow PaginatedRequest.
 	has     uint64
 	missing uint64
 }
@@ -5407,6 +5520,7 @@ type PaginatedRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPaginatedRequestParamsMeta to bitPaginatedRequestParamsCursor, follow PaginatedRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -5444,6 +5558,7 @@ type PaginatedResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPaginatedResultMeta to bitPaginatedResultResultType, follow PaginatedResult.
 	has     uint64
 	missing uint64
 }
@@ -5479,6 +5594,7 @@ type ParseError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitParseErrorCode to bitParseErrorMessage, follow ParseError.
 	has     uint64
 	missing uint64
 }
@@ -5518,6 +5634,7 @@ type PingRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPingRequestID to bitPingRequestParams, follow PingRequest.
 	has     uint64
 	missing uint64
 }
@@ -5552,6 +5669,7 @@ type PingRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPingRequestParamsMeta to bitPingRequestParamsMeta, follow PingRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -5577,6 +5695,7 @@ type PingRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPingRequestParamsMetaProgressToken to bitPingRequestParamsMetaProgressToken, follow PingRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
@@ -5624,6 +5743,7 @@ type ProgressNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitProgressNotificationJSONRPC to bitProgressNotificationParams, follow ProgressNotification.
 	has     uint64
 	missing uint64
 }
@@ -5667,6 +5787,7 @@ type ProgressNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitProgressNotificationParamsMeta to bitProgressNotificationParamsTotal, follow ProgressNotificationParams.
 	has     uint64
 	missing uint64
 }
@@ -5776,6 +5897,7 @@ type Prompt struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPromptMeta to bitPromptTitle, follow Prompt.
 	has     uint64
 	missing uint64
 }
@@ -5819,6 +5941,7 @@ type PromptArgument struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPromptArgumentDescription to bitPromptArgumentTitle, follow PromptArgument.
 	has     uint64
 	missing uint64
 }
@@ -5851,6 +5974,7 @@ type PromptListChangedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPromptListChangedNotificationJSONRPC to bitPromptListChangedNotificationParams, follow PromptListChangedNotification.
 	has     uint64
 	missing uint64
 }
@@ -5885,6 +6009,7 @@ type PromptMessage struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPromptMessageContent to bitPromptMessageRole, follow PromptMessage.
 	has     uint64
 	missing uint64
 }
@@ -5920,6 +6045,7 @@ type PromptReference struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPromptReferenceName to bitPromptReferenceType, follow PromptReference.
 	has     uint64
 	missing uint64
 }
@@ -5957,6 +6083,7 @@ type ReadResourceRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitReadResourceRequestID to bitReadResourceRequestParams, follow ReadResourceRequest.
 	has     uint64
 	missing uint64
 }
@@ -5999,6 +6126,7 @@ type ReadResourceRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitReadResourceRequestParamsMeta to bitReadResourceRequestParamsURI, follow ReadResourceRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -6063,6 +6191,7 @@ type ReadResourceResult struct {
 
 	// has marks the properties present in decoded input or set with a Set
 	// method; missing marks required ones that decoded input lacked.
+	// Their bits, bitReadResourceResultMeta to bitReadResourceResultTTLMs, follow ReadResourceResult.
 	has     uint64
 	missing uint64
 }
@@ -6156,6 +6285,7 @@ type ReadResourceResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitReadResourceResultResponseID to bitReadResourceResultResponseResult, follow ReadResourceResultResponse.
 	has     uint64
 	missing uint64
 }
@@ -6212,6 +6342,7 @@ type RelatedTaskMetadata struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRelatedTaskMetadataTaskID to bitRelatedTaskMetadataTaskID, follow RelatedTaskMetadata.
 	has     uint64
 	missing uint64
 }
@@ -6237,6 +6368,7 @@ type Request struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRequestMethod to bitRequestParams, follow Request.
 	has     uint64
 	missing uint64
 }
@@ -6353,6 +6485,7 @@ type RequestMetaObject struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRequestMetaObjectClientCapabilities to bitRequestMetaObjectProgressToken, follow RequestMetaObject.
 	has     uint64
 	missing uint64
 }
@@ -6382,6 +6515,7 @@ type RequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRequestParamsMeta to bitRequestParamsMeta, follow RequestParams.
 	has     uint64
 	missing uint64
 }
@@ -6446,6 +6580,7 @@ type Resource struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceMeta to bitResourceURI, follow Resource.
 	has     uint64
 	missing uint64
 }
@@ -6485,6 +6620,7 @@ type ResourceContents struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceContentsMeta to bitResourceContentsURI, follow ResourceContents.
 	has     uint64
 	missing uint64
 }
@@ -6567,6 +6703,7 @@ type ResourceLink struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceLinkMeta to bitResourceLinkURI, follow ResourceLink.
 	has     uint64
 	missing uint64
 }
@@ -6607,6 +6744,7 @@ type ResourceListChangedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceListChangedNotificationJSONRPC to bitResourceListChangedNotificationParams, follow ResourceListChangedNotification.
 	has     uint64
 	missing uint64
 }
@@ -6653,6 +6791,7 @@ type ResourceRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceRequestParamsMeta to bitResourceRequestParamsURI, follow ResourceRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -6714,6 +6853,7 @@ type ResourceTemplate struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceTemplateMeta to bitResourceTemplateURITemplate, follow ResourceTemplate.
 	has     uint64
 	missing uint64
 }
@@ -6746,6 +6886,7 @@ type ResourceTemplateReference struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceTemplateReferenceType to bitResourceTemplateReferenceURI, follow ResourceTemplateReference.
 	has     uint64
 	missing uint64
 }
@@ -6778,6 +6919,7 @@ type ResourceUpdatedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceUpdatedNotificationJSONRPC to bitResourceUpdatedNotificationParams, follow ResourceUpdatedNotification.
 	has     uint64
 	missing uint64
 }
@@ -6811,6 +6953,7 @@ type ResourceUpdatedNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceUpdatedNotificationParamsMeta to bitResourceUpdatedNotificationParamsURI, follow ResourceUpdatedNotificationParams.
 	has     uint64
 	missing uint64
 }
@@ -6847,6 +6990,7 @@ type Result struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResultMeta to bitResultResultType, follow Result.
 	has     uint64
 	missing uint64
 }
@@ -6891,6 +7035,7 @@ type ResultMetaObject struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResultMetaObjectServerInfo to bitResultMetaObjectServerInfo, follow ResultMetaObject.
 	has     uint64
 	missing uint64
 }
@@ -6946,6 +7091,7 @@ type Root struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRootMeta to bitRootURI, follow Root.
 	has     uint64
 	missing uint64
 }
@@ -6983,6 +7129,7 @@ type RootsListChangedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRootsListChangedNotificationJSONRPC to bitRootsListChangedNotificationParams, follow RootsListChangedNotification.
 	has     uint64
 	missing uint64
 }
@@ -7018,6 +7165,7 @@ type SamplingMessage struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSamplingMessageMeta to bitSamplingMessageRole, follow SamplingMessage.
 	has     uint64
 	missing uint64
 }
@@ -7105,6 +7253,7 @@ type ServerCapabilities struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesCompletions to bitServerCapabilitiesTasks, follow ServerCapabilities.
 	has     uint64
 	missing uint64
 }
@@ -7133,6 +7282,7 @@ type ServerCapabilitiesPrompts struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesPromptsListChanged to bitServerCapabilitiesPromptsListChanged, follow ServerCapabilitiesPrompts.
 	has     uint64
 	missing uint64
 }
@@ -7156,6 +7306,7 @@ type ServerCapabilitiesResources struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesResourcesListChanged to bitServerCapabilitiesResourcesSubscribe, follow ServerCapabilitiesResources.
 	has     uint64
 	missing uint64
 }
@@ -7190,6 +7341,7 @@ type ServerCapabilitiesTasks struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesTasksCancel to bitServerCapabilitiesTasksRequests, follow ServerCapabilitiesTasks.
 	has     uint64
 	missing uint64
 }
@@ -7217,6 +7369,7 @@ type ServerCapabilitiesTasksRequests struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesTasksRequestsTools to bitServerCapabilitiesTasksRequestsTools, follow ServerCapabilitiesTasksRequests.
 	has     uint64
 	missing uint64
 }
@@ -7242,6 +7395,7 @@ type ServerCapabilitiesTasksRequestsTools struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesTasksRequestsToolsCall to bitServerCapabilitiesTasksRequestsToolsCall, follow ServerCapabilitiesTasksRequestsTools.
 	has     uint64
 	missing uint64
 }
@@ -7263,6 +7417,7 @@ type ServerCapabilitiesTools struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesToolsListChanged to bitServerCapabilitiesToolsListChanged, follow ServerCapabilitiesTools.
 	has     uint64
 	missing uint64
 }
@@ -7347,6 +7502,7 @@ type SetLevelRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSetLevelRequestID to bitSetLevelRequestParams, follow SetLevelRequest.
 	has     uint64
 	missing uint64
 }
@@ -7385,6 +7541,7 @@ type SetLevelRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSetLevelRequestParamsMeta to bitSetLevelRequestParamsLevel, follow SetLevelRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -7415,6 +7572,7 @@ type SetLevelRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSetLevelRequestParamsMetaProgressToken to bitSetLevelRequestParamsMetaProgressToken, follow SetLevelRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
@@ -7477,6 +7635,7 @@ type StringSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitStringSchemaDefault to bitStringSchemaType, follow StringSchema.
 	has     uint64
 	missing uint64
 }
@@ -7547,6 +7706,7 @@ type SubscribeRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscribeRequestID to bitSubscribeRequestParams, follow SubscribeRequest.
 	has     uint64
 	missing uint64
 }
@@ -7585,6 +7745,7 @@ type SubscribeRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscribeRequestParamsMeta to bitSubscribeRequestParamsURI, follow SubscribeRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -7615,6 +7776,7 @@ type SubscribeRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscribeRequestParamsMetaProgressToken to bitSubscribeRequestParamsMetaProgressToken, follow SubscribeRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
@@ -7657,6 +7819,7 @@ type SubscriptionFilter struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionFilterPromptsListChanged to bitSubscriptionFilterToolsListChanged, follow SubscriptionFilter.
 	has     uint64
 	missing uint64
 }
@@ -7694,6 +7857,7 @@ type SubscriptionsAcknowledgedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsAcknowledgedNotificationJSONRPC to bitSubscriptionsAcknowledgedNotificationParams, follow SubscriptionsAcknowledgedNotification.
 	has     uint64
 	missing uint64
 }
@@ -7734,6 +7898,7 @@ type SubscriptionsAcknowledgedNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsAcknowledgedNotificationParamsMeta to bitSubscriptionsAcknowledgedNotificationParamsNotifications, follow SubscriptionsAcknowledgedNotificationParams.
 	has     uint64
 	missing uint64
 }
@@ -7770,6 +7935,7 @@ type SubscriptionsListenRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsListenRequestID to bitSubscriptionsListenRequestParams, follow SubscriptionsListenRequest.
 	has     uint64
 	missing uint64
 }
@@ -7810,6 +7976,7 @@ type SubscriptionsListenRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsListenRequestParamsMeta to bitSubscriptionsListenRequestParamsNotifications, follow SubscriptionsListenRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -7854,6 +8021,7 @@ type SubscriptionsListenResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsListenResultMeta to bitSubscriptionsListenResultResultType, follow SubscriptionsListenResult.
 	has     uint64
 	missing uint64
 }
@@ -7905,6 +8073,7 @@ type SubscriptionsListenResultMetaObject struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsListenResultMetaObjectServerInfo to bitSubscriptionsListenResultMetaObjectSubscriptionID, follow SubscriptionsListenResultMetaObject.
 	has     uint64
 	missing uint64
 }
@@ -7940,6 +8109,7 @@ type SubscriptionsListenResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsListenResultResponseID to bitSubscriptionsListenResultResponseResult, follow SubscriptionsListenResultResponse.
 	has     uint64
 	missing uint64
 }
@@ -7999,6 +8169,7 @@ type Task struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskCreatedAt to bitTaskTTL, follow Task.
 	has     uint64
 	missing uint64
 }
@@ -8043,6 +8214,7 @@ type TaskAugmentedRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskAugmentedRequestParamsMeta to bitTaskAugmentedRequestParamsTask, follow TaskAugmentedRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -8069,6 +8241,7 @@ type TaskAugmentedRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskAugmentedRequestParamsMetaProgressToken to bitTaskAugmentedRequestParamsMetaProgressToken, follow TaskAugmentedRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
@@ -8095,6 +8268,7 @@ type TaskMetadata struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskMetadataTTL to bitTaskMetadataTTL, follow TaskMetadata.
 	has     uint64
 	missing uint64
 }
@@ -8151,6 +8325,7 @@ type TaskStatusNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskStatusNotificationJSONRPC to bitTaskStatusNotificationParams, follow TaskStatusNotification.
 	has     uint64
 	missing uint64
 }
@@ -8218,6 +8393,7 @@ type TaskStatusNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskStatusNotificationParamsMeta to bitTaskStatusNotificationParamsTTL, follow TaskStatusNotificationParams.
 	has     uint64
 	missing uint64
 }
@@ -8256,6 +8432,7 @@ type TextContent struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTextContentMeta to bitTextContentType, follow TextContent.
 	has     uint64
 	missing uint64
 }
@@ -8298,6 +8475,7 @@ type TextResourceContents struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTextResourceContentsMeta to bitTextResourceContentsURI, follow TextResourceContents.
 	has     uint64
 	missing uint64
 }
@@ -8354,6 +8532,7 @@ type TitledMultiSelectEnumSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTitledMultiSelectEnumSchemaDefault to bitTitledMultiSelectEnumSchemaType, follow TitledMultiSelectEnumSchema.
 	has     uint64
 	missing uint64
 }
@@ -8395,6 +8574,7 @@ type TitledMultiSelectEnumSchemaItems struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTitledMultiSelectEnumSchemaItemsAnyOf to bitTitledMultiSelectEnumSchemaItemsAnyOf, follow TitledMultiSelectEnumSchemaItems.
 	has     uint64
 	missing uint64
 }
@@ -8426,6 +8606,7 @@ type TitledMultiSelectEnumSchemaItemsAnyOfItem struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst to bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle, follow TitledMultiSelectEnumSchemaItemsAnyOfItem.
 	has     uint64
 	missing uint64
 }
@@ -8468,6 +8649,7 @@ type TitledSingleSelectEnumSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTitledSingleSelectEnumSchemaDefault to bitTitledSingleSelectEnumSchemaType, follow TitledSingleSelectEnumSchema.
 	has     uint64
 	missing uint64
 }
@@ -8509,6 +8691,7 @@ type TitledSingleSelectEnumSchemaOneOfItem struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTitledSingleSelectEnumSchemaOneOfItemConst to bitTitledSingleSelectEnumSchemaOneOfItemTitle, follow TitledSingleSelectEnumSchemaOneOfItem.
 	has     uint64
 	missing uint64
 }
@@ -8596,6 +8779,7 @@ type Tool struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolMeta to bitToolExecution, follow Tool.
 	has     uint64
 	missing uint64
 }
@@ -8673,6 +8857,7 @@ type ToolAnnotations struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolAnnotationsDestructiveHint to bitToolAnnotationsTitle, follow ToolAnnotations.
 	has     uint64
 	missing uint64
 }
@@ -8705,6 +8890,7 @@ type ToolChoice struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolChoiceMode to bitToolChoiceMode, follow ToolChoice.
 	has     uint64
 	missing uint64
 }
@@ -8764,6 +8950,7 @@ type ToolExecution struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolExecutionTaskSupport to bitToolExecutionTaskSupport, follow ToolExecution.
 	has     uint64
 	missing uint64
 }
@@ -8839,6 +9026,7 @@ type ToolInputSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolInputSchemaSchema to bitToolInputSchemaRequired, follow ToolInputSchema.
 	has     uint64
 	missing uint64
 }
@@ -8871,6 +9059,7 @@ type ToolListChangedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolListChangedNotificationJSONRPC to bitToolListChangedNotificationParams, follow ToolListChangedNotification.
 	has     uint64
 	missing uint64
 }
@@ -8919,6 +9108,7 @@ type ToolOutputSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolOutputSchemaSchema to bitToolOutputSchemaType, follow ToolOutputSchema.
 	has     uint64
 	missing uint64
 }
@@ -8979,6 +9169,7 @@ type ToolResultContent struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolResultContentMeta to bitToolResultContentType, follow ToolResultContent.
 	has     uint64
 	missing uint64
 }
@@ -9034,6 +9225,7 @@ type ToolUseContent struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolUseContentMeta to bitToolUseContentType, follow ToolUseContent.
 	has     uint64
 	missing uint64
 }
@@ -9077,6 +9269,7 @@ type URLElicitationRequiredError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitURLElicitationRequiredErrorError to bitURLElicitationRequiredErrorJSONRPC, follow URLElicitationRequiredError.
 	has     uint64
 	missing uint64
 }
@@ -9110,6 +9303,7 @@ type URLElicitationRequiredErrorError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitURLElicitationRequiredErrorErrorCode to bitURLElicitationRequiredErrorErrorMessage, follow URLElicitationRequiredErrorError.
 	has     uint64
 	missing uint64
 }
@@ -9139,6 +9333,7 @@ type URLElicitationRequiredErrorErrorData struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitURLElicitationRequiredErrorErrorDataElicitations to bitURLElicitationRequiredErrorErrorDataElicitations, follow URLElicitationRequiredErrorErrorData.
 	has     uint64
 	missing uint64
 }
@@ -9176,6 +9371,7 @@ type UnsubscribeRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsubscribeRequestID to bitUnsubscribeRequestParams, follow UnsubscribeRequest.
 	has     uint64
 	missing uint64
 }
@@ -9214,6 +9410,7 @@ type UnsubscribeRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsubscribeRequestParamsMeta to bitUnsubscribeRequestParamsURI, follow UnsubscribeRequestParams.
 	has     uint64
 	missing uint64
 }
@@ -9244,6 +9441,7 @@ type UnsubscribeRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsubscribeRequestParamsMetaProgressToken to bitUnsubscribeRequestParamsMetaProgressToken, follow UnsubscribeRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
@@ -9276,6 +9474,7 @@ type UnsupportedProtocolVersionError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsupportedProtocolVersionErrorError to bitUnsupportedProtocolVersionErrorJSONRPC, follow UnsupportedProtocolVersionError.
 	has     uint64
 	missing uint64
 }
@@ -9309,6 +9508,7 @@ type UnsupportedProtocolVersionErrorError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsupportedProtocolVersionErrorErrorCode to bitUnsupportedProtocolVersionErrorErrorMessage, follow UnsupportedProtocolVersionErrorError.
 	has     uint64
 	missing uint64
 }
@@ -9343,6 +9543,7 @@ type UnsupportedProtocolVersionErrorErrorData struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsupportedProtocolVersionErrorErrorDataRequested to bitUnsupportedProtocolVersionErrorErrorDataSupported, follow UnsupportedProtocolVersionErrorErrorData.
 	has     uint64
 	missing uint64
 }
@@ -9393,6 +9594,7 @@ type UntitledMultiSelectEnumSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUntitledMultiSelectEnumSchemaDefault to bitUntitledMultiSelectEnumSchemaType, follow UntitledMultiSelectEnumSchema.
 	has     uint64
 	missing uint64
 }
@@ -9434,6 +9636,7 @@ type UntitledMultiSelectEnumSchemaItems struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUntitledMultiSelectEnumSchemaItemsEnum to bitUntitledMultiSelectEnumSchemaItemsType, follow UntitledMultiSelectEnumSchemaItems.
 	has     uint64
 	missing uint64
 }
@@ -9476,6 +9679,7 @@ type UntitledSingleSelectEnumSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUntitledSingleSelectEnumSchemaDefault to bitUntitledSingleSelectEnumSchemaType, follow UntitledSingleSelectEnumSchema.
 	has     uint64
 	missing uint64
 }
