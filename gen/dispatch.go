@@ -9,13 +9,10 @@ import (
 )
 
 // dispatch renders the typed handler interfaces and their dispatchers, the
-// typed callers, and paginated list iterators.
+// typed callers, and paginated list iterators. What they share is support
+// code (support/calls.go).
 func (g *generator) dispatch() *jen.File {
 	f := g.newFile()
-	f.Comment("Caller sends one request and returns the raw JSON of its result; a\nruntime connection implements it.")
-	f.Type().Id("Caller").Interface(
-		jen.Id("Call").Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("method").String(), jen.Id("params").Index().Byte()).Params(jen.Index().Byte(), jen.Error()),
-	)
 	g.handler(f, "ServerHandler", "DispatchServerRequest", model.ClientToServer,
 		"ServerHandler answers the requests a client sends to a server.",
 		"a server")
@@ -25,28 +22,6 @@ func (g *generator) dispatch() *jen.File {
 	g.caller(f, "Client", model.ClientToServer, "Client calls the methods a server offers, with typed params and results.")
 	g.caller(f, "ClientAPI", model.ServerToClient, "ClientAPI calls the methods a client offers to its server (sampling,\nelicitation, roots, ...), with typed params and results.")
 
-	invalid := func(err jen.Code) jen.Code {
-		return jen.Return(jen.Qual(jsonrpcPkg, "ErrInvalidParams").Call(jen.Lit("invalid params: ").Op("+").Add(err).Dot("Error").Call()))
-	}
-	f.Add(lineComments("decodeParams decodes the params of a request into p and validates them\nfor the versions vb, answering -32602 with the JSON path of a problem.\nAbsent params are an error only when required."))
-	f.Func().Id("decodeParams").Params(jen.Id("data").Index().Byte(), jen.Id("p").Id("Message"), jen.Id("vb").Id("VersionSet"), jen.Id("required").Bool()).Error().Block(
-		jen.If(jen.Len(jen.Id("data")).Op("==").Lit(0)).Block(
-			jen.If(jen.Id("required")).Block(jen.Return(jen.Qual(jsonrpcPkg, "ErrInvalidParams").Call(jen.Lit("invalid params: params: required")))),
-		).Else().If(jen.Err().Op(":=").Id("decodeWhole").Call(jen.Id("data"), jen.Id("p").Dot("decode")), jen.Err().Op("!=").Nil()).Block(invalid(jen.Err())),
-		jen.If(jen.Err().Op(":=").Id("p").Dot("validate").Call(jen.Id("vb")), jen.Err().Op("!=").Nil()).Block(invalid(jen.Err())),
-		jen.Return(jen.Nil()),
-	)
-	f.Comment("call sends a request with params (nil for none) and decodes its result into result.")
-	f.Func().Id("call").Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("c").Id("Caller"), jen.Id("method").String(), jen.List(jen.Id("params"), jen.Id("result")).Id("Message")).Error().Block(
-		jen.Var().Id("raw").Index().Byte(),
-		jen.If(jen.Id("params").Op("!=").Nil()).Block(
-			jen.Var().Err().Error(),
-			jen.If(jen.List(jen.Id("raw"), jen.Err()).Op("=").Id("params").Dot("appendJSON").Call(jen.Nil()), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		),
-		jen.List(jen.Id("out"), jen.Err()).Op(":=").Id("c").Dot("Call").Call(jen.Id("ctx"), jen.Id("method"), jen.Id("raw")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Return(jen.Id("decodeWhole").Call(jen.Id("out"), jen.Id("result").Dot("decode"))),
-	)
 	return f
 }
 

@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
@@ -56,8 +58,13 @@ func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 		"types_gen.go":    g.types(),
 		"json_gen.go":     g.json(),
 		"validate_gen.go": g.validate(),
+		"versions_gen.go": g.versions(),
 		"methods_gen.go":  g.methods(),
+		"messages_gen.go": g.messages(),
 		"dispatch_gen.go": g.dispatch(),
+	}
+	if f := g.errorCodes(); f != nil {
+		files["errcodes_gen.go"] = f
 	}
 	out := map[string][]byte{}
 	for name, f := range files {
@@ -65,7 +72,11 @@ func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 		if err := f.Render(&buf); err != nil {
 			return nil, fmt.Errorf("render %s: %w", name, err)
 		}
-		out[name] = groupImports(buf.Bytes())
+		src, err := spaceDecls(groupImports(buf.Bytes()))
+		if err != nil {
+			return nil, fmt.Errorf("render %s: %w", name, err)
+		}
+		out[name] = src
 	}
 	support, err := supportFiles(cfg.Package)
 	if err != nil {
@@ -105,6 +116,51 @@ func groupImports(src []byte) []byte {
 	out := append([]byte{}, src[:start]...)
 	out = append(out, block...)
 	return append(out, src[start+end:]...)
+}
+
+// spaceDecls puts a blank line between top-level declarations that
+// jennifer writes on consecutive lines, as a person writing the file
+// would. It works on the parsed file, so it knows where a declaration and
+// its doc comment begin and end.
+func spaceDecls(src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	tf := fset.File(file.Pos())
+	var at []int // offsets of the lines that need a blank line before them
+	prevEnd := 0 // line of the end of the previous declaration
+	for _, d := range file.Decls {
+		start := d.Pos()
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Doc != nil {
+				start = d.Doc.Pos()
+			}
+		case *ast.GenDecl:
+			if d.Doc != nil {
+				start = d.Doc.Pos()
+			}
+		}
+		line := tf.Line(start)
+		if prevEnd > 0 && line == prevEnd+1 {
+			at = append(at, tf.Offset(tf.LineStart(line)))
+		}
+		prevEnd = tf.Line(d.End())
+	}
+	if len(at) == 0 {
+		return src, nil
+	}
+	out := make([]byte, 0, len(src)+len(at))
+	last := 0
+	for _, off := range at {
+		out = append(append(out, src[last:off]...), '\n')
+		last = off
+	}
+	// One-line declarations that stood together were aligned as a group;
+	// apart, each is formatted alone.
+	return format.Source(append(out, src[last:]...))
 }
 
 // supportFiles returns the hand-written code every protocol package carries,

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -27,6 +28,10 @@ type generator struct {
 	owner map[*model.Field]*model.Type
 	// setters are the Set methods of the fields that need one.
 	setters map[*model.Field]*setter
+	// bits are the names of the fields' presence bits, and required the
+	// names of the structs' required masks, by struct name (presence.go).
+	bits     map[*model.Field]string
+	required map[string]string
 }
 
 func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
@@ -44,10 +49,15 @@ func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 	for _, v := range m.Versions {
 		g.versionIdents = append(g.versionIdents, "Version"+strings.ReplaceAll(v, "-", ""))
 	}
-	reserved := map[string]bool{"Message": true, "VersionSet": true, "ProtocolVersion": true, "Era": true,
-		"MethodInfo": true, "Direction": true, "FieldError": true, "UnknownVariantError": true, "NoVariantError": true}
+	reserved, err := supportNames()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range generatedExported {
+		reserved[name] = "the generated declaration " + name
+	}
 	for _, t := range m.Types {
-		if reserved[t.Name] {
+		if _, ok := reserved[t.Name]; ok {
 			return nil, fmt.Errorf("%s: definition %s collides with a name mcpgen's protocol package declares", t.Pos, t.Name)
 		}
 		if len(t.Fields) > 64 {
@@ -75,6 +85,12 @@ func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 	}
 	return g, nil
 }
+
+// generatedExported are the exported package-level names the generator
+// declares whatever the schema (versions.go, methods.go, dispatch.go),
+// besides those named after versions and methods.
+var generatedExported = []string{"LatestVersion", "SupportedVersions", "Methods", "LookupMethod", "DecodeResult",
+	"ServerHandler", "ClientHandler", "DispatchServerRequest", "DispatchClientRequest", "Client", "ClientAPI"}
 
 // ownModel returns the model the generator renders: m, but with a copy of
 // each struct holding a property whose constant exists in only some
@@ -144,9 +160,6 @@ func (g *generator) scalarUnion(u *model.Type) bool {
 	return true
 }
 
-// fieldBit is the presence bit of field i.
-func fieldBit(i int) jen.Code { return jen.Lit(uint64(1) << uint(i)) }
-
 // pointerField reports whether a struct-typed field is a pointer: it is
 // unless the property exists in every version of its type and is required
 // in all of them, so that nil can say "absent".
@@ -211,34 +224,71 @@ func (g *generator) fieldType(f *model.Field) *jen.Statement {
 	return g.goType(f.Type)
 }
 
-// doc renders a doc comment: text (wrapped as written) and a version note.
-func (g *generator) doc(name, text string, vs model.VersionSet, deprecated string) *jen.Statement {
-	return g.docNotes(name, text, "", vs, deprecated)
+// typeDoc renders the doc comment of named type t: the schema's text, or
+// where the schema defines t when it says nothing, then notes (paragraphs
+// of the generator's own), the versions and the deprecation. A described
+// type ends with a Schema paragraph naming where the schema defines it.
+func (g *generator) typeDoc(t *model.Type, notes string) *jen.Statement {
+	src := ""
+	if strings.TrimSpace(t.Doc) != "" && t.Pos.File != "" {
+		src = "Schema: " + source(t.Pos)
+	}
+	return g.docComment(t.Name, t.Doc, t.Pos, []string{notes}, t.Versions, t.Deprecated, src)
 }
 
-// docNotes is doc with notes of the generator's own, paragraphs placed
-// after the schema's text.
-func (g *generator) docNotes(name, text, notes string, vs model.VersionSet, deprecated string) *jen.Statement {
+// fieldDoc renders the doc comment of field fd of struct t: the schema's
+// text, or where the schema defines the property when it says nothing.
+func (g *generator) fieldDoc(t *model.Type, fd *model.Field) *jen.Statement {
+	return g.docComment(fd.GoName, fd.Doc, fd.Pos, nil, fd.Versions, "", "")
+}
+
+// valueDoc renders the doc comment of value v of enum t.
+func (g *generator) valueDoc(t *model.Type, v *model.EnumValue) *jen.Statement {
+	return g.docComment(v.GoName, v.GoName+" is the "+t.Name+" value "+quoteJSON(v.Value)+".", model.Pos{}, nil, v.Versions, "", "")
+}
+
+// docComment renders a doc comment for name: text (wrapped as written),
+// else the source pos, then the paragraphs of notes, a version note, the
+// deprecation and last.
+func (g *generator) docComment(name, text string, pos model.Pos, notes []string, vs model.VersionSet, deprecated, last string) *jen.Statement {
 	text = strings.TrimSpace(text)
 	var b strings.Builder
 	switch {
+	case text == "" && pos.File == "":
+		panic(fmt.Sprintf("gen: no text and no source for the doc comment of %s", name))
 	case text == "":
-		fmt.Fprintf(&b, "%s is defined by the MCP schema.", name)
+		fmt.Fprintf(&b, "%s: %s", name, source(pos))
 	case strings.HasPrefix(text, name+" "):
 		b.WriteString(text)
 	default:
 		fmt.Fprintf(&b, "%s: %s", name, text)
 	}
-	if notes != "" {
-		b.WriteString("\n\n" + notes)
-	}
-	if since := g.m.Since(vs); since != "" {
-		b.WriteString("\n\n" + since)
-	}
+	paras := append(notes, g.m.Since(vs))
 	if deprecated != "" {
-		b.WriteString("\n\nDeprecated: " + deprecated)
+		paras = append(paras, "Deprecated: "+deprecated)
+	}
+	for _, p := range append(paras, last) {
+		if p != "" {
+			b.WriteString("\n\n" + p)
+		}
 	}
 	return lineComments(sanitizeComment(b.String()))
+}
+
+// source renders where the schema defines a node: the schema file's folder
+// and name, which name its version (2026-07-28/schema.json) or golden case,
+// and the JSON pointer. The rest of the path is left out: it differs from
+// machine to machine, and between make generate, which is given a relative
+// path, and the stale check, which is given an absolute one, and the two
+// must write the same bytes.
+func source(p model.Pos) string {
+	parts := strings.Split(filepath.ToSlash(p.File), "/")
+	if n := len(parts); n >= 2 && parts[n-2] != "." && parts[n-2] != ".." && parts[n-2] != "" {
+		parts = parts[n-2:]
+	} else {
+		parts = parts[n-1:]
+	}
+	return strings.Join(parts, "/") + "#" + p.Pointer
 }
 
 // lineComments renders text as // lines (jennifer would use a block

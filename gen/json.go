@@ -3,7 +3,9 @@ package gen
 import (
 	"encoding/json"
 	"fmt"
+	"go/token"
 	"strings"
+	"unicode"
 
 	"github.com/dave/jennifer/jen"
 
@@ -53,11 +55,7 @@ func (g *generator) unmarshal(f *jen.File, t *model.Type) {
 
 func (g *generator) decodeStruct(t *model.Type) []jen.Code {
 	var cases []jen.Code
-	var required uint64
 	for i, fd := range t.Fields {
-		if fd.Required != 0 {
-			required |= 1 << uint(i)
-		}
 		stmts := []jen.Code{jen.Id("seen").Op("|=").Add(g.presenceBit(t, i))}
 		target := jen.Id("x").Dot(fd.GoName)
 		switch {
@@ -81,7 +79,13 @@ func (g *generator) decodeStruct(t *model.Type) []jen.Code {
 		cases = append(cases, jen.Default().Block(
 			jen.Return(errCall("AtKey", errCall("UnknownProperty"), jen.String().Parens(jen.Id("key"))))))
 	}
-	return []jen.Code{
+	// x starts zero, so missing needs setting only where t requires something.
+	tail := []jen.Code{jen.Id("x").Dot("has").Op("=").Id("seen")}
+	if name := g.required[t.Name]; name != "" {
+		tail = append(tail, jen.Id("x").Dot("missing").Op("=").Id(name).Op("&^").Id("seen"))
+	}
+	tail = append(tail, jen.Return(jen.Nil()))
+	return append([]jen.Code{
 		jen.Op("*").Id("x").Op("=").Id(t.Name).Values(),
 		jen.If(jen.Err().Op(":=").Id("s").Dot("ObjectStart").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Var().Id("seen").Uint64(),
@@ -91,10 +95,7 @@ func (g *generator) decodeStruct(t *model.Type) []jen.Code {
 			jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
 			jen.Switch(jen.String().Parens(jen.Id("key"))).Block(cases...),
 		),
-		jen.Id("x").Dot("has").Op("=").Id("seen"),
-		jen.Id("x").Dot("missing").Op("=").Lit(required).Op("&^").Id("seen"),
-		jen.Return(jen.Nil()),
-	}
+	}, tail...)
 }
 
 func (g *generator) decodeConst(t *model.Type, wrap func(jen.Code) jen.Code) []jen.Code {
@@ -364,15 +365,24 @@ func (g *generator) decodeGroup(t *model.Type, grp *model.PickGroup) []jen.Code 
 	)
 }
 
-// decodeCase chooses among a case's candidates and decodes the winner.
+// decodeCase chooses among a case's candidates and decodes the winner. It
+// names, in constants local to the case, the bits of the keys it looks for
+// (bits of present) and of the candidates (bits of top).
 func (g *generator) decodeCase(t *model.Type, c *model.PickCase) []jen.Code {
 	if len(c.Variants) == 1 {
 		return g.decodeVariant(t, c.Variants[0])
 	}
-	index := map[string]int{}
-	for i, vi := range c.Variants {
-		index[t.Variants[vi].Name()] = i
+	keyNames := localNames("key", c.Keys)
+	var variants []string
+	for _, vi := range c.Variants {
+		variants = append(variants, t.Variants[vi].Name())
 	}
+	variantNames := localNames("variant", variants)
+	index := map[string]int{}
+	for i, v := range variants {
+		index[v] = i
+	}
+	variant := func(i int) *jen.Statement { return jen.Id(variantNames[i]) }
 	var out []jen.Code
 	present := jen.Lit(0)
 	if len(c.Keys) > 0 {
@@ -381,17 +391,23 @@ func (g *generator) decodeCase(t *model.Type, c *model.PickCase) []jen.Code {
 			keys = append(keys, jen.Lit(k))
 		}
 		out = append(out,
+			jen.Comment("The keys that tell the variants apart, as bits of present."),
+			bitConsts(keyNames),
 			jen.List(jen.Id("present"), jen.Err()).Op(":=").Id("objectKeys").Call(jen.Id("raw"), jen.Index().String().Values(keys...)),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 		present = jen.Id("present")
 	}
 	var req, decl []jen.Code
 	for i := range c.Variants {
-		req = append(req, jen.Lit(c.Required[i]))
-		decl = append(decl, jen.Lit(c.Declared[i]))
+		// A row a line, in the order of the variants.
+		req = append(req, jen.Line().Add(keyMask(c.Required[i], keyNames)))
+		decl = append(decl, jen.Line().Add(keyMask(c.Declared[i], keyNames)))
 	}
+	req, decl = append(req, jen.Line()), append(decl, jen.Line())
 	n := len(c.Variants)
 	out = append(out,
+		jen.Comment("The variants, as bits of top, and the keys each requires and declares."),
+		bitConsts(variantNames),
 		jen.Id("required").Op(":=").Index(jen.Lit(n)).Uint64().Values(req...),
 		jen.Id("declared").Op(":=").Index(jen.Lit(n)).Uint64().Values(decl...))
 	// Gates: a conditional rule whose condition fails rules its variant out.
@@ -408,11 +424,14 @@ func (g *generator) decodeCase(t *model.Type, c *model.PickCase) []jen.Code {
 			}
 			out = append(out, jen.Comment(r.Reason), jen.If(when).Block(gate))
 		}
-		var both jen.Code = jen.Id("top").Op("&").Lit(uint64(1) << uint(pi)).Op("!=").Lit(0)
+		both := jen.Id("top").Op("&").Add(variant(pi)).Op("!=").Lit(0)
 		if r.Over != "" {
-			both = jen.Add(both).Op("&&").Id("top").Op("&").Lit(uint64(1) << uint(index[r.Over])).Op("!=").Lit(0)
+			both = both.Op("&&").Id("top").Op("&").Add(variant(index[r.Over])).Op("!=").Lit(0)
 		}
-		ties = append(ties, jen.If(jen.Add(both).Op("&&").Add(cond)).Block(jen.Id("top").Op("=").Lit(uint64(1)<<uint(pi))))
+		if len(r.Path) > 0 {
+			both = both.Op("&&").Add(cond)
+		}
+		ties = append(ties, jen.If(both).Block(jen.Id("top").Op("=").Add(variant(pi))))
 	}
 	out = append(out, jen.Id("top").Op(":=").Id("topVariants").Call(present, jen.Id("required").Index(jen.Empty(), jen.Empty()), jen.Id("declared").Index(jen.Empty(), jen.Empty())))
 	if len(ties) > 0 {
@@ -420,12 +439,70 @@ func (g *generator) decodeCase(t *model.Type, c *model.PickCase) []jen.Code {
 	}
 	var cases []jen.Code
 	for i := range c.Variants {
-		cases = append(cases, jen.Case(jen.Lit(uint64(1)<<uint(i))).Block(g.decodeVariant(t, c.Variants[i])...))
+		cases = append(cases, jen.Case(variant(i)).Block(g.decodeVariant(t, c.Variants[i])...))
 	}
 	cases = append(cases, jen.Case(jen.Lit(0)).Block(jen.Return(errCall("NoVariant", jen.Lit(t.Name), jen.Qual(jsonrpcPkg, "KindObject")))))
 	out = append(out, jen.Switch(jen.Id("top")).Block(cases...),
 		jen.Return(fieldErr("matches more than one "+t.Name+" variant equally well")))
 	return out
+}
+
+// localNames names the constants of a decoder's local bits: prefix and
+// each of names as a Go identifier ("_meta" gives keyMeta), numbered when
+// that leaves nothing or a name already given.
+func localNames(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	used := map[string]bool{}
+	for i, name := range names {
+		var b strings.Builder
+		upper := true
+		for _, r := range name {
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r) && b.Len() > 0:
+				if upper {
+					r = unicode.ToUpper(r)
+				}
+				b.WriteRune(r)
+				upper = false
+			default:
+				upper = true
+			}
+		}
+		id := prefix + b.String()
+		if b.Len() == 0 || used[id] || !token.IsIdentifier(id) {
+			id = fmt.Sprintf("%s%d", prefix, i)
+		}
+		used[id] = true
+		out[i] = id
+	}
+	return out
+}
+
+// bitConsts declares names as the bits 1, 2, 4, ... of a uint64.
+func bitConsts(names []string) jen.Code {
+	var defs []jen.Code
+	for i, name := range names {
+		d := jen.Id(name)
+		if i == 0 {
+			d = d.Uint64().Op("=").Lit(1).Op("<<").Iota()
+		}
+		defs = append(defs, d)
+	}
+	return jen.Const().Defs(defs...)
+}
+
+// keyMask writes mask, a set of bits of keys, with their names.
+func keyMask(mask uint64, names []string) jen.Code {
+	var parts []jen.Code
+	for i, name := range names {
+		if mask&(1<<uint(i)) != 0 {
+			parts = append(parts, jen.Id(name))
+		}
+	}
+	if len(parts) == 0 {
+		return jen.Lit(0)
+	}
+	return joinOr(parts)
 }
 
 func ruleCond(r *model.PickRule) *jen.Statement {
@@ -462,7 +539,8 @@ func (g *generator) marshal(f *jen.File, t *model.Type) {
 	case t.Kind == model.Union && g.scalarUnion(t):
 		var cases []jen.Code
 		for _, v := range scalarVariants(t) {
-			cases = append(cases, jen.Case(jen.Lit(v.kind)).Block(g.appendPrim(jen.Id("x").Dot(v.field), v.prim, plainErr)...))
+			code, _ := g.appendPrim(jen.Id("x").Dot(v.field), v.prim, plainErr)
+			cases = append(cases, jen.Case(jen.Lit(v.kind)).Block(code...))
 		}
 		cases = append(cases, jen.Default().Block(jen.Return(jen.Id("dst"), fieldErr(t.Name+" holds no value"))))
 		body = []jen.Code{jen.Var().Err().Error(), jen.Switch(jen.Id("x").Dot("kind")).Block(cases...), jen.Return(jen.Id("dst"), jen.Err())}
@@ -472,28 +550,32 @@ func (g *generator) marshal(f *jen.File, t *model.Type) {
 			jen.Return(jen.Id("x").Dot("Value").Dot("appendJSON").Call(jen.Id("dst"))),
 		}
 	default:
-		body = append(g.appendValue(jen.Id("x"), t, true, plainErr, 0), jen.Return(jen.Id("dst"), jen.Nil()))
-		body = declareErr(body, 0)
+		code, assignsErr := g.appendValue(jen.Id("x"), t, true, plainErr, 0)
+		if assignsErr {
+			body = append(body, jen.Var().Err().Error())
+		}
+		body = append(append(body, code...), jen.Return(jen.Id("dst"), jen.Nil()))
 	}
 	f.Func().Params(recv(t)).Id("appendJSON").Params(jen.Id("dst").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(body...)
 }
 
 func (g *generator) encodeStruct(t *model.Type) []jen.Code {
-	body := []jen.Code{
-		jen.Id("start").Op(":=").Len(jen.Id("dst")),
-	}
+	var body []jen.Code
+	needErr := false
 	for i, fd := range t.Fields {
 		key := jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit(fmt.Sprintf(",%s:", quoteJSON(fd.JSON))).Op("..."))
 		var value []jen.Code
+		var assignsErr bool
 		target := jen.Id("x").Dot(fd.GoName)
 		switch {
 		case isConst(fd):
 			value = []jen.Code{jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit(fd.Type.Const).Op("..."))}
 		case g.pointerField(fd):
-			value = g.appendValue(target, fd.Type, false, atField(fd.JSON), 0)
+			value, assignsErr = g.appendValue(target, fd.Type, false, atField(fd.JSON), 0)
 		default:
-			value = g.appendValue(target, fd.Type, true, atField(fd.JSON), 0)
+			value, assignsErr = g.appendValue(target, fd.Type, true, atField(fd.JSON), 0)
 		}
+		needErr = needErr || assignsErr
 		var cond jen.Code
 		switch {
 		case g.emitAlways(t, fd), isConst(fd) && fd.Required.Has(fd.Versions.Newest()):
@@ -521,18 +603,11 @@ func (g *generator) encodeStruct(t *model.Type) []jen.Code {
 		jen.Id("dst").Index(jen.Id("start")).Op("=").LitRune('{'),
 		jen.Return(jen.Append(jen.Id("dst"), jen.LitRune('}')), jen.Nil()),
 	)
-	return declareErr(body, 1)
-}
-
-// declareErr inserts "var err error" at index i of body when the body uses
-// err.
-func declareErr(body []jen.Code, i int) []jen.Code {
-	if !strings.Contains(fmt.Sprintf("%#v", jen.Block(body...)), "err") {
-		return body
+	head := []jen.Code{jen.Id("start").Op(":=").Len(jen.Id("dst"))}
+	if needErr {
+		head = append(head, jen.Var().Err().Error())
 	}
-	out := append([]jen.Code{}, body[:i]...)
-	out = append(out, jen.Var().Err().Error())
-	return append(out, body[i:]...)
+	return append(head, body...)
 }
 
 func quoteJSON(s string) string {
@@ -552,70 +627,97 @@ func isNilable(n, t *model.Type) bool {
 }
 
 // nonZero is the condition under which an optional field built in Go is
-// written.
+// written: its value is not the Go zero of its type.
 func (g *generator) nonZero(target *jen.Statement, fd *model.Field) jen.Code {
+	return g.zeroTest(target, fd, false)
+}
+
+// zero is the negation of nonZero, written directly: the field holds the Go
+// zero of its type.
+func (g *generator) zero(target *jen.Statement, fd *model.Field) jen.Code {
+	return g.zeroTest(target, fd, true)
+}
+
+// zeroTest compares target with the zero of its type: == when isZero,
+// != otherwise.
+func (g *generator) zeroTest(target *jen.Statement, fd *model.Field, isZero bool) jen.Code {
+	op := "!="
+	if isZero {
+		op = "=="
+	}
 	if g.pointerField(fd) {
-		return jen.Add(target.Clone()).Op("!=").Nil()
+		return jen.Add(target.Clone()).Op(op).Nil()
 	}
 	n := g.named(fd.Type)
 	switch n.Kind {
 	case model.Array, model.Map, model.Raw:
-		return jen.Add(target.Clone()).Op("!=").Nil()
+		return jen.Add(target.Clone()).Op(op).Nil()
 	case model.Enum:
-		return jen.Add(target.Clone()).Op("!=").Lit("")
+		return jen.Add(target.Clone()).Op(op).Lit("")
 	case model.Union:
 		if g.scalarUnion(n) {
+			if isZero {
+				return jen.Add(target.Clone()).Dot("IsZero").Call()
+			}
 			return jen.Op("!").Add(target.Clone()).Dot("IsZero").Call()
 		}
-		return jen.Add(target.Clone()).Dot("Value").Op("!=").Nil()
+		return jen.Add(target.Clone()).Dot("Value").Op(op).Nil()
 	case model.Primitive:
 		if n.Nullable {
-			return jen.Add(target.Clone()).Op("!=").Nil()
+			return jen.Add(target.Clone()).Op(op).Nil()
 		}
 		switch n.Prim {
 		case model.String:
-			return jen.Add(target.Clone()).Op("!=").Lit("")
+			return jen.Add(target.Clone()).Op(op).Lit("")
 		case model.Boolean:
+			if isZero {
+				return jen.Op("!").Add(target.Clone())
+			}
 			return target.Clone()
 		}
-		return jen.Add(target.Clone()).Op("!=").Lit(0)
+		return jen.Add(target.Clone()).Op(op).Lit(0)
 	case model.Struct:
-		return jen.True()
+		return jen.Lit(!isZero)
 	}
 	panic(fmt.Sprintf("gen: no zero test for %s", n.Kind))
 }
 
-func (g *generator) appendPrim(v *jen.Statement, p model.Prim, wrap func(jen.Code) jen.Code) []jen.Code {
+// appendPrim appends v, a primitive of kind p, to dst. assignsErr reports
+// whether the code assigns err, which its caller then declares: only a
+// number can fail to encode (NaN and the infinities have no JSON).
+func (g *generator) appendPrim(v *jen.Statement, p model.Prim, wrap func(jen.Code) jen.Code) (code []jen.Code, assignsErr bool) {
 	switch p {
 	case model.String:
-		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendString").Call(jen.Id("dst"), jen.String().Parens(v))}
+		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendString").Call(jen.Id("dst"), jen.String().Parens(v))}, false
 	case model.Integer:
-		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendInt").Call(jen.Id("dst"), jen.Int64().Parens(v))}
+		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendInt").Call(jen.Id("dst"), jen.Int64().Parens(v))}, false
 	case model.Number:
 		return []jen.Code{
 			jen.List(jen.Id("dst"), jen.Err()).Op("=").Qual(jsonrpcPkg, "AppendFloatChecked").Call(jen.Id("dst"), jen.Float64().Parens(v)),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("dst"), wrap(jen.Err()))),
-		}
+		}, true
 	}
-	return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendBool").Call(jen.Id("dst"), jen.Bool().Parens(v))}
+	return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendBool").Call(jen.Id("dst"), jen.Bool().Parens(v))}, false
 }
 
 // appendValue appends v, of type t, to dst. required says that a nil
-// slice or map is written as empty rather than as null.
-func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, wrap func(jen.Code) jen.Code, depth int) []jen.Code {
+// slice or map is written as empty rather than as null. assignsErr
+// reports whether the code assigns err, which its caller then declares.
+func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, wrap func(jen.Code) jen.Code, depth int) (code []jen.Code, assignsErr bool) {
 	switch t.Kind {
 	case model.Ref, model.Alias:
 		return []jen.Code{
 			jen.List(jen.Id("dst"), jen.Err()).Op("=").Add(v.Clone()).Dot("appendJSON").Call(jen.Id("dst")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("dst"), wrap(jen.Err()))),
-		}
+		}, true
 	case model.Enum:
 		return g.appendPrim(v, model.String, wrap)
 	case model.Primitive:
 		if t.Nullable {
+			value, assignsErr := g.appendPrim(jen.Op("*").Add(v.Clone()), t.Prim, wrap)
 			return []jen.Code{jen.If(jen.Add(v.Clone()).Op("==").Nil()).Block(
 				jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit("null").Op("...")),
-			).Else().Block(g.appendPrim(jen.Op("*").Add(v.Clone()), t.Prim, wrap)...)}
+			).Else().Block(value...)}, assignsErr
 		}
 		return g.appendPrim(v, t.Prim, wrap)
 	case model.Raw:
@@ -623,30 +725,31 @@ func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, 
 		if t.RawKind == model.AnyObject {
 			def = "{}"
 		}
-		return []jen.Code{jen.Id("dst").Op("=").Id("appendRaw").Call(jen.Id("dst"), v.Clone(), jen.Lit(def))}
+		return []jen.Code{jen.Id("dst").Op("=").Id("appendRaw").Call(jen.Id("dst"), v.Clone(), jen.Lit(def))}, false
 	case model.Array:
 		i := fmt.Sprintf("i%d", depth)
 		inner := compose(atIndex(i), wrap)
-		loop := []jen.Code{
+		elem, assignsErr := g.appendValue(jen.Add(v.Clone()).Index(jen.Id(i)), t.Elem, true, inner, depth+1)
+		return []jen.Code{
 			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('[')),
 			jen.For(jen.Id(i).Op(":=").Range().Add(v.Clone())).Block(append([]jen.Code{
 				jen.If(jen.Id(i).Op(">").Lit(0)).Block(jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(','))),
-			}, g.appendValue(jen.Add(v.Clone()).Index(jen.Id(i)), t.Elem, true, inner, depth+1)...)...),
+			}, elem...)...),
 			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(']')),
-		}
-		return loop
+		}, assignsErr
 	case model.Map:
 		k := fmt.Sprintf("k%d", depth)
 		inner := compose(atKey(k), wrap)
+		elem, assignsErr := g.appendValue(jen.Add(v.Clone()).Index(jen.Id(k)), t.Elem, true, inner, depth+1)
 		return []jen.Code{
 			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('{')),
 			jen.For(jen.List(jen.Id("n"+k), jen.Id(k)).Op(":=").Range().Id("sortedKeys").Call(v.Clone())).Block(append([]jen.Code{
 				jen.If(jen.Id("n" + k).Op(">").Lit(0)).Block(jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(','))),
 				jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendString").Call(jen.Id("dst"), jen.Id(k)),
 				jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(':')),
-			}, g.appendValue(jen.Add(v.Clone()).Index(jen.Id(k)), t.Elem, true, inner, depth+1)...)...),
+			}, elem...)...),
 			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('}')),
-		}
+		}, assignsErr
 	}
 	panic(fmt.Sprintf("gen: cannot encode %s", t.Kind))
 }

@@ -2,8 +2,14 @@ package gen_test
 
 import (
 	"bytes"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +36,13 @@ func TestStale(t *testing.T) {
 	files, err := pipeline.Protocol(allSchemas(t), "mcp")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Doc comments name the schema file each type comes from, but never by
+	// the path this machine keeps it at.
+	for name, src := range files {
+		if bytes.Contains(src, []byte(sharedtest.Dir(t))) {
+			t.Errorf("%s holds the path of the shared folder, %s", name, sharedtest.Dir(t))
+		}
 	}
 	dir := filepath.Join(repoRoot(t), "generated", "mcp")
 	if *update {
@@ -114,15 +127,19 @@ func TestWriteDirKeeps(t *testing.T) {
 	if err := gen.WriteDir(dir, map[string][]byte{"types_gen.go": []byte("// " + gen.Header + "\n\npackage mcp\n")}); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{
-		"types_gen.go":                          "// " + gen.Header + "\n\npackage mcp\n",
-		"hand_test.go":                          "package mcp\n",
-		"testdata/examples/2026-07-28/X/x.json": "{}\n",
+	for _, tt := range []struct {
+		name, file, want string
+	}{
+		{"the new generated file", "types_gen.go", "// " + gen.Header + "\n\npackage mcp\n"},
+		{"a hand-written file", "hand_test.go", "package mcp\n"},
+		{"a testdata file", "testdata/examples/2026-07-28/X/x.json", "{}\n"},
 	} {
-		got, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil || string(got) != want {
-			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := os.ReadFile(filepath.Join(dir, tt.file))
+			if err != nil || string(got) != tt.want {
+				t.Errorf("%s = %q, %v; want %q", tt.file, got, err, tt.want)
+			}
+		})
 	}
 	if _, err := os.Stat(filepath.Join(dir, "old_gen.go")); !os.IsNotExist(err) {
 		t.Errorf("old_gen.go survived: %v", err)
@@ -157,4 +174,45 @@ func TestParallelOnOneModel(t *testing.T) {
 			t.Errorf("the two renders differ in %s", name)
 		}
 	}
+}
+
+// TestDeclsSpaced wants a blank line between every two top-level
+// declarations of every file of the protocol package, the support files'
+// copies included, and each file as gofmt writes it.
+func TestDeclsSpaced(t *testing.T) {
+	files, err := pipeline.Protocol(allSchemas(t), "mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if formatted, err := format.Source(files[name]); err != nil || !bytes.Equal(formatted, files[name]) {
+			t.Errorf("%s is not gofmt'ed (%v)", name, err)
+		}
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, name, files[name], parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prevEnd := 0
+		for _, d := range file.Decls {
+			start := d.Pos()
+			if doc := declDoc(d); doc != nil {
+				start = doc.Pos()
+			}
+			if line := fset.Position(start).Line; prevEnd > 0 && line <= prevEnd+1 {
+				t.Errorf("%s:%d: no blank line before the declaration", name, line)
+			}
+			prevEnd = fset.Position(d.End()).Line
+		}
+	}
+}
+
+func declDoc(d ast.Decl) *ast.CommentGroup {
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		return d.Doc
+	case *ast.GenDecl:
+		return d.Doc
+	}
+	return nil
 }

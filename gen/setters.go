@@ -20,20 +20,17 @@ import (
 type setter struct {
 	// method is the setter's name, from the model.
 	method string
-	// bit is the name of the constant holding the field's presence bit,
-	// "bit" + the struct's name + the field's Go name, as the version bits
-	// are "bit" + the version's name.
+	// bit is the name of the constant holding the field's presence bit
+	// (see presenceNames).
 	bit string
-	// index is the field's position in its struct, the bit's position.
-	index int
 }
 
 // generatedNames are the unexported package-level names the generator
-// declares (methods.go, dispatch.go), besides the version bits.
-var generatedNames = []string{"allVersions", "methods", "newMessage", "decodeParams", "call"}
+// declares (versions.go, methods.go), besides the version bits.
+var generatedNames = []string{"allVersions", "methods", "messageTypes", "newMessage"}
 
-// nameSetters collects the model's setters and names their presence bits,
-// refusing a name that the package already declares.
+// nameSetters names the presence bits (see presenceNames), refusing a name
+// that the package already declares, and collects the model's setters.
 func (g *generator) nameSetters() error {
 	pkgNames, err := supportNames()
 	if err != nil {
@@ -45,24 +42,22 @@ func (g *generator) nameSetters() error {
 	for _, name := range generatedNames {
 		pkgNames[name] = "the generated declaration " + name
 	}
+	if err := g.presenceNames(pkgNames); err != nil {
+		return err
+	}
 	g.setters = map[*model.Field]*setter{}
 	for _, t := range g.m.Types {
 		if t.Kind != model.Struct {
 			continue
 		}
-		for i, fd := range t.Fields {
+		for _, fd := range t.Fields {
 			if fd.Setter == "" {
 				continue
 			}
 			if g.emitAlways(t, fd) || g.pointerField(fd) {
 				return fmt.Errorf("%s: %s.%s has the setter %s but is written without it", fd.Pos, t.Name, fd.GoName, fd.Setter)
 			}
-			s := &setter{method: fd.Setter, bit: "bit" + t.Name + fd.GoName, index: i}
-			if prev, dup := pkgNames[s.bit]; dup {
-				return &model.Error{Pos: fd.Pos, Msg: fmt.Sprintf("%s: the presence bit of property %q needs the name %s, already %s", t.Name, fd.JSON, s.bit, prev)}
-			}
-			pkgNames[s.bit] = fmt.Sprintf("the presence bit of %s.%s", t.Name, fd.GoName)
-			g.setters[fd] = s
+			g.setters[fd] = &setter{method: fd.Setter, bit: g.bits[fd]}
 		}
 	}
 	return nil
@@ -112,15 +107,6 @@ func supportNames() (map[string]string, error) {
 	return names, nil
 }
 
-// presenceBit is the presence bit of field i of t as generated code writes
-// it: the setter's named constant when the field has one, else the literal.
-func (g *generator) presenceBit(t *model.Type, i int) jen.Code {
-	if s := g.setters[t.Fields[i]]; s != nil {
-		return jen.Id(s.bit)
-	}
-	return fieldBit(i)
-}
-
 // hasSetters reports whether any field of t has a setter.
 func (g *generator) hasSetters(t *model.Type) bool {
 	for _, fd := range t.Fields {
@@ -131,16 +117,14 @@ func (g *generator) hasSetters(t *model.Type) bool {
 	return false
 }
 
-// setterDecls renders, after struct t, the presence bit and the setter of
-// each field that needs one.
+// setterDecls renders, after struct t, the setter of each field that
+// needs one.
 func (g *generator) setterDecls(f *jen.File, t *model.Type) {
 	for _, fd := range t.Fields {
 		s := g.setters[fd]
 		if s == nil {
 			continue
 		}
-		f.Comment(fmt.Sprintf("%s is the bit of %s in the has and missing fields of %s.", s.bit, fd.JSON, t.Name))
-		f.Const().Id(s.bit).Op("=").Add(fieldBit(s.index))
 		zero := "zero"
 		if g.named(fd.Type).Prim == model.Boolean {
 			zero = "false"

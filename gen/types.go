@@ -12,7 +12,7 @@ import (
 func (g *generator) types() *jen.File {
 	f := g.newFile()
 	for _, t := range g.m.Types {
-		f.Add(g.docNotes(t.Name, t.Doc, g.unionNotes(t), t.Versions, t.Deprecated))
+		f.Add(g.typeDoc(t, g.unionNotes(t)))
 		switch t.Kind {
 		case model.Struct:
 			g.structType(f, t)
@@ -26,7 +26,7 @@ func (g *generator) types() *jen.File {
 			f.Type().Id(t.Name).String()
 			var consts []jen.Code
 			for _, v := range t.Values {
-				consts = append(consts, g.doc(v.GoName, "", v.Versions, "").Line().Id(v.GoName).Id(t.Name).Op("=").Lit(v.Value))
+				consts = append(consts, g.valueDoc(t, v).Line().Id(v.GoName).Id(t.Name).Op("=").Lit(v.Value))
 			}
 			f.Comment("The values of " + t.Name + ", in schema order.")
 			f.Const().Defs(consts...)
@@ -45,6 +45,7 @@ func (g *generator) types() *jen.File {
 			}
 		}
 		if t.Kind == model.Struct {
+			g.presenceDecls(f, t)
 			g.setterDecls(f, t)
 		}
 	}
@@ -69,7 +70,7 @@ func (g *generator) structType(f *jen.File, t *model.Type) {
 		if !g.emitAlways(t, fd) {
 			tag += ",omitempty"
 		}
-		fields = append(fields, jen.Add(g.doc(fd.GoName, fd.Doc, fd.Versions&^t.Versions|fd.Versions, "")).Line().
+		fields = append(fields, jen.Add(g.fieldDoc(t, fd)).Line().
 			Id(fd.GoName).Add(g.fieldType(fd)).Tag(map[string]string{"json": tag}))
 	}
 	if t.Extra != nil {
@@ -79,6 +80,9 @@ func (g *generator) structType(f *jen.File, t *model.Type) {
 	presence := "has marks the properties present in decoded input; missing marks\nrequired ones that were absent. Values built in Go leave both zero."
 	if g.hasSetters(t) {
 		presence = "has marks the properties present in decoded input or set with a Set\nmethod; missing marks required ones that decoded input lacked."
+	}
+	if len(t.Fields) > 0 {
+		presence += "\nTheir bits, " + g.bits[t.Fields[0]] + " to " + g.bits[t.Fields[len(t.Fields)-1]] + ", follow " + t.Name + "."
 	}
 	fields = append(fields,
 		jen.Line().Add(lineComments(presence)).Line().

@@ -194,7 +194,7 @@ func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.C
 			absent = jen.Add(absent).Op("||").Add(target.Clone()).Dot("Value").Op("==").Nil()
 		case !g.emitAlways(t, fd):
 			// Written only when set: a zero value built in Go is absent.
-			absent = jen.Add(absent).Op("||").Id("x").Dot("has").Op("&").Add(g.presenceBit(t, i)).Op("==").Lit(0).Op("&&").Op("!").Parens(g.nonZero(target, fd))
+			absent = jen.Add(absent).Op("||").Id("x").Dot("has").Op("&").Add(g.presenceBit(t, i)).Op("==").Lit(0).Op("&&").Add(g.zero(target, fd))
 		}
 		out = append(out, jen.If(jen.Parens(absent).Op("&&").Id("vb").Op("&").Add(g.versionMask(fd.Required)).Op("!=").Lit(0)).Block(
 			jen.Return(wrap(errCall("Required")))))

@@ -52,12 +52,12 @@ func TestBareFileTakesVersionFromDirectory(t *testing.T) {
 	if code, stderr := mcpgen(t, "protocol", "--schema", file, "--out", out, "--package", "mcp"); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	src, err := os.ReadFile(filepath.Join(out, "methods_gen.go"))
+	src, err := os.ReadFile(filepath.Join(out, "versions_gen.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(src, []byte(`"2026-07-28"`)) {
-		t.Error("methods_gen.go does not name version 2026-07-28")
+		t.Error("versions_gen.go does not name version 2026-07-28")
 	}
 }
 

@@ -195,15 +195,19 @@ func TestDecodeExtraError(t *testing.T) {
 }
 
 func TestAppendCompact(t *testing.T) {
-	for in, want := range map[string]string{
-		`{"a":1}`:               `{"a":1}`,
-		"{\n  \"a\": [1, 2]\n}": `{"a":[1,2]}`,
-		"\"x\"\r\n":             `"x"`,
-		"{\n":                   "{\n", // not JSON: copied
+	for _, tt := range []struct {
+		name, in, want string
+	}{
+		{"compact already", `{"a":1}`, `{"a":1}`},
+		{"indented", "{\n  \"a\": [1, 2]\n}", `{"a":[1,2]}`},
+		{"trailing CRLF", "\"x\"\r\n", `"x"`},
+		{"not JSON is copied", "{\n", "{\n"},
 	} {
-		if got := string(appendCompact(nil, []byte(in))); got != want {
-			t.Errorf("appendCompact(%q) = %q, want %q", in, got, want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(appendCompact(nil, []byte(tt.in))); got != tt.want {
+				t.Errorf("appendCompact(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
 	}
 	if n := testing.AllocsPerRun(100, func() { appendCompact(make([]byte, 0, 64), []byte(`{"a":1}`)) }); n > 1 {
 		t.Errorf("compact JSON allocates %v times", n)

@@ -14,6 +14,7 @@ import (
 func (x *Annotations) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 	*x = Annotations{}
 	if err := s.ObjectStart(); err != nil {
@@ -30,7 +31,7 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "audience":
-			seen |= uint64(0x1)
+			seen |= bitAnnotationsAudience
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "audience")
 			}
@@ -50,12 +51,12 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "lastModified":
-			seen |= uint64(0x2)
+			seen |= bitAnnotationsLastModified
 			if err := decodeString(s, &x.LastModified); err != nil {
 				return fielderr.AtField(err, "lastModified")
 			}
 		case "priority":
-			seen |= uint64(0x4)
+			seen |= bitAnnotationsPriority
 			if err := decodeFloat(s, &x.Priority); err != nil {
 				return fielderr.AtField(err, "priority")
 			}
@@ -66,7 +67,6 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -74,10 +74,11 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 func (x Annotations) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Audience != nil || x.has&uint64(0x1) != 0 {
+	if x.Audience != nil || x.has&bitAnnotationsAudience != 0 {
 		dst = append(dst, ",\"audience\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Audience {
@@ -91,11 +92,11 @@ func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x2) != 0 || x.LastModified != "" {
+	if x.has&bitAnnotationsLastModified != 0 || x.LastModified != "" {
 		dst = append(dst, ",\"lastModified\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.LastModified))
 	}
-	if x.has&uint64(0x4) != 0 || x.Priority != 0 {
+	if x.has&bitAnnotationsPriority != 0 || x.Priority != 0 {
 		dst = append(dst, ",\"priority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Priority))
 		if err != nil {
@@ -114,6 +115,7 @@ func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
 func (x *AudioContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 	*x = AudioContent{}
 	if err := s.ObjectStart(); err != nil {
@@ -130,28 +132,28 @@ func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitAudioContentMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitAudioContentAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return fielderr.AtField(err, "annotations")
 			}
 		case "data":
-			seen |= uint64(0x4)
+			seen |= bitAudioContentData
 			if err := decodeString(s, &x.Data); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "mimeType":
-			seen |= uint64(0x8)
+			seen |= bitAudioContentMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
 		case "type":
-			seen |= uint64(0x10)
+			seen |= bitAudioContentType
 			if err := decodeConstString(s, "audio", "\"audio\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -162,7 +164,7 @@ func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1c) &^ seen
+	x.missing = requiredAudioContent &^ seen
 	return nil
 }
 
@@ -170,10 +172,11 @@ func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 func (x AudioContent) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitAudioContentMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -184,15 +187,15 @@ func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitAudioContentData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Data))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitAudioContentMIMEType == 0 {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitAudioContentType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"audio\""...)
 	}
@@ -208,6 +211,7 @@ func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *BaseMetadata) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *BaseMetadata) decode(s *jsonrpc.Scanner) error {
 	*x = BaseMetadata{}
 	if err := s.ObjectStart(); err != nil {
@@ -224,12 +228,12 @@ func (x *BaseMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "name":
-			seen |= uint64(0x1)
+			seen |= bitBaseMetadataName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "title":
-			seen |= uint64(0x2)
+			seen |= bitBaseMetadataTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
@@ -240,7 +244,7 @@ func (x *BaseMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredBaseMetadata &^ seen
 	return nil
 }
 
@@ -248,13 +252,14 @@ func (x *BaseMetadata) decode(s *jsonrpc.Scanner) error {
 func (x BaseMetadata) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *BaseMetadata) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitBaseMetadataName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x2) != 0 || x.Title != "" {
+	if x.has&bitBaseMetadataTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -270,6 +275,7 @@ func (x *BaseMetadata) appendJSON(dst []byte) ([]byte, error) {
 func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *BlobResourceContents) decode(s *jsonrpc.Scanner) error {
 	*x = BlobResourceContents{}
 	if err := s.ObjectStart(); err != nil {
@@ -286,22 +292,22 @@ func (x *BlobResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitBlobResourceContentsMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "blob":
-			seen |= uint64(0x2)
+			seen |= bitBlobResourceContentsBlob
 			if err := decodeString(s, &x.Blob); err != nil {
 				return fielderr.AtField(err, "blob")
 			}
 		case "mimeType":
-			seen |= uint64(0x4)
+			seen |= bitBlobResourceContentsMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
 		case "uri":
-			seen |= uint64(0x8)
+			seen |= bitBlobResourceContentsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -312,7 +318,7 @@ func (x *BlobResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xa) &^ seen
+	x.missing = requiredBlobResourceContents &^ seen
 	return nil
 }
 
@@ -320,21 +326,22 @@ func (x *BlobResourceContents) decode(s *jsonrpc.Scanner) error {
 func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *BlobResourceContents) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitBlobResourceContentsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitBlobResourceContentsBlob == 0 {
 		dst = append(dst, ",\"blob\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Blob))
 	}
-	if x.has&uint64(0x4) != 0 || x.MIMEType != "" {
+	if x.has&bitBlobResourceContentsMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitBlobResourceContentsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -350,6 +357,7 @@ func (x *BlobResourceContents) appendJSON(dst []byte) ([]byte, error) {
 func (x *BooleanSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *BooleanSchema) decode(s *jsonrpc.Scanner) error {
 	*x = BooleanSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -366,22 +374,22 @@ func (x *BooleanSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitBooleanSchemaDefault
 			if err := decodeBool(s, &x.Default); err != nil {
 				return fielderr.AtField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitBooleanSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "title":
-			seen |= uint64(0x4)
+			seen |= bitBooleanSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x8)
+			seen |= bitBooleanSchemaType
 			if err := decodeConstString(s, "boolean", "\"boolean\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -392,7 +400,7 @@ func (x *BooleanSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x8) &^ seen
+	x.missing = requiredBooleanSchema &^ seen
 	return nil
 }
 
@@ -400,21 +408,22 @@ func (x *BooleanSchema) decode(s *jsonrpc.Scanner) error {
 func (x BooleanSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *BooleanSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Default {
+	if x.has&bitBooleanSchemaDefault != 0 || x.Default {
 		dst = append(dst, ",\"default\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.Default))
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitBooleanSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.has&uint64(0x4) != 0 || x.Title != "" {
+	if x.has&bitBooleanSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitBooleanSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"boolean\""...)
 	}
@@ -430,6 +439,7 @@ func (x *BooleanSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *CacheableResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CacheableResult) decode(s *jsonrpc.Scanner) error {
 	*x = CacheableResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -446,23 +456,23 @@ func (x *CacheableResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCacheableResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitCacheableResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return fielderr.AtField(err, "cacheScope")
 			}
 		case "resultType":
-			seen |= uint64(0x4)
+			seen |= bitCacheableResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
 		case "ttlMs":
-			seen |= uint64(0x8)
+			seen |= bitCacheableResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
@@ -473,7 +483,7 @@ func (x *CacheableResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xe) &^ seen
+	x.missing = requiredCacheableResult &^ seen
 	return nil
 }
 
@@ -481,6 +491,7 @@ func (x *CacheableResult) decode(s *jsonrpc.Scanner) error {
 func (x CacheableResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CacheableResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -491,18 +502,18 @@ func (x *CacheableResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCacheableResultCacheScope == 0 {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCacheableResultResultType == 0 {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCacheableResultTTLMs == 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -518,6 +529,7 @@ func (x *CacheableResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CacheableResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CacheableResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -533,6 +545,7 @@ func (x *CacheableResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x CacheableResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CacheableResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -542,6 +555,7 @@ func (x CacheableResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *CallToolRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 	*x = CallToolRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -558,22 +572,22 @@ func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitCallToolRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitCallToolRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitCallToolRequestMethod
 			if err := decodeConstString(s, "tools/call", "\"tools/call\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitCallToolRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -584,7 +598,7 @@ func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredCallToolRequest &^ seen
 	return nil
 }
 
@@ -592,25 +606,26 @@ func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 func (x CallToolRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CallToolRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitCallToolRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitCallToolRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCallToolRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tools/call\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCallToolRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -629,6 +644,7 @@ func (x *CallToolRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *CallToolRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = CallToolRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -645,33 +661,33 @@ func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCallToolRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "arguments":
-			seen |= uint64(0x2)
+			seen |= bitCallToolRequestParamsArguments
 			if err := decodeRawObject(s, &x.Arguments); err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
 		case "inputResponses":
-			seen |= uint64(0x4)
+			seen |= bitCallToolRequestParamsInputResponses
 			if err := x.InputResponses.decode(s); err != nil {
 				return fielderr.AtField(err, "inputResponses")
 			}
 		case "name":
-			seen |= uint64(0x8)
+			seen |= bitCallToolRequestParamsName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "requestState":
-			seen |= uint64(0x10)
+			seen |= bitCallToolRequestParamsRequestState
 			if err := decodeString(s, &x.RequestState); err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
 		case "task":
-			seen |= uint64(0x20)
+			seen |= bitCallToolRequestParamsTask
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
 				return fielderr.AtField(err, "task")
@@ -683,7 +699,7 @@ func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x9) &^ seen
+	x.missing = requiredCallToolRequestParams &^ seen
 	return nil
 }
 
@@ -691,6 +707,7 @@ func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x CallToolRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CallToolRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -701,22 +718,22 @@ func (x *CallToolRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.Arguments != nil || x.has&uint64(0x2) != 0 {
+	if x.Arguments != nil || x.has&bitCallToolRequestParamsArguments != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = appendRaw(dst, x.Arguments, "{}")
 	}
-	if x.InputResponses != nil || x.has&uint64(0x4) != 0 {
+	if x.InputResponses != nil || x.has&bitCallToolRequestParamsInputResponses != 0 {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "inputResponses")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCallToolRequestParamsName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x10) != 0 || x.RequestState != "" {
+	if x.has&bitCallToolRequestParamsRequestState != 0 || x.RequestState != "" {
 		dst = append(dst, ",\"requestState\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.RequestState))
 	}
@@ -739,6 +756,7 @@ func (x *CallToolRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *CallToolResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 	*x = CallToolResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -755,13 +773,13 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCallToolResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "content":
-			seen |= uint64(0x2)
+			seen |= bitCallToolResultContent
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "content")
 			}
@@ -781,17 +799,17 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "isError":
-			seen |= uint64(0x4)
+			seen |= bitCallToolResultIsError
 			if err := decodeBool(s, &x.IsError); err != nil {
 				return fielderr.AtField(err, "isError")
 			}
 		case "resultType":
-			seen |= uint64(0x8)
+			seen |= bitCallToolResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
 		case "structuredContent":
-			seen |= uint64(0x10)
+			seen |= bitCallToolResultStructuredContent
 			if err := decodeRawValue(s, &x.StructuredContent); err != nil {
 				return fielderr.AtField(err, "structuredContent")
 			}
@@ -802,7 +820,7 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xa) &^ seen
+	x.missing = requiredCallToolResult &^ seen
 	return nil
 }
 
@@ -810,6 +828,7 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 func (x CallToolResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -820,7 +839,7 @@ func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCallToolResultContent == 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Content {
@@ -834,15 +853,15 @@ func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x4) != 0 || x.IsError {
+	if x.has&bitCallToolResultIsError != 0 || x.IsError {
 		dst = append(dst, ",\"isError\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.IsError))
 	}
-	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
+	if x.has&bitCallToolResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.StructuredContent != nil || x.has&uint64(0x10) != 0 {
+	if x.StructuredContent != nil || x.has&bitCallToolResultStructuredContent != 0 {
 		dst = append(dst, ",\"structuredContent\":"...)
 		dst = appendRaw(dst, x.StructuredContent, "null")
 	}
@@ -858,6 +877,7 @@ func (x *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CallToolResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CallToolResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = CallToolResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -874,17 +894,17 @@ func (x *CallToolResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitCallToolResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitCallToolResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitCallToolResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return fielderr.AtField(err, "result")
 			}
@@ -895,7 +915,7 @@ func (x *CallToolResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredCallToolResultResponse &^ seen
 	return nil
 }
 
@@ -903,21 +923,22 @@ func (x *CallToolResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x CallToolResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CallToolResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCallToolResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCallToolResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCallToolResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -936,6 +957,7 @@ func (x *CallToolResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *CallToolResultResponseResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CallToolResultResponseResult) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -984,6 +1006,7 @@ func (x *CallToolResultResponseResult) decode(s *jsonrpc.Scanner) error {
 func (x CallToolResultResponseResult) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CallToolResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("CallToolResultResponseResult holds no value")
@@ -995,6 +1018,7 @@ func (x CallToolResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CancelTaskRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CancelTaskRequest) decode(s *jsonrpc.Scanner) error {
 	*x = CancelTaskRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -1011,22 +1035,22 @@ func (x *CancelTaskRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitCancelTaskRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitCancelTaskRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitCancelTaskRequestMethod
 			if err := decodeConstString(s, "tasks/cancel", "\"tasks/cancel\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitCancelTaskRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -1037,7 +1061,7 @@ func (x *CancelTaskRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredCancelTaskRequest &^ seen
 	return nil
 }
 
@@ -1045,25 +1069,26 @@ func (x *CancelTaskRequest) decode(s *jsonrpc.Scanner) error {
 func (x CancelTaskRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CancelTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCancelTaskRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCancelTaskRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelTaskRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tasks/cancel\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCancelTaskRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -1082,6 +1107,7 @@ func (x *CancelTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *CancelTaskRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CancelTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = CancelTaskRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -1098,7 +1124,7 @@ func (x *CancelTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "taskId":
-			seen |= uint64(0x1)
+			seen |= bitCancelTaskRequestParamsTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
@@ -1109,7 +1135,7 @@ func (x *CancelTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredCancelTaskRequestParams &^ seen
 	return nil
 }
 
@@ -1117,9 +1143,10 @@ func (x *CancelTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x CancelTaskRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CancelTaskRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCancelTaskRequestParamsTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
@@ -1135,6 +1162,7 @@ func (x *CancelTaskRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *CancelTaskResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 	*x = CancelTaskResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -1151,42 +1179,42 @@ func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCancelTaskResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "createdAt":
-			seen |= uint64(0x2)
+			seen |= bitCancelTaskResultCreatedAt
 			if err := decodeString(s, &x.CreatedAt); err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
-			seen |= uint64(0x4)
+			seen |= bitCancelTaskResultLastUpdatedAt
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
-			seen |= uint64(0x8)
+			seen |= bitCancelTaskResultPollInterval
 			if err := decodeInt(s, &x.PollInterval); err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
 		case "status":
-			seen |= uint64(0x10)
+			seen |= bitCancelTaskResultStatus
 			if err := x.Status.decode(s); err != nil {
 				return fielderr.AtField(err, "status")
 			}
 		case "statusMessage":
-			seen |= uint64(0x20)
+			seen |= bitCancelTaskResultStatusMessage
 			if err := decodeString(s, &x.StatusMessage); err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
 		case "taskId":
-			seen |= uint64(0x40)
+			seen |= bitCancelTaskResultTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
 		case "ttl":
-			seen |= uint64(0x80)
+			seen |= bitCancelTaskResultTTL
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
 				return fielderr.AtField(err, "ttl")
 			}
@@ -1197,7 +1225,7 @@ func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xd6) &^ seen
+	x.missing = requiredCancelTaskResult &^ seen
 	return nil
 }
 
@@ -1205,41 +1233,42 @@ func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 func (x CancelTaskResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CancelTaskResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitCancelTaskResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCancelTaskResultCreatedAt == 0 {
 		dst = append(dst, ",\"createdAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.CreatedAt))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelTaskResultLastUpdatedAt == 0 {
 		dst = append(dst, ",\"lastUpdatedAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.LastUpdatedAt))
 	}
-	if x.has&uint64(0x8) != 0 || x.PollInterval != 0 {
+	if x.has&bitCancelTaskResultPollInterval != 0 || x.PollInterval != 0 {
 		dst = append(dst, ",\"pollInterval\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.PollInterval))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitCancelTaskResultStatus == 0 {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "status")
 		}
 	}
-	if x.has&uint64(0x20) != 0 || x.StatusMessage != "" {
+	if x.has&bitCancelTaskResultStatusMessage != 0 || x.StatusMessage != "" {
 		dst = append(dst, ",\"statusMessage\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.StatusMessage))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitCancelTaskResultTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.missing&uint64(0x80) == 0 {
+	if x.missing&bitCancelTaskResultTTL == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)
@@ -1259,6 +1288,7 @@ func (x *CancelTaskResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CancelledNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 	*x = CancelledNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -1275,17 +1305,17 @@ func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitCancelledNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitCancelledNotificationMethod
 			if err := decodeConstString(s, "notifications/cancelled", "\"notifications/cancelled\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitCancelledNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -1296,7 +1326,7 @@ func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredCancelledNotification &^ seen
 	return nil
 }
 
@@ -1304,18 +1334,19 @@ func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 func (x CancelledNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CancelledNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitCancelledNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCancelledNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/cancelled\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelledNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -1334,6 +1365,7 @@ func (x *CancelledNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *CancelledNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = CancelledNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -1350,18 +1382,18 @@ func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCancelledNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "reason":
-			seen |= uint64(0x2)
+			seen |= bitCancelledNotificationParamsReason
 			if err := decodeString(s, &x.Reason); err != nil {
 				return fielderr.AtField(err, "reason")
 			}
 		case "requestId":
-			seen |= uint64(0x4)
+			seen |= bitCancelledNotificationParamsRequestID
 			if err := x.RequestID.decode(s); err != nil {
 				return fielderr.AtField(err, "requestId")
 			}
@@ -1372,7 +1404,7 @@ func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredCancelledNotificationParams &^ seen
 	return nil
 }
 
@@ -1380,6 +1412,7 @@ func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x CancelledNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CancelledNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -1390,11 +1423,11 @@ func (x *CancelledNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Reason != "" {
+	if x.has&bitCancelledNotificationParamsReason != 0 || x.Reason != "" {
 		dst = append(dst, ",\"reason\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Reason))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelledNotificationParamsRequestID == 0 {
 		dst = append(dst, ",\"requestId\":"...)
 		dst, err = x.RequestID.appendJSON(dst)
 		if err != nil {
@@ -1413,6 +1446,7 @@ func (x *CancelledNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilities{}
 	if err := s.ObjectStart(); err != nil {
@@ -1429,18 +1463,18 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "elicitation":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesElicitation
 			x.Elicitation = new(ClientCapabilitiesElicitation)
 			if err := x.Elicitation.decode(s); err != nil {
 				return fielderr.AtField(err, "elicitation")
 			}
 		case "experimental":
-			seen |= uint64(0x2)
+			seen |= bitClientCapabilitiesExperimental
 			if err := decodeRawObject(s, &x.Experimental); err != nil {
 				return fielderr.AtField(err, "experimental")
 			}
 		case "extensions":
-			seen |= uint64(0x4)
+			seen |= bitClientCapabilitiesExtensions
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "extensions")
 			}
@@ -1461,19 +1495,19 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 				x.Extensions[k0] = v0
 			}
 		case "roots":
-			seen |= uint64(0x8)
+			seen |= bitClientCapabilitiesRoots
 			x.Roots = new(ClientCapabilitiesRoots)
 			if err := x.Roots.decode(s); err != nil {
 				return fielderr.AtField(err, "roots")
 			}
 		case "sampling":
-			seen |= uint64(0x10)
+			seen |= bitClientCapabilitiesSampling
 			x.Sampling = new(ClientCapabilitiesSampling)
 			if err := x.Sampling.decode(s); err != nil {
 				return fielderr.AtField(err, "sampling")
 			}
 		case "tasks":
-			seen |= uint64(0x20)
+			seen |= bitClientCapabilitiesTasks
 			x.Tasks = new(ClientCapabilitiesTasks)
 			if err := x.Tasks.decode(s); err != nil {
 				return fielderr.AtField(err, "tasks")
@@ -1485,7 +1519,6 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1493,6 +1526,7 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -1503,11 +1537,11 @@ func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "elicitation")
 		}
 	}
-	if x.Experimental != nil || x.has&uint64(0x2) != 0 {
+	if x.Experimental != nil || x.has&bitClientCapabilitiesExperimental != 0 {
 		dst = append(dst, ",\"experimental\":"...)
 		dst = appendRaw(dst, x.Experimental, "{}")
 	}
-	if x.Extensions != nil || x.has&uint64(0x4) != 0 {
+	if x.Extensions != nil || x.has&bitClientCapabilitiesExtensions != 0 {
 		dst = append(dst, ",\"extensions\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Extensions) {
@@ -1556,6 +1590,7 @@ func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilitiesElicitation) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesElicitation) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesElicitation{}
 	if err := s.ObjectStart(); err != nil {
@@ -1572,12 +1607,12 @@ func (x *ClientCapabilitiesElicitation) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "form":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesElicitationForm
 			if err := decodeRawObject(s, &x.Form); err != nil {
 				return fielderr.AtField(err, "form")
 			}
 		case "url":
-			seen |= uint64(0x2)
+			seen |= bitClientCapabilitiesElicitationURL
 			if err := decodeRawObject(s, &x.URL); err != nil {
 				return fielderr.AtField(err, "url")
 			}
@@ -1588,7 +1623,6 @@ func (x *ClientCapabilitiesElicitation) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1596,13 +1630,14 @@ func (x *ClientCapabilitiesElicitation) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilitiesElicitation) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesElicitation) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Form != nil || x.has&uint64(0x1) != 0 {
+	if x.Form != nil || x.has&bitClientCapabilitiesElicitationForm != 0 {
 		dst = append(dst, ",\"form\":"...)
 		dst = appendRaw(dst, x.Form, "{}")
 	}
-	if x.URL != nil || x.has&uint64(0x2) != 0 {
+	if x.URL != nil || x.has&bitClientCapabilitiesElicitationURL != 0 {
 		dst = append(dst, ",\"url\":"...)
 		dst = appendRaw(dst, x.URL, "{}")
 	}
@@ -1618,6 +1653,7 @@ func (x *ClientCapabilitiesElicitation) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilitiesRoots) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesRoots) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesRoots{}
 	if err := s.ObjectStart(); err != nil {
@@ -1634,7 +1670,7 @@ func (x *ClientCapabilitiesRoots) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "listChanged":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesRootsListChanged
 			if err := decodeBool(s, &x.ListChanged); err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
@@ -1645,7 +1681,6 @@ func (x *ClientCapabilitiesRoots) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1653,9 +1688,10 @@ func (x *ClientCapabilitiesRoots) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilitiesRoots) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesRoots) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.ListChanged {
+	if x.has&bitClientCapabilitiesRootsListChanged != 0 || x.ListChanged {
 		dst = append(dst, ",\"listChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ListChanged))
 	}
@@ -1671,6 +1707,7 @@ func (x *ClientCapabilitiesRoots) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilitiesSampling) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesSampling) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesSampling{}
 	if err := s.ObjectStart(); err != nil {
@@ -1687,12 +1724,12 @@ func (x *ClientCapabilitiesSampling) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "context":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesSamplingContext
 			if err := decodeRawObject(s, &x.Context); err != nil {
 				return fielderr.AtField(err, "context")
 			}
 		case "tools":
-			seen |= uint64(0x2)
+			seen |= bitClientCapabilitiesSamplingTools
 			if err := decodeRawObject(s, &x.Tools); err != nil {
 				return fielderr.AtField(err, "tools")
 			}
@@ -1703,7 +1740,6 @@ func (x *ClientCapabilitiesSampling) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1711,13 +1747,14 @@ func (x *ClientCapabilitiesSampling) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilitiesSampling) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesSampling) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Context != nil || x.has&uint64(0x1) != 0 {
+	if x.Context != nil || x.has&bitClientCapabilitiesSamplingContext != 0 {
 		dst = append(dst, ",\"context\":"...)
 		dst = appendRaw(dst, x.Context, "{}")
 	}
-	if x.Tools != nil || x.has&uint64(0x2) != 0 {
+	if x.Tools != nil || x.has&bitClientCapabilitiesSamplingTools != 0 {
 		dst = append(dst, ",\"tools\":"...)
 		dst = appendRaw(dst, x.Tools, "{}")
 	}
@@ -1733,6 +1770,7 @@ func (x *ClientCapabilitiesSampling) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilitiesTasks) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesTasks{}
 	if err := s.ObjectStart(); err != nil {
@@ -1749,17 +1787,17 @@ func (x *ClientCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "cancel":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesTasksCancel
 			if err := decodeRawObject(s, &x.Cancel); err != nil {
 				return fielderr.AtField(err, "cancel")
 			}
 		case "list":
-			seen |= uint64(0x2)
+			seen |= bitClientCapabilitiesTasksList
 			if err := decodeRawObject(s, &x.List); err != nil {
 				return fielderr.AtField(err, "list")
 			}
 		case "requests":
-			seen |= uint64(0x4)
+			seen |= bitClientCapabilitiesTasksRequests
 			x.Requests = new(ClientCapabilitiesTasksRequests)
 			if err := x.Requests.decode(s); err != nil {
 				return fielderr.AtField(err, "requests")
@@ -1771,7 +1809,6 @@ func (x *ClientCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1779,14 +1816,15 @@ func (x *ClientCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilitiesTasks) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Cancel != nil || x.has&uint64(0x1) != 0 {
+	if x.Cancel != nil || x.has&bitClientCapabilitiesTasksCancel != 0 {
 		dst = append(dst, ",\"cancel\":"...)
 		dst = appendRaw(dst, x.Cancel, "{}")
 	}
-	if x.List != nil || x.has&uint64(0x2) != 0 {
+	if x.List != nil || x.has&bitClientCapabilitiesTasksList != 0 {
 		dst = append(dst, ",\"list\":"...)
 		dst = appendRaw(dst, x.List, "{}")
 	}
@@ -1809,6 +1847,7 @@ func (x *ClientCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientCapabilitiesTasksRequests) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesTasksRequests{}
 	if err := s.ObjectStart(); err != nil {
@@ -1825,13 +1864,13 @@ func (x *ClientCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "elicitation":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesTasksRequestsElicitation
 			x.Elicitation = new(ClientCapabilitiesTasksRequestsElicitation)
 			if err := x.Elicitation.decode(s); err != nil {
 				return fielderr.AtField(err, "elicitation")
 			}
 		case "sampling":
-			seen |= uint64(0x2)
+			seen |= bitClientCapabilitiesTasksRequestsSampling
 			x.Sampling = new(ClientCapabilitiesTasksRequestsSampling)
 			if err := x.Sampling.decode(s); err != nil {
 				return fielderr.AtField(err, "sampling")
@@ -1843,7 +1882,6 @@ func (x *ClientCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1851,6 +1889,7 @@ func (x *ClientCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 func (x ClientCapabilitiesTasksRequests) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesTasksRequests) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -1880,6 +1919,7 @@ func (x *ClientCapabilitiesTasksRequests) appendJSON(dst []byte) ([]byte, error)
 func (x *ClientCapabilitiesTasksRequestsElicitation) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesTasksRequestsElicitation) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesTasksRequestsElicitation{}
 	if err := s.ObjectStart(); err != nil {
@@ -1896,7 +1936,7 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) decode(s *jsonrpc.Scanner) 
 		}
 		switch string(key) {
 		case "create":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesTasksRequestsElicitationCreate
 			if err := decodeRawObject(s, &x.Create); err != nil {
 				return fielderr.AtField(err, "create")
 			}
@@ -1907,7 +1947,6 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) decode(s *jsonrpc.Scanner) 
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1915,9 +1954,10 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) decode(s *jsonrpc.Scanner) 
 func (x ClientCapabilitiesTasksRequestsElicitation) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesTasksRequestsElicitation) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Create != nil || x.has&uint64(0x1) != 0 {
+	if x.Create != nil || x.has&bitClientCapabilitiesTasksRequestsElicitationCreate != 0 {
 		dst = append(dst, ",\"create\":"...)
 		dst = appendRaw(dst, x.Create, "{}")
 	}
@@ -1933,6 +1973,7 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) appendJSON(dst []byte) ([]b
 func (x *ClientCapabilitiesTasksRequestsSampling) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientCapabilitiesTasksRequestsSampling) decode(s *jsonrpc.Scanner) error {
 	*x = ClientCapabilitiesTasksRequestsSampling{}
 	if err := s.ObjectStart(); err != nil {
@@ -1949,7 +1990,7 @@ func (x *ClientCapabilitiesTasksRequestsSampling) decode(s *jsonrpc.Scanner) err
 		}
 		switch string(key) {
 		case "createMessage":
-			seen |= uint64(0x1)
+			seen |= bitClientCapabilitiesTasksRequestsSamplingCreateMessage
 			if err := decodeRawObject(s, &x.CreateMessage); err != nil {
 				return fielderr.AtField(err, "createMessage")
 			}
@@ -1960,7 +2001,6 @@ func (x *ClientCapabilitiesTasksRequestsSampling) decode(s *jsonrpc.Scanner) err
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -1968,9 +2008,10 @@ func (x *ClientCapabilitiesTasksRequestsSampling) decode(s *jsonrpc.Scanner) err
 func (x ClientCapabilitiesTasksRequestsSampling) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ClientCapabilitiesTasksRequestsSampling) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.CreateMessage != nil || x.has&uint64(0x1) != 0 {
+	if x.CreateMessage != nil || x.has&bitClientCapabilitiesTasksRequestsSamplingCreateMessage != 0 {
 		dst = append(dst, ",\"createMessage\":"...)
 		dst = appendRaw(dst, x.CreateMessage, "{}")
 	}
@@ -1986,6 +2027,7 @@ func (x *ClientCapabilitiesTasksRequestsSampling) appendJSON(dst []byte) ([]byte
 func (x *ClientNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientNotification) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -2048,6 +2090,7 @@ func (x *ClientNotification) decode(s *jsonrpc.Scanner) error {
 func (x ClientNotification) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ClientNotification) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("ClientNotification holds no value")
@@ -2059,6 +2102,7 @@ func (x ClientNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientRequest) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -2219,6 +2263,7 @@ func (x *ClientRequest) decode(s *jsonrpc.Scanner) error {
 func (x ClientRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ClientRequest) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("ClientRequest holds no value")
@@ -2230,6 +2275,7 @@ func (x ClientRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ClientResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ClientResult) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -2239,72 +2285,121 @@ func (x *ClientResult) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyMeta uint64 = 1 << iota
+			keyResultType
+			keyCreatedAt
+			keyLastUpdatedAt
+			keyPollInterval
+			keyStatus
+			keyStatusMessage
+			keyTaskId
+			keyTtl
+			keyNextCursor
+			keyTasks
+			keyContent
+			keyModel
+			keyRole
+			keyStopReason
+			keyRoots
+			keyAction
+		)
 		present, err := objectKeys(raw, []string{"_meta", "resultType", "createdAt", "lastUpdatedAt", "pollInterval", "status", "statusMessage", "taskId", "ttl", "nextCursor", "tasks", "content", "model", "role", "stopReason", "roots", "action"})
 		if err != nil {
 			return err
 		}
-		required := [8]uint64{uint64(0x0), uint64(0x1ac), uint64(0x0), uint64(0x1ac), uint64(0x400), uint64(0x3800), uint64(0x8000), uint64(0x10000)}
-		declared := [8]uint64{uint64(0x3), uint64(0x1fd), uint64(0x1), uint64(0x1fd), uint64(0x601), uint64(0x7801), uint64(0x8001), uint64(0x10801)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantResult uint64 = 1 << iota
+			variantGetTaskResult
+			variantGetTaskPayloadResult
+			variantCancelTaskResult
+			variantListTasksResult
+			variantCreateMessageResult
+			variantListRootsResult
+			variantElicitResult
+		)
+		required := [8]uint64{
+			0,
+			keyCreatedAt | keyLastUpdatedAt | keyStatus | keyTaskId | keyTtl,
+			0,
+			keyCreatedAt | keyLastUpdatedAt | keyStatus | keyTaskId | keyTtl,
+			keyTasks,
+			keyContent | keyModel | keyRole,
+			keyRoots,
+			keyAction,
+		}
+		declared := [8]uint64{
+			keyMeta | keyResultType,
+			keyMeta | keyCreatedAt | keyLastUpdatedAt | keyPollInterval | keyStatus | keyStatusMessage | keyTaskId | keyTtl,
+			keyMeta,
+			keyMeta | keyCreatedAt | keyLastUpdatedAt | keyPollInterval | keyStatus | keyStatusMessage | keyTaskId | keyTtl,
+			keyMeta | keyNextCursor | keyTasks,
+			keyMeta | keyContent | keyModel | keyRole | keyStopReason,
+			keyMeta | keyRoots,
+			keyMeta | keyContent | keyAction,
+		}
 		top := topVariants(present, required[:], declared[:])
 		if bits.OnesCount64(top) > 1 {
-			if top&uint64(0x2) != 0 && top&uint64(0x8) != 0 && true {
-				top = uint64(0x2)
+			if top&variantGetTaskResult != 0 && top&variantCancelTaskResult != 0 {
+				top = variantGetTaskResult
 			}
-			if top&uint64(0x1) != 0 && top&uint64(0x4) != 0 && true {
-				top = uint64(0x1)
+			if top&variantResult != 0 && top&variantGetTaskPayloadResult != 0 {
+				top = variantResult
 			}
 		}
 		switch top {
-		case uint64(0x1):
+		case variantResult:
 			v := new(Result)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantGetTaskResult:
 			v := new(GetTaskResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x4):
+		case variantGetTaskPayloadResult:
 			v := new(GetTaskPayloadResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x8):
+		case variantCancelTaskResult:
 			v := new(CancelTaskResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x10):
+		case variantListTasksResult:
 			v := new(ListTasksResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x20):
+		case variantCreateMessageResult:
 			v := new(CreateMessageResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x40):
+		case variantListRootsResult:
 			v := new(ListRootsResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x80):
+		case variantElicitResult:
 			v := new(ElicitResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -2323,6 +2418,7 @@ func (x *ClientResult) decode(s *jsonrpc.Scanner) error {
 func (x ClientResult) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ClientResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("ClientResult holds no value")
@@ -2334,6 +2430,7 @@ func (x ClientResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -2350,22 +2447,22 @@ func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitCompleteRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitCompleteRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitCompleteRequestMethod
 			if err := decodeConstString(s, "completion/complete", "\"completion/complete\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitCompleteRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -2376,7 +2473,7 @@ func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredCompleteRequest &^ seen
 	return nil
 }
 
@@ -2384,25 +2481,26 @@ func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 func (x CompleteRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitCompleteRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitCompleteRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCompleteRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"completion/complete\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCompleteRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -2421,6 +2519,7 @@ func (x *CompleteRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -2437,24 +2536,24 @@ func (x *CompleteRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCompleteRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "argument":
-			seen |= uint64(0x2)
+			seen |= bitCompleteRequestParamsArgument
 			if err := x.Argument.decode(s); err != nil {
 				return fielderr.AtField(err, "argument")
 			}
 		case "context":
-			seen |= uint64(0x4)
+			seen |= bitCompleteRequestParamsContext
 			x.Context = new(CompleteRequestParamsContext)
 			if err := x.Context.decode(s); err != nil {
 				return fielderr.AtField(err, "context")
 			}
 		case "ref":
-			seen |= uint64(0x8)
+			seen |= bitCompleteRequestParamsRef
 			if err := x.Ref.decode(s); err != nil {
 				return fielderr.AtField(err, "ref")
 			}
@@ -2465,7 +2564,7 @@ func (x *CompleteRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xb) &^ seen
+	x.missing = requiredCompleteRequestParams &^ seen
 	return nil
 }
 
@@ -2473,6 +2572,7 @@ func (x *CompleteRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x CompleteRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -2483,7 +2583,7 @@ func (x *CompleteRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteRequestParamsArgument == 0 {
 		dst = append(dst, ",\"argument\":"...)
 		dst, err = x.Argument.appendJSON(dst)
 		if err != nil {
@@ -2497,7 +2597,7 @@ func (x *CompleteRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "context")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCompleteRequestParamsRef == 0 {
 		dst = append(dst, ",\"ref\":"...)
 		dst, err = x.Ref.appendJSON(dst)
 		if err != nil {
@@ -2516,6 +2616,7 @@ func (x *CompleteRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteRequestParamsArgument) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteRequestParamsArgument) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteRequestParamsArgument{}
 	if err := s.ObjectStart(); err != nil {
@@ -2532,12 +2633,12 @@ func (x *CompleteRequestParamsArgument) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "name":
-			seen |= uint64(0x1)
+			seen |= bitCompleteRequestParamsArgumentName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "value":
-			seen |= uint64(0x2)
+			seen |= bitCompleteRequestParamsArgumentValue
 			if err := decodeString(s, &x.Value); err != nil {
 				return fielderr.AtField(err, "value")
 			}
@@ -2548,7 +2649,7 @@ func (x *CompleteRequestParamsArgument) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredCompleteRequestParamsArgument &^ seen
 	return nil
 }
 
@@ -2556,13 +2657,14 @@ func (x *CompleteRequestParamsArgument) decode(s *jsonrpc.Scanner) error {
 func (x CompleteRequestParamsArgument) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteRequestParamsArgument) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCompleteRequestParamsArgumentName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteRequestParamsArgumentValue == 0 {
 		dst = append(dst, ",\"value\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Value))
 	}
@@ -2578,6 +2680,7 @@ func (x *CompleteRequestParamsArgument) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteRequestParamsContext) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteRequestParamsContext{}
 	if err := s.ObjectStart(); err != nil {
@@ -2594,7 +2697,7 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "arguments":
-			seen |= uint64(0x1)
+			seen |= bitCompleteRequestParamsContextArguments
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
@@ -2621,7 +2724,6 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -2629,9 +2731,10 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 func (x CompleteRequestParamsContext) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteRequestParamsContext) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Arguments != nil || x.has&uint64(0x1) != 0 {
+	if x.Arguments != nil || x.has&bitCompleteRequestParamsContextArguments != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Arguments) {
@@ -2656,6 +2759,7 @@ func (x *CompleteRequestParamsContext) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteRequestParamsRef) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteRequestParamsRef) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -2697,6 +2801,7 @@ func (x *CompleteRequestParamsRef) decode(s *jsonrpc.Scanner) error {
 func (x CompleteRequestParamsRef) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CompleteRequestParamsRef) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("CompleteRequestParamsRef holds no value")
@@ -2708,6 +2813,7 @@ func (x CompleteRequestParamsRef) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -2724,18 +2830,18 @@ func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCompleteResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "completion":
-			seen |= uint64(0x2)
+			seen |= bitCompleteResultCompletion
 			if err := x.Completion.decode(s); err != nil {
 				return fielderr.AtField(err, "completion")
 			}
 		case "resultType":
-			seen |= uint64(0x4)
+			seen |= bitCompleteResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
@@ -2746,7 +2852,7 @@ func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x6) &^ seen
+	x.missing = requiredCompleteResult &^ seen
 	return nil
 }
 
@@ -2754,6 +2860,7 @@ func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 func (x CompleteResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -2764,14 +2871,14 @@ func (x *CompleteResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteResultCompletion == 0 {
 		dst = append(dst, ",\"completion\":"...)
 		dst, err = x.Completion.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "completion")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.ResultType != "" {
+	if x.has&bitCompleteResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -2787,6 +2894,7 @@ func (x *CompleteResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteResultCompletion) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteResultCompletion{}
 	if err := s.ObjectStart(); err != nil {
@@ -2803,17 +2911,17 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "hasMore":
-			seen |= uint64(0x1)
+			seen |= bitCompleteResultCompletionHasMore
 			if err := decodeBool(s, &x.HasMore); err != nil {
 				return fielderr.AtField(err, "hasMore")
 			}
 		case "total":
-			seen |= uint64(0x2)
+			seen |= bitCompleteResultCompletionTotal
 			if err := decodeInt(s, &x.Total); err != nil {
 				return fielderr.AtField(err, "total")
 			}
 		case "values":
-			seen |= uint64(0x4)
+			seen |= bitCompleteResultCompletionValues
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "values")
 			}
@@ -2839,7 +2947,7 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredCompleteResultCompletion &^ seen
 	return nil
 }
 
@@ -2847,17 +2955,18 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 func (x CompleteResultCompletion) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteResultCompletion) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.HasMore {
+	if x.has&bitCompleteResultCompletionHasMore != 0 || x.HasMore {
 		dst = append(dst, ",\"hasMore\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.HasMore))
 	}
-	if x.has&uint64(0x2) != 0 || x.Total != 0 {
+	if x.has&bitCompleteResultCompletionTotal != 0 || x.Total != 0 {
 		dst = append(dst, ",\"total\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.Total))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCompleteResultCompletionValues == 0 {
 		dst = append(dst, ",\"values\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Values {
@@ -2880,6 +2989,7 @@ func (x *CompleteResultCompletion) appendJSON(dst []byte) ([]byte, error) {
 func (x *CompleteResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CompleteResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = CompleteResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -2896,17 +3006,17 @@ func (x *CompleteResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitCompleteResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitCompleteResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitCompleteResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return fielderr.AtField(err, "result")
 			}
@@ -2917,7 +3027,7 @@ func (x *CompleteResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredCompleteResultResponse &^ seen
 	return nil
 }
 
@@ -2925,21 +3035,22 @@ func (x *CompleteResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x CompleteResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CompleteResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCompleteResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCompleteResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -2958,6 +3069,7 @@ func (x *CompleteResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *ContentBlock) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ContentBlock) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -3020,6 +3132,7 @@ func (x *ContentBlock) decode(s *jsonrpc.Scanner) error {
 func (x ContentBlock) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ContentBlock) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("ContentBlock holds no value")
@@ -3031,6 +3144,7 @@ func (x ContentBlock) appendJSON(dst []byte) ([]byte, error) {
 func (x *CreateMessageRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 	*x = CreateMessageRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -3047,22 +3161,22 @@ func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "method":
-			seen |= uint64(0x1)
+			seen |= bitCreateMessageRequestMethod
 			if err := decodeConstString(s, "sampling/createMessage", "\"sampling/createMessage\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x2)
+			seen |= bitCreateMessageRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
 		case "id":
-			seen |= uint64(0x4)
+			seen |= bitCreateMessageRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x8)
+			seen |= bitCreateMessageRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
@@ -3073,7 +3187,7 @@ func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredCreateMessageRequest &^ seen
 	return nil
 }
 
@@ -3081,28 +3195,29 @@ func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CreateMessageRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCreateMessageRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"sampling/createMessage\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateMessageRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "params")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
+	if x.has&bitCreateMessageRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
+	if x.has&bitCreateMessageRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
@@ -3118,6 +3233,7 @@ func (x *CreateMessageRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *CreateMessageRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = CreateMessageRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -3134,17 +3250,17 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "includeContext":
-			seen |= uint64(0x1)
+			seen |= bitCreateMessageRequestParamsIncludeContext
 			if err := x.IncludeContext.decode(s); err != nil {
 				return fielderr.AtField(err, "includeContext")
 			}
 		case "maxTokens":
-			seen |= uint64(0x2)
+			seen |= bitCreateMessageRequestParamsMaxTokens
 			if err := decodeInt(s, &x.MaxTokens); err != nil {
 				return fielderr.AtField(err, "maxTokens")
 			}
 		case "messages":
-			seen |= uint64(0x4)
+			seen |= bitCreateMessageRequestParamsMessages
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "messages")
 			}
@@ -3164,18 +3280,18 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "metadata":
-			seen |= uint64(0x8)
+			seen |= bitCreateMessageRequestParamsMetadata
 			if err := decodeRawObject(s, &x.Metadata); err != nil {
 				return fielderr.AtField(err, "metadata")
 			}
 		case "modelPreferences":
-			seen |= uint64(0x10)
+			seen |= bitCreateMessageRequestParamsModelPreferences
 			x.ModelPreferences = new(ModelPreferences)
 			if err := x.ModelPreferences.decode(s); err != nil {
 				return fielderr.AtField(err, "modelPreferences")
 			}
 		case "stopSequences":
-			seen |= uint64(0x20)
+			seen |= bitCreateMessageRequestParamsStopSequences
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "stopSequences")
 			}
@@ -3195,23 +3311,23 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "systemPrompt":
-			seen |= uint64(0x40)
+			seen |= bitCreateMessageRequestParamsSystemPrompt
 			if err := decodeString(s, &x.SystemPrompt); err != nil {
 				return fielderr.AtField(err, "systemPrompt")
 			}
 		case "temperature":
-			seen |= uint64(0x80)
+			seen |= bitCreateMessageRequestParamsTemperature
 			if err := decodeFloat(s, &x.Temperature); err != nil {
 				return fielderr.AtField(err, "temperature")
 			}
 		case "toolChoice":
-			seen |= uint64(0x100)
+			seen |= bitCreateMessageRequestParamsToolChoice
 			x.ToolChoice = new(ToolChoice)
 			if err := x.ToolChoice.decode(s); err != nil {
 				return fielderr.AtField(err, "toolChoice")
 			}
 		case "tools":
-			seen |= uint64(0x200)
+			seen |= bitCreateMessageRequestParamsTools
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "tools")
 			}
@@ -3231,13 +3347,13 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "_meta":
-			seen |= uint64(0x400)
+			seen |= bitCreateMessageRequestParamsMeta
 			x.Meta = new(CreateMessageRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "task":
-			seen |= uint64(0x800)
+			seen |= bitCreateMessageRequestParamsTask
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
 				return fielderr.AtField(err, "task")
@@ -3249,7 +3365,7 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x6) &^ seen
+	x.missing = requiredCreateMessageRequestParams &^ seen
 	return nil
 }
 
@@ -3257,21 +3373,22 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.IncludeContext != "" {
+	if x.has&bitCreateMessageRequestParamsIncludeContext != 0 || x.IncludeContext != "" {
 		dst = append(dst, ",\"includeContext\":"...)
 		dst, err = x.IncludeContext.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "includeContext")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateMessageRequestParamsMaxTokens == 0 {
 		dst = append(dst, ",\"maxTokens\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MaxTokens))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCreateMessageRequestParamsMessages == 0 {
 		dst = append(dst, ",\"messages\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Messages {
@@ -3285,7 +3402,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.Metadata != nil || x.has&uint64(0x8) != 0 {
+	if x.Metadata != nil || x.has&bitCreateMessageRequestParamsMetadata != 0 {
 		dst = append(dst, ",\"metadata\":"...)
 		dst = appendRaw(dst, x.Metadata, "{}")
 	}
@@ -3296,7 +3413,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "modelPreferences")
 		}
 	}
-	if x.StopSequences != nil || x.has&uint64(0x20) != 0 {
+	if x.StopSequences != nil || x.has&bitCreateMessageRequestParamsStopSequences != 0 {
 		dst = append(dst, ",\"stopSequences\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.StopSequences {
@@ -3307,11 +3424,11 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x40) != 0 || x.SystemPrompt != "" {
+	if x.has&bitCreateMessageRequestParamsSystemPrompt != 0 || x.SystemPrompt != "" {
 		dst = append(dst, ",\"systemPrompt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.SystemPrompt))
 	}
-	if x.has&uint64(0x80) != 0 || x.Temperature != 0 {
+	if x.has&bitCreateMessageRequestParamsTemperature != 0 || x.Temperature != 0 {
 		dst = append(dst, ",\"temperature\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Temperature))
 		if err != nil {
@@ -3325,7 +3442,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "toolChoice")
 		}
 	}
-	if x.Tools != nil || x.has&uint64(0x200) != 0 {
+	if x.Tools != nil || x.has&bitCreateMessageRequestParamsTools != 0 {
 		dst = append(dst, ",\"tools\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Tools {
@@ -3365,6 +3482,7 @@ func (x *CreateMessageRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *CreateMessageRequestParamsIncludeContext) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageRequestParamsIncludeContext) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -3380,6 +3498,7 @@ func (x *CreateMessageRequestParamsIncludeContext) decode(s *jsonrpc.Scanner) er
 func (x CreateMessageRequestParamsIncludeContext) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CreateMessageRequestParamsIncludeContext) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -3389,6 +3508,7 @@ func (x CreateMessageRequestParamsIncludeContext) appendJSON(dst []byte) ([]byte
 func (x *CreateMessageRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = CreateMessageRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -3405,7 +3525,7 @@ func (x *CreateMessageRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitCreateMessageRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
@@ -3416,7 +3536,6 @@ func (x *CreateMessageRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -3424,10 +3543,11 @@ func (x *CreateMessageRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CreateMessageRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitCreateMessageRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -3446,6 +3566,7 @@ func (x *CreateMessageRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) 
 func (x *CreateMessageResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 	*x = CreateMessageResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -3462,27 +3583,27 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCreateMessageResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "content":
-			seen |= uint64(0x2)
+			seen |= bitCreateMessageResultContent
 			if err := x.Content.decode(s); err != nil {
 				return fielderr.AtField(err, "content")
 			}
 		case "model":
-			seen |= uint64(0x4)
+			seen |= bitCreateMessageResultModel
 			if err := decodeString(s, &x.Model); err != nil {
 				return fielderr.AtField(err, "model")
 			}
 		case "role":
-			seen |= uint64(0x8)
+			seen |= bitCreateMessageResultRole
 			if err := x.Role.decode(s); err != nil {
 				return fielderr.AtField(err, "role")
 			}
 		case "stopReason":
-			seen |= uint64(0x10)
+			seen |= bitCreateMessageResultStopReason
 			if err := decodeString(s, &x.StopReason); err != nil {
 				return fielderr.AtField(err, "stopReason")
 			}
@@ -3493,7 +3614,7 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xe) &^ seen
+	x.missing = requiredCreateMessageResult &^ seen
 	return nil
 }
 
@@ -3501,32 +3622,33 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CreateMessageResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitCreateMessageResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateMessageResultContent == 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst, err = x.Content.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "content")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCreateMessageResultModel == 0 {
 		dst = append(dst, ",\"model\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Model))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCreateMessageResultRole == 0 {
 		dst = append(dst, ",\"role\":"...)
 		dst, err = x.Role.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "role")
 		}
 	}
-	if x.has&uint64(0x10) != 0 || x.StopReason != "" {
+	if x.has&bitCreateMessageResultStopReason != 0 || x.StopReason != "" {
 		dst = append(dst, ",\"stopReason\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.StopReason))
 	}
@@ -3542,6 +3664,7 @@ func (x *CreateMessageResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *CreateMessageResultContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageResultContent) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -3611,6 +3734,7 @@ func (x *CreateMessageResultContent) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageResultContent) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CreateMessageResultContent) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("CreateMessageResultContent holds no value")
@@ -3622,6 +3746,7 @@ func (x CreateMessageResultContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *CreateMessageResultContentArray) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateMessageResultContentArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -3648,6 +3773,7 @@ func (x *CreateMessageResultContentArray) decode(s *jsonrpc.Scanner) error {
 func (x CreateMessageResultContentArray) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x CreateMessageResultContentArray) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -3668,6 +3794,7 @@ func (x CreateMessageResultContentArray) appendJSON(dst []byte) ([]byte, error) 
 func (x *CreateTaskResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *CreateTaskResult) decode(s *jsonrpc.Scanner) error {
 	*x = CreateTaskResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -3684,12 +3811,12 @@ func (x *CreateTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitCreateTaskResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "task":
-			seen |= uint64(0x2)
+			seen |= bitCreateTaskResultTask
 			if err := x.Task.decode(s); err != nil {
 				return fielderr.AtField(err, "task")
 			}
@@ -3700,7 +3827,7 @@ func (x *CreateTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredCreateTaskResult &^ seen
 	return nil
 }
 
@@ -3708,14 +3835,15 @@ func (x *CreateTaskResult) decode(s *jsonrpc.Scanner) error {
 func (x CreateTaskResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *CreateTaskResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitCreateTaskResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateTaskResultTask == 0 {
 		dst = append(dst, ",\"task\":"...)
 		dst, err = x.Task.appendJSON(dst)
 		if err != nil {
@@ -3734,6 +3862,7 @@ func (x *CreateTaskResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *Cursor) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Cursor) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -3749,6 +3878,7 @@ func (x *Cursor) decode(s *jsonrpc.Scanner) error {
 func (x Cursor) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x Cursor) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -3758,6 +3888,7 @@ func (x Cursor) appendJSON(dst []byte) ([]byte, error) {
 func (x *DiscoverRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *DiscoverRequest) decode(s *jsonrpc.Scanner) error {
 	*x = DiscoverRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -3774,22 +3905,22 @@ func (x *DiscoverRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitDiscoverRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitDiscoverRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitDiscoverRequestMethod
 			if err := decodeConstString(s, "server/discover", "\"server/discover\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitDiscoverRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -3800,7 +3931,7 @@ func (x *DiscoverRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredDiscoverRequest &^ seen
 	return nil
 }
 
@@ -3808,25 +3939,26 @@ func (x *DiscoverRequest) decode(s *jsonrpc.Scanner) error {
 func (x DiscoverRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *DiscoverRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitDiscoverRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitDiscoverRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitDiscoverRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"server/discover\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitDiscoverRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -3845,6 +3977,7 @@ func (x *DiscoverRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *DiscoverResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 	*x = DiscoverResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -3861,33 +3994,33 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitDiscoverResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitDiscoverResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return fielderr.AtField(err, "cacheScope")
 			}
 		case "capabilities":
-			seen |= uint64(0x4)
+			seen |= bitDiscoverResultCapabilities
 			if err := x.Capabilities.decode(s); err != nil {
 				return fielderr.AtField(err, "capabilities")
 			}
 		case "instructions":
-			seen |= uint64(0x8)
+			seen |= bitDiscoverResultInstructions
 			if err := decodeString(s, &x.Instructions); err != nil {
 				return fielderr.AtField(err, "instructions")
 			}
 		case "resultType":
-			seen |= uint64(0x10)
+			seen |= bitDiscoverResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
 		case "supportedVersions":
-			seen |= uint64(0x20)
+			seen |= bitDiscoverResultSupportedVersions
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "supportedVersions")
 			}
@@ -3907,7 +4040,7 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "ttlMs":
-			seen |= uint64(0x40)
+			seen |= bitDiscoverResultTTLMs
 			if err := decodeInt(s, &x.TTLMs); err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
@@ -3918,7 +4051,7 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x76) &^ seen
+	x.missing = requiredDiscoverResult &^ seen
 	return nil
 }
 
@@ -3926,6 +4059,7 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 func (x DiscoverResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *DiscoverResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -3936,29 +4070,29 @@ func (x *DiscoverResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitDiscoverResultCacheScope == 0 {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitDiscoverResultCapabilities == 0 {
 		dst = append(dst, ",\"capabilities\":"...)
 		dst, err = x.Capabilities.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "capabilities")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Instructions != "" {
+	if x.has&bitDiscoverResultInstructions != 0 || x.Instructions != "" {
 		dst = append(dst, ",\"instructions\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Instructions))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitDiscoverResultResultType == 0 {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitDiscoverResultSupportedVersions == 0 {
 		dst = append(dst, ",\"supportedVersions\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.SupportedVersions {
@@ -3969,7 +4103,7 @@ func (x *DiscoverResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitDiscoverResultTTLMs == 0 {
 		dst = append(dst, ",\"ttlMs\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTLMs))
 	}
@@ -3985,6 +4119,7 @@ func (x *DiscoverResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *DiscoverResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *DiscoverResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -4000,6 +4135,7 @@ func (x *DiscoverResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x DiscoverResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x DiscoverResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -4009,6 +4145,7 @@ func (x DiscoverResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *DiscoverResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *DiscoverResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = DiscoverResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -4025,17 +4162,17 @@ func (x *DiscoverResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitDiscoverResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitDiscoverResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitDiscoverResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return fielderr.AtField(err, "result")
 			}
@@ -4046,7 +4183,7 @@ func (x *DiscoverResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredDiscoverResultResponse &^ seen
 	return nil
 }
 
@@ -4054,21 +4191,22 @@ func (x *DiscoverResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x DiscoverResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *DiscoverResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitDiscoverResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitDiscoverResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitDiscoverResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -4087,6 +4225,7 @@ func (x *DiscoverResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -4103,22 +4242,22 @@ func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "method":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestMethod
 			if err := decodeConstString(s, "elicitation/create", "\"elicitation/create\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x2)
+			seen |= bitElicitRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
 		case "id":
-			seen |= uint64(0x4)
+			seen |= bitElicitRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x8)
+			seen |= bitElicitRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
@@ -4129,7 +4268,7 @@ func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredElicitRequest &^ seen
 	return nil
 }
 
@@ -4137,28 +4276,29 @@ func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"elicitation/create\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "params")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
+	if x.has&bitElicitRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
+	if x.has&bitElicitRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
@@ -4174,6 +4314,7 @@ func (x *ElicitRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequestFormParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestFormParams) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequestFormParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -4190,28 +4331,28 @@ func (x *ElicitRequestFormParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "message":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestFormParamsMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
 		case "mode":
-			seen |= uint64(0x2)
+			seen |= bitElicitRequestFormParamsMode
 			if err := decodeString(s, &x.Mode); err != nil {
 				return fielderr.AtField(err, "mode")
 			}
 		case "requestedSchema":
-			seen |= uint64(0x4)
+			seen |= bitElicitRequestFormParamsRequestedSchema
 			if err := x.RequestedSchema.decode(s); err != nil {
 				return fielderr.AtField(err, "requestedSchema")
 			}
 		case "_meta":
-			seen |= uint64(0x8)
+			seen |= bitElicitRequestFormParamsMeta
 			x.Meta = new(ElicitRequestFormParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "task":
-			seen |= uint64(0x10)
+			seen |= bitElicitRequestFormParamsTask
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
 				return fielderr.AtField(err, "task")
@@ -4223,7 +4364,7 @@ func (x *ElicitRequestFormParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredElicitRequestFormParams &^ seen
 	return nil
 }
 
@@ -4231,18 +4372,19 @@ func (x *ElicitRequestFormParams) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequestFormParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequestFormParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitRequestFormParamsMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
-	if x.has&uint64(0x2) != 0 || x.Mode != "" {
+	if x.has&bitElicitRequestFormParamsMode != 0 || x.Mode != "" {
 		dst = append(dst, ",\"mode\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Mode))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitRequestFormParamsRequestedSchema == 0 {
 		dst = append(dst, ",\"requestedSchema\":"...)
 		dst, err = x.RequestedSchema.appendJSON(dst)
 		if err != nil {
@@ -4275,6 +4417,7 @@ func (x *ElicitRequestFormParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequestFormParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestFormParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequestFormParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -4291,7 +4434,7 @@ func (x *ElicitRequestFormParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestFormParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
@@ -4302,7 +4445,6 @@ func (x *ElicitRequestFormParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -4310,10 +4452,11 @@ func (x *ElicitRequestFormParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequestFormParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequestFormParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitElicitRequestFormParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -4332,6 +4475,7 @@ func (x *ElicitRequestFormParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequestFormParamsRequestedSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequestFormParamsRequestedSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -4348,12 +4492,12 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 		}
 		switch string(key) {
 		case "$schema":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestFormParamsRequestedSchemaSchema
 			if err := decodeString(s, &x.Schema); err != nil {
 				return fielderr.AtField(err, "$schema")
 			}
 		case "properties":
-			seen |= uint64(0x2)
+			seen |= bitElicitRequestFormParamsRequestedSchemaProperties
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "properties")
 			}
@@ -4374,7 +4518,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 				x.Properties[k0] = v0
 			}
 		case "required":
-			seen |= uint64(0x4)
+			seen |= bitElicitRequestFormParamsRequestedSchemaRequired
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "required")
 			}
@@ -4394,7 +4538,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 				}
 			}
 		case "type":
-			seen |= uint64(0x8)
+			seen |= bitElicitRequestFormParamsRequestedSchemaType
 			if err := decodeConstString(s, "object", "\"object\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -4405,7 +4549,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xa) &^ seen
+	x.missing = requiredElicitRequestFormParamsRequestedSchema &^ seen
 	return nil
 }
 
@@ -4413,14 +4557,15 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 func (x ElicitRequestFormParamsRequestedSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Schema != "" {
+	if x.has&bitElicitRequestFormParamsRequestedSchemaSchema != 0 || x.Schema != "" {
 		dst = append(dst, ",\"$schema\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Schema))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitRequestFormParamsRequestedSchemaProperties == 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Properties) {
@@ -4436,7 +4581,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte,
 		}
 		dst = append(dst, '}')
 	}
-	if x.Required != nil || x.has&uint64(0x4) != 0 {
+	if x.Required != nil || x.has&bitElicitRequestFormParamsRequestedSchemaRequired != 0 {
 		dst = append(dst, ",\"required\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Required {
@@ -4447,7 +4592,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte,
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitElicitRequestFormParamsRequestedSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"object\""...)
 	}
@@ -4463,6 +4608,7 @@ func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte,
 func (x *ElicitRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestParams) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -4509,6 +4655,7 @@ func (x *ElicitRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequestParams) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("ElicitRequestParams holds no value")
@@ -4520,6 +4667,7 @@ func (x ElicitRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequestURLParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequestURLParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -4536,33 +4684,33 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "message":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestURLParamsMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
 		case "mode":
-			seen |= uint64(0x2)
+			seen |= bitElicitRequestURLParamsMode
 			if err := decodeConstString(s, "url", "\"url\""); err != nil {
 				return fielderr.AtField(err, "mode")
 			}
 		case "url":
-			seen |= uint64(0x4)
+			seen |= bitElicitRequestURLParamsURL
 			if err := decodeString(s, &x.URL); err != nil {
 				return fielderr.AtField(err, "url")
 			}
 		case "_meta":
-			seen |= uint64(0x8)
+			seen |= bitElicitRequestURLParamsMeta
 			x.Meta = new(ElicitRequestURLParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "elicitationId":
-			seen |= uint64(0x10)
+			seen |= bitElicitRequestURLParamsElicitationID
 			if err := decodeString(s, &x.ElicitationID); err != nil {
 				return fielderr.AtField(err, "elicitationId")
 			}
 		case "task":
-			seen |= uint64(0x20)
+			seen |= bitElicitRequestURLParamsTask
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
 				return fielderr.AtField(err, "task")
@@ -4574,7 +4722,7 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x17) &^ seen
+	x.missing = requiredElicitRequestURLParams &^ seen
 	return nil
 }
 
@@ -4582,18 +4730,19 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequestURLParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequestURLParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitRequestURLParamsMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitRequestURLParamsMode == 0 {
 		dst = append(dst, ",\"mode\":"...)
 		dst = append(dst, "\"url\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitRequestURLParamsURL == 0 {
 		dst = append(dst, ",\"url\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URL))
 	}
@@ -4604,7 +4753,7 @@ func (x *ElicitRequestURLParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x10) != 0 || x.ElicitationID != "" {
+	if x.has&bitElicitRequestURLParamsElicitationID != 0 || x.ElicitationID != "" {
 		dst = append(dst, ",\"elicitationId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ElicitationID))
 	}
@@ -4627,6 +4776,7 @@ func (x *ElicitRequestURLParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitRequestURLParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitRequestURLParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitRequestURLParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -4643,7 +4793,7 @@ func (x *ElicitRequestURLParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitElicitRequestURLParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
@@ -4654,7 +4804,6 @@ func (x *ElicitRequestURLParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -4662,10 +4811,11 @@ func (x *ElicitRequestURLParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x ElicitRequestURLParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitRequestURLParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitElicitRequestURLParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -4684,6 +4834,7 @@ func (x *ElicitRequestURLParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -4700,12 +4851,12 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "action":
-			seen |= uint64(0x1)
+			seen |= bitElicitResultAction
 			if err := x.Action.decode(s); err != nil {
 				return fielderr.AtField(err, "action")
 			}
 		case "content":
-			seen |= uint64(0x2)
+			seen |= bitElicitResultContent
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "content")
 			}
@@ -4726,7 +4877,7 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 				x.Content[k0] = v0
 			}
 		case "_meta":
-			seen |= uint64(0x4)
+			seen |= bitElicitResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
@@ -4737,7 +4888,7 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredElicitResult &^ seen
 	return nil
 }
 
@@ -4745,17 +4896,18 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitResultAction == 0 {
 		dst = append(dst, ",\"action\":"...)
 		dst, err = x.Action.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "action")
 		}
 	}
-	if x.Content != nil || x.has&uint64(0x2) != 0 {
+	if x.Content != nil || x.has&bitElicitResultContent != 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Content) {
@@ -4771,7 +4923,7 @@ func (x *ElicitResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if x.Meta != nil || x.has&uint64(0x4) != 0 {
+	if x.Meta != nil || x.has&bitElicitResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -4787,6 +4939,7 @@ func (x *ElicitResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitResultAction) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultAction) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -4802,6 +4955,7 @@ func (x *ElicitResultAction) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultAction) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultAction) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -4811,6 +4965,7 @@ func (x ElicitResultAction) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitResultContentValue) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultContentValue) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -4855,6 +5010,7 @@ func (x *ElicitResultContentValue) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultContentValue) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultContentValue) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("ElicitResultContentValue holds no value")
@@ -4866,6 +5022,7 @@ func (x ElicitResultContentValue) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitResultContentValueArray) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultContentValueArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -4892,6 +5049,7 @@ func (x *ElicitResultContentValueArray) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultContentValueArray) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultContentValueArray) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '[')
 	for i0 := range x {
@@ -4908,6 +5066,7 @@ func (x ElicitResultContentValueArray) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitResultContentValueBoolean) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultContentValueBoolean) decode(s *jsonrpc.Scanner) error {
 	{
 		var v bool
@@ -4923,6 +5082,7 @@ func (x *ElicitResultContentValueBoolean) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultContentValueBoolean) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultContentValueBoolean) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendBool(dst, bool(x))
 	return dst, nil
@@ -4932,6 +5092,7 @@ func (x ElicitResultContentValueBoolean) appendJSON(dst []byte) ([]byte, error) 
 func (x *ElicitResultContentValueInteger) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultContentValueInteger) decode(s *jsonrpc.Scanner) error {
 	{
 		var v int64
@@ -4947,6 +5108,7 @@ func (x *ElicitResultContentValueInteger) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultContentValueInteger) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultContentValueInteger) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendInt(dst, int64(x))
 	return dst, nil
@@ -4956,6 +5118,7 @@ func (x ElicitResultContentValueInteger) appendJSON(dst []byte) ([]byte, error) 
 func (x *ElicitResultContentValueString) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitResultContentValueString) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -4971,6 +5134,7 @@ func (x *ElicitResultContentValueString) decode(s *jsonrpc.Scanner) error {
 func (x ElicitResultContentValueString) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ElicitResultContentValueString) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -4980,6 +5144,7 @@ func (x ElicitResultContentValueString) appendJSON(dst []byte) ([]byte, error) {
 func (x *ElicitationCompleteNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitationCompleteNotification) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitationCompleteNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -4996,17 +5161,17 @@ func (x *ElicitationCompleteNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitElicitationCompleteNotificationJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitElicitationCompleteNotificationMethod
 			if err := decodeConstString(s, "notifications/elicitation/complete", "\"notifications/elicitation/complete\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitElicitationCompleteNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -5017,7 +5182,7 @@ func (x *ElicitationCompleteNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredElicitationCompleteNotification &^ seen
 	return nil
 }
 
@@ -5025,18 +5190,19 @@ func (x *ElicitationCompleteNotification) decode(s *jsonrpc.Scanner) error {
 func (x ElicitationCompleteNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitationCompleteNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitationCompleteNotificationJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitationCompleteNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/elicitation/complete\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitationCompleteNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -5055,6 +5221,7 @@ func (x *ElicitationCompleteNotification) appendJSON(dst []byte) ([]byte, error)
 func (x *ElicitationCompleteNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ElicitationCompleteNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = ElicitationCompleteNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -5071,7 +5238,7 @@ func (x *ElicitationCompleteNotificationParams) decode(s *jsonrpc.Scanner) error
 		}
 		switch string(key) {
 		case "elicitationId":
-			seen |= uint64(0x1)
+			seen |= bitElicitationCompleteNotificationParamsElicitationID
 			if err := decodeString(s, &x.ElicitationID); err != nil {
 				return fielderr.AtField(err, "elicitationId")
 			}
@@ -5082,7 +5249,7 @@ func (x *ElicitationCompleteNotificationParams) decode(s *jsonrpc.Scanner) error
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredElicitationCompleteNotificationParams &^ seen
 	return nil
 }
 
@@ -5090,9 +5257,10 @@ func (x *ElicitationCompleteNotificationParams) decode(s *jsonrpc.Scanner) error
 func (x ElicitationCompleteNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ElicitationCompleteNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitationCompleteNotificationParamsElicitationID == 0 {
 		dst = append(dst, ",\"elicitationId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ElicitationID))
 	}
@@ -5108,6 +5276,7 @@ func (x *ElicitationCompleteNotificationParams) appendJSON(dst []byte) ([]byte, 
 func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *EmbeddedResource) decode(s *jsonrpc.Scanner) error {
 	*x = EmbeddedResource{}
 	if err := s.ObjectStart(); err != nil {
@@ -5124,23 +5293,23 @@ func (x *EmbeddedResource) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitEmbeddedResourceMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitEmbeddedResourceAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return fielderr.AtField(err, "annotations")
 			}
 		case "resource":
-			seen |= uint64(0x4)
+			seen |= bitEmbeddedResourceResource
 			if err := x.Resource.decode(s); err != nil {
 				return fielderr.AtField(err, "resource")
 			}
 		case "type":
-			seen |= uint64(0x8)
+			seen |= bitEmbeddedResourceType
 			if err := decodeConstString(s, "resource", "\"resource\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -5151,7 +5320,7 @@ func (x *EmbeddedResource) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xc) &^ seen
+	x.missing = requiredEmbeddedResource &^ seen
 	return nil
 }
 
@@ -5159,10 +5328,11 @@ func (x *EmbeddedResource) decode(s *jsonrpc.Scanner) error {
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitEmbeddedResourceMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -5173,14 +5343,14 @@ func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitEmbeddedResourceResource == 0 {
 		dst = append(dst, ",\"resource\":"...)
 		dst, err = x.Resource.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "resource")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitEmbeddedResourceType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"resource\""...)
 	}
@@ -5196,6 +5366,7 @@ func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
 func (x *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *EmbeddedResourceResource) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -5205,22 +5376,41 @@ func (x *EmbeddedResourceResource) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyMeta uint64 = 1 << iota
+			keyMimeType
+			keyText
+			keyUri
+			keyBlob
+		)
 		present, err := objectKeys(raw, []string{"_meta", "mimeType", "text", "uri", "blob"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0xc), uint64(0x18)}
-		declared := [2]uint64{uint64(0xf), uint64(0x1b)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantTextResourceContents uint64 = 1 << iota
+			variantBlobResourceContents
+		)
+		required := [2]uint64{
+			keyText | keyUri,
+			keyUri | keyBlob,
+		}
+		declared := [2]uint64{
+			keyMeta | keyMimeType | keyText | keyUri,
+			keyMeta | keyMimeType | keyUri | keyBlob,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantTextResourceContents:
 			v := new(TextResourceContents)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantBlobResourceContents:
 			v := new(BlobResourceContents)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -5239,6 +5429,7 @@ func (x *EmbeddedResourceResource) decode(s *jsonrpc.Scanner) error {
 func (x EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x EmbeddedResourceResource) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("EmbeddedResourceResource holds no value")
@@ -5250,6 +5441,7 @@ func (x EmbeddedResourceResource) appendJSON(dst []byte) ([]byte, error) {
 func (x *EnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -5268,38 +5460,62 @@ func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(tag) {
 		case "string":
+			// The keys that tell the variants apart, as bits of present.
+			const (
+				keyDefault uint64 = 1 << iota
+				keyDescription
+				keyEnum
+				keyTitle
+				keyType
+				keyOneOf
+				keyEnumNames
+			)
 			present, err := objectKeys(raw, []string{"default", "description", "enum", "title", "type", "oneOf", "enumNames"})
 			if err != nil {
 				return err
 			}
-			required := [3]uint64{uint64(0x14), uint64(0x30), uint64(0x14)}
-			declared := [3]uint64{uint64(0x1f), uint64(0x3b), uint64(0x5f)}
+			// The variants, as bits of top, and the keys each requires and declares.
+			const (
+				variantUntitledSingleSelectEnumSchema uint64 = 1 << iota
+				variantTitledSingleSelectEnumSchema
+				variantLegacyTitledEnumSchema
+			)
+			required := [3]uint64{
+				keyEnum | keyType,
+				keyType | keyOneOf,
+				keyEnum | keyType,
+			}
+			declared := [3]uint64{
+				keyDefault | keyDescription | keyEnum | keyTitle | keyType,
+				keyDefault | keyDescription | keyTitle | keyType | keyOneOf,
+				keyDefault | keyDescription | keyEnum | keyTitle | keyType | keyEnumNames,
+			}
 			// both require type and enum; only the legacy form has enumNames
 			if !hasValueAt(raw, "enumNames") && required[0]&^present == 0 {
 				required[2] = ^uint64(0)
 			}
 			top := topVariants(present, required[:], declared[:])
 			if bits.OnesCount64(top) > 1 {
-				if top&uint64(0x4) != 0 && top&uint64(0x1) != 0 && hasValueAt(raw, "enumNames") {
-					top = uint64(0x4)
+				if top&variantLegacyTitledEnumSchema != 0 && top&variantUntitledSingleSelectEnumSchema != 0 && hasValueAt(raw, "enumNames") {
+					top = variantLegacyTitledEnumSchema
 				}
 			}
 			switch top {
-			case uint64(0x1):
+			case variantUntitledSingleSelectEnumSchema:
 				v := new(UntitledSingleSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2):
+			case variantTitledSingleSelectEnumSchema:
 				v := new(TitledSingleSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x4):
+			case variantLegacyTitledEnumSchema:
 				v := new(LegacyTitledEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
@@ -5311,31 +5527,52 @@ func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 			}
 			return fielderr.New("matches more than one EnumSchema variant equally well")
 		case "array":
+			// The keys that tell the variants apart, as bits of present.
+			const (
+				keyDefault uint64 = 1 << iota
+				keyDescription
+				keyItems
+				keyMaxItems
+				keyMinItems
+				keyTitle
+				keyType
+			)
 			present, err := objectKeys(raw, []string{"default", "description", "items", "maxItems", "minItems", "title", "type"})
 			if err != nil {
 				return err
 			}
-			required := [2]uint64{uint64(0x44), uint64(0x44)}
-			declared := [2]uint64{uint64(0x7f), uint64(0x7f)}
+			// The variants, as bits of top, and the keys each requires and declares.
+			const (
+				variantUntitledMultiSelectEnumSchema uint64 = 1 << iota
+				variantTitledMultiSelectEnumSchema
+			)
+			required := [2]uint64{
+				keyItems | keyType,
+				keyItems | keyType,
+			}
+			declared := [2]uint64{
+				keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+				keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+			}
 			// both require type and items; titled items list anyOf, untitled items list enum
 			if !hasValueAt(raw, "items", "anyOf") && required[0]&^present == 0 {
 				required[1] = ^uint64(0)
 			}
 			top := topVariants(present, required[:], declared[:])
 			if bits.OnesCount64(top) > 1 {
-				if top&uint64(0x2) != 0 && top&uint64(0x1) != 0 && hasValueAt(raw, "items", "anyOf") {
-					top = uint64(0x2)
+				if top&variantTitledMultiSelectEnumSchema != 0 && top&variantUntitledMultiSelectEnumSchema != 0 && hasValueAt(raw, "items", "anyOf") {
+					top = variantTitledMultiSelectEnumSchema
 				}
 			}
 			switch top {
-			case uint64(0x1):
+			case variantUntitledMultiSelectEnumSchema:
 				v := new(UntitledMultiSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2):
+			case variantTitledMultiSelectEnumSchema:
 				v := new(TitledMultiSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
@@ -5356,6 +5593,7 @@ func (x *EnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x EnumSchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x EnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("EnumSchema holds no value")
@@ -5367,6 +5605,7 @@ func (x EnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *Error) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Error) decode(s *jsonrpc.Scanner) error {
 	*x = Error{}
 	if err := s.ObjectStart(); err != nil {
@@ -5383,17 +5622,17 @@ func (x *Error) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitErrorCode
 			if err := decodeInt(s, &x.Code); err != nil {
 				return fielderr.AtField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
@@ -5404,7 +5643,7 @@ func (x *Error) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredError &^ seen
 	return nil
 }
 
@@ -5412,17 +5651,18 @@ func (x *Error) decode(s *jsonrpc.Scanner) error {
 func (x Error) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Error) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.Code))
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -5438,6 +5678,7 @@ func (x *Error) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetPromptRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 	*x = GetPromptRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -5454,22 +5695,22 @@ func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitGetPromptRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitGetPromptRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitGetPromptRequestMethod
 			if err := decodeConstString(s, "prompts/get", "\"prompts/get\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitGetPromptRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -5480,7 +5721,7 @@ func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredGetPromptRequest &^ seen
 	return nil
 }
 
@@ -5488,25 +5729,26 @@ func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 func (x GetPromptRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetPromptRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitGetPromptRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitGetPromptRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetPromptRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"prompts/get\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetPromptRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -5525,6 +5767,7 @@ func (x *GetPromptRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetPromptRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = GetPromptRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -5541,13 +5784,13 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitGetPromptRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "arguments":
-			seen |= uint64(0x2)
+			seen |= bitGetPromptRequestParamsArguments
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
@@ -5568,17 +5811,17 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 				x.Arguments[k0] = v0
 			}
 		case "inputResponses":
-			seen |= uint64(0x4)
+			seen |= bitGetPromptRequestParamsInputResponses
 			if err := x.InputResponses.decode(s); err != nil {
 				return fielderr.AtField(err, "inputResponses")
 			}
 		case "name":
-			seen |= uint64(0x8)
+			seen |= bitGetPromptRequestParamsName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "requestState":
-			seen |= uint64(0x10)
+			seen |= bitGetPromptRequestParamsRequestState
 			if err := decodeString(s, &x.RequestState); err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
@@ -5589,7 +5832,7 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x9) &^ seen
+	x.missing = requiredGetPromptRequestParams &^ seen
 	return nil
 }
 
@@ -5597,6 +5840,7 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x GetPromptRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -5607,7 +5851,7 @@ func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.Arguments != nil || x.has&uint64(0x2) != 0 {
+	if x.Arguments != nil || x.has&bitGetPromptRequestParamsArguments != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Arguments) {
@@ -5620,18 +5864,18 @@ func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if x.InputResponses != nil || x.has&uint64(0x4) != 0 {
+	if x.InputResponses != nil || x.has&bitGetPromptRequestParamsInputResponses != 0 {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "inputResponses")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetPromptRequestParamsName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x10) != 0 || x.RequestState != "" {
+	if x.has&bitGetPromptRequestParamsRequestState != 0 || x.RequestState != "" {
 		dst = append(dst, ",\"requestState\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.RequestState))
 	}
@@ -5647,6 +5891,7 @@ func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetPromptResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 	*x = GetPromptResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -5663,18 +5908,18 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitGetPromptResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitGetPromptResultDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "messages":
-			seen |= uint64(0x4)
+			seen |= bitGetPromptResultMessages
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "messages")
 			}
@@ -5694,7 +5939,7 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resultType":
-			seen |= uint64(0x8)
+			seen |= bitGetPromptResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
@@ -5705,7 +5950,7 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xc) &^ seen
+	x.missing = requiredGetPromptResult &^ seen
 	return nil
 }
 
@@ -5713,6 +5958,7 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 func (x GetPromptResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -5723,11 +5969,11 @@ func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitGetPromptResultDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetPromptResultMessages == 0 {
 		dst = append(dst, ",\"messages\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Messages {
@@ -5741,7 +5987,7 @@ func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
+	if x.has&bitGetPromptResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -5757,6 +6003,7 @@ func (x *GetPromptResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetPromptResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetPromptResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = GetPromptResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -5773,17 +6020,17 @@ func (x *GetPromptResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitGetPromptResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitGetPromptResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitGetPromptResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return fielderr.AtField(err, "result")
 			}
@@ -5794,7 +6041,7 @@ func (x *GetPromptResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredGetPromptResultResponse &^ seen
 	return nil
 }
 
@@ -5802,21 +6049,22 @@ func (x *GetPromptResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x GetPromptResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetPromptResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetPromptResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitGetPromptResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetPromptResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -5835,6 +6083,7 @@ func (x *GetPromptResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetPromptResultResponseResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetPromptResultResponseResult) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -5883,6 +6132,7 @@ func (x *GetPromptResultResponseResult) decode(s *jsonrpc.Scanner) error {
 func (x GetPromptResultResponseResult) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x GetPromptResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("GetPromptResultResponseResult holds no value")
@@ -5894,6 +6144,7 @@ func (x GetPromptResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskPayloadRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskPayloadRequest) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskPayloadRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -5910,22 +6161,22 @@ func (x *GetTaskPayloadRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskPayloadRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitGetTaskPayloadRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitGetTaskPayloadRequestMethod
 			if err := decodeConstString(s, "tasks/result", "\"tasks/result\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitGetTaskPayloadRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -5936,7 +6187,7 @@ func (x *GetTaskPayloadRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredGetTaskPayloadRequest &^ seen
 	return nil
 }
 
@@ -5944,25 +6195,26 @@ func (x *GetTaskPayloadRequest) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskPayloadRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskPayloadRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskPayloadRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitGetTaskPayloadRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetTaskPayloadRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tasks/result\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetTaskPayloadRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -5981,6 +6233,7 @@ func (x *GetTaskPayloadRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskPayloadRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskPayloadRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskPayloadRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -5997,7 +6250,7 @@ func (x *GetTaskPayloadRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "taskId":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskPayloadRequestParamsTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
@@ -6008,7 +6261,7 @@ func (x *GetTaskPayloadRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredGetTaskPayloadRequestParams &^ seen
 	return nil
 }
 
@@ -6016,9 +6269,10 @@ func (x *GetTaskPayloadRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskPayloadRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskPayloadRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskPayloadRequestParamsTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
@@ -6034,6 +6288,7 @@ func (x *GetTaskPayloadRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskPayloadResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskPayloadResult) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskPayloadResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -6050,7 +6305,7 @@ func (x *GetTaskPayloadResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskPayloadResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
@@ -6061,7 +6316,6 @@ func (x *GetTaskPayloadResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -6069,9 +6323,10 @@ func (x *GetTaskPayloadResult) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskPayloadResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskPayloadResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitGetTaskPayloadResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -6087,6 +6342,7 @@ func (x *GetTaskPayloadResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskRequest) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -6103,22 +6359,22 @@ func (x *GetTaskRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitGetTaskRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitGetTaskRequestMethod
 			if err := decodeConstString(s, "tasks/get", "\"tasks/get\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitGetTaskRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -6129,7 +6385,7 @@ func (x *GetTaskRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredGetTaskRequest &^ seen
 	return nil
 }
 
@@ -6137,25 +6393,26 @@ func (x *GetTaskRequest) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitGetTaskRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetTaskRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tasks/get\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetTaskRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -6174,6 +6431,7 @@ func (x *GetTaskRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -6190,7 +6448,7 @@ func (x *GetTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "taskId":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskRequestParamsTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
@@ -6201,7 +6459,7 @@ func (x *GetTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredGetTaskRequestParams &^ seen
 	return nil
 }
 
@@ -6209,9 +6467,10 @@ func (x *GetTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskRequestParamsTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
@@ -6227,6 +6486,7 @@ func (x *GetTaskRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *GetTaskResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 	*x = GetTaskResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -6243,42 +6503,42 @@ func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitGetTaskResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "createdAt":
-			seen |= uint64(0x2)
+			seen |= bitGetTaskResultCreatedAt
 			if err := decodeString(s, &x.CreatedAt); err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
-			seen |= uint64(0x4)
+			seen |= bitGetTaskResultLastUpdatedAt
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
-			seen |= uint64(0x8)
+			seen |= bitGetTaskResultPollInterval
 			if err := decodeInt(s, &x.PollInterval); err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
 		case "status":
-			seen |= uint64(0x10)
+			seen |= bitGetTaskResultStatus
 			if err := x.Status.decode(s); err != nil {
 				return fielderr.AtField(err, "status")
 			}
 		case "statusMessage":
-			seen |= uint64(0x20)
+			seen |= bitGetTaskResultStatusMessage
 			if err := decodeString(s, &x.StatusMessage); err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
 		case "taskId":
-			seen |= uint64(0x40)
+			seen |= bitGetTaskResultTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
 		case "ttl":
-			seen |= uint64(0x80)
+			seen |= bitGetTaskResultTTL
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
 				return fielderr.AtField(err, "ttl")
 			}
@@ -6289,7 +6549,7 @@ func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xd6) &^ seen
+	x.missing = requiredGetTaskResult &^ seen
 	return nil
 }
 
@@ -6297,41 +6557,42 @@ func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 func (x GetTaskResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *GetTaskResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitGetTaskResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitGetTaskResultCreatedAt == 0 {
 		dst = append(dst, ",\"createdAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.CreatedAt))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetTaskResultLastUpdatedAt == 0 {
 		dst = append(dst, ",\"lastUpdatedAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.LastUpdatedAt))
 	}
-	if x.has&uint64(0x8) != 0 || x.PollInterval != 0 {
+	if x.has&bitGetTaskResultPollInterval != 0 || x.PollInterval != 0 {
 		dst = append(dst, ",\"pollInterval\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.PollInterval))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitGetTaskResultStatus == 0 {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "status")
 		}
 	}
-	if x.has&uint64(0x20) != 0 || x.StatusMessage != "" {
+	if x.has&bitGetTaskResultStatusMessage != 0 || x.StatusMessage != "" {
 		dst = append(dst, ",\"statusMessage\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.StatusMessage))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitGetTaskResultTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.missing&uint64(0x80) == 0 {
+	if x.missing&bitGetTaskResultTTL == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)
@@ -6351,6 +6612,7 @@ func (x *GetTaskResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *HeaderMismatchError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *HeaderMismatchError) decode(s *jsonrpc.Scanner) error {
 	*x = HeaderMismatchError{}
 	if err := s.ObjectStart(); err != nil {
@@ -6367,17 +6629,17 @@ func (x *HeaderMismatchError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "error":
-			seen |= uint64(0x1)
+			seen |= bitHeaderMismatchErrorError
 			if err := x.Error.decode(s); err != nil {
 				return fielderr.AtField(err, "error")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitHeaderMismatchErrorID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x4)
+			seen |= bitHeaderMismatchErrorJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
@@ -6388,7 +6650,7 @@ func (x *HeaderMismatchError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredHeaderMismatchError &^ seen
 	return nil
 }
 
@@ -6396,24 +6658,25 @@ func (x *HeaderMismatchError) decode(s *jsonrpc.Scanner) error {
 func (x HeaderMismatchError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *HeaderMismatchError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitHeaderMismatchErrorError == 0 {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitHeaderMismatchErrorID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitHeaderMismatchErrorJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
@@ -6429,6 +6692,7 @@ func (x *HeaderMismatchError) appendJSON(dst []byte) ([]byte, error) {
 func (x *HeaderMismatchErrorError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *HeaderMismatchErrorError) decode(s *jsonrpc.Scanner) error {
 	*x = HeaderMismatchErrorError{}
 	if err := s.ObjectStart(); err != nil {
@@ -6445,17 +6709,17 @@ func (x *HeaderMismatchErrorError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitHeaderMismatchErrorErrorCode
 			if err := decodeConstInt(s, int64(-32020), "-32020"); err != nil {
 				return fielderr.AtField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitHeaderMismatchErrorErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitHeaderMismatchErrorErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
@@ -6466,7 +6730,7 @@ func (x *HeaderMismatchErrorError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredHeaderMismatchErrorError &^ seen
 	return nil
 }
 
@@ -6474,17 +6738,18 @@ func (x *HeaderMismatchErrorError) decode(s *jsonrpc.Scanner) error {
 func (x HeaderMismatchErrorError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *HeaderMismatchErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitHeaderMismatchErrorErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32020"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitHeaderMismatchErrorErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitHeaderMismatchErrorErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -6500,6 +6765,7 @@ func (x *HeaderMismatchErrorError) appendJSON(dst []byte) ([]byte, error) {
 func (x *Icon) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Icon) decode(s *jsonrpc.Scanner) error {
 	*x = Icon{}
 	if err := s.ObjectStart(); err != nil {
@@ -6516,12 +6782,12 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "mimeType":
-			seen |= uint64(0x1)
+			seen |= bitIconMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
 		case "sizes":
-			seen |= uint64(0x2)
+			seen |= bitIconSizes
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "sizes")
 			}
@@ -6541,12 +6807,12 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "src":
-			seen |= uint64(0x4)
+			seen |= bitIconSrc
 			if err := decodeString(s, &x.Src); err != nil {
 				return fielderr.AtField(err, "src")
 			}
 		case "theme":
-			seen |= uint64(0x8)
+			seen |= bitIconTheme
 			if err := x.Theme.decode(s); err != nil {
 				return fielderr.AtField(err, "theme")
 			}
@@ -6557,7 +6823,7 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredIcon &^ seen
 	return nil
 }
 
@@ -6565,14 +6831,15 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 func (x Icon) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Icon) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.MIMEType != "" {
+	if x.has&bitIconMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.Sizes != nil || x.has&uint64(0x2) != 0 {
+	if x.Sizes != nil || x.has&bitIconSizes != 0 {
 		dst = append(dst, ",\"sizes\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Sizes {
@@ -6583,11 +6850,11 @@ func (x *Icon) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitIconSrc == 0 {
 		dst = append(dst, ",\"src\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Src))
 	}
-	if x.has&uint64(0x8) != 0 || x.Theme != "" {
+	if x.has&bitIconTheme != 0 || x.Theme != "" {
 		dst = append(dst, ",\"theme\":"...)
 		dst, err = x.Theme.appendJSON(dst)
 		if err != nil {
@@ -6606,6 +6873,7 @@ func (x *Icon) appendJSON(dst []byte) ([]byte, error) {
 func (x *IconTheme) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *IconTheme) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -6621,6 +6889,7 @@ func (x *IconTheme) decode(s *jsonrpc.Scanner) error {
 func (x IconTheme) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x IconTheme) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -6630,6 +6899,7 @@ func (x IconTheme) appendJSON(dst []byte) ([]byte, error) {
 func (x *Icons) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Icons) decode(s *jsonrpc.Scanner) error {
 	*x = Icons{}
 	if err := s.ObjectStart(); err != nil {
@@ -6646,7 +6916,7 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "icons":
-			seen |= uint64(0x1)
+			seen |= bitIconsIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
@@ -6672,7 +6942,6 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -6680,10 +6949,11 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 func (x Icons) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Icons) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Icons != nil || x.has&uint64(0x1) != 0 {
+	if x.Icons != nil || x.has&bitIconsIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -6709,6 +6979,7 @@ func (x *Icons) appendJSON(dst []byte) ([]byte, error) {
 func (x *ImageContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 	*x = ImageContent{}
 	if err := s.ObjectStart(); err != nil {
@@ -6725,28 +6996,28 @@ func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitImageContentMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitImageContentAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return fielderr.AtField(err, "annotations")
 			}
 		case "data":
-			seen |= uint64(0x4)
+			seen |= bitImageContentData
 			if err := decodeString(s, &x.Data); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "mimeType":
-			seen |= uint64(0x8)
+			seen |= bitImageContentMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
 		case "type":
-			seen |= uint64(0x10)
+			seen |= bitImageContentType
 			if err := decodeConstString(s, "image", "\"image\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -6757,7 +7028,7 @@ func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1c) &^ seen
+	x.missing = requiredImageContent &^ seen
 	return nil
 }
 
@@ -6765,10 +7036,11 @@ func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 func (x ImageContent) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitImageContentMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -6779,15 +7051,15 @@ func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitImageContentData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Data))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitImageContentMIMEType == 0 {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitImageContentType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"image\""...)
 	}
@@ -6803,6 +7075,7 @@ func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *Implementation) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 	*x = Implementation{}
 	if err := s.ObjectStart(); err != nil {
@@ -6819,12 +7092,12 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "description":
-			seen |= uint64(0x1)
+			seen |= bitImplementationDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x2)
+			seen |= bitImplementationIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
@@ -6844,22 +7117,22 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "name":
-			seen |= uint64(0x4)
+			seen |= bitImplementationName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "title":
-			seen |= uint64(0x8)
+			seen |= bitImplementationTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "version":
-			seen |= uint64(0x10)
+			seen |= bitImplementationVersion
 			if err := decodeString(s, &x.Version); err != nil {
 				return fielderr.AtField(err, "version")
 			}
 		case "websiteUrl":
-			seen |= uint64(0x20)
+			seen |= bitImplementationWebsiteURL
 			if err := decodeString(s, &x.WebsiteURL); err != nil {
 				return fielderr.AtField(err, "websiteUrl")
 			}
@@ -6870,7 +7143,7 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x14) &^ seen
+	x.missing = requiredImplementation &^ seen
 	return nil
 }
 
@@ -6878,14 +7151,15 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 func (x Implementation) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Description != "" {
+	if x.has&bitImplementationDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x2) != 0 {
+	if x.Icons != nil || x.has&bitImplementationIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -6899,19 +7173,19 @@ func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitImplementationName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x8) != 0 || x.Title != "" {
+	if x.has&bitImplementationTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitImplementationVersion == 0 {
 		dst = append(dst, ",\"version\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Version))
 	}
-	if x.has&uint64(0x20) != 0 || x.WebsiteURL != "" {
+	if x.has&bitImplementationWebsiteURL != 0 || x.WebsiteURL != "" {
 		dst = append(dst, ",\"websiteUrl\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.WebsiteURL))
 	}
@@ -6927,6 +7201,7 @@ func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
 func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 	*x = InitializeRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -6943,22 +7218,22 @@ func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitInitializeRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitInitializeRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitInitializeRequestMethod
 			if err := decodeConstString(s, "initialize", "\"initialize\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitInitializeRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -6969,7 +7244,7 @@ func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredInitializeRequest &^ seen
 	return nil
 }
 
@@ -6977,25 +7252,26 @@ func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 func (x InitializeRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitInitializeRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitInitializeRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInitializeRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"initialize\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitInitializeRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -7014,6 +7290,7 @@ func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *InitializeRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InitializeRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = InitializeRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -7030,23 +7307,23 @@ func (x *InitializeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitInitializeRequestParamsMeta
 			x.Meta = new(InitializeRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "capabilities":
-			seen |= uint64(0x2)
+			seen |= bitInitializeRequestParamsCapabilities
 			if err := x.Capabilities.decode(s); err != nil {
 				return fielderr.AtField(err, "capabilities")
 			}
 		case "clientInfo":
-			seen |= uint64(0x4)
+			seen |= bitInitializeRequestParamsClientInfo
 			if err := x.ClientInfo.decode(s); err != nil {
 				return fielderr.AtField(err, "clientInfo")
 			}
 		case "protocolVersion":
-			seen |= uint64(0x8)
+			seen |= bitInitializeRequestParamsProtocolVersion
 			if err := decodeString(s, &x.ProtocolVersion); err != nil {
 				return fielderr.AtField(err, "protocolVersion")
 			}
@@ -7057,7 +7334,7 @@ func (x *InitializeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xe) &^ seen
+	x.missing = requiredInitializeRequestParams &^ seen
 	return nil
 }
 
@@ -7065,6 +7342,7 @@ func (x *InitializeRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x InitializeRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InitializeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -7075,21 +7353,21 @@ func (x *InitializeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitInitializeRequestParamsCapabilities == 0 {
 		dst = append(dst, ",\"capabilities\":"...)
 		dst, err = x.Capabilities.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "capabilities")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInitializeRequestParamsClientInfo == 0 {
 		dst = append(dst, ",\"clientInfo\":"...)
 		dst, err = x.ClientInfo.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "clientInfo")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitInitializeRequestParamsProtocolVersion == 0 {
 		dst = append(dst, ",\"protocolVersion\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ProtocolVersion))
 	}
@@ -7105,6 +7383,7 @@ func (x *InitializeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *InitializeRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InitializeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = InitializeRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -7121,7 +7400,7 @@ func (x *InitializeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitInitializeRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
@@ -7132,7 +7411,6 @@ func (x *InitializeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -7140,10 +7418,11 @@ func (x *InitializeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x InitializeRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InitializeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitInitializeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -7162,6 +7441,7 @@ func (x *InitializeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *InitializeResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 	*x = InitializeResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -7178,27 +7458,27 @@ func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitInitializeResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "capabilities":
-			seen |= uint64(0x2)
+			seen |= bitInitializeResultCapabilities
 			if err := x.Capabilities.decode(s); err != nil {
 				return fielderr.AtField(err, "capabilities")
 			}
 		case "instructions":
-			seen |= uint64(0x4)
+			seen |= bitInitializeResultInstructions
 			if err := decodeString(s, &x.Instructions); err != nil {
 				return fielderr.AtField(err, "instructions")
 			}
 		case "protocolVersion":
-			seen |= uint64(0x8)
+			seen |= bitInitializeResultProtocolVersion
 			if err := decodeString(s, &x.ProtocolVersion); err != nil {
 				return fielderr.AtField(err, "protocolVersion")
 			}
 		case "serverInfo":
-			seen |= uint64(0x10)
+			seen |= bitInitializeResultServerInfo
 			if err := x.ServerInfo.decode(s); err != nil {
 				return fielderr.AtField(err, "serverInfo")
 			}
@@ -7209,7 +7489,7 @@ func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1a) &^ seen
+	x.missing = requiredInitializeResult &^ seen
 	return nil
 }
 
@@ -7217,29 +7497,30 @@ func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 func (x InitializeResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InitializeResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitInitializeResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitInitializeResultCapabilities == 0 {
 		dst = append(dst, ",\"capabilities\":"...)
 		dst, err = x.Capabilities.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "capabilities")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Instructions != "" {
+	if x.has&bitInitializeResultInstructions != 0 || x.Instructions != "" {
 		dst = append(dst, ",\"instructions\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Instructions))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitInitializeResultProtocolVersion == 0 {
 		dst = append(dst, ",\"protocolVersion\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ProtocolVersion))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitInitializeResultServerInfo == 0 {
 		dst = append(dst, ",\"serverInfo\":"...)
 		dst, err = x.ServerInfo.appendJSON(dst)
 		if err != nil {
@@ -7258,6 +7539,7 @@ func (x *InitializeResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *InitializedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = InitializedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -7274,17 +7556,17 @@ func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitInitializedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitInitializedNotificationMethod
 			if err := decodeConstString(s, "notifications/initialized", "\"notifications/initialized\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitInitializedNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -7296,7 +7578,7 @@ func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredInitializedNotification &^ seen
 	return nil
 }
 
@@ -7304,14 +7586,15 @@ func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 func (x InitializedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InitializedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitInitializedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitInitializedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/initialized\""...)
 	}
@@ -7334,6 +7617,7 @@ func (x *InitializedNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputRequest) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -7382,6 +7666,7 @@ func (x *InputRequest) decode(s *jsonrpc.Scanner) error {
 func (x InputRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x InputRequest) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("InputRequest holds no value")
@@ -7393,6 +7678,7 @@ func (x InputRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputRequests) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputRequests) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -7420,6 +7706,7 @@ func (x *InputRequests) decode(s *jsonrpc.Scanner) error {
 func (x InputRequests) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x InputRequests) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
@@ -7442,6 +7729,7 @@ func (x InputRequests) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputRequiredResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputRequiredResult) decode(s *jsonrpc.Scanner) error {
 	*x = InputRequiredResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -7458,23 +7746,23 @@ func (x *InputRequiredResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitInputRequiredResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "inputRequests":
-			seen |= uint64(0x2)
+			seen |= bitInputRequiredResultInputRequests
 			if err := x.InputRequests.decode(s); err != nil {
 				return fielderr.AtField(err, "inputRequests")
 			}
 		case "requestState":
-			seen |= uint64(0x4)
+			seen |= bitInputRequiredResultRequestState
 			if err := decodeString(s, &x.RequestState); err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
 		case "resultType":
-			seen |= uint64(0x8)
+			seen |= bitInputRequiredResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
@@ -7485,7 +7773,7 @@ func (x *InputRequiredResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x8) &^ seen
+	x.missing = requiredInputRequiredResult &^ seen
 	return nil
 }
 
@@ -7493,6 +7781,7 @@ func (x *InputRequiredResult) decode(s *jsonrpc.Scanner) error {
 func (x InputRequiredResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InputRequiredResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -7503,18 +7792,18 @@ func (x *InputRequiredResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.InputRequests != nil || x.has&uint64(0x2) != 0 {
+	if x.InputRequests != nil || x.has&bitInputRequiredResultInputRequests != 0 {
 		dst = append(dst, ",\"inputRequests\":"...)
 		dst, err = x.InputRequests.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "inputRequests")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.RequestState != "" {
+	if x.has&bitInputRequiredResultRequestState != 0 || x.RequestState != "" {
 		dst = append(dst, ",\"requestState\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.RequestState))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitInputRequiredResultResultType == 0 {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -7530,6 +7819,7 @@ func (x *InputRequiredResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputResponse) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -7539,29 +7829,53 @@ func (x *InputResponse) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyMeta uint64 = 1 << iota
+			keyContent
+			keyModel
+			keyRole
+			keyStopReason
+			keyRoots
+			keyAction
+		)
 		present, err := objectKeys(raw, []string{"_meta", "content", "model", "role", "stopReason", "roots", "action"})
 		if err != nil {
 			return err
 		}
-		required := [3]uint64{uint64(0xe), uint64(0x20), uint64(0x40)}
-		declared := [3]uint64{uint64(0x1f), uint64(0x21), uint64(0x43)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantCreateMessageResult uint64 = 1 << iota
+			variantListRootsResult
+			variantElicitResult
+		)
+		required := [3]uint64{
+			keyContent | keyModel | keyRole,
+			keyRoots,
+			keyAction,
+		}
+		declared := [3]uint64{
+			keyMeta | keyContent | keyModel | keyRole | keyStopReason,
+			keyMeta | keyRoots,
+			keyMeta | keyContent | keyAction,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantCreateMessageResult:
 			v := new(CreateMessageResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantListRootsResult:
 			v := new(ListRootsResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x4):
+		case variantElicitResult:
 			v := new(ElicitResult)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -7580,6 +7894,7 @@ func (x *InputResponse) decode(s *jsonrpc.Scanner) error {
 func (x InputResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x InputResponse) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("InputResponse holds no value")
@@ -7591,6 +7906,7 @@ func (x InputResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputResponseRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputResponseRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = InputResponseRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -7607,17 +7923,17 @@ func (x *InputResponseRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitInputResponseRequestParamsMeta
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "inputResponses":
-			seen |= uint64(0x2)
+			seen |= bitInputResponseRequestParamsInputResponses
 			if err := x.InputResponses.decode(s); err != nil {
 				return fielderr.AtField(err, "inputResponses")
 			}
 		case "requestState":
-			seen |= uint64(0x4)
+			seen |= bitInputResponseRequestParamsRequestState
 			if err := decodeString(s, &x.RequestState); err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
@@ -7628,7 +7944,7 @@ func (x *InputResponseRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredInputResponseRequestParams &^ seen
 	return nil
 }
 
@@ -7636,24 +7952,25 @@ func (x *InputResponseRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x InputResponseRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InputResponseRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitInputResponseRequestParamsMeta == 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.InputResponses != nil || x.has&uint64(0x2) != 0 {
+	if x.InputResponses != nil || x.has&bitInputResponseRequestParamsInputResponses != 0 {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "inputResponses")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.RequestState != "" {
+	if x.has&bitInputResponseRequestParamsRequestState != 0 || x.RequestState != "" {
 		dst = append(dst, ",\"requestState\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.RequestState))
 	}
@@ -7669,6 +7986,7 @@ func (x *InputResponseRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *InputResponses) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InputResponses) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -7696,6 +8014,7 @@ func (x *InputResponses) decode(s *jsonrpc.Scanner) error {
 func (x InputResponses) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x InputResponses) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
@@ -7718,6 +8037,7 @@ func (x InputResponses) appendJSON(dst []byte) ([]byte, error) {
 func (x *InternalError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InternalError) decode(s *jsonrpc.Scanner) error {
 	*x = InternalError{}
 	if err := s.ObjectStart(); err != nil {
@@ -7734,17 +8054,17 @@ func (x *InternalError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitInternalErrorCode
 			if err := decodeConstInt(s, int64(-32603), "-32603"); err != nil {
 				return fielderr.AtField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitInternalErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitInternalErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
@@ -7755,7 +8075,7 @@ func (x *InternalError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredInternalError &^ seen
 	return nil
 }
 
@@ -7763,17 +8083,18 @@ func (x *InternalError) decode(s *jsonrpc.Scanner) error {
 func (x InternalError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InternalError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitInternalErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32603"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitInternalErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInternalErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -7789,6 +8110,7 @@ func (x *InternalError) appendJSON(dst []byte) ([]byte, error) {
 func (x *InvalidParamsError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InvalidParamsError) decode(s *jsonrpc.Scanner) error {
 	*x = InvalidParamsError{}
 	if err := s.ObjectStart(); err != nil {
@@ -7805,17 +8127,17 @@ func (x *InvalidParamsError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitInvalidParamsErrorCode
 			if err := decodeConstInt(s, int64(-32602), "-32602"); err != nil {
 				return fielderr.AtField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitInvalidParamsErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitInvalidParamsErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
@@ -7826,7 +8148,7 @@ func (x *InvalidParamsError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredInvalidParamsError &^ seen
 	return nil
 }
 
@@ -7834,17 +8156,18 @@ func (x *InvalidParamsError) decode(s *jsonrpc.Scanner) error {
 func (x InvalidParamsError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InvalidParamsError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitInvalidParamsErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32602"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitInvalidParamsErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInvalidParamsErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -7860,6 +8183,7 @@ func (x *InvalidParamsError) appendJSON(dst []byte) ([]byte, error) {
 func (x *InvalidRequestError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *InvalidRequestError) decode(s *jsonrpc.Scanner) error {
 	*x = InvalidRequestError{}
 	if err := s.ObjectStart(); err != nil {
@@ -7876,17 +8200,17 @@ func (x *InvalidRequestError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitInvalidRequestErrorCode
 			if err := decodeConstInt(s, int64(-32600), "-32600"); err != nil {
 				return fielderr.AtField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitInvalidRequestErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitInvalidRequestErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
@@ -7897,7 +8221,7 @@ func (x *InvalidRequestError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredInvalidRequestError &^ seen
 	return nil
 }
 
@@ -7905,17 +8229,18 @@ func (x *InvalidRequestError) decode(s *jsonrpc.Scanner) error {
 func (x InvalidRequestError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *InvalidRequestError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitInvalidRequestErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32600"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitInvalidRequestErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInvalidRequestErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -7931,6 +8256,7 @@ func (x *InvalidRequestError) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONArray) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -7957,6 +8283,7 @@ func (x *JSONArray) decode(s *jsonrpc.Scanner) error {
 func (x JSONArray) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONArray) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -7977,6 +8304,7 @@ func (x JSONArray) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONObject) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -8004,6 +8332,7 @@ func (x *JSONObject) decode(s *jsonrpc.Scanner) error {
 func (x JSONObject) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONObject) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
@@ -8026,6 +8355,7 @@ func (x JSONObject) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCBatchRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCBatchRequest) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -8052,6 +8382,7 @@ func (x *JSONRPCBatchRequest) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCBatchRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCBatchRequest) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -8072,6 +8403,7 @@ func (x JSONRPCBatchRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCBatchRequestItem) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCBatchRequestItem) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -8081,22 +8413,40 @@ func (x *JSONRPCBatchRequestItem) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyId uint64 = 1 << iota
+			keyJsonrpc
+			keyMethod
+			keyParams
+		)
 		present, err := objectKeys(raw, []string{"id", "jsonrpc", "method", "params"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0x7), uint64(0x6)}
-		declared := [2]uint64{uint64(0xf), uint64(0xe)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantJSONRPCRequest uint64 = 1 << iota
+			variantJSONRPCNotification
+		)
+		required := [2]uint64{
+			keyId | keyJsonrpc | keyMethod,
+			keyJsonrpc | keyMethod,
+		}
+		declared := [2]uint64{
+			keyId | keyJsonrpc | keyMethod | keyParams,
+			keyJsonrpc | keyMethod | keyParams,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantJSONRPCRequest:
 			v := new(JSONRPCRequest)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantJSONRPCNotification:
 			v := new(JSONRPCNotification)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -8115,6 +8465,7 @@ func (x *JSONRPCBatchRequestItem) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCBatchRequestItem) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCBatchRequestItem) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("JSONRPCBatchRequestItem holds no value")
@@ -8126,6 +8477,7 @@ func (x JSONRPCBatchRequestItem) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCBatchResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCBatchResponse) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -8152,6 +8504,7 @@ func (x *JSONRPCBatchResponse) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCBatchResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCBatchResponse) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -8172,6 +8525,7 @@ func (x JSONRPCBatchResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCBatchResponseItem) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCBatchResponseItem) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -8181,22 +8535,40 @@ func (x *JSONRPCBatchResponseItem) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyId uint64 = 1 << iota
+			keyJsonrpc
+			keyResult
+			keyError
+		)
 		present, err := objectKeys(raw, []string{"id", "jsonrpc", "result", "error"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0x7), uint64(0xb)}
-		declared := [2]uint64{uint64(0x7), uint64(0xb)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantJSONRPCResultResponse uint64 = 1 << iota
+			variantJSONRPCErrorResponse
+		)
+		required := [2]uint64{
+			keyId | keyJsonrpc | keyResult,
+			keyId | keyJsonrpc | keyError,
+		}
+		declared := [2]uint64{
+			keyId | keyJsonrpc | keyResult,
+			keyId | keyJsonrpc | keyError,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantJSONRPCResultResponse:
 			v := new(JSONRPCResultResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantJSONRPCErrorResponse:
 			v := new(JSONRPCErrorResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -8215,6 +8587,7 @@ func (x *JSONRPCBatchResponseItem) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCBatchResponseItem) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCBatchResponseItem) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("JSONRPCBatchResponseItem holds no value")
@@ -8226,6 +8599,7 @@ func (x JSONRPCBatchResponseItem) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCErrorResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCErrorResponse) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCErrorResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -8242,17 +8616,17 @@ func (x *JSONRPCErrorResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "error":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCErrorResponseError
 			if err := x.Error.decode(s); err != nil {
 				return fielderr.AtField(err, "error")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitJSONRPCErrorResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x4)
+			seen |= bitJSONRPCErrorResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
@@ -8263,7 +8637,7 @@ func (x *JSONRPCErrorResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredJSONRPCErrorResponse &^ seen
 	return nil
 }
 
@@ -8271,24 +8645,25 @@ func (x *JSONRPCErrorResponse) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCErrorResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCErrorResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCErrorResponseError == 0 {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitJSONRPCErrorResponseID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitJSONRPCErrorResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
@@ -8304,6 +8679,7 @@ func (x *JSONRPCErrorResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCMessage) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCMessage) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -8313,36 +8689,62 @@ func (x *JSONRPCMessage) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyId uint64 = 1 << iota
+			keyJsonrpc
+			keyMethod
+			keyParams
+			keyResult
+			keyError
+		)
 		present, err := objectKeys(raw, []string{"id", "jsonrpc", "method", "params", "result", "error"})
 		if err != nil {
 			return err
 		}
-		required := [4]uint64{uint64(0x7), uint64(0x6), uint64(0x13), uint64(0x22)}
-		declared := [4]uint64{uint64(0xf), uint64(0xe), uint64(0x13), uint64(0x23)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantJSONRPCRequest uint64 = 1 << iota
+			variantJSONRPCNotification
+			variantJSONRPCResultResponse
+			variantJSONRPCErrorResponse
+		)
+		required := [4]uint64{
+			keyId | keyJsonrpc | keyMethod,
+			keyJsonrpc | keyMethod,
+			keyId | keyJsonrpc | keyResult,
+			keyJsonrpc | keyError,
+		}
+		declared := [4]uint64{
+			keyId | keyJsonrpc | keyMethod | keyParams,
+			keyJsonrpc | keyMethod | keyParams,
+			keyId | keyJsonrpc | keyResult,
+			keyId | keyJsonrpc | keyError,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantJSONRPCRequest:
 			v := new(JSONRPCRequest)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantJSONRPCNotification:
 			v := new(JSONRPCNotification)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x4):
+		case variantJSONRPCResultResponse:
 			v := new(JSONRPCResultResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x8):
+		case variantJSONRPCErrorResponse:
 			v := new(JSONRPCErrorResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -8354,27 +8756,38 @@ func (x *JSONRPCMessage) decode(s *jsonrpc.Scanner) error {
 		}
 		return fielderr.New("matches more than one JSONRPCMessage variant equally well")
 	case jsonrpc.KindArray:
-		required := [2]uint64{uint64(0x0), uint64(0x0)}
-		declared := [2]uint64{uint64(0x0), uint64(0x0)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantJSONRPCBatchRequest uint64 = 1 << iota
+			variantJSONRPCBatchResponse
+		)
+		required := [2]uint64{
+			0,
+			0,
+		}
+		declared := [2]uint64{
+			0,
+			0,
+		}
 		// 2025-03-26 batches: requests and notifications carry a method, responses do not
 		if !hasValueAt(raw, "0", "method") && required[1]&^0 == 0 {
 			required[0] = ^uint64(0)
 		}
 		top := topVariants(0, required[:], declared[:])
 		if bits.OnesCount64(top) > 1 {
-			if top&uint64(0x1) != 0 && top&uint64(0x2) != 0 && hasValueAt(raw, "0", "method") {
-				top = uint64(0x1)
+			if top&variantJSONRPCBatchRequest != 0 && top&variantJSONRPCBatchResponse != 0 && hasValueAt(raw, "0", "method") {
+				top = variantJSONRPCBatchRequest
 			}
 		}
 		switch top {
-		case uint64(0x1):
+		case variantJSONRPCBatchRequest:
 			var v JSONRPCBatchRequest
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantJSONRPCBatchResponse:
 			var v JSONRPCBatchResponse
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -8393,6 +8806,7 @@ func (x *JSONRPCMessage) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCMessage) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCMessage) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("JSONRPCMessage holds no value")
@@ -8404,6 +8818,7 @@ func (x JSONRPCMessage) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -8420,17 +8835,17 @@ func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCNotificationJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitJSONRPCNotificationMethod
 			if err := decodeString(s, &x.Method); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitJSONRPCNotificationParams
 			x.Params = new(JSONRPCNotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -8442,7 +8857,7 @@ func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredJSONRPCNotification &^ seen
 	return nil
 }
 
@@ -8450,14 +8865,15 @@ func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCNotificationJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitJSONRPCNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
@@ -8480,6 +8896,7 @@ func (x *JSONRPCNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -8496,7 +8913,7 @@ func (x *JSONRPCNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCNotificationParamsMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
@@ -8507,7 +8924,6 @@ func (x *JSONRPCNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -8515,9 +8931,10 @@ func (x *JSONRPCNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitJSONRPCNotificationParamsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -8533,6 +8950,7 @@ func (x *JSONRPCNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -8549,22 +8967,22 @@ func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitJSONRPCRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitJSONRPCRequestMethod
 			if err := decodeString(s, &x.Method); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitJSONRPCRequestParams
 			x.Params = new(JSONRPCRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -8576,7 +8994,7 @@ func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredJSONRPCRequest &^ seen
 	return nil
 }
 
@@ -8584,21 +9002,22 @@ func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitJSONRPCRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitJSONRPCRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
@@ -8621,6 +9040,7 @@ func (x *JSONRPCRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -8637,7 +9057,7 @@ func (x *JSONRPCRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCRequestParamsMeta
 			x.Meta = new(JSONRPCRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
@@ -8649,7 +9069,6 @@ func (x *JSONRPCRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -8657,6 +9076,7 @@ func (x *JSONRPCRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -8679,6 +9099,7 @@ func (x *JSONRPCRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -8695,7 +9116,7 @@ func (x *JSONRPCRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
@@ -8706,7 +9127,6 @@ func (x *JSONRPCRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -8714,10 +9134,11 @@ func (x *JSONRPCRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitJSONRPCRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -8736,6 +9157,7 @@ func (x *JSONRPCRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCResponse) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -8745,22 +9167,40 @@ func (x *JSONRPCResponse) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyId uint64 = 1 << iota
+			keyJsonrpc
+			keyResult
+			keyError
+		)
 		present, err := objectKeys(raw, []string{"id", "jsonrpc", "result", "error"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0x7), uint64(0xa)}
-		declared := [2]uint64{uint64(0x7), uint64(0xb)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantJSONRPCResultResponse uint64 = 1 << iota
+			variantJSONRPCErrorResponse
+		)
+		required := [2]uint64{
+			keyId | keyJsonrpc | keyResult,
+			keyJsonrpc | keyError,
+		}
+		declared := [2]uint64{
+			keyId | keyJsonrpc | keyResult,
+			keyId | keyJsonrpc | keyError,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantJSONRPCResultResponse:
 			v := new(JSONRPCResultResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantJSONRPCErrorResponse:
 			v := new(JSONRPCErrorResponse)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -8779,6 +9219,7 @@ func (x *JSONRPCResponse) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONRPCResponse) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("JSONRPCResponse holds no value")
@@ -8790,6 +9231,7 @@ func (x JSONRPCResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONRPCResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONRPCResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = JSONRPCResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -8806,17 +9248,17 @@ func (x *JSONRPCResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitJSONRPCResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitJSONRPCResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitJSONRPCResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return fielderr.AtField(err, "result")
 			}
@@ -8827,7 +9269,7 @@ func (x *JSONRPCResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredJSONRPCResultResponse &^ seen
 	return nil
 }
 
@@ -8835,21 +9277,22 @@ func (x *JSONRPCResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x JSONRPCResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *JSONRPCResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitJSONRPCResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitJSONRPCResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -8868,6 +9311,7 @@ func (x *JSONRPCResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONValue) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONValue) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -8919,6 +9363,7 @@ func (x *JSONValue) decode(s *jsonrpc.Scanner) error {
 func (x JSONValue) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONValue) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("JSONValue holds no value")
@@ -8930,6 +9375,7 @@ func (x JSONValue) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONValueArray) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONValueArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -8956,6 +9402,7 @@ func (x *JSONValueArray) decode(s *jsonrpc.Scanner) error {
 func (x JSONValueArray) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONValueArray) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -8976,6 +9423,7 @@ func (x JSONValueArray) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONValueBoolean) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONValueBoolean) decode(s *jsonrpc.Scanner) error {
 	{
 		var v bool
@@ -8991,6 +9439,7 @@ func (x *JSONValueBoolean) decode(s *jsonrpc.Scanner) error {
 func (x JSONValueBoolean) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONValueBoolean) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendBool(dst, bool(x))
 	return dst, nil
@@ -9000,6 +9449,7 @@ func (x JSONValueBoolean) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONValueInteger) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONValueInteger) decode(s *jsonrpc.Scanner) error {
 	{
 		var v int64
@@ -9015,6 +9465,7 @@ func (x *JSONValueInteger) decode(s *jsonrpc.Scanner) error {
 func (x JSONValueInteger) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONValueInteger) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendInt(dst, int64(x))
 	return dst, nil
@@ -9024,6 +9475,7 @@ func (x JSONValueInteger) appendJSON(dst []byte) ([]byte, error) {
 func (x *JSONValueString) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *JSONValueString) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -9039,6 +9491,7 @@ func (x *JSONValueString) decode(s *jsonrpc.Scanner) error {
 func (x JSONValueString) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x JSONValueString) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -9048,6 +9501,7 @@ func (x JSONValueString) appendJSON(dst []byte) ([]byte, error) {
 func (x *LegacyTitledEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 	*x = LegacyTitledEnumSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -9064,17 +9518,17 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitLegacyTitledEnumSchemaDefault
 			if err := decodeString(s, &x.Default); err != nil {
 				return fielderr.AtField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitLegacyTitledEnumSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "enum":
-			seen |= uint64(0x4)
+			seen |= bitLegacyTitledEnumSchemaEnum
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enum")
 			}
@@ -9094,7 +9548,7 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "enumNames":
-			seen |= uint64(0x8)
+			seen |= bitLegacyTitledEnumSchemaEnumNames
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enumNames")
 			}
@@ -9114,12 +9568,12 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "title":
-			seen |= uint64(0x10)
+			seen |= bitLegacyTitledEnumSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x20)
+			seen |= bitLegacyTitledEnumSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -9130,7 +9584,7 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x24) &^ seen
+	x.missing = requiredLegacyTitledEnumSchema &^ seen
 	return nil
 }
 
@@ -9138,17 +9592,18 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x LegacyTitledEnumSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *LegacyTitledEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Default != "" {
+	if x.has&bitLegacyTitledEnumSchemaDefault != 0 || x.Default != "" {
 		dst = append(dst, ",\"default\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Default))
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitLegacyTitledEnumSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitLegacyTitledEnumSchemaEnum == 0 {
 		dst = append(dst, ",\"enum\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Enum {
@@ -9159,7 +9614,7 @@ func (x *LegacyTitledEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.EnumNames != nil || x.has&uint64(0x8) != 0 {
+	if x.EnumNames != nil || x.has&bitLegacyTitledEnumSchemaEnumNames != 0 {
 		dst = append(dst, ",\"enumNames\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.EnumNames {
@@ -9170,11 +9625,11 @@ func (x *LegacyTitledEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.Title != "" {
+	if x.has&bitLegacyTitledEnumSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitLegacyTitledEnumSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"string\""...)
 	}
@@ -9190,6 +9645,7 @@ func (x *LegacyTitledEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListPromptsRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListPromptsRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -9206,22 +9662,22 @@ func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListPromptsRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListPromptsRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitListPromptsRequestMethod
 			if err := decodeConstString(s, "prompts/list", "\"prompts/list\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitListPromptsRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -9233,7 +9689,7 @@ func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredListPromptsRequest &^ seen
 	return nil
 }
 
@@ -9241,21 +9697,22 @@ func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListPromptsRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListPromptsRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitListPromptsRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitListPromptsRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListPromptsRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"prompts/list\""...)
 	}
@@ -9278,6 +9735,7 @@ func (x *ListPromptsRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListPromptsResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListPromptsResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -9294,23 +9752,23 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListPromptsResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitListPromptsResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return fielderr.AtField(err, "cacheScope")
 			}
 		case "nextCursor":
-			seen |= uint64(0x4)
+			seen |= bitListPromptsResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
 		case "prompts":
-			seen |= uint64(0x8)
+			seen |= bitListPromptsResultPrompts
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "prompts")
 			}
@@ -9330,7 +9788,7 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resultType":
-			seen |= uint64(0x10)
+			seen |= bitListPromptsResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
@@ -9346,7 +9804,7 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3a) &^ seen
+	x.missing = requiredListPromptsResult &^ seen
 	return nil
 }
 
@@ -9354,6 +9812,7 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 func (x ListPromptsResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -9364,18 +9823,18 @@ func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
+	if x.has&bitListPromptsResultCacheScope != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
+	if x.has&bitListPromptsResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListPromptsResultPrompts == 0 {
 		dst = append(dst, ",\"prompts\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Prompts {
@@ -9389,7 +9848,7 @@ func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.ResultType != "" {
+	if x.has&bitListPromptsResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -9409,6 +9868,7 @@ func (x *ListPromptsResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListPromptsResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListPromptsResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -9424,6 +9884,7 @@ func (x *ListPromptsResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x ListPromptsResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ListPromptsResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -9433,6 +9894,7 @@ func (x ListPromptsResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListPromptsResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListPromptsResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = ListPromptsResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -9449,17 +9911,17 @@ func (x *ListPromptsResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListPromptsResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListPromptsResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitListPromptsResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return fielderr.AtField(err, "result")
 			}
@@ -9470,7 +9932,7 @@ func (x *ListPromptsResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredListPromptsResultResponse &^ seen
 	return nil
 }
 
@@ -9478,21 +9940,22 @@ func (x *ListPromptsResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x ListPromptsResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListPromptsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListPromptsResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitListPromptsResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListPromptsResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -9511,6 +9974,7 @@ func (x *ListPromptsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourceTemplatesRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourceTemplatesRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -9527,22 +9991,22 @@ func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListResourceTemplatesRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListResourceTemplatesRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitListResourceTemplatesRequestMethod
 			if err := decodeConstString(s, "resources/templates/list", "\"resources/templates/list\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitListResourceTemplatesRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -9554,7 +10018,7 @@ func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredListResourceTemplatesRequest &^ seen
 	return nil
 }
 
@@ -9562,21 +10026,22 @@ func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListResourceTemplatesRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourceTemplatesRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitListResourceTemplatesRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitListResourceTemplatesRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourceTemplatesRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"resources/templates/list\""...)
 	}
@@ -9599,6 +10064,7 @@ func (x *ListResourceTemplatesRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourceTemplatesResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourceTemplatesResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -9615,23 +10081,23 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListResourceTemplatesResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitListResourceTemplatesResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return fielderr.AtField(err, "cacheScope")
 			}
 		case "nextCursor":
-			seen |= uint64(0x4)
+			seen |= bitListResourceTemplatesResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
 		case "resourceTemplates":
-			seen |= uint64(0x8)
+			seen |= bitListResourceTemplatesResultResourceTemplates
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "resourceTemplates")
 			}
@@ -9651,7 +10117,7 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resultType":
-			seen |= uint64(0x10)
+			seen |= bitListResourceTemplatesResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
@@ -9667,7 +10133,7 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3a) &^ seen
+	x.missing = requiredListResourceTemplatesResult &^ seen
 	return nil
 }
 
@@ -9675,6 +10141,7 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 func (x ListResourceTemplatesResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -9685,18 +10152,18 @@ func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
+	if x.has&bitListResourceTemplatesResultCacheScope != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
+	if x.has&bitListResourceTemplatesResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListResourceTemplatesResultResourceTemplates == 0 {
 		dst = append(dst, ",\"resourceTemplates\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.ResourceTemplates {
@@ -9710,7 +10177,7 @@ func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.ResultType != "" {
+	if x.has&bitListResourceTemplatesResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -9730,6 +10197,7 @@ func (x *ListResourceTemplatesResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourceTemplatesResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourceTemplatesResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -9745,6 +10213,7 @@ func (x *ListResourceTemplatesResultCacheScope) decode(s *jsonrpc.Scanner) error
 func (x ListResourceTemplatesResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ListResourceTemplatesResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -9754,6 +10223,7 @@ func (x ListResourceTemplatesResultCacheScope) appendJSON(dst []byte) ([]byte, e
 func (x *ListResourceTemplatesResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourceTemplatesResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourceTemplatesResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -9770,17 +10240,17 @@ func (x *ListResourceTemplatesResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListResourceTemplatesResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListResourceTemplatesResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitListResourceTemplatesResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return fielderr.AtField(err, "result")
 			}
@@ -9791,7 +10261,7 @@ func (x *ListResourceTemplatesResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredListResourceTemplatesResultResponse &^ seen
 	return nil
 }
 
@@ -9799,21 +10269,22 @@ func (x *ListResourceTemplatesResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x ListResourceTemplatesResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourceTemplatesResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListResourceTemplatesResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitListResourceTemplatesResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourceTemplatesResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -9832,6 +10303,7 @@ func (x *ListResourceTemplatesResultResponse) appendJSON(dst []byte) ([]byte, er
 func (x *ListResourcesRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourcesRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -9848,22 +10320,22 @@ func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListResourcesRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListResourcesRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitListResourcesRequestMethod
 			if err := decodeConstString(s, "resources/list", "\"resources/list\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitListResourcesRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -9875,7 +10347,7 @@ func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredListResourcesRequest &^ seen
 	return nil
 }
 
@@ -9883,21 +10355,22 @@ func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListResourcesRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourcesRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitListResourcesRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitListResourcesRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourcesRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"resources/list\""...)
 	}
@@ -9920,6 +10393,7 @@ func (x *ListResourcesRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourcesResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourcesResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -9936,23 +10410,23 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListResourcesResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitListResourcesResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return fielderr.AtField(err, "cacheScope")
 			}
 		case "nextCursor":
-			seen |= uint64(0x4)
+			seen |= bitListResourcesResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
 		case "resources":
-			seen |= uint64(0x8)
+			seen |= bitListResourcesResultResources
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "resources")
 			}
@@ -9972,7 +10446,7 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resultType":
-			seen |= uint64(0x10)
+			seen |= bitListResourcesResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
@@ -9988,7 +10462,7 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3a) &^ seen
+	x.missing = requiredListResourcesResult &^ seen
 	return nil
 }
 
@@ -9996,6 +10470,7 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 func (x ListResourcesResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10006,18 +10481,18 @@ func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
+	if x.has&bitListResourcesResultCacheScope != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
+	if x.has&bitListResourcesResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListResourcesResultResources == 0 {
 		dst = append(dst, ",\"resources\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Resources {
@@ -10031,7 +10506,7 @@ func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.ResultType != "" {
+	if x.has&bitListResourcesResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -10051,6 +10526,7 @@ func (x *ListResourcesResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourcesResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourcesResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -10066,6 +10542,7 @@ func (x *ListResourcesResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x ListResourcesResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ListResourcesResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -10075,6 +10552,7 @@ func (x ListResourcesResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListResourcesResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListResourcesResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = ListResourcesResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -10091,17 +10569,17 @@ func (x *ListResourcesResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListResourcesResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListResourcesResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitListResourcesResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return fielderr.AtField(err, "result")
 			}
@@ -10112,7 +10590,7 @@ func (x *ListResourcesResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredListResourcesResultResponse &^ seen
 	return nil
 }
 
@@ -10120,21 +10598,22 @@ func (x *ListResourcesResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x ListResourcesResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListResourcesResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListResourcesResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitListResourcesResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourcesResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -10153,6 +10632,7 @@ func (x *ListResourcesResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListRootsRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListRootsRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -10169,23 +10649,23 @@ func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "method":
-			seen |= uint64(0x1)
+			seen |= bitListRootsRequestMethod
 			if err := decodeConstString(s, "roots/list", "\"roots/list\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x2)
+			seen |= bitListRootsRequestParams
 			x.Params = new(ListRootsRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
 		case "id":
-			seen |= uint64(0x4)
+			seen |= bitListRootsRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x8)
+			seen |= bitListRootsRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
@@ -10196,7 +10676,7 @@ func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xd) &^ seen
+	x.missing = requiredListRootsRequest &^ seen
 	return nil
 }
 
@@ -10204,10 +10684,11 @@ func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListRootsRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListRootsRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListRootsRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"roots/list\""...)
 	}
@@ -10218,14 +10699,14 @@ func (x *ListRootsRequest) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "params")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || !x.ID.IsZero() {
+	if x.has&bitListRootsRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.JSONRPC != "" {
+	if x.has&bitListRootsRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
@@ -10241,6 +10722,7 @@ func (x *ListRootsRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListRootsRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListRootsRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = ListRootsRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -10257,7 +10739,7 @@ func (x *ListRootsRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListRootsRequestParamsMeta
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
@@ -10268,7 +10750,6 @@ func (x *ListRootsRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -10276,10 +10757,11 @@ func (x *ListRootsRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x ListRootsRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListRootsRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitListRootsRequestParamsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
@@ -10298,6 +10780,7 @@ func (x *ListRootsRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListRootsResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListRootsResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -10314,7 +10797,7 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "roots":
-			seen |= uint64(0x1)
+			seen |= bitListRootsResultRoots
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "roots")
 			}
@@ -10334,7 +10817,7 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "_meta":
-			seen |= uint64(0x2)
+			seen |= bitListRootsResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
@@ -10345,7 +10828,7 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredListRootsResult &^ seen
 	return nil
 }
 
@@ -10353,10 +10836,11 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 func (x ListRootsResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListRootsResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListRootsResultRoots == 0 {
 		dst = append(dst, ",\"roots\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Roots {
@@ -10370,7 +10854,7 @@ func (x *ListRootsResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.Meta != nil || x.has&uint64(0x2) != 0 {
+	if x.Meta != nil || x.has&bitListRootsResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -10386,6 +10870,7 @@ func (x *ListRootsResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListTasksRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListTasksRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListTasksRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -10402,22 +10887,22 @@ func (x *ListTasksRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListTasksRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListTasksRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitListTasksRequestMethod
 			if err := decodeConstString(s, "tasks/list", "\"tasks/list\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitListTasksRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -10429,7 +10914,7 @@ func (x *ListTasksRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredListTasksRequest &^ seen
 	return nil
 }
 
@@ -10437,21 +10922,22 @@ func (x *ListTasksRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListTasksRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListTasksRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListTasksRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitListTasksRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListTasksRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tasks/list\""...)
 	}
@@ -10474,6 +10960,7 @@ func (x *ListTasksRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListTasksResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListTasksResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -10490,17 +10977,17 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListTasksResultMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "nextCursor":
-			seen |= uint64(0x2)
+			seen |= bitListTasksResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
 		case "tasks":
-			seen |= uint64(0x4)
+			seen |= bitListTasksResultTasks
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "tasks")
 			}
@@ -10526,7 +11013,7 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredListTasksResult &^ seen
 	return nil
 }
 
@@ -10534,18 +11021,19 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 func (x ListTasksResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListTasksResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitListTasksResultMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.has&uint64(0x2) != 0 || x.NextCursor != "" {
+	if x.has&bitListTasksResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListTasksResultTasks == 0 {
 		dst = append(dst, ",\"tasks\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Tasks {
@@ -10571,6 +11059,7 @@ func (x *ListTasksResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListToolsRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ListToolsRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -10587,22 +11076,22 @@ func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListToolsRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListToolsRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitListToolsRequestMethod
 			if err := decodeConstString(s, "tools/list", "\"tools/list\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitListToolsRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -10614,7 +11103,7 @@ func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredListToolsRequest &^ seen
 	return nil
 }
 
@@ -10622,21 +11111,22 @@ func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 func (x ListToolsRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListToolsRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitListToolsRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitListToolsRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListToolsRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"tools/list\""...)
 	}
@@ -10659,6 +11149,7 @@ func (x *ListToolsRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListToolsResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 	*x = ListToolsResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -10675,28 +11166,28 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitListToolsResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitListToolsResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return fielderr.AtField(err, "cacheScope")
 			}
 		case "nextCursor":
-			seen |= uint64(0x4)
+			seen |= bitListToolsResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
 		case "resultType":
-			seen |= uint64(0x8)
+			seen |= bitListToolsResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
 		case "tools":
-			seen |= uint64(0x10)
+			seen |= bitListToolsResultTools
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "tools")
 			}
@@ -10727,7 +11218,7 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3a) &^ seen
+	x.missing = requiredListToolsResult &^ seen
 	return nil
 }
 
@@ -10735,6 +11226,7 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 func (x ListToolsResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -10745,22 +11237,22 @@ func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
+	if x.has&bitListToolsResultCacheScope != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.NextCursor != "" {
+	if x.has&bitListToolsResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
+	if x.has&bitListToolsResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitListToolsResultTools == 0 {
 		dst = append(dst, ",\"tools\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Tools {
@@ -10790,6 +11282,7 @@ func (x *ListToolsResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListToolsResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListToolsResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -10805,6 +11298,7 @@ func (x *ListToolsResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x ListToolsResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ListToolsResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -10814,6 +11308,7 @@ func (x ListToolsResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *ListToolsResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ListToolsResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = ListToolsResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -10830,17 +11325,17 @@ func (x *ListToolsResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitListToolsResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitListToolsResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitListToolsResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return fielderr.AtField(err, "result")
 			}
@@ -10851,7 +11346,7 @@ func (x *ListToolsResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredListToolsResultResponse &^ seen
 	return nil
 }
 
@@ -10859,21 +11354,22 @@ func (x *ListToolsResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x ListToolsResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ListToolsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListToolsResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitListToolsResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListToolsResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -10892,6 +11388,7 @@ func (x *ListToolsResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *LoggingLevel) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *LoggingLevel) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -10907,6 +11404,7 @@ func (x *LoggingLevel) decode(s *jsonrpc.Scanner) error {
 func (x LoggingLevel) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x LoggingLevel) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -10916,6 +11414,7 @@ func (x LoggingLevel) appendJSON(dst []byte) ([]byte, error) {
 func (x *LoggingMessageNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 	*x = LoggingMessageNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -10932,17 +11431,17 @@ func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitLoggingMessageNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitLoggingMessageNotificationMethod
 			if err := decodeConstString(s, "notifications/message", "\"notifications/message\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitLoggingMessageNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -10953,7 +11452,7 @@ func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredLoggingMessageNotification &^ seen
 	return nil
 }
 
@@ -10961,18 +11460,19 @@ func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 func (x LoggingMessageNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *LoggingMessageNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitLoggingMessageNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitLoggingMessageNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/message\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitLoggingMessageNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -10991,6 +11491,7 @@ func (x *LoggingMessageNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *LoggingMessageNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = LoggingMessageNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -11007,23 +11508,23 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitLoggingMessageNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitLoggingMessageNotificationParamsData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "level":
-			seen |= uint64(0x4)
+			seen |= bitLoggingMessageNotificationParamsLevel
 			if err := x.Level.decode(s); err != nil {
 				return fielderr.AtField(err, "level")
 			}
 		case "logger":
-			seen |= uint64(0x8)
+			seen |= bitLoggingMessageNotificationParamsLogger
 			if err := decodeString(s, &x.Logger); err != nil {
 				return fielderr.AtField(err, "logger")
 			}
@@ -11034,7 +11535,7 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x6) &^ seen
+	x.missing = requiredLoggingMessageNotificationParams &^ seen
 	return nil
 }
 
@@ -11042,6 +11543,7 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x LoggingMessageNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *LoggingMessageNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11052,18 +11554,18 @@ func (x *LoggingMessageNotificationParams) appendJSON(dst []byte) ([]byte, error
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitLoggingMessageNotificationParamsData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitLoggingMessageNotificationParamsLevel == 0 {
 		dst = append(dst, ",\"level\":"...)
 		dst, err = x.Level.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "level")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Logger != "" {
+	if x.has&bitLoggingMessageNotificationParamsLogger != 0 || x.Logger != "" {
 		dst = append(dst, ",\"logger\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Logger))
 	}
@@ -11079,6 +11581,7 @@ func (x *LoggingMessageNotificationParams) appendJSON(dst []byte) ([]byte, error
 func (x *MetaObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MetaObject) decode(s *jsonrpc.Scanner) error {
 	if err := decodeRawObject(s, (*json.RawMessage)(x)); err != nil {
 		return err
@@ -11090,6 +11593,7 @@ func (x *MetaObject) decode(s *jsonrpc.Scanner) error {
 func (x MetaObject) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x MetaObject) appendJSON(dst []byte) ([]byte, error) {
 	dst = appendRaw(dst, x, "{}")
 	return dst, nil
@@ -11099,6 +11603,7 @@ func (x MetaObject) appendJSON(dst []byte) ([]byte, error) {
 func (x *MethodNotFoundError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MethodNotFoundError) decode(s *jsonrpc.Scanner) error {
 	*x = MethodNotFoundError{}
 	if err := s.ObjectStart(); err != nil {
@@ -11115,17 +11620,17 @@ func (x *MethodNotFoundError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitMethodNotFoundErrorCode
 			if err := decodeConstInt(s, int64(-32601), "-32601"); err != nil {
 				return fielderr.AtField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitMethodNotFoundErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitMethodNotFoundErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
@@ -11136,7 +11641,7 @@ func (x *MethodNotFoundError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredMethodNotFoundError &^ seen
 	return nil
 }
 
@@ -11144,17 +11649,18 @@ func (x *MethodNotFoundError) decode(s *jsonrpc.Scanner) error {
 func (x MethodNotFoundError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *MethodNotFoundError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMethodNotFoundErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32601"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitMethodNotFoundErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitMethodNotFoundErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -11170,6 +11676,7 @@ func (x *MethodNotFoundError) appendJSON(dst []byte) ([]byte, error) {
 func (x *MissingRequiredClientCapabilityError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MissingRequiredClientCapabilityError) decode(s *jsonrpc.Scanner) error {
 	*x = MissingRequiredClientCapabilityError{}
 	if err := s.ObjectStart(); err != nil {
@@ -11186,17 +11693,17 @@ func (x *MissingRequiredClientCapabilityError) decode(s *jsonrpc.Scanner) error 
 		}
 		switch string(key) {
 		case "error":
-			seen |= uint64(0x1)
+			seen |= bitMissingRequiredClientCapabilityErrorError
 			if err := x.Error.decode(s); err != nil {
 				return fielderr.AtField(err, "error")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitMissingRequiredClientCapabilityErrorID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x4)
+			seen |= bitMissingRequiredClientCapabilityErrorJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
@@ -11207,7 +11714,7 @@ func (x *MissingRequiredClientCapabilityError) decode(s *jsonrpc.Scanner) error 
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredMissingRequiredClientCapabilityError &^ seen
 	return nil
 }
 
@@ -11215,24 +11722,25 @@ func (x *MissingRequiredClientCapabilityError) decode(s *jsonrpc.Scanner) error 
 func (x MissingRequiredClientCapabilityError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *MissingRequiredClientCapabilityError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorError == 0 {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitMissingRequiredClientCapabilityErrorID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
@@ -11248,6 +11756,7 @@ func (x *MissingRequiredClientCapabilityError) appendJSON(dst []byte) ([]byte, e
 func (x *MissingRequiredClientCapabilityErrorError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MissingRequiredClientCapabilityErrorError) decode(s *jsonrpc.Scanner) error {
 	*x = MissingRequiredClientCapabilityErrorError{}
 	if err := s.ObjectStart(); err != nil {
@@ -11264,17 +11773,17 @@ func (x *MissingRequiredClientCapabilityErrorError) decode(s *jsonrpc.Scanner) e
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitMissingRequiredClientCapabilityErrorErrorCode
 			if err := decodeConstInt(s, int64(-32021), "-32021"); err != nil {
 				return fielderr.AtField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitMissingRequiredClientCapabilityErrorErrorData
 			if err := x.Data.decode(s); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitMissingRequiredClientCapabilityErrorErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
@@ -11285,7 +11794,7 @@ func (x *MissingRequiredClientCapabilityErrorError) decode(s *jsonrpc.Scanner) e
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredMissingRequiredClientCapabilityErrorError &^ seen
 	return nil
 }
 
@@ -11293,21 +11802,22 @@ func (x *MissingRequiredClientCapabilityErrorError) decode(s *jsonrpc.Scanner) e
 func (x MissingRequiredClientCapabilityErrorError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *MissingRequiredClientCapabilityErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32021"...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst, err = x.Data.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "data")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -11323,6 +11833,7 @@ func (x *MissingRequiredClientCapabilityErrorError) appendJSON(dst []byte) ([]by
 func (x *MissingRequiredClientCapabilityErrorErrorData) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MissingRequiredClientCapabilityErrorErrorData) decode(s *jsonrpc.Scanner) error {
 	*x = MissingRequiredClientCapabilityErrorErrorData{}
 	if err := s.ObjectStart(); err != nil {
@@ -11339,7 +11850,7 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) decode(s *jsonrpc.Scanne
 		}
 		switch string(key) {
 		case "requiredCapabilities":
-			seen |= uint64(0x1)
+			seen |= bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities
 			if err := x.RequiredCapabilities.decode(s); err != nil {
 				return fielderr.AtField(err, "requiredCapabilities")
 			}
@@ -11350,7 +11861,7 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) decode(s *jsonrpc.Scanne
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredMissingRequiredClientCapabilityErrorErrorData &^ seen
 	return nil
 }
 
@@ -11358,10 +11869,11 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) decode(s *jsonrpc.Scanne
 func (x MissingRequiredClientCapabilityErrorErrorData) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *MissingRequiredClientCapabilityErrorErrorData) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities == 0 {
 		dst = append(dst, ",\"requiredCapabilities\":"...)
 		dst, err = x.RequiredCapabilities.appendJSON(dst)
 		if err != nil {
@@ -11380,6 +11892,7 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) appendJSON(dst []byte) (
 func (x *ModelHint) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ModelHint) decode(s *jsonrpc.Scanner) error {
 	*x = ModelHint{}
 	if err := s.ObjectStart(); err != nil {
@@ -11396,7 +11909,7 @@ func (x *ModelHint) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "name":
-			seen |= uint64(0x1)
+			seen |= bitModelHintName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
@@ -11407,7 +11920,6 @@ func (x *ModelHint) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -11415,9 +11927,10 @@ func (x *ModelHint) decode(s *jsonrpc.Scanner) error {
 func (x ModelHint) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ModelHint) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Name != "" {
+	if x.has&bitModelHintName != 0 || x.Name != "" {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
@@ -11433,6 +11946,7 @@ func (x *ModelHint) appendJSON(dst []byte) ([]byte, error) {
 func (x *ModelPreferences) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 	*x = ModelPreferences{}
 	if err := s.ObjectStart(); err != nil {
@@ -11449,12 +11963,12 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "costPriority":
-			seen |= uint64(0x1)
+			seen |= bitModelPreferencesCostPriority
 			if err := decodeFloat(s, &x.CostPriority); err != nil {
 				return fielderr.AtField(err, "costPriority")
 			}
 		case "hints":
-			seen |= uint64(0x2)
+			seen |= bitModelPreferencesHints
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "hints")
 			}
@@ -11474,12 +11988,12 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "intelligencePriority":
-			seen |= uint64(0x4)
+			seen |= bitModelPreferencesIntelligencePriority
 			if err := decodeFloat(s, &x.IntelligencePriority); err != nil {
 				return fielderr.AtField(err, "intelligencePriority")
 			}
 		case "speedPriority":
-			seen |= uint64(0x8)
+			seen |= bitModelPreferencesSpeedPriority
 			if err := decodeFloat(s, &x.SpeedPriority); err != nil {
 				return fielderr.AtField(err, "speedPriority")
 			}
@@ -11490,7 +12004,6 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -11498,17 +12011,18 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 func (x ModelPreferences) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ModelPreferences) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.CostPriority != 0 {
+	if x.has&bitModelPreferencesCostPriority != 0 || x.CostPriority != 0 {
 		dst = append(dst, ",\"costPriority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.CostPriority))
 		if err != nil {
 			return dst, fielderr.AtField(err, "costPriority")
 		}
 	}
-	if x.Hints != nil || x.has&uint64(0x2) != 0 {
+	if x.Hints != nil || x.has&bitModelPreferencesHints != 0 {
 		dst = append(dst, ",\"hints\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Hints {
@@ -11522,14 +12036,14 @@ func (x *ModelPreferences) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x4) != 0 || x.IntelligencePriority != 0 {
+	if x.has&bitModelPreferencesIntelligencePriority != 0 || x.IntelligencePriority != 0 {
 		dst = append(dst, ",\"intelligencePriority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.IntelligencePriority))
 		if err != nil {
 			return dst, fielderr.AtField(err, "intelligencePriority")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.SpeedPriority != 0 {
+	if x.has&bitModelPreferencesSpeedPriority != 0 || x.SpeedPriority != 0 {
 		dst = append(dst, ",\"speedPriority\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.SpeedPriority))
 		if err != nil {
@@ -11548,6 +12062,7 @@ func (x *ModelPreferences) appendJSON(dst []byte) ([]byte, error) {
 func (x *MultiSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *MultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -11557,31 +12072,52 @@ func (x *MultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyDefault uint64 = 1 << iota
+			keyDescription
+			keyItems
+			keyMaxItems
+			keyMinItems
+			keyTitle
+			keyType
+		)
 		present, err := objectKeys(raw, []string{"default", "description", "items", "maxItems", "minItems", "title", "type"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0x44), uint64(0x44)}
-		declared := [2]uint64{uint64(0x7f), uint64(0x7f)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantUntitledMultiSelectEnumSchema uint64 = 1 << iota
+			variantTitledMultiSelectEnumSchema
+		)
+		required := [2]uint64{
+			keyItems | keyType,
+			keyItems | keyType,
+		}
+		declared := [2]uint64{
+			keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+			keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+		}
 		// both require type and items; titled items list anyOf, untitled items list enum
 		if !hasValueAt(raw, "items", "anyOf") && required[0]&^present == 0 {
 			required[1] = ^uint64(0)
 		}
 		top := topVariants(present, required[:], declared[:])
 		if bits.OnesCount64(top) > 1 {
-			if top&uint64(0x2) != 0 && top&uint64(0x1) != 0 && hasValueAt(raw, "items", "anyOf") {
-				top = uint64(0x2)
+			if top&variantTitledMultiSelectEnumSchema != 0 && top&variantUntitledMultiSelectEnumSchema != 0 && hasValueAt(raw, "items", "anyOf") {
+				top = variantTitledMultiSelectEnumSchema
 			}
 		}
 		switch top {
-		case uint64(0x1):
+		case variantUntitledMultiSelectEnumSchema:
 			v := new(UntitledMultiSelectEnumSchema)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantTitledMultiSelectEnumSchema:
 			v := new(TitledMultiSelectEnumSchema)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -11600,6 +12136,7 @@ func (x *MultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x MultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x MultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("MultiSelectEnumSchema holds no value")
@@ -11611,6 +12148,7 @@ func (x MultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *Notification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Notification) decode(s *jsonrpc.Scanner) error {
 	*x = Notification{}
 	if err := s.ObjectStart(); err != nil {
@@ -11627,12 +12165,12 @@ func (x *Notification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "method":
-			seen |= uint64(0x1)
+			seen |= bitNotificationMethod
 			if err := decodeString(s, &x.Method); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x2)
+			seen |= bitNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -11644,7 +12182,7 @@ func (x *Notification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredNotification &^ seen
 	return nil
 }
 
@@ -11652,10 +12190,11 @@ func (x *Notification) decode(s *jsonrpc.Scanner) error {
 func (x Notification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Notification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
@@ -11678,6 +12217,7 @@ func (x *Notification) appendJSON(dst []byte) ([]byte, error) {
 func (x *NotificationMetaObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *NotificationMetaObject) decode(s *jsonrpc.Scanner) error {
 	*x = NotificationMetaObject{}
 	if err := s.ObjectStart(); err != nil {
@@ -11694,7 +12234,7 @@ func (x *NotificationMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "io.modelcontextprotocol/subscriptionId":
-			seen |= uint64(0x1)
+			seen |= bitNotificationMetaObjectSubscriptionID
 			if err := x.SubscriptionID.decode(s); err != nil {
 				return fielderr.AtField(err, "io.modelcontextprotocol/subscriptionId")
 			}
@@ -11705,7 +12245,6 @@ func (x *NotificationMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -11713,10 +12252,11 @@ func (x *NotificationMetaObject) decode(s *jsonrpc.Scanner) error {
 func (x NotificationMetaObject) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *NotificationMetaObject) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.SubscriptionID.IsZero() {
+	if x.has&bitNotificationMetaObjectSubscriptionID != 0 || !x.SubscriptionID.IsZero() {
 		dst = append(dst, ",\"io.modelcontextprotocol/subscriptionId\":"...)
 		dst, err = x.SubscriptionID.appendJSON(dst)
 		if err != nil {
@@ -11735,6 +12275,7 @@ func (x *NotificationMetaObject) appendJSON(dst []byte) ([]byte, error) {
 func (x *NotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *NotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = NotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -11751,7 +12292,7 @@ func (x *NotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
@@ -11763,7 +12304,6 @@ func (x *NotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -11771,6 +12311,7 @@ func (x *NotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x NotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *NotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -11793,6 +12334,7 @@ func (x *NotificationParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *NumberSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *NumberSchema) decode(s *jsonrpc.Scanner) error {
 	*x = NumberSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -11809,32 +12351,32 @@ func (x *NumberSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitNumberSchemaDefault
 			if err := decodeFloat(s, &x.Default); err != nil {
 				return fielderr.AtField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitNumberSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "maximum":
-			seen |= uint64(0x4)
+			seen |= bitNumberSchemaMaximum
 			if err := decodeFloat(s, &x.Maximum); err != nil {
 				return fielderr.AtField(err, "maximum")
 			}
 		case "minimum":
-			seen |= uint64(0x8)
+			seen |= bitNumberSchemaMinimum
 			if err := decodeFloat(s, &x.Minimum); err != nil {
 				return fielderr.AtField(err, "minimum")
 			}
 		case "title":
-			seen |= uint64(0x10)
+			seen |= bitNumberSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x20)
+			seen |= bitNumberSchemaType
 			if err := x.Type.decode(s); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -11845,7 +12387,7 @@ func (x *NumberSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x20) &^ seen
+	x.missing = requiredNumberSchema &^ seen
 	return nil
 }
 
@@ -11853,39 +12395,40 @@ func (x *NumberSchema) decode(s *jsonrpc.Scanner) error {
 func (x NumberSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *NumberSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Default != 0 {
+	if x.has&bitNumberSchemaDefault != 0 || x.Default != 0 {
 		dst = append(dst, ",\"default\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Default))
 		if err != nil {
 			return dst, fielderr.AtField(err, "default")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitNumberSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.has&uint64(0x4) != 0 || x.Maximum != 0 {
+	if x.has&bitNumberSchemaMaximum != 0 || x.Maximum != 0 {
 		dst = append(dst, ",\"maximum\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Maximum))
 		if err != nil {
 			return dst, fielderr.AtField(err, "maximum")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Minimum != 0 {
+	if x.has&bitNumberSchemaMinimum != 0 || x.Minimum != 0 {
 		dst = append(dst, ",\"minimum\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Minimum))
 		if err != nil {
 			return dst, fielderr.AtField(err, "minimum")
 		}
 	}
-	if x.has&uint64(0x10) != 0 || x.Title != "" {
+	if x.has&bitNumberSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitNumberSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst, err = x.Type.appendJSON(dst)
 		if err != nil {
@@ -11904,6 +12447,7 @@ func (x *NumberSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *NumberSchemaType) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *NumberSchemaType) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -11919,6 +12463,7 @@ func (x *NumberSchemaType) decode(s *jsonrpc.Scanner) error {
 func (x NumberSchemaType) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x NumberSchemaType) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -11928,6 +12473,7 @@ func (x NumberSchemaType) appendJSON(dst []byte) ([]byte, error) {
 func (x *PaginatedRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 	*x = PaginatedRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -11944,22 +12490,22 @@ func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitPaginatedRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitPaginatedRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitPaginatedRequestMethod
 			if err := decodeString(s, &x.Method); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitPaginatedRequestParams
 			x.Params = new(PaginatedRequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -11971,7 +12517,7 @@ func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredPaginatedRequest &^ seen
 	return nil
 }
 
@@ -11979,21 +12525,22 @@ func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 func (x PaginatedRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PaginatedRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitPaginatedRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitPaginatedRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitPaginatedRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
@@ -12016,6 +12563,7 @@ func (x *PaginatedRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *PaginatedRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PaginatedRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = PaginatedRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -12032,13 +12580,13 @@ func (x *PaginatedRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitPaginatedRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "cursor":
-			seen |= uint64(0x2)
+			seen |= bitPaginatedRequestParamsCursor
 			if err := decodeString(s, &x.Cursor); err != nil {
 				return fielderr.AtField(err, "cursor")
 			}
@@ -12049,7 +12597,7 @@ func (x *PaginatedRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredPaginatedRequestParams &^ seen
 	return nil
 }
 
@@ -12057,6 +12605,7 @@ func (x *PaginatedRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x PaginatedRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PaginatedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12067,7 +12616,7 @@ func (x *PaginatedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Cursor != "" {
+	if x.has&bitPaginatedRequestParamsCursor != 0 || x.Cursor != "" {
 		dst = append(dst, ",\"cursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Cursor))
 	}
@@ -12083,6 +12632,7 @@ func (x *PaginatedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *PaginatedResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 	*x = PaginatedResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -12099,18 +12649,18 @@ func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitPaginatedResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "nextCursor":
-			seen |= uint64(0x2)
+			seen |= bitPaginatedResultNextCursor
 			if err := decodeString(s, &x.NextCursor); err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
 		case "resultType":
-			seen |= uint64(0x4)
+			seen |= bitPaginatedResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
@@ -12121,7 +12671,7 @@ func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredPaginatedResult &^ seen
 	return nil
 }
 
@@ -12129,6 +12679,7 @@ func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 func (x PaginatedResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PaginatedResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12139,11 +12690,11 @@ func (x *PaginatedResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.NextCursor != "" {
+	if x.has&bitPaginatedResultNextCursor != 0 || x.NextCursor != "" {
 		dst = append(dst, ",\"nextCursor\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.NextCursor))
 	}
-	if x.has&uint64(0x4) != 0 || x.ResultType != "" {
+	if x.has&bitPaginatedResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -12159,6 +12710,7 @@ func (x *PaginatedResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ParseError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ParseError) decode(s *jsonrpc.Scanner) error {
 	*x = ParseError{}
 	if err := s.ObjectStart(); err != nil {
@@ -12175,17 +12727,17 @@ func (x *ParseError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitParseErrorCode
 			if err := decodeConstInt(s, int64(-32700), "-32700"); err != nil {
 				return fielderr.AtField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitParseErrorData
 			if err := decodeRawValue(s, &x.Data); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitParseErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
@@ -12196,7 +12748,7 @@ func (x *ParseError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredParseError &^ seen
 	return nil
 }
 
@@ -12204,17 +12756,18 @@ func (x *ParseError) decode(s *jsonrpc.Scanner) error {
 func (x ParseError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ParseError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitParseErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32700"...)
 	}
-	if x.Data != nil || x.has&uint64(0x2) != 0 {
+	if x.Data != nil || x.has&bitParseErrorData != 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst = appendRaw(dst, x.Data, "null")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitParseErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -12230,6 +12783,7 @@ func (x *ParseError) appendJSON(dst []byte) ([]byte, error) {
 func (x *PingRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 	*x = PingRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -12246,22 +12800,22 @@ func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitPingRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitPingRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitPingRequestMethod
 			if err := decodeConstString(s, "ping", "\"ping\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitPingRequestParams
 			x.Params = new(RequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -12273,7 +12827,7 @@ func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredPingRequest &^ seen
 	return nil
 }
 
@@ -12281,21 +12835,22 @@ func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 func (x PingRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PingRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitPingRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitPingRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitPingRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"ping\""...)
 	}
@@ -12318,6 +12873,7 @@ func (x *PingRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *PingRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PingRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = PingRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -12334,7 +12890,7 @@ func (x *PingRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitPingRequestParamsMeta
 			x.Meta = new(PingRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
@@ -12346,7 +12902,6 @@ func (x *PingRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -12354,6 +12909,7 @@ func (x *PingRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x PingRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PingRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12376,6 +12932,7 @@ func (x *PingRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *PingRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PingRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = PingRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -12392,7 +12949,7 @@ func (x *PingRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitPingRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
@@ -12403,7 +12960,6 @@ func (x *PingRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -12411,10 +12967,11 @@ func (x *PingRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x PingRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PingRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitPingRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -12433,6 +12990,7 @@ func (x *PingRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *PrimitiveSchemaDefinition) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -12451,45 +13009,75 @@ func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(tag) {
 		case "string":
+			// The keys that tell the variants apart, as bits of present.
+			const (
+				keyDefault uint64 = 1 << iota
+				keyDescription
+				keyFormat
+				keyMaxLength
+				keyMinLength
+				keyTitle
+				keyType
+				keyEnum
+				keyOneOf
+				keyEnumNames
+			)
 			present, err := objectKeys(raw, []string{"default", "description", "format", "maxLength", "minLength", "title", "type", "enum", "oneOf", "enumNames"})
 			if err != nil {
 				return err
 			}
-			required := [4]uint64{uint64(0x40), uint64(0xc0), uint64(0x140), uint64(0xc0)}
-			declared := [4]uint64{uint64(0x7f), uint64(0xe3), uint64(0x163), uint64(0x2e3)}
+			// The variants, as bits of top, and the keys each requires and declares.
+			const (
+				variantStringSchema uint64 = 1 << iota
+				variantUntitledSingleSelectEnumSchema
+				variantTitledSingleSelectEnumSchema
+				variantLegacyTitledEnumSchema
+			)
+			required := [4]uint64{
+				keyType,
+				keyType | keyEnum,
+				keyType | keyOneOf,
+				keyType | keyEnum,
+			}
+			declared := [4]uint64{
+				keyDefault | keyDescription | keyFormat | keyMaxLength | keyMinLength | keyTitle | keyType,
+				keyDefault | keyDescription | keyTitle | keyType | keyEnum,
+				keyDefault | keyDescription | keyTitle | keyType | keyOneOf,
+				keyDefault | keyDescription | keyTitle | keyType | keyEnum | keyEnumNames,
+			}
 			// both require type and enum; only the legacy form has enumNames
 			if !hasValueAt(raw, "enumNames") && required[1]&^present == 0 {
 				required[3] = ^uint64(0)
 			}
 			top := topVariants(present, required[:], declared[:])
 			if bits.OnesCount64(top) > 1 {
-				if top&uint64(0x8) != 0 && top&uint64(0x2) != 0 && hasValueAt(raw, "enumNames") {
-					top = uint64(0x8)
+				if top&variantLegacyTitledEnumSchema != 0 && top&variantUntitledSingleSelectEnumSchema != 0 && hasValueAt(raw, "enumNames") {
+					top = variantLegacyTitledEnumSchema
 				}
 			}
 			switch top {
-			case uint64(0x1):
+			case variantStringSchema:
 				v := new(StringSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2):
+			case variantUntitledSingleSelectEnumSchema:
 				v := new(UntitledSingleSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x4):
+			case variantTitledSingleSelectEnumSchema:
 				v := new(TitledSingleSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x8):
+			case variantLegacyTitledEnumSchema:
 				v := new(LegacyTitledEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
@@ -12522,31 +13110,52 @@ func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 			x.Value = v
 			return nil
 		case "array":
+			// The keys that tell the variants apart, as bits of present.
+			const (
+				keyDefault uint64 = 1 << iota
+				keyDescription
+				keyItems
+				keyMaxItems
+				keyMinItems
+				keyTitle
+				keyType
+			)
 			present, err := objectKeys(raw, []string{"default", "description", "items", "maxItems", "minItems", "title", "type"})
 			if err != nil {
 				return err
 			}
-			required := [2]uint64{uint64(0x44), uint64(0x44)}
-			declared := [2]uint64{uint64(0x7f), uint64(0x7f)}
+			// The variants, as bits of top, and the keys each requires and declares.
+			const (
+				variantUntitledMultiSelectEnumSchema uint64 = 1 << iota
+				variantTitledMultiSelectEnumSchema
+			)
+			required := [2]uint64{
+				keyItems | keyType,
+				keyItems | keyType,
+			}
+			declared := [2]uint64{
+				keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+				keyDefault | keyDescription | keyItems | keyMaxItems | keyMinItems | keyTitle | keyType,
+			}
 			// both require type and items; titled items list anyOf, untitled items list enum
 			if !hasValueAt(raw, "items", "anyOf") && required[0]&^present == 0 {
 				required[1] = ^uint64(0)
 			}
 			top := topVariants(present, required[:], declared[:])
 			if bits.OnesCount64(top) > 1 {
-				if top&uint64(0x2) != 0 && top&uint64(0x1) != 0 && hasValueAt(raw, "items", "anyOf") {
-					top = uint64(0x2)
+				if top&variantTitledMultiSelectEnumSchema != 0 && top&variantUntitledMultiSelectEnumSchema != 0 && hasValueAt(raw, "items", "anyOf") {
+					top = variantTitledMultiSelectEnumSchema
 				}
 			}
 			switch top {
-			case uint64(0x1):
+			case variantUntitledMultiSelectEnumSchema:
 				v := new(UntitledMultiSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2):
+			case variantTitledMultiSelectEnumSchema:
 				v := new(TitledMultiSelectEnumSchema)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
@@ -12567,6 +13176,7 @@ func (x *PrimitiveSchemaDefinition) decode(s *jsonrpc.Scanner) error {
 func (x PrimitiveSchemaDefinition) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x PrimitiveSchemaDefinition) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("PrimitiveSchemaDefinition holds no value")
@@ -12578,6 +13188,7 @@ func (x PrimitiveSchemaDefinition) appendJSON(dst []byte) ([]byte, error) {
 func (x *ProgressNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 	*x = ProgressNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -12594,17 +13205,17 @@ func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitProgressNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitProgressNotificationMethod
 			if err := decodeConstString(s, "notifications/progress", "\"notifications/progress\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitProgressNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -12615,7 +13226,7 @@ func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredProgressNotification &^ seen
 	return nil
 }
 
@@ -12623,18 +13234,19 @@ func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 func (x ProgressNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ProgressNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitProgressNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitProgressNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/progress\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitProgressNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -12653,6 +13265,7 @@ func (x *ProgressNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *ProgressNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = ProgressNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -12669,28 +13282,28 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitProgressNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "message":
-			seen |= uint64(0x2)
+			seen |= bitProgressNotificationParamsMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
 		case "progress":
-			seen |= uint64(0x4)
+			seen |= bitProgressNotificationParamsProgress
 			if err := decodeFloat(s, &x.Progress); err != nil {
 				return fielderr.AtField(err, "progress")
 			}
 		case "progressToken":
-			seen |= uint64(0x8)
+			seen |= bitProgressNotificationParamsProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
 		case "total":
-			seen |= uint64(0x10)
+			seen |= bitProgressNotificationParamsTotal
 			if err := decodeFloat(s, &x.Total); err != nil {
 				return fielderr.AtField(err, "total")
 			}
@@ -12701,7 +13314,7 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xc) &^ seen
+	x.missing = requiredProgressNotificationParams &^ seen
 	return nil
 }
 
@@ -12709,6 +13322,7 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x ProgressNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ProgressNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -12719,25 +13333,25 @@ func (x *ProgressNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Message != "" {
+	if x.has&bitProgressNotificationParamsMessage != 0 || x.Message != "" {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitProgressNotificationParamsProgress == 0 {
 		dst = append(dst, ",\"progress\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Progress))
 		if err != nil {
 			return dst, fielderr.AtField(err, "progress")
 		}
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitProgressNotificationParamsProgressToken == 0 {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "progressToken")
 		}
 	}
-	if x.has&uint64(0x10) != 0 || x.Total != 0 {
+	if x.has&bitProgressNotificationParamsTotal != 0 || x.Total != 0 {
 		dst = append(dst, ",\"total\":"...)
 		dst, err = jsonrpc.AppendFloatChecked(dst, float64(x.Total))
 		if err != nil {
@@ -12756,6 +13370,7 @@ func (x *ProgressNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ProgressToken) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ProgressToken) decode(s *jsonrpc.Scanner) error {
 	*x = ProgressToken{}
 	k := s.Peek()
@@ -12783,6 +13398,7 @@ func (x *ProgressToken) decode(s *jsonrpc.Scanner) error {
 func (x ProgressToken) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ProgressToken) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	switch x.kind {
@@ -12800,6 +13416,7 @@ func (x ProgressToken) appendJSON(dst []byte) ([]byte, error) {
 func (x *Prompt) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 	*x = Prompt{}
 	if err := s.ObjectStart(); err != nil {
@@ -12816,12 +13433,12 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitPromptMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "arguments":
-			seen |= uint64(0x2)
+			seen |= bitPromptArguments
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
@@ -12841,12 +13458,12 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "description":
-			seen |= uint64(0x4)
+			seen |= bitPromptDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x8)
+			seen |= bitPromptIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
@@ -12866,12 +13483,12 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "name":
-			seen |= uint64(0x10)
+			seen |= bitPromptName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "title":
-			seen |= uint64(0x20)
+			seen |= bitPromptTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
@@ -12882,7 +13499,7 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x10) &^ seen
+	x.missing = requiredPrompt &^ seen
 	return nil
 }
 
@@ -12890,14 +13507,15 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 func (x Prompt) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Prompt) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitPromptMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.Arguments != nil || x.has&uint64(0x2) != 0 {
+	if x.Arguments != nil || x.has&bitPromptArguments != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Arguments {
@@ -12911,11 +13529,11 @@ func (x *Prompt) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x4) != 0 || x.Description != "" {
+	if x.has&bitPromptDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x8) != 0 {
+	if x.Icons != nil || x.has&bitPromptIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -12929,11 +13547,11 @@ func (x *Prompt) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitPromptName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x20) != 0 || x.Title != "" {
+	if x.has&bitPromptTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -12949,6 +13567,7 @@ func (x *Prompt) appendJSON(dst []byte) ([]byte, error) {
 func (x *PromptArgument) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PromptArgument) decode(s *jsonrpc.Scanner) error {
 	*x = PromptArgument{}
 	if err := s.ObjectStart(); err != nil {
@@ -12965,22 +13584,22 @@ func (x *PromptArgument) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "description":
-			seen |= uint64(0x1)
+			seen |= bitPromptArgumentDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "name":
-			seen |= uint64(0x2)
+			seen |= bitPromptArgumentName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "required":
-			seen |= uint64(0x4)
+			seen |= bitPromptArgumentRequired
 			if err := decodeBool(s, &x.Required); err != nil {
 				return fielderr.AtField(err, "required")
 			}
 		case "title":
-			seen |= uint64(0x8)
+			seen |= bitPromptArgumentTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
@@ -12991,7 +13610,7 @@ func (x *PromptArgument) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredPromptArgument &^ seen
 	return nil
 }
 
@@ -12999,21 +13618,22 @@ func (x *PromptArgument) decode(s *jsonrpc.Scanner) error {
 func (x PromptArgument) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PromptArgument) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Description != "" {
+	if x.has&bitPromptArgumentDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitPromptArgumentName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x4) != 0 || x.Required {
+	if x.has&bitPromptArgumentRequired != 0 || x.Required {
 		dst = append(dst, ",\"required\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.Required))
 	}
-	if x.has&uint64(0x8) != 0 || x.Title != "" {
+	if x.has&bitPromptArgumentTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -13029,6 +13649,7 @@ func (x *PromptArgument) appendJSON(dst []byte) ([]byte, error) {
 func (x *PromptListChangedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = PromptListChangedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -13045,17 +13666,17 @@ func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitPromptListChangedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitPromptListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/prompts/list_changed", "\"notifications/prompts/list_changed\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitPromptListChangedNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -13067,7 +13688,7 @@ func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredPromptListChangedNotification &^ seen
 	return nil
 }
 
@@ -13075,14 +13696,15 @@ func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 func (x PromptListChangedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PromptListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitPromptListChangedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitPromptListChangedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/prompts/list_changed\""...)
 	}
@@ -13105,6 +13727,7 @@ func (x *PromptListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *PromptMessage) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PromptMessage) decode(s *jsonrpc.Scanner) error {
 	*x = PromptMessage{}
 	if err := s.ObjectStart(); err != nil {
@@ -13121,12 +13744,12 @@ func (x *PromptMessage) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "content":
-			seen |= uint64(0x1)
+			seen |= bitPromptMessageContent
 			if err := x.Content.decode(s); err != nil {
 				return fielderr.AtField(err, "content")
 			}
 		case "role":
-			seen |= uint64(0x2)
+			seen |= bitPromptMessageRole
 			if err := x.Role.decode(s); err != nil {
 				return fielderr.AtField(err, "role")
 			}
@@ -13137,7 +13760,7 @@ func (x *PromptMessage) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredPromptMessage &^ seen
 	return nil
 }
 
@@ -13145,17 +13768,18 @@ func (x *PromptMessage) decode(s *jsonrpc.Scanner) error {
 func (x PromptMessage) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PromptMessage) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitPromptMessageContent == 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst, err = x.Content.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "content")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitPromptMessageRole == 0 {
 		dst = append(dst, ",\"role\":"...)
 		dst, err = x.Role.appendJSON(dst)
 		if err != nil {
@@ -13174,6 +13798,7 @@ func (x *PromptMessage) appendJSON(dst []byte) ([]byte, error) {
 func (x *PromptReference) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *PromptReference) decode(s *jsonrpc.Scanner) error {
 	*x = PromptReference{}
 	if err := s.ObjectStart(); err != nil {
@@ -13190,17 +13815,17 @@ func (x *PromptReference) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "name":
-			seen |= uint64(0x1)
+			seen |= bitPromptReferenceName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "title":
-			seen |= uint64(0x2)
+			seen |= bitPromptReferenceTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x4)
+			seen |= bitPromptReferenceType
 			if err := decodeConstString(s, "ref/prompt", "\"ref/prompt\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -13211,7 +13836,7 @@ func (x *PromptReference) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredPromptReference &^ seen
 	return nil
 }
 
@@ -13219,17 +13844,18 @@ func (x *PromptReference) decode(s *jsonrpc.Scanner) error {
 func (x PromptReference) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *PromptReference) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitPromptReferenceName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x2) != 0 || x.Title != "" {
+	if x.has&bitPromptReferenceTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitPromptReferenceType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"ref/prompt\""...)
 	}
@@ -13245,6 +13871,7 @@ func (x *PromptReference) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 	*x = ReadResourceRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -13261,22 +13888,22 @@ func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitReadResourceRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitReadResourceRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitReadResourceRequestMethod
 			if err := decodeConstString(s, "resources/read", "\"resources/read\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitReadResourceRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -13287,7 +13914,7 @@ func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredReadResourceRequest &^ seen
 	return nil
 }
 
@@ -13295,25 +13922,26 @@ func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ReadResourceRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitReadResourceRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitReadResourceRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitReadResourceRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"resources/read\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitReadResourceRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -13332,6 +13960,7 @@ func (x *ReadResourceRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = ReadResourceRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -13348,23 +13977,23 @@ func (x *ReadResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitReadResourceRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "inputResponses":
-			seen |= uint64(0x2)
+			seen |= bitReadResourceRequestParamsInputResponses
 			if err := x.InputResponses.decode(s); err != nil {
 				return fielderr.AtField(err, "inputResponses")
 			}
 		case "requestState":
-			seen |= uint64(0x4)
+			seen |= bitReadResourceRequestParamsRequestState
 			if err := decodeString(s, &x.RequestState); err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
 		case "uri":
-			seen |= uint64(0x8)
+			seen |= bitReadResourceRequestParamsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -13375,7 +14004,7 @@ func (x *ReadResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x9) &^ seen
+	x.missing = requiredReadResourceRequestParams &^ seen
 	return nil
 }
 
@@ -13383,6 +14012,7 @@ func (x *ReadResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ReadResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -13393,18 +14023,18 @@ func (x *ReadResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.InputResponses != nil || x.has&uint64(0x2) != 0 {
+	if x.InputResponses != nil || x.has&bitReadResourceRequestParamsInputResponses != 0 {
 		dst = append(dst, ",\"inputResponses\":"...)
 		dst, err = x.InputResponses.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "inputResponses")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.RequestState != "" {
+	if x.has&bitReadResourceRequestParamsRequestState != 0 || x.RequestState != "" {
 		dst = append(dst, ",\"requestState\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.RequestState))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitReadResourceRequestParamsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -13420,6 +14050,7 @@ func (x *ReadResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 	*x = ReadResourceResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -13436,18 +14067,18 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitReadResourceResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "cacheScope":
-			seen |= uint64(0x2)
+			seen |= bitReadResourceResultCacheScope
 			if err := x.CacheScope.decode(s); err != nil {
 				return fielderr.AtField(err, "cacheScope")
 			}
 		case "contents":
-			seen |= uint64(0x4)
+			seen |= bitReadResourceResultContents
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "contents")
 			}
@@ -13467,7 +14098,7 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resultType":
-			seen |= uint64(0x8)
+			seen |= bitReadResourceResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
@@ -13483,7 +14114,7 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1e) &^ seen
+	x.missing = requiredReadResourceResult &^ seen
 	return nil
 }
 
@@ -13491,6 +14122,7 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -13501,14 +14133,14 @@ func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.CacheScope != "" {
+	if x.has&bitReadResourceResultCacheScope != 0 || x.CacheScope != "" {
 		dst = append(dst, ",\"cacheScope\":"...)
 		dst, err = x.CacheScope.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitReadResourceResultContents == 0 {
 		dst = append(dst, ",\"contents\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Contents {
@@ -13522,7 +14154,7 @@ func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x8) != 0 || x.ResultType != "" {
+	if x.has&bitReadResourceResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -13542,6 +14174,7 @@ func (x *ReadResourceResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceResultCacheScope) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -13557,6 +14190,7 @@ func (x *ReadResourceResultCacheScope) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceResultCacheScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ReadResourceResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -13566,6 +14200,7 @@ func (x ReadResourceResultCacheScope) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceResultContentsItem) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceResultContentsItem) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -13575,22 +14210,41 @@ func (x *ReadResourceResultContentsItem) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyMeta uint64 = 1 << iota
+			keyMimeType
+			keyText
+			keyUri
+			keyBlob
+		)
 		present, err := objectKeys(raw, []string{"_meta", "mimeType", "text", "uri", "blob"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0xc), uint64(0x18)}
-		declared := [2]uint64{uint64(0xf), uint64(0x1b)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantTextResourceContents uint64 = 1 << iota
+			variantBlobResourceContents
+		)
+		required := [2]uint64{
+			keyText | keyUri,
+			keyUri | keyBlob,
+		}
+		declared := [2]uint64{
+			keyMeta | keyMimeType | keyText | keyUri,
+			keyMeta | keyMimeType | keyUri | keyBlob,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantTextResourceContents:
 			v := new(TextResourceContents)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantBlobResourceContents:
 			v := new(BlobResourceContents)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -13609,6 +14263,7 @@ func (x *ReadResourceResultContentsItem) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceResultContentsItem) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ReadResourceResultContentsItem) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("ReadResourceResultContentsItem holds no value")
@@ -13620,6 +14275,7 @@ func (x ReadResourceResultContentsItem) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = ReadResourceResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -13636,17 +14292,17 @@ func (x *ReadResourceResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitReadResourceResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitReadResourceResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitReadResourceResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return fielderr.AtField(err, "result")
 			}
@@ -13657,7 +14313,7 @@ func (x *ReadResourceResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredReadResourceResultResponse &^ seen
 	return nil
 }
 
@@ -13665,21 +14321,22 @@ func (x *ReadResourceResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ReadResourceResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitReadResourceResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitReadResourceResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitReadResourceResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -13698,6 +14355,7 @@ func (x *ReadResourceResultResponse) appendJSON(dst []byte) ([]byte, error) {
 func (x *ReadResourceResultResponseResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ReadResourceResultResponseResult) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -13746,6 +14404,7 @@ func (x *ReadResourceResultResponseResult) decode(s *jsonrpc.Scanner) error {
 func (x ReadResourceResultResponseResult) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ReadResourceResultResponseResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("ReadResourceResultResponseResult holds no value")
@@ -13757,6 +14416,7 @@ func (x ReadResourceResultResponseResult) appendJSON(dst []byte) ([]byte, error)
 func (x *RelatedTaskMetadata) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *RelatedTaskMetadata) decode(s *jsonrpc.Scanner) error {
 	*x = RelatedTaskMetadata{}
 	if err := s.ObjectStart(); err != nil {
@@ -13773,7 +14433,7 @@ func (x *RelatedTaskMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "taskId":
-			seen |= uint64(0x1)
+			seen |= bitRelatedTaskMetadataTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
@@ -13784,7 +14444,7 @@ func (x *RelatedTaskMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredRelatedTaskMetadata &^ seen
 	return nil
 }
 
@@ -13792,9 +14452,10 @@ func (x *RelatedTaskMetadata) decode(s *jsonrpc.Scanner) error {
 func (x RelatedTaskMetadata) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *RelatedTaskMetadata) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitRelatedTaskMetadataTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
@@ -13810,6 +14471,7 @@ func (x *RelatedTaskMetadata) appendJSON(dst []byte) ([]byte, error) {
 func (x *Request) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Request) decode(s *jsonrpc.Scanner) error {
 	*x = Request{}
 	if err := s.ObjectStart(); err != nil {
@@ -13826,12 +14488,12 @@ func (x *Request) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "method":
-			seen |= uint64(0x1)
+			seen |= bitRequestMethod
 			if err := decodeString(s, &x.Method); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x2)
+			seen |= bitRequestParams
 			x.Params = new(RequestParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -13843,7 +14505,7 @@ func (x *Request) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredRequest &^ seen
 	return nil
 }
 
@@ -13851,10 +14513,11 @@ func (x *Request) decode(s *jsonrpc.Scanner) error {
 func (x Request) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Request) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Method))
 	}
@@ -13877,6 +14540,7 @@ func (x *Request) appendJSON(dst []byte) ([]byte, error) {
 func (x *RequestId) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *RequestId) decode(s *jsonrpc.Scanner) error {
 	*x = RequestId{}
 	k := s.Peek()
@@ -13904,6 +14568,7 @@ func (x *RequestId) decode(s *jsonrpc.Scanner) error {
 func (x RequestId) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x RequestId) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	switch x.kind {
@@ -13921,6 +14586,7 @@ func (x RequestId) appendJSON(dst []byte) ([]byte, error) {
 func (x *RequestMetaObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 	*x = RequestMetaObject{}
 	if err := s.ObjectStart(); err != nil {
@@ -13937,29 +14603,29 @@ func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "io.modelcontextprotocol/clientCapabilities":
-			seen |= uint64(0x1)
+			seen |= bitRequestMetaObjectClientCapabilities
 			x.ClientCapabilities = new(ClientCapabilities)
 			if err := x.ClientCapabilities.decode(s); err != nil {
 				return fielderr.AtField(err, "io.modelcontextprotocol/clientCapabilities")
 			}
 		case "io.modelcontextprotocol/clientInfo":
-			seen |= uint64(0x2)
+			seen |= bitRequestMetaObjectClientInfo
 			x.ClientInfo = new(Implementation)
 			if err := x.ClientInfo.decode(s); err != nil {
 				return fielderr.AtField(err, "io.modelcontextprotocol/clientInfo")
 			}
 		case "io.modelcontextprotocol/logLevel":
-			seen |= uint64(0x4)
+			seen |= bitRequestMetaObjectLogLevel
 			if err := x.LogLevel.decode(s); err != nil {
 				return fielderr.AtField(err, "io.modelcontextprotocol/logLevel")
 			}
 		case "io.modelcontextprotocol/protocolVersion":
-			seen |= uint64(0x8)
+			seen |= bitRequestMetaObjectProtocolVersion
 			if err := decodeString(s, &x.ProtocolVersion); err != nil {
 				return fielderr.AtField(err, "io.modelcontextprotocol/protocolVersion")
 			}
 		case "progressToken":
-			seen |= uint64(0x10)
+			seen |= bitRequestMetaObjectProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
@@ -13970,7 +14636,7 @@ func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x9) &^ seen
+	x.missing = requiredRequestMetaObject &^ seen
 	return nil
 }
 
@@ -13978,6 +14644,7 @@ func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 func (x RequestMetaObject) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *RequestMetaObject) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -13995,18 +14662,18 @@ func (x *RequestMetaObject) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "io.modelcontextprotocol/clientInfo")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.LogLevel != "" {
+	if x.has&bitRequestMetaObjectLogLevel != 0 || x.LogLevel != "" {
 		dst = append(dst, ",\"io.modelcontextprotocol/logLevel\":"...)
 		dst, err = x.LogLevel.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "io.modelcontextprotocol/logLevel")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.ProtocolVersion != "" {
+	if x.has&bitRequestMetaObjectProtocolVersion != 0 || x.ProtocolVersion != "" {
 		dst = append(dst, ",\"io.modelcontextprotocol/protocolVersion\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ProtocolVersion))
 	}
-	if x.has&uint64(0x10) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitRequestMetaObjectProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -14025,6 +14692,7 @@ func (x *RequestMetaObject) appendJSON(dst []byte) ([]byte, error) {
 func (x *RequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *RequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = RequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -14041,7 +14709,7 @@ func (x *RequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
@@ -14053,7 +14721,7 @@ func (x *RequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredRequestParams &^ seen
 	return nil
 }
 
@@ -14061,6 +14729,7 @@ func (x *RequestParams) decode(s *jsonrpc.Scanner) error {
 func (x RequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *RequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -14083,6 +14752,7 @@ func (x *RequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *Resource) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Resource) decode(s *jsonrpc.Scanner) error {
 	*x = Resource{}
 	if err := s.ObjectStart(); err != nil {
@@ -14099,23 +14769,23 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitResourceAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return fielderr.AtField(err, "annotations")
 			}
 		case "description":
-			seen |= uint64(0x4)
+			seen |= bitResourceDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x8)
+			seen |= bitResourceIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
@@ -14135,27 +14805,27 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "mimeType":
-			seen |= uint64(0x10)
+			seen |= bitResourceMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
 		case "name":
-			seen |= uint64(0x20)
+			seen |= bitResourceName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "size":
-			seen |= uint64(0x40)
+			seen |= bitResourceSize
 			if err := decodeInt(s, &x.Size); err != nil {
 				return fielderr.AtField(err, "size")
 			}
 		case "title":
-			seen |= uint64(0x80)
+			seen |= bitResourceTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "uri":
-			seen |= uint64(0x100)
+			seen |= bitResourceURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -14166,7 +14836,7 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x120) &^ seen
+	x.missing = requiredResource &^ seen
 	return nil
 }
 
@@ -14174,10 +14844,11 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 func (x Resource) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Resource) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitResourceMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -14188,11 +14859,11 @@ func (x *Resource) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Description != "" {
+	if x.has&bitResourceDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x8) != 0 {
+	if x.Icons != nil || x.has&bitResourceIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -14206,23 +14877,23 @@ func (x *Resource) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.MIMEType != "" {
+	if x.has&bitResourceMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitResourceName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x40) != 0 || x.Size != 0 {
+	if x.has&bitResourceSize != 0 || x.Size != 0 {
 		dst = append(dst, ",\"size\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.Size))
 	}
-	if x.has&uint64(0x80) != 0 || x.Title != "" {
+	if x.has&bitResourceTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x100) == 0 {
+	if x.missing&bitResourceURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14238,6 +14909,7 @@ func (x *Resource) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceContents) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceContents) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceContents{}
 	if err := s.ObjectStart(); err != nil {
@@ -14254,17 +14926,17 @@ func (x *ResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceContentsMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "mimeType":
-			seen |= uint64(0x2)
+			seen |= bitResourceContentsMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
 		case "uri":
-			seen |= uint64(0x4)
+			seen |= bitResourceContentsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -14275,7 +14947,7 @@ func (x *ResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredResourceContents &^ seen
 	return nil
 }
 
@@ -14283,17 +14955,18 @@ func (x *ResourceContents) decode(s *jsonrpc.Scanner) error {
 func (x ResourceContents) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceContents) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitResourceContentsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.has&uint64(0x2) != 0 || x.MIMEType != "" {
+	if x.has&bitResourceContentsMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitResourceContentsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14309,6 +14982,7 @@ func (x *ResourceContents) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceLink) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceLink{}
 	if err := s.ObjectStart(); err != nil {
@@ -14325,23 +14999,23 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceLinkMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitResourceLinkAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return fielderr.AtField(err, "annotations")
 			}
 		case "description":
-			seen |= uint64(0x4)
+			seen |= bitResourceLinkDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x8)
+			seen |= bitResourceLinkIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
@@ -14361,32 +15035,32 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "mimeType":
-			seen |= uint64(0x10)
+			seen |= bitResourceLinkMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
 		case "name":
-			seen |= uint64(0x20)
+			seen |= bitResourceLinkName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "size":
-			seen |= uint64(0x40)
+			seen |= bitResourceLinkSize
 			if err := decodeInt(s, &x.Size); err != nil {
 				return fielderr.AtField(err, "size")
 			}
 		case "title":
-			seen |= uint64(0x80)
+			seen |= bitResourceLinkTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x100)
+			seen |= bitResourceLinkType
 			if err := decodeConstString(s, "resource_link", "\"resource_link\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
 		case "uri":
-			seen |= uint64(0x200)
+			seen |= bitResourceLinkURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -14397,7 +15071,7 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x320) &^ seen
+	x.missing = requiredResourceLink &^ seen
 	return nil
 }
 
@@ -14405,10 +15079,11 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 func (x ResourceLink) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitResourceLinkMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -14419,11 +15094,11 @@ func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Description != "" {
+	if x.has&bitResourceLinkDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x8) != 0 {
+	if x.Icons != nil || x.has&bitResourceLinkIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -14437,27 +15112,27 @@ func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.MIMEType != "" {
+	if x.has&bitResourceLinkMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitResourceLinkName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x40) != 0 || x.Size != 0 {
+	if x.has&bitResourceLinkSize != 0 || x.Size != 0 {
 		dst = append(dst, ",\"size\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.Size))
 	}
-	if x.has&uint64(0x80) != 0 || x.Title != "" {
+	if x.has&bitResourceLinkTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x100) == 0 {
+	if x.missing&bitResourceLinkType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"resource_link\""...)
 	}
-	if x.missing&uint64(0x200) == 0 {
+	if x.missing&bitResourceLinkURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14473,6 +15148,7 @@ func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceListChangedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceListChangedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -14489,17 +15165,17 @@ func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitResourceListChangedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitResourceListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/resources/list_changed", "\"notifications/resources/list_changed\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitResourceListChangedNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -14511,7 +15187,7 @@ func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredResourceListChangedNotification &^ seen
 	return nil
 }
 
@@ -14519,14 +15195,15 @@ func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 func (x ResourceListChangedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitResourceListChangedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceListChangedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/resources/list_changed\""...)
 	}
@@ -14549,6 +15226,7 @@ func (x *ResourceListChangedNotification) appendJSON(dst []byte) ([]byte, error)
 func (x *ResourceRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -14565,13 +15243,13 @@ func (x *ResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceRequestParamsMeta
 			x.Meta = new(RequestMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "uri":
-			seen |= uint64(0x2)
+			seen |= bitResourceRequestParamsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -14582,7 +15260,7 @@ func (x *ResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredResourceRequestParams &^ seen
 	return nil
 }
 
@@ -14590,6 +15268,7 @@ func (x *ResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x ResourceRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -14600,7 +15279,7 @@ func (x *ResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceRequestParamsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14616,6 +15295,7 @@ func (x *ResourceRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceTemplate) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceTemplate{}
 	if err := s.ObjectStart(); err != nil {
@@ -14632,23 +15312,23 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceTemplateMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitResourceTemplateAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return fielderr.AtField(err, "annotations")
 			}
 		case "description":
-			seen |= uint64(0x4)
+			seen |= bitResourceTemplateDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x8)
+			seen |= bitResourceTemplateIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
@@ -14668,22 +15348,22 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "mimeType":
-			seen |= uint64(0x10)
+			seen |= bitResourceTemplateMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
 		case "name":
-			seen |= uint64(0x20)
+			seen |= bitResourceTemplateName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "title":
-			seen |= uint64(0x40)
+			seen |= bitResourceTemplateTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "uriTemplate":
-			seen |= uint64(0x80)
+			seen |= bitResourceTemplateURITemplate
 			if err := decodeString(s, &x.URITemplate); err != nil {
 				return fielderr.AtField(err, "uriTemplate")
 			}
@@ -14694,7 +15374,7 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xa0) &^ seen
+	x.missing = requiredResourceTemplate &^ seen
 	return nil
 }
 
@@ -14702,10 +15382,11 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 func (x ResourceTemplate) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceTemplate) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitResourceTemplateMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -14716,11 +15397,11 @@ func (x *ResourceTemplate) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Description != "" {
+	if x.has&bitResourceTemplateDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x8) != 0 {
+	if x.Icons != nil || x.has&bitResourceTemplateIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -14734,19 +15415,19 @@ func (x *ResourceTemplate) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x10) != 0 || x.MIMEType != "" {
+	if x.has&bitResourceTemplateMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitResourceTemplateName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.has&uint64(0x40) != 0 || x.Title != "" {
+	if x.has&bitResourceTemplateTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x80) == 0 {
+	if x.missing&bitResourceTemplateURITemplate == 0 {
 		dst = append(dst, ",\"uriTemplate\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URITemplate))
 	}
@@ -14762,6 +15443,7 @@ func (x *ResourceTemplate) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceTemplateReference) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceTemplateReference) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceTemplateReference{}
 	if err := s.ObjectStart(); err != nil {
@@ -14778,12 +15460,12 @@ func (x *ResourceTemplateReference) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "type":
-			seen |= uint64(0x1)
+			seen |= bitResourceTemplateReferenceType
 			if err := decodeConstString(s, "ref/resource", "\"ref/resource\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
 		case "uri":
-			seen |= uint64(0x2)
+			seen |= bitResourceTemplateReferenceURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -14794,7 +15476,7 @@ func (x *ResourceTemplateReference) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredResourceTemplateReference &^ seen
 	return nil
 }
 
@@ -14802,13 +15484,14 @@ func (x *ResourceTemplateReference) decode(s *jsonrpc.Scanner) error {
 func (x ResourceTemplateReference) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceTemplateReference) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitResourceTemplateReferenceType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"ref/resource\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceTemplateReferenceURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14824,6 +15507,7 @@ func (x *ResourceTemplateReference) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceUpdatedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceUpdatedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -14840,17 +15524,17 @@ func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitResourceUpdatedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitResourceUpdatedNotificationMethod
 			if err := decodeConstString(s, "notifications/resources/updated", "\"notifications/resources/updated\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitResourceUpdatedNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -14861,7 +15545,7 @@ func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredResourceUpdatedNotification &^ seen
 	return nil
 }
 
@@ -14869,18 +15553,19 @@ func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 func (x ResourceUpdatedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceUpdatedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitResourceUpdatedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceUpdatedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/resources/updated\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitResourceUpdatedNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -14899,6 +15584,7 @@ func (x *ResourceUpdatedNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResourceUpdatedNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = ResourceUpdatedNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -14915,13 +15601,13 @@ func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResourceUpdatedNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "uri":
-			seen |= uint64(0x2)
+			seen |= bitResourceUpdatedNotificationParamsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -14932,7 +15618,7 @@ func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredResourceUpdatedNotificationParams &^ seen
 	return nil
 }
 
@@ -14940,6 +15626,7 @@ func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x ResourceUpdatedNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResourceUpdatedNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -14950,7 +15637,7 @@ func (x *ResourceUpdatedNotificationParams) appendJSON(dst []byte) ([]byte, erro
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceUpdatedNotificationParamsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -14966,6 +15653,7 @@ func (x *ResourceUpdatedNotificationParams) appendJSON(dst []byte) ([]byte, erro
 func (x *Result) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Result) decode(s *jsonrpc.Scanner) error {
 	*x = Result{}
 	if err := s.ObjectStart(); err != nil {
@@ -14982,13 +15670,13 @@ func (x *Result) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitResultMeta
 			x.Meta = new(ResultMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "resultType":
-			seen |= uint64(0x2)
+			seen |= bitResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
@@ -14999,7 +15687,7 @@ func (x *Result) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredResult &^ seen
 	return nil
 }
 
@@ -15007,6 +15695,7 @@ func (x *Result) decode(s *jsonrpc.Scanner) error {
 func (x Result) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Result) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -15017,7 +15706,7 @@ func (x *Result) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.ResultType != "" {
+	if x.has&bitResultResultType != 0 || x.ResultType != "" {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -15033,6 +15722,7 @@ func (x *Result) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResultMetaObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResultMetaObject) decode(s *jsonrpc.Scanner) error {
 	*x = ResultMetaObject{}
 	if err := s.ObjectStart(); err != nil {
@@ -15049,7 +15739,7 @@ func (x *ResultMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "io.modelcontextprotocol/serverInfo":
-			seen |= uint64(0x1)
+			seen |= bitResultMetaObjectServerInfo
 			x.ServerInfo = new(Implementation)
 			if err := x.ServerInfo.decode(s); err != nil {
 				return fielderr.AtField(err, "io.modelcontextprotocol/serverInfo")
@@ -15061,7 +15751,6 @@ func (x *ResultMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15069,6 +15758,7 @@ func (x *ResultMetaObject) decode(s *jsonrpc.Scanner) error {
 func (x ResultMetaObject) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ResultMetaObject) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -15091,6 +15781,7 @@ func (x *ResultMetaObject) appendJSON(dst []byte) ([]byte, error) {
 func (x *ResultType) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ResultType) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -15106,6 +15797,7 @@ func (x *ResultType) decode(s *jsonrpc.Scanner) error {
 func (x ResultType) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ResultType) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -15115,6 +15807,7 @@ func (x ResultType) appendJSON(dst []byte) ([]byte, error) {
 func (x *Role) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Role) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -15130,6 +15823,7 @@ func (x *Role) decode(s *jsonrpc.Scanner) error {
 func (x Role) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x Role) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -15139,6 +15833,7 @@ func (x Role) appendJSON(dst []byte) ([]byte, error) {
 func (x *Root) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Root) decode(s *jsonrpc.Scanner) error {
 	*x = Root{}
 	if err := s.ObjectStart(); err != nil {
@@ -15155,17 +15850,17 @@ func (x *Root) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitRootMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "name":
-			seen |= uint64(0x2)
+			seen |= bitRootName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "uri":
-			seen |= uint64(0x4)
+			seen |= bitRootURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -15176,7 +15871,7 @@ func (x *Root) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x4) &^ seen
+	x.missing = requiredRoot &^ seen
 	return nil
 }
 
@@ -15184,17 +15879,18 @@ func (x *Root) decode(s *jsonrpc.Scanner) error {
 func (x Root) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Root) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitRootMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.has&uint64(0x2) != 0 || x.Name != "" {
+	if x.has&bitRootName != 0 || x.Name != "" {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitRootURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -15210,6 +15906,7 @@ func (x *Root) appendJSON(dst []byte) ([]byte, error) {
 func (x *RootsListChangedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = RootsListChangedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -15226,17 +15923,17 @@ func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitRootsListChangedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitRootsListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/roots/list_changed", "\"notifications/roots/list_changed\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitRootsListChangedNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -15248,7 +15945,7 @@ func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredRootsListChangedNotification &^ seen
 	return nil
 }
 
@@ -15256,14 +15953,15 @@ func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 func (x RootsListChangedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *RootsListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitRootsListChangedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitRootsListChangedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/roots/list_changed\""...)
 	}
@@ -15286,6 +15984,7 @@ func (x *RootsListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *SamplingMessage) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SamplingMessage) decode(s *jsonrpc.Scanner) error {
 	*x = SamplingMessage{}
 	if err := s.ObjectStart(); err != nil {
@@ -15302,17 +16001,17 @@ func (x *SamplingMessage) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSamplingMessageMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "content":
-			seen |= uint64(0x2)
+			seen |= bitSamplingMessageContent
 			if err := x.Content.decode(s); err != nil {
 				return fielderr.AtField(err, "content")
 			}
 		case "role":
-			seen |= uint64(0x4)
+			seen |= bitSamplingMessageRole
 			if err := x.Role.decode(s); err != nil {
 				return fielderr.AtField(err, "role")
 			}
@@ -15323,7 +16022,7 @@ func (x *SamplingMessage) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x6) &^ seen
+	x.missing = requiredSamplingMessage &^ seen
 	return nil
 }
 
@@ -15331,21 +16030,22 @@ func (x *SamplingMessage) decode(s *jsonrpc.Scanner) error {
 func (x SamplingMessage) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SamplingMessage) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitSamplingMessageMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSamplingMessageContent == 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst, err = x.Content.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "content")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSamplingMessageRole == 0 {
 		dst = append(dst, ",\"role\":"...)
 		dst, err = x.Role.appendJSON(dst)
 		if err != nil {
@@ -15364,6 +16064,7 @@ func (x *SamplingMessage) appendJSON(dst []byte) ([]byte, error) {
 func (x *SamplingMessageContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SamplingMessageContent) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -15433,6 +16134,7 @@ func (x *SamplingMessageContent) decode(s *jsonrpc.Scanner) error {
 func (x SamplingMessageContent) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x SamplingMessageContent) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("SamplingMessageContent holds no value")
@@ -15444,6 +16146,7 @@ func (x SamplingMessageContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *SamplingMessageContentArray) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SamplingMessageContentArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
@@ -15470,6 +16173,7 @@ func (x *SamplingMessageContentArray) decode(s *jsonrpc.Scanner) error {
 func (x SamplingMessageContentArray) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x SamplingMessageContentArray) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')
@@ -15490,6 +16194,7 @@ func (x SamplingMessageContentArray) appendJSON(dst []byte) ([]byte, error) {
 func (x *SamplingMessageContentBlock) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SamplingMessageContentBlock) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -15552,6 +16257,7 @@ func (x *SamplingMessageContentBlock) decode(s *jsonrpc.Scanner) error {
 func (x SamplingMessageContentBlock) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x SamplingMessageContentBlock) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("SamplingMessageContentBlock holds no value")
@@ -15563,6 +16269,7 @@ func (x SamplingMessageContentBlock) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerCapabilities) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilities{}
 	if err := s.ObjectStart(); err != nil {
@@ -15579,17 +16286,17 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "completions":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesCompletions
 			if err := decodeRawObject(s, &x.Completions); err != nil {
 				return fielderr.AtField(err, "completions")
 			}
 		case "experimental":
-			seen |= uint64(0x2)
+			seen |= bitServerCapabilitiesExperimental
 			if err := decodeRawObject(s, &x.Experimental); err != nil {
 				return fielderr.AtField(err, "experimental")
 			}
 		case "extensions":
-			seen |= uint64(0x4)
+			seen |= bitServerCapabilitiesExtensions
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "extensions")
 			}
@@ -15610,30 +16317,30 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 				x.Extensions[k0] = v0
 			}
 		case "logging":
-			seen |= uint64(0x8)
+			seen |= bitServerCapabilitiesLogging
 			if err := decodeRawObject(s, &x.Logging); err != nil {
 				return fielderr.AtField(err, "logging")
 			}
 		case "prompts":
-			seen |= uint64(0x10)
+			seen |= bitServerCapabilitiesPrompts
 			x.Prompts = new(ServerCapabilitiesPrompts)
 			if err := x.Prompts.decode(s); err != nil {
 				return fielderr.AtField(err, "prompts")
 			}
 		case "resources":
-			seen |= uint64(0x20)
+			seen |= bitServerCapabilitiesResources
 			x.Resources = new(ServerCapabilitiesResources)
 			if err := x.Resources.decode(s); err != nil {
 				return fielderr.AtField(err, "resources")
 			}
 		case "tools":
-			seen |= uint64(0x40)
+			seen |= bitServerCapabilitiesTools
 			x.Tools = new(ServerCapabilitiesTools)
 			if err := x.Tools.decode(s); err != nil {
 				return fielderr.AtField(err, "tools")
 			}
 		case "tasks":
-			seen |= uint64(0x80)
+			seen |= bitServerCapabilitiesTasks
 			x.Tasks = new(ServerCapabilitiesTasks)
 			if err := x.Tasks.decode(s); err != nil {
 				return fielderr.AtField(err, "tasks")
@@ -15645,7 +16352,6 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15653,18 +16359,19 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilities) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilities) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Completions != nil || x.has&uint64(0x1) != 0 {
+	if x.Completions != nil || x.has&bitServerCapabilitiesCompletions != 0 {
 		dst = append(dst, ",\"completions\":"...)
 		dst = appendRaw(dst, x.Completions, "{}")
 	}
-	if x.Experimental != nil || x.has&uint64(0x2) != 0 {
+	if x.Experimental != nil || x.has&bitServerCapabilitiesExperimental != 0 {
 		dst = append(dst, ",\"experimental\":"...)
 		dst = appendRaw(dst, x.Experimental, "{}")
 	}
-	if x.Extensions != nil || x.has&uint64(0x4) != 0 {
+	if x.Extensions != nil || x.has&bitServerCapabilitiesExtensions != 0 {
 		dst = append(dst, ",\"extensions\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Extensions) {
@@ -15680,7 +16387,7 @@ func (x *ServerCapabilities) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if x.Logging != nil || x.has&uint64(0x8) != 0 {
+	if x.Logging != nil || x.has&bitServerCapabilitiesLogging != 0 {
 		dst = append(dst, ",\"logging\":"...)
 		dst = appendRaw(dst, x.Logging, "{}")
 	}
@@ -15724,6 +16431,7 @@ func (x *ServerCapabilities) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerCapabilitiesPrompts) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesPrompts) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesPrompts{}
 	if err := s.ObjectStart(); err != nil {
@@ -15740,7 +16448,7 @@ func (x *ServerCapabilitiesPrompts) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "listChanged":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesPromptsListChanged
 			if err := decodeBool(s, &x.ListChanged); err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
@@ -15751,7 +16459,6 @@ func (x *ServerCapabilitiesPrompts) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15759,9 +16466,10 @@ func (x *ServerCapabilitiesPrompts) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilitiesPrompts) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesPrompts) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.ListChanged {
+	if x.has&bitServerCapabilitiesPromptsListChanged != 0 || x.ListChanged {
 		dst = append(dst, ",\"listChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ListChanged))
 	}
@@ -15777,6 +16485,7 @@ func (x *ServerCapabilitiesPrompts) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerCapabilitiesResources) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesResources) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesResources{}
 	if err := s.ObjectStart(); err != nil {
@@ -15793,12 +16502,12 @@ func (x *ServerCapabilitiesResources) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "listChanged":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesResourcesListChanged
 			if err := decodeBool(s, &x.ListChanged); err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
 		case "subscribe":
-			seen |= uint64(0x2)
+			seen |= bitServerCapabilitiesResourcesSubscribe
 			if err := decodeBool(s, &x.Subscribe); err != nil {
 				return fielderr.AtField(err, "subscribe")
 			}
@@ -15809,7 +16518,6 @@ func (x *ServerCapabilitiesResources) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15817,13 +16525,14 @@ func (x *ServerCapabilitiesResources) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilitiesResources) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesResources) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.ListChanged {
+	if x.has&bitServerCapabilitiesResourcesListChanged != 0 || x.ListChanged {
 		dst = append(dst, ",\"listChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ListChanged))
 	}
-	if x.has&uint64(0x2) != 0 || x.Subscribe {
+	if x.has&bitServerCapabilitiesResourcesSubscribe != 0 || x.Subscribe {
 		dst = append(dst, ",\"subscribe\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.Subscribe))
 	}
@@ -15839,6 +16548,7 @@ func (x *ServerCapabilitiesResources) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerCapabilitiesTasks) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesTasks{}
 	if err := s.ObjectStart(); err != nil {
@@ -15855,17 +16565,17 @@ func (x *ServerCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "cancel":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesTasksCancel
 			if err := decodeRawObject(s, &x.Cancel); err != nil {
 				return fielderr.AtField(err, "cancel")
 			}
 		case "list":
-			seen |= uint64(0x2)
+			seen |= bitServerCapabilitiesTasksList
 			if err := decodeRawObject(s, &x.List); err != nil {
 				return fielderr.AtField(err, "list")
 			}
 		case "requests":
-			seen |= uint64(0x4)
+			seen |= bitServerCapabilitiesTasksRequests
 			x.Requests = new(ServerCapabilitiesTasksRequests)
 			if err := x.Requests.decode(s); err != nil {
 				return fielderr.AtField(err, "requests")
@@ -15877,7 +16587,6 @@ func (x *ServerCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15885,14 +16594,15 @@ func (x *ServerCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilitiesTasks) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Cancel != nil || x.has&uint64(0x1) != 0 {
+	if x.Cancel != nil || x.has&bitServerCapabilitiesTasksCancel != 0 {
 		dst = append(dst, ",\"cancel\":"...)
 		dst = appendRaw(dst, x.Cancel, "{}")
 	}
-	if x.List != nil || x.has&uint64(0x2) != 0 {
+	if x.List != nil || x.has&bitServerCapabilitiesTasksList != 0 {
 		dst = append(dst, ",\"list\":"...)
 		dst = appendRaw(dst, x.List, "{}")
 	}
@@ -15915,6 +16625,7 @@ func (x *ServerCapabilitiesTasks) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerCapabilitiesTasksRequests) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesTasksRequests{}
 	if err := s.ObjectStart(); err != nil {
@@ -15931,7 +16642,7 @@ func (x *ServerCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "tools":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesTasksRequestsTools
 			x.Tools = new(ServerCapabilitiesTasksRequestsTools)
 			if err := x.Tools.decode(s); err != nil {
 				return fielderr.AtField(err, "tools")
@@ -15943,7 +16654,6 @@ func (x *ServerCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -15951,6 +16661,7 @@ func (x *ServerCapabilitiesTasksRequests) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilitiesTasksRequests) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesTasksRequests) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -15973,6 +16684,7 @@ func (x *ServerCapabilitiesTasksRequests) appendJSON(dst []byte) ([]byte, error)
 func (x *ServerCapabilitiesTasksRequestsTools) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesTasksRequestsTools) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesTasksRequestsTools{}
 	if err := s.ObjectStart(); err != nil {
@@ -15989,7 +16701,7 @@ func (x *ServerCapabilitiesTasksRequestsTools) decode(s *jsonrpc.Scanner) error 
 		}
 		switch string(key) {
 		case "call":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesTasksRequestsToolsCall
 			if err := decodeRawObject(s, &x.Call); err != nil {
 				return fielderr.AtField(err, "call")
 			}
@@ -16000,7 +16712,6 @@ func (x *ServerCapabilitiesTasksRequestsTools) decode(s *jsonrpc.Scanner) error 
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -16008,9 +16719,10 @@ func (x *ServerCapabilitiesTasksRequestsTools) decode(s *jsonrpc.Scanner) error 
 func (x ServerCapabilitiesTasksRequestsTools) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesTasksRequestsTools) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Call != nil || x.has&uint64(0x1) != 0 {
+	if x.Call != nil || x.has&bitServerCapabilitiesTasksRequestsToolsCall != 0 {
 		dst = append(dst, ",\"call\":"...)
 		dst = appendRaw(dst, x.Call, "{}")
 	}
@@ -16026,6 +16738,7 @@ func (x *ServerCapabilitiesTasksRequestsTools) appendJSON(dst []byte) ([]byte, e
 func (x *ServerCapabilitiesTools) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerCapabilitiesTools) decode(s *jsonrpc.Scanner) error {
 	*x = ServerCapabilitiesTools{}
 	if err := s.ObjectStart(); err != nil {
@@ -16042,7 +16755,7 @@ func (x *ServerCapabilitiesTools) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "listChanged":
-			seen |= uint64(0x1)
+			seen |= bitServerCapabilitiesToolsListChanged
 			if err := decodeBool(s, &x.ListChanged); err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
@@ -16053,7 +16766,6 @@ func (x *ServerCapabilitiesTools) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -16061,9 +16773,10 @@ func (x *ServerCapabilitiesTools) decode(s *jsonrpc.Scanner) error {
 func (x ServerCapabilitiesTools) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ServerCapabilitiesTools) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.ListChanged {
+	if x.has&bitServerCapabilitiesToolsListChanged != 0 || x.ListChanged {
 		dst = append(dst, ",\"listChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ListChanged))
 	}
@@ -16079,6 +16792,7 @@ func (x *ServerCapabilitiesTools) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerNotification) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -16176,6 +16890,7 @@ func (x *ServerNotification) decode(s *jsonrpc.Scanner) error {
 func (x ServerNotification) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ServerNotification) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("ServerNotification holds no value")
@@ -16187,6 +16902,7 @@ func (x ServerNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerRequest) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -16270,6 +16986,7 @@ func (x *ServerRequest) decode(s *jsonrpc.Scanner) error {
 func (x ServerRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ServerRequest) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("ServerRequest holds no value")
@@ -16281,6 +16998,7 @@ func (x ServerRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *ServerResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ServerResult) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -16306,128 +17024,213 @@ func (x *ServerResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(tag) {
 		case "complete":
+			// The keys that tell the variants apart, as bits of present.
+			const (
+				keyMeta uint64 = 1 << iota
+				keyResultType
+				keyCacheScope
+				keyCapabilities
+				keyInstructions
+				keySupportedVersions
+				keyTtlMs
+				keyNextCursor
+				keyResources
+				keyResourceTemplates
+				keyContents
+				keyPrompts
+				keyDescription
+				keyMessages
+				keyTools
+				keyContent
+				keyIsError
+				keyStructuredContent
+				keyCompletion
+				keyProtocolVersion
+				keyServerInfo
+				keyCreatedAt
+				keyLastUpdatedAt
+				keyPollInterval
+				keyStatus
+				keyStatusMessage
+				keyTaskId
+				keyTtl
+				keyTasks
+			)
 			present, err := objectKeys(raw, []string{"_meta", "resultType", "cacheScope", "capabilities", "instructions", "supportedVersions", "ttlMs", "nextCursor", "resources", "resourceTemplates", "contents", "prompts", "description", "messages", "tools", "content", "isError", "structuredContent", "completion", "protocolVersion", "serverInfo", "createdAt", "lastUpdatedAt", "pollInterval", "status", "statusMessage", "taskId", "ttl", "tasks"})
 			if err != nil {
 				return err
 			}
-			required := [16]uint64{uint64(0x0), uint64(0x6e), uint64(0x100), uint64(0x200), uint64(0x400), uint64(0x3), uint64(0x800), uint64(0x2000), uint64(0x4000), uint64(0x8000), uint64(0x40000), uint64(0x180008), uint64(0xd600000), uint64(0x0), uint64(0xd600000), uint64(0x10000000)}
-			declared := [16]uint64{uint64(0x3), uint64(0x7f), uint64(0x1c7), uint64(0x2c7), uint64(0x447), uint64(0x3), uint64(0x8c7), uint64(0x3003), uint64(0x40c7), uint64(0x38003), uint64(0x40003), uint64(0x180019), uint64(0xfe00001), uint64(0x1), uint64(0xfe00001), uint64(0x10000081)}
+			// The variants, as bits of top, and the keys each requires and declares.
+			const (
+				variantResult uint64 = 1 << iota
+				variantDiscoverResult
+				variantListResourcesResult
+				variantListResourceTemplatesResult
+				variantReadResourceResult
+				variantSubscriptionsListenResult
+				variantListPromptsResult
+				variantGetPromptResult
+				variantListToolsResult
+				variantCallToolResult
+				variantCompleteResult
+				variantInitializeResult
+				variantGetTaskResult
+				variantGetTaskPayloadResult
+				variantCancelTaskResult
+				variantListTasksResult
+			)
+			required := [16]uint64{
+				0,
+				keyResultType | keyCacheScope | keyCapabilities | keySupportedVersions | keyTtlMs,
+				keyResources,
+				keyResourceTemplates,
+				keyContents,
+				keyMeta | keyResultType,
+				keyPrompts,
+				keyMessages,
+				keyTools,
+				keyContent,
+				keyCompletion,
+				keyCapabilities | keyProtocolVersion | keyServerInfo,
+				keyCreatedAt | keyLastUpdatedAt | keyStatus | keyTaskId | keyTtl,
+				0,
+				keyCreatedAt | keyLastUpdatedAt | keyStatus | keyTaskId | keyTtl,
+				keyTasks,
+			}
+			declared := [16]uint64{
+				keyMeta | keyResultType,
+				keyMeta | keyResultType | keyCacheScope | keyCapabilities | keyInstructions | keySupportedVersions | keyTtlMs,
+				keyMeta | keyResultType | keyCacheScope | keyTtlMs | keyNextCursor | keyResources,
+				keyMeta | keyResultType | keyCacheScope | keyTtlMs | keyNextCursor | keyResourceTemplates,
+				keyMeta | keyResultType | keyCacheScope | keyTtlMs | keyContents,
+				keyMeta | keyResultType,
+				keyMeta | keyResultType | keyCacheScope | keyTtlMs | keyNextCursor | keyPrompts,
+				keyMeta | keyResultType | keyDescription | keyMessages,
+				keyMeta | keyResultType | keyCacheScope | keyTtlMs | keyNextCursor | keyTools,
+				keyMeta | keyResultType | keyContent | keyIsError | keyStructuredContent,
+				keyMeta | keyResultType | keyCompletion,
+				keyMeta | keyCapabilities | keyInstructions | keyProtocolVersion | keyServerInfo,
+				keyMeta | keyCreatedAt | keyLastUpdatedAt | keyPollInterval | keyStatus | keyStatusMessage | keyTaskId | keyTtl,
+				keyMeta,
+				keyMeta | keyCreatedAt | keyLastUpdatedAt | keyPollInterval | keyStatus | keyStatusMessage | keyTaskId | keyTtl,
+				keyMeta | keyNextCursor | keyTasks,
+			}
 			top := topVariants(present, required[:], declared[:])
 			if bits.OnesCount64(top) > 1 {
-				if top&uint64(0x1000) != 0 && top&uint64(0x4000) != 0 && true {
-					top = uint64(0x1000)
+				if top&variantGetTaskResult != 0 && top&variantCancelTaskResult != 0 {
+					top = variantGetTaskResult
 				}
-				if top&uint64(0x1) != 0 && top&uint64(0x2000) != 0 && true {
-					top = uint64(0x1)
+				if top&variantResult != 0 && top&variantGetTaskPayloadResult != 0 {
+					top = variantResult
 				}
 			}
 			switch top {
-			case uint64(0x1):
+			case variantResult:
 				v := new(Result)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2):
+			case variantDiscoverResult:
 				v := new(DiscoverResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x4):
+			case variantListResourcesResult:
 				v := new(ListResourcesResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x8):
+			case variantListResourceTemplatesResult:
 				v := new(ListResourceTemplatesResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x10):
+			case variantReadResourceResult:
 				v := new(ReadResourceResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x20):
+			case variantSubscriptionsListenResult:
 				v := new(SubscriptionsListenResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x40):
+			case variantListPromptsResult:
 				v := new(ListPromptsResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x80):
+			case variantGetPromptResult:
 				v := new(GetPromptResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x100):
+			case variantListToolsResult:
 				v := new(ListToolsResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x200):
+			case variantCallToolResult:
 				v := new(CallToolResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x400):
+			case variantCompleteResult:
 				v := new(CompleteResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x800):
+			case variantInitializeResult:
 				v := new(InitializeResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x1000):
+			case variantGetTaskResult:
 				v := new(GetTaskResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x2000):
+			case variantGetTaskPayloadResult:
 				v := new(GetTaskPayloadResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x4000):
+			case variantCancelTaskResult:
 				v := new(CancelTaskResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
 				}
 				x.Value = v
 				return nil
-			case uint64(0x8000):
+			case variantListTasksResult:
 				v := new(ListTasksResult)
 				if err := decodeSub(raw, v.decode); err != nil {
 					return err
@@ -16455,6 +17258,7 @@ func (x *ServerResult) decode(s *jsonrpc.Scanner) error {
 func (x ServerResult) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ServerResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("ServerResult holds no value")
@@ -16466,6 +17270,7 @@ func (x ServerResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *SetLevelRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 	*x = SetLevelRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -16482,22 +17287,22 @@ func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitSetLevelRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitSetLevelRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitSetLevelRequestMethod
 			if err := decodeConstString(s, "logging/setLevel", "\"logging/setLevel\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitSetLevelRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -16508,7 +17313,7 @@ func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredSetLevelRequest &^ seen
 	return nil
 }
 
@@ -16516,25 +17321,26 @@ func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 func (x SetLevelRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SetLevelRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitSetLevelRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitSetLevelRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSetLevelRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"logging/setLevel\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSetLevelRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -16553,6 +17359,7 @@ func (x *SetLevelRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *SetLevelRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SetLevelRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = SetLevelRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -16569,13 +17376,13 @@ func (x *SetLevelRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSetLevelRequestParamsMeta
 			x.Meta = new(SetLevelRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "level":
-			seen |= uint64(0x2)
+			seen |= bitSetLevelRequestParamsLevel
 			if err := x.Level.decode(s); err != nil {
 				return fielderr.AtField(err, "level")
 			}
@@ -16586,7 +17393,7 @@ func (x *SetLevelRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredSetLevelRequestParams &^ seen
 	return nil
 }
 
@@ -16594,6 +17401,7 @@ func (x *SetLevelRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x SetLevelRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SetLevelRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -16604,7 +17412,7 @@ func (x *SetLevelRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSetLevelRequestParamsLevel == 0 {
 		dst = append(dst, ",\"level\":"...)
 		dst, err = x.Level.appendJSON(dst)
 		if err != nil {
@@ -16623,6 +17431,7 @@ func (x *SetLevelRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *SetLevelRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SetLevelRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = SetLevelRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -16639,7 +17448,7 @@ func (x *SetLevelRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitSetLevelRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
@@ -16650,7 +17459,6 @@ func (x *SetLevelRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -16658,10 +17466,11 @@ func (x *SetLevelRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x SetLevelRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SetLevelRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitSetLevelRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -16680,6 +17489,7 @@ func (x *SetLevelRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *SingleSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	x.Value = nil
 	raw, err := s.Raw()
@@ -16689,22 +17499,42 @@ func (x *SingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	k := kindOf(raw)
 	switch k {
 	case jsonrpc.KindObject:
+		// The keys that tell the variants apart, as bits of present.
+		const (
+			keyDefault uint64 = 1 << iota
+			keyDescription
+			keyEnum
+			keyTitle
+			keyType
+			keyOneOf
+		)
 		present, err := objectKeys(raw, []string{"default", "description", "enum", "title", "type", "oneOf"})
 		if err != nil {
 			return err
 		}
-		required := [2]uint64{uint64(0x14), uint64(0x30)}
-		declared := [2]uint64{uint64(0x1f), uint64(0x3b)}
+		// The variants, as bits of top, and the keys each requires and declares.
+		const (
+			variantUntitledSingleSelectEnumSchema uint64 = 1 << iota
+			variantTitledSingleSelectEnumSchema
+		)
+		required := [2]uint64{
+			keyEnum | keyType,
+			keyType | keyOneOf,
+		}
+		declared := [2]uint64{
+			keyDefault | keyDescription | keyEnum | keyTitle | keyType,
+			keyDefault | keyDescription | keyTitle | keyType | keyOneOf,
+		}
 		top := topVariants(present, required[:], declared[:])
 		switch top {
-		case uint64(0x1):
+		case variantUntitledSingleSelectEnumSchema:
 			v := new(UntitledSingleSelectEnumSchema)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case uint64(0x2):
+		case variantTitledSingleSelectEnumSchema:
 			v := new(TitledSingleSelectEnumSchema)
 			if err := decodeSub(raw, v.decode); err != nil {
 				return err
@@ -16723,6 +17553,7 @@ func (x *SingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x SingleSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x SingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Value == nil {
 		return dst, fielderr.New("SingleSelectEnumSchema holds no value")
@@ -16734,6 +17565,7 @@ func (x SingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *StringSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 	*x = StringSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -16750,37 +17582,37 @@ func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitStringSchemaDefault
 			if err := decodeString(s, &x.Default); err != nil {
 				return fielderr.AtField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitStringSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "format":
-			seen |= uint64(0x4)
+			seen |= bitStringSchemaFormat
 			if err := x.Format.decode(s); err != nil {
 				return fielderr.AtField(err, "format")
 			}
 		case "maxLength":
-			seen |= uint64(0x8)
+			seen |= bitStringSchemaMaxLength
 			if err := decodeInt(s, &x.MaxLength); err != nil {
 				return fielderr.AtField(err, "maxLength")
 			}
 		case "minLength":
-			seen |= uint64(0x10)
+			seen |= bitStringSchemaMinLength
 			if err := decodeInt(s, &x.MinLength); err != nil {
 				return fielderr.AtField(err, "minLength")
 			}
 		case "title":
-			seen |= uint64(0x20)
+			seen |= bitStringSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x40)
+			seen |= bitStringSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -16791,7 +17623,7 @@ func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x40) &^ seen
+	x.missing = requiredStringSchema &^ seen
 	return nil
 }
 
@@ -16799,37 +17631,38 @@ func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 func (x StringSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *StringSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Default != "" {
+	if x.has&bitStringSchemaDefault != 0 || x.Default != "" {
 		dst = append(dst, ",\"default\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Default))
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitStringSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.has&uint64(0x4) != 0 || x.Format != "" {
+	if x.has&bitStringSchemaFormat != 0 || x.Format != "" {
 		dst = append(dst, ",\"format\":"...)
 		dst, err = x.Format.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "format")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.MaxLength != 0 {
+	if x.has&bitStringSchemaMaxLength != 0 || x.MaxLength != 0 {
 		dst = append(dst, ",\"maxLength\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MaxLength))
 	}
-	if x.has&uint64(0x10) != 0 || x.MinLength != 0 {
+	if x.has&bitStringSchemaMinLength != 0 || x.MinLength != 0 {
 		dst = append(dst, ",\"minLength\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MinLength))
 	}
-	if x.has&uint64(0x20) != 0 || x.Title != "" {
+	if x.has&bitStringSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitStringSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"string\""...)
 	}
@@ -16845,6 +17678,7 @@ func (x *StringSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *StringSchemaFormat) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *StringSchemaFormat) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -16860,6 +17694,7 @@ func (x *StringSchemaFormat) decode(s *jsonrpc.Scanner) error {
 func (x StringSchemaFormat) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x StringSchemaFormat) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -16869,6 +17704,7 @@ func (x StringSchemaFormat) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscribeRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 	*x = SubscribeRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -16885,22 +17721,22 @@ func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitSubscribeRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitSubscribeRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitSubscribeRequestMethod
 			if err := decodeConstString(s, "resources/subscribe", "\"resources/subscribe\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitSubscribeRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -16911,7 +17747,7 @@ func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredSubscribeRequest &^ seen
 	return nil
 }
 
@@ -16919,25 +17755,26 @@ func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 func (x SubscribeRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitSubscribeRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitSubscribeRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscribeRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"resources/subscribe\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSubscribeRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -16956,6 +17793,7 @@ func (x *SubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscribeRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = SubscribeRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -16972,13 +17810,13 @@ func (x *SubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSubscribeRequestParamsMeta
 			x.Meta = new(SubscribeRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "uri":
-			seen |= uint64(0x2)
+			seen |= bitSubscribeRequestParamsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -16989,7 +17827,7 @@ func (x *SubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredSubscribeRequestParams &^ seen
 	return nil
 }
 
@@ -16997,6 +17835,7 @@ func (x *SubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x SubscribeRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17007,7 +17846,7 @@ func (x *SubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscribeRequestParamsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -17023,6 +17862,7 @@ func (x *SubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscribeRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = SubscribeRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -17039,7 +17879,7 @@ func (x *SubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitSubscribeRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
@@ -17050,7 +17890,6 @@ func (x *SubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -17058,10 +17897,11 @@ func (x *SubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x SubscribeRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitSubscribeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -17080,6 +17920,7 @@ func (x *SubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscriptionFilter) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionFilter{}
 	if err := s.ObjectStart(); err != nil {
@@ -17096,12 +17937,12 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "promptsListChanged":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionFilterPromptsListChanged
 			if err := decodeBool(s, &x.PromptsListChanged); err != nil {
 				return fielderr.AtField(err, "promptsListChanged")
 			}
 		case "resourceSubscriptions":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionFilterResourceSubscriptions
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "resourceSubscriptions")
 			}
@@ -17121,12 +17962,12 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "resourcesListChanged":
-			seen |= uint64(0x4)
+			seen |= bitSubscriptionFilterResourcesListChanged
 			if err := decodeBool(s, &x.ResourcesListChanged); err != nil {
 				return fielderr.AtField(err, "resourcesListChanged")
 			}
 		case "toolsListChanged":
-			seen |= uint64(0x8)
+			seen |= bitSubscriptionFilterToolsListChanged
 			if err := decodeBool(s, &x.ToolsListChanged); err != nil {
 				return fielderr.AtField(err, "toolsListChanged")
 			}
@@ -17137,7 +17978,6 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -17145,13 +17985,14 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionFilter) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionFilter) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.PromptsListChanged {
+	if x.has&bitSubscriptionFilterPromptsListChanged != 0 || x.PromptsListChanged {
 		dst = append(dst, ",\"promptsListChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.PromptsListChanged))
 	}
-	if x.ResourceSubscriptions != nil || x.has&uint64(0x2) != 0 {
+	if x.ResourceSubscriptions != nil || x.has&bitSubscriptionFilterResourceSubscriptions != 0 {
 		dst = append(dst, ",\"resourceSubscriptions\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.ResourceSubscriptions {
@@ -17162,11 +18003,11 @@ func (x *SubscriptionFilter) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x4) != 0 || x.ResourcesListChanged {
+	if x.has&bitSubscriptionFilterResourcesListChanged != 0 || x.ResourcesListChanged {
 		dst = append(dst, ",\"resourcesListChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ResourcesListChanged))
 	}
-	if x.has&uint64(0x8) != 0 || x.ToolsListChanged {
+	if x.has&bitSubscriptionFilterToolsListChanged != 0 || x.ToolsListChanged {
 		dst = append(dst, ",\"toolsListChanged\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ToolsListChanged))
 	}
@@ -17182,6 +18023,7 @@ func (x *SubscriptionFilter) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscriptionsAcknowledgedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsAcknowledgedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsAcknowledgedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -17198,17 +18040,17 @@ func (x *SubscriptionsAcknowledgedNotification) decode(s *jsonrpc.Scanner) error
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsAcknowledgedNotificationJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsAcknowledgedNotificationMethod
 			if err := decodeConstString(s, "notifications/subscriptions/acknowledged", "\"notifications/subscriptions/acknowledged\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitSubscriptionsAcknowledgedNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -17219,7 +18061,7 @@ func (x *SubscriptionsAcknowledgedNotification) decode(s *jsonrpc.Scanner) error
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredSubscriptionsAcknowledgedNotification &^ seen
 	return nil
 }
 
@@ -17227,18 +18069,19 @@ func (x *SubscriptionsAcknowledgedNotification) decode(s *jsonrpc.Scanner) error
 func (x SubscriptionsAcknowledgedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsAcknowledgedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/subscriptions/acknowledged\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -17257,6 +18100,7 @@ func (x *SubscriptionsAcknowledgedNotification) appendJSON(dst []byte) ([]byte, 
 func (x *SubscriptionsAcknowledgedNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsAcknowledgedNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsAcknowledgedNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -17273,13 +18117,13 @@ func (x *SubscriptionsAcknowledgedNotificationParams) decode(s *jsonrpc.Scanner)
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsAcknowledgedNotificationParamsMeta
 			x.Meta = new(NotificationMetaObject)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "notifications":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsAcknowledgedNotificationParamsNotifications
 			if err := x.Notifications.decode(s); err != nil {
 				return fielderr.AtField(err, "notifications")
 			}
@@ -17290,7 +18134,7 @@ func (x *SubscriptionsAcknowledgedNotificationParams) decode(s *jsonrpc.Scanner)
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredSubscriptionsAcknowledgedNotificationParams &^ seen
 	return nil
 }
 
@@ -17298,6 +18142,7 @@ func (x *SubscriptionsAcknowledgedNotificationParams) decode(s *jsonrpc.Scanner)
 func (x SubscriptionsAcknowledgedNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsAcknowledgedNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17308,7 +18153,7 @@ func (x *SubscriptionsAcknowledgedNotificationParams) appendJSON(dst []byte) ([]
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationParamsNotifications == 0 {
 		dst = append(dst, ",\"notifications\":"...)
 		dst, err = x.Notifications.appendJSON(dst)
 		if err != nil {
@@ -17327,6 +18172,7 @@ func (x *SubscriptionsAcknowledgedNotificationParams) appendJSON(dst []byte) ([]
 func (x *SubscriptionsListenRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsListenRequest) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsListenRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -17343,22 +18189,22 @@ func (x *SubscriptionsListenRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsListenRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsListenRequestJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitSubscriptionsListenRequestMethod
 			if err := decodeConstString(s, "subscriptions/listen", "\"subscriptions/listen\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitSubscriptionsListenRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -17369,7 +18215,7 @@ func (x *SubscriptionsListenRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredSubscriptionsListenRequest &^ seen
 	return nil
 }
 
@@ -17377,25 +18223,26 @@ func (x *SubscriptionsListenRequest) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionsListenRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsListenRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenRequestID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenRequestJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscriptionsListenRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"subscriptions/listen\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -17414,6 +18261,7 @@ func (x *SubscriptionsListenRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscriptionsListenRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsListenRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsListenRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -17430,12 +18278,12 @@ func (x *SubscriptionsListenRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsListenRequestParamsMeta
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "notifications":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsListenRequestParamsNotifications
 			if err := x.Notifications.decode(s); err != nil {
 				return fielderr.AtField(err, "notifications")
 			}
@@ -17446,7 +18294,7 @@ func (x *SubscriptionsListenRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredSubscriptionsListenRequestParams &^ seen
 	return nil
 }
 
@@ -17454,17 +18302,18 @@ func (x *SubscriptionsListenRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionsListenRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsListenRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParamsMeta == 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParamsNotifications == 0 {
 		dst = append(dst, ",\"notifications\":"...)
 		dst, err = x.Notifications.appendJSON(dst)
 		if err != nil {
@@ -17483,6 +18332,7 @@ func (x *SubscriptionsListenRequestParams) appendJSON(dst []byte) ([]byte, error
 func (x *SubscriptionsListenResult) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsListenResult) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsListenResult{}
 	if err := s.ObjectStart(); err != nil {
@@ -17499,12 +18349,12 @@ func (x *SubscriptionsListenResult) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsListenResultMeta
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "resultType":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsListenResultResultType
 			if err := decodeString(s, &x.ResultType); err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
@@ -17515,7 +18365,7 @@ func (x *SubscriptionsListenResult) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredSubscriptionsListenResult &^ seen
 	return nil
 }
 
@@ -17523,17 +18373,18 @@ func (x *SubscriptionsListenResult) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionsListenResult) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsListenResult) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenResultMeta == 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst, err = x.Meta.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenResultResultType == 0 {
 		dst = append(dst, ",\"resultType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ResultType))
 	}
@@ -17549,6 +18400,7 @@ func (x *SubscriptionsListenResult) appendJSON(dst []byte) ([]byte, error) {
 func (x *SubscriptionsListenResultMetaObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsListenResultMetaObject) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsListenResultMetaObject{}
 	if err := s.ObjectStart(); err != nil {
@@ -17565,13 +18417,13 @@ func (x *SubscriptionsListenResultMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "io.modelcontextprotocol/serverInfo":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsListenResultMetaObjectServerInfo
 			x.ServerInfo = new(Implementation)
 			if err := x.ServerInfo.decode(s); err != nil {
 				return fielderr.AtField(err, "io.modelcontextprotocol/serverInfo")
 			}
 		case "io.modelcontextprotocol/subscriptionId":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsListenResultMetaObjectSubscriptionID
 			if err := x.SubscriptionID.decode(s); err != nil {
 				return fielderr.AtField(err, "io.modelcontextprotocol/subscriptionId")
 			}
@@ -17582,7 +18434,7 @@ func (x *SubscriptionsListenResultMetaObject) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredSubscriptionsListenResultMetaObject &^ seen
 	return nil
 }
 
@@ -17590,6 +18442,7 @@ func (x *SubscriptionsListenResultMetaObject) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionsListenResultMetaObject) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsListenResultMetaObject) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17600,7 +18453,7 @@ func (x *SubscriptionsListenResultMetaObject) appendJSON(dst []byte) ([]byte, er
 			return dst, fielderr.AtField(err, "io.modelcontextprotocol/serverInfo")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenResultMetaObjectSubscriptionID == 0 {
 		dst = append(dst, ",\"io.modelcontextprotocol/subscriptionId\":"...)
 		dst, err = x.SubscriptionID.appendJSON(dst)
 		if err != nil {
@@ -17619,6 +18472,7 @@ func (x *SubscriptionsListenResultMetaObject) appendJSON(dst []byte) ([]byte, er
 func (x *SubscriptionsListenResultResponse) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *SubscriptionsListenResultResponse) decode(s *jsonrpc.Scanner) error {
 	*x = SubscriptionsListenResultResponse{}
 	if err := s.ObjectStart(); err != nil {
@@ -17635,17 +18489,17 @@ func (x *SubscriptionsListenResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitSubscriptionsListenResultResponseID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitSubscriptionsListenResultResponseJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "result":
-			seen |= uint64(0x4)
+			seen |= bitSubscriptionsListenResultResponseResult
 			if err := x.Result.decode(s); err != nil {
 				return fielderr.AtField(err, "result")
 			}
@@ -17656,7 +18510,7 @@ func (x *SubscriptionsListenResultResponse) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredSubscriptionsListenResultResponse &^ seen
 	return nil
 }
 
@@ -17664,21 +18518,22 @@ func (x *SubscriptionsListenResultResponse) decode(s *jsonrpc.Scanner) error {
 func (x SubscriptionsListenResultResponse) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *SubscriptionsListenResultResponse) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenResultResponseID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenResultResponseJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscriptionsListenResultResponseResult == 0 {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = x.Result.appendJSON(dst)
 		if err != nil {
@@ -17697,6 +18552,7 @@ func (x *SubscriptionsListenResultResponse) appendJSON(dst []byte) ([]byte, erro
 func (x *Task) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Task) decode(s *jsonrpc.Scanner) error {
 	*x = Task{}
 	if err := s.ObjectStart(); err != nil {
@@ -17713,37 +18569,37 @@ func (x *Task) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "createdAt":
-			seen |= uint64(0x1)
+			seen |= bitTaskCreatedAt
 			if err := decodeString(s, &x.CreatedAt); err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
-			seen |= uint64(0x2)
+			seen |= bitTaskLastUpdatedAt
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
-			seen |= uint64(0x4)
+			seen |= bitTaskPollInterval
 			if err := decodeInt(s, &x.PollInterval); err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
 		case "status":
-			seen |= uint64(0x8)
+			seen |= bitTaskStatus
 			if err := x.Status.decode(s); err != nil {
 				return fielderr.AtField(err, "status")
 			}
 		case "statusMessage":
-			seen |= uint64(0x10)
+			seen |= bitTaskStatusMessage
 			if err := decodeString(s, &x.StatusMessage); err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
 		case "taskId":
-			seen |= uint64(0x20)
+			seen |= bitTaskTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
 		case "ttl":
-			seen |= uint64(0x40)
+			seen |= bitTaskTTL
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
 				return fielderr.AtField(err, "ttl")
 			}
@@ -17754,7 +18610,7 @@ func (x *Task) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x6b) &^ seen
+	x.missing = requiredTask &^ seen
 	return nil
 }
 
@@ -17762,37 +18618,38 @@ func (x *Task) decode(s *jsonrpc.Scanner) error {
 func (x Task) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Task) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTaskCreatedAt == 0 {
 		dst = append(dst, ",\"createdAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.CreatedAt))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitTaskLastUpdatedAt == 0 {
 		dst = append(dst, ",\"lastUpdatedAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.LastUpdatedAt))
 	}
-	if x.has&uint64(0x4) != 0 || x.PollInterval != 0 {
+	if x.has&bitTaskPollInterval != 0 || x.PollInterval != 0 {
 		dst = append(dst, ",\"pollInterval\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.PollInterval))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitTaskStatus == 0 {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "status")
 		}
 	}
-	if x.has&uint64(0x10) != 0 || x.StatusMessage != "" {
+	if x.has&bitTaskStatusMessage != 0 || x.StatusMessage != "" {
 		dst = append(dst, ",\"statusMessage\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.StatusMessage))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitTaskTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitTaskTTL == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)
@@ -17812,6 +18669,7 @@ func (x *Task) appendJSON(dst []byte) ([]byte, error) {
 func (x *TaskAugmentedRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskAugmentedRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = TaskAugmentedRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -17828,13 +18686,13 @@ func (x *TaskAugmentedRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitTaskAugmentedRequestParamsMeta
 			x.Meta = new(TaskAugmentedRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "task":
-			seen |= uint64(0x2)
+			seen |= bitTaskAugmentedRequestParamsTask
 			x.Task = new(TaskMetadata)
 			if err := x.Task.decode(s); err != nil {
 				return fielderr.AtField(err, "task")
@@ -17846,7 +18704,6 @@ func (x *TaskAugmentedRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -17854,6 +18711,7 @@ func (x *TaskAugmentedRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x TaskAugmentedRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TaskAugmentedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -17883,6 +18741,7 @@ func (x *TaskAugmentedRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *TaskAugmentedRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskAugmentedRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = TaskAugmentedRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -17899,7 +18758,7 @@ func (x *TaskAugmentedRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitTaskAugmentedRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
@@ -17910,7 +18769,6 @@ func (x *TaskAugmentedRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -17918,10 +18776,11 @@ func (x *TaskAugmentedRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x TaskAugmentedRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TaskAugmentedRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitTaskAugmentedRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -17940,6 +18799,7 @@ func (x *TaskAugmentedRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) 
 func (x *TaskMetadata) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskMetadata) decode(s *jsonrpc.Scanner) error {
 	*x = TaskMetadata{}
 	if err := s.ObjectStart(); err != nil {
@@ -17956,7 +18816,7 @@ func (x *TaskMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "ttl":
-			seen |= uint64(0x1)
+			seen |= bitTaskMetadataTTL
 			if err := decodeInt(s, &x.TTL); err != nil {
 				return fielderr.AtField(err, "ttl")
 			}
@@ -17967,7 +18827,6 @@ func (x *TaskMetadata) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -17975,9 +18834,10 @@ func (x *TaskMetadata) decode(s *jsonrpc.Scanner) error {
 func (x TaskMetadata) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TaskMetadata) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.TTL != 0 {
+	if x.has&bitTaskMetadataTTL != 0 || x.TTL != 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.TTL))
 	}
@@ -17993,6 +18853,7 @@ func (x *TaskMetadata) appendJSON(dst []byte) ([]byte, error) {
 func (x *TaskStatus) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskStatus) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -18008,6 +18869,7 @@ func (x *TaskStatus) decode(s *jsonrpc.Scanner) error {
 func (x TaskStatus) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x TaskStatus) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -18017,6 +18879,7 @@ func (x TaskStatus) appendJSON(dst []byte) ([]byte, error) {
 func (x *TaskStatusNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskStatusNotification) decode(s *jsonrpc.Scanner) error {
 	*x = TaskStatusNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -18033,17 +18896,17 @@ func (x *TaskStatusNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitTaskStatusNotificationJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitTaskStatusNotificationMethod
 			if err := decodeConstString(s, "notifications/tasks/status", "\"notifications/tasks/status\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitTaskStatusNotificationParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -18054,7 +18917,7 @@ func (x *TaskStatusNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredTaskStatusNotification &^ seen
 	return nil
 }
 
@@ -18062,18 +18925,19 @@ func (x *TaskStatusNotification) decode(s *jsonrpc.Scanner) error {
 func (x TaskStatusNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TaskStatusNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTaskStatusNotificationJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitTaskStatusNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/tasks/status\""...)
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTaskStatusNotificationParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -18092,6 +18956,7 @@ func (x *TaskStatusNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *TaskStatusNotificationParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 	*x = TaskStatusNotificationParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -18108,42 +18973,42 @@ func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitTaskStatusNotificationParamsMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "createdAt":
-			seen |= uint64(0x2)
+			seen |= bitTaskStatusNotificationParamsCreatedAt
 			if err := decodeString(s, &x.CreatedAt); err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
 		case "lastUpdatedAt":
-			seen |= uint64(0x4)
+			seen |= bitTaskStatusNotificationParamsLastUpdatedAt
 			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
 		case "pollInterval":
-			seen |= uint64(0x8)
+			seen |= bitTaskStatusNotificationParamsPollInterval
 			if err := decodeInt(s, &x.PollInterval); err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
 		case "status":
-			seen |= uint64(0x10)
+			seen |= bitTaskStatusNotificationParamsStatus
 			if err := x.Status.decode(s); err != nil {
 				return fielderr.AtField(err, "status")
 			}
 		case "statusMessage":
-			seen |= uint64(0x20)
+			seen |= bitTaskStatusNotificationParamsStatusMessage
 			if err := decodeString(s, &x.StatusMessage); err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
 		case "taskId":
-			seen |= uint64(0x40)
+			seen |= bitTaskStatusNotificationParamsTaskID
 			if err := decodeString(s, &x.TaskID); err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
 		case "ttl":
-			seen |= uint64(0x80)
+			seen |= bitTaskStatusNotificationParamsTTL
 			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
 				return fielderr.AtField(err, "ttl")
 			}
@@ -18154,7 +19019,7 @@ func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xd6) &^ seen
+	x.missing = requiredTaskStatusNotificationParams &^ seen
 	return nil
 }
 
@@ -18162,41 +19027,42 @@ func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 func (x TaskStatusNotificationParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TaskStatusNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitTaskStatusNotificationParamsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsCreatedAt == 0 {
 		dst = append(dst, ",\"createdAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.CreatedAt))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsLastUpdatedAt == 0 {
 		dst = append(dst, ",\"lastUpdatedAt\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.LastUpdatedAt))
 	}
-	if x.has&uint64(0x8) != 0 || x.PollInterval != 0 {
+	if x.has&bitTaskStatusNotificationParamsPollInterval != 0 || x.PollInterval != 0 {
 		dst = append(dst, ",\"pollInterval\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.PollInterval))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsStatus == 0 {
 		dst = append(dst, ",\"status\":"...)
 		dst, err = x.Status.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "status")
 		}
 	}
-	if x.has&uint64(0x20) != 0 || x.StatusMessage != "" {
+	if x.has&bitTaskStatusNotificationParamsStatusMessage != 0 || x.StatusMessage != "" {
 		dst = append(dst, ",\"statusMessage\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.StatusMessage))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsTaskID == 0 {
 		dst = append(dst, ",\"taskId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.TaskID))
 	}
-	if x.missing&uint64(0x80) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsTTL == 0 {
 		dst = append(dst, ",\"ttl\":"...)
 		if x.TTL == nil {
 			dst = append(dst, "null"...)
@@ -18216,6 +19082,7 @@ func (x *TaskStatusNotificationParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *TextContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 	*x = TextContent{}
 	if err := s.ObjectStart(); err != nil {
@@ -18232,23 +19099,23 @@ func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitTextContentMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitTextContentAnnotations
 			x.Annotations = new(Annotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return fielderr.AtField(err, "annotations")
 			}
 		case "text":
-			seen |= uint64(0x4)
+			seen |= bitTextContentText
 			if err := decodeString(s, &x.Text); err != nil {
 				return fielderr.AtField(err, "text")
 			}
 		case "type":
-			seen |= uint64(0x8)
+			seen |= bitTextContentType
 			if err := decodeConstString(s, "text", "\"text\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -18259,7 +19126,7 @@ func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xc) &^ seen
+	x.missing = requiredTextContent &^ seen
 	return nil
 }
 
@@ -18267,10 +19134,11 @@ func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 func (x TextContent) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitTextContentMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -18281,11 +19149,11 @@ func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTextContentText == 0 {
 		dst = append(dst, ",\"text\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Text))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitTextContentType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"text\""...)
 	}
@@ -18301,6 +19169,7 @@ func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TextResourceContents) decode(s *jsonrpc.Scanner) error {
 	*x = TextResourceContents{}
 	if err := s.ObjectStart(); err != nil {
@@ -18317,22 +19186,22 @@ func (x *TextResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitTextResourceContentsMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "mimeType":
-			seen |= uint64(0x2)
+			seen |= bitTextResourceContentsMIMEType
 			if err := decodeString(s, &x.MIMEType); err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
 		case "text":
-			seen |= uint64(0x4)
+			seen |= bitTextResourceContentsText
 			if err := decodeString(s, &x.Text); err != nil {
 				return fielderr.AtField(err, "text")
 			}
 		case "uri":
-			seen |= uint64(0x8)
+			seen |= bitTextResourceContentsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -18343,7 +19212,7 @@ func (x *TextResourceContents) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xc) &^ seen
+	x.missing = requiredTextResourceContents &^ seen
 	return nil
 }
 
@@ -18351,21 +19220,22 @@ func (x *TextResourceContents) decode(s *jsonrpc.Scanner) error {
 func (x TextResourceContents) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TextResourceContents) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitTextResourceContentsMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.has&uint64(0x2) != 0 || x.MIMEType != "" {
+	if x.has&bitTextResourceContentsMIMEType != 0 || x.MIMEType != "" {
 		dst = append(dst, ",\"mimeType\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.MIMEType))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTextResourceContentsText == 0 {
 		dst = append(dst, ",\"text\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Text))
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitTextResourceContentsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -18381,6 +19251,7 @@ func (x *TextResourceContents) appendJSON(dst []byte) ([]byte, error) {
 func (x *TitledMultiSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	*x = TitledMultiSelectEnumSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -18397,7 +19268,7 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitTitledMultiSelectEnumSchemaDefault
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "default")
 			}
@@ -18417,32 +19288,32 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitTitledMultiSelectEnumSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "items":
-			seen |= uint64(0x4)
+			seen |= bitTitledMultiSelectEnumSchemaItems
 			if err := x.Items.decode(s); err != nil {
 				return fielderr.AtField(err, "items")
 			}
 		case "maxItems":
-			seen |= uint64(0x8)
+			seen |= bitTitledMultiSelectEnumSchemaMaxItems
 			if err := decodeInt(s, &x.MaxItems); err != nil {
 				return fielderr.AtField(err, "maxItems")
 			}
 		case "minItems":
-			seen |= uint64(0x10)
+			seen |= bitTitledMultiSelectEnumSchemaMinItems
 			if err := decodeInt(s, &x.MinItems); err != nil {
 				return fielderr.AtField(err, "minItems")
 			}
 		case "title":
-			seen |= uint64(0x20)
+			seen |= bitTitledMultiSelectEnumSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x40)
+			seen |= bitTitledMultiSelectEnumSchemaType
 			if err := decodeConstString(s, "array", "\"array\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -18453,7 +19324,7 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x44) &^ seen
+	x.missing = requiredTitledMultiSelectEnumSchema &^ seen
 	return nil
 }
 
@@ -18461,10 +19332,11 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x TitledMultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Default != nil || x.has&uint64(0x1) != 0 {
+	if x.Default != nil || x.has&bitTitledMultiSelectEnumSchemaDefault != 0 {
 		dst = append(dst, ",\"default\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Default {
@@ -18475,30 +19347,30 @@ func (x *TitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitTitledMultiSelectEnumSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItems == 0 {
 		dst = append(dst, ",\"items\":"...)
 		dst, err = x.Items.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "items")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.MaxItems != 0 {
+	if x.has&bitTitledMultiSelectEnumSchemaMaxItems != 0 || x.MaxItems != 0 {
 		dst = append(dst, ",\"maxItems\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MaxItems))
 	}
-	if x.has&uint64(0x10) != 0 || x.MinItems != 0 {
+	if x.has&bitTitledMultiSelectEnumSchemaMinItems != 0 || x.MinItems != 0 {
 		dst = append(dst, ",\"minItems\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MinItems))
 	}
-	if x.has&uint64(0x20) != 0 || x.Title != "" {
+	if x.has&bitTitledMultiSelectEnumSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"array\""...)
 	}
@@ -18514,6 +19386,7 @@ func (x *TitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *TitledMultiSelectEnumSchemaItems) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 	*x = TitledMultiSelectEnumSchemaItems{}
 	if err := s.ObjectStart(); err != nil {
@@ -18530,7 +19403,7 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "anyOf":
-			seen |= uint64(0x1)
+			seen |= bitTitledMultiSelectEnumSchemaItemsAnyOf
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "anyOf")
 			}
@@ -18556,7 +19429,7 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredTitledMultiSelectEnumSchemaItems &^ seen
 	return nil
 }
 
@@ -18564,10 +19437,11 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 func (x TitledMultiSelectEnumSchemaItems) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOf == 0 {
 		dst = append(dst, ",\"anyOf\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.AnyOf {
@@ -18593,6 +19467,7 @@ func (x *TitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, error
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) decode(s *jsonrpc.Scanner) error {
 	*x = TitledMultiSelectEnumSchemaItemsAnyOfItem{}
 	if err := s.ObjectStart(); err != nil {
@@ -18609,12 +19484,12 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) decode(s *jsonrpc.Scanner) e
 		}
 		switch string(key) {
 		case "const":
-			seen |= uint64(0x1)
+			seen |= bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst
 			if err := decodeString(s, &x.Const); err != nil {
 				return fielderr.AtField(err, "const")
 			}
 		case "title":
-			seen |= uint64(0x2)
+			seen |= bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
@@ -18625,7 +19500,7 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) decode(s *jsonrpc.Scanner) e
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredTitledMultiSelectEnumSchemaItemsAnyOfItem &^ seen
 	return nil
 }
 
@@ -18633,13 +19508,14 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) decode(s *jsonrpc.Scanner) e
 func (x TitledMultiSelectEnumSchemaItemsAnyOfItem) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst == 0 {
 		dst = append(dst, ",\"const\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Const))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle == 0 {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -18655,6 +19531,7 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) appendJSON(dst []byte) ([]by
 func (x *TitledSingleSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	*x = TitledSingleSelectEnumSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -18671,17 +19548,17 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitTitledSingleSelectEnumSchemaDefault
 			if err := decodeString(s, &x.Default); err != nil {
 				return fielderr.AtField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitTitledSingleSelectEnumSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "oneOf":
-			seen |= uint64(0x4)
+			seen |= bitTitledSingleSelectEnumSchemaOneOf
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "oneOf")
 			}
@@ -18701,12 +19578,12 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "title":
-			seen |= uint64(0x8)
+			seen |= bitTitledSingleSelectEnumSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x10)
+			seen |= bitTitledSingleSelectEnumSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -18717,7 +19594,7 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x14) &^ seen
+	x.missing = requiredTitledSingleSelectEnumSchema &^ seen
 	return nil
 }
 
@@ -18725,18 +19602,19 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x TitledSingleSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Default != "" {
+	if x.has&bitTitledSingleSelectEnumSchemaDefault != 0 || x.Default != "" {
 		dst = append(dst, ",\"default\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Default))
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitTitledSingleSelectEnumSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTitledSingleSelectEnumSchemaOneOf == 0 {
 		dst = append(dst, ",\"oneOf\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.OneOf {
@@ -18750,11 +19628,11 @@ func (x *TitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x8) != 0 || x.Title != "" {
+	if x.has&bitTitledSingleSelectEnumSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitTitledSingleSelectEnumSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"string\""...)
 	}
@@ -18770,6 +19648,7 @@ func (x *TitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *TitledSingleSelectEnumSchemaOneOfItem) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *TitledSingleSelectEnumSchemaOneOfItem) decode(s *jsonrpc.Scanner) error {
 	*x = TitledSingleSelectEnumSchemaOneOfItem{}
 	if err := s.ObjectStart(); err != nil {
@@ -18786,12 +19665,12 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) decode(s *jsonrpc.Scanner) error
 		}
 		switch string(key) {
 		case "const":
-			seen |= uint64(0x1)
+			seen |= bitTitledSingleSelectEnumSchemaOneOfItemConst
 			if err := decodeString(s, &x.Const); err != nil {
 				return fielderr.AtField(err, "const")
 			}
 		case "title":
-			seen |= uint64(0x2)
+			seen |= bitTitledSingleSelectEnumSchemaOneOfItemTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
@@ -18802,7 +19681,7 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) decode(s *jsonrpc.Scanner) error
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredTitledSingleSelectEnumSchemaOneOfItem &^ seen
 	return nil
 }
 
@@ -18810,13 +19689,14 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) decode(s *jsonrpc.Scanner) error
 func (x TitledSingleSelectEnumSchemaOneOfItem) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *TitledSingleSelectEnumSchemaOneOfItem) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTitledSingleSelectEnumSchemaOneOfItemConst == 0 {
 		dst = append(dst, ",\"const\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Const))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitTitledSingleSelectEnumSchemaOneOfItemTitle == 0 {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -18832,6 +19712,7 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) appendJSON(dst []byte) ([]byte, 
 func (x *Tool) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *Tool) decode(s *jsonrpc.Scanner) error {
 	*x = Tool{}
 	if err := s.ObjectStart(); err != nil {
@@ -18848,23 +19729,23 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitToolMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "annotations":
-			seen |= uint64(0x2)
+			seen |= bitToolAnnotations
 			x.Annotations = new(ToolAnnotations)
 			if err := x.Annotations.decode(s); err != nil {
 				return fielderr.AtField(err, "annotations")
 			}
 		case "description":
-			seen |= uint64(0x4)
+			seen |= bitToolDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "icons":
-			seen |= uint64(0x8)
+			seen |= bitToolIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
@@ -18884,28 +19765,28 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "inputSchema":
-			seen |= uint64(0x10)
+			seen |= bitToolInputSchema
 			if err := x.InputSchema.decode(s); err != nil {
 				return fielderr.AtField(err, "inputSchema")
 			}
 		case "name":
-			seen |= uint64(0x20)
+			seen |= bitToolName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "outputSchema":
-			seen |= uint64(0x40)
+			seen |= bitToolOutputSchema
 			x.OutputSchema = new(ToolOutputSchema)
 			if err := x.OutputSchema.decode(s); err != nil {
 				return fielderr.AtField(err, "outputSchema")
 			}
 		case "title":
-			seen |= uint64(0x80)
+			seen |= bitToolTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "execution":
-			seen |= uint64(0x100)
+			seen |= bitToolExecution
 			x.Execution = new(ToolExecution)
 			if err := x.Execution.decode(s); err != nil {
 				return fielderr.AtField(err, "execution")
@@ -18917,7 +19798,7 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x30) &^ seen
+	x.missing = requiredTool &^ seen
 	return nil
 }
 
@@ -18925,10 +19806,11 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 func (x Tool) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitToolMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
@@ -18939,11 +19821,11 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "annotations")
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Description != "" {
+	if x.has&bitToolDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.Icons != nil || x.has&uint64(0x8) != 0 {
+	if x.Icons != nil || x.has&bitToolIcons != 0 {
 		dst = append(dst, ",\"icons\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Icons {
@@ -18957,14 +19839,14 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitToolInputSchema == 0 {
 		dst = append(dst, ",\"inputSchema\":"...)
 		dst, err = x.InputSchema.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "inputSchema")
 		}
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitToolName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
@@ -18975,7 +19857,7 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "outputSchema")
 		}
 	}
-	if x.has&uint64(0x80) != 0 || x.Title != "" {
+	if x.has&bitToolTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -18998,6 +19880,7 @@ func (x *Tool) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolAnnotations) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolAnnotations) decode(s *jsonrpc.Scanner) error {
 	*x = ToolAnnotations{}
 	if err := s.ObjectStart(); err != nil {
@@ -19014,27 +19897,27 @@ func (x *ToolAnnotations) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "destructiveHint":
-			seen |= uint64(0x1)
+			seen |= bitToolAnnotationsDestructiveHint
 			if err := decodeBool(s, &x.DestructiveHint); err != nil {
 				return fielderr.AtField(err, "destructiveHint")
 			}
 		case "idempotentHint":
-			seen |= uint64(0x2)
+			seen |= bitToolAnnotationsIdempotentHint
 			if err := decodeBool(s, &x.IdempotentHint); err != nil {
 				return fielderr.AtField(err, "idempotentHint")
 			}
 		case "openWorldHint":
-			seen |= uint64(0x4)
+			seen |= bitToolAnnotationsOpenWorldHint
 			if err := decodeBool(s, &x.OpenWorldHint); err != nil {
 				return fielderr.AtField(err, "openWorldHint")
 			}
 		case "readOnlyHint":
-			seen |= uint64(0x8)
+			seen |= bitToolAnnotationsReadOnlyHint
 			if err := decodeBool(s, &x.ReadOnlyHint); err != nil {
 				return fielderr.AtField(err, "readOnlyHint")
 			}
 		case "title":
-			seen |= uint64(0x10)
+			seen |= bitToolAnnotationsTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
@@ -19045,7 +19928,6 @@ func (x *ToolAnnotations) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -19053,25 +19935,26 @@ func (x *ToolAnnotations) decode(s *jsonrpc.Scanner) error {
 func (x ToolAnnotations) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolAnnotations) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.DestructiveHint {
+	if x.has&bitToolAnnotationsDestructiveHint != 0 || x.DestructiveHint {
 		dst = append(dst, ",\"destructiveHint\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.DestructiveHint))
 	}
-	if x.has&uint64(0x2) != 0 || x.IdempotentHint {
+	if x.has&bitToolAnnotationsIdempotentHint != 0 || x.IdempotentHint {
 		dst = append(dst, ",\"idempotentHint\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.IdempotentHint))
 	}
-	if x.has&uint64(0x4) != 0 || x.OpenWorldHint {
+	if x.has&bitToolAnnotationsOpenWorldHint != 0 || x.OpenWorldHint {
 		dst = append(dst, ",\"openWorldHint\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.OpenWorldHint))
 	}
-	if x.has&uint64(0x8) != 0 || x.ReadOnlyHint {
+	if x.has&bitToolAnnotationsReadOnlyHint != 0 || x.ReadOnlyHint {
 		dst = append(dst, ",\"readOnlyHint\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.ReadOnlyHint))
 	}
-	if x.has&uint64(0x10) != 0 || x.Title != "" {
+	if x.has&bitToolAnnotationsTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
@@ -19087,6 +19970,7 @@ func (x *ToolAnnotations) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolChoice) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolChoice) decode(s *jsonrpc.Scanner) error {
 	*x = ToolChoice{}
 	if err := s.ObjectStart(); err != nil {
@@ -19103,7 +19987,7 @@ func (x *ToolChoice) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "mode":
-			seen |= uint64(0x1)
+			seen |= bitToolChoiceMode
 			if err := x.Mode.decode(s); err != nil {
 				return fielderr.AtField(err, "mode")
 			}
@@ -19114,7 +19998,6 @@ func (x *ToolChoice) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -19122,10 +20005,11 @@ func (x *ToolChoice) decode(s *jsonrpc.Scanner) error {
 func (x ToolChoice) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolChoice) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.Mode != "" {
+	if x.has&bitToolChoiceMode != 0 || x.Mode != "" {
 		dst = append(dst, ",\"mode\":"...)
 		dst, err = x.Mode.appendJSON(dst)
 		if err != nil {
@@ -19144,6 +20028,7 @@ func (x *ToolChoice) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolChoiceMode) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolChoiceMode) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -19159,6 +20044,7 @@ func (x *ToolChoiceMode) decode(s *jsonrpc.Scanner) error {
 func (x ToolChoiceMode) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ToolChoiceMode) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -19168,6 +20054,7 @@ func (x ToolChoiceMode) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolExecution) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolExecution) decode(s *jsonrpc.Scanner) error {
 	*x = ToolExecution{}
 	if err := s.ObjectStart(); err != nil {
@@ -19184,7 +20071,7 @@ func (x *ToolExecution) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "taskSupport":
-			seen |= uint64(0x1)
+			seen |= bitToolExecutionTaskSupport
 			if err := x.TaskSupport.decode(s); err != nil {
 				return fielderr.AtField(err, "taskSupport")
 			}
@@ -19195,7 +20082,6 @@ func (x *ToolExecution) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -19203,10 +20089,11 @@ func (x *ToolExecution) decode(s *jsonrpc.Scanner) error {
 func (x ToolExecution) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolExecution) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.TaskSupport != "" {
+	if x.has&bitToolExecutionTaskSupport != 0 || x.TaskSupport != "" {
 		dst = append(dst, ",\"taskSupport\":"...)
 		dst, err = x.TaskSupport.appendJSON(dst)
 		if err != nil {
@@ -19225,6 +20112,7 @@ func (x *ToolExecution) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolExecutionTaskSupport) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolExecutionTaskSupport) decode(s *jsonrpc.Scanner) error {
 	{
 		var v string
@@ -19240,6 +20128,7 @@ func (x *ToolExecutionTaskSupport) decode(s *jsonrpc.Scanner) error {
 func (x ToolExecutionTaskSupport) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(nil)
 }
+
 func (x ToolExecutionTaskSupport) appendJSON(dst []byte) ([]byte, error) {
 	dst = jsonrpc.AppendString(dst, string(x))
 	return dst, nil
@@ -19249,6 +20138,7 @@ func (x ToolExecutionTaskSupport) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolInputSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 	*x = ToolInputSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -19265,17 +20155,17 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "$schema":
-			seen |= uint64(0x1)
+			seen |= bitToolInputSchemaSchema
 			if err := decodeString(s, &x.Schema); err != nil {
 				return fielderr.AtField(err, "$schema")
 			}
 		case "type":
-			seen |= uint64(0x2)
+			seen |= bitToolInputSchemaType
 			if err := decodeConstString(s, "object", "\"object\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
 		case "properties":
-			seen |= uint64(0x4)
+			seen |= bitToolInputSchemaProperties
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "properties")
 			}
@@ -19296,7 +20186,7 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 				x.Properties[k0] = v0
 			}
 		case "required":
-			seen |= uint64(0x8)
+			seen |= bitToolInputSchemaRequired
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "required")
 			}
@@ -19322,7 +20212,7 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredToolInputSchema &^ seen
 	return nil
 }
 
@@ -19330,17 +20220,18 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 func (x ToolInputSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolInputSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Schema != "" {
+	if x.has&bitToolInputSchemaSchema != 0 || x.Schema != "" {
 		dst = append(dst, ",\"$schema\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Schema))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitToolInputSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"object\""...)
 	}
-	if x.Properties != nil || x.has&uint64(0x4) != 0 {
+	if x.Properties != nil || x.has&bitToolInputSchemaProperties != 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Properties) {
@@ -19353,7 +20244,7 @@ func (x *ToolInputSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if x.Required != nil || x.has&uint64(0x8) != 0 {
+	if x.Required != nil || x.has&bitToolInputSchemaRequired != 0 {
 		dst = append(dst, ",\"required\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Required {
@@ -19376,6 +20267,7 @@ func (x *ToolInputSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolListChangedNotification) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 	*x = ToolListChangedNotification{}
 	if err := s.ObjectStart(); err != nil {
@@ -19392,17 +20284,17 @@ func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "jsonrpc":
-			seen |= uint64(0x1)
+			seen |= bitToolListChangedNotificationJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x2)
+			seen |= bitToolListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/tools/list_changed", "\"notifications/tools/list_changed\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x4)
+			seen |= bitToolListChangedNotificationParams
 			x.Params = new(NotificationParams)
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
@@ -19414,7 +20306,7 @@ func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredToolListChangedNotification &^ seen
 	return nil
 }
 
@@ -19422,14 +20314,15 @@ func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 func (x ToolListChangedNotification) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || x.JSONRPC != "" {
+	if x.has&bitToolListChangedNotificationJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitToolListChangedNotificationMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"notifications/tools/list_changed\""...)
 	}
@@ -19452,6 +20345,7 @@ func (x *ToolListChangedNotification) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolOutputSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 	*x = ToolOutputSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -19468,12 +20362,12 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "$schema":
-			seen |= uint64(0x1)
+			seen |= bitToolOutputSchemaSchema
 			if err := decodeString(s, &x.Schema); err != nil {
 				return fielderr.AtField(err, "$schema")
 			}
 		case "properties":
-			seen |= uint64(0x2)
+			seen |= bitToolOutputSchemaProperties
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "properties")
 			}
@@ -19494,7 +20388,7 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 				x.Properties[k0] = v0
 			}
 		case "required":
-			seen |= uint64(0x4)
+			seen |= bitToolOutputSchemaRequired
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "required")
 			}
@@ -19514,7 +20408,7 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "type":
-			seen |= uint64(0x8)
+			seen |= bitToolOutputSchemaType
 			if err := decodeString(s, &x.Type); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -19525,7 +20419,7 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x8) &^ seen
+	x.missing = requiredToolOutputSchema &^ seen
 	return nil
 }
 
@@ -19533,13 +20427,14 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 func (x ToolOutputSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Schema != "" {
+	if x.has&bitToolOutputSchemaSchema != 0 || x.Schema != "" {
 		dst = append(dst, ",\"$schema\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Schema))
 	}
-	if x.Properties != nil || x.has&uint64(0x2) != 0 {
+	if x.Properties != nil || x.has&bitToolOutputSchemaProperties != 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
 		for nk0, k0 := range sortedKeys(x.Properties) {
@@ -19552,7 +20447,7 @@ func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if x.Required != nil || x.has&uint64(0x4) != 0 {
+	if x.Required != nil || x.has&bitToolOutputSchemaRequired != 0 {
 		dst = append(dst, ",\"required\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Required {
@@ -19563,7 +20458,7 @@ func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x8) != 0 || x.Type != "" {
+	if x.has&bitToolOutputSchemaType != 0 || x.Type != "" {
 		dst = append(dst, ",\"type\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Type))
 	}
@@ -19579,6 +20474,7 @@ func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolResultContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 	*x = ToolResultContent{}
 	if err := s.ObjectStart(); err != nil {
@@ -19595,12 +20491,12 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitToolResultContentMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "content":
-			seen |= uint64(0x2)
+			seen |= bitToolResultContentContent
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "content")
 			}
@@ -19620,22 +20516,22 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "isError":
-			seen |= uint64(0x4)
+			seen |= bitToolResultContentIsError
 			if err := decodeBool(s, &x.IsError); err != nil {
 				return fielderr.AtField(err, "isError")
 			}
 		case "structuredContent":
-			seen |= uint64(0x8)
+			seen |= bitToolResultContentStructuredContent
 			if err := decodeRawValue(s, &x.StructuredContent); err != nil {
 				return fielderr.AtField(err, "structuredContent")
 			}
 		case "toolUseId":
-			seen |= uint64(0x10)
+			seen |= bitToolResultContentToolUseID
 			if err := decodeString(s, &x.ToolUseID); err != nil {
 				return fielderr.AtField(err, "toolUseId")
 			}
 		case "type":
-			seen |= uint64(0x20)
+			seen |= bitToolResultContentType
 			if err := decodeConstString(s, "tool_result", "\"tool_result\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -19646,7 +20542,7 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x32) &^ seen
+	x.missing = requiredToolResultContent &^ seen
 	return nil
 }
 
@@ -19654,14 +20550,15 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 func (x ToolResultContent) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolResultContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitToolResultContentMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitToolResultContentContent == 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Content {
@@ -19675,19 +20572,19 @@ func (x *ToolResultContent) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x4) != 0 || x.IsError {
+	if x.has&bitToolResultContentIsError != 0 || x.IsError {
 		dst = append(dst, ",\"isError\":"...)
 		dst = jsonrpc.AppendBool(dst, bool(x.IsError))
 	}
-	if x.StructuredContent != nil || x.has&uint64(0x8) != 0 {
+	if x.StructuredContent != nil || x.has&bitToolResultContentStructuredContent != 0 {
 		dst = append(dst, ",\"structuredContent\":"...)
 		dst = appendRaw(dst, x.StructuredContent, "null")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitToolResultContentToolUseID == 0 {
 		dst = append(dst, ",\"toolUseId\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ToolUseID))
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitToolResultContentType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"tool_result\""...)
 	}
@@ -19703,6 +20600,7 @@ func (x *ToolResultContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *ToolUseContent) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *ToolUseContent) decode(s *jsonrpc.Scanner) error {
 	*x = ToolUseContent{}
 	if err := s.ObjectStart(); err != nil {
@@ -19719,27 +20617,27 @@ func (x *ToolUseContent) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitToolUseContentMeta
 			if err := decodeRawObject(s, &x.Meta); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitToolUseContentID
 			if err := decodeString(s, &x.ID); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "input":
-			seen |= uint64(0x4)
+			seen |= bitToolUseContentInput
 			if err := decodeRawObject(s, &x.Input); err != nil {
 				return fielderr.AtField(err, "input")
 			}
 		case "name":
-			seen |= uint64(0x8)
+			seen |= bitToolUseContentName
 			if err := decodeString(s, &x.Name); err != nil {
 				return fielderr.AtField(err, "name")
 			}
 		case "type":
-			seen |= uint64(0x10)
+			seen |= bitToolUseContentType
 			if err := decodeConstString(s, "tool_use", "\"tool_use\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -19750,7 +20648,7 @@ func (x *ToolUseContent) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1e) &^ seen
+	x.missing = requiredToolUseContent &^ seen
 	return nil
 }
 
@@ -19758,25 +20656,26 @@ func (x *ToolUseContent) decode(s *jsonrpc.Scanner) error {
 func (x ToolUseContent) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *ToolUseContent) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.Meta != nil || x.has&uint64(0x1) != 0 {
+	if x.Meta != nil || x.has&bitToolUseContentMeta != 0 {
 		dst = append(dst, ",\"_meta\":"...)
 		dst = appendRaw(dst, x.Meta, "{}")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitToolUseContentID == 0 {
 		dst = append(dst, ",\"id\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.ID))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitToolUseContentInput == 0 {
 		dst = append(dst, ",\"input\":"...)
 		dst = appendRaw(dst, x.Input, "{}")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitToolUseContentName == 0 {
 		dst = append(dst, ",\"name\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Name))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitToolUseContentType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"tool_use\""...)
 	}
@@ -19792,6 +20691,7 @@ func (x *ToolUseContent) appendJSON(dst []byte) ([]byte, error) {
 func (x *URLElicitationRequiredError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *URLElicitationRequiredError) decode(s *jsonrpc.Scanner) error {
 	*x = URLElicitationRequiredError{}
 	if err := s.ObjectStart(); err != nil {
@@ -19808,17 +20708,17 @@ func (x *URLElicitationRequiredError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "error":
-			seen |= uint64(0x1)
+			seen |= bitURLElicitationRequiredErrorError
 			if err := x.Error.decode(s); err != nil {
 				return fielderr.AtField(err, "error")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitURLElicitationRequiredErrorID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x4)
+			seen |= bitURLElicitationRequiredErrorJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
@@ -19829,7 +20729,7 @@ func (x *URLElicitationRequiredError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredURLElicitationRequiredError &^ seen
 	return nil
 }
 
@@ -19837,24 +20737,25 @@ func (x *URLElicitationRequiredError) decode(s *jsonrpc.Scanner) error {
 func (x URLElicitationRequiredError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *URLElicitationRequiredError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorError == 0 {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitURLElicitationRequiredErrorID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
@@ -19870,6 +20771,7 @@ func (x *URLElicitationRequiredError) appendJSON(dst []byte) ([]byte, error) {
 func (x *URLElicitationRequiredErrorError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *URLElicitationRequiredErrorError) decode(s *jsonrpc.Scanner) error {
 	*x = URLElicitationRequiredErrorError{}
 	if err := s.ObjectStart(); err != nil {
@@ -19886,17 +20788,17 @@ func (x *URLElicitationRequiredErrorError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitURLElicitationRequiredErrorErrorCode
 			if err := decodeConstInt(s, int64(-32042), "-32042"); err != nil {
 				return fielderr.AtField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitURLElicitationRequiredErrorErrorData
 			if err := x.Data.decode(s); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitURLElicitationRequiredErrorErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
@@ -19907,7 +20809,7 @@ func (x *URLElicitationRequiredErrorError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredURLElicitationRequiredErrorError &^ seen
 	return nil
 }
 
@@ -19915,21 +20817,22 @@ func (x *URLElicitationRequiredErrorError) decode(s *jsonrpc.Scanner) error {
 func (x URLElicitationRequiredErrorError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *URLElicitationRequiredErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32042"...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst, err = x.Data.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "data")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -19945,6 +20848,7 @@ func (x *URLElicitationRequiredErrorError) appendJSON(dst []byte) ([]byte, error
 func (x *URLElicitationRequiredErrorErrorData) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error {
 	*x = URLElicitationRequiredErrorErrorData{}
 	if err := s.ObjectStart(); err != nil {
@@ -19961,7 +20865,7 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 		}
 		switch string(key) {
 		case "elicitations":
-			seen |= uint64(0x1)
+			seen |= bitURLElicitationRequiredErrorErrorDataElicitations
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "elicitations")
 			}
@@ -19987,7 +20891,7 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x1) &^ seen
+	x.missing = requiredURLElicitationRequiredErrorErrorData &^ seen
 	return nil
 }
 
@@ -19995,10 +20899,11 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 func (x URLElicitationRequiredErrorErrorData) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *URLElicitationRequiredErrorErrorData) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorDataElicitations == 0 {
 		dst = append(dst, ",\"elicitations\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Elicitations {
@@ -20024,6 +20929,7 @@ func (x *URLElicitationRequiredErrorErrorData) appendJSON(dst []byte) ([]byte, e
 func (x *UnsubscribeRequest) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 	*x = UnsubscribeRequest{}
 	if err := s.ObjectStart(); err != nil {
@@ -20040,22 +20946,22 @@ func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "id":
-			seen |= uint64(0x1)
+			seen |= bitUnsubscribeRequestID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x2)
+			seen |= bitUnsubscribeRequestJSONRPC
 			if err := decodeString(s, &x.JSONRPC); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
 		case "method":
-			seen |= uint64(0x4)
+			seen |= bitUnsubscribeRequestMethod
 			if err := decodeConstString(s, "resources/unsubscribe", "\"resources/unsubscribe\""); err != nil {
 				return fielderr.AtField(err, "method")
 			}
 		case "params":
-			seen |= uint64(0x8)
+			seen |= bitUnsubscribeRequestParams
 			if err := x.Params.decode(s); err != nil {
 				return fielderr.AtField(err, "params")
 			}
@@ -20066,7 +20972,7 @@ func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0xf) &^ seen
+	x.missing = requiredUnsubscribeRequest &^ seen
 	return nil
 }
 
@@ -20074,25 +20980,26 @@ func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 func (x UnsubscribeRequest) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ID.IsZero() {
+	if x.has&bitUnsubscribeRequestID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.JSONRPC != "" {
+	if x.has&bitUnsubscribeRequestJSONRPC != 0 || x.JSONRPC != "" {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.JSONRPC))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUnsubscribeRequestMethod == 0 {
 		dst = append(dst, ",\"method\":"...)
 		dst = append(dst, "\"resources/unsubscribe\""...)
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitUnsubscribeRequestParams == 0 {
 		dst = append(dst, ",\"params\":"...)
 		dst, err = x.Params.appendJSON(dst)
 		if err != nil {
@@ -20111,6 +21018,7 @@ func (x *UnsubscribeRequest) appendJSON(dst []byte) ([]byte, error) {
 func (x *UnsubscribeRequestParams) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 	*x = UnsubscribeRequestParams{}
 	if err := s.ObjectStart(); err != nil {
@@ -20127,13 +21035,13 @@ func (x *UnsubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "_meta":
-			seen |= uint64(0x1)
+			seen |= bitUnsubscribeRequestParamsMeta
 			x.Meta = new(UnsubscribeRequestParamsMeta)
 			if err := x.Meta.decode(s); err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
 		case "uri":
-			seen |= uint64(0x2)
+			seen |= bitUnsubscribeRequestParamsURI
 			if err := decodeString(s, &x.URI); err != nil {
 				return fielderr.AtField(err, "uri")
 			}
@@ -20144,7 +21052,7 @@ func (x *UnsubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x2) &^ seen
+	x.missing = requiredUnsubscribeRequestParams &^ seen
 	return nil
 }
 
@@ -20152,6 +21060,7 @@ func (x *UnsubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 func (x UnsubscribeRequestParams) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
@@ -20162,7 +21071,7 @@ func (x *UnsubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 			return dst, fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUnsubscribeRequestParamsURI == 0 {
 		dst = append(dst, ",\"uri\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.URI))
 	}
@@ -20178,6 +21087,7 @@ func (x *UnsubscribeRequestParams) appendJSON(dst []byte) ([]byte, error) {
 func (x *UnsubscribeRequestParamsMeta) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 	*x = UnsubscribeRequestParamsMeta{}
 	if err := s.ObjectStart(); err != nil {
@@ -20194,7 +21104,7 @@ func (x *UnsubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "progressToken":
-			seen |= uint64(0x1)
+			seen |= bitUnsubscribeRequestParamsMetaProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
 				return fielderr.AtField(err, "progressToken")
 			}
@@ -20205,7 +21115,6 @@ func (x *UnsubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x0) &^ seen
 	return nil
 }
 
@@ -20213,10 +21122,11 @@ func (x *UnsubscribeRequestParamsMeta) decode(s *jsonrpc.Scanner) error {
 func (x UnsubscribeRequestParamsMeta) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitUnsubscribeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		dst = append(dst, ",\"progressToken\":"...)
 		dst, err = x.ProgressToken.appendJSON(dst)
 		if err != nil {
@@ -20235,6 +21145,7 @@ func (x *UnsubscribeRequestParamsMeta) appendJSON(dst []byte) ([]byte, error) {
 func (x *UnsupportedProtocolVersionError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsupportedProtocolVersionError) decode(s *jsonrpc.Scanner) error {
 	*x = UnsupportedProtocolVersionError{}
 	if err := s.ObjectStart(); err != nil {
@@ -20251,17 +21162,17 @@ func (x *UnsupportedProtocolVersionError) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "error":
-			seen |= uint64(0x1)
+			seen |= bitUnsupportedProtocolVersionErrorError
 			if err := x.Error.decode(s); err != nil {
 				return fielderr.AtField(err, "error")
 			}
 		case "id":
-			seen |= uint64(0x2)
+			seen |= bitUnsupportedProtocolVersionErrorID
 			if err := x.ID.decode(s); err != nil {
 				return fielderr.AtField(err, "id")
 			}
 		case "jsonrpc":
-			seen |= uint64(0x4)
+			seen |= bitUnsupportedProtocolVersionErrorJSONRPC
 			if err := decodeConstString(s, "2.0", "\"2.0\""); err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
@@ -20272,7 +21183,7 @@ func (x *UnsupportedProtocolVersionError) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x5) &^ seen
+	x.missing = requiredUnsupportedProtocolVersionError &^ seen
 	return nil
 }
 
@@ -20280,24 +21191,25 @@ func (x *UnsupportedProtocolVersionError) decode(s *jsonrpc.Scanner) error {
 func (x UnsupportedProtocolVersionError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsupportedProtocolVersionError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorError == 0 {
 		dst = append(dst, ",\"error\":"...)
 		dst, err = x.Error.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitUnsupportedProtocolVersionErrorID != 0 || !x.ID.IsZero() {
 		dst = append(dst, ",\"id\":"...)
 		dst, err = x.ID.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "id")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorJSONRPC == 0 {
 		dst = append(dst, ",\"jsonrpc\":"...)
 		dst = append(dst, "\"2.0\""...)
 	}
@@ -20313,6 +21225,7 @@ func (x *UnsupportedProtocolVersionError) appendJSON(dst []byte) ([]byte, error)
 func (x *UnsupportedProtocolVersionErrorError) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsupportedProtocolVersionErrorError) decode(s *jsonrpc.Scanner) error {
 	*x = UnsupportedProtocolVersionErrorError{}
 	if err := s.ObjectStart(); err != nil {
@@ -20329,17 +21242,17 @@ func (x *UnsupportedProtocolVersionErrorError) decode(s *jsonrpc.Scanner) error 
 		}
 		switch string(key) {
 		case "code":
-			seen |= uint64(0x1)
+			seen |= bitUnsupportedProtocolVersionErrorErrorCode
 			if err := decodeConstInt(s, int64(-32022), "-32022"); err != nil {
 				return fielderr.AtField(err, "code")
 			}
 		case "data":
-			seen |= uint64(0x2)
+			seen |= bitUnsupportedProtocolVersionErrorErrorData
 			if err := x.Data.decode(s); err != nil {
 				return fielderr.AtField(err, "data")
 			}
 		case "message":
-			seen |= uint64(0x4)
+			seen |= bitUnsupportedProtocolVersionErrorErrorMessage
 			if err := decodeString(s, &x.Message); err != nil {
 				return fielderr.AtField(err, "message")
 			}
@@ -20350,7 +21263,7 @@ func (x *UnsupportedProtocolVersionErrorError) decode(s *jsonrpc.Scanner) error 
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x7) &^ seen
+	x.missing = requiredUnsupportedProtocolVersionErrorError &^ seen
 	return nil
 }
 
@@ -20358,21 +21271,22 @@ func (x *UnsupportedProtocolVersionErrorError) decode(s *jsonrpc.Scanner) error 
 func (x UnsupportedProtocolVersionErrorError) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsupportedProtocolVersionErrorError) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorCode == 0 {
 		dst = append(dst, ",\"code\":"...)
 		dst = append(dst, "-32022"...)
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorData == 0 {
 		dst = append(dst, ",\"data\":"...)
 		dst, err = x.Data.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "data")
 		}
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorMessage == 0 {
 		dst = append(dst, ",\"message\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Message))
 	}
@@ -20388,6 +21302,7 @@ func (x *UnsupportedProtocolVersionErrorError) appendJSON(dst []byte) ([]byte, e
 func (x *UnsupportedProtocolVersionErrorErrorData) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) error {
 	*x = UnsupportedProtocolVersionErrorErrorData{}
 	if err := s.ObjectStart(); err != nil {
@@ -20404,12 +21319,12 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 		}
 		switch string(key) {
 		case "requested":
-			seen |= uint64(0x1)
+			seen |= bitUnsupportedProtocolVersionErrorErrorDataRequested
 			if err := decodeString(s, &x.Requested); err != nil {
 				return fielderr.AtField(err, "requested")
 			}
 		case "supported":
-			seen |= uint64(0x2)
+			seen |= bitUnsupportedProtocolVersionErrorErrorDataSupported
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "supported")
 			}
@@ -20435,7 +21350,7 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredUnsupportedProtocolVersionErrorErrorData &^ seen
 	return nil
 }
 
@@ -20443,13 +21358,14 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 func (x UnsupportedProtocolVersionErrorErrorData) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UnsupportedProtocolVersionErrorErrorData) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorDataRequested == 0 {
 		dst = append(dst, ",\"requested\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Requested))
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorDataSupported == 0 {
 		dst = append(dst, ",\"supported\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Supported {
@@ -20472,6 +21388,7 @@ func (x *UnsupportedProtocolVersionErrorErrorData) appendJSON(dst []byte) ([]byt
 func (x *UntitledMultiSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	*x = UntitledMultiSelectEnumSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -20488,7 +21405,7 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitUntitledMultiSelectEnumSchemaDefault
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "default")
 			}
@@ -20508,32 +21425,32 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitUntitledMultiSelectEnumSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "items":
-			seen |= uint64(0x4)
+			seen |= bitUntitledMultiSelectEnumSchemaItems
 			if err := x.Items.decode(s); err != nil {
 				return fielderr.AtField(err, "items")
 			}
 		case "maxItems":
-			seen |= uint64(0x8)
+			seen |= bitUntitledMultiSelectEnumSchemaMaxItems
 			if err := decodeInt(s, &x.MaxItems); err != nil {
 				return fielderr.AtField(err, "maxItems")
 			}
 		case "minItems":
-			seen |= uint64(0x10)
+			seen |= bitUntitledMultiSelectEnumSchemaMinItems
 			if err := decodeInt(s, &x.MinItems); err != nil {
 				return fielderr.AtField(err, "minItems")
 			}
 		case "title":
-			seen |= uint64(0x20)
+			seen |= bitUntitledMultiSelectEnumSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x40)
+			seen |= bitUntitledMultiSelectEnumSchemaType
 			if err := decodeConstString(s, "array", "\"array\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -20544,7 +21461,7 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x44) &^ seen
+	x.missing = requiredUntitledMultiSelectEnumSchema &^ seen
 	return nil
 }
 
@@ -20552,10 +21469,11 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x UntitledMultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UntitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
-	if x.Default != nil || x.has&uint64(0x1) != 0 {
+	if x.Default != nil || x.has&bitUntitledMultiSelectEnumSchemaDefault != 0 {
 		dst = append(dst, ",\"default\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Default {
@@ -20566,30 +21484,30 @@ func (x *UntitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitUntitledMultiSelectEnumSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUntitledMultiSelectEnumSchemaItems == 0 {
 		dst = append(dst, ",\"items\":"...)
 		dst, err = x.Items.appendJSON(dst)
 		if err != nil {
 			return dst, fielderr.AtField(err, "items")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.MaxItems != 0 {
+	if x.has&bitUntitledMultiSelectEnumSchemaMaxItems != 0 || x.MaxItems != 0 {
 		dst = append(dst, ",\"maxItems\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MaxItems))
 	}
-	if x.has&uint64(0x10) != 0 || x.MinItems != 0 {
+	if x.has&bitUntitledMultiSelectEnumSchemaMinItems != 0 || x.MinItems != 0 {
 		dst = append(dst, ",\"minItems\":"...)
 		dst = jsonrpc.AppendInt(dst, int64(x.MinItems))
 	}
-	if x.has&uint64(0x20) != 0 || x.Title != "" {
+	if x.has&bitUntitledMultiSelectEnumSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitUntitledMultiSelectEnumSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"array\""...)
 	}
@@ -20605,6 +21523,7 @@ func (x *UntitledMultiSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 func (x *UntitledMultiSelectEnumSchemaItems) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 	*x = UntitledMultiSelectEnumSchemaItems{}
 	if err := s.ObjectStart(); err != nil {
@@ -20621,7 +21540,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "enum":
-			seen |= uint64(0x1)
+			seen |= bitUntitledMultiSelectEnumSchemaItemsEnum
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enum")
 			}
@@ -20641,7 +21560,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "type":
-			seen |= uint64(0x2)
+			seen |= bitUntitledMultiSelectEnumSchemaItemsType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -20652,7 +21571,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x3) &^ seen
+	x.missing = requiredUntitledMultiSelectEnumSchemaItems &^ seen
 	return nil
 }
 
@@ -20660,9 +21579,10 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 func (x UntitledMultiSelectEnumSchemaItems) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UntitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitUntitledMultiSelectEnumSchemaItemsEnum == 0 {
 		dst = append(dst, ",\"enum\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Enum {
@@ -20673,7 +21593,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, err
 		}
 		dst = append(dst, ']')
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUntitledMultiSelectEnumSchemaItemsType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"string\""...)
 	}
@@ -20689,6 +21609,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) appendJSON(dst []byte) ([]byte, err
 func (x *UntitledSingleSelectEnumSchema) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
+
 func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 	*x = UntitledSingleSelectEnumSchema{}
 	if err := s.ObjectStart(); err != nil {
@@ -20705,17 +21626,17 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 		switch string(key) {
 		case "default":
-			seen |= uint64(0x1)
+			seen |= bitUntitledSingleSelectEnumSchemaDefault
 			if err := decodeString(s, &x.Default); err != nil {
 				return fielderr.AtField(err, "default")
 			}
 		case "description":
-			seen |= uint64(0x2)
+			seen |= bitUntitledSingleSelectEnumSchemaDescription
 			if err := decodeString(s, &x.Description); err != nil {
 				return fielderr.AtField(err, "description")
 			}
 		case "enum":
-			seen |= uint64(0x4)
+			seen |= bitUntitledSingleSelectEnumSchemaEnum
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enum")
 			}
@@ -20735,12 +21656,12 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				}
 			}
 		case "title":
-			seen |= uint64(0x8)
+			seen |= bitUntitledSingleSelectEnumSchemaTitle
 			if err := decodeString(s, &x.Title); err != nil {
 				return fielderr.AtField(err, "title")
 			}
 		case "type":
-			seen |= uint64(0x10)
+			seen |= bitUntitledSingleSelectEnumSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
 				return fielderr.AtField(err, "type")
 			}
@@ -20751,7 +21672,7 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		}
 	}
 	x.has = seen
-	x.missing = uint64(0x14) &^ seen
+	x.missing = requiredUntitledSingleSelectEnumSchema &^ seen
 	return nil
 }
 
@@ -20759,17 +21680,18 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 func (x UntitledSingleSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return (&x).appendJSON(nil)
 }
+
 func (x *UntitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) {
 	start := len(dst)
-	if x.has&uint64(0x1) != 0 || x.Default != "" {
+	if x.has&bitUntitledSingleSelectEnumSchemaDefault != 0 || x.Default != "" {
 		dst = append(dst, ",\"default\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Default))
 	}
-	if x.has&uint64(0x2) != 0 || x.Description != "" {
+	if x.has&bitUntitledSingleSelectEnumSchemaDescription != 0 || x.Description != "" {
 		dst = append(dst, ",\"description\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Description))
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUntitledSingleSelectEnumSchemaEnum == 0 {
 		dst = append(dst, ",\"enum\":"...)
 		dst = append(dst, '[')
 		for i0 := range x.Enum {
@@ -20780,11 +21702,11 @@ func (x *UntitledSingleSelectEnumSchema) appendJSON(dst []byte) ([]byte, error) 
 		}
 		dst = append(dst, ']')
 	}
-	if x.has&uint64(0x8) != 0 || x.Title != "" {
+	if x.has&bitUntitledSingleSelectEnumSchemaTitle != 0 || x.Title != "" {
 		dst = append(dst, ",\"title\":"...)
 		dst = jsonrpc.AppendString(dst, string(x.Title))
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitUntitledSingleSelectEnumSchemaType == 0 {
 		dst = append(dst, ",\"type\":"...)
 		dst = append(dst, "\"string\""...)
 	}

@@ -2,153 +2,7 @@
 
 package mcp
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
-)
-
-// ProtocolVersion names a version of the MCP specification.
-type ProtocolVersion string
-
-// The protocol versions this package knows, oldest first.
-const (
-	// Version20241105 is MCP 2024-11-05, of the legacy era: sessions begin with initialize.
-	Version20241105 ProtocolVersion = "2024-11-05"
-	// Version20250326 is MCP 2025-03-26, of the legacy era: sessions begin with initialize.
-	Version20250326 ProtocolVersion = "2025-03-26"
-	// Version20250618 is MCP 2025-06-18, of the legacy era: sessions begin with initialize.
-	Version20250618 ProtocolVersion = "2025-06-18"
-	// Version20251125 is MCP 2025-11-25, of the legacy era: sessions begin with initialize.
-	Version20251125 ProtocolVersion = "2025-11-25"
-	// Version20260728 is MCP 2026-07-28, of the modern era: stateless, with protocol details in each request's _meta.
-	Version20260728 ProtocolVersion = "2026-07-28"
-)
-const (
-	bitVersion20241105 VersionSet = 1 << 0
-	bitVersion20250326 VersionSet = 1 << 1
-	bitVersion20250618 VersionSet = 1 << 2
-	bitVersion20251125 VersionSet = 1 << 3
-	bitVersion20260728 VersionSet = 1 << 4
-	allVersions        VersionSet = 31
-)
-
-// LatestVersion is the newest protocol version this package knows.
-const LatestVersion = Version20260728
-
-// SupportedVersions lists the protocol versions this package knows, oldest first.
-func SupportedVersions() []ProtocolVersion {
-	return []ProtocolVersion{Version20241105, Version20250326, Version20250618, Version20251125, Version20260728}
-}
-
-// bit returns the set holding v alone, or an error for a version this package does not know.
-func (v ProtocolVersion) bit() (VersionSet, error) {
-	switch v {
-	case Version20241105:
-		return bitVersion20241105, nil
-	case Version20250326:
-		return bitVersion20250326, nil
-	case Version20250618:
-		return bitVersion20250618, nil
-	case Version20251125:
-		return bitVersion20251125, nil
-	case Version20260728:
-		return bitVersion20260728, nil
-	}
-	return 0, fmt.Errorf("unsupported protocol version %q", string(v))
-}
-
-// Supported reports whether this package knows v.
-func (v ProtocolVersion) Supported() bool {
-	_, err := v.bit()
-	return err == nil
-}
-
-// Era is a family of protocol versions that share a lifecycle.
-type Era int
-
-const (
-	// EraLegacy versions begin each session with initialize.
-	EraLegacy Era = iota + 1
-	// EraModern versions are stateless: each request carries its protocol version and capabilities in _meta.
-	EraModern
-)
-
-// Era returns the era of v; versions newer than this package are taken to be modern.
-func (v ProtocolVersion) Era() Era {
-	switch v {
-	case Version20241105, Version20250326, Version20250618, Version20251125:
-		return EraLegacy
-	}
-	return EraModern
-}
-
-/*
-Versions lists the protocol versions of era e this package knows, newest first:
-the order of preference when two sides negotiate.
-*/
-func (e Era) Versions() []ProtocolVersion {
-	switch e {
-	case EraLegacy:
-		return []ProtocolVersion{Version20251125, Version20250618, Version20250326, Version20241105}
-	case EraModern:
-		return []ProtocolVersion{Version20260728}
-	}
-	return nil
-}
-
-// VersionSet is a set of the protocol versions this package knows.
-type VersionSet uint32
-
-// Has reports whether v is in the set.
-func (s VersionSet) Has(v ProtocolVersion) bool {
-	b, err := v.bit()
-	return err == nil && s&b != 0
-}
-
-// Message is implemented by a pointer to every type of this package.
-type Message interface {
-	json.Marshaler
-	// Validate checks the value against the newest version that defines its type.
-	Validate() error
-	// ValidateVersion checks the value against the rules of version v.
-	ValidateVersion(v ProtocolVersion) error
-	appendJSON([]byte) ([]byte, error)
-	validate(VersionSet) error
-	decode(*jsonrpc.Scanner) error
-}
-
-/*
-AppendJSON appends the JSON encoding of m to dst and returns the extended
-buffer. It is MarshalJSON for callers that encode often: it writes into their
-buffer, and copies nothing of m.
-*/
-func AppendJSON(dst []byte, m Message) ([]byte, error) {
-	return m.appendJSON(dst)
-}
-
-// Error codes fixed by the schema.
-const (
-	// CodeHeaderMismatch is the JSON-RPC error code of HeaderMismatchError.
-	CodeHeaderMismatch = -32020
-	// CodeInternal is the JSON-RPC error code of InternalError.
-	CodeInternal = -32603
-	// CodeInvalidParams is the JSON-RPC error code of InvalidParamsError.
-	CodeInvalidParams = -32602
-	// CodeInvalidRequest is the JSON-RPC error code of InvalidRequestError.
-	CodeInvalidRequest = -32600
-	// CodeMethodNotFound is the JSON-RPC error code of MethodNotFoundError.
-	CodeMethodNotFound = -32601
-	// CodeMissingRequiredClientCapability is the JSON-RPC error code of MissingRequiredClientCapabilityError.
-	CodeMissingRequiredClientCapability = -32021
-	// CodeParse is the JSON-RPC error code of ParseError.
-	CodeParse = -32700
-	// CodeURLElicitationRequired is the JSON-RPC error code of URLElicitationRequiredError.
-	CodeURLElicitationRequired = -32042
-	// CodeUnsupportedProtocolVersion is the JSON-RPC error code of UnsupportedProtocolVersionError.
-	CodeUnsupportedProtocolVersion = -32022
-)
+import "fmt"
 
 // Method names.
 const (
@@ -222,51 +76,7 @@ const (
 	MethodListTools = "tools/list"
 )
 
-// Direction says which side sends a method.
-type Direction uint8
-
-const (
-	// ClientToServer methods are sent by clients.
-	ClientToServer Direction = 1 << iota
-	// ServerToClient methods are sent by servers.
-	ServerToClient
-	// BothDirections methods are sent by either side.
-	BothDirections = ClientToServer | ServerToClient
-)
-
-// MethodInfo describes one method: its message types, direction and versions.
-type MethodInfo struct {
-	Name string
-	// Notification is true for notifications, which have no result.
-	Notification bool
-	Direction    Direction
-	// Versions are the protocol versions that have the method.
-	Versions VersionSet
-	// Message, Params and Result name the Go types of the request or
-	// notification, its params and its result ("" when there is none).
-	Message   string
-	Params    string
-	Result    string
-	newParams func() Message
-	newResult func() Message
-}
-
-// NewParams returns a new value of the method's params type, or nil when it has none.
-func (m *MethodInfo) NewParams() Message {
-	if m.newParams == nil {
-		return nil
-	}
-	return m.newParams()
-}
-
-// NewResult returns a new value of the method's result type, or nil for a notification.
-func (m *MethodInfo) NewResult() Message {
-	if m.newResult == nil {
-		return nil
-	}
-	return m.newResult()
-}
-
+// methods is the method table, sorted by name for findMethod.
 var methods = [...]MethodInfo{{
 	Direction: ClientToServer,
 	Message:   "CompleteRequest",
@@ -274,12 +84,8 @@ var methods = [...]MethodInfo{{
 	Params:    "CompleteRequestParams",
 	Result:    "CompleteResult",
 	Versions:  allVersions,
-	newParams: func() Message {
-		return new(CompleteRequestParams)
-	},
-	newResult: func() Message {
-		return new(CompleteResult)
-	},
+	newParams: newOf[CompleteRequestParams],
+	newResult: newOf[CompleteResult],
 }, {
 	Direction: ServerToClient,
 	Message:   "ElicitRequest",
@@ -287,12 +93,8 @@ var methods = [...]MethodInfo{{
 	Params:    "ElicitRequestParams",
 	Result:    "ElicitResult",
 	Versions:  VersionSet(bitVersion20250618 | bitVersion20251125),
-	newParams: func() Message {
-		return new(ElicitRequestParams)
-	},
-	newResult: func() Message {
-		return new(ElicitResult)
-	},
+	newParams: newOf[ElicitRequestParams],
+	newResult: newOf[ElicitResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "InitializeRequest",
@@ -300,12 +102,8 @@ var methods = [...]MethodInfo{{
 	Params:    "InitializeRequestParams",
 	Result:    "InitializeResult",
 	Versions:  VersionSet(bitVersion20241105 | bitVersion20250326 | bitVersion20250618 | bitVersion20251125),
-	newParams: func() Message {
-		return new(InitializeRequestParams)
-	},
-	newResult: func() Message {
-		return new(InitializeResult)
-	},
+	newParams: newOf[InitializeRequestParams],
+	newResult: newOf[InitializeResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "SetLevelRequest",
@@ -313,12 +111,8 @@ var methods = [...]MethodInfo{{
 	Params:    "SetLevelRequestParams",
 	Result:    "EmptyResult",
 	Versions:  VersionSet(bitVersion20241105 | bitVersion20250326 | bitVersion20250618 | bitVersion20251125),
-	newParams: func() Message {
-		return new(SetLevelRequestParams)
-	},
-	newResult: func() Message {
-		return new(EmptyResult)
-	},
+	newParams: newOf[SetLevelRequestParams],
+	newResult: newOf[EmptyResult],
 }, {
 	Direction:    BothDirections,
 	Message:      "CancelledNotification",
@@ -326,9 +120,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "CancelledNotificationParams",
 	Versions:     allVersions,
-	newParams: func() Message {
-		return new(CancelledNotificationParams)
-	},
+	newParams:    newOf[CancelledNotificationParams],
 }, {
 	Direction:    ServerToClient,
 	Message:      "ElicitationCompleteNotification",
@@ -336,9 +128,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "ElicitationCompleteNotificationParams",
 	Versions:     VersionSet(bitVersion20251125),
-	newParams: func() Message {
-		return new(ElicitationCompleteNotificationParams)
-	},
+	newParams:    newOf[ElicitationCompleteNotificationParams],
 }, {
 	Direction:    ClientToServer,
 	Message:      "InitializedNotification",
@@ -346,9 +136,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "NotificationParams",
 	Versions:     VersionSet(bitVersion20241105 | bitVersion20250326 | bitVersion20250618 | bitVersion20251125),
-	newParams: func() Message {
-		return new(NotificationParams)
-	},
+	newParams:    newOf[NotificationParams],
 }, {
 	Direction:    ServerToClient,
 	Message:      "LoggingMessageNotification",
@@ -356,9 +144,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "LoggingMessageNotificationParams",
 	Versions:     allVersions,
-	newParams: func() Message {
-		return new(LoggingMessageNotificationParams)
-	},
+	newParams:    newOf[LoggingMessageNotificationParams],
 }, {
 	Direction:    BothDirections,
 	Message:      "ProgressNotification",
@@ -366,9 +152,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "ProgressNotificationParams",
 	Versions:     allVersions,
-	newParams: func() Message {
-		return new(ProgressNotificationParams)
-	},
+	newParams:    newOf[ProgressNotificationParams],
 }, {
 	Direction:    ServerToClient,
 	Message:      "PromptListChangedNotification",
@@ -376,9 +160,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "NotificationParams",
 	Versions:     allVersions,
-	newParams: func() Message {
-		return new(NotificationParams)
-	},
+	newParams:    newOf[NotificationParams],
 }, {
 	Direction:    ServerToClient,
 	Message:      "ResourceListChangedNotification",
@@ -386,9 +168,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "NotificationParams",
 	Versions:     allVersions,
-	newParams: func() Message {
-		return new(NotificationParams)
-	},
+	newParams:    newOf[NotificationParams],
 }, {
 	Direction:    ServerToClient,
 	Message:      "ResourceUpdatedNotification",
@@ -396,9 +176,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "ResourceUpdatedNotificationParams",
 	Versions:     allVersions,
-	newParams: func() Message {
-		return new(ResourceUpdatedNotificationParams)
-	},
+	newParams:    newOf[ResourceUpdatedNotificationParams],
 }, {
 	Direction:    ClientToServer,
 	Message:      "RootsListChangedNotification",
@@ -406,9 +184,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "NotificationParams",
 	Versions:     VersionSet(bitVersion20241105 | bitVersion20250326 | bitVersion20250618 | bitVersion20251125),
-	newParams: func() Message {
-		return new(NotificationParams)
-	},
+	newParams:    newOf[NotificationParams],
 }, {
 	Direction:    ServerToClient,
 	Message:      "SubscriptionsAcknowledgedNotification",
@@ -416,9 +192,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "SubscriptionsAcknowledgedNotificationParams",
 	Versions:     VersionSet(bitVersion20260728),
-	newParams: func() Message {
-		return new(SubscriptionsAcknowledgedNotificationParams)
-	},
+	newParams:    newOf[SubscriptionsAcknowledgedNotificationParams],
 }, {
 	Direction:    BothDirections,
 	Message:      "TaskStatusNotification",
@@ -426,9 +200,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "TaskStatusNotificationParams",
 	Versions:     VersionSet(bitVersion20251125),
-	newParams: func() Message {
-		return new(TaskStatusNotificationParams)
-	},
+	newParams:    newOf[TaskStatusNotificationParams],
 }, {
 	Direction:    ServerToClient,
 	Message:      "ToolListChangedNotification",
@@ -436,9 +208,7 @@ var methods = [...]MethodInfo{{
 	Notification: true,
 	Params:       "NotificationParams",
 	Versions:     allVersions,
-	newParams: func() Message {
-		return new(NotificationParams)
-	},
+	newParams:    newOf[NotificationParams],
 }, {
 	Direction: BothDirections,
 	Message:   "PingRequest",
@@ -446,12 +216,8 @@ var methods = [...]MethodInfo{{
 	Params:    "RequestParams",
 	Result:    "EmptyResult",
 	Versions:  VersionSet(bitVersion20241105 | bitVersion20250326 | bitVersion20250618 | bitVersion20251125),
-	newParams: func() Message {
-		return new(RequestParams)
-	},
-	newResult: func() Message {
-		return new(EmptyResult)
-	},
+	newParams: newOf[RequestParams],
+	newResult: newOf[EmptyResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "GetPromptRequest",
@@ -459,12 +225,8 @@ var methods = [...]MethodInfo{{
 	Params:    "GetPromptRequestParams",
 	Result:    "GetPromptResult",
 	Versions:  allVersions,
-	newParams: func() Message {
-		return new(GetPromptRequestParams)
-	},
-	newResult: func() Message {
-		return new(GetPromptResult)
-	},
+	newParams: newOf[GetPromptRequestParams],
+	newResult: newOf[GetPromptResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "ListPromptsRequest",
@@ -472,12 +234,8 @@ var methods = [...]MethodInfo{{
 	Params:    "PaginatedRequestParams",
 	Result:    "ListPromptsResult",
 	Versions:  allVersions,
-	newParams: func() Message {
-		return new(PaginatedRequestParams)
-	},
-	newResult: func() Message {
-		return new(ListPromptsResult)
-	},
+	newParams: newOf[PaginatedRequestParams],
+	newResult: newOf[ListPromptsResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "ListResourcesRequest",
@@ -485,12 +243,8 @@ var methods = [...]MethodInfo{{
 	Params:    "PaginatedRequestParams",
 	Result:    "ListResourcesResult",
 	Versions:  allVersions,
-	newParams: func() Message {
-		return new(PaginatedRequestParams)
-	},
-	newResult: func() Message {
-		return new(ListResourcesResult)
-	},
+	newParams: newOf[PaginatedRequestParams],
+	newResult: newOf[ListResourcesResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "ReadResourceRequest",
@@ -498,12 +252,8 @@ var methods = [...]MethodInfo{{
 	Params:    "ReadResourceRequestParams",
 	Result:    "ReadResourceResult",
 	Versions:  allVersions,
-	newParams: func() Message {
-		return new(ReadResourceRequestParams)
-	},
-	newResult: func() Message {
-		return new(ReadResourceResult)
-	},
+	newParams: newOf[ReadResourceRequestParams],
+	newResult: newOf[ReadResourceResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "SubscribeRequest",
@@ -511,12 +261,8 @@ var methods = [...]MethodInfo{{
 	Params:    "SubscribeRequestParams",
 	Result:    "EmptyResult",
 	Versions:  VersionSet(bitVersion20241105 | bitVersion20250326 | bitVersion20250618 | bitVersion20251125),
-	newParams: func() Message {
-		return new(SubscribeRequestParams)
-	},
-	newResult: func() Message {
-		return new(EmptyResult)
-	},
+	newParams: newOf[SubscribeRequestParams],
+	newResult: newOf[EmptyResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "ListResourceTemplatesRequest",
@@ -524,12 +270,8 @@ var methods = [...]MethodInfo{{
 	Params:    "PaginatedRequestParams",
 	Result:    "ListResourceTemplatesResult",
 	Versions:  allVersions,
-	newParams: func() Message {
-		return new(PaginatedRequestParams)
-	},
-	newResult: func() Message {
-		return new(ListResourceTemplatesResult)
-	},
+	newParams: newOf[PaginatedRequestParams],
+	newResult: newOf[ListResourceTemplatesResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "UnsubscribeRequest",
@@ -537,12 +279,8 @@ var methods = [...]MethodInfo{{
 	Params:    "UnsubscribeRequestParams",
 	Result:    "EmptyResult",
 	Versions:  VersionSet(bitVersion20241105 | bitVersion20250326 | bitVersion20250618 | bitVersion20251125),
-	newParams: func() Message {
-		return new(UnsubscribeRequestParams)
-	},
-	newResult: func() Message {
-		return new(EmptyResult)
-	},
+	newParams: newOf[UnsubscribeRequestParams],
+	newResult: newOf[EmptyResult],
 }, {
 	Direction: ServerToClient,
 	Message:   "ListRootsRequest",
@@ -550,12 +288,8 @@ var methods = [...]MethodInfo{{
 	Params:    "ListRootsRequestParams",
 	Result:    "ListRootsResult",
 	Versions:  VersionSet(bitVersion20241105 | bitVersion20250326 | bitVersion20250618 | bitVersion20251125),
-	newParams: func() Message {
-		return new(ListRootsRequestParams)
-	},
-	newResult: func() Message {
-		return new(ListRootsResult)
-	},
+	newParams: newOf[ListRootsRequestParams],
+	newResult: newOf[ListRootsResult],
 }, {
 	Direction: ServerToClient,
 	Message:   "CreateMessageRequest",
@@ -563,12 +297,8 @@ var methods = [...]MethodInfo{{
 	Params:    "CreateMessageRequestParams",
 	Result:    "CreateMessageResult",
 	Versions:  VersionSet(bitVersion20241105 | bitVersion20250326 | bitVersion20250618 | bitVersion20251125),
-	newParams: func() Message {
-		return new(CreateMessageRequestParams)
-	},
-	newResult: func() Message {
-		return new(CreateMessageResult)
-	},
+	newParams: newOf[CreateMessageRequestParams],
+	newResult: newOf[CreateMessageResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "DiscoverRequest",
@@ -576,12 +306,8 @@ var methods = [...]MethodInfo{{
 	Params:    "RequestParams",
 	Result:    "DiscoverResult",
 	Versions:  VersionSet(bitVersion20260728),
-	newParams: func() Message {
-		return new(RequestParams)
-	},
-	newResult: func() Message {
-		return new(DiscoverResult)
-	},
+	newParams: newOf[RequestParams],
+	newResult: newOf[DiscoverResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "SubscriptionsListenRequest",
@@ -589,12 +315,8 @@ var methods = [...]MethodInfo{{
 	Params:    "SubscriptionsListenRequestParams",
 	Result:    "SubscriptionsListenResult",
 	Versions:  VersionSet(bitVersion20260728),
-	newParams: func() Message {
-		return new(SubscriptionsListenRequestParams)
-	},
-	newResult: func() Message {
-		return new(SubscriptionsListenResult)
-	},
+	newParams: newOf[SubscriptionsListenRequestParams],
+	newResult: newOf[SubscriptionsListenResult],
 }, {
 	Direction: BothDirections,
 	Message:   "CancelTaskRequest",
@@ -602,12 +324,8 @@ var methods = [...]MethodInfo{{
 	Params:    "CancelTaskRequestParams",
 	Result:    "CancelTaskResult",
 	Versions:  VersionSet(bitVersion20251125),
-	newParams: func() Message {
-		return new(CancelTaskRequestParams)
-	},
-	newResult: func() Message {
-		return new(CancelTaskResult)
-	},
+	newParams: newOf[CancelTaskRequestParams],
+	newResult: newOf[CancelTaskResult],
 }, {
 	Direction: BothDirections,
 	Message:   "GetTaskRequest",
@@ -615,12 +333,8 @@ var methods = [...]MethodInfo{{
 	Params:    "GetTaskRequestParams",
 	Result:    "GetTaskResult",
 	Versions:  VersionSet(bitVersion20251125),
-	newParams: func() Message {
-		return new(GetTaskRequestParams)
-	},
-	newResult: func() Message {
-		return new(GetTaskResult)
-	},
+	newParams: newOf[GetTaskRequestParams],
+	newResult: newOf[GetTaskResult],
 }, {
 	Direction: BothDirections,
 	Message:   "ListTasksRequest",
@@ -628,12 +342,8 @@ var methods = [...]MethodInfo{{
 	Params:    "PaginatedRequestParams",
 	Result:    "ListTasksResult",
 	Versions:  VersionSet(bitVersion20251125),
-	newParams: func() Message {
-		return new(PaginatedRequestParams)
-	},
-	newResult: func() Message {
-		return new(ListTasksResult)
-	},
+	newParams: newOf[PaginatedRequestParams],
+	newResult: newOf[ListTasksResult],
 }, {
 	Direction: BothDirections,
 	Message:   "GetTaskPayloadRequest",
@@ -641,12 +351,8 @@ var methods = [...]MethodInfo{{
 	Params:    "GetTaskPayloadRequestParams",
 	Result:    "GetTaskPayloadResult",
 	Versions:  VersionSet(bitVersion20251125),
-	newParams: func() Message {
-		return new(GetTaskPayloadRequestParams)
-	},
-	newResult: func() Message {
-		return new(GetTaskPayloadResult)
-	},
+	newParams: newOf[GetTaskPayloadRequestParams],
+	newResult: newOf[GetTaskPayloadResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "CallToolRequest",
@@ -654,12 +360,8 @@ var methods = [...]MethodInfo{{
 	Params:    "CallToolRequestParams",
 	Result:    "CallToolResult",
 	Versions:  allVersions,
-	newParams: func() Message {
-		return new(CallToolRequestParams)
-	},
-	newResult: func() Message {
-		return new(CallToolResult)
-	},
+	newParams: newOf[CallToolRequestParams],
+	newResult: newOf[CallToolResult],
 }, {
 	Direction: ClientToServer,
 	Message:   "ListToolsRequest",
@@ -667,12 +369,8 @@ var methods = [...]MethodInfo{{
 	Params:    "PaginatedRequestParams",
 	Result:    "ListToolsResult",
 	Versions:  allVersions,
-	newParams: func() Message {
-		return new(PaginatedRequestParams)
-	},
-	newResult: func() Message {
-		return new(ListToolsResult)
-	},
+	newParams: newOf[PaginatedRequestParams],
+	newResult: newOf[ListToolsResult],
 }}
 
 // Methods returns the method table, sorted by name.
@@ -682,77 +380,7 @@ func Methods() []MethodInfo {
 
 // LookupMethod returns the table entry for a method name.
 func LookupMethod(name string) (*MethodInfo, bool) {
-	switch name {
-	case MethodComplete:
-		return &methods[0], true
-	case MethodElicit:
-		return &methods[1], true
-	case MethodInitialize:
-		return &methods[2], true
-	case MethodSetLevel:
-		return &methods[3], true
-	case MethodCancelledNotification:
-		return &methods[4], true
-	case MethodElicitationCompleteNotification:
-		return &methods[5], true
-	case MethodInitializedNotification:
-		return &methods[6], true
-	case MethodLoggingMessageNotification:
-		return &methods[7], true
-	case MethodProgressNotification:
-		return &methods[8], true
-	case MethodPromptListChangedNotification:
-		return &methods[9], true
-	case MethodResourceListChangedNotification:
-		return &methods[10], true
-	case MethodResourceUpdatedNotification:
-		return &methods[11], true
-	case MethodRootsListChangedNotification:
-		return &methods[12], true
-	case MethodSubscriptionsAcknowledgedNotification:
-		return &methods[13], true
-	case MethodTaskStatusNotification:
-		return &methods[14], true
-	case MethodToolListChangedNotification:
-		return &methods[15], true
-	case MethodPing:
-		return &methods[16], true
-	case MethodGetPrompt:
-		return &methods[17], true
-	case MethodListPrompts:
-		return &methods[18], true
-	case MethodListResources:
-		return &methods[19], true
-	case MethodReadResource:
-		return &methods[20], true
-	case MethodSubscribe:
-		return &methods[21], true
-	case MethodListResourceTemplates:
-		return &methods[22], true
-	case MethodUnsubscribe:
-		return &methods[23], true
-	case MethodListRoots:
-		return &methods[24], true
-	case MethodCreateMessage:
-		return &methods[25], true
-	case MethodDiscover:
-		return &methods[26], true
-	case MethodSubscriptionsListen:
-		return &methods[27], true
-	case MethodCancelTask:
-		return &methods[28], true
-	case MethodGetTask:
-		return &methods[29], true
-	case MethodListTasks:
-		return &methods[30], true
-	case MethodGetTaskPayload:
-		return &methods[31], true
-	case MethodCallTool:
-		return &methods[32], true
-	case MethodListTools:
-		return &methods[33], true
-	}
-	return nil, false
+	return findMethod(methods[:], name)
 }
 
 // DecodeResult decodes the result of a request for method from data,
@@ -767,561 +395,4 @@ func DecodeResult(method string, data []byte) (Message, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-// newMessage returns a new value of the type named name, nil when there is none.
-func newMessage(name string) Message {
-	switch name {
-	case "Annotated":
-		return new(Annotated)
-	case "Annotations":
-		return new(Annotations)
-	case "AudioContent":
-		return new(AudioContent)
-	case "BaseMetadata":
-		return new(BaseMetadata)
-	case "BlobResourceContents":
-		return new(BlobResourceContents)
-	case "BooleanSchema":
-		return new(BooleanSchema)
-	case "CacheableResult":
-		return new(CacheableResult)
-	case "CacheableResultCacheScope":
-		return new(CacheableResultCacheScope)
-	case "CallToolRequest":
-		return new(CallToolRequest)
-	case "CallToolRequestParams":
-		return new(CallToolRequestParams)
-	case "CallToolResult":
-		return new(CallToolResult)
-	case "CallToolResultResponse":
-		return new(CallToolResultResponse)
-	case "CallToolResultResponseResult":
-		return new(CallToolResultResponseResult)
-	case "CancelTaskRequest":
-		return new(CancelTaskRequest)
-	case "CancelTaskRequestParams":
-		return new(CancelTaskRequestParams)
-	case "CancelTaskResult":
-		return new(CancelTaskResult)
-	case "CancelledNotification":
-		return new(CancelledNotification)
-	case "CancelledNotificationParams":
-		return new(CancelledNotificationParams)
-	case "ClientCapabilities":
-		return new(ClientCapabilities)
-	case "ClientCapabilitiesElicitation":
-		return new(ClientCapabilitiesElicitation)
-	case "ClientCapabilitiesRoots":
-		return new(ClientCapabilitiesRoots)
-	case "ClientCapabilitiesSampling":
-		return new(ClientCapabilitiesSampling)
-	case "ClientCapabilitiesTasks":
-		return new(ClientCapabilitiesTasks)
-	case "ClientCapabilitiesTasksRequests":
-		return new(ClientCapabilitiesTasksRequests)
-	case "ClientCapabilitiesTasksRequestsElicitation":
-		return new(ClientCapabilitiesTasksRequestsElicitation)
-	case "ClientCapabilitiesTasksRequestsSampling":
-		return new(ClientCapabilitiesTasksRequestsSampling)
-	case "ClientNotification":
-		return new(ClientNotification)
-	case "ClientRequest":
-		return new(ClientRequest)
-	case "ClientResult":
-		return new(ClientResult)
-	case "CompleteRequest":
-		return new(CompleteRequest)
-	case "CompleteRequestParams":
-		return new(CompleteRequestParams)
-	case "CompleteRequestParamsArgument":
-		return new(CompleteRequestParamsArgument)
-	case "CompleteRequestParamsContext":
-		return new(CompleteRequestParamsContext)
-	case "CompleteRequestParamsRef":
-		return new(CompleteRequestParamsRef)
-	case "CompleteResult":
-		return new(CompleteResult)
-	case "CompleteResultCompletion":
-		return new(CompleteResultCompletion)
-	case "CompleteResultResponse":
-		return new(CompleteResultResponse)
-	case "ContentBlock":
-		return new(ContentBlock)
-	case "CreateMessageRequest":
-		return new(CreateMessageRequest)
-	case "CreateMessageRequestParams":
-		return new(CreateMessageRequestParams)
-	case "CreateMessageRequestParamsIncludeContext":
-		return new(CreateMessageRequestParamsIncludeContext)
-	case "CreateMessageRequestParamsMeta":
-		return new(CreateMessageRequestParamsMeta)
-	case "CreateMessageResult":
-		return new(CreateMessageResult)
-	case "CreateMessageResultContent":
-		return new(CreateMessageResultContent)
-	case "CreateMessageResultContentArray":
-		return new(CreateMessageResultContentArray)
-	case "CreateTaskResult":
-		return new(CreateTaskResult)
-	case "Cursor":
-		return new(Cursor)
-	case "DiscoverRequest":
-		return new(DiscoverRequest)
-	case "DiscoverResult":
-		return new(DiscoverResult)
-	case "DiscoverResultCacheScope":
-		return new(DiscoverResultCacheScope)
-	case "DiscoverResultResponse":
-		return new(DiscoverResultResponse)
-	case "ElicitRequest":
-		return new(ElicitRequest)
-	case "ElicitRequestFormParams":
-		return new(ElicitRequestFormParams)
-	case "ElicitRequestFormParamsMeta":
-		return new(ElicitRequestFormParamsMeta)
-	case "ElicitRequestFormParamsRequestedSchema":
-		return new(ElicitRequestFormParamsRequestedSchema)
-	case "ElicitRequestParams":
-		return new(ElicitRequestParams)
-	case "ElicitRequestURLParams":
-		return new(ElicitRequestURLParams)
-	case "ElicitRequestURLParamsMeta":
-		return new(ElicitRequestURLParamsMeta)
-	case "ElicitResult":
-		return new(ElicitResult)
-	case "ElicitResultAction":
-		return new(ElicitResultAction)
-	case "ElicitResultContentValue":
-		return new(ElicitResultContentValue)
-	case "ElicitResultContentValueArray":
-		return new(ElicitResultContentValueArray)
-	case "ElicitResultContentValueBoolean":
-		return new(ElicitResultContentValueBoolean)
-	case "ElicitResultContentValueInteger":
-		return new(ElicitResultContentValueInteger)
-	case "ElicitResultContentValueString":
-		return new(ElicitResultContentValueString)
-	case "ElicitationCompleteNotification":
-		return new(ElicitationCompleteNotification)
-	case "ElicitationCompleteNotificationParams":
-		return new(ElicitationCompleteNotificationParams)
-	case "EmbeddedResource":
-		return new(EmbeddedResource)
-	case "EmbeddedResourceResource":
-		return new(EmbeddedResourceResource)
-	case "EmptyResult":
-		return new(EmptyResult)
-	case "EnumSchema":
-		return new(EnumSchema)
-	case "Error":
-		return new(Error)
-	case "GetPromptRequest":
-		return new(GetPromptRequest)
-	case "GetPromptRequestParams":
-		return new(GetPromptRequestParams)
-	case "GetPromptResult":
-		return new(GetPromptResult)
-	case "GetPromptResultResponse":
-		return new(GetPromptResultResponse)
-	case "GetPromptResultResponseResult":
-		return new(GetPromptResultResponseResult)
-	case "GetTaskPayloadRequest":
-		return new(GetTaskPayloadRequest)
-	case "GetTaskPayloadRequestParams":
-		return new(GetTaskPayloadRequestParams)
-	case "GetTaskPayloadResult":
-		return new(GetTaskPayloadResult)
-	case "GetTaskRequest":
-		return new(GetTaskRequest)
-	case "GetTaskRequestParams":
-		return new(GetTaskRequestParams)
-	case "GetTaskResult":
-		return new(GetTaskResult)
-	case "HeaderMismatchError":
-		return new(HeaderMismatchError)
-	case "HeaderMismatchErrorError":
-		return new(HeaderMismatchErrorError)
-	case "Icon":
-		return new(Icon)
-	case "IconTheme":
-		return new(IconTheme)
-	case "Icons":
-		return new(Icons)
-	case "ImageContent":
-		return new(ImageContent)
-	case "Implementation":
-		return new(Implementation)
-	case "InitializeRequest":
-		return new(InitializeRequest)
-	case "InitializeRequestParams":
-		return new(InitializeRequestParams)
-	case "InitializeRequestParamsMeta":
-		return new(InitializeRequestParamsMeta)
-	case "InitializeResult":
-		return new(InitializeResult)
-	case "InitializedNotification":
-		return new(InitializedNotification)
-	case "InputRequest":
-		return new(InputRequest)
-	case "InputRequests":
-		return new(InputRequests)
-	case "InputRequiredResult":
-		return new(InputRequiredResult)
-	case "InputResponse":
-		return new(InputResponse)
-	case "InputResponseRequestParams":
-		return new(InputResponseRequestParams)
-	case "InputResponses":
-		return new(InputResponses)
-	case "InternalError":
-		return new(InternalError)
-	case "InvalidParamsError":
-		return new(InvalidParamsError)
-	case "InvalidRequestError":
-		return new(InvalidRequestError)
-	case "JSONArray":
-		return new(JSONArray)
-	case "JSONObject":
-		return new(JSONObject)
-	case "JSONRPCBatchRequest":
-		return new(JSONRPCBatchRequest)
-	case "JSONRPCBatchRequestItem":
-		return new(JSONRPCBatchRequestItem)
-	case "JSONRPCBatchResponse":
-		return new(JSONRPCBatchResponse)
-	case "JSONRPCBatchResponseItem":
-		return new(JSONRPCBatchResponseItem)
-	case "JSONRPCError":
-		return new(JSONRPCError)
-	case "JSONRPCErrorResponse":
-		return new(JSONRPCErrorResponse)
-	case "JSONRPCMessage":
-		return new(JSONRPCMessage)
-	case "JSONRPCNotification":
-		return new(JSONRPCNotification)
-	case "JSONRPCNotificationParams":
-		return new(JSONRPCNotificationParams)
-	case "JSONRPCRequest":
-		return new(JSONRPCRequest)
-	case "JSONRPCRequestParams":
-		return new(JSONRPCRequestParams)
-	case "JSONRPCRequestParamsMeta":
-		return new(JSONRPCRequestParamsMeta)
-	case "JSONRPCResponse":
-		return new(JSONRPCResponse)
-	case "JSONRPCResultResponse":
-		return new(JSONRPCResultResponse)
-	case "JSONValue":
-		return new(JSONValue)
-	case "JSONValueArray":
-		return new(JSONValueArray)
-	case "JSONValueBoolean":
-		return new(JSONValueBoolean)
-	case "JSONValueInteger":
-		return new(JSONValueInteger)
-	case "JSONValueString":
-		return new(JSONValueString)
-	case "LegacyTitledEnumSchema":
-		return new(LegacyTitledEnumSchema)
-	case "ListPromptsRequest":
-		return new(ListPromptsRequest)
-	case "ListPromptsResult":
-		return new(ListPromptsResult)
-	case "ListPromptsResultCacheScope":
-		return new(ListPromptsResultCacheScope)
-	case "ListPromptsResultResponse":
-		return new(ListPromptsResultResponse)
-	case "ListResourceTemplatesRequest":
-		return new(ListResourceTemplatesRequest)
-	case "ListResourceTemplatesResult":
-		return new(ListResourceTemplatesResult)
-	case "ListResourceTemplatesResultCacheScope":
-		return new(ListResourceTemplatesResultCacheScope)
-	case "ListResourceTemplatesResultResponse":
-		return new(ListResourceTemplatesResultResponse)
-	case "ListResourcesRequest":
-		return new(ListResourcesRequest)
-	case "ListResourcesResult":
-		return new(ListResourcesResult)
-	case "ListResourcesResultCacheScope":
-		return new(ListResourcesResultCacheScope)
-	case "ListResourcesResultResponse":
-		return new(ListResourcesResultResponse)
-	case "ListRootsRequest":
-		return new(ListRootsRequest)
-	case "ListRootsRequestParams":
-		return new(ListRootsRequestParams)
-	case "ListRootsResult":
-		return new(ListRootsResult)
-	case "ListTasksRequest":
-		return new(ListTasksRequest)
-	case "ListTasksResult":
-		return new(ListTasksResult)
-	case "ListToolsRequest":
-		return new(ListToolsRequest)
-	case "ListToolsResult":
-		return new(ListToolsResult)
-	case "ListToolsResultCacheScope":
-		return new(ListToolsResultCacheScope)
-	case "ListToolsResultResponse":
-		return new(ListToolsResultResponse)
-	case "LoggingLevel":
-		return new(LoggingLevel)
-	case "LoggingMessageNotification":
-		return new(LoggingMessageNotification)
-	case "LoggingMessageNotificationParams":
-		return new(LoggingMessageNotificationParams)
-	case "MetaObject":
-		return new(MetaObject)
-	case "MethodNotFoundError":
-		return new(MethodNotFoundError)
-	case "MissingRequiredClientCapabilityError":
-		return new(MissingRequiredClientCapabilityError)
-	case "MissingRequiredClientCapabilityErrorError":
-		return new(MissingRequiredClientCapabilityErrorError)
-	case "MissingRequiredClientCapabilityErrorErrorData":
-		return new(MissingRequiredClientCapabilityErrorErrorData)
-	case "ModelHint":
-		return new(ModelHint)
-	case "ModelPreferences":
-		return new(ModelPreferences)
-	case "MultiSelectEnumSchema":
-		return new(MultiSelectEnumSchema)
-	case "Notification":
-		return new(Notification)
-	case "NotificationMetaObject":
-		return new(NotificationMetaObject)
-	case "NotificationParams":
-		return new(NotificationParams)
-	case "NumberSchema":
-		return new(NumberSchema)
-	case "NumberSchemaType":
-		return new(NumberSchemaType)
-	case "PaginatedRequest":
-		return new(PaginatedRequest)
-	case "PaginatedRequestParams":
-		return new(PaginatedRequestParams)
-	case "PaginatedResult":
-		return new(PaginatedResult)
-	case "ParseError":
-		return new(ParseError)
-	case "PingRequest":
-		return new(PingRequest)
-	case "PingRequestParams":
-		return new(PingRequestParams)
-	case "PingRequestParamsMeta":
-		return new(PingRequestParamsMeta)
-	case "PrimitiveSchemaDefinition":
-		return new(PrimitiveSchemaDefinition)
-	case "ProgressNotification":
-		return new(ProgressNotification)
-	case "ProgressNotificationParams":
-		return new(ProgressNotificationParams)
-	case "ProgressToken":
-		return new(ProgressToken)
-	case "Prompt":
-		return new(Prompt)
-	case "PromptArgument":
-		return new(PromptArgument)
-	case "PromptListChangedNotification":
-		return new(PromptListChangedNotification)
-	case "PromptMessage":
-		return new(PromptMessage)
-	case "PromptReference":
-		return new(PromptReference)
-	case "ReadResourceRequest":
-		return new(ReadResourceRequest)
-	case "ReadResourceRequestParams":
-		return new(ReadResourceRequestParams)
-	case "ReadResourceResult":
-		return new(ReadResourceResult)
-	case "ReadResourceResultCacheScope":
-		return new(ReadResourceResultCacheScope)
-	case "ReadResourceResultContentsItem":
-		return new(ReadResourceResultContentsItem)
-	case "ReadResourceResultResponse":
-		return new(ReadResourceResultResponse)
-	case "ReadResourceResultResponseResult":
-		return new(ReadResourceResultResponseResult)
-	case "RelatedTaskMetadata":
-		return new(RelatedTaskMetadata)
-	case "Request":
-		return new(Request)
-	case "RequestId":
-		return new(RequestId)
-	case "RequestMetaObject":
-		return new(RequestMetaObject)
-	case "RequestParams":
-		return new(RequestParams)
-	case "Resource":
-		return new(Resource)
-	case "ResourceContents":
-		return new(ResourceContents)
-	case "ResourceLink":
-		return new(ResourceLink)
-	case "ResourceListChangedNotification":
-		return new(ResourceListChangedNotification)
-	case "ResourceReference":
-		return new(ResourceReference)
-	case "ResourceRequestParams":
-		return new(ResourceRequestParams)
-	case "ResourceTemplate":
-		return new(ResourceTemplate)
-	case "ResourceTemplateReference":
-		return new(ResourceTemplateReference)
-	case "ResourceUpdatedNotification":
-		return new(ResourceUpdatedNotification)
-	case "ResourceUpdatedNotificationParams":
-		return new(ResourceUpdatedNotificationParams)
-	case "Result":
-		return new(Result)
-	case "ResultMetaObject":
-		return new(ResultMetaObject)
-	case "ResultType":
-		return new(ResultType)
-	case "Role":
-		return new(Role)
-	case "Root":
-		return new(Root)
-	case "RootsListChangedNotification":
-		return new(RootsListChangedNotification)
-	case "SamplingMessage":
-		return new(SamplingMessage)
-	case "SamplingMessageContent":
-		return new(SamplingMessageContent)
-	case "SamplingMessageContentArray":
-		return new(SamplingMessageContentArray)
-	case "SamplingMessageContentBlock":
-		return new(SamplingMessageContentBlock)
-	case "ServerCapabilities":
-		return new(ServerCapabilities)
-	case "ServerCapabilitiesPrompts":
-		return new(ServerCapabilitiesPrompts)
-	case "ServerCapabilitiesResources":
-		return new(ServerCapabilitiesResources)
-	case "ServerCapabilitiesTasks":
-		return new(ServerCapabilitiesTasks)
-	case "ServerCapabilitiesTasksRequests":
-		return new(ServerCapabilitiesTasksRequests)
-	case "ServerCapabilitiesTasksRequestsTools":
-		return new(ServerCapabilitiesTasksRequestsTools)
-	case "ServerCapabilitiesTools":
-		return new(ServerCapabilitiesTools)
-	case "ServerNotification":
-		return new(ServerNotification)
-	case "ServerRequest":
-		return new(ServerRequest)
-	case "ServerResult":
-		return new(ServerResult)
-	case "SetLevelRequest":
-		return new(SetLevelRequest)
-	case "SetLevelRequestParams":
-		return new(SetLevelRequestParams)
-	case "SetLevelRequestParamsMeta":
-		return new(SetLevelRequestParamsMeta)
-	case "SingleSelectEnumSchema":
-		return new(SingleSelectEnumSchema)
-	case "StringSchema":
-		return new(StringSchema)
-	case "StringSchemaFormat":
-		return new(StringSchemaFormat)
-	case "SubscribeRequest":
-		return new(SubscribeRequest)
-	case "SubscribeRequestParams":
-		return new(SubscribeRequestParams)
-	case "SubscribeRequestParamsMeta":
-		return new(SubscribeRequestParamsMeta)
-	case "SubscriptionFilter":
-		return new(SubscriptionFilter)
-	case "SubscriptionsAcknowledgedNotification":
-		return new(SubscriptionsAcknowledgedNotification)
-	case "SubscriptionsAcknowledgedNotificationParams":
-		return new(SubscriptionsAcknowledgedNotificationParams)
-	case "SubscriptionsListenRequest":
-		return new(SubscriptionsListenRequest)
-	case "SubscriptionsListenRequestParams":
-		return new(SubscriptionsListenRequestParams)
-	case "SubscriptionsListenResult":
-		return new(SubscriptionsListenResult)
-	case "SubscriptionsListenResultMetaObject":
-		return new(SubscriptionsListenResultMetaObject)
-	case "SubscriptionsListenResultResponse":
-		return new(SubscriptionsListenResultResponse)
-	case "Task":
-		return new(Task)
-	case "TaskAugmentedRequestParams":
-		return new(TaskAugmentedRequestParams)
-	case "TaskAugmentedRequestParamsMeta":
-		return new(TaskAugmentedRequestParamsMeta)
-	case "TaskMetadata":
-		return new(TaskMetadata)
-	case "TaskStatus":
-		return new(TaskStatus)
-	case "TaskStatusNotification":
-		return new(TaskStatusNotification)
-	case "TaskStatusNotificationParams":
-		return new(TaskStatusNotificationParams)
-	case "TextContent":
-		return new(TextContent)
-	case "TextResourceContents":
-		return new(TextResourceContents)
-	case "TitledMultiSelectEnumSchema":
-		return new(TitledMultiSelectEnumSchema)
-	case "TitledMultiSelectEnumSchemaItems":
-		return new(TitledMultiSelectEnumSchemaItems)
-	case "TitledMultiSelectEnumSchemaItemsAnyOfItem":
-		return new(TitledMultiSelectEnumSchemaItemsAnyOfItem)
-	case "TitledSingleSelectEnumSchema":
-		return new(TitledSingleSelectEnumSchema)
-	case "TitledSingleSelectEnumSchemaOneOfItem":
-		return new(TitledSingleSelectEnumSchemaOneOfItem)
-	case "Tool":
-		return new(Tool)
-	case "ToolAnnotations":
-		return new(ToolAnnotations)
-	case "ToolChoice":
-		return new(ToolChoice)
-	case "ToolChoiceMode":
-		return new(ToolChoiceMode)
-	case "ToolExecution":
-		return new(ToolExecution)
-	case "ToolExecutionTaskSupport":
-		return new(ToolExecutionTaskSupport)
-	case "ToolInputSchema":
-		return new(ToolInputSchema)
-	case "ToolListChangedNotification":
-		return new(ToolListChangedNotification)
-	case "ToolOutputSchema":
-		return new(ToolOutputSchema)
-	case "ToolResultContent":
-		return new(ToolResultContent)
-	case "ToolUseContent":
-		return new(ToolUseContent)
-	case "URLElicitationRequiredError":
-		return new(URLElicitationRequiredError)
-	case "URLElicitationRequiredErrorError":
-		return new(URLElicitationRequiredErrorError)
-	case "URLElicitationRequiredErrorErrorData":
-		return new(URLElicitationRequiredErrorErrorData)
-	case "UnsubscribeRequest":
-		return new(UnsubscribeRequest)
-	case "UnsubscribeRequestParams":
-		return new(UnsubscribeRequestParams)
-	case "UnsubscribeRequestParamsMeta":
-		return new(UnsubscribeRequestParamsMeta)
-	case "UnsupportedProtocolVersionError":
-		return new(UnsupportedProtocolVersionError)
-	case "UnsupportedProtocolVersionErrorError":
-		return new(UnsupportedProtocolVersionErrorError)
-	case "UnsupportedProtocolVersionErrorErrorData":
-		return new(UnsupportedProtocolVersionErrorErrorData)
-	case "UntitledMultiSelectEnumSchema":
-		return new(UntitledMultiSelectEnumSchema)
-	case "UntitledMultiSelectEnumSchemaItems":
-		return new(UntitledMultiSelectEnumSchemaItems)
-	case "UntitledSingleSelectEnumSchema":
-		return new(UntitledSingleSelectEnumSchema)
-	}
-	return nil
 }

@@ -12,9 +12,13 @@ import (
 // Removed in 2025-03-26.
 //
 // Deprecated: use Annotations.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Annotations
 type Annotated = Annotations
 
 // Annotations: Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
+//
+// Schema: 2026-07-28/schema.json#/$defs/Annotations
 type Annotations struct {
 	// Audience: Describes who the intended audience of this object or data is.
 	//
@@ -41,13 +45,23 @@ type Annotations struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitAnnotationsAudience to bitAnnotationsPriority, follow Annotations.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of Annotations's properties in has and missing, in schema order.
+const (
+	bitAnnotationsAudience uint64 = 1 << iota
+	bitAnnotationsLastModified
+	bitAnnotationsPriority
+)
+
 // AudioContent: Audio provided to or from an LLM.
 //
 // Since 2025-03-26.
+//
+// Schema: 2026-07-28/schema.json#/$defs/AudioContent
 type AudioContent struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -71,18 +85,37 @@ type AudioContent struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitAudioContentMeta to bitAudioContentType, follow AudioContent.
 	has     uint64
 	missing uint64
 }
 
-func (*AudioContent) isContentBlockVariant()                {}
-func (*AudioContent) isCreateMessageResultContentVariant()  {}
-func (*AudioContent) isSamplingMessageContentVariant()      {}
+func (*AudioContent) isContentBlockVariant() {}
+
+func (*AudioContent) isCreateMessageResultContentVariant() {}
+
+func (*AudioContent) isSamplingMessageContentVariant() {}
+
 func (*AudioContent) isSamplingMessageContentBlockVariant() {}
+
+// The presence bits of AudioContent's properties in has and missing, in schema order.
+const (
+	bitAudioContentMeta uint64 = 1 << iota
+	bitAudioContentAnnotations
+	bitAudioContentData
+	bitAudioContentMIMEType
+	bitAudioContentType
+)
+
+// requiredAudioContent holds the bits of the properties some version of AudioContent requires:
+// decoding sets those the input lacks in missing.
+const requiredAudioContent = bitAudioContentData | bitAudioContentMIMEType | bitAudioContentType
 
 // BaseMetadata: Base interface for metadata with name (identifier) and title (display name) properties.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/BaseMetadata
 type BaseMetadata struct {
 	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
 	//
@@ -103,11 +136,22 @@ type BaseMetadata struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitBaseMetadataName to bitBaseMetadataTitle, follow BaseMetadata.
 	has     uint64
 	missing uint64
 }
 
-// BlobResourceContents is defined by the MCP schema.
+// The presence bits of BaseMetadata's properties in has and missing, in schema order.
+const (
+	bitBaseMetadataName uint64 = 1 << iota
+	bitBaseMetadataTitle
+)
+
+// requiredBaseMetadata holds the bits of the properties some version of BaseMetadata requires:
+// decoding sets those the input lacks in missing.
+const requiredBaseMetadata = bitBaseMetadataName
+
+// BlobResourceContents: 2026-07-28/schema.json#/$defs/BlobResourceContents
 type BlobResourceContents struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -125,26 +169,40 @@ type BlobResourceContents struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitBlobResourceContentsMeta to bitBlobResourceContentsURI, follow BlobResourceContents.
 	has     uint64
 	missing uint64
 }
 
-func (*BlobResourceContents) isEmbeddedResourceResourceVariant()       {}
+func (*BlobResourceContents) isEmbeddedResourceResourceVariant() {}
+
 func (*BlobResourceContents) isReadResourceResultContentsItemVariant() {}
 
-// BooleanSchema is defined by the MCP schema.
+// The presence bits of BlobResourceContents's properties in has and missing, in schema order.
+const (
+	bitBlobResourceContentsMeta uint64 = 1 << iota
+	bitBlobResourceContentsBlob
+	bitBlobResourceContentsMIMEType
+	bitBlobResourceContentsURI
+)
+
+// requiredBlobResourceContents holds the bits of the properties some version of BlobResourceContents requires:
+// decoding sets those the input lacks in missing.
+const requiredBlobResourceContents = bitBlobResourceContentsBlob | bitBlobResourceContentsURI
+
+// BooleanSchema: 2026-07-28/schema.json#/$defs/BooleanSchema
 //
 // Since 2025-06-18.
 type BooleanSchema struct {
-	// Default is defined by the MCP schema.
+	// Default: 2026-07-28/schema.json#/$defs/BooleanSchema/properties/default
 	//
 	// Since 2025-06-18.
 	Default bool `json:"default,omitempty"`
-	// Description is defined by the MCP schema.
+	// Description: 2026-07-28/schema.json#/$defs/BooleanSchema/properties/description
 	//
 	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	// Title is defined by the MCP schema.
+	// Title: 2026-07-28/schema.json#/$defs/BooleanSchema/properties/title
 	//
 	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
@@ -154,17 +212,32 @@ type BooleanSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitBooleanSchemaDefault to bitBooleanSchemaType, follow BooleanSchema.
 	has     uint64
 	missing uint64
 }
 
 func (*BooleanSchema) isPrimitiveSchemaDefinitionVariant() {}
 
+// The presence bits of BooleanSchema's properties in has and missing, in schema order.
+const (
+	bitBooleanSchemaDefault uint64 = 1 << iota
+	bitBooleanSchemaDescription
+	bitBooleanSchemaTitle
+	bitBooleanSchemaType
+)
+
+// requiredBooleanSchema holds the bits of the properties some version of BooleanSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredBooleanSchema = bitBooleanSchemaType
+
 // CacheableResult: A result that supports a time-to-live (TTL) hint for client-side caching.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CacheableResult
 type CacheableResult struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/CacheableResult/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -208,9 +281,22 @@ type CacheableResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCacheableResultMeta to bitCacheableResultTTLMs, follow CacheableResult.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of CacheableResult's properties in has and missing, in schema order.
+const (
+	bitCacheableResultMeta uint64 = 1 << iota
+	bitCacheableResultCacheScope
+	bitCacheableResultResultType
+	bitCacheableResultTTLMs
+)
+
+// requiredCacheableResult holds the bits of the properties some version of CacheableResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCacheableResult = bitCacheableResultCacheScope | bitCacheableResultResultType | bitCacheableResultTTLMs
 
 // CacheableResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 // `Cache-Control: public` vs `Cache-Control: private`.
@@ -224,31 +310,35 @@ type CacheableResult struct {
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CacheableResult/properties/cacheScope
 type CacheableResultCacheScope string
 
 // The values of CacheableResultCacheScope, in schema order.
 const (
-	// CacheableResultCacheScopePrivate is defined by the MCP schema.
+	// CacheableResultCacheScopePrivate is the CacheableResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	CacheableResultCacheScopePrivate CacheableResultCacheScope = "private"
-	// CacheableResultCacheScopePublic is defined by the MCP schema.
+	// CacheableResultCacheScopePublic is the CacheableResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	CacheableResultCacheScopePublic CacheableResultCacheScope = "public"
 )
 
 // CallToolRequest: Used by the client to invoke a tool provided by the server.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CallToolRequest
 type CallToolRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/CallToolRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/CallToolRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/CallToolRequest/properties/params
 	Params CallToolRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -256,13 +346,28 @@ type CallToolRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCallToolRequestID to bitCallToolRequestParams, follow CallToolRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*CallToolRequest) isClientRequestVariant() {}
 
+// The presence bits of CallToolRequest's properties in has and missing, in schema order.
+const (
+	bitCallToolRequestID uint64 = 1 << iota
+	bitCallToolRequestJSONRPC
+	bitCallToolRequestMethod
+	bitCallToolRequestParams
+)
+
+// requiredCallToolRequest holds the bits of the properties some version of CallToolRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredCallToolRequest = bitCallToolRequestID | bitCallToolRequestJSONRPC | bitCallToolRequestMethod | bitCallToolRequestParams
+
 // CallToolRequestParams: Parameters for a `tools/call` request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CallToolRequestParams
 type CallToolRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -270,13 +375,13 @@ type CallToolRequestParams struct {
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
 	// Arguments to use for the tool call.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
-	// InputResponses is defined by the MCP schema.
+	// InputResponses: 2026-07-28/schema.json#/$defs/CallToolRequestParams/properties/inputResponses
 	//
 	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
 	// Name: The name of the tool.
 	Name string `json:"name"`
-	// RequestState is defined by the MCP schema.
+	// RequestState: 2026-07-28/schema.json#/$defs/CallToolRequestParams/properties/requestState
 	//
 	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
@@ -295,11 +400,28 @@ type CallToolRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCallToolRequestParamsMeta to bitCallToolRequestParamsTask, follow CallToolRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of CallToolRequestParams's properties in has and missing, in schema order.
+const (
+	bitCallToolRequestParamsMeta uint64 = 1 << iota
+	bitCallToolRequestParamsArguments
+	bitCallToolRequestParamsInputResponses
+	bitCallToolRequestParamsName
+	bitCallToolRequestParamsRequestState
+	bitCallToolRequestParamsTask
+)
+
+// requiredCallToolRequestParams holds the bits of the properties some version of CallToolRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredCallToolRequestParams = bitCallToolRequestParamsMeta | bitCallToolRequestParamsName
+
 // CallToolResult: The result returned by the server for a {@link CallToolRequesttools/call} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CallToolResult
 type CallToolResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -341,22 +463,39 @@ type CallToolResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCallToolResultMeta to bitCallToolResultStructuredContent, follow CallToolResult.
 	has     uint64
 	missing uint64
 }
 
 func (*CallToolResult) isCallToolResultResponseResultVariant() {}
-func (*CallToolResult) isServerResultVariant()                 {}
+
+func (*CallToolResult) isServerResultVariant() {}
+
+// The presence bits of CallToolResult's properties in has and missing, in schema order.
+const (
+	bitCallToolResultMeta uint64 = 1 << iota
+	bitCallToolResultContent
+	bitCallToolResultIsError
+	bitCallToolResultResultType
+	bitCallToolResultStructuredContent
+)
+
+// requiredCallToolResult holds the bits of the properties some version of CallToolResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCallToolResult = bitCallToolResultContent | bitCallToolResultResultType
 
 // CallToolResultResponse: A successful response from the server for a {@link CallToolRequesttools/call} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CallToolResultResponse
 type CallToolResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/CallToolResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/CallToolResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result CallToolResultResponseResult `json:"result"`
@@ -366,11 +505,23 @@ type CallToolResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCallToolResultResponseID to bitCallToolResultResponseResult, follow CallToolResultResponse.
 	has     uint64
 	missing uint64
 }
 
-// CallToolResultResponseResult is defined by the MCP schema.
+// The presence bits of CallToolResultResponse's properties in has and missing, in schema order.
+const (
+	bitCallToolResultResponseID uint64 = 1 << iota
+	bitCallToolResultResponseJSONRPC
+	bitCallToolResultResponseResult
+)
+
+// requiredCallToolResultResponse holds the bits of the properties some version of CallToolResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredCallToolResultResponse = bitCallToolResultResponseID | bitCallToolResultResponseJSONRPC | bitCallToolResultResponseResult
+
+// CallToolResultResponseResult: 2026-07-28/schema.json#/$defs/CallToolResultResponse/properties/result
 //
 // Decoding chooses the variant by resultType: "complete" (or no resultType)
 // selects *CallToolResult; "input_required" selects *InputRequiredResult; any
@@ -397,12 +548,14 @@ type CallToolResultResponseResultVariant interface {
 // CancelTaskRequest: A request to cancel a task.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/CancelTaskRequest
 type CancelTaskRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/CancelTaskRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/CancelTaskRequest/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params CancelTaskRequestParams `json:"params"`
@@ -412,14 +565,28 @@ type CancelTaskRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCancelTaskRequestID to bitCancelTaskRequestParams, follow CancelTaskRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*CancelTaskRequest) isClientRequestVariant() {}
+
 func (*CancelTaskRequest) isServerRequestVariant() {}
 
-// CancelTaskRequestParams is defined by the MCP schema.
+// The presence bits of CancelTaskRequest's properties in has and missing, in schema order.
+const (
+	bitCancelTaskRequestID uint64 = 1 << iota
+	bitCancelTaskRequestJSONRPC
+	bitCancelTaskRequestMethod
+	bitCancelTaskRequestParams
+)
+
+// requiredCancelTaskRequest holds the bits of the properties some version of CancelTaskRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredCancelTaskRequest = bitCancelTaskRequestID | bitCancelTaskRequestJSONRPC | bitCancelTaskRequestMethod | bitCancelTaskRequestParams
+
+// CancelTaskRequestParams: 2025-11-25/schema.json#/$defs/CancelTaskRequest/properties/params
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type CancelTaskRequestParams struct {
@@ -433,13 +600,25 @@ type CancelTaskRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCancelTaskRequestParamsTaskID to bitCancelTaskRequestParamsTaskID, follow CancelTaskRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of CancelTaskRequestParams's properties in has and missing, in schema order.
+const (
+	bitCancelTaskRequestParamsTaskID uint64 = 1 << iota
+)
+
+// requiredCancelTaskRequestParams holds the bits of the properties some version of CancelTaskRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredCancelTaskRequestParams = bitCancelTaskRequestParamsTaskID
+
 // CancelTaskResult: The response to a tasks/cancel request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/CancelTaskResult
 type CancelTaskResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -483,12 +662,30 @@ type CancelTaskResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCancelTaskResultMeta to bitCancelTaskResultTTL, follow CancelTaskResult.
 	has     uint64
 	missing uint64
 }
 
 func (*CancelTaskResult) isClientResultVariant() {}
+
 func (*CancelTaskResult) isServerResultVariant() {}
+
+// The presence bits of CancelTaskResult's properties in has and missing, in schema order.
+const (
+	bitCancelTaskResultMeta uint64 = 1 << iota
+	bitCancelTaskResultCreatedAt
+	bitCancelTaskResultLastUpdatedAt
+	bitCancelTaskResultPollInterval
+	bitCancelTaskResultStatus
+	bitCancelTaskResultStatusMessage
+	bitCancelTaskResultTaskID
+	bitCancelTaskResultTTL
+)
+
+// requiredCancelTaskResult holds the bits of the properties some version of CancelTaskResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCancelTaskResult = bitCancelTaskResultCreatedAt | bitCancelTaskResultLastUpdatedAt | bitCancelTaskResultStatus | bitCancelTaskResultTaskID | bitCancelTaskResultTTL
 
 // CancelledNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 //
@@ -497,12 +694,14 @@ func (*CancelTaskResult) isServerResultVariant() {}
 // The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
 //
 // This notification indicates that the result will be unused, so any associated processing SHOULD cease.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CancelledNotification
 type CancelledNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/CancelledNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/CancelledNotification/properties/params
 	Params CancelledNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -510,14 +709,29 @@ type CancelledNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCancelledNotificationJSONRPC to bitCancelledNotificationParams, follow CancelledNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*CancelledNotification) isClientNotificationVariant() {}
+
 func (*CancelledNotification) isServerNotificationVariant() {}
 
+// The presence bits of CancelledNotification's properties in has and missing, in schema order.
+const (
+	bitCancelledNotificationJSONRPC uint64 = 1 << iota
+	bitCancelledNotificationMethod
+	bitCancelledNotificationParams
+)
+
+// requiredCancelledNotification holds the bits of the properties some version of CancelledNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredCancelledNotification = bitCancelledNotificationJSONRPC | bitCancelledNotificationMethod | bitCancelledNotificationParams
+
 // CancelledNotificationParams: Parameters for a `notifications/cancelled` notification.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CancelledNotificationParams
 type CancelledNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -535,11 +749,25 @@ type CancelledNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCancelledNotificationParamsMeta to bitCancelledNotificationParamsRequestID, follow CancelledNotificationParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of CancelledNotificationParams's properties in has and missing, in schema order.
+const (
+	bitCancelledNotificationParamsMeta uint64 = 1 << iota
+	bitCancelledNotificationParamsReason
+	bitCancelledNotificationParamsRequestID
+)
+
+// requiredCancelledNotificationParams holds the bits of the properties some version of CancelledNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredCancelledNotificationParams = bitCancelledNotificationParamsRequestID
+
 // ClientCapabilities: Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ClientCapabilities
 type ClientCapabilities struct {
 	// Elicitation: Present if the client supports elicitation from the server.
 	//
@@ -570,19 +798,32 @@ type ClientCapabilities struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesElicitation to bitClientCapabilitiesTasks, follow ClientCapabilities.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ClientCapabilities's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesElicitation uint64 = 1 << iota
+	bitClientCapabilitiesExperimental
+	bitClientCapabilitiesExtensions
+	bitClientCapabilitiesRoots
+	bitClientCapabilitiesSampling
+	bitClientCapabilitiesTasks
+)
+
 // ClientCapabilitiesElicitation: Present if the client supports elicitation from the server.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ClientCapabilities/properties/elicitation
 type ClientCapabilitiesElicitation struct {
-	// Form is defined by the MCP schema.
+	// Form: 2026-07-28/schema.json#/$defs/ClientCapabilities/properties/elicitation/properties/form
 	//
 	// Since 2025-11-25.
 	Form json.RawMessage `json:"form,omitempty"`
-	// URL is defined by the MCP schema.
+	// URL: 2026-07-28/schema.json#/$defs/ClientCapabilities/properties/elicitation/properties/url
 	//
 	// Since 2025-11-25.
 	URL json.RawMessage `json:"url,omitempty"`
@@ -592,13 +833,22 @@ type ClientCapabilitiesElicitation struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesElicitationForm to bitClientCapabilitiesElicitationURL, follow ClientCapabilitiesElicitation.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ClientCapabilitiesElicitation's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesElicitationForm uint64 = 1 << iota
+	bitClientCapabilitiesElicitationURL
+)
+
 // ClientCapabilitiesRoots: Present if the client supports listing roots.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ClientCapabilities/properties/roots
 type ClientCapabilitiesRoots struct {
 	// ListChanged: Whether the client supports notifications for changes to the roots list.
 	//
@@ -610,13 +860,21 @@ type ClientCapabilitiesRoots struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesRootsListChanged to bitClientCapabilitiesRootsListChanged, follow ClientCapabilitiesRoots.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ClientCapabilitiesRoots's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesRootsListChanged uint64 = 1 << iota
+)
+
 // ClientCapabilitiesSampling: Present if the client supports sampling from an LLM.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ClientCapabilities/properties/sampling
 type ClientCapabilitiesSampling struct {
 	// Context: Whether the client supports context inclusion via `includeContext` parameter.
 	// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
@@ -633,13 +891,22 @@ type ClientCapabilitiesSampling struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesSamplingContext to bitClientCapabilitiesSamplingTools, follow ClientCapabilitiesSampling.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ClientCapabilitiesSampling's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesSamplingContext uint64 = 1 << iota
+	bitClientCapabilitiesSamplingTools
+)
+
 // ClientCapabilitiesTasks: Present if the client supports task-augmented requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ClientCapabilities/properties/tasks
 type ClientCapabilitiesTasks struct {
 	// Cancel: Whether this client supports tasks/cancel.
 	//
@@ -659,13 +926,23 @@ type ClientCapabilitiesTasks struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesTasksCancel to bitClientCapabilitiesTasksRequests, follow ClientCapabilitiesTasks.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ClientCapabilitiesTasks's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesTasksCancel uint64 = 1 << iota
+	bitClientCapabilitiesTasksList
+	bitClientCapabilitiesTasksRequests
+)
+
 // ClientCapabilitiesTasksRequests: Specifies which request types can be augmented with tasks.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ClientCapabilities/properties/tasks/properties/requests
 type ClientCapabilitiesTasksRequests struct {
 	// Elicitation: Task support for elicitation-related requests.
 	//
@@ -681,13 +958,22 @@ type ClientCapabilitiesTasksRequests struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesTasksRequestsElicitation to bitClientCapabilitiesTasksRequestsSampling, follow ClientCapabilitiesTasksRequests.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ClientCapabilitiesTasksRequests's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesTasksRequestsElicitation uint64 = 1 << iota
+	bitClientCapabilitiesTasksRequestsSampling
+)
+
 // ClientCapabilitiesTasksRequestsElicitation: Task support for elicitation-related requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ClientCapabilities/properties/tasks/properties/requests/properties/elicitation
 type ClientCapabilitiesTasksRequestsElicitation struct {
 	// Create: Whether the client supports task-augmented elicitation/create requests.
 	//
@@ -699,13 +985,21 @@ type ClientCapabilitiesTasksRequestsElicitation struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesTasksRequestsElicitationCreate to bitClientCapabilitiesTasksRequestsElicitationCreate, follow ClientCapabilitiesTasksRequestsElicitation.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ClientCapabilitiesTasksRequestsElicitation's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesTasksRequestsElicitationCreate uint64 = 1 << iota
+)
+
 // ClientCapabilitiesTasksRequestsSampling: Task support for sampling-related requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ClientCapabilities/properties/tasks/properties/requests/properties/sampling
 type ClientCapabilitiesTasksRequestsSampling struct {
 	// CreateMessage: Whether the client supports task-augmented sampling/createMessage requests.
 	//
@@ -717,9 +1011,15 @@ type ClientCapabilitiesTasksRequestsSampling struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitClientCapabilitiesTasksRequestsSamplingCreateMessage to bitClientCapabilitiesTasksRequestsSamplingCreateMessage, follow ClientCapabilitiesTasksRequestsSampling.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ClientCapabilitiesTasksRequestsSampling's properties in has and missing, in schema order.
+const (
+	bitClientCapabilitiesTasksRequestsSamplingCreateMessage uint64 = 1 << iota
+)
 
 // ClientNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 //
@@ -728,6 +1028,8 @@ type ClientCapabilitiesTasksRequestsSampling struct {
 // The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
 //
 // This notification indicates that the result will be unused, so any associated processing SHOULD cease.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ClientNotification
 type ClientNotification struct {
 	// Value is the variant: *CancelledNotification, *InitializedNotification, *ProgressNotification, *TaskStatusNotification, *RootsListChangedNotification.
 	Value ClientNotificationVariant
@@ -740,7 +1042,7 @@ type ClientNotificationVariant interface {
 	isClientNotificationVariant()
 }
 
-// ClientRequest is defined by the MCP schema.
+// ClientRequest: 2026-07-28/schema.json#/$defs/ClientRequest
 type ClientRequest struct {
 	// Value is the variant: *DiscoverRequest, *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscriptionsListenRequest, *ListPromptsRequest, *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *CompleteRequest, *InitializeRequest, *PingRequest, *SubscribeRequest, *UnsubscribeRequest, *GetTaskRequest, *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest, *SetLevelRequest.
 	Value ClientRequestVariant
@@ -758,6 +1060,8 @@ type ClientRequestVariant interface {
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
 // the value to its own variant.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ClientResult
 type ClientResult struct {
 	// Value is the variant: *Result, *GetTaskResult, *GetTaskPayloadResult, *CancelTaskResult, *ListTasksResult, *CreateMessageResult, *ListRootsResult, *ElicitResult.
 	Value ClientResultVariant
@@ -771,16 +1075,18 @@ type ClientResultVariant interface {
 }
 
 // CompleteRequest: A request from the client to the server, to ask for completion options.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteRequest
 type CompleteRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/CompleteRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/CompleteRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/CompleteRequest/properties/params
 	Params CompleteRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -788,13 +1094,28 @@ type CompleteRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteRequestID to bitCompleteRequestParams, follow CompleteRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*CompleteRequest) isClientRequestVariant() {}
 
+// The presence bits of CompleteRequest's properties in has and missing, in schema order.
+const (
+	bitCompleteRequestID uint64 = 1 << iota
+	bitCompleteRequestJSONRPC
+	bitCompleteRequestMethod
+	bitCompleteRequestParams
+)
+
+// requiredCompleteRequest holds the bits of the properties some version of CompleteRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteRequest = bitCompleteRequestID | bitCompleteRequestJSONRPC | bitCompleteRequestMethod | bitCompleteRequestParams
+
 // CompleteRequestParams: Parameters for a `completion/complete` request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteRequestParams
 type CompleteRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -806,7 +1127,7 @@ type CompleteRequestParams struct {
 	//
 	// Since 2025-06-18.
 	Context *CompleteRequestParamsContext `json:"context,omitempty"`
-	// Ref is defined by the MCP schema.
+	// Ref: 2026-07-28/schema.json#/$defs/CompleteRequestParams/properties/ref
 	Ref CompleteRequestParamsRef `json:"ref"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -814,11 +1135,26 @@ type CompleteRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteRequestParamsMeta to bitCompleteRequestParamsRef, follow CompleteRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of CompleteRequestParams's properties in has and missing, in schema order.
+const (
+	bitCompleteRequestParamsMeta uint64 = 1 << iota
+	bitCompleteRequestParamsArgument
+	bitCompleteRequestParamsContext
+	bitCompleteRequestParamsRef
+)
+
+// requiredCompleteRequestParams holds the bits of the properties some version of CompleteRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteRequestParams = bitCompleteRequestParamsMeta | bitCompleteRequestParamsArgument | bitCompleteRequestParamsRef
+
 // CompleteRequestParamsArgument: The argument's information
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteRequestParams/properties/argument
 type CompleteRequestParamsArgument struct {
 	// Name: The name of the argument
 	Name string `json:"name"`
@@ -830,13 +1166,26 @@ type CompleteRequestParamsArgument struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteRequestParamsArgumentName to bitCompleteRequestParamsArgumentValue, follow CompleteRequestParamsArgument.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of CompleteRequestParamsArgument's properties in has and missing, in schema order.
+const (
+	bitCompleteRequestParamsArgumentName uint64 = 1 << iota
+	bitCompleteRequestParamsArgumentValue
+)
+
+// requiredCompleteRequestParamsArgument holds the bits of the properties some version of CompleteRequestParamsArgument requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteRequestParamsArgument = bitCompleteRequestParamsArgumentName | bitCompleteRequestParamsArgumentValue
+
 // CompleteRequestParamsContext: Additional, optional context for completions
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteRequestParams/properties/context
 type CompleteRequestParamsContext struct {
 	// Arguments: Previously-resolved variables in a URI template or prompt.
 	//
@@ -848,11 +1197,17 @@ type CompleteRequestParamsContext struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteRequestParamsContextArguments to bitCompleteRequestParamsContextArguments, follow CompleteRequestParamsContext.
 	has     uint64
 	missing uint64
 }
 
-// CompleteRequestParamsRef is defined by the MCP schema.
+// The presence bits of CompleteRequestParamsContext's properties in has and missing, in schema order.
+const (
+	bitCompleteRequestParamsContextArguments uint64 = 1 << iota
+)
+
+// CompleteRequestParamsRef: 2026-07-28/schema.json#/$defs/CompleteRequestParams/properties/ref
 type CompleteRequestParamsRef struct {
 	// Value is the variant: *PromptReference, *ResourceTemplateReference.
 	Value CompleteRequestParamsRefVariant
@@ -866,10 +1221,12 @@ type CompleteRequestParamsRefVariant interface {
 }
 
 // CompleteResult: The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteResult
 type CompleteResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
-	// Completion is defined by the MCP schema.
+	// Completion: 2026-07-28/schema.json#/$defs/CompleteResult/properties/completion
 	Completion CompleteResultCompletion `json:"completion"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -887,13 +1244,25 @@ type CompleteResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteResultMeta to bitCompleteResultResultType, follow CompleteResult.
 	has     uint64
 	missing uint64
 }
 
 func (*CompleteResult) isServerResultVariant() {}
 
-// CompleteResultCompletion is defined by the MCP schema.
+// The presence bits of CompleteResult's properties in has and missing, in schema order.
+const (
+	bitCompleteResultMeta uint64 = 1 << iota
+	bitCompleteResultCompletion
+	bitCompleteResultResultType
+)
+
+// requiredCompleteResult holds the bits of the properties some version of CompleteResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteResult = bitCompleteResultCompletion | bitCompleteResultResultType
+
+// CompleteResultCompletion: 2026-07-28/schema.json#/$defs/CompleteResult/properties/completion
 type CompleteResultCompletion struct {
 	// HasMore: Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
 	HasMore bool `json:"hasMore,omitempty"`
@@ -907,19 +1276,33 @@ type CompleteResultCompletion struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteResultCompletionHasMore to bitCompleteResultCompletionValues, follow CompleteResultCompletion.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of CompleteResultCompletion's properties in has and missing, in schema order.
+const (
+	bitCompleteResultCompletionHasMore uint64 = 1 << iota
+	bitCompleteResultCompletionTotal
+	bitCompleteResultCompletionValues
+)
+
+// requiredCompleteResultCompletion holds the bits of the properties some version of CompleteResultCompletion requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteResultCompletion = bitCompleteResultCompletionValues
+
 // CompleteResultResponse: A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CompleteResultResponse
 type CompleteResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/CompleteResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/CompleteResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result CompleteResult `json:"result"`
@@ -929,11 +1312,23 @@ type CompleteResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCompleteResultResponseID to bitCompleteResultResponseResult, follow CompleteResultResponse.
 	has     uint64
 	missing uint64
 }
 
-// ContentBlock is defined by the MCP schema.
+// The presence bits of CompleteResultResponse's properties in has and missing, in schema order.
+const (
+	bitCompleteResultResponseID uint64 = 1 << iota
+	bitCompleteResultResponseJSONRPC
+	bitCompleteResultResponseResult
+)
+
+// requiredCompleteResultResponse holds the bits of the properties some version of CompleteResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredCompleteResultResponse = bitCompleteResultResponseID | bitCompleteResultResponseJSONRPC | bitCompleteResultResponseResult
+
+// ContentBlock: 2026-07-28/schema.json#/$defs/ContentBlock
 type ContentBlock struct {
 	// Value is the variant: *TextContent, *ImageContent, *AudioContent, *ResourceLink, *EmbeddedResource.
 	Value ContentBlockVariant
@@ -947,14 +1342,16 @@ type ContentBlockVariant interface {
 }
 
 // CreateMessageRequest: A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CreateMessageRequest
 type CreateMessageRequest struct {
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/CreateMessageRequest/properties/params
 	Params CreateMessageRequestParams `json:"params"`
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/CreateMessageRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/CreateMessageRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
@@ -964,14 +1361,30 @@ type CreateMessageRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCreateMessageRequestMethod to bitCreateMessageRequestJSONRPC, follow CreateMessageRequest.
 	has     uint64
 	missing uint64
 }
 
-func (*CreateMessageRequest) isInputRequestVariant()  {}
+func (*CreateMessageRequest) isInputRequestVariant() {}
+
 func (*CreateMessageRequest) isServerRequestVariant() {}
 
+// The presence bits of CreateMessageRequest's properties in has and missing, in schema order.
+const (
+	bitCreateMessageRequestMethod uint64 = 1 << iota
+	bitCreateMessageRequestParams
+	bitCreateMessageRequestID
+	bitCreateMessageRequestJSONRPC
+)
+
+// requiredCreateMessageRequest holds the bits of the properties some version of CreateMessageRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredCreateMessageRequest = bitCreateMessageRequestMethod | bitCreateMessageRequestParams | bitCreateMessageRequestID | bitCreateMessageRequestJSONRPC
+
 // CreateMessageRequestParams: Parameters for a `sampling/createMessage` request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams
 type CreateMessageRequestParams struct {
 	// IncludeContext: A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 	// The client MAY ignore this request.
@@ -984,17 +1397,17 @@ type CreateMessageRequestParams struct {
 	//
 	// The client MAY choose to sample fewer tokens than the requested maximum.
 	MaxTokens int64 `json:"maxTokens"`
-	// Messages is defined by the MCP schema.
+	// Messages: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams/properties/messages
 	Messages []SamplingMessage `json:"messages"`
 	// Metadata: Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 	// ModelPreferences: The server's preferences for which model to select. The client MAY ignore these preferences.
 	ModelPreferences *ModelPreferences `json:"modelPreferences,omitempty"`
-	// StopSequences is defined by the MCP schema.
+	// StopSequences: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams/properties/stopSequences
 	StopSequences []string `json:"stopSequences,omitempty"`
 	// SystemPrompt: An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
-	// Temperature is defined by the MCP schema.
+	// Temperature: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams/properties/temperature
 	Temperature float64 `json:"temperature,omitempty"`
 	// ToolChoice: Controls how the model uses tools.
 	// The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
@@ -1026,9 +1439,30 @@ type CreateMessageRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCreateMessageRequestParamsIncludeContext to bitCreateMessageRequestParamsTask, follow CreateMessageRequestParams.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of CreateMessageRequestParams's properties in has and missing, in schema order.
+const (
+	bitCreateMessageRequestParamsIncludeContext uint64 = 1 << iota
+	bitCreateMessageRequestParamsMaxTokens
+	bitCreateMessageRequestParamsMessages
+	bitCreateMessageRequestParamsMetadata
+	bitCreateMessageRequestParamsModelPreferences
+	bitCreateMessageRequestParamsStopSequences
+	bitCreateMessageRequestParamsSystemPrompt
+	bitCreateMessageRequestParamsTemperature
+	bitCreateMessageRequestParamsToolChoice
+	bitCreateMessageRequestParamsTools
+	bitCreateMessageRequestParamsMeta
+	bitCreateMessageRequestParamsTask
+)
+
+// requiredCreateMessageRequestParams holds the bits of the properties some version of CreateMessageRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredCreateMessageRequestParams = bitCreateMessageRequestParamsMaxTokens | bitCreateMessageRequestParamsMessages
 
 // CreateMessageRequestParamsIncludeContext: A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 // The client MAY ignore this request.
@@ -1036,21 +1470,25 @@ type CreateMessageRequestParams struct {
 // Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
 // omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
 // {@link ClientCapabilities.sampling.context}.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams/properties/includeContext
 type CreateMessageRequestParamsIncludeContext string
 
 // The values of CreateMessageRequestParamsIncludeContext, in schema order.
 const (
-	// CreateMessageRequestParamsIncludeContextAllServers is defined by the MCP schema.
+	// CreateMessageRequestParamsIncludeContextAllServers is the CreateMessageRequestParamsIncludeContext value "allServers".
 	CreateMessageRequestParamsIncludeContextAllServers CreateMessageRequestParamsIncludeContext = "allServers"
-	// CreateMessageRequestParamsIncludeContextNone is defined by the MCP schema.
+	// CreateMessageRequestParamsIncludeContextNone is the CreateMessageRequestParamsIncludeContext value "none".
 	CreateMessageRequestParamsIncludeContextNone CreateMessageRequestParamsIncludeContext = "none"
-	// CreateMessageRequestParamsIncludeContextThisServer is defined by the MCP schema.
+	// CreateMessageRequestParamsIncludeContextThisServer is the CreateMessageRequestParamsIncludeContext value "thisServer".
 	CreateMessageRequestParamsIncludeContextThisServer CreateMessageRequestParamsIncludeContext = "thisServer"
 )
 
 // CreateMessageRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/CreateMessageRequestParams/properties/_meta
 type CreateMessageRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -1062,21 +1500,29 @@ type CreateMessageRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCreateMessageRequestParamsMetaProgressToken to bitCreateMessageRequestParamsMetaProgressToken, follow CreateMessageRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of CreateMessageRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitCreateMessageRequestParamsMetaProgressToken uint64 = 1 << iota
+)
+
 // CreateMessageResult: The result returned by the client for a {@link CreateMessageRequestsampling/createMessage} request.
 // The client should inform the user before returning the sampled message, to allow them
 // to inspect the response (human in the loop) and decide whether to allow the server to see it.
+//
+// Schema: 2026-07-28/schema.json#/$defs/CreateMessageResult
 type CreateMessageResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	// Content is defined by the MCP schema.
+	// Content: 2026-07-28/schema.json#/$defs/CreateMessageResult/properties/content
 	Content CreateMessageResultContent `json:"content"`
 	// Model: The name of the model that generated the message.
 	Model string `json:"model"`
-	// Role is defined by the MCP schema.
+	// Role: 2026-07-28/schema.json#/$defs/CreateMessageResult/properties/role
 	Role Role `json:"role"`
 	// StopReason: The reason why sampling stopped, if known.
 	//
@@ -1094,14 +1540,29 @@ type CreateMessageResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCreateMessageResultMeta to bitCreateMessageResultStopReason, follow CreateMessageResult.
 	has     uint64
 	missing uint64
 }
 
-func (*CreateMessageResult) isClientResultVariant()  {}
+func (*CreateMessageResult) isClientResultVariant() {}
+
 func (*CreateMessageResult) isInputResponseVariant() {}
 
-// CreateMessageResultContent is defined by the MCP schema.
+// The presence bits of CreateMessageResult's properties in has and missing, in schema order.
+const (
+	bitCreateMessageResultMeta uint64 = 1 << iota
+	bitCreateMessageResultContent
+	bitCreateMessageResultModel
+	bitCreateMessageResultRole
+	bitCreateMessageResultStopReason
+)
+
+// requiredCreateMessageResult holds the bits of the properties some version of CreateMessageResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCreateMessageResult = bitCreateMessageResultContent | bitCreateMessageResultModel | bitCreateMessageResultRole
+
+// CreateMessageResultContent: 2026-07-28/schema.json#/$defs/CreateMessageResult/properties/content
 type CreateMessageResultContent struct {
 	// Value is the variant: *TextContent, *ImageContent, *AudioContent, *ToolUseContent, *ToolResultContent, CreateMessageResultContentArray.
 	Value CreateMessageResultContentVariant
@@ -1114,7 +1575,7 @@ type CreateMessageResultContentVariant interface {
 	isCreateMessageResultContentVariant()
 }
 
-// CreateMessageResultContentArray is defined by the MCP schema.
+// CreateMessageResultContentArray: 2026-07-28/schema.json#/$defs/CreateMessageResult/properties/content/anyOf/5
 //
 // Since 2025-11-25.
 type CreateMessageResultContentArray []SamplingMessageContentBlock
@@ -1124,12 +1585,14 @@ func (CreateMessageResultContentArray) isCreateMessageResultContentVariant() {}
 // CreateTaskResult: A response to a task-augmented request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/CreateTaskResult
 type CreateTaskResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	// Task is defined by the MCP schema.
+	// Task: 2025-11-25/schema.json#/$defs/CreateTaskResult/properties/task
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Task Task `json:"task"`
@@ -1139,11 +1602,24 @@ type CreateTaskResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitCreateTaskResultMeta to bitCreateTaskResultTask, follow CreateTaskResult.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of CreateTaskResult's properties in has and missing, in schema order.
+const (
+	bitCreateTaskResultMeta uint64 = 1 << iota
+	bitCreateTaskResultTask
+)
+
+// requiredCreateTaskResult holds the bits of the properties some version of CreateTaskResult requires:
+// decoding sets those the input lacks in missing.
+const requiredCreateTaskResult = bitCreateTaskResultTask
+
 // Cursor: An opaque token used to represent a cursor for pagination.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Cursor
 type Cursor string
 
 // DiscoverRequest: A request from the client asking the server to advertise its supported
@@ -1152,12 +1628,14 @@ type Cursor string
 // to — version negotiation can also happen inline via per-request `_meta`.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/DiscoverRequest
 type DiscoverRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/DiscoverRequest/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/DiscoverRequest/properties/params
 	//
 	// Since 2026-07-28.
 	Params RequestParams `json:"params"`
@@ -1167,17 +1645,32 @@ type DiscoverRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitDiscoverRequestID to bitDiscoverRequestParams, follow DiscoverRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*DiscoverRequest) isClientRequestVariant() {}
 
+// The presence bits of DiscoverRequest's properties in has and missing, in schema order.
+const (
+	bitDiscoverRequestID uint64 = 1 << iota
+	bitDiscoverRequestJSONRPC
+	bitDiscoverRequestMethod
+	bitDiscoverRequestParams
+)
+
+// requiredDiscoverRequest holds the bits of the properties some version of DiscoverRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredDiscoverRequest = bitDiscoverRequestID | bitDiscoverRequestJSONRPC | bitDiscoverRequestMethod | bitDiscoverRequestParams
+
 // DiscoverResult: The result returned by the server for a {@link DiscoverRequestserver/discover} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/DiscoverResult
 type DiscoverResult struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/DiscoverResult/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -1239,11 +1732,27 @@ type DiscoverResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitDiscoverResultMeta to bitDiscoverResultTTLMs, follow DiscoverResult.
 	has     uint64
 	missing uint64
 }
 
 func (*DiscoverResult) isServerResultVariant() {}
+
+// The presence bits of DiscoverResult's properties in has and missing, in schema order.
+const (
+	bitDiscoverResultMeta uint64 = 1 << iota
+	bitDiscoverResultCacheScope
+	bitDiscoverResultCapabilities
+	bitDiscoverResultInstructions
+	bitDiscoverResultResultType
+	bitDiscoverResultSupportedVersions
+	bitDiscoverResultTTLMs
+)
+
+// requiredDiscoverResult holds the bits of the properties some version of DiscoverResult requires:
+// decoding sets those the input lacks in missing.
+const requiredDiscoverResult = bitDiscoverResultCacheScope | bitDiscoverResultCapabilities | bitDiscoverResultResultType | bitDiscoverResultSupportedVersions | bitDiscoverResultTTLMs
 
 // DiscoverResultCacheScope: Indicates the intended scope of the cached response, analogous to HTTP
 // `Cache-Control: public` vs `Cache-Control: private`.
@@ -1257,15 +1766,17 @@ func (*DiscoverResult) isServerResultVariant() {}
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/DiscoverResult/properties/cacheScope
 type DiscoverResultCacheScope string
 
 // The values of DiscoverResultCacheScope, in schema order.
 const (
-	// DiscoverResultCacheScopePrivate is defined by the MCP schema.
+	// DiscoverResultCacheScopePrivate is the DiscoverResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	DiscoverResultCacheScopePrivate DiscoverResultCacheScope = "private"
-	// DiscoverResultCacheScopePublic is defined by the MCP schema.
+	// DiscoverResultCacheScopePublic is the DiscoverResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	DiscoverResultCacheScopePublic DiscoverResultCacheScope = "public"
@@ -1274,12 +1785,14 @@ const (
 // DiscoverResultResponse: A successful response from the server for a {@link DiscoverRequestserver/discover} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/DiscoverResultResponse
 type DiscoverResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/DiscoverResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/DiscoverResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result DiscoverResult `json:"result"`
@@ -1289,23 +1802,37 @@ type DiscoverResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitDiscoverResultResponseID to bitDiscoverResultResponseResult, follow DiscoverResultResponse.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of DiscoverResultResponse's properties in has and missing, in schema order.
+const (
+	bitDiscoverResultResponseID uint64 = 1 << iota
+	bitDiscoverResultResponseJSONRPC
+	bitDiscoverResultResponseResult
+)
+
+// requiredDiscoverResultResponse holds the bits of the properties some version of DiscoverResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredDiscoverResultResponse = bitDiscoverResultResponseID | bitDiscoverResultResponseJSONRPC | bitDiscoverResultResponseResult
+
 // ElicitRequest: A request from the server to elicit additional information from the user via the client.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitRequest
 type ElicitRequest struct {
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ElicitRequest/properties/params
 	//
 	// Since 2025-06-18.
 	Params ElicitRequestParams `json:"params"`
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/ElicitRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/ElicitRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
@@ -1315,16 +1842,32 @@ type ElicitRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestMethod to bitElicitRequestJSONRPC, follow ElicitRequest.
 	has     uint64
 	missing uint64
 }
 
-func (*ElicitRequest) isInputRequestVariant()  {}
+func (*ElicitRequest) isInputRequestVariant() {}
+
 func (*ElicitRequest) isServerRequestVariant() {}
+
+// The presence bits of ElicitRequest's properties in has and missing, in schema order.
+const (
+	bitElicitRequestMethod uint64 = 1 << iota
+	bitElicitRequestParams
+	bitElicitRequestID
+	bitElicitRequestJSONRPC
+)
+
+// requiredElicitRequest holds the bits of the properties some version of ElicitRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitRequest = bitElicitRequestMethod | bitElicitRequestParams | bitElicitRequestID | bitElicitRequestJSONRPC
 
 // ElicitRequestFormParams: The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitRequestFormParams
 type ElicitRequestFormParams struct {
 	// Message: The message to present to the user describing what information is being requested.
 	//
@@ -1358,15 +1901,31 @@ type ElicitRequestFormParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestFormParamsMessage to bitElicitRequestFormParamsTask, follow ElicitRequestFormParams.
 	has     uint64
 	missing uint64
 }
 
 func (*ElicitRequestFormParams) isElicitRequestParamsVariant() {}
 
+// The presence bits of ElicitRequestFormParams's properties in has and missing, in schema order.
+const (
+	bitElicitRequestFormParamsMessage uint64 = 1 << iota
+	bitElicitRequestFormParamsMode
+	bitElicitRequestFormParamsRequestedSchema
+	bitElicitRequestFormParamsMeta
+	bitElicitRequestFormParamsTask
+)
+
+// requiredElicitRequestFormParams holds the bits of the properties some version of ElicitRequestFormParams requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitRequestFormParams = bitElicitRequestFormParamsMessage | bitElicitRequestFormParamsRequestedSchema
+
 // ElicitRequestFormParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ElicitRequestFormParams/properties/_meta
 type ElicitRequestFormParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -1378,24 +1937,32 @@ type ElicitRequestFormParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestFormParamsMetaProgressToken to bitElicitRequestFormParamsMetaProgressToken, follow ElicitRequestFormParamsMeta.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ElicitRequestFormParamsMeta's properties in has and missing, in schema order.
+const (
+	bitElicitRequestFormParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // ElicitRequestFormParamsRequestedSchema: A restricted subset of JSON Schema.
 // Only top-level properties are allowed, without nesting.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitRequestFormParams/properties/requestedSchema
 type ElicitRequestFormParamsRequestedSchema struct {
-	// Schema is defined by the MCP schema.
+	// Schema: 2026-07-28/schema.json#/$defs/ElicitRequestFormParams/properties/requestedSchema/properties/$schema
 	//
 	// Since 2025-11-25.
 	Schema string `json:"$schema,omitempty"`
-	// Properties is defined by the MCP schema.
+	// Properties: 2026-07-28/schema.json#/$defs/ElicitRequestFormParams/properties/requestedSchema/properties/properties
 	//
 	// Since 2025-06-18.
 	Properties map[string]PrimitiveSchemaDefinition `json:"properties"`
-	// Required is defined by the MCP schema.
+	// Required: 2026-07-28/schema.json#/$defs/ElicitRequestFormParams/properties/requestedSchema/properties/required
 	//
 	// Since 2025-06-18.
 	Required []string `json:"required,omitempty"`
@@ -1405,13 +1972,28 @@ type ElicitRequestFormParamsRequestedSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestFormParamsRequestedSchemaSchema to bitElicitRequestFormParamsRequestedSchemaType, follow ElicitRequestFormParamsRequestedSchema.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ElicitRequestFormParamsRequestedSchema's properties in has and missing, in schema order.
+const (
+	bitElicitRequestFormParamsRequestedSchemaSchema uint64 = 1 << iota
+	bitElicitRequestFormParamsRequestedSchemaProperties
+	bitElicitRequestFormParamsRequestedSchemaRequired
+	bitElicitRequestFormParamsRequestedSchemaType
+)
+
+// requiredElicitRequestFormParamsRequestedSchema holds the bits of the properties some version of ElicitRequestFormParamsRequestedSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitRequestFormParamsRequestedSchema = bitElicitRequestFormParamsRequestedSchemaProperties | bitElicitRequestFormParamsRequestedSchemaType
+
 // ElicitRequestParams: The parameters for a request to elicit additional information from the user via the client.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitRequestParams
 type ElicitRequestParams struct {
 	// Value is the variant: *ElicitRequestFormParams, *ElicitRequestURLParams.
 	Value ElicitRequestParamsVariant
@@ -1427,6 +2009,8 @@ type ElicitRequestParamsVariant interface {
 // ElicitRequestURLParams: The parameters for a request to elicit information from the user via a URL in the client.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitRequestURLParams
 type ElicitRequestURLParams struct {
 	// Message: The message to present to the user explaining why the interaction is needed.
 	//
@@ -1460,15 +2044,32 @@ type ElicitRequestURLParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestURLParamsMessage to bitElicitRequestURLParamsTask, follow ElicitRequestURLParams.
 	has     uint64
 	missing uint64
 }
 
 func (*ElicitRequestURLParams) isElicitRequestParamsVariant() {}
 
+// The presence bits of ElicitRequestURLParams's properties in has and missing, in schema order.
+const (
+	bitElicitRequestURLParamsMessage uint64 = 1 << iota
+	bitElicitRequestURLParamsMode
+	bitElicitRequestURLParamsURL
+	bitElicitRequestURLParamsMeta
+	bitElicitRequestURLParamsElicitationID
+	bitElicitRequestURLParamsTask
+)
+
+// requiredElicitRequestURLParams holds the bits of the properties some version of ElicitRequestURLParams requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitRequestURLParams = bitElicitRequestURLParamsMessage | bitElicitRequestURLParamsMode | bitElicitRequestURLParamsURL | bitElicitRequestURLParamsElicitationID
+
 // ElicitRequestURLParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ElicitRequestURLParams/properties/_meta
 type ElicitRequestURLParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -1480,13 +2081,21 @@ type ElicitRequestURLParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitRequestURLParamsMetaProgressToken to bitElicitRequestURLParamsMetaProgressToken, follow ElicitRequestURLParamsMeta.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ElicitRequestURLParamsMeta's properties in has and missing, in schema order.
+const (
+	bitElicitRequestURLParamsMetaProgressToken uint64 = 1 << iota
+)
+
 // ElicitResult: The result returned by the client for an {@link ElicitRequestelicitation/create} request.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitResult
 type ElicitResult struct {
 	// Action: The user action in response to the elicitation.
 	// - `"accept"`: User submitted the form/confirmed the action
@@ -1511,12 +2120,25 @@ type ElicitResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitResultAction to bitElicitResultMeta, follow ElicitResult.
 	has     uint64
 	missing uint64
 }
 
-func (*ElicitResult) isClientResultVariant()  {}
+func (*ElicitResult) isClientResultVariant() {}
+
 func (*ElicitResult) isInputResponseVariant() {}
+
+// The presence bits of ElicitResult's properties in has and missing, in schema order.
+const (
+	bitElicitResultAction uint64 = 1 << iota
+	bitElicitResultContent
+	bitElicitResultMeta
+)
+
+// requiredElicitResult holds the bits of the properties some version of ElicitResult requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitResult = bitElicitResultAction
 
 // ElicitResultAction: The user action in response to the elicitation.
 // - `"accept"`: User submitted the form/confirmed the action
@@ -1524,25 +2146,27 @@ func (*ElicitResult) isInputResponseVariant() {}
 // - `"cancel"`: User dismissed without making an explicit choice
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ElicitResult/properties/action
 type ElicitResultAction string
 
 // The values of ElicitResultAction, in schema order.
 const (
-	// ElicitResultActionAccept is defined by the MCP schema.
+	// ElicitResultActionAccept is the ElicitResultAction value "accept".
 	//
 	// Since 2025-06-18.
 	ElicitResultActionAccept ElicitResultAction = "accept"
-	// ElicitResultActionCancel is defined by the MCP schema.
+	// ElicitResultActionCancel is the ElicitResultAction value "cancel".
 	//
 	// Since 2025-06-18.
 	ElicitResultActionCancel ElicitResultAction = "cancel"
-	// ElicitResultActionDecline is defined by the MCP schema.
+	// ElicitResultActionDecline is the ElicitResultAction value "decline".
 	//
 	// Since 2025-06-18.
 	ElicitResultActionDecline ElicitResultAction = "decline"
 )
 
-// ElicitResultContentValue is defined by the MCP schema.
+// ElicitResultContentValue: 2026-07-28/schema.json#/$defs/ElicitResult/properties/content/additionalProperties
 //
 // Since 2025-06-18.
 type ElicitResultContentValue struct {
@@ -1557,28 +2181,28 @@ type ElicitResultContentValueVariant interface {
 	isElicitResultContentValueVariant()
 }
 
-// ElicitResultContentValueArray is defined by the MCP schema.
+// ElicitResultContentValueArray: 2026-07-28/schema.json#/$defs/ElicitResult/properties/content/additionalProperties/anyOf/0
 //
 // Since 2025-11-25.
 type ElicitResultContentValueArray []string
 
 func (ElicitResultContentValueArray) isElicitResultContentValueVariant() {}
 
-// ElicitResultContentValueBoolean is defined by the MCP schema.
+// ElicitResultContentValueBoolean: 2026-07-28/schema.json#/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1
 //
 // Since 2025-11-25.
 type ElicitResultContentValueBoolean bool
 
 func (ElicitResultContentValueBoolean) isElicitResultContentValueVariant() {}
 
-// ElicitResultContentValueInteger is defined by the MCP schema.
+// ElicitResultContentValueInteger: 2026-07-28/schema.json#/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1
 //
 // Since 2025-11-25.
 type ElicitResultContentValueInteger int64
 
 func (ElicitResultContentValueInteger) isElicitResultContentValueVariant() {}
 
-// ElicitResultContentValueString is defined by the MCP schema.
+// ElicitResultContentValueString: 2026-07-28/schema.json#/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1
 //
 // Since 2025-11-25.
 type ElicitResultContentValueString string
@@ -1588,8 +2212,10 @@ func (ElicitResultContentValueString) isElicitResultContentValueVariant() {}
 // ElicitationCompleteNotification: An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ElicitationCompleteNotification
 type ElicitationCompleteNotification struct {
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/ElicitationCompleteNotification/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params ElicitationCompleteNotificationParams `json:"params"`
@@ -1599,13 +2225,25 @@ type ElicitationCompleteNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitationCompleteNotificationJSONRPC to bitElicitationCompleteNotificationParams, follow ElicitationCompleteNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*ElicitationCompleteNotification) isServerNotificationVariant() {}
 
-// ElicitationCompleteNotificationParams is defined by the MCP schema.
+// The presence bits of ElicitationCompleteNotification's properties in has and missing, in schema order.
+const (
+	bitElicitationCompleteNotificationJSONRPC uint64 = 1 << iota
+	bitElicitationCompleteNotificationMethod
+	bitElicitationCompleteNotificationParams
+)
+
+// requiredElicitationCompleteNotification holds the bits of the properties some version of ElicitationCompleteNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitationCompleteNotification = bitElicitationCompleteNotificationJSONRPC | bitElicitationCompleteNotificationMethod | bitElicitationCompleteNotificationParams
+
+// ElicitationCompleteNotificationParams: 2025-11-25/schema.json#/$defs/ElicitationCompleteNotification/properties/params
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type ElicitationCompleteNotificationParams struct {
@@ -1619,14 +2257,26 @@ type ElicitationCompleteNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitElicitationCompleteNotificationParamsElicitationID to bitElicitationCompleteNotificationParamsElicitationID, follow ElicitationCompleteNotificationParams.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ElicitationCompleteNotificationParams's properties in has and missing, in schema order.
+const (
+	bitElicitationCompleteNotificationParamsElicitationID uint64 = 1 << iota
+)
+
+// requiredElicitationCompleteNotificationParams holds the bits of the properties some version of ElicitationCompleteNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredElicitationCompleteNotificationParams = bitElicitationCompleteNotificationParamsElicitationID
 
 // EmbeddedResource: The contents of a resource, embedded into a prompt or tool call result.
 //
 // It is up to the client how best to render embedded resources for the benefit
 // of the LLM and/or the user.
+//
+// Schema: 2026-07-28/schema.json#/$defs/EmbeddedResource
 type EmbeddedResource struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -1634,7 +2284,7 @@ type EmbeddedResource struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	// Resource is defined by the MCP schema.
+	// Resource: 2026-07-28/schema.json#/$defs/EmbeddedResource/properties/resource
 	Resource EmbeddedResourceResource `json:"resource"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -1642,13 +2292,26 @@ type EmbeddedResource struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitEmbeddedResourceMeta to bitEmbeddedResourceType, follow EmbeddedResource.
 	has     uint64
 	missing uint64
 }
 
 func (*EmbeddedResource) isContentBlockVariant() {}
 
-// EmbeddedResourceResource is defined by the MCP schema.
+// The presence bits of EmbeddedResource's properties in has and missing, in schema order.
+const (
+	bitEmbeddedResourceMeta uint64 = 1 << iota
+	bitEmbeddedResourceAnnotations
+	bitEmbeddedResourceResource
+	bitEmbeddedResourceType
+)
+
+// requiredEmbeddedResource holds the bits of the properties some version of EmbeddedResource requires:
+// decoding sets those the input lacks in missing.
+const requiredEmbeddedResource = bitEmbeddedResourceResource | bitEmbeddedResourceType
+
+// EmbeddedResourceResource: 2026-07-28/schema.json#/$defs/EmbeddedResource/properties/resource
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -1666,9 +2329,11 @@ type EmbeddedResourceResourceVariant interface {
 }
 
 // EmptyResult: Common result fields.
+//
+// Schema: 2026-07-28/schema.json#/$defs/EmptyResult
 type EmptyResult = Result
 
-// EnumSchema is defined by the MCP schema.
+// EnumSchema: 2026-07-28/schema.json#/$defs/EnumSchema
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -1687,7 +2352,7 @@ type EnumSchemaVariant interface {
 	isEnumSchemaVariant()
 }
 
-// Error is defined by the MCP schema.
+// Error: 2026-07-28/schema.json#/$defs/Error
 type Error struct {
 	// Code: The error type that occurred.
 	Code int64 `json:"code"`
@@ -1701,21 +2366,35 @@ type Error struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitErrorCode to bitErrorMessage, follow Error.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of Error's properties in has and missing, in schema order.
+const (
+	bitErrorCode uint64 = 1 << iota
+	bitErrorData
+	bitErrorMessage
+)
+
+// requiredError holds the bits of the properties some version of Error requires:
+// decoding sets those the input lacks in missing.
+const requiredError = bitErrorCode | bitErrorMessage
+
 // GetPromptRequest: Used by the client to get a prompt provided by the server.
+//
+// Schema: 2026-07-28/schema.json#/$defs/GetPromptRequest
 type GetPromptRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/GetPromptRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/GetPromptRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/GetPromptRequest/properties/params
 	Params GetPromptRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -1723,13 +2402,28 @@ type GetPromptRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetPromptRequestID to bitGetPromptRequestParams, follow GetPromptRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*GetPromptRequest) isClientRequestVariant() {}
 
+// The presence bits of GetPromptRequest's properties in has and missing, in schema order.
+const (
+	bitGetPromptRequestID uint64 = 1 << iota
+	bitGetPromptRequestJSONRPC
+	bitGetPromptRequestMethod
+	bitGetPromptRequestParams
+)
+
+// requiredGetPromptRequest holds the bits of the properties some version of GetPromptRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredGetPromptRequest = bitGetPromptRequestID | bitGetPromptRequestJSONRPC | bitGetPromptRequestMethod | bitGetPromptRequestParams
+
 // GetPromptRequestParams: Parameters for a `prompts/get` request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/GetPromptRequestParams
 type GetPromptRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -1737,13 +2431,13 @@ type GetPromptRequestParams struct {
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
 	// Arguments to use for templating the prompt.
 	Arguments map[string]string `json:"arguments,omitempty"`
-	// InputResponses is defined by the MCP schema.
+	// InputResponses: 2026-07-28/schema.json#/$defs/GetPromptRequestParams/properties/inputResponses
 	//
 	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
 	// Name: The name of the prompt or prompt template.
 	Name string `json:"name"`
-	// RequestState is defined by the MCP schema.
+	// RequestState: 2026-07-28/schema.json#/$defs/GetPromptRequestParams/properties/requestState
 	//
 	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
@@ -1753,17 +2447,33 @@ type GetPromptRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetPromptRequestParamsMeta to bitGetPromptRequestParamsRequestState, follow GetPromptRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of GetPromptRequestParams's properties in has and missing, in schema order.
+const (
+	bitGetPromptRequestParamsMeta uint64 = 1 << iota
+	bitGetPromptRequestParamsArguments
+	bitGetPromptRequestParamsInputResponses
+	bitGetPromptRequestParamsName
+	bitGetPromptRequestParamsRequestState
+)
+
+// requiredGetPromptRequestParams holds the bits of the properties some version of GetPromptRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredGetPromptRequestParams = bitGetPromptRequestParamsMeta | bitGetPromptRequestParamsName
+
 // GetPromptResult: The result returned by the server for a {@link GetPromptRequestprompts/get} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/GetPromptResult
 type GetPromptResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
 	// Description: An optional description for the prompt.
 	Description string `json:"description,omitempty"`
-	// Messages is defined by the MCP schema.
+	// Messages: 2026-07-28/schema.json#/$defs/GetPromptResult/properties/messages
 	Messages []PromptMessage `json:"messages"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -1781,22 +2491,38 @@ type GetPromptResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetPromptResultMeta to bitGetPromptResultResultType, follow GetPromptResult.
 	has     uint64
 	missing uint64
 }
 
 func (*GetPromptResult) isGetPromptResultResponseResultVariant() {}
-func (*GetPromptResult) isServerResultVariant()                  {}
+
+func (*GetPromptResult) isServerResultVariant() {}
+
+// The presence bits of GetPromptResult's properties in has and missing, in schema order.
+const (
+	bitGetPromptResultMeta uint64 = 1 << iota
+	bitGetPromptResultDescription
+	bitGetPromptResultMessages
+	bitGetPromptResultResultType
+)
+
+// requiredGetPromptResult holds the bits of the properties some version of GetPromptResult requires:
+// decoding sets those the input lacks in missing.
+const requiredGetPromptResult = bitGetPromptResultMessages | bitGetPromptResultResultType
 
 // GetPromptResultResponse: A successful response from the server for a {@link GetPromptRequestprompts/get} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/GetPromptResultResponse
 type GetPromptResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/GetPromptResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/GetPromptResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result GetPromptResultResponseResult `json:"result"`
@@ -1806,11 +2532,23 @@ type GetPromptResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetPromptResultResponseID to bitGetPromptResultResponseResult, follow GetPromptResultResponse.
 	has     uint64
 	missing uint64
 }
 
-// GetPromptResultResponseResult is defined by the MCP schema.
+// The presence bits of GetPromptResultResponse's properties in has and missing, in schema order.
+const (
+	bitGetPromptResultResponseID uint64 = 1 << iota
+	bitGetPromptResultResponseJSONRPC
+	bitGetPromptResultResponseResult
+)
+
+// requiredGetPromptResultResponse holds the bits of the properties some version of GetPromptResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredGetPromptResultResponse = bitGetPromptResultResponseID | bitGetPromptResultResponseJSONRPC | bitGetPromptResultResponseResult
+
+// GetPromptResultResponseResult: 2026-07-28/schema.json#/$defs/GetPromptResultResponse/properties/result
 //
 // Decoding chooses the variant by resultType: "complete" (or no resultType)
 // selects *GetPromptResult; "input_required" selects *InputRequiredResult; any
@@ -1837,12 +2575,14 @@ type GetPromptResultResponseResultVariant interface {
 // GetTaskPayloadRequest: A request to retrieve the result of a completed task.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/GetTaskPayloadRequest
 type GetTaskPayloadRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/GetTaskPayloadRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/GetTaskPayloadRequest/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params GetTaskPayloadRequestParams `json:"params"`
@@ -1852,14 +2592,28 @@ type GetTaskPayloadRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskPayloadRequestID to bitGetTaskPayloadRequestParams, follow GetTaskPayloadRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*GetTaskPayloadRequest) isClientRequestVariant() {}
+
 func (*GetTaskPayloadRequest) isServerRequestVariant() {}
 
-// GetTaskPayloadRequestParams is defined by the MCP schema.
+// The presence bits of GetTaskPayloadRequest's properties in has and missing, in schema order.
+const (
+	bitGetTaskPayloadRequestID uint64 = 1 << iota
+	bitGetTaskPayloadRequestJSONRPC
+	bitGetTaskPayloadRequestMethod
+	bitGetTaskPayloadRequestParams
+)
+
+// requiredGetTaskPayloadRequest holds the bits of the properties some version of GetTaskPayloadRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredGetTaskPayloadRequest = bitGetTaskPayloadRequestID | bitGetTaskPayloadRequestJSONRPC | bitGetTaskPayloadRequestMethod | bitGetTaskPayloadRequestParams
+
+// GetTaskPayloadRequestParams: 2025-11-25/schema.json#/$defs/GetTaskPayloadRequest/properties/params
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type GetTaskPayloadRequestParams struct {
@@ -1873,15 +2627,27 @@ type GetTaskPayloadRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskPayloadRequestParamsTaskID to bitGetTaskPayloadRequestParamsTaskID, follow GetTaskPayloadRequestParams.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of GetTaskPayloadRequestParams's properties in has and missing, in schema order.
+const (
+	bitGetTaskPayloadRequestParamsTaskID uint64 = 1 << iota
+)
+
+// requiredGetTaskPayloadRequestParams holds the bits of the properties some version of GetTaskPayloadRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredGetTaskPayloadRequestParams = bitGetTaskPayloadRequestParamsTaskID
 
 // GetTaskPayloadResult: The response to a tasks/result request.
 // The structure matches the result type of the original request.
 // For example, a tools/call task would return the CallToolResult structure.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/GetTaskPayloadResult
 type GetTaskPayloadResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -1893,22 +2659,31 @@ type GetTaskPayloadResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskPayloadResultMeta to bitGetTaskPayloadResultMeta, follow GetTaskPayloadResult.
 	has     uint64
 	missing uint64
 }
 
 func (*GetTaskPayloadResult) isClientResultVariant() {}
+
 func (*GetTaskPayloadResult) isServerResultVariant() {}
+
+// The presence bits of GetTaskPayloadResult's properties in has and missing, in schema order.
+const (
+	bitGetTaskPayloadResultMeta uint64 = 1 << iota
+)
 
 // GetTaskRequest: A request to retrieve the state of a task.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/GetTaskRequest
 type GetTaskRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/GetTaskRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/GetTaskRequest/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params GetTaskRequestParams `json:"params"`
@@ -1918,14 +2693,28 @@ type GetTaskRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskRequestID to bitGetTaskRequestParams, follow GetTaskRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*GetTaskRequest) isClientRequestVariant() {}
+
 func (*GetTaskRequest) isServerRequestVariant() {}
 
-// GetTaskRequestParams is defined by the MCP schema.
+// The presence bits of GetTaskRequest's properties in has and missing, in schema order.
+const (
+	bitGetTaskRequestID uint64 = 1 << iota
+	bitGetTaskRequestJSONRPC
+	bitGetTaskRequestMethod
+	bitGetTaskRequestParams
+)
+
+// requiredGetTaskRequest holds the bits of the properties some version of GetTaskRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredGetTaskRequest = bitGetTaskRequestID | bitGetTaskRequestJSONRPC | bitGetTaskRequestMethod | bitGetTaskRequestParams
+
+// GetTaskRequestParams: 2025-11-25/schema.json#/$defs/GetTaskRequest/properties/params
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type GetTaskRequestParams struct {
@@ -1939,13 +2728,25 @@ type GetTaskRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskRequestParamsTaskID to bitGetTaskRequestParamsTaskID, follow GetTaskRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of GetTaskRequestParams's properties in has and missing, in schema order.
+const (
+	bitGetTaskRequestParamsTaskID uint64 = 1 << iota
+)
+
+// requiredGetTaskRequestParams holds the bits of the properties some version of GetTaskRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredGetTaskRequestParams = bitGetTaskRequestParamsTaskID
+
 // GetTaskResult: The response to a tasks/get request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/GetTaskResult
 type GetTaskResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -1989,12 +2790,30 @@ type GetTaskResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitGetTaskResultMeta to bitGetTaskResultTTL, follow GetTaskResult.
 	has     uint64
 	missing uint64
 }
 
 func (*GetTaskResult) isClientResultVariant() {}
+
 func (*GetTaskResult) isServerResultVariant() {}
+
+// The presence bits of GetTaskResult's properties in has and missing, in schema order.
+const (
+	bitGetTaskResultMeta uint64 = 1 << iota
+	bitGetTaskResultCreatedAt
+	bitGetTaskResultLastUpdatedAt
+	bitGetTaskResultPollInterval
+	bitGetTaskResultStatus
+	bitGetTaskResultStatusMessage
+	bitGetTaskResultTaskID
+	bitGetTaskResultTTL
+)
+
+// requiredGetTaskResult holds the bits of the properties some version of GetTaskResult requires:
+// decoding sets those the input lacks in missing.
+const requiredGetTaskResult = bitGetTaskResultCreatedAt | bitGetTaskResultLastUpdatedAt | bitGetTaskResultStatus | bitGetTaskResultTaskID | bitGetTaskResultTTL
 
 // HeaderMismatchError: Returned when a server rejects a request because the values in the HTTP
 // headers do not match the corresponding values in the request body, or
@@ -2002,12 +2821,14 @@ func (*GetTaskResult) isServerResultVariant() {}
 // status code MUST be `400 Bad Request`.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/HeaderMismatchError
 type HeaderMismatchError struct {
-	// Error is defined by the MCP schema.
+	// Error: 2026-07-28/schema.json#/$defs/HeaderMismatchError/properties/error
 	//
 	// Since 2026-07-28.
 	Error HeaderMismatchErrorError `json:"error"`
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/HeaderMismatchError/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
@@ -2017,11 +2838,23 @@ type HeaderMismatchError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitHeaderMismatchErrorError to bitHeaderMismatchErrorJSONRPC, follow HeaderMismatchError.
 	has     uint64
 	missing uint64
 }
 
-// HeaderMismatchErrorError is defined by the MCP schema.
+// The presence bits of HeaderMismatchError's properties in has and missing, in schema order.
+const (
+	bitHeaderMismatchErrorError uint64 = 1 << iota
+	bitHeaderMismatchErrorID
+	bitHeaderMismatchErrorJSONRPC
+)
+
+// requiredHeaderMismatchError holds the bits of the properties some version of HeaderMismatchError requires:
+// decoding sets those the input lacks in missing.
+const requiredHeaderMismatchError = bitHeaderMismatchErrorError | bitHeaderMismatchErrorJSONRPC
+
+// HeaderMismatchErrorError: 2026-07-28/schema.json#/$defs/HeaderMismatchError/properties/error
 //
 // Since 2026-07-28.
 type HeaderMismatchErrorError struct {
@@ -2039,13 +2872,27 @@ type HeaderMismatchErrorError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitHeaderMismatchErrorErrorCode to bitHeaderMismatchErrorErrorMessage, follow HeaderMismatchErrorError.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of HeaderMismatchErrorError's properties in has and missing, in schema order.
+const (
+	bitHeaderMismatchErrorErrorCode uint64 = 1 << iota
+	bitHeaderMismatchErrorErrorData
+	bitHeaderMismatchErrorErrorMessage
+)
+
+// requiredHeaderMismatchErrorError holds the bits of the properties some version of HeaderMismatchErrorError requires:
+// decoding sets those the input lacks in missing.
+const requiredHeaderMismatchErrorError = bitHeaderMismatchErrorErrorCode | bitHeaderMismatchErrorErrorMessage
+
 // Icon: An optionally-sized icon that can be displayed in a user interface.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Icon
 type Icon struct {
 	// MIMEType: Optional MIME type override if the source MIME type is missing or generic.
 	// For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
@@ -2084,9 +2931,22 @@ type Icon struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitIconMIMEType to bitIconTheme, follow Icon.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of Icon's properties in has and missing, in schema order.
+const (
+	bitIconMIMEType uint64 = 1 << iota
+	bitIconSizes
+	bitIconSrc
+	bitIconTheme
+)
+
+// requiredIcon holds the bits of the properties some version of Icon requires:
+// decoding sets those the input lacks in missing.
+const requiredIcon = bitIconSrc
 
 // IconTheme: Optional specifier for the theme this icon is designed for. `"light"` indicates
 // the icon is designed to be used with a light background, and `"dark"` indicates
@@ -2095,15 +2955,17 @@ type Icon struct {
 // If not provided, the client should assume the icon can be used with any theme.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Icon/properties/theme
 type IconTheme string
 
 // The values of IconTheme, in schema order.
 const (
-	// IconThemeDark is defined by the MCP schema.
+	// IconThemeDark is the IconTheme value "dark".
 	//
 	// Since 2025-11-25.
 	IconThemeDark IconTheme = "dark"
-	// IconThemeLight is defined by the MCP schema.
+	// IconThemeLight is the IconTheme value "light".
 	//
 	// Since 2025-11-25.
 	IconThemeLight IconTheme = "light"
@@ -2112,6 +2974,8 @@ const (
 // Icons: Base interface to add `icons` property.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Icons
 type Icons struct {
 	// Icons: Optional set of sized icons that the client can display in a user interface.
 	//
@@ -2131,11 +2995,19 @@ type Icons struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitIconsIcons to bitIconsIcons, follow Icons.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of Icons's properties in has and missing, in schema order.
+const (
+	bitIconsIcons uint64 = 1 << iota
+)
+
 // ImageContent: An image provided to or from an LLM.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ImageContent
 type ImageContent struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -2153,16 +3025,35 @@ type ImageContent struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitImageContentMeta to bitImageContentType, follow ImageContent.
 	has     uint64
 	missing uint64
 }
 
-func (*ImageContent) isContentBlockVariant()                {}
-func (*ImageContent) isCreateMessageResultContentVariant()  {}
-func (*ImageContent) isSamplingMessageContentVariant()      {}
+func (*ImageContent) isContentBlockVariant() {}
+
+func (*ImageContent) isCreateMessageResultContentVariant() {}
+
+func (*ImageContent) isSamplingMessageContentVariant() {}
+
 func (*ImageContent) isSamplingMessageContentBlockVariant() {}
 
+// The presence bits of ImageContent's properties in has and missing, in schema order.
+const (
+	bitImageContentMeta uint64 = 1 << iota
+	bitImageContentAnnotations
+	bitImageContentData
+	bitImageContentMIMEType
+	bitImageContentType
+)
+
+// requiredImageContent holds the bits of the properties some version of ImageContent requires:
+// decoding sets those the input lacks in missing.
+const requiredImageContent = bitImageContentData | bitImageContentMIMEType | bitImageContentType
+
 // Implementation: Describes the MCP implementation.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Implementation
 type Implementation struct {
 	// Description: An optional human-readable description of what this implementation does.
 	//
@@ -2207,23 +3098,40 @@ type Implementation struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitImplementationDescription to bitImplementationWebsiteURL, follow Implementation.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of Implementation's properties in has and missing, in schema order.
+const (
+	bitImplementationDescription uint64 = 1 << iota
+	bitImplementationIcons
+	bitImplementationName
+	bitImplementationTitle
+	bitImplementationVersion
+	bitImplementationWebsiteURL
+)
+
+// requiredImplementation holds the bits of the properties some version of Implementation requires:
+// decoding sets those the input lacks in missing.
+const requiredImplementation = bitImplementationName | bitImplementationVersion
+
 // InitializeRequest: This request is sent from the client to the server when it first connects, asking it to begin initialization.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/InitializeRequest
 type InitializeRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/InitializeRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/InitializeRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/InitializeRequest/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params InitializeRequestParams `json:"params"`
@@ -2233,25 +3141,40 @@ type InitializeRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInitializeRequestID to bitInitializeRequestParams, follow InitializeRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*InitializeRequest) isClientRequestVariant() {}
 
+// The presence bits of InitializeRequest's properties in has and missing, in schema order.
+const (
+	bitInitializeRequestID uint64 = 1 << iota
+	bitInitializeRequestJSONRPC
+	bitInitializeRequestMethod
+	bitInitializeRequestParams
+)
+
+// requiredInitializeRequest holds the bits of the properties some version of InitializeRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredInitializeRequest = bitInitializeRequestID | bitInitializeRequestJSONRPC | bitInitializeRequestMethod | bitInitializeRequestParams
+
 // InitializeRequestParams: Parameters for an `initialize` request.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/InitializeRequestParams
 type InitializeRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Meta *InitializeRequestParamsMeta `json:"_meta,omitempty"`
-	// Capabilities is defined by the MCP schema.
+	// Capabilities: 2025-11-25/schema.json#/$defs/InitializeRequestParams/properties/capabilities
 	//
 	// Removed in 2026-07-28.
 	Capabilities ClientCapabilities `json:"capabilities"`
-	// ClientInfo is defined by the MCP schema.
+	// ClientInfo: 2025-11-25/schema.json#/$defs/InitializeRequestParams/properties/clientInfo
 	//
 	// Removed in 2026-07-28.
 	ClientInfo Implementation `json:"clientInfo"`
@@ -2265,13 +3188,28 @@ type InitializeRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInitializeRequestParamsMeta to bitInitializeRequestParamsProtocolVersion, follow InitializeRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of InitializeRequestParams's properties in has and missing, in schema order.
+const (
+	bitInitializeRequestParamsMeta uint64 = 1 << iota
+	bitInitializeRequestParamsCapabilities
+	bitInitializeRequestParamsClientInfo
+	bitInitializeRequestParamsProtocolVersion
+)
+
+// requiredInitializeRequestParams holds the bits of the properties some version of InitializeRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredInitializeRequestParams = bitInitializeRequestParamsCapabilities | bitInitializeRequestParamsClientInfo | bitInitializeRequestParamsProtocolVersion
+
 // InitializeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/InitializeRequestParams/properties/_meta
 type InitializeRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -2283,19 +3221,27 @@ type InitializeRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInitializeRequestParamsMetaProgressToken to bitInitializeRequestParamsMetaProgressToken, follow InitializeRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of InitializeRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitInitializeRequestParamsMetaProgressToken uint64 = 1 << iota
+)
+
 // InitializeResult: After receiving an initialize request from the client, the server sends this response.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/InitializeResult
 type InitializeResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Removed in 2026-07-28.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	// Capabilities is defined by the MCP schema.
+	// Capabilities: 2025-11-25/schema.json#/$defs/InitializeResult/properties/capabilities
 	//
 	// Removed in 2026-07-28.
 	Capabilities ServerCapabilities `json:"capabilities"`
@@ -2309,7 +3255,7 @@ type InitializeResult struct {
 	//
 	// Removed in 2026-07-28.
 	ProtocolVersion string `json:"protocolVersion"`
-	// ServerInfo is defined by the MCP schema.
+	// ServerInfo: 2025-11-25/schema.json#/$defs/InitializeResult/properties/serverInfo
 	//
 	// Removed in 2026-07-28.
 	ServerInfo Implementation `json:"serverInfo"`
@@ -2319,21 +3265,37 @@ type InitializeResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInitializeResultMeta to bitInitializeResultServerInfo, follow InitializeResult.
 	has     uint64
 	missing uint64
 }
 
 func (*InitializeResult) isServerResultVariant() {}
 
+// The presence bits of InitializeResult's properties in has and missing, in schema order.
+const (
+	bitInitializeResultMeta uint64 = 1 << iota
+	bitInitializeResultCapabilities
+	bitInitializeResultInstructions
+	bitInitializeResultProtocolVersion
+	bitInitializeResultServerInfo
+)
+
+// requiredInitializeResult holds the bits of the properties some version of InitializeResult requires:
+// decoding sets those the input lacks in missing.
+const requiredInitializeResult = bitInitializeResultCapabilities | bitInitializeResultProtocolVersion | bitInitializeResultServerInfo
+
 // InitializedNotification: This notification is sent from the client to the server after initialization has finished.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/InitializedNotification
 type InitializedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/InitializedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/InitializedNotification/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params *NotificationParams `json:"params,omitempty"`
@@ -2343,13 +3305,25 @@ type InitializedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInitializedNotificationJSONRPC to bitInitializedNotificationParams, follow InitializedNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*InitializedNotification) isClientNotificationVariant() {}
 
-// InputRequest is defined by the MCP schema.
+// The presence bits of InitializedNotification's properties in has and missing, in schema order.
+const (
+	bitInitializedNotificationJSONRPC uint64 = 1 << iota
+	bitInitializedNotificationMethod
+	bitInitializedNotificationParams
+)
+
+// requiredInitializedNotification holds the bits of the properties some version of InitializedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredInitializedNotification = bitInitializedNotificationJSONRPC | bitInitializedNotificationMethod
+
+// InputRequest: 2026-07-28/schema.json#/$defs/InputRequest
 //
 // Since 2026-07-28.
 type InputRequest struct {
@@ -2368,6 +3342,8 @@ type InputRequestVariant interface {
 // Keys are server-assigned identifiers; values are the request objects.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InputRequests
 type InputRequests map[string]InputRequest
 
 // InputRequiredResult: An InputRequiredResult sent by the server to indicate that additional input is needed
@@ -2376,16 +3352,18 @@ type InputRequests map[string]InputRequest
 // At least one of `inputRequests` or `requestState` MUST be present.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InputRequiredResult
 type InputRequiredResult struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/InputRequiredResult/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
-	// InputRequests is defined by the MCP schema.
+	// InputRequests: 2026-07-28/schema.json#/$defs/InputRequiredResult/properties/inputRequests
 	//
 	// Since 2026-07-28.
 	InputRequests InputRequests `json:"inputRequests,omitempty"`
-	// RequestState is defined by the MCP schema.
+	// RequestState: 2026-07-28/schema.json#/$defs/InputRequiredResult/properties/requestState
 	//
 	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
@@ -2405,16 +3383,32 @@ type InputRequiredResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInputRequiredResultMeta to bitInputRequiredResultResultType, follow InputRequiredResult.
 	has     uint64
 	missing uint64
 }
 
-func (*InputRequiredResult) isCallToolResultResponseResultVariant()     {}
-func (*InputRequiredResult) isGetPromptResultResponseResultVariant()    {}
-func (*InputRequiredResult) isReadResourceResultResponseResultVariant() {}
-func (*InputRequiredResult) isServerResultVariant()                     {}
+func (*InputRequiredResult) isCallToolResultResponseResultVariant() {}
 
-// InputResponse is defined by the MCP schema.
+func (*InputRequiredResult) isGetPromptResultResponseResultVariant() {}
+
+func (*InputRequiredResult) isReadResourceResultResponseResultVariant() {}
+
+func (*InputRequiredResult) isServerResultVariant() {}
+
+// The presence bits of InputRequiredResult's properties in has and missing, in schema order.
+const (
+	bitInputRequiredResultMeta uint64 = 1 << iota
+	bitInputRequiredResultInputRequests
+	bitInputRequiredResultRequestState
+	bitInputRequiredResultResultType
+)
+
+// requiredInputRequiredResult holds the bits of the properties some version of InputRequiredResult requires:
+// decoding sets those the input lacks in missing.
+const requiredInputRequiredResult = bitInputRequiredResultResultType
+
+// InputResponse: 2026-07-28/schema.json#/$defs/InputResponse
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -2433,19 +3427,19 @@ type InputResponseVariant interface {
 	isInputResponseVariant()
 }
 
-// InputResponseRequestParams is defined by the MCP schema.
+// InputResponseRequestParams: 2026-07-28/schema.json#/$defs/InputResponseRequestParams
 //
 // Since 2026-07-28.
 type InputResponseRequestParams struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/InputResponseRequestParams/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta RequestMetaObject `json:"_meta"`
-	// InputResponses is defined by the MCP schema.
+	// InputResponses: 2026-07-28/schema.json#/$defs/InputResponseRequestParams/properties/inputResponses
 	//
 	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
-	// RequestState is defined by the MCP schema.
+	// RequestState: 2026-07-28/schema.json#/$defs/InputResponseRequestParams/properties/requestState
 	//
 	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
@@ -2455,20 +3449,36 @@ type InputResponseRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInputResponseRequestParamsMeta to bitInputResponseRequestParamsRequestState, follow InputResponseRequestParams.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of InputResponseRequestParams's properties in has and missing, in schema order.
+const (
+	bitInputResponseRequestParamsMeta uint64 = 1 << iota
+	bitInputResponseRequestParamsInputResponses
+	bitInputResponseRequestParamsRequestState
+)
+
+// requiredInputResponseRequestParams holds the bits of the properties some version of InputResponseRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredInputResponseRequestParams = bitInputResponseRequestParamsMeta
 
 // InputResponses: A map of client responses to server-initiated requests.
 // Keys correspond to the keys in the {@link InputRequests} map;
 // values are the client's result for each request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InputResponses
 type InputResponses map[string]InputResponse
 
 // InternalError: A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InternalError
 type InternalError struct {
 	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
 	//
@@ -2484,9 +3494,21 @@ type InternalError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInternalErrorCode to bitInternalErrorMessage, follow InternalError.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of InternalError's properties in has and missing, in schema order.
+const (
+	bitInternalErrorCode uint64 = 1 << iota
+	bitInternalErrorData
+	bitInternalErrorMessage
+)
+
+// requiredInternalError holds the bits of the properties some version of InternalError requires:
+// decoding sets those the input lacks in missing.
+const requiredInternalError = bitInternalErrorCode | bitInternalErrorMessage
 
 // InvalidParamsError: A JSON-RPC error indicating that the method parameters are invalid or malformed.
 //
@@ -2500,6 +3522,8 @@ type InternalError struct {
 // - **Sampling**: Missing tool result or tool results mixed with other content
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InvalidParamsError
 type InvalidParamsError struct {
 	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
 	//
@@ -2515,13 +3539,27 @@ type InvalidParamsError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInvalidParamsErrorCode to bitInvalidParamsErrorMessage, follow InvalidParamsError.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of InvalidParamsError's properties in has and missing, in schema order.
+const (
+	bitInvalidParamsErrorCode uint64 = 1 << iota
+	bitInvalidParamsErrorData
+	bitInvalidParamsErrorMessage
+)
+
+// requiredInvalidParamsError holds the bits of the properties some version of InvalidParamsError requires:
+// decoding sets those the input lacks in missing.
+const requiredInvalidParamsError = bitInvalidParamsErrorCode | bitInvalidParamsErrorMessage
+
 // InvalidRequestError: A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/InvalidRequestError
 type InvalidRequestError struct {
 	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
 	//
@@ -2537,16 +3575,28 @@ type InvalidRequestError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitInvalidRequestErrorCode to bitInvalidRequestErrorMessage, follow InvalidRequestError.
 	has     uint64
 	missing uint64
 }
 
-// JSONArray is defined by the MCP schema.
+// The presence bits of InvalidRequestError's properties in has and missing, in schema order.
+const (
+	bitInvalidRequestErrorCode uint64 = 1 << iota
+	bitInvalidRequestErrorData
+	bitInvalidRequestErrorMessage
+)
+
+// requiredInvalidRequestError holds the bits of the properties some version of InvalidRequestError requires:
+// decoding sets those the input lacks in missing.
+const requiredInvalidRequestError = bitInvalidRequestErrorCode | bitInvalidRequestErrorMessage
+
+// JSONArray: 2026-07-28/schema.json#/$defs/JSONArray
 //
 // Since 2026-07-28.
 type JSONArray []JSONValue
 
-// JSONObject is defined by the MCP schema.
+// JSONObject: 2026-07-28/schema.json#/$defs/JSONObject
 //
 // Since 2026-07-28.
 type JSONObject map[string]JSONValue
@@ -2556,11 +3606,13 @@ func (JSONObject) isJSONValueVariant() {}
 // JSONRPCBatchRequest: A JSON-RPC batch request, as described in https://www.jsonrpc.org/specification#batch.
 //
 // Since 2025-03-26. Removed in 2025-06-18.
+//
+// Schema: 2025-03-26/schema.json#/definitions/JSONRPCBatchRequest
 type JSONRPCBatchRequest []JSONRPCBatchRequestItem
 
 func (JSONRPCBatchRequest) isJSONRPCMessageVariant() {}
 
-// JSONRPCBatchRequestItem is defined by the MCP schema.
+// JSONRPCBatchRequestItem: 2025-03-26/schema.json#/definitions/JSONRPCBatchRequest/items
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -2582,11 +3634,13 @@ type JSONRPCBatchRequestItemVariant interface {
 // JSONRPCBatchResponse: A JSON-RPC batch response, as described in https://www.jsonrpc.org/specification#batch.
 //
 // Since 2025-03-26. Removed in 2025-06-18.
+//
+// Schema: 2025-03-26/schema.json#/definitions/JSONRPCBatchResponse
 type JSONRPCBatchResponse []JSONRPCBatchResponseItem
 
 func (JSONRPCBatchResponse) isJSONRPCMessageVariant() {}
 
-// JSONRPCBatchResponseItem is defined by the MCP schema.
+// JSONRPCBatchResponseItem: 2025-03-26/schema.json#/definitions/JSONRPCBatchResponse/items
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -2610,13 +3664,17 @@ type JSONRPCBatchResponseItemVariant interface {
 // Removed in 2025-11-25.
 //
 // Deprecated: use JSONRPCErrorResponse.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCErrorResponse
 type JSONRPCError = JSONRPCErrorResponse
 
 // JSONRPCErrorResponse: A response to a request that indicates an error occurred.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCErrorResponse
 type JSONRPCErrorResponse struct {
-	// Error is defined by the MCP schema.
+	// Error: 2026-07-28/schema.json#/$defs/JSONRPCErrorResponse/properties/error
 	Error Error `json:"error"`
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/JSONRPCErrorResponse/properties/id
 	ID RequestId `json:"id,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -2624,19 +3682,35 @@ type JSONRPCErrorResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCErrorResponseError to bitJSONRPCErrorResponseJSONRPC, follow JSONRPCErrorResponse.
 	has     uint64
 	missing uint64
 }
 
 func (*JSONRPCErrorResponse) isJSONRPCBatchResponseItemVariant() {}
-func (*JSONRPCErrorResponse) isJSONRPCMessageVariant()           {}
-func (*JSONRPCErrorResponse) isJSONRPCResponseVariant()          {}
+
+func (*JSONRPCErrorResponse) isJSONRPCMessageVariant() {}
+
+func (*JSONRPCErrorResponse) isJSONRPCResponseVariant() {}
+
+// The presence bits of JSONRPCErrorResponse's properties in has and missing, in schema order.
+const (
+	bitJSONRPCErrorResponseError uint64 = 1 << iota
+	bitJSONRPCErrorResponseID
+	bitJSONRPCErrorResponseJSONRPC
+)
+
+// requiredJSONRPCErrorResponse holds the bits of the properties some version of JSONRPCErrorResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredJSONRPCErrorResponse = bitJSONRPCErrorResponseError | bitJSONRPCErrorResponseID | bitJSONRPCErrorResponseJSONRPC
 
 // JSONRPCMessage: Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
 // the value to its own variant.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCMessage
 type JSONRPCMessage struct {
 	// Value is the variant: *JSONRPCRequest, *JSONRPCNotification, *JSONRPCResultResponse, *JSONRPCErrorResponse, JSONRPCBatchRequest, JSONRPCBatchResponse.
 	Value JSONRPCMessageVariant
@@ -2650,10 +3724,12 @@ type JSONRPCMessageVariant interface {
 }
 
 // JSONRPCNotification: A notification which does not expect a response.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCNotification
 type JSONRPCNotification struct {
-	// Method is defined by the MCP schema.
+	// Method: 2026-07-28/schema.json#/$defs/JSONRPCNotification/properties/method
 	Method string `json:"method"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/JSONRPCNotification/properties/params
 	Params *JSONRPCNotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -2661,14 +3737,27 @@ type JSONRPCNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCNotificationJSONRPC to bitJSONRPCNotificationParams, follow JSONRPCNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*JSONRPCNotification) isJSONRPCBatchRequestItemVariant() {}
-func (*JSONRPCNotification) isJSONRPCMessageVariant()          {}
 
-// JSONRPCNotificationParams is defined by the MCP schema.
+func (*JSONRPCNotification) isJSONRPCMessageVariant() {}
+
+// The presence bits of JSONRPCNotification's properties in has and missing, in schema order.
+const (
+	bitJSONRPCNotificationJSONRPC uint64 = 1 << iota
+	bitJSONRPCNotificationMethod
+	bitJSONRPCNotificationParams
+)
+
+// requiredJSONRPCNotification holds the bits of the properties some version of JSONRPCNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredJSONRPCNotification = bitJSONRPCNotificationJSONRPC | bitJSONRPCNotificationMethod
+
+// JSONRPCNotificationParams: 2025-06-18/schema.json#/definitions/JSONRPCNotification/properties/params
 //
 // Removed in 2025-11-25.
 type JSONRPCNotificationParams struct {
@@ -2682,17 +3771,25 @@ type JSONRPCNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCNotificationParamsMeta to bitJSONRPCNotificationParamsMeta, follow JSONRPCNotificationParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of JSONRPCNotificationParams's properties in has and missing, in schema order.
+const (
+	bitJSONRPCNotificationParamsMeta uint64 = 1 << iota
+)
+
 // JSONRPCRequest: A request that expects a response.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCRequest
 type JSONRPCRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/JSONRPCRequest/properties/id
 	ID RequestId `json:"id"`
-	// Method is defined by the MCP schema.
+	// Method: 2026-07-28/schema.json#/$defs/JSONRPCRequest/properties/method
 	Method string `json:"method"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/JSONRPCRequest/properties/params
 	Params *JSONRPCRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -2700,14 +3797,28 @@ type JSONRPCRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCRequestID to bitJSONRPCRequestParams, follow JSONRPCRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*JSONRPCRequest) isJSONRPCBatchRequestItemVariant() {}
-func (*JSONRPCRequest) isJSONRPCMessageVariant()          {}
 
-// JSONRPCRequestParams is defined by the MCP schema.
+func (*JSONRPCRequest) isJSONRPCMessageVariant() {}
+
+// The presence bits of JSONRPCRequest's properties in has and missing, in schema order.
+const (
+	bitJSONRPCRequestID uint64 = 1 << iota
+	bitJSONRPCRequestJSONRPC
+	bitJSONRPCRequestMethod
+	bitJSONRPCRequestParams
+)
+
+// requiredJSONRPCRequest holds the bits of the properties some version of JSONRPCRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredJSONRPCRequest = bitJSONRPCRequestID | bitJSONRPCRequestJSONRPC | bitJSONRPCRequestMethod
+
+// JSONRPCRequestParams: 2025-06-18/schema.json#/definitions/JSONRPCRequest/properties/params
 //
 // Removed in 2025-11-25.
 type JSONRPCRequestParams struct {
@@ -2721,13 +3832,21 @@ type JSONRPCRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCRequestParamsMeta to bitJSONRPCRequestParamsMeta, follow JSONRPCRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of JSONRPCRequestParams's properties in has and missing, in schema order.
+const (
+	bitJSONRPCRequestParamsMeta uint64 = 1 << iota
+)
+
 // JSONRPCRequestParamsMeta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
 //
 // Removed in 2025-11-25.
+//
+// Schema: 2025-06-18/schema.json#/definitions/JSONRPCRequest/properties/params/properties/_meta
 type JSONRPCRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -2739,15 +3858,23 @@ type JSONRPCRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCRequestParamsMetaProgressToken to bitJSONRPCRequestParamsMetaProgressToken, follow JSONRPCRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of JSONRPCRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitJSONRPCRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // JSONRPCResponse: A response to a request, containing either the result or error.
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
 // the value to its own variant.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCResponse
 type JSONRPCResponse struct {
 	// Value is the variant: *JSONRPCResultResponse, *JSONRPCErrorResponse.
 	Value JSONRPCResponseVariant
@@ -2761,10 +3888,12 @@ type JSONRPCResponseVariant interface {
 }
 
 // JSONRPCResultResponse: A successful (non-error) response to a request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/JSONRPCResultResponse
 type JSONRPCResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/JSONRPCResultResponse/properties/id
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/JSONRPCResultResponse/properties/result
 	Result Result `json:"result"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -2772,15 +3901,29 @@ type JSONRPCResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitJSONRPCResultResponseID to bitJSONRPCResultResponseResult, follow JSONRPCResultResponse.
 	has     uint64
 	missing uint64
 }
 
 func (*JSONRPCResultResponse) isJSONRPCBatchResponseItemVariant() {}
-func (*JSONRPCResultResponse) isJSONRPCMessageVariant()           {}
-func (*JSONRPCResultResponse) isJSONRPCResponseVariant()          {}
 
-// JSONValue is defined by the MCP schema.
+func (*JSONRPCResultResponse) isJSONRPCMessageVariant() {}
+
+func (*JSONRPCResultResponse) isJSONRPCResponseVariant() {}
+
+// The presence bits of JSONRPCResultResponse's properties in has and missing, in schema order.
+const (
+	bitJSONRPCResultResponseID uint64 = 1 << iota
+	bitJSONRPCResultResponseJSONRPC
+	bitJSONRPCResultResponseResult
+)
+
+// requiredJSONRPCResultResponse holds the bits of the properties some version of JSONRPCResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredJSONRPCResultResponse = bitJSONRPCResultResponseID | bitJSONRPCResultResponseJSONRPC | bitJSONRPCResultResponseResult
+
+// JSONValue: 2026-07-28/schema.json#/$defs/JSONValue
 //
 // Since 2026-07-28.
 type JSONValue struct {
@@ -2795,28 +3938,28 @@ type JSONValueVariant interface {
 	isJSONValueVariant()
 }
 
-// JSONValueArray is defined by the MCP schema.
+// JSONValueArray: 2026-07-28/schema.json#/$defs/JSONValue/anyOf/1
 //
 // Since 2026-07-28.
 type JSONValueArray []JSONValue
 
 func (JSONValueArray) isJSONValueVariant() {}
 
-// JSONValueBoolean is defined by the MCP schema.
+// JSONValueBoolean: 2026-07-28/schema.json#/$defs/JSONValue/anyOf/2
 //
 // Since 2026-07-28.
 type JSONValueBoolean bool
 
 func (JSONValueBoolean) isJSONValueVariant() {}
 
-// JSONValueInteger is defined by the MCP schema.
+// JSONValueInteger: 2026-07-28/schema.json#/$defs/JSONValue/anyOf/2
 //
 // Since 2026-07-28.
 type JSONValueInteger int64
 
 func (JSONValueInteger) isJSONValueVariant() {}
 
-// JSONValueString is defined by the MCP schema.
+// JSONValueString: 2026-07-28/schema.json#/$defs/JSONValue/anyOf/2
 //
 // Since 2026-07-28.
 type JSONValueString string
@@ -2827,16 +3970,18 @@ func (JSONValueString) isJSONValueVariant() {}
 // This interface will be removed in a future version.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/LegacyTitledEnumSchema
 type LegacyTitledEnumSchema struct {
-	// Default is defined by the MCP schema.
+	// Default: 2026-07-28/schema.json#/$defs/LegacyTitledEnumSchema/properties/default
 	//
 	// Since 2025-11-25.
 	Default string `json:"default,omitempty"`
-	// Description is defined by the MCP schema.
+	// Description: 2026-07-28/schema.json#/$defs/LegacyTitledEnumSchema/properties/description
 	//
 	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	// Enum is defined by the MCP schema.
+	// Enum: 2026-07-28/schema.json#/$defs/LegacyTitledEnumSchema/properties/enum
 	//
 	// Since 2025-06-18.
 	Enum []string `json:"enum"`
@@ -2845,7 +3990,7 @@ type LegacyTitledEnumSchema struct {
 	//
 	// Since 2025-06-18.
 	EnumNames []string `json:"enumNames,omitempty"`
-	// Title is defined by the MCP schema.
+	// Title: 2026-07-28/schema.json#/$defs/LegacyTitledEnumSchema/properties/title
 	//
 	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
@@ -2855,24 +4000,42 @@ type LegacyTitledEnumSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitLegacyTitledEnumSchemaDefault to bitLegacyTitledEnumSchemaType, follow LegacyTitledEnumSchema.
 	has     uint64
 	missing uint64
 }
 
-func (*LegacyTitledEnumSchema) isEnumSchemaVariant()                {}
+func (*LegacyTitledEnumSchema) isEnumSchemaVariant() {}
+
 func (*LegacyTitledEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
 
+// The presence bits of LegacyTitledEnumSchema's properties in has and missing, in schema order.
+const (
+	bitLegacyTitledEnumSchemaDefault uint64 = 1 << iota
+	bitLegacyTitledEnumSchemaDescription
+	bitLegacyTitledEnumSchemaEnum
+	bitLegacyTitledEnumSchemaEnumNames
+	bitLegacyTitledEnumSchemaTitle
+	bitLegacyTitledEnumSchemaType
+)
+
+// requiredLegacyTitledEnumSchema holds the bits of the properties some version of LegacyTitledEnumSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredLegacyTitledEnumSchema = bitLegacyTitledEnumSchemaEnum | bitLegacyTitledEnumSchemaType
+
 // ListPromptsRequest: Sent from the client to request a list of prompts and prompt templates the server has.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListPromptsRequest
 type ListPromptsRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListPromptsRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ListPromptsRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ListPromptsRequest/properties/params
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -2880,13 +4043,28 @@ type ListPromptsRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListPromptsRequestID to bitListPromptsRequestParams, follow ListPromptsRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*ListPromptsRequest) isClientRequestVariant() {}
 
+// The presence bits of ListPromptsRequest's properties in has and missing, in schema order.
+const (
+	bitListPromptsRequestID uint64 = 1 << iota
+	bitListPromptsRequestJSONRPC
+	bitListPromptsRequestMethod
+	bitListPromptsRequestParams
+)
+
+// requiredListPromptsRequest holds the bits of the properties some version of ListPromptsRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListPromptsRequest = bitListPromptsRequestID | bitListPromptsRequestJSONRPC | bitListPromptsRequestMethod | bitListPromptsRequestParams
+
 // ListPromptsResult: The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListPromptsResult
 type ListPromptsResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -2906,7 +4084,7 @@ type ListPromptsResult struct {
 	// NextCursor: An opaque token representing the pagination position after the last returned result.
 	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
-	// Prompts is defined by the MCP schema.
+	// Prompts: 2026-07-28/schema.json#/$defs/ListPromptsResult/properties/prompts
 	Prompts []Prompt `json:"prompts"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -2935,14 +4113,26 @@ type ListPromptsResult struct {
 
 	// has marks the properties present in decoded input or set with a Set
 	// method; missing marks required ones that decoded input lacked.
+	// Their bits, bitListPromptsResultMeta to bitListPromptsResultTTLMs, follow ListPromptsResult.
 	has     uint64
 	missing uint64
 }
 
 func (*ListPromptsResult) isServerResultVariant() {}
 
-// bitListPromptsResultTTLMs is the bit of ttlMs in the has and missing fields of ListPromptsResult.
-const bitListPromptsResultTTLMs = uint64(0x20)
+// The presence bits of ListPromptsResult's properties in has and missing, in schema order.
+const (
+	bitListPromptsResultMeta uint64 = 1 << iota
+	bitListPromptsResultCacheScope
+	bitListPromptsResultNextCursor
+	bitListPromptsResultPrompts
+	bitListPromptsResultResultType
+	bitListPromptsResultTTLMs
+)
+
+// requiredListPromptsResult holds the bits of the properties some version of ListPromptsResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListPromptsResult = bitListPromptsResultCacheScope | bitListPromptsResultPrompts | bitListPromptsResultResultType | bitListPromptsResultTTLMs
 
 // SetTTLMs sets TTLMs and marks it present, so that it is encoded even
 // when zero: version 2026-07-28 requires it.
@@ -2963,15 +4153,17 @@ func (x *ListPromptsResult) SetTTLMs(v int64) {
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListPromptsResult/properties/cacheScope
 type ListPromptsResultCacheScope string
 
 // The values of ListPromptsResultCacheScope, in schema order.
 const (
-	// ListPromptsResultCacheScopePrivate is defined by the MCP schema.
+	// ListPromptsResultCacheScopePrivate is the ListPromptsResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	ListPromptsResultCacheScopePrivate ListPromptsResultCacheScope = "private"
-	// ListPromptsResultCacheScopePublic is defined by the MCP schema.
+	// ListPromptsResultCacheScopePublic is the ListPromptsResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	ListPromptsResultCacheScopePublic ListPromptsResultCacheScope = "public"
@@ -2980,12 +4172,14 @@ const (
 // ListPromptsResultResponse: A successful response from the server for a {@link ListPromptsRequestprompts/list} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListPromptsResultResponse
 type ListPromptsResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListPromptsResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/ListPromptsResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result ListPromptsResult `json:"result"`
@@ -2995,21 +4189,35 @@ type ListPromptsResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListPromptsResultResponseID to bitListPromptsResultResponseResult, follow ListPromptsResultResponse.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ListPromptsResultResponse's properties in has and missing, in schema order.
+const (
+	bitListPromptsResultResponseID uint64 = 1 << iota
+	bitListPromptsResultResponseJSONRPC
+	bitListPromptsResultResponseResult
+)
+
+// requiredListPromptsResultResponse holds the bits of the properties some version of ListPromptsResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredListPromptsResultResponse = bitListPromptsResultResponseID | bitListPromptsResultResponseJSONRPC | bitListPromptsResultResponseResult
+
 // ListResourceTemplatesRequest: Sent from the client to request a list of resource templates the server has.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourceTemplatesRequest
 type ListResourceTemplatesRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListResourceTemplatesRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ListResourceTemplatesRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ListResourceTemplatesRequest/properties/params
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3017,13 +4225,28 @@ type ListResourceTemplatesRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListResourceTemplatesRequestID to bitListResourceTemplatesRequestParams, follow ListResourceTemplatesRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*ListResourceTemplatesRequest) isClientRequestVariant() {}
 
+// The presence bits of ListResourceTemplatesRequest's properties in has and missing, in schema order.
+const (
+	bitListResourceTemplatesRequestID uint64 = 1 << iota
+	bitListResourceTemplatesRequestJSONRPC
+	bitListResourceTemplatesRequestMethod
+	bitListResourceTemplatesRequestParams
+)
+
+// requiredListResourceTemplatesRequest holds the bits of the properties some version of ListResourceTemplatesRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourceTemplatesRequest = bitListResourceTemplatesRequestID | bitListResourceTemplatesRequestJSONRPC | bitListResourceTemplatesRequestMethod | bitListResourceTemplatesRequestParams
+
 // ListResourceTemplatesResult: The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResult
 type ListResourceTemplatesResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -3043,7 +4266,7 @@ type ListResourceTemplatesResult struct {
 	// NextCursor: An opaque token representing the pagination position after the last returned result.
 	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
-	// ResourceTemplates is defined by the MCP schema.
+	// ResourceTemplates: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResult/properties/resourceTemplates
 	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -3072,14 +4295,26 @@ type ListResourceTemplatesResult struct {
 
 	// has marks the properties present in decoded input or set with a Set
 	// method; missing marks required ones that decoded input lacked.
+	// Their bits, bitListResourceTemplatesResultMeta to bitListResourceTemplatesResultTTLMs, follow ListResourceTemplatesResult.
 	has     uint64
 	missing uint64
 }
 
 func (*ListResourceTemplatesResult) isServerResultVariant() {}
 
-// bitListResourceTemplatesResultTTLMs is the bit of ttlMs in the has and missing fields of ListResourceTemplatesResult.
-const bitListResourceTemplatesResultTTLMs = uint64(0x20)
+// The presence bits of ListResourceTemplatesResult's properties in has and missing, in schema order.
+const (
+	bitListResourceTemplatesResultMeta uint64 = 1 << iota
+	bitListResourceTemplatesResultCacheScope
+	bitListResourceTemplatesResultNextCursor
+	bitListResourceTemplatesResultResourceTemplates
+	bitListResourceTemplatesResultResultType
+	bitListResourceTemplatesResultTTLMs
+)
+
+// requiredListResourceTemplatesResult holds the bits of the properties some version of ListResourceTemplatesResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourceTemplatesResult = bitListResourceTemplatesResultCacheScope | bitListResourceTemplatesResultResourceTemplates | bitListResourceTemplatesResultResultType | bitListResourceTemplatesResultTTLMs
 
 // SetTTLMs sets TTLMs and marks it present, so that it is encoded even
 // when zero: version 2026-07-28 requires it.
@@ -3100,15 +4335,17 @@ func (x *ListResourceTemplatesResult) SetTTLMs(v int64) {
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResult/properties/cacheScope
 type ListResourceTemplatesResultCacheScope string
 
 // The values of ListResourceTemplatesResultCacheScope, in schema order.
 const (
-	// ListResourceTemplatesResultCacheScopePrivate is defined by the MCP schema.
+	// ListResourceTemplatesResultCacheScopePrivate is the ListResourceTemplatesResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	ListResourceTemplatesResultCacheScopePrivate ListResourceTemplatesResultCacheScope = "private"
-	// ListResourceTemplatesResultCacheScopePublic is defined by the MCP schema.
+	// ListResourceTemplatesResultCacheScopePublic is the ListResourceTemplatesResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	ListResourceTemplatesResultCacheScopePublic ListResourceTemplatesResultCacheScope = "public"
@@ -3117,12 +4354,14 @@ const (
 // ListResourceTemplatesResultResponse: A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResultResponse
 type ListResourceTemplatesResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result ListResourceTemplatesResult `json:"result"`
@@ -3132,21 +4371,35 @@ type ListResourceTemplatesResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListResourceTemplatesResultResponseID to bitListResourceTemplatesResultResponseResult, follow ListResourceTemplatesResultResponse.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ListResourceTemplatesResultResponse's properties in has and missing, in schema order.
+const (
+	bitListResourceTemplatesResultResponseID uint64 = 1 << iota
+	bitListResourceTemplatesResultResponseJSONRPC
+	bitListResourceTemplatesResultResponseResult
+)
+
+// requiredListResourceTemplatesResultResponse holds the bits of the properties some version of ListResourceTemplatesResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourceTemplatesResultResponse = bitListResourceTemplatesResultResponseID | bitListResourceTemplatesResultResponseJSONRPC | bitListResourceTemplatesResultResponseResult
+
 // ListResourcesRequest: Sent from the client to request a list of resources the server has.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourcesRequest
 type ListResourcesRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListResourcesRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ListResourcesRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ListResourcesRequest/properties/params
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3154,13 +4407,28 @@ type ListResourcesRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListResourcesRequestID to bitListResourcesRequestParams, follow ListResourcesRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*ListResourcesRequest) isClientRequestVariant() {}
 
+// The presence bits of ListResourcesRequest's properties in has and missing, in schema order.
+const (
+	bitListResourcesRequestID uint64 = 1 << iota
+	bitListResourcesRequestJSONRPC
+	bitListResourcesRequestMethod
+	bitListResourcesRequestParams
+)
+
+// requiredListResourcesRequest holds the bits of the properties some version of ListResourcesRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourcesRequest = bitListResourcesRequestID | bitListResourcesRequestJSONRPC | bitListResourcesRequestMethod | bitListResourcesRequestParams
+
 // ListResourcesResult: The result returned by the server for a {@link ListResourcesRequestresources/list} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourcesResult
 type ListResourcesResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -3180,7 +4448,7 @@ type ListResourcesResult struct {
 	// NextCursor: An opaque token representing the pagination position after the last returned result.
 	// If present, there may be more results available.
 	NextCursor string `json:"nextCursor,omitempty"`
-	// Resources is defined by the MCP schema.
+	// Resources: 2026-07-28/schema.json#/$defs/ListResourcesResult/properties/resources
 	Resources []Resource `json:"resources"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -3209,14 +4477,26 @@ type ListResourcesResult struct {
 
 	// has marks the properties present in decoded input or set with a Set
 	// method; missing marks required ones that decoded input lacked.
+	// Their bits, bitListResourcesResultMeta to bitListResourcesResultTTLMs, follow ListResourcesResult.
 	has     uint64
 	missing uint64
 }
 
 func (*ListResourcesResult) isServerResultVariant() {}
 
-// bitListResourcesResultTTLMs is the bit of ttlMs in the has and missing fields of ListResourcesResult.
-const bitListResourcesResultTTLMs = uint64(0x20)
+// The presence bits of ListResourcesResult's properties in has and missing, in schema order.
+const (
+	bitListResourcesResultMeta uint64 = 1 << iota
+	bitListResourcesResultCacheScope
+	bitListResourcesResultNextCursor
+	bitListResourcesResultResources
+	bitListResourcesResultResultType
+	bitListResourcesResultTTLMs
+)
+
+// requiredListResourcesResult holds the bits of the properties some version of ListResourcesResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourcesResult = bitListResourcesResultCacheScope | bitListResourcesResultResources | bitListResourcesResultResultType | bitListResourcesResultTTLMs
 
 // SetTTLMs sets TTLMs and marks it present, so that it is encoded even
 // when zero: version 2026-07-28 requires it.
@@ -3237,15 +4517,17 @@ func (x *ListResourcesResult) SetTTLMs(v int64) {
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourcesResult/properties/cacheScope
 type ListResourcesResultCacheScope string
 
 // The values of ListResourcesResultCacheScope, in schema order.
 const (
-	// ListResourcesResultCacheScopePrivate is defined by the MCP schema.
+	// ListResourcesResultCacheScopePrivate is the ListResourcesResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	ListResourcesResultCacheScopePrivate ListResourcesResultCacheScope = "private"
-	// ListResourcesResultCacheScopePublic is defined by the MCP schema.
+	// ListResourcesResultCacheScopePublic is the ListResourcesResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	ListResourcesResultCacheScopePublic ListResourcesResultCacheScope = "public"
@@ -3254,12 +4536,14 @@ const (
 // ListResourcesResultResponse: A successful response from the server for a {@link ListResourcesRequestresources/list} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListResourcesResultResponse
 type ListResourcesResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListResourcesResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/ListResourcesResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result ListResourcesResult `json:"result"`
@@ -3269,9 +4553,21 @@ type ListResourcesResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListResourcesResultResponseID to bitListResourcesResultResponseResult, follow ListResourcesResultResponse.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ListResourcesResultResponse's properties in has and missing, in schema order.
+const (
+	bitListResourcesResultResponseID uint64 = 1 << iota
+	bitListResourcesResultResponseJSONRPC
+	bitListResourcesResultResponseResult
+)
+
+// requiredListResourcesResultResponse holds the bits of the properties some version of ListResourcesResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredListResourcesResultResponse = bitListResourcesResultResponseID | bitListResourcesResultResponseJSONRPC | bitListResourcesResultResponseResult
 
 // ListRootsRequest: Sent from the server to request a list of root URIs from the client. Roots allow
 // servers to ask for specific directories or files to operate on. A common example
@@ -3280,14 +4576,16 @@ type ListResourcesResultResponse struct {
 //
 // This request is typically used when the server needs to understand the file system
 // structure or access specific locations that the client has permission to read from.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListRootsRequest
 type ListRootsRequest struct {
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ListRootsRequest/properties/params
 	Params *ListRootsRequestParams `json:"params,omitempty"`
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/ListRootsRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/ListRootsRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
@@ -3297,14 +4595,28 @@ type ListRootsRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListRootsRequestMethod to bitListRootsRequestJSONRPC, follow ListRootsRequest.
 	has     uint64
 	missing uint64
 }
 
-func (*ListRootsRequest) isInputRequestVariant()  {}
+func (*ListRootsRequest) isInputRequestVariant() {}
+
 func (*ListRootsRequest) isServerRequestVariant() {}
 
-// ListRootsRequestParams is defined by the MCP schema.
+// The presence bits of ListRootsRequest's properties in has and missing, in schema order.
+const (
+	bitListRootsRequestMethod uint64 = 1 << iota
+	bitListRootsRequestParams
+	bitListRootsRequestID
+	bitListRootsRequestJSONRPC
+)
+
+// requiredListRootsRequest holds the bits of the properties some version of ListRootsRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListRootsRequest = bitListRootsRequestMethod | bitListRootsRequestID | bitListRootsRequestJSONRPC
+
+// ListRootsRequestParams: 2026-07-28/schema.json#/$defs/ListRootsRequest/properties/params
 //
 // Exists in 2024-11-05, 2025-03-26, 2025-06-18, 2026-07-28.
 type ListRootsRequestParams struct {
@@ -3318,15 +4630,23 @@ type ListRootsRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListRootsRequestParamsMeta to bitListRootsRequestParamsMeta, follow ListRootsRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ListRootsRequestParams's properties in has and missing, in schema order.
+const (
+	bitListRootsRequestParamsMeta uint64 = 1 << iota
+)
+
 // ListRootsResult: The result returned by the client for a {@link ListRootsRequestroots/list} request.
 // This result contains an array of {@link Root} objects, each representing a root directory
 // or file that the server can operate on.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListRootsResult
 type ListRootsResult struct {
-	// Roots is defined by the MCP schema.
+	// Roots: 2026-07-28/schema.json#/$defs/ListRootsResult/properties/roots
 	Roots []Root `json:"roots"`
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -3338,22 +4658,36 @@ type ListRootsResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListRootsResultRoots to bitListRootsResultMeta, follow ListRootsResult.
 	has     uint64
 	missing uint64
 }
 
-func (*ListRootsResult) isClientResultVariant()  {}
+func (*ListRootsResult) isClientResultVariant() {}
+
 func (*ListRootsResult) isInputResponseVariant() {}
+
+// The presence bits of ListRootsResult's properties in has and missing, in schema order.
+const (
+	bitListRootsResultRoots uint64 = 1 << iota
+	bitListRootsResultMeta
+)
+
+// requiredListRootsResult holds the bits of the properties some version of ListRootsResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListRootsResult = bitListRootsResultRoots
 
 // ListTasksRequest: A request to retrieve a list of tasks.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ListTasksRequest
 type ListTasksRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/ListTasksRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/ListTasksRequest/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params *PaginatedRequestParams `json:"params,omitempty"`
@@ -3363,16 +4697,32 @@ type ListTasksRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListTasksRequestID to bitListTasksRequestParams, follow ListTasksRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*ListTasksRequest) isClientRequestVariant() {}
+
 func (*ListTasksRequest) isServerRequestVariant() {}
+
+// The presence bits of ListTasksRequest's properties in has and missing, in schema order.
+const (
+	bitListTasksRequestID uint64 = 1 << iota
+	bitListTasksRequestJSONRPC
+	bitListTasksRequestMethod
+	bitListTasksRequestParams
+)
+
+// requiredListTasksRequest holds the bits of the properties some version of ListTasksRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListTasksRequest = bitListTasksRequestID | bitListTasksRequestJSONRPC | bitListTasksRequestMethod
 
 // ListTasksResult: The response to a tasks/list request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ListTasksResult
 type ListTasksResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -3383,7 +4733,7 @@ type ListTasksResult struct {
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	NextCursor string `json:"nextCursor,omitempty"`
-	// Tasks is defined by the MCP schema.
+	// Tasks: 2025-11-25/schema.json#/$defs/ListTasksResult/properties/tasks
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Tasks []Task `json:"tasks"`
@@ -3393,24 +4743,39 @@ type ListTasksResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListTasksResultMeta to bitListTasksResultTasks, follow ListTasksResult.
 	has     uint64
 	missing uint64
 }
 
 func (*ListTasksResult) isClientResultVariant() {}
+
 func (*ListTasksResult) isServerResultVariant() {}
 
+// The presence bits of ListTasksResult's properties in has and missing, in schema order.
+const (
+	bitListTasksResultMeta uint64 = 1 << iota
+	bitListTasksResultNextCursor
+	bitListTasksResultTasks
+)
+
+// requiredListTasksResult holds the bits of the properties some version of ListTasksResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListTasksResult = bitListTasksResultTasks
+
 // ListToolsRequest: Sent from the client to request a list of tools the server has.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListToolsRequest
 type ListToolsRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListToolsRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ListToolsRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ListToolsRequest/properties/params
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3418,13 +4783,28 @@ type ListToolsRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListToolsRequestID to bitListToolsRequestParams, follow ListToolsRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*ListToolsRequest) isClientRequestVariant() {}
 
+// The presence bits of ListToolsRequest's properties in has and missing, in schema order.
+const (
+	bitListToolsRequestID uint64 = 1 << iota
+	bitListToolsRequestJSONRPC
+	bitListToolsRequestMethod
+	bitListToolsRequestParams
+)
+
+// requiredListToolsRequest holds the bits of the properties some version of ListToolsRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredListToolsRequest = bitListToolsRequestID | bitListToolsRequestJSONRPC | bitListToolsRequestMethod | bitListToolsRequestParams
+
 // ListToolsResult: The result returned by the server for a {@link ListToolsRequesttools/list} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListToolsResult
 type ListToolsResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -3454,7 +4834,7 @@ type ListToolsResult struct {
 	//
 	// Since 2026-07-28.
 	ResultType string `json:"resultType,omitempty"`
-	// Tools is defined by the MCP schema.
+	// Tools: 2026-07-28/schema.json#/$defs/ListToolsResult/properties/tools
 	Tools []Tool `json:"tools"`
 	// TTLMs: A hint from the server indicating how long (in milliseconds) the
 	// client MAY cache this response before re-fetching. Semantics are
@@ -3473,14 +4853,26 @@ type ListToolsResult struct {
 
 	// has marks the properties present in decoded input or set with a Set
 	// method; missing marks required ones that decoded input lacked.
+	// Their bits, bitListToolsResultMeta to bitListToolsResultTTLMs, follow ListToolsResult.
 	has     uint64
 	missing uint64
 }
 
 func (*ListToolsResult) isServerResultVariant() {}
 
-// bitListToolsResultTTLMs is the bit of ttlMs in the has and missing fields of ListToolsResult.
-const bitListToolsResultTTLMs = uint64(0x20)
+// The presence bits of ListToolsResult's properties in has and missing, in schema order.
+const (
+	bitListToolsResultMeta uint64 = 1 << iota
+	bitListToolsResultCacheScope
+	bitListToolsResultNextCursor
+	bitListToolsResultResultType
+	bitListToolsResultTools
+	bitListToolsResultTTLMs
+)
+
+// requiredListToolsResult holds the bits of the properties some version of ListToolsResult requires:
+// decoding sets those the input lacks in missing.
+const requiredListToolsResult = bitListToolsResultCacheScope | bitListToolsResultResultType | bitListToolsResultTools | bitListToolsResultTTLMs
 
 // SetTTLMs sets TTLMs and marks it present, so that it is encoded even
 // when zero: version 2026-07-28 requires it.
@@ -3501,15 +4893,17 @@ func (x *ListToolsResult) SetTTLMs(v int64) {
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListToolsResult/properties/cacheScope
 type ListToolsResultCacheScope string
 
 // The values of ListToolsResultCacheScope, in schema order.
 const (
-	// ListToolsResultCacheScopePrivate is defined by the MCP schema.
+	// ListToolsResultCacheScopePrivate is the ListToolsResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	ListToolsResultCacheScopePrivate ListToolsResultCacheScope = "private"
-	// ListToolsResultCacheScopePublic is defined by the MCP schema.
+	// ListToolsResultCacheScopePublic is the ListToolsResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	ListToolsResultCacheScopePublic ListToolsResultCacheScope = "public"
@@ -3518,12 +4912,14 @@ const (
 // ListToolsResultResponse: A successful response from the server for a {@link ListToolsRequesttools/list} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ListToolsResultResponse
 type ListToolsResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ListToolsResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/ListToolsResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result ListToolsResult `json:"result"`
@@ -3533,43 +4929,59 @@ type ListToolsResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitListToolsResultResponseID to bitListToolsResultResponseResult, follow ListToolsResultResponse.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ListToolsResultResponse's properties in has and missing, in schema order.
+const (
+	bitListToolsResultResponseID uint64 = 1 << iota
+	bitListToolsResultResponseJSONRPC
+	bitListToolsResultResponseResult
+)
+
+// requiredListToolsResultResponse holds the bits of the properties some version of ListToolsResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredListToolsResultResponse = bitListToolsResultResponseID | bitListToolsResultResponseJSONRPC | bitListToolsResultResponseResult
 
 // LoggingLevel: The severity of a log message.
 //
 // These map to syslog message severities, as specified in RFC-5424:
 // https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
+//
+// Schema: 2026-07-28/schema.json#/$defs/LoggingLevel
 type LoggingLevel string
 
 // The values of LoggingLevel, in schema order.
 const (
-	// LoggingLevelAlert is defined by the MCP schema.
+	// LoggingLevelAlert is the LoggingLevel value "alert".
 	LoggingLevelAlert LoggingLevel = "alert"
-	// LoggingLevelCritical is defined by the MCP schema.
+	// LoggingLevelCritical is the LoggingLevel value "critical".
 	LoggingLevelCritical LoggingLevel = "critical"
-	// LoggingLevelDebug is defined by the MCP schema.
+	// LoggingLevelDebug is the LoggingLevel value "debug".
 	LoggingLevelDebug LoggingLevel = "debug"
-	// LoggingLevelEmergency is defined by the MCP schema.
+	// LoggingLevelEmergency is the LoggingLevel value "emergency".
 	LoggingLevelEmergency LoggingLevel = "emergency"
-	// LoggingLevelError is defined by the MCP schema.
+	// LoggingLevelError is the LoggingLevel value "error".
 	LoggingLevelError LoggingLevel = "error"
-	// LoggingLevelInfo is defined by the MCP schema.
+	// LoggingLevelInfo is the LoggingLevel value "info".
 	LoggingLevelInfo LoggingLevel = "info"
-	// LoggingLevelNotice is defined by the MCP schema.
+	// LoggingLevelNotice is the LoggingLevel value "notice".
 	LoggingLevelNotice LoggingLevel = "notice"
-	// LoggingLevelWarning is defined by the MCP schema.
+	// LoggingLevelWarning is the LoggingLevel value "warning".
 	LoggingLevelWarning LoggingLevel = "warning"
 )
 
 // LoggingMessageNotification: JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
+//
+// Schema: 2026-07-28/schema.json#/$defs/LoggingMessageNotification
 type LoggingMessageNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/LoggingMessageNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/LoggingMessageNotification/properties/params
 	Params LoggingMessageNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3577,13 +4989,27 @@ type LoggingMessageNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitLoggingMessageNotificationJSONRPC to bitLoggingMessageNotificationParams, follow LoggingMessageNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*LoggingMessageNotification) isServerNotificationVariant() {}
 
+// The presence bits of LoggingMessageNotification's properties in has and missing, in schema order.
+const (
+	bitLoggingMessageNotificationJSONRPC uint64 = 1 << iota
+	bitLoggingMessageNotificationMethod
+	bitLoggingMessageNotificationParams
+)
+
+// requiredLoggingMessageNotification holds the bits of the properties some version of LoggingMessageNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredLoggingMessageNotification = bitLoggingMessageNotificationJSONRPC | bitLoggingMessageNotificationMethod | bitLoggingMessageNotificationParams
+
 // LoggingMessageNotificationParams: Parameters for a `notifications/message` notification.
+//
+// Schema: 2026-07-28/schema.json#/$defs/LoggingMessageNotificationParams
 type LoggingMessageNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -3601,9 +5027,22 @@ type LoggingMessageNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitLoggingMessageNotificationParamsMeta to bitLoggingMessageNotificationParamsLogger, follow LoggingMessageNotificationParams.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of LoggingMessageNotificationParams's properties in has and missing, in schema order.
+const (
+	bitLoggingMessageNotificationParamsMeta uint64 = 1 << iota
+	bitLoggingMessageNotificationParamsData
+	bitLoggingMessageNotificationParamsLevel
+	bitLoggingMessageNotificationParamsLogger
+)
+
+// requiredLoggingMessageNotificationParams holds the bits of the properties some version of LoggingMessageNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredLoggingMessageNotificationParams = bitLoggingMessageNotificationParamsData | bitLoggingMessageNotificationParamsLevel
 
 // MetaObject: Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
 //
@@ -3622,6 +5061,8 @@ type LoggingMessageNotificationParams struct {
 // - Interior characters may be alphanumeric, hyphens (`-`), underscores (`_`), or dots (`.`).
 //
 // Exists in 2024-11-05, 2025-03-26, 2025-06-18, 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/MetaObject
 type MetaObject json.RawMessage
 
 // MethodNotFoundError: A JSON-RPC error indicating that the requested method does not exist or is not available.
@@ -3631,6 +5072,8 @@ type MetaObject json.RawMessage
 // A request that requires a client capability the client did not declare is signalled instead by {@link MissingRequiredClientCapabilityError} (`-32021`).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/MethodNotFoundError
 type MethodNotFoundError struct {
 	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
 	//
@@ -3646,21 +5089,35 @@ type MethodNotFoundError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitMethodNotFoundErrorCode to bitMethodNotFoundErrorMessage, follow MethodNotFoundError.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of MethodNotFoundError's properties in has and missing, in schema order.
+const (
+	bitMethodNotFoundErrorCode uint64 = 1 << iota
+	bitMethodNotFoundErrorData
+	bitMethodNotFoundErrorMessage
+)
+
+// requiredMethodNotFoundError holds the bits of the properties some version of MethodNotFoundError requires:
+// decoding sets those the input lacks in missing.
+const requiredMethodNotFoundError = bitMethodNotFoundErrorCode | bitMethodNotFoundErrorMessage
 
 // MissingRequiredClientCapabilityError: Returned when processing a request requires a capability the client did not
 // declare in `clientCapabilities`. For HTTP, the response status code MUST be
 // `400 Bad Request`.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/MissingRequiredClientCapabilityError
 type MissingRequiredClientCapabilityError struct {
-	// Error is defined by the MCP schema.
+	// Error: 2026-07-28/schema.json#/$defs/MissingRequiredClientCapabilityError/properties/error
 	//
 	// Since 2026-07-28.
 	Error MissingRequiredClientCapabilityErrorError `json:"error"`
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/MissingRequiredClientCapabilityError/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
@@ -3670,11 +5127,23 @@ type MissingRequiredClientCapabilityError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitMissingRequiredClientCapabilityErrorError to bitMissingRequiredClientCapabilityErrorJSONRPC, follow MissingRequiredClientCapabilityError.
 	has     uint64
 	missing uint64
 }
 
-// MissingRequiredClientCapabilityErrorError is defined by the MCP schema.
+// The presence bits of MissingRequiredClientCapabilityError's properties in has and missing, in schema order.
+const (
+	bitMissingRequiredClientCapabilityErrorError uint64 = 1 << iota
+	bitMissingRequiredClientCapabilityErrorID
+	bitMissingRequiredClientCapabilityErrorJSONRPC
+)
+
+// requiredMissingRequiredClientCapabilityError holds the bits of the properties some version of MissingRequiredClientCapabilityError requires:
+// decoding sets those the input lacks in missing.
+const requiredMissingRequiredClientCapabilityError = bitMissingRequiredClientCapabilityErrorError | bitMissingRequiredClientCapabilityErrorJSONRPC
+
+// MissingRequiredClientCapabilityErrorError: 2026-07-28/schema.json#/$defs/MissingRequiredClientCapabilityError/properties/error
 //
 // Since 2026-07-28.
 type MissingRequiredClientCapabilityErrorError struct {
@@ -3692,11 +5161,23 @@ type MissingRequiredClientCapabilityErrorError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitMissingRequiredClientCapabilityErrorErrorCode to bitMissingRequiredClientCapabilityErrorErrorMessage, follow MissingRequiredClientCapabilityErrorError.
 	has     uint64
 	missing uint64
 }
 
-// MissingRequiredClientCapabilityErrorErrorData is defined by the MCP schema.
+// The presence bits of MissingRequiredClientCapabilityErrorError's properties in has and missing, in schema order.
+const (
+	bitMissingRequiredClientCapabilityErrorErrorCode uint64 = 1 << iota
+	bitMissingRequiredClientCapabilityErrorErrorData
+	bitMissingRequiredClientCapabilityErrorErrorMessage
+)
+
+// requiredMissingRequiredClientCapabilityErrorError holds the bits of the properties some version of MissingRequiredClientCapabilityErrorError requires:
+// decoding sets those the input lacks in missing.
+const requiredMissingRequiredClientCapabilityErrorError = bitMissingRequiredClientCapabilityErrorErrorCode | bitMissingRequiredClientCapabilityErrorErrorData | bitMissingRequiredClientCapabilityErrorErrorMessage
+
+// MissingRequiredClientCapabilityErrorErrorData: 2026-07-28/schema.json#/$defs/MissingRequiredClientCapabilityError/properties/error/allOf/1/properties/data
 //
 // Since 2026-07-28.
 type MissingRequiredClientCapabilityErrorErrorData struct {
@@ -3710,14 +5191,26 @@ type MissingRequiredClientCapabilityErrorErrorData struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities to bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities, follow MissingRequiredClientCapabilityErrorErrorData.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of MissingRequiredClientCapabilityErrorErrorData's properties in has and missing, in schema order.
+const (
+	bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities uint64 = 1 << iota
+)
+
+// requiredMissingRequiredClientCapabilityErrorErrorData holds the bits of the properties some version of MissingRequiredClientCapabilityErrorErrorData requires:
+// decoding sets those the input lacks in missing.
+const requiredMissingRequiredClientCapabilityErrorErrorData = bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities
 
 // ModelHint: Hints to use for model selection.
 //
 // Keys not declared here are currently left unspecified by the spec and are up
 // to the client to interpret.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ModelHint
 type ModelHint struct {
 	// Name: A hint for a model name.
 	//
@@ -3735,9 +5228,15 @@ type ModelHint struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitModelHintName to bitModelHintName, follow ModelHint.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ModelHint's properties in has and missing, in schema order.
+const (
+	bitModelHintName uint64 = 1 << iota
+)
 
 // ModelPreferences: The server's preferences for model selection, requested of the client during sampling.
 //
@@ -3750,6 +5249,8 @@ type ModelHint struct {
 // These preferences are always advisory. The client MAY ignore them. It is also
 // up to the client to decide how to interpret these preferences and how to
 // balance them against other considerations.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ModelPreferences
 type ModelPreferences struct {
 	// CostPriority: How much to prioritize cost when selecting a model. A value of 0 means cost
 	// is not important, while a value of 1 means cost is the most important
@@ -3777,11 +5278,20 @@ type ModelPreferences struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitModelPreferencesCostPriority to bitModelPreferencesSpeedPriority, follow ModelPreferences.
 	has     uint64
 	missing uint64
 }
 
-// MultiSelectEnumSchema is defined by the MCP schema.
+// The presence bits of ModelPreferences's properties in has and missing, in schema order.
+const (
+	bitModelPreferencesCostPriority uint64 = 1 << iota
+	bitModelPreferencesHints
+	bitModelPreferencesIntelligencePriority
+	bitModelPreferencesSpeedPriority
+)
+
+// MultiSelectEnumSchema: 2026-07-28/schema.json#/$defs/MultiSelectEnumSchema
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -3800,11 +5310,11 @@ type MultiSelectEnumSchemaVariant interface {
 	isMultiSelectEnumSchemaVariant()
 }
 
-// Notification is defined by the MCP schema.
+// Notification: 2026-07-28/schema.json#/$defs/Notification
 type Notification struct {
-	// Method is defined by the MCP schema.
+	// Method: 2026-07-28/schema.json#/$defs/Notification/properties/method
 	Method string `json:"method"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/Notification/properties/params
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3812,13 +5322,26 @@ type Notification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitNotificationMethod to bitNotificationParams, follow Notification.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of Notification's properties in has and missing, in schema order.
+const (
+	bitNotificationMethod uint64 = 1 << iota
+	bitNotificationParams
+)
+
+// requiredNotification holds the bits of the properties some version of Notification requires:
+// decoding sets those the input lacks in missing.
+const requiredNotification = bitNotificationMethod
+
 // NotificationMetaObject: Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/NotificationMetaObject
 type NotificationMetaObject struct {
 	// SubscriptionID: Identifies the subscription stream a notification was delivered on. The
 	// server MUST include this key on every notification delivered via a
@@ -3839,11 +5362,19 @@ type NotificationMetaObject struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitNotificationMetaObjectSubscriptionID to bitNotificationMetaObjectSubscriptionID, follow NotificationMetaObject.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of NotificationMetaObject's properties in has and missing, in schema order.
+const (
+	bitNotificationMetaObjectSubscriptionID uint64 = 1 << iota
+)
+
 // NotificationParams: Common params for any notification.
+//
+// Schema: 2026-07-28/schema.json#/$defs/NotificationParams
 type NotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *NotificationMetaObject `json:"_meta,omitempty"`
@@ -3853,35 +5384,41 @@ type NotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitNotificationParamsMeta to bitNotificationParamsMeta, follow NotificationParams.
 	has     uint64
 	missing uint64
 }
 
-// NumberSchema is defined by the MCP schema.
+// The presence bits of NotificationParams's properties in has and missing, in schema order.
+const (
+	bitNotificationParamsMeta uint64 = 1 << iota
+)
+
+// NumberSchema: 2026-07-28/schema.json#/$defs/NumberSchema
 //
 // Since 2025-06-18.
 type NumberSchema struct {
-	// Default is defined by the MCP schema.
+	// Default: 2026-07-28/schema.json#/$defs/NumberSchema/properties/default
 	//
 	// Since 2025-11-25.
 	Default float64 `json:"default,omitempty"`
-	// Description is defined by the MCP schema.
+	// Description: 2026-07-28/schema.json#/$defs/NumberSchema/properties/description
 	//
 	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	// Maximum is defined by the MCP schema.
+	// Maximum: 2026-07-28/schema.json#/$defs/NumberSchema/properties/maximum
 	//
 	// Since 2025-06-18.
 	Maximum float64 `json:"maximum,omitempty"`
-	// Minimum is defined by the MCP schema.
+	// Minimum: 2026-07-28/schema.json#/$defs/NumberSchema/properties/minimum
 	//
 	// Since 2025-06-18.
 	Minimum float64 `json:"minimum,omitempty"`
-	// Title is defined by the MCP schema.
+	// Title: 2026-07-28/schema.json#/$defs/NumberSchema/properties/title
 	//
 	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
-	// Type is defined by the MCP schema.
+	// Type: 2026-07-28/schema.json#/$defs/NumberSchema/properties/type
 	//
 	// Since 2025-06-18.
 	Type NumberSchemaType `json:"type"`
@@ -3891,42 +5428,57 @@ type NumberSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitNumberSchemaDefault to bitNumberSchemaType, follow NumberSchema.
 	has     uint64
 	missing uint64
 }
 
 func (*NumberSchema) isPrimitiveSchemaDefinitionVariant() {}
 
-// NumberSchemaType is defined by the MCP schema.
+// The presence bits of NumberSchema's properties in has and missing, in schema order.
+const (
+	bitNumberSchemaDefault uint64 = 1 << iota
+	bitNumberSchemaDescription
+	bitNumberSchemaMaximum
+	bitNumberSchemaMinimum
+	bitNumberSchemaTitle
+	bitNumberSchemaType
+)
+
+// requiredNumberSchema holds the bits of the properties some version of NumberSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredNumberSchema = bitNumberSchemaType
+
+// NumberSchemaType: 2026-07-28/schema.json#/$defs/NumberSchema/properties/type
 //
 // Since 2025-06-18.
 type NumberSchemaType string
 
 // The values of NumberSchemaType, in schema order.
 const (
-	// NumberSchemaTypeInteger is defined by the MCP schema.
+	// NumberSchemaTypeInteger is the NumberSchemaType value "integer".
 	//
 	// Since 2025-06-18.
 	NumberSchemaTypeInteger NumberSchemaType = "integer"
-	// NumberSchemaTypeNumber is defined by the MCP schema.
+	// NumberSchemaTypeNumber is the NumberSchemaType value "number".
 	//
 	// Since 2025-06-18.
 	NumberSchemaTypeNumber NumberSchemaType = "number"
 )
 
-// PaginatedRequest is defined by the MCP schema.
+// PaginatedRequest: 2026-07-28/schema.json#/$defs/PaginatedRequest
 type PaginatedRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/PaginatedRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/PaginatedRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Method is defined by the MCP schema.
+	// Method: 2026-07-28/schema.json#/$defs/PaginatedRequest/properties/method
 	Method string `json:"method"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/PaginatedRequest/properties/params
 	Params *PaginatedRequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -3934,11 +5486,26 @@ type PaginatedRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPaginatedRequestID to bitPaginatedRequestParams, follow PaginatedRequest.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of PaginatedRequest's properties in has and missing, in schema order.
+const (
+	bitPaginatedRequestID uint64 = 1 << iota
+	bitPaginatedRequestJSONRPC
+	bitPaginatedRequestMethod
+	bitPaginatedRequestParams
+)
+
+// requiredPaginatedRequest holds the bits of the properties some version of PaginatedRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredPaginatedRequest = bitPaginatedRequestID | bitPaginatedRequestJSONRPC | bitPaginatedRequestMethod | bitPaginatedRequestParams
+
 // PaginatedRequestParams: Common params for paginated requests.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PaginatedRequestParams
 type PaginatedRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -3953,11 +5520,22 @@ type PaginatedRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPaginatedRequestParamsMeta to bitPaginatedRequestParamsCursor, follow PaginatedRequestParams.
 	has     uint64
 	missing uint64
 }
 
-// PaginatedResult is defined by the MCP schema.
+// The presence bits of PaginatedRequestParams's properties in has and missing, in schema order.
+const (
+	bitPaginatedRequestParamsMeta uint64 = 1 << iota
+	bitPaginatedRequestParamsCursor
+)
+
+// requiredPaginatedRequestParams holds the bits of the properties some version of PaginatedRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredPaginatedRequestParams = bitPaginatedRequestParamsMeta
+
+// PaginatedResult: 2026-07-28/schema.json#/$defs/PaginatedResult
 type PaginatedResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -3980,13 +5558,27 @@ type PaginatedResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPaginatedResultMeta to bitPaginatedResultResultType, follow PaginatedResult.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of PaginatedResult's properties in has and missing, in schema order.
+const (
+	bitPaginatedResultMeta uint64 = 1 << iota
+	bitPaginatedResultNextCursor
+	bitPaginatedResultResultType
+)
+
+// requiredPaginatedResult holds the bits of the properties some version of PaginatedResult requires:
+// decoding sets those the input lacks in missing.
+const requiredPaginatedResult = bitPaginatedResultResultType
+
 // ParseError: A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ParseError
 type ParseError struct {
 	// Data: Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
 	//
@@ -4002,23 +5594,37 @@ type ParseError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitParseErrorCode to bitParseErrorMessage, follow ParseError.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ParseError's properties in has and missing, in schema order.
+const (
+	bitParseErrorCode uint64 = 1 << iota
+	bitParseErrorData
+	bitParseErrorMessage
+)
+
+// requiredParseError holds the bits of the properties some version of ParseError requires:
+// decoding sets those the input lacks in missing.
+const requiredParseError = bitParseErrorCode | bitParseErrorMessage
+
 // PingRequest: A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/PingRequest
 type PingRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/PingRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/PingRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/PingRequest/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params *RequestParams `json:"params,omitempty"`
@@ -4028,14 +5634,28 @@ type PingRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPingRequestID to bitPingRequestParams, follow PingRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*PingRequest) isClientRequestVariant() {}
+
 func (*PingRequest) isServerRequestVariant() {}
 
-// PingRequestParams is defined by the MCP schema.
+// The presence bits of PingRequest's properties in has and missing, in schema order.
+const (
+	bitPingRequestID uint64 = 1 << iota
+	bitPingRequestJSONRPC
+	bitPingRequestMethod
+	bitPingRequestParams
+)
+
+// requiredPingRequest holds the bits of the properties some version of PingRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredPingRequest = bitPingRequestID | bitPingRequestJSONRPC | bitPingRequestMethod
+
+// PingRequestParams: 2025-06-18/schema.json#/definitions/PingRequest/properties/params
 //
 // Removed in 2025-11-25.
 type PingRequestParams struct {
@@ -4049,13 +5669,21 @@ type PingRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPingRequestParamsMeta to bitPingRequestParamsMeta, follow PingRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of PingRequestParams's properties in has and missing, in schema order.
+const (
+	bitPingRequestParamsMeta uint64 = 1 << iota
+)
+
 // PingRequestParamsMeta: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
 //
 // Removed in 2025-11-25.
+//
+// Schema: 2025-06-18/schema.json#/definitions/PingRequest/properties/params/properties/_meta
 type PingRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -4067,9 +5695,15 @@ type PingRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPingRequestParamsMetaProgressToken to bitPingRequestParamsMetaProgressToken, follow PingRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of PingRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitPingRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // PrimitiveSchemaDefinition: Restricted schema definitions that only allow primitive types
 // without nested objects or arrays.
@@ -4079,6 +5713,8 @@ type PingRequestParamsMeta struct {
 // the value to its own variant.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PrimitiveSchemaDefinition
 type PrimitiveSchemaDefinition struct {
 	// Value is the variant: *StringSchema, *NumberSchema, *BooleanSchema, *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
 	Value PrimitiveSchemaDefinitionVariant
@@ -4092,12 +5728,14 @@ type PrimitiveSchemaDefinitionVariant interface {
 }
 
 // ProgressNotification: An out-of-band notification used to inform the receiver of a progress update for a long-running request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ProgressNotification
 type ProgressNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ProgressNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ProgressNotification/properties/params
 	Params ProgressNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -4105,14 +5743,29 @@ type ProgressNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitProgressNotificationJSONRPC to bitProgressNotificationParams, follow ProgressNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*ProgressNotification) isClientNotificationVariant() {}
+
 func (*ProgressNotification) isServerNotificationVariant() {}
 
+// The presence bits of ProgressNotification's properties in has and missing, in schema order.
+const (
+	bitProgressNotificationJSONRPC uint64 = 1 << iota
+	bitProgressNotificationMethod
+	bitProgressNotificationParams
+)
+
+// requiredProgressNotification holds the bits of the properties some version of ProgressNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredProgressNotification = bitProgressNotificationJSONRPC | bitProgressNotificationMethod | bitProgressNotificationParams
+
 // ProgressNotificationParams: Parameters for a {@link ProgressNotificationnotifications/progress} notification.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ProgressNotificationParams
 type ProgressNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -4134,11 +5787,27 @@ type ProgressNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitProgressNotificationParamsMeta to bitProgressNotificationParamsTotal, follow ProgressNotificationParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ProgressNotificationParams's properties in has and missing, in schema order.
+const (
+	bitProgressNotificationParamsMeta uint64 = 1 << iota
+	bitProgressNotificationParamsMessage
+	bitProgressNotificationParamsProgress
+	bitProgressNotificationParamsProgressToken
+	bitProgressNotificationParamsTotal
+)
+
+// requiredProgressNotificationParams holds the bits of the properties some version of ProgressNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredProgressNotificationParams = bitProgressNotificationParamsProgress | bitProgressNotificationParamsProgressToken
+
 // ProgressToken: A progress token, used to associate progress notifications with the original request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ProgressToken
 type ProgressToken struct {
 	kind    uint8
 	str     string
@@ -4188,6 +5857,8 @@ func (x ProgressToken) String() string {
 }
 
 // Prompt: A prompt or prompt template that the server offers.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Prompt
 type Prompt struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -4226,11 +5897,28 @@ type Prompt struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPromptMeta to bitPromptTitle, follow Prompt.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of Prompt's properties in has and missing, in schema order.
+const (
+	bitPromptMeta uint64 = 1 << iota
+	bitPromptArguments
+	bitPromptDescription
+	bitPromptIcons
+	bitPromptName
+	bitPromptTitle
+)
+
+// requiredPrompt holds the bits of the properties some version of Prompt requires:
+// decoding sets those the input lacks in missing.
+const requiredPrompt = bitPromptName
+
 // PromptArgument: Describes an argument that a prompt can accept.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PromptArgument
 type PromptArgument struct {
 	// Description: A human-readable description of the argument.
 	Description string `json:"description,omitempty"`
@@ -4253,17 +5941,32 @@ type PromptArgument struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPromptArgumentDescription to bitPromptArgumentTitle, follow PromptArgument.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of PromptArgument's properties in has and missing, in schema order.
+const (
+	bitPromptArgumentDescription uint64 = 1 << iota
+	bitPromptArgumentName
+	bitPromptArgumentRequired
+	bitPromptArgumentTitle
+)
+
+// requiredPromptArgument holds the bits of the properties some version of PromptArgument requires:
+// decoding sets those the input lacks in missing.
+const requiredPromptArgument = bitPromptArgumentName
+
 // PromptListChangedNotification: An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PromptListChangedNotification
 type PromptListChangedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/PromptListChangedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/PromptListChangedNotification/properties/params
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -4271,20 +5974,34 @@ type PromptListChangedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPromptListChangedNotificationJSONRPC to bitPromptListChangedNotificationParams, follow PromptListChangedNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*PromptListChangedNotification) isServerNotificationVariant() {}
 
+// The presence bits of PromptListChangedNotification's properties in has and missing, in schema order.
+const (
+	bitPromptListChangedNotificationJSONRPC uint64 = 1 << iota
+	bitPromptListChangedNotificationMethod
+	bitPromptListChangedNotificationParams
+)
+
+// requiredPromptListChangedNotification holds the bits of the properties some version of PromptListChangedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredPromptListChangedNotification = bitPromptListChangedNotificationJSONRPC | bitPromptListChangedNotificationMethod
+
 // PromptMessage: Describes a message returned as part of a prompt.
 //
 // This is similar to {@link SamplingMessage}, but also supports the embedding of
 // resources from the MCP server.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PromptMessage
 type PromptMessage struct {
-	// Content is defined by the MCP schema.
+	// Content: 2026-07-28/schema.json#/$defs/PromptMessage/properties/content
 	Content ContentBlock `json:"content"`
-	// Role is defined by the MCP schema.
+	// Role: 2026-07-28/schema.json#/$defs/PromptMessage/properties/role
 	Role Role `json:"role"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -4292,11 +6009,24 @@ type PromptMessage struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPromptMessageContent to bitPromptMessageRole, follow PromptMessage.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of PromptMessage's properties in has and missing, in schema order.
+const (
+	bitPromptMessageContent uint64 = 1 << iota
+	bitPromptMessageRole
+)
+
+// requiredPromptMessage holds the bits of the properties some version of PromptMessage requires:
+// decoding sets those the input lacks in missing.
+const requiredPromptMessage = bitPromptMessageContent | bitPromptMessageRole
+
 // PromptReference: Identifies a prompt.
+//
+// Schema: 2026-07-28/schema.json#/$defs/PromptReference
 type PromptReference struct {
 	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
 	Name string `json:"name"`
@@ -4315,23 +6045,37 @@ type PromptReference struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitPromptReferenceName to bitPromptReferenceType, follow PromptReference.
 	has     uint64
 	missing uint64
 }
 
 func (*PromptReference) isCompleteRequestParamsRefVariant() {}
 
+// The presence bits of PromptReference's properties in has and missing, in schema order.
+const (
+	bitPromptReferenceName uint64 = 1 << iota
+	bitPromptReferenceTitle
+	bitPromptReferenceType
+)
+
+// requiredPromptReference holds the bits of the properties some version of PromptReference requires:
+// decoding sets those the input lacks in missing.
+const requiredPromptReference = bitPromptReferenceName | bitPromptReferenceType
+
 // ReadResourceRequest: Sent from the client to the server, to read a specific resource URI.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ReadResourceRequest
 type ReadResourceRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ReadResourceRequest/properties/id
 	//
 	// Since 2025-11-25.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ReadResourceRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ReadResourceRequest/properties/params
 	Params ReadResourceRequestParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -4339,23 +6083,38 @@ type ReadResourceRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitReadResourceRequestID to bitReadResourceRequestParams, follow ReadResourceRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*ReadResourceRequest) isClientRequestVariant() {}
 
+// The presence bits of ReadResourceRequest's properties in has and missing, in schema order.
+const (
+	bitReadResourceRequestID uint64 = 1 << iota
+	bitReadResourceRequestJSONRPC
+	bitReadResourceRequestMethod
+	bitReadResourceRequestParams
+)
+
+// requiredReadResourceRequest holds the bits of the properties some version of ReadResourceRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredReadResourceRequest = bitReadResourceRequestID | bitReadResourceRequestJSONRPC | bitReadResourceRequestMethod | bitReadResourceRequestParams
+
 // ReadResourceRequestParams: Parameters for a `resources/read` request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ReadResourceRequestParams
 type ReadResourceRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25.
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
-	// InputResponses is defined by the MCP schema.
+	// InputResponses: 2026-07-28/schema.json#/$defs/ReadResourceRequestParams/properties/inputResponses
 	//
 	// Since 2026-07-28.
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
-	// RequestState is defined by the MCP schema.
+	// RequestState: 2026-07-28/schema.json#/$defs/ReadResourceRequestParams/properties/requestState
 	//
 	// Since 2026-07-28.
 	RequestState string `json:"requestState,omitempty"`
@@ -4367,11 +6126,26 @@ type ReadResourceRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitReadResourceRequestParamsMeta to bitReadResourceRequestParamsURI, follow ReadResourceRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ReadResourceRequestParams's properties in has and missing, in schema order.
+const (
+	bitReadResourceRequestParamsMeta uint64 = 1 << iota
+	bitReadResourceRequestParamsInputResponses
+	bitReadResourceRequestParamsRequestState
+	bitReadResourceRequestParamsURI
+)
+
+// requiredReadResourceRequestParams holds the bits of the properties some version of ReadResourceRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredReadResourceRequestParams = bitReadResourceRequestParamsMeta | bitReadResourceRequestParamsURI
+
 // ReadResourceResult: The result returned by the server for a {@link ReadResourceRequestresources/read} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ReadResourceResult
 type ReadResourceResult struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -4388,7 +6162,7 @@ type ReadResourceResult struct {
 	//
 	// Since 2026-07-28.
 	CacheScope ReadResourceResultCacheScope `json:"cacheScope,omitempty"`
-	// Contents is defined by the MCP schema.
+	// Contents: 2026-07-28/schema.json#/$defs/ReadResourceResult/properties/contents
 	Contents []ReadResourceResultContentsItem `json:"contents"`
 	// ResultType: Indicates the type of the result, which allows the client to determine
 	// how to parse the result object.
@@ -4417,15 +6191,27 @@ type ReadResourceResult struct {
 
 	// has marks the properties present in decoded input or set with a Set
 	// method; missing marks required ones that decoded input lacked.
+	// Their bits, bitReadResourceResultMeta to bitReadResourceResultTTLMs, follow ReadResourceResult.
 	has     uint64
 	missing uint64
 }
 
 func (*ReadResourceResult) isReadResourceResultResponseResultVariant() {}
-func (*ReadResourceResult) isServerResultVariant()                     {}
 
-// bitReadResourceResultTTLMs is the bit of ttlMs in the has and missing fields of ReadResourceResult.
-const bitReadResourceResultTTLMs = uint64(0x10)
+func (*ReadResourceResult) isServerResultVariant() {}
+
+// The presence bits of ReadResourceResult's properties in has and missing, in schema order.
+const (
+	bitReadResourceResultMeta uint64 = 1 << iota
+	bitReadResourceResultCacheScope
+	bitReadResourceResultContents
+	bitReadResourceResultResultType
+	bitReadResourceResultTTLMs
+)
+
+// requiredReadResourceResult holds the bits of the properties some version of ReadResourceResult requires:
+// decoding sets those the input lacks in missing.
+const requiredReadResourceResult = bitReadResourceResultCacheScope | bitReadResourceResultContents | bitReadResourceResultResultType | bitReadResourceResultTTLMs
 
 // SetTTLMs sets TTLMs and marks it present, so that it is encoded even
 // when zero: version 2026-07-28 requires it.
@@ -4446,21 +6232,23 @@ func (x *ReadResourceResult) SetTTLMs(v int64) {
 //     different cache).
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ReadResourceResult/properties/cacheScope
 type ReadResourceResultCacheScope string
 
 // The values of ReadResourceResultCacheScope, in schema order.
 const (
-	// ReadResourceResultCacheScopePrivate is defined by the MCP schema.
+	// ReadResourceResultCacheScopePrivate is the ReadResourceResultCacheScope value "private".
 	//
 	// Since 2026-07-28.
 	ReadResourceResultCacheScopePrivate ReadResourceResultCacheScope = "private"
-	// ReadResourceResultCacheScopePublic is defined by the MCP schema.
+	// ReadResourceResultCacheScopePublic is the ReadResourceResultCacheScope value "public".
 	//
 	// Since 2026-07-28.
 	ReadResourceResultCacheScopePublic ReadResourceResultCacheScope = "public"
 )
 
-// ReadResourceResultContentsItem is defined by the MCP schema.
+// ReadResourceResultContentsItem: 2026-07-28/schema.json#/$defs/ReadResourceResult/properties/contents/items
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -4480,12 +6268,14 @@ type ReadResourceResultContentsItemVariant interface {
 // ReadResourceResultResponse: A successful response from the server for a {@link ReadResourceRequestresources/read} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ReadResourceResultResponse
 type ReadResourceResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/ReadResourceResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/ReadResourceResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result ReadResourceResultResponseResult `json:"result"`
@@ -4495,11 +6285,23 @@ type ReadResourceResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitReadResourceResultResponseID to bitReadResourceResultResponseResult, follow ReadResourceResultResponse.
 	has     uint64
 	missing uint64
 }
 
-// ReadResourceResultResponseResult is defined by the MCP schema.
+// The presence bits of ReadResourceResultResponse's properties in has and missing, in schema order.
+const (
+	bitReadResourceResultResponseID uint64 = 1 << iota
+	bitReadResourceResultResponseJSONRPC
+	bitReadResourceResultResponseResult
+)
+
+// requiredReadResourceResultResponse holds the bits of the properties some version of ReadResourceResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredReadResourceResultResponse = bitReadResourceResultResponseID | bitReadResourceResultResponseJSONRPC | bitReadResourceResultResponseResult
+
+// ReadResourceResultResponseResult: 2026-07-28/schema.json#/$defs/ReadResourceResultResponse/properties/result
 //
 // Decoding chooses the variant by resultType: "complete" (or no resultType)
 // selects *ReadResourceResult; "input_required" selects *InputRequiredResult; any
@@ -4527,6 +6329,8 @@ type ReadResourceResultResponseResultVariant interface {
 // Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/RelatedTaskMetadata
 type RelatedTaskMetadata struct {
 	// TaskID: The task identifier this message is associated with.
 	//
@@ -4538,15 +6342,25 @@ type RelatedTaskMetadata struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRelatedTaskMetadataTaskID to bitRelatedTaskMetadataTaskID, follow RelatedTaskMetadata.
 	has     uint64
 	missing uint64
 }
 
-// Request is defined by the MCP schema.
+// The presence bits of RelatedTaskMetadata's properties in has and missing, in schema order.
+const (
+	bitRelatedTaskMetadataTaskID uint64 = 1 << iota
+)
+
+// requiredRelatedTaskMetadata holds the bits of the properties some version of RelatedTaskMetadata requires:
+// decoding sets those the input lacks in missing.
+const requiredRelatedTaskMetadata = bitRelatedTaskMetadataTaskID
+
+// Request: 2026-07-28/schema.json#/$defs/Request
 type Request struct {
-	// Method is defined by the MCP schema.
+	// Method: 2026-07-28/schema.json#/$defs/Request/properties/method
 	Method string `json:"method"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/Request/properties/params
 	Params *RequestParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -4554,11 +6368,24 @@ type Request struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRequestMethod to bitRequestParams, follow Request.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of Request's properties in has and missing, in schema order.
+const (
+	bitRequestMethod uint64 = 1 << iota
+	bitRequestParams
+)
+
+// requiredRequest holds the bits of the properties some version of Request requires:
+// decoding sets those the input lacks in missing.
+const requiredRequest = bitRequestMethod
+
 // RequestId: A uniquely identifying ID for a request in JSON-RPC.
+//
+// Schema: 2026-07-28/schema.json#/$defs/RequestId
 type RequestId struct {
 	kind    uint8
 	str     string
@@ -4608,6 +6435,8 @@ func (x RequestId) String() string {
 }
 
 // RequestMetaObject: Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply.
+//
+// Schema: 2026-07-28/schema.json#/$defs/RequestMetaObject
 type RequestMetaObject struct {
 	// ClientCapabilities: The client's capabilities for this specific request. Required.
 	//
@@ -4656,11 +6485,27 @@ type RequestMetaObject struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRequestMetaObjectClientCapabilities to bitRequestMetaObjectProgressToken, follow RequestMetaObject.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of RequestMetaObject's properties in has and missing, in schema order.
+const (
+	bitRequestMetaObjectClientCapabilities uint64 = 1 << iota
+	bitRequestMetaObjectClientInfo
+	bitRequestMetaObjectLogLevel
+	bitRequestMetaObjectProtocolVersion
+	bitRequestMetaObjectProgressToken
+)
+
+// requiredRequestMetaObject holds the bits of the properties some version of RequestMetaObject requires:
+// decoding sets those the input lacks in missing.
+const requiredRequestMetaObject = bitRequestMetaObjectClientCapabilities | bitRequestMetaObjectProtocolVersion
+
 // RequestParams: Common params for any request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/RequestParams
 type RequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *RequestMetaObject `json:"_meta,omitempty"`
@@ -4670,11 +6515,23 @@ type RequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRequestParamsMeta to bitRequestParamsMeta, follow RequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of RequestParams's properties in has and missing, in schema order.
+const (
+	bitRequestParamsMeta uint64 = 1 << iota
+)
+
+// requiredRequestParams holds the bits of the properties some version of RequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredRequestParams = bitRequestParamsMeta
+
 // Resource: A known resource that the server is capable of reading.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Resource
 type Resource struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -4723,11 +6580,31 @@ type Resource struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceMeta to bitResourceURI, follow Resource.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of Resource's properties in has and missing, in schema order.
+const (
+	bitResourceMeta uint64 = 1 << iota
+	bitResourceAnnotations
+	bitResourceDescription
+	bitResourceIcons
+	bitResourceMIMEType
+	bitResourceName
+	bitResourceSize
+	bitResourceTitle
+	bitResourceURI
+)
+
+// requiredResource holds the bits of the properties some version of Resource requires:
+// decoding sets those the input lacks in missing.
+const requiredResource = bitResourceName | bitResourceURI
+
 // ResourceContents: The contents of a specific resource or sub-resource.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceContents
 type ResourceContents struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -4743,15 +6620,29 @@ type ResourceContents struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceContentsMeta to bitResourceContentsURI, follow ResourceContents.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ResourceContents's properties in has and missing, in schema order.
+const (
+	bitResourceContentsMeta uint64 = 1 << iota
+	bitResourceContentsMIMEType
+	bitResourceContentsURI
+)
+
+// requiredResourceContents holds the bits of the properties some version of ResourceContents requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceContents = bitResourceContentsURI
 
 // ResourceLink: A resource that the server is capable of reading, included in a prompt or tool call result.
 //
 // Note: resource links returned by tools are not guaranteed to appear in the results of {@link ListResourcesRequestresources/list} requests.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceLink
 type ResourceLink struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -4812,19 +6703,40 @@ type ResourceLink struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceLinkMeta to bitResourceLinkURI, follow ResourceLink.
 	has     uint64
 	missing uint64
 }
 
 func (*ResourceLink) isContentBlockVariant() {}
 
+// The presence bits of ResourceLink's properties in has and missing, in schema order.
+const (
+	bitResourceLinkMeta uint64 = 1 << iota
+	bitResourceLinkAnnotations
+	bitResourceLinkDescription
+	bitResourceLinkIcons
+	bitResourceLinkMIMEType
+	bitResourceLinkName
+	bitResourceLinkSize
+	bitResourceLinkTitle
+	bitResourceLinkType
+	bitResourceLinkURI
+)
+
+// requiredResourceLink holds the bits of the properties some version of ResourceLink requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceLink = bitResourceLinkName | bitResourceLinkType | bitResourceLinkURI
+
 // ResourceListChangedNotification: An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceListChangedNotification
 type ResourceListChangedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ResourceListChangedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ResourceListChangedNotification/properties/params
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -4832,22 +6744,38 @@ type ResourceListChangedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceListChangedNotificationJSONRPC to bitResourceListChangedNotificationParams, follow ResourceListChangedNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*ResourceListChangedNotification) isServerNotificationVariant() {}
 
+// The presence bits of ResourceListChangedNotification's properties in has and missing, in schema order.
+const (
+	bitResourceListChangedNotificationJSONRPC uint64 = 1 << iota
+	bitResourceListChangedNotificationMethod
+	bitResourceListChangedNotificationParams
+)
+
+// requiredResourceListChangedNotification holds the bits of the properties some version of ResourceListChangedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceListChangedNotification = bitResourceListChangedNotificationJSONRPC | bitResourceListChangedNotificationMethod
+
 // ResourceReference is the name ResourceTemplateReference had before 2025-06-18.
 //
 // Removed in 2025-06-18.
 //
 // Deprecated: use ResourceTemplateReference.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceTemplateReference
 type ResourceReference = ResourceTemplateReference
 
 // ResourceRequestParams: Common params for resource-related requests.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceRequestParams
 type ResourceRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -4863,11 +6791,24 @@ type ResourceRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceRequestParamsMeta to bitResourceRequestParamsURI, follow ResourceRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ResourceRequestParams's properties in has and missing, in schema order.
+const (
+	bitResourceRequestParamsMeta uint64 = 1 << iota
+	bitResourceRequestParamsURI
+)
+
+// requiredResourceRequestParams holds the bits of the properties some version of ResourceRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceRequestParams = bitResourceRequestParamsMeta | bitResourceRequestParamsURI
+
 // ResourceTemplate: A template description for resources available on the server.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceTemplate
 type ResourceTemplate struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -4912,11 +6853,30 @@ type ResourceTemplate struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceTemplateMeta to bitResourceTemplateURITemplate, follow ResourceTemplate.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ResourceTemplate's properties in has and missing, in schema order.
+const (
+	bitResourceTemplateMeta uint64 = 1 << iota
+	bitResourceTemplateAnnotations
+	bitResourceTemplateDescription
+	bitResourceTemplateIcons
+	bitResourceTemplateMIMEType
+	bitResourceTemplateName
+	bitResourceTemplateTitle
+	bitResourceTemplateURITemplate
+)
+
+// requiredResourceTemplate holds the bits of the properties some version of ResourceTemplate requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceTemplate = bitResourceTemplateName | bitResourceTemplateURITemplate
+
 // ResourceTemplateReference: A reference to a resource or resource template definition.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceTemplateReference
 type ResourceTemplateReference struct {
 	// URI: The URI or URI template of the resource.
 	URI string `json:"uri"`
@@ -4926,19 +6886,32 @@ type ResourceTemplateReference struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceTemplateReferenceType to bitResourceTemplateReferenceURI, follow ResourceTemplateReference.
 	has     uint64
 	missing uint64
 }
 
 func (*ResourceTemplateReference) isCompleteRequestParamsRefVariant() {}
 
+// The presence bits of ResourceTemplateReference's properties in has and missing, in schema order.
+const (
+	bitResourceTemplateReferenceType uint64 = 1 << iota
+	bitResourceTemplateReferenceURI
+)
+
+// requiredResourceTemplateReference holds the bits of the properties some version of ResourceTemplateReference requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceTemplateReference = bitResourceTemplateReferenceType | bitResourceTemplateReferenceURI
+
 // ResourceUpdatedNotification: A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceUpdatedNotification
 type ResourceUpdatedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ResourceUpdatedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ResourceUpdatedNotification/properties/params
 	Params ResourceUpdatedNotificationParams `json:"params"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -4946,13 +6919,27 @@ type ResourceUpdatedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceUpdatedNotificationJSONRPC to bitResourceUpdatedNotificationParams, follow ResourceUpdatedNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*ResourceUpdatedNotification) isServerNotificationVariant() {}
 
+// The presence bits of ResourceUpdatedNotification's properties in has and missing, in schema order.
+const (
+	bitResourceUpdatedNotificationJSONRPC uint64 = 1 << iota
+	bitResourceUpdatedNotificationMethod
+	bitResourceUpdatedNotificationParams
+)
+
+// requiredResourceUpdatedNotification holds the bits of the properties some version of ResourceUpdatedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceUpdatedNotification = bitResourceUpdatedNotificationJSONRPC | bitResourceUpdatedNotificationMethod | bitResourceUpdatedNotificationParams
+
 // ResourceUpdatedNotificationParams: Parameters for a `notifications/resources/updated` notification.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResourceUpdatedNotificationParams
 type ResourceUpdatedNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -4966,11 +6953,24 @@ type ResourceUpdatedNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResourceUpdatedNotificationParamsMeta to bitResourceUpdatedNotificationParamsURI, follow ResourceUpdatedNotificationParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ResourceUpdatedNotificationParams's properties in has and missing, in schema order.
+const (
+	bitResourceUpdatedNotificationParamsMeta uint64 = 1 << iota
+	bitResourceUpdatedNotificationParamsURI
+)
+
+// requiredResourceUpdatedNotificationParams holds the bits of the properties some version of ResourceUpdatedNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredResourceUpdatedNotificationParams = bitResourceUpdatedNotificationParamsURI
+
 // Result: Common result fields.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Result
 type Result struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	Meta *ResultMetaObject `json:"_meta,omitempty"`
@@ -4990,16 +6990,30 @@ type Result struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResultMeta to bitResultResultType, follow Result.
 	has     uint64
 	missing uint64
 }
 
 func (*Result) isClientResultVariant() {}
+
 func (*Result) isServerResultVariant() {}
+
+// The presence bits of Result's properties in has and missing, in schema order.
+const (
+	bitResultMeta uint64 = 1 << iota
+	bitResultResultType
+)
+
+// requiredResult holds the bits of the properties some version of Result requires:
+// decoding sets those the input lacks in missing.
+const requiredResult = bitResultResultType
 
 // ResultMetaObject: Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResultMetaObject
 type ResultMetaObject struct {
 	// ServerInfo: Identifies the server software producing the response. Servers SHOULD
 	// include this field on every response unless specifically configured not
@@ -5021,9 +7035,15 @@ type ResultMetaObject struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitResultMetaObjectServerInfo to bitResultMetaObjectServerInfo, follow ResultMetaObject.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ResultMetaObject's properties in has and missing, in schema order.
+const (
+	bitResultMetaObjectServerInfo uint64 = 1 << iota
+)
 
 // ResultType: Indicates the type of a {@link Result} object, allowing the client to
 // determine how to parse the response.
@@ -5032,20 +7052,26 @@ type ResultMetaObject struct {
 // input_required - the request requires additional input and the result contains an {@link InputRequiredResult} object with instructions for the client to provide additional input before retrying the original request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ResultType
 type ResultType string
 
 // Role: The sender or recipient of messages and data in a conversation.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Role
 type Role string
 
 // The values of Role, in schema order.
 const (
-	// RoleAssistant is defined by the MCP schema.
+	// RoleAssistant is the Role value "assistant".
 	RoleAssistant Role = "assistant"
-	// RoleUser is defined by the MCP schema.
+	// RoleUser is the Role value "user".
 	RoleUser Role = "user"
 )
 
 // Root: Represents a root directory or file that the server can operate on.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Root
 type Root struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -5065,21 +7091,35 @@ type Root struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRootMeta to bitRootURI, follow Root.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of Root's properties in has and missing, in schema order.
+const (
+	bitRootMeta uint64 = 1 << iota
+	bitRootName
+	bitRootURI
+)
+
+// requiredRoot holds the bits of the properties some version of Root requires:
+// decoding sets those the input lacks in missing.
+const requiredRoot = bitRootURI
 
 // RootsListChangedNotification: A notification from the client to the server, informing it that the list of roots has changed.
 // This notification should be sent whenever the client adds, removes, or modifies any root.
 // The server should then request an updated list of roots using the ListRootsRequest.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/RootsListChangedNotification
 type RootsListChangedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/RootsListChangedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/RootsListChangedNotification/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params *NotificationParams `json:"params,omitempty"`
@@ -5089,21 +7129,35 @@ type RootsListChangedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitRootsListChangedNotificationJSONRPC to bitRootsListChangedNotificationParams, follow RootsListChangedNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*RootsListChangedNotification) isClientNotificationVariant() {}
 
+// The presence bits of RootsListChangedNotification's properties in has and missing, in schema order.
+const (
+	bitRootsListChangedNotificationJSONRPC uint64 = 1 << iota
+	bitRootsListChangedNotificationMethod
+	bitRootsListChangedNotificationParams
+)
+
+// requiredRootsListChangedNotification holds the bits of the properties some version of RootsListChangedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredRootsListChangedNotification = bitRootsListChangedNotificationJSONRPC | bitRootsListChangedNotificationMethod
+
 // SamplingMessage: Describes a message issued to or received from an LLM API.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SamplingMessage
 type SamplingMessage struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
 	// Since 2025-11-25.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	// Content is defined by the MCP schema.
+	// Content: 2026-07-28/schema.json#/$defs/SamplingMessage/properties/content
 	Content SamplingMessageContent `json:"content"`
-	// Role is defined by the MCP schema.
+	// Role: 2026-07-28/schema.json#/$defs/SamplingMessage/properties/role
 	Role Role `json:"role"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -5111,11 +7165,23 @@ type SamplingMessage struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSamplingMessageMeta to bitSamplingMessageRole, follow SamplingMessage.
 	has     uint64
 	missing uint64
 }
 
-// SamplingMessageContent is defined by the MCP schema.
+// The presence bits of SamplingMessage's properties in has and missing, in schema order.
+const (
+	bitSamplingMessageMeta uint64 = 1 << iota
+	bitSamplingMessageContent
+	bitSamplingMessageRole
+)
+
+// requiredSamplingMessage holds the bits of the properties some version of SamplingMessage requires:
+// decoding sets those the input lacks in missing.
+const requiredSamplingMessage = bitSamplingMessageContent | bitSamplingMessageRole
+
+// SamplingMessageContent: 2026-07-28/schema.json#/$defs/SamplingMessage/properties/content
 type SamplingMessageContent struct {
 	// Value is the variant: *TextContent, *ImageContent, *AudioContent, *ToolUseContent, *ToolResultContent, SamplingMessageContentArray.
 	Value SamplingMessageContentVariant
@@ -5128,14 +7194,14 @@ type SamplingMessageContentVariant interface {
 	isSamplingMessageContentVariant()
 }
 
-// SamplingMessageContentArray is defined by the MCP schema.
+// SamplingMessageContentArray: 2026-07-28/schema.json#/$defs/SamplingMessage/properties/content/anyOf/5
 //
 // Since 2025-11-25.
 type SamplingMessageContentArray []SamplingMessageContentBlock
 
 func (SamplingMessageContentArray) isSamplingMessageContentVariant() {}
 
-// SamplingMessageContentBlock is defined by the MCP schema.
+// SamplingMessageContentBlock: 2026-07-28/schema.json#/$defs/SamplingMessageContentBlock
 //
 // Since 2025-11-25.
 type SamplingMessageContentBlock struct {
@@ -5151,6 +7217,8 @@ type SamplingMessageContentBlockVariant interface {
 }
 
 // ServerCapabilities: Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ServerCapabilities
 type ServerCapabilities struct {
 	// Completions: Present if the server supports argument autocompletion suggestions.
 	//
@@ -5185,11 +7253,26 @@ type ServerCapabilities struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesCompletions to bitServerCapabilitiesTasks, follow ServerCapabilities.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ServerCapabilities's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesCompletions uint64 = 1 << iota
+	bitServerCapabilitiesExperimental
+	bitServerCapabilitiesExtensions
+	bitServerCapabilitiesLogging
+	bitServerCapabilitiesPrompts
+	bitServerCapabilitiesResources
+	bitServerCapabilitiesTools
+	bitServerCapabilitiesTasks
+)
+
 // ServerCapabilitiesPrompts: Present if the server offers any prompt templates.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ServerCapabilities/properties/prompts
 type ServerCapabilitiesPrompts struct {
 	// ListChanged: Whether this server supports notifications for changes to the prompt list.
 	ListChanged bool `json:"listChanged,omitempty"`
@@ -5199,11 +7282,19 @@ type ServerCapabilitiesPrompts struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesPromptsListChanged to bitServerCapabilitiesPromptsListChanged, follow ServerCapabilitiesPrompts.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ServerCapabilitiesPrompts's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesPromptsListChanged uint64 = 1 << iota
+)
+
 // ServerCapabilitiesResources: Present if the server offers any resources to read.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ServerCapabilities/properties/resources
 type ServerCapabilitiesResources struct {
 	// ListChanged: Whether this server supports notifications for changes to the resource list.
 	ListChanged bool `json:"listChanged,omitempty"`
@@ -5215,13 +7306,22 @@ type ServerCapabilitiesResources struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesResourcesListChanged to bitServerCapabilitiesResourcesSubscribe, follow ServerCapabilitiesResources.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ServerCapabilitiesResources's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesResourcesListChanged uint64 = 1 << iota
+	bitServerCapabilitiesResourcesSubscribe
+)
+
 // ServerCapabilitiesTasks: Present if the server supports task-augmented requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ServerCapabilities/properties/tasks
 type ServerCapabilitiesTasks struct {
 	// Cancel: Whether this server supports tasks/cancel.
 	//
@@ -5241,13 +7341,23 @@ type ServerCapabilitiesTasks struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesTasksCancel to bitServerCapabilitiesTasksRequests, follow ServerCapabilitiesTasks.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ServerCapabilitiesTasks's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesTasksCancel uint64 = 1 << iota
+	bitServerCapabilitiesTasksList
+	bitServerCapabilitiesTasksRequests
+)
+
 // ServerCapabilitiesTasksRequests: Specifies which request types can be augmented with tasks.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ServerCapabilities/properties/tasks/properties/requests
 type ServerCapabilitiesTasksRequests struct {
 	// Tools: Task support for tool-related requests.
 	//
@@ -5259,13 +7369,21 @@ type ServerCapabilitiesTasksRequests struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesTasksRequestsTools to bitServerCapabilitiesTasksRequestsTools, follow ServerCapabilitiesTasksRequests.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ServerCapabilitiesTasksRequests's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesTasksRequestsTools uint64 = 1 << iota
+)
+
 // ServerCapabilitiesTasksRequestsTools: Task support for tool-related requests.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ServerCapabilities/properties/tasks/properties/requests/properties/tools
 type ServerCapabilitiesTasksRequestsTools struct {
 	// Call: Whether the server supports task-augmented tools/call requests.
 	//
@@ -5277,11 +7395,19 @@ type ServerCapabilitiesTasksRequestsTools struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesTasksRequestsToolsCall to bitServerCapabilitiesTasksRequestsToolsCall, follow ServerCapabilitiesTasksRequestsTools.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ServerCapabilitiesTasksRequestsTools's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesTasksRequestsToolsCall uint64 = 1 << iota
+)
+
 // ServerCapabilitiesTools: Present if the server offers any tools to call.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ServerCapabilities/properties/tools
 type ServerCapabilitiesTools struct {
 	// ListChanged: Whether this server supports notifications for changes to the tool list.
 	ListChanged bool `json:"listChanged,omitempty"`
@@ -5291,11 +7417,17 @@ type ServerCapabilitiesTools struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitServerCapabilitiesToolsListChanged to bitServerCapabilitiesToolsListChanged, follow ServerCapabilitiesTools.
 	has     uint64
 	missing uint64
 }
 
-// ServerNotification is defined by the MCP schema.
+// The presence bits of ServerCapabilitiesTools's properties in has and missing, in schema order.
+const (
+	bitServerCapabilitiesToolsListChanged uint64 = 1 << iota
+)
+
+// ServerNotification: 2026-07-28/schema.json#/$defs/ServerNotification
 type ServerNotification struct {
 	// Value is the variant: *CancelledNotification, *ProgressNotification, *ResourceListChangedNotification, *SubscriptionsAcknowledgedNotification, *ResourceUpdatedNotification, *PromptListChangedNotification, *ToolListChangedNotification, *LoggingMessageNotification, *TaskStatusNotification, *ElicitationCompleteNotification.
 	Value ServerNotificationVariant
@@ -5308,7 +7440,7 @@ type ServerNotificationVariant interface {
 	isServerNotificationVariant()
 }
 
-// ServerRequest is defined by the MCP schema.
+// ServerRequest: 2025-11-25/schema.json#/$defs/ServerRequest
 //
 // Removed in 2026-07-28.
 type ServerRequest struct {
@@ -5323,7 +7455,7 @@ type ServerRequestVariant interface {
 	isServerRequestVariant()
 }
 
-// ServerResult is defined by the MCP schema.
+// ServerResult: 2026-07-28/schema.json#/$defs/ServerResult
 //
 // Decoding chooses the variant by resultType: "complete" (or no resultType)
 // selects the variant, among those no other value names, whose properties the
@@ -5349,16 +7481,18 @@ type ServerResultVariant interface {
 // SetLevelRequest: A request from the client to the server, to enable or adjust logging.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SetLevelRequest
 type SetLevelRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/SetLevelRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/SetLevelRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/SetLevelRequest/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params SetLevelRequestParams `json:"params"`
@@ -5368,15 +7502,30 @@ type SetLevelRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSetLevelRequestID to bitSetLevelRequestParams, follow SetLevelRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*SetLevelRequest) isClientRequestVariant() {}
 
+// The presence bits of SetLevelRequest's properties in has and missing, in schema order.
+const (
+	bitSetLevelRequestID uint64 = 1 << iota
+	bitSetLevelRequestJSONRPC
+	bitSetLevelRequestMethod
+	bitSetLevelRequestParams
+)
+
+// requiredSetLevelRequest holds the bits of the properties some version of SetLevelRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredSetLevelRequest = bitSetLevelRequestID | bitSetLevelRequestJSONRPC | bitSetLevelRequestMethod | bitSetLevelRequestParams
+
 // SetLevelRequestParams: Parameters for a `logging/setLevel` request.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SetLevelRequestParams
 type SetLevelRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -5392,13 +7541,26 @@ type SetLevelRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSetLevelRequestParamsMeta to bitSetLevelRequestParamsLevel, follow SetLevelRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of SetLevelRequestParams's properties in has and missing, in schema order.
+const (
+	bitSetLevelRequestParamsMeta uint64 = 1 << iota
+	bitSetLevelRequestParamsLevel
+)
+
+// requiredSetLevelRequestParams holds the bits of the properties some version of SetLevelRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredSetLevelRequestParams = bitSetLevelRequestParamsLevel
+
 // SetLevelRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SetLevelRequestParams/properties/_meta
 type SetLevelRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -5410,11 +7572,17 @@ type SetLevelRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSetLevelRequestParamsMetaProgressToken to bitSetLevelRequestParamsMetaProgressToken, follow SetLevelRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
 
-// SingleSelectEnumSchema is defined by the MCP schema.
+// The presence bits of SetLevelRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitSetLevelRequestParamsMetaProgressToken uint64 = 1 << iota
+)
+
+// SingleSelectEnumSchema: 2026-07-28/schema.json#/$defs/SingleSelectEnumSchema
 //
 // Validate, like the schema's anyOf, also accepts a value that breaks the rules of
 // its own variant when its JSON is valid as another variant; ValidateVariant holds
@@ -5433,31 +7601,31 @@ type SingleSelectEnumSchemaVariant interface {
 	isSingleSelectEnumSchemaVariant()
 }
 
-// StringSchema is defined by the MCP schema.
+// StringSchema: 2026-07-28/schema.json#/$defs/StringSchema
 //
 // Since 2025-06-18.
 type StringSchema struct {
-	// Default is defined by the MCP schema.
+	// Default: 2026-07-28/schema.json#/$defs/StringSchema/properties/default
 	//
 	// Since 2025-11-25.
 	Default string `json:"default,omitempty"`
-	// Description is defined by the MCP schema.
+	// Description: 2026-07-28/schema.json#/$defs/StringSchema/properties/description
 	//
 	// Since 2025-06-18.
 	Description string `json:"description,omitempty"`
-	// Format is defined by the MCP schema.
+	// Format: 2026-07-28/schema.json#/$defs/StringSchema/properties/format
 	//
 	// Since 2025-06-18.
 	Format StringSchemaFormat `json:"format,omitempty"`
-	// MaxLength is defined by the MCP schema.
+	// MaxLength: 2026-07-28/schema.json#/$defs/StringSchema/properties/maxLength
 	//
 	// Since 2025-06-18.
 	MaxLength int64 `json:"maxLength,omitempty"`
-	// MinLength is defined by the MCP schema.
+	// MinLength: 2026-07-28/schema.json#/$defs/StringSchema/properties/minLength
 	//
 	// Since 2025-06-18.
 	MinLength int64 `json:"minLength,omitempty"`
-	// Title is defined by the MCP schema.
+	// Title: 2026-07-28/schema.json#/$defs/StringSchema/properties/title
 	//
 	// Since 2025-06-18.
 	Title string `json:"title,omitempty"`
@@ -5467,32 +7635,48 @@ type StringSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitStringSchemaDefault to bitStringSchemaType, follow StringSchema.
 	has     uint64
 	missing uint64
 }
 
 func (*StringSchema) isPrimitiveSchemaDefinitionVariant() {}
 
-// StringSchemaFormat is defined by the MCP schema.
+// The presence bits of StringSchema's properties in has and missing, in schema order.
+const (
+	bitStringSchemaDefault uint64 = 1 << iota
+	bitStringSchemaDescription
+	bitStringSchemaFormat
+	bitStringSchemaMaxLength
+	bitStringSchemaMinLength
+	bitStringSchemaTitle
+	bitStringSchemaType
+)
+
+// requiredStringSchema holds the bits of the properties some version of StringSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredStringSchema = bitStringSchemaType
+
+// StringSchemaFormat: 2026-07-28/schema.json#/$defs/StringSchema/properties/format
 //
 // Since 2025-06-18.
 type StringSchemaFormat string
 
 // The values of StringSchemaFormat, in schema order.
 const (
-	// StringSchemaFormatDate is defined by the MCP schema.
+	// StringSchemaFormatDate is the StringSchemaFormat value "date".
 	//
 	// Since 2025-06-18.
 	StringSchemaFormatDate StringSchemaFormat = "date"
-	// StringSchemaFormatDateTime is defined by the MCP schema.
+	// StringSchemaFormatDateTime is the StringSchemaFormat value "date-time".
 	//
 	// Since 2025-06-18.
 	StringSchemaFormatDateTime StringSchemaFormat = "date-time"
-	// StringSchemaFormatEmail is defined by the MCP schema.
+	// StringSchemaFormatEmail is the StringSchemaFormat value "email".
 	//
 	// Since 2025-06-18.
 	StringSchemaFormatEmail StringSchemaFormat = "email"
-	// StringSchemaFormatURI is defined by the MCP schema.
+	// StringSchemaFormatURI is the StringSchemaFormat value "uri".
 	//
 	// Since 2025-06-18.
 	StringSchemaFormatURI StringSchemaFormat = "uri"
@@ -5501,16 +7685,18 @@ const (
 // SubscribeRequest: Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SubscribeRequest
 type SubscribeRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/SubscribeRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/SubscribeRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/SubscribeRequest/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params SubscribeRequestParams `json:"params"`
@@ -5520,15 +7706,30 @@ type SubscribeRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscribeRequestID to bitSubscribeRequestParams, follow SubscribeRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*SubscribeRequest) isClientRequestVariant() {}
 
+// The presence bits of SubscribeRequest's properties in has and missing, in schema order.
+const (
+	bitSubscribeRequestID uint64 = 1 << iota
+	bitSubscribeRequestJSONRPC
+	bitSubscribeRequestMethod
+	bitSubscribeRequestParams
+)
+
+// requiredSubscribeRequest holds the bits of the properties some version of SubscribeRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscribeRequest = bitSubscribeRequestID | bitSubscribeRequestJSONRPC | bitSubscribeRequestMethod | bitSubscribeRequestParams
+
 // SubscribeRequestParams: Parameters for a `resources/subscribe` request.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SubscribeRequestParams
 type SubscribeRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -5544,13 +7745,26 @@ type SubscribeRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscribeRequestParamsMeta to bitSubscribeRequestParamsURI, follow SubscribeRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of SubscribeRequestParams's properties in has and missing, in schema order.
+const (
+	bitSubscribeRequestParamsMeta uint64 = 1 << iota
+	bitSubscribeRequestParamsURI
+)
+
+// requiredSubscribeRequestParams holds the bits of the properties some version of SubscribeRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscribeRequestParams = bitSubscribeRequestParamsURI
+
 // SubscribeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/SubscribeRequestParams/properties/_meta
 type SubscribeRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -5562,9 +7776,15 @@ type SubscribeRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscribeRequestParamsMetaProgressToken to bitSubscribeRequestParamsMetaProgressToken, follow SubscribeRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of SubscribeRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitSubscribeRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // SubscriptionFilter: The set of notification types a client may opt in to on a
 // {@link SubscriptionsListenRequestsubscriptions/listen} request.
@@ -5573,6 +7793,8 @@ type SubscribeRequestParamsMeta struct {
 // notification types the client has not explicitly requested here.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionFilter
 type SubscriptionFilter struct {
 	// PromptsListChanged: If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.
 	//
@@ -5597,9 +7819,18 @@ type SubscriptionFilter struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionFilterPromptsListChanged to bitSubscriptionFilterToolsListChanged, follow SubscriptionFilter.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of SubscriptionFilter's properties in has and missing, in schema order.
+const (
+	bitSubscriptionFilterPromptsListChanged uint64 = 1 << iota
+	bitSubscriptionFilterResourceSubscriptions
+	bitSubscriptionFilterResourcesListChanged
+	bitSubscriptionFilterToolsListChanged
+)
 
 // SubscriptionsAcknowledgedNotification: Sent by the server to acknowledge that a
 // {@link SubscriptionsListenRequestsubscriptions/listen} subscription has been
@@ -5613,8 +7844,10 @@ type SubscriptionFilter struct {
 // subscriptions MAY be interleaved before it.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsAcknowledgedNotification
 type SubscriptionsAcknowledgedNotification struct {
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/SubscriptionsAcknowledgedNotification/properties/params
 	//
 	// Since 2026-07-28.
 	Params SubscriptionsAcknowledgedNotificationParams `json:"params"`
@@ -5624,17 +7857,31 @@ type SubscriptionsAcknowledgedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsAcknowledgedNotificationJSONRPC to bitSubscriptionsAcknowledgedNotificationParams, follow SubscriptionsAcknowledgedNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*SubscriptionsAcknowledgedNotification) isServerNotificationVariant() {}
 
+// The presence bits of SubscriptionsAcknowledgedNotification's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsAcknowledgedNotificationJSONRPC uint64 = 1 << iota
+	bitSubscriptionsAcknowledgedNotificationMethod
+	bitSubscriptionsAcknowledgedNotificationParams
+)
+
+// requiredSubscriptionsAcknowledgedNotification holds the bits of the properties some version of SubscriptionsAcknowledgedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsAcknowledgedNotification = bitSubscriptionsAcknowledgedNotificationJSONRPC | bitSubscriptionsAcknowledgedNotificationMethod | bitSubscriptionsAcknowledgedNotificationParams
+
 // SubscriptionsAcknowledgedNotificationParams: Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsAcknowledgedNotificationParams
 type SubscriptionsAcknowledgedNotificationParams struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/SubscriptionsAcknowledgedNotificationParams/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta *NotificationMetaObject `json:"_meta,omitempty"`
@@ -5651,21 +7898,34 @@ type SubscriptionsAcknowledgedNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsAcknowledgedNotificationParamsMeta to bitSubscriptionsAcknowledgedNotificationParamsNotifications, follow SubscriptionsAcknowledgedNotificationParams.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of SubscriptionsAcknowledgedNotificationParams's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsAcknowledgedNotificationParamsMeta uint64 = 1 << iota
+	bitSubscriptionsAcknowledgedNotificationParamsNotifications
+)
+
+// requiredSubscriptionsAcknowledgedNotificationParams holds the bits of the properties some version of SubscriptionsAcknowledgedNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsAcknowledgedNotificationParams = bitSubscriptionsAcknowledgedNotificationParamsNotifications
 
 // SubscriptionsListenRequest: Sent from the client to open a long-lived channel for receiving notifications
 // outside the context of a specific request. Replaces the previous HTTP GET
 // endpoint and ensures consistent behavior between HTTP and STDIO.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsListenRequest
 type SubscriptionsListenRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/SubscriptionsListenRequest/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/SubscriptionsListenRequest/properties/params
 	//
 	// Since 2026-07-28.
 	Params SubscriptionsListenRequestParams `json:"params"`
@@ -5675,17 +7935,32 @@ type SubscriptionsListenRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsListenRequestID to bitSubscriptionsListenRequestParams, follow SubscriptionsListenRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*SubscriptionsListenRequest) isClientRequestVariant() {}
 
+// The presence bits of SubscriptionsListenRequest's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsListenRequestID uint64 = 1 << iota
+	bitSubscriptionsListenRequestJSONRPC
+	bitSubscriptionsListenRequestMethod
+	bitSubscriptionsListenRequestParams
+)
+
+// requiredSubscriptionsListenRequest holds the bits of the properties some version of SubscriptionsListenRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsListenRequest = bitSubscriptionsListenRequestID | bitSubscriptionsListenRequestJSONRPC | bitSubscriptionsListenRequestMethod | bitSubscriptionsListenRequestParams
+
 // SubscriptionsListenRequestParams: Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsListenRequestParams
 type SubscriptionsListenRequestParams struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/SubscriptionsListenRequestParams/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta RequestMetaObject `json:"_meta"`
@@ -5701,9 +7976,20 @@ type SubscriptionsListenRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsListenRequestParamsMeta to bitSubscriptionsListenRequestParamsNotifications, follow SubscriptionsListenRequestParams.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of SubscriptionsListenRequestParams's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsListenRequestParamsMeta uint64 = 1 << iota
+	bitSubscriptionsListenRequestParamsNotifications
+)
+
+// requiredSubscriptionsListenRequestParams holds the bits of the properties some version of SubscriptionsListenRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsListenRequestParams = bitSubscriptionsListenRequestParamsMeta | bitSubscriptionsListenRequestParamsNotifications
 
 // SubscriptionsListenResult: The response to a {@link SubscriptionsListenRequestsubscriptions/listen}
 // request, signalling that the subscription has ended gracefully (for example,
@@ -5712,8 +7998,10 @@ type SubscriptionsListenRequestParams struct {
 // close carries no response. The result body is otherwise empty.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsListenResult
 type SubscriptionsListenResult struct {
-	// Meta is defined by the MCP schema.
+	// Meta: 2026-07-28/schema.json#/$defs/SubscriptionsListenResult/properties/_meta
 	//
 	// Since 2026-07-28.
 	Meta SubscriptionsListenResultMetaObject `json:"_meta"`
@@ -5733,16 +8021,29 @@ type SubscriptionsListenResult struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsListenResultMeta to bitSubscriptionsListenResultResultType, follow SubscriptionsListenResult.
 	has     uint64
 	missing uint64
 }
 
 func (*SubscriptionsListenResult) isServerResultVariant() {}
 
+// The presence bits of SubscriptionsListenResult's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsListenResultMeta uint64 = 1 << iota
+	bitSubscriptionsListenResultResultType
+)
+
+// requiredSubscriptionsListenResult holds the bits of the properties some version of SubscriptionsListenResult requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsListenResult = bitSubscriptionsListenResultMeta | bitSubscriptionsListenResultResultType
+
 // SubscriptionsListenResultMetaObject: Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
 // {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsListenResultMetaObject
 type SubscriptionsListenResultMetaObject struct {
 	// ServerInfo: Identifies the server software producing the response. Servers SHOULD
 	// include this field on every response unless specifically configured not
@@ -5772,20 +8073,33 @@ type SubscriptionsListenResultMetaObject struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsListenResultMetaObjectServerInfo to bitSubscriptionsListenResultMetaObjectSubscriptionID, follow SubscriptionsListenResultMetaObject.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of SubscriptionsListenResultMetaObject's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsListenResultMetaObjectServerInfo uint64 = 1 << iota
+	bitSubscriptionsListenResultMetaObjectSubscriptionID
+)
+
+// requiredSubscriptionsListenResultMetaObject holds the bits of the properties some version of SubscriptionsListenResultMetaObject requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsListenResultMetaObject = bitSubscriptionsListenResultMetaObjectSubscriptionID
 
 // SubscriptionsListenResultResponse: A successful response from the server for a {@link SubscriptionsListenRequestsubscriptions/listen}
 // request, sent when the server tears the subscription down gracefully.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/SubscriptionsListenResultResponse
 type SubscriptionsListenResultResponse struct {
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/SubscriptionsListenResultResponse/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id"`
-	// Result is defined by the MCP schema.
+	// Result: 2026-07-28/schema.json#/$defs/SubscriptionsListenResultResponse/properties/result
 	//
 	// Since 2026-07-28.
 	Result SubscriptionsListenResult `json:"result"`
@@ -5795,13 +8109,27 @@ type SubscriptionsListenResultResponse struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitSubscriptionsListenResultResponseID to bitSubscriptionsListenResultResponseResult, follow SubscriptionsListenResultResponse.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of SubscriptionsListenResultResponse's properties in has and missing, in schema order.
+const (
+	bitSubscriptionsListenResultResponseID uint64 = 1 << iota
+	bitSubscriptionsListenResultResponseJSONRPC
+	bitSubscriptionsListenResultResponseResult
+)
+
+// requiredSubscriptionsListenResultResponse holds the bits of the properties some version of SubscriptionsListenResultResponse requires:
+// decoding sets those the input lacks in missing.
+const requiredSubscriptionsListenResultResponse = bitSubscriptionsListenResultResponseID | bitSubscriptionsListenResultResponseJSONRPC | bitSubscriptionsListenResultResponseResult
+
 // Task: Data associated with a task.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/Task
 type Task struct {
 	// CreatedAt: ISO 8601 timestamp when the task was created.
 	//
@@ -5841,13 +8169,31 @@ type Task struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskCreatedAt to bitTaskTTL, follow Task.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of Task's properties in has and missing, in schema order.
+const (
+	bitTaskCreatedAt uint64 = 1 << iota
+	bitTaskLastUpdatedAt
+	bitTaskPollInterval
+	bitTaskStatus
+	bitTaskStatusMessage
+	bitTaskTaskID
+	bitTaskTTL
+)
+
+// requiredTask holds the bits of the properties some version of Task requires:
+// decoding sets those the input lacks in missing.
+const requiredTask = bitTaskCreatedAt | bitTaskLastUpdatedAt | bitTaskStatus | bitTaskTaskID | bitTaskTTL
+
 // TaskAugmentedRequestParams: Common params for any task-augmented request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskAugmentedRequestParams
 type TaskAugmentedRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -5868,13 +8214,22 @@ type TaskAugmentedRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskAugmentedRequestParamsMeta to bitTaskAugmentedRequestParamsTask, follow TaskAugmentedRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of TaskAugmentedRequestParams's properties in has and missing, in schema order.
+const (
+	bitTaskAugmentedRequestParamsMeta uint64 = 1 << iota
+	bitTaskAugmentedRequestParamsTask
+)
+
 // TaskAugmentedRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskAugmentedRequestParams/properties/_meta
 type TaskAugmentedRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -5886,14 +8241,22 @@ type TaskAugmentedRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskAugmentedRequestParamsMetaProgressToken to bitTaskAugmentedRequestParamsMetaProgressToken, follow TaskAugmentedRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of TaskAugmentedRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitTaskAugmentedRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // TaskMetadata: Metadata for augmenting a request with task execution.
 // Include this in the `task` field of the request parameters.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskMetadata
 type TaskMetadata struct {
 	// TTL: Requested duration in milliseconds to retain task from creation.
 	//
@@ -5905,34 +8268,42 @@ type TaskMetadata struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskMetadataTTL to bitTaskMetadataTTL, follow TaskMetadata.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of TaskMetadata's properties in has and missing, in schema order.
+const (
+	bitTaskMetadataTTL uint64 = 1 << iota
+)
+
 // TaskStatus: The status of a task.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskStatus
 type TaskStatus string
 
 // The values of TaskStatus, in schema order.
 const (
-	// TaskStatusCancelled is defined by the MCP schema.
+	// TaskStatusCancelled is the TaskStatus value "cancelled".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusCancelled TaskStatus = "cancelled"
-	// TaskStatusCompleted is defined by the MCP schema.
+	// TaskStatusCompleted is the TaskStatus value "completed".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusCompleted TaskStatus = "completed"
-	// TaskStatusFailed is defined by the MCP schema.
+	// TaskStatusFailed is the TaskStatus value "failed".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusFailed TaskStatus = "failed"
-	// TaskStatusInputRequired is defined by the MCP schema.
+	// TaskStatusInputRequired is the TaskStatus value "input_required".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusInputRequired TaskStatus = "input_required"
-	// TaskStatusWorking is defined by the MCP schema.
+	// TaskStatusWorking is the TaskStatus value "working".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	TaskStatusWorking TaskStatus = "working"
@@ -5941,8 +8312,10 @@ const (
 // TaskStatusNotification: An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskStatusNotification
 type TaskStatusNotification struct {
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/TaskStatusNotification/properties/params
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Params TaskStatusNotificationParams `json:"params"`
@@ -5952,16 +8325,31 @@ type TaskStatusNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskStatusNotificationJSONRPC to bitTaskStatusNotificationParams, follow TaskStatusNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*TaskStatusNotification) isClientNotificationVariant() {}
+
 func (*TaskStatusNotification) isServerNotificationVariant() {}
+
+// The presence bits of TaskStatusNotification's properties in has and missing, in schema order.
+const (
+	bitTaskStatusNotificationJSONRPC uint64 = 1 << iota
+	bitTaskStatusNotificationMethod
+	bitTaskStatusNotificationParams
+)
+
+// requiredTaskStatusNotification holds the bits of the properties some version of TaskStatusNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredTaskStatusNotification = bitTaskStatusNotificationJSONRPC | bitTaskStatusNotificationMethod | bitTaskStatusNotificationParams
 
 // TaskStatusNotificationParams: Parameters for a `notifications/tasks/status` notification.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/TaskStatusNotificationParams
 type TaskStatusNotificationParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6005,11 +8393,30 @@ type TaskStatusNotificationParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTaskStatusNotificationParamsMeta to bitTaskStatusNotificationParamsTTL, follow TaskStatusNotificationParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of TaskStatusNotificationParams's properties in has and missing, in schema order.
+const (
+	bitTaskStatusNotificationParamsMeta uint64 = 1 << iota
+	bitTaskStatusNotificationParamsCreatedAt
+	bitTaskStatusNotificationParamsLastUpdatedAt
+	bitTaskStatusNotificationParamsPollInterval
+	bitTaskStatusNotificationParamsStatus
+	bitTaskStatusNotificationParamsStatusMessage
+	bitTaskStatusNotificationParamsTaskID
+	bitTaskStatusNotificationParamsTTL
+)
+
+// requiredTaskStatusNotificationParams holds the bits of the properties some version of TaskStatusNotificationParams requires:
+// decoding sets those the input lacks in missing.
+const requiredTaskStatusNotificationParams = bitTaskStatusNotificationParamsCreatedAt | bitTaskStatusNotificationParamsLastUpdatedAt | bitTaskStatusNotificationParamsStatus | bitTaskStatusNotificationParamsTaskID | bitTaskStatusNotificationParamsTTL
+
 // TextContent: Text provided to or from an LLM.
+//
+// Schema: 2026-07-28/schema.json#/$defs/TextContent
 type TextContent struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6025,16 +8432,32 @@ type TextContent struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTextContentMeta to bitTextContentType, follow TextContent.
 	has     uint64
 	missing uint64
 }
 
-func (*TextContent) isContentBlockVariant()                {}
-func (*TextContent) isCreateMessageResultContentVariant()  {}
-func (*TextContent) isSamplingMessageContentVariant()      {}
+func (*TextContent) isContentBlockVariant() {}
+
+func (*TextContent) isCreateMessageResultContentVariant() {}
+
+func (*TextContent) isSamplingMessageContentVariant() {}
+
 func (*TextContent) isSamplingMessageContentBlockVariant() {}
 
-// TextResourceContents is defined by the MCP schema.
+// The presence bits of TextContent's properties in has and missing, in schema order.
+const (
+	bitTextContentMeta uint64 = 1 << iota
+	bitTextContentAnnotations
+	bitTextContentText
+	bitTextContentType
+)
+
+// requiredTextContent holds the bits of the properties some version of TextContent requires:
+// decoding sets those the input lacks in missing.
+const requiredTextContent = bitTextContentText | bitTextContentType
+
+// TextResourceContents: 2026-07-28/schema.json#/$defs/TextResourceContents
 type TextResourceContents struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6052,16 +8475,32 @@ type TextResourceContents struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTextResourceContentsMeta to bitTextResourceContentsURI, follow TextResourceContents.
 	has     uint64
 	missing uint64
 }
 
-func (*TextResourceContents) isEmbeddedResourceResourceVariant()       {}
+func (*TextResourceContents) isEmbeddedResourceResourceVariant() {}
+
 func (*TextResourceContents) isReadResourceResultContentsItemVariant() {}
+
+// The presence bits of TextResourceContents's properties in has and missing, in schema order.
+const (
+	bitTextResourceContentsMeta uint64 = 1 << iota
+	bitTextResourceContentsMIMEType
+	bitTextResourceContentsText
+	bitTextResourceContentsURI
+)
+
+// requiredTextResourceContents holds the bits of the properties some version of TextResourceContents requires:
+// decoding sets those the input lacks in missing.
+const requiredTextResourceContents = bitTextResourceContentsText | bitTextResourceContentsURI
 
 // TitledMultiSelectEnumSchema: Schema for multiple-selection enumeration with display titles for each option.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/TitledMultiSelectEnumSchema
 type TitledMultiSelectEnumSchema struct {
 	// Default: Optional default value.
 	//
@@ -6093,17 +8532,37 @@ type TitledMultiSelectEnumSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTitledMultiSelectEnumSchemaDefault to bitTitledMultiSelectEnumSchemaType, follow TitledMultiSelectEnumSchema.
 	has     uint64
 	missing uint64
 }
 
-func (*TitledMultiSelectEnumSchema) isEnumSchemaVariant()                {}
-func (*TitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant()     {}
+func (*TitledMultiSelectEnumSchema) isEnumSchemaVariant() {}
+
+func (*TitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant() {}
+
 func (*TitledMultiSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
+
+// The presence bits of TitledMultiSelectEnumSchema's properties in has and missing, in schema order.
+const (
+	bitTitledMultiSelectEnumSchemaDefault uint64 = 1 << iota
+	bitTitledMultiSelectEnumSchemaDescription
+	bitTitledMultiSelectEnumSchemaItems
+	bitTitledMultiSelectEnumSchemaMaxItems
+	bitTitledMultiSelectEnumSchemaMinItems
+	bitTitledMultiSelectEnumSchemaTitle
+	bitTitledMultiSelectEnumSchemaType
+)
+
+// requiredTitledMultiSelectEnumSchema holds the bits of the properties some version of TitledMultiSelectEnumSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredTitledMultiSelectEnumSchema = bitTitledMultiSelectEnumSchemaItems | bitTitledMultiSelectEnumSchemaType
 
 // TitledMultiSelectEnumSchemaItems: Schema for array items with enum options and display labels.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/TitledMultiSelectEnumSchema/properties/items
 type TitledMultiSelectEnumSchemaItems struct {
 	// AnyOf: Array of enum options with values and display labels.
 	//
@@ -6115,11 +8574,21 @@ type TitledMultiSelectEnumSchemaItems struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTitledMultiSelectEnumSchemaItemsAnyOf to bitTitledMultiSelectEnumSchemaItemsAnyOf, follow TitledMultiSelectEnumSchemaItems.
 	has     uint64
 	missing uint64
 }
 
-// TitledMultiSelectEnumSchemaItemsAnyOfItem is defined by the MCP schema.
+// The presence bits of TitledMultiSelectEnumSchemaItems's properties in has and missing, in schema order.
+const (
+	bitTitledMultiSelectEnumSchemaItemsAnyOf uint64 = 1 << iota
+)
+
+// requiredTitledMultiSelectEnumSchemaItems holds the bits of the properties some version of TitledMultiSelectEnumSchemaItems requires:
+// decoding sets those the input lacks in missing.
+const requiredTitledMultiSelectEnumSchemaItems = bitTitledMultiSelectEnumSchemaItemsAnyOf
+
+// TitledMultiSelectEnumSchemaItemsAnyOfItem: 2026-07-28/schema.json#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items
 //
 // Since 2025-11-25.
 type TitledMultiSelectEnumSchemaItemsAnyOfItem struct {
@@ -6137,13 +8606,26 @@ type TitledMultiSelectEnumSchemaItemsAnyOfItem struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst to bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle, follow TitledMultiSelectEnumSchemaItemsAnyOfItem.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of TitledMultiSelectEnumSchemaItemsAnyOfItem's properties in has and missing, in schema order.
+const (
+	bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst uint64 = 1 << iota
+	bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle
+)
+
+// requiredTitledMultiSelectEnumSchemaItemsAnyOfItem holds the bits of the properties some version of TitledMultiSelectEnumSchemaItemsAnyOfItem requires:
+// decoding sets those the input lacks in missing.
+const requiredTitledMultiSelectEnumSchemaItemsAnyOfItem = bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst | bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle
+
 // TitledSingleSelectEnumSchema: Schema for single-selection enumeration with display titles for each option.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/TitledSingleSelectEnumSchema
 type TitledSingleSelectEnumSchema struct {
 	// Default: Optional default value.
 	//
@@ -6167,15 +8649,31 @@ type TitledSingleSelectEnumSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTitledSingleSelectEnumSchemaDefault to bitTitledSingleSelectEnumSchemaType, follow TitledSingleSelectEnumSchema.
 	has     uint64
 	missing uint64
 }
 
-func (*TitledSingleSelectEnumSchema) isEnumSchemaVariant()                {}
-func (*TitledSingleSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
-func (*TitledSingleSelectEnumSchema) isSingleSelectEnumSchemaVariant()    {}
+func (*TitledSingleSelectEnumSchema) isEnumSchemaVariant() {}
 
-// TitledSingleSelectEnumSchemaOneOfItem is defined by the MCP schema.
+func (*TitledSingleSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
+
+func (*TitledSingleSelectEnumSchema) isSingleSelectEnumSchemaVariant() {}
+
+// The presence bits of TitledSingleSelectEnumSchema's properties in has and missing, in schema order.
+const (
+	bitTitledSingleSelectEnumSchemaDefault uint64 = 1 << iota
+	bitTitledSingleSelectEnumSchemaDescription
+	bitTitledSingleSelectEnumSchemaOneOf
+	bitTitledSingleSelectEnumSchemaTitle
+	bitTitledSingleSelectEnumSchemaType
+)
+
+// requiredTitledSingleSelectEnumSchema holds the bits of the properties some version of TitledSingleSelectEnumSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredTitledSingleSelectEnumSchema = bitTitledSingleSelectEnumSchemaOneOf | bitTitledSingleSelectEnumSchemaType
+
+// TitledSingleSelectEnumSchemaOneOfItem: 2026-07-28/schema.json#/$defs/TitledSingleSelectEnumSchema/properties/oneOf/items
 //
 // Since 2025-11-25.
 type TitledSingleSelectEnumSchemaOneOfItem struct {
@@ -6193,11 +8691,24 @@ type TitledSingleSelectEnumSchemaOneOfItem struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitTitledSingleSelectEnumSchemaOneOfItemConst to bitTitledSingleSelectEnumSchemaOneOfItemTitle, follow TitledSingleSelectEnumSchemaOneOfItem.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of TitledSingleSelectEnumSchemaOneOfItem's properties in has and missing, in schema order.
+const (
+	bitTitledSingleSelectEnumSchemaOneOfItemConst uint64 = 1 << iota
+	bitTitledSingleSelectEnumSchemaOneOfItemTitle
+)
+
+// requiredTitledSingleSelectEnumSchemaOneOfItem holds the bits of the properties some version of TitledSingleSelectEnumSchemaOneOfItem requires:
+// decoding sets those the input lacks in missing.
+const requiredTitledSingleSelectEnumSchemaOneOfItem = bitTitledSingleSelectEnumSchemaOneOfItemConst | bitTitledSingleSelectEnumSchemaOneOfItemTitle
+
 // Tool: Definition for a tool the client can call.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Tool
 type Tool struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6268,9 +8779,27 @@ type Tool struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolMeta to bitToolExecution, follow Tool.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of Tool's properties in has and missing, in schema order.
+const (
+	bitToolMeta uint64 = 1 << iota
+	bitToolAnnotations
+	bitToolDescription
+	bitToolIcons
+	bitToolInputSchema
+	bitToolName
+	bitToolOutputSchema
+	bitToolTitle
+	bitToolExecution
+)
+
+// requiredTool holds the bits of the properties some version of Tool requires:
+// decoding sets those the input lacks in missing.
+const requiredTool = bitToolInputSchema | bitToolName
 
 // ToolAnnotations: Additional properties describing a {@link Tool} to clients.
 //
@@ -6282,6 +8811,8 @@ type Tool struct {
 // received from untrusted servers.
 //
 // Since 2025-03-26.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolAnnotations
 type ToolAnnotations struct {
 	// DestructiveHint: If true, the tool may perform destructive updates to its environment.
 	// If false, the tool performs only additive updates.
@@ -6326,13 +8857,25 @@ type ToolAnnotations struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolAnnotationsDestructiveHint to bitToolAnnotationsTitle, follow ToolAnnotations.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ToolAnnotations's properties in has and missing, in schema order.
+const (
+	bitToolAnnotationsDestructiveHint uint64 = 1 << iota
+	bitToolAnnotationsIdempotentHint
+	bitToolAnnotationsOpenWorldHint
+	bitToolAnnotationsReadOnlyHint
+	bitToolAnnotationsTitle
+)
+
 // ToolChoice: Controls tool selection behavior for sampling requests.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolChoice
 type ToolChoice struct {
 	// Mode: Controls the tool use ability of the model:
 	// - `"auto"`: Model decides whether to use tools (default)
@@ -6347,9 +8890,15 @@ type ToolChoice struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolChoiceMode to bitToolChoiceMode, follow ToolChoice.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ToolChoice's properties in has and missing, in schema order.
+const (
+	bitToolChoiceMode uint64 = 1 << iota
+)
 
 // ToolChoiceMode: Controls the tool use ability of the model:
 // - `"auto"`: Model decides whether to use tools (default)
@@ -6357,19 +8906,21 @@ type ToolChoice struct {
 // - `"none"`: Model MUST NOT use any tools
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolChoice/properties/mode
 type ToolChoiceMode string
 
 // The values of ToolChoiceMode, in schema order.
 const (
-	// ToolChoiceModeAuto is defined by the MCP schema.
+	// ToolChoiceModeAuto is the ToolChoiceMode value "auto".
 	//
 	// Since 2025-11-25.
 	ToolChoiceModeAuto ToolChoiceMode = "auto"
-	// ToolChoiceModeNone is defined by the MCP schema.
+	// ToolChoiceModeNone is the ToolChoiceMode value "none".
 	//
 	// Since 2025-11-25.
 	ToolChoiceModeNone ToolChoiceMode = "none"
-	// ToolChoiceModeRequired is defined by the MCP schema.
+	// ToolChoiceModeRequired is the ToolChoiceMode value "required".
 	//
 	// Since 2025-11-25.
 	ToolChoiceModeRequired ToolChoiceMode = "required"
@@ -6378,6 +8929,8 @@ const (
 // ToolExecution: Execution-related properties for a tool.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ToolExecution
 type ToolExecution struct {
 	// TaskSupport: Indicates whether this tool supports task-augmented execution.
 	// This allows clients to handle long-running operations through polling
@@ -6397,9 +8950,15 @@ type ToolExecution struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolExecutionTaskSupport to bitToolExecutionTaskSupport, follow ToolExecution.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of ToolExecution's properties in has and missing, in schema order.
+const (
+	bitToolExecutionTaskSupport uint64 = 1 << iota
+)
 
 // ToolExecutionTaskSupport: Indicates whether this tool supports task-augmented execution.
 // This allows clients to handle long-running operations through polling
@@ -6412,19 +8971,21 @@ type ToolExecution struct {
 // Default: "forbidden"
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/ToolExecution/properties/taskSupport
 type ToolExecutionTaskSupport string
 
 // The values of ToolExecutionTaskSupport, in schema order.
 const (
-	// ToolExecutionTaskSupportForbidden is defined by the MCP schema.
+	// ToolExecutionTaskSupportForbidden is the ToolExecutionTaskSupport value "forbidden".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ToolExecutionTaskSupportForbidden ToolExecutionTaskSupport = "forbidden"
-	// ToolExecutionTaskSupportOptional is defined by the MCP schema.
+	// ToolExecutionTaskSupportOptional is the ToolExecutionTaskSupport value "optional".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ToolExecutionTaskSupportOptional ToolExecutionTaskSupport = "optional"
-	// ToolExecutionTaskSupportRequired is defined by the MCP schema.
+	// ToolExecutionTaskSupportRequired is the ToolExecutionTaskSupport value "required".
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ToolExecutionTaskSupportRequired ToolExecutionTaskSupport = "required"
@@ -6444,16 +9005,18 @@ const (
 // extraction rules.
 //
 // Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Tool/properties/inputSchema
 type ToolInputSchema struct {
-	// Schema is defined by the MCP schema.
+	// Schema: 2026-07-28/schema.json#/$defs/Tool/properties/inputSchema/properties/$schema
 	//
 	// Since 2025-11-25.
 	Schema string `json:"$schema,omitempty"`
-	// Properties is defined by the MCP schema.
+	// Properties: 2025-11-25/schema.json#/$defs/Tool/properties/inputSchema/properties/properties
 	//
 	// Removed in 2026-07-28.
 	Properties map[string]json.RawMessage `json:"properties,omitempty"`
-	// Required is defined by the MCP schema.
+	// Required: 2025-11-25/schema.json#/$defs/Tool/properties/inputSchema/properties/required
 	//
 	// Removed in 2026-07-28.
 	Required []string `json:"required,omitempty"`
@@ -6463,17 +9026,32 @@ type ToolInputSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolInputSchemaSchema to bitToolInputSchemaRequired, follow ToolInputSchema.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ToolInputSchema's properties in has and missing, in schema order.
+const (
+	bitToolInputSchemaSchema uint64 = 1 << iota
+	bitToolInputSchemaType
+	bitToolInputSchemaProperties
+	bitToolInputSchemaRequired
+)
+
+// requiredToolInputSchema holds the bits of the properties some version of ToolInputSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredToolInputSchema = bitToolInputSchemaType
+
 // ToolListChangedNotification: An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolListChangedNotification
 type ToolListChangedNotification struct {
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2026-07-28/schema.json#/$defs/ToolListChangedNotification/properties/jsonrpc
 	//
 	// Since 2025-11-25.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2026-07-28/schema.json#/$defs/ToolListChangedNotification/properties/params
 	Params *NotificationParams `json:"params,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -6481,11 +9059,23 @@ type ToolListChangedNotification struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolListChangedNotificationJSONRPC to bitToolListChangedNotificationParams, follow ToolListChangedNotification.
 	has     uint64
 	missing uint64
 }
 
 func (*ToolListChangedNotification) isServerNotificationVariant() {}
+
+// The presence bits of ToolListChangedNotification's properties in has and missing, in schema order.
+const (
+	bitToolListChangedNotificationJSONRPC uint64 = 1 << iota
+	bitToolListChangedNotificationMethod
+	bitToolListChangedNotificationParams
+)
+
+// requiredToolListChangedNotification holds the bits of the properties some version of ToolListChangedNotification requires:
+// decoding sets those the input lacks in missing.
+const requiredToolListChangedNotification = bitToolListChangedNotificationJSONRPC | bitToolListChangedNotificationMethod
 
 // ToolOutputSchema: An optional JSON Schema object defining the structure of the tool's output returned in
 // the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
@@ -6493,20 +9083,22 @@ func (*ToolListChangedNotification) isServerNotificationVariant() {}
 // Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
 //
 // Since 2025-06-18.
+//
+// Schema: 2026-07-28/schema.json#/$defs/Tool/properties/outputSchema
 type ToolOutputSchema struct {
-	// Schema is defined by the MCP schema.
+	// Schema: 2026-07-28/schema.json#/$defs/Tool/properties/outputSchema/properties/$schema
 	//
 	// Since 2025-11-25.
 	Schema string `json:"$schema,omitempty"`
-	// Properties is defined by the MCP schema.
+	// Properties: 2025-11-25/schema.json#/$defs/Tool/properties/outputSchema/properties/properties
 	//
 	// Since 2025-06-18. Removed in 2026-07-28.
 	Properties map[string]json.RawMessage `json:"properties,omitempty"`
-	// Required is defined by the MCP schema.
+	// Required: 2025-11-25/schema.json#/$defs/Tool/properties/outputSchema/properties/required
 	//
 	// Since 2025-06-18. Removed in 2026-07-28.
 	Required []string `json:"required,omitempty"`
-	// Type is defined by the MCP schema.
+	// Type: 2025-11-25/schema.json#/$defs/Tool/properties/outputSchema/properties/type
 	//
 	// Since 2025-06-18. Removed in 2026-07-28.
 	Type string `json:"type,omitempty"`
@@ -6516,13 +9108,28 @@ type ToolOutputSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolOutputSchemaSchema to bitToolOutputSchemaType, follow ToolOutputSchema.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of ToolOutputSchema's properties in has and missing, in schema order.
+const (
+	bitToolOutputSchemaSchema uint64 = 1 << iota
+	bitToolOutputSchemaProperties
+	bitToolOutputSchemaRequired
+	bitToolOutputSchemaType
+)
+
+// requiredToolOutputSchema holds the bits of the properties some version of ToolOutputSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredToolOutputSchema = bitToolOutputSchemaType
+
 // ToolResultContent: The result of a tool use, provided by the user back to the assistant.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolResultContent
 type ToolResultContent struct {
 	// Meta: Optional metadata about the tool result. Clients SHOULD preserve this field when
 	// including tool results in subsequent sampling requests to enable caching optimizations.
@@ -6562,17 +9169,36 @@ type ToolResultContent struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolResultContentMeta to bitToolResultContentType, follow ToolResultContent.
 	has     uint64
 	missing uint64
 }
 
-func (*ToolResultContent) isCreateMessageResultContentVariant()  {}
-func (*ToolResultContent) isSamplingMessageContentVariant()      {}
+func (*ToolResultContent) isCreateMessageResultContentVariant() {}
+
+func (*ToolResultContent) isSamplingMessageContentVariant() {}
+
 func (*ToolResultContent) isSamplingMessageContentBlockVariant() {}
+
+// The presence bits of ToolResultContent's properties in has and missing, in schema order.
+const (
+	bitToolResultContentMeta uint64 = 1 << iota
+	bitToolResultContentContent
+	bitToolResultContentIsError
+	bitToolResultContentStructuredContent
+	bitToolResultContentToolUseID
+	bitToolResultContentType
+)
+
+// requiredToolResultContent holds the bits of the properties some version of ToolResultContent requires:
+// decoding sets those the input lacks in missing.
+const requiredToolResultContent = bitToolResultContentContent | bitToolResultContentToolUseID | bitToolResultContentType
 
 // ToolUseContent: A request from the assistant to call a tool.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/ToolUseContent
 type ToolUseContent struct {
 	// Meta: Optional metadata about the tool use. Clients SHOULD preserve this field when
 	// including tool uses in subsequent sampling requests to enable caching optimizations.
@@ -6599,23 +9225,41 @@ type ToolUseContent struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitToolUseContentMeta to bitToolUseContentType, follow ToolUseContent.
 	has     uint64
 	missing uint64
 }
 
-func (*ToolUseContent) isCreateMessageResultContentVariant()  {}
-func (*ToolUseContent) isSamplingMessageContentVariant()      {}
+func (*ToolUseContent) isCreateMessageResultContentVariant() {}
+
+func (*ToolUseContent) isSamplingMessageContentVariant() {}
+
 func (*ToolUseContent) isSamplingMessageContentBlockVariant() {}
+
+// The presence bits of ToolUseContent's properties in has and missing, in schema order.
+const (
+	bitToolUseContentMeta uint64 = 1 << iota
+	bitToolUseContentID
+	bitToolUseContentInput
+	bitToolUseContentName
+	bitToolUseContentType
+)
+
+// requiredToolUseContent holds the bits of the properties some version of ToolUseContent requires:
+// decoding sets those the input lacks in missing.
+const requiredToolUseContent = bitToolUseContentID | bitToolUseContentInput | bitToolUseContentName | bitToolUseContentType
 
 // URLElicitationRequiredError: An error response that indicates that the server requires the client to provide additional information via an elicitation request.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError
 type URLElicitationRequiredError struct {
-	// Error is defined by the MCP schema.
+	// Error: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError/properties/error
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Error URLElicitationRequiredErrorError `json:"error"`
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
@@ -6625,11 +9269,23 @@ type URLElicitationRequiredError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitURLElicitationRequiredErrorError to bitURLElicitationRequiredErrorJSONRPC, follow URLElicitationRequiredError.
 	has     uint64
 	missing uint64
 }
 
-// URLElicitationRequiredErrorError is defined by the MCP schema.
+// The presence bits of URLElicitationRequiredError's properties in has and missing, in schema order.
+const (
+	bitURLElicitationRequiredErrorError uint64 = 1 << iota
+	bitURLElicitationRequiredErrorID
+	bitURLElicitationRequiredErrorJSONRPC
+)
+
+// requiredURLElicitationRequiredError holds the bits of the properties some version of URLElicitationRequiredError requires:
+// decoding sets those the input lacks in missing.
+const requiredURLElicitationRequiredError = bitURLElicitationRequiredErrorError | bitURLElicitationRequiredErrorJSONRPC
+
+// URLElicitationRequiredErrorError: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError/properties/error
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type URLElicitationRequiredErrorError struct {
@@ -6647,15 +9303,27 @@ type URLElicitationRequiredErrorError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitURLElicitationRequiredErrorErrorCode to bitURLElicitationRequiredErrorErrorMessage, follow URLElicitationRequiredErrorError.
 	has     uint64
 	missing uint64
 }
 
-// URLElicitationRequiredErrorErrorData is defined by the MCP schema.
+// The presence bits of URLElicitationRequiredErrorError's properties in has and missing, in schema order.
+const (
+	bitURLElicitationRequiredErrorErrorCode uint64 = 1 << iota
+	bitURLElicitationRequiredErrorErrorData
+	bitURLElicitationRequiredErrorErrorMessage
+)
+
+// requiredURLElicitationRequiredErrorError holds the bits of the properties some version of URLElicitationRequiredErrorError requires:
+// decoding sets those the input lacks in missing.
+const requiredURLElicitationRequiredErrorError = bitURLElicitationRequiredErrorErrorCode | bitURLElicitationRequiredErrorErrorData | bitURLElicitationRequiredErrorErrorMessage
+
+// URLElicitationRequiredErrorErrorData: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError/properties/error/allOf/1/properties/data
 //
 // Since 2025-11-25. Removed in 2026-07-28.
 type URLElicitationRequiredErrorErrorData struct {
-	// Elicitations is defined by the MCP schema.
+	// Elicitations: 2025-11-25/schema.json#/$defs/URLElicitationRequiredError/properties/error/allOf/1/properties/data/properties/elicitations
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	Elicitations []ElicitRequestURLParams `json:"elicitations"`
@@ -6665,23 +9333,35 @@ type URLElicitationRequiredErrorErrorData struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitURLElicitationRequiredErrorErrorDataElicitations to bitURLElicitationRequiredErrorErrorDataElicitations, follow URLElicitationRequiredErrorErrorData.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of URLElicitationRequiredErrorErrorData's properties in has and missing, in schema order.
+const (
+	bitURLElicitationRequiredErrorErrorDataElicitations uint64 = 1 << iota
+)
+
+// requiredURLElicitationRequiredErrorErrorData holds the bits of the properties some version of URLElicitationRequiredErrorErrorData requires:
+// decoding sets those the input lacks in missing.
+const requiredURLElicitationRequiredErrorErrorData = bitURLElicitationRequiredErrorErrorDataElicitations
+
 // UnsubscribeRequest: Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/UnsubscribeRequest
 type UnsubscribeRequest struct {
-	// ID is defined by the MCP schema.
+	// ID: 2025-11-25/schema.json#/$defs/UnsubscribeRequest/properties/id
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
-	// JSONRPC is defined by the MCP schema.
+	// JSONRPC: 2025-11-25/schema.json#/$defs/UnsubscribeRequest/properties/jsonrpc
 	//
 	// Since 2025-11-25. Removed in 2026-07-28.
 	JSONRPC string `json:"jsonrpc,omitempty"`
-	// Params is defined by the MCP schema.
+	// Params: 2025-11-25/schema.json#/$defs/UnsubscribeRequest/properties/params
 	//
 	// Removed in 2026-07-28.
 	Params UnsubscribeRequestParams `json:"params"`
@@ -6691,15 +9371,30 @@ type UnsubscribeRequest struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsubscribeRequestID to bitUnsubscribeRequestParams, follow UnsubscribeRequest.
 	has     uint64
 	missing uint64
 }
 
 func (*UnsubscribeRequest) isClientRequestVariant() {}
 
+// The presence bits of UnsubscribeRequest's properties in has and missing, in schema order.
+const (
+	bitUnsubscribeRequestID uint64 = 1 << iota
+	bitUnsubscribeRequestJSONRPC
+	bitUnsubscribeRequestMethod
+	bitUnsubscribeRequestParams
+)
+
+// requiredUnsubscribeRequest holds the bits of the properties some version of UnsubscribeRequest requires:
+// decoding sets those the input lacks in missing.
+const requiredUnsubscribeRequest = bitUnsubscribeRequestID | bitUnsubscribeRequestJSONRPC | bitUnsubscribeRequestMethod | bitUnsubscribeRequestParams
+
 // UnsubscribeRequestParams: Parameters for a `resources/unsubscribe` request.
 //
 // Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/UnsubscribeRequestParams
 type UnsubscribeRequestParams struct {
 	// Meta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 	//
@@ -6715,13 +9410,26 @@ type UnsubscribeRequestParams struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsubscribeRequestParamsMeta to bitUnsubscribeRequestParamsURI, follow UnsubscribeRequestParams.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of UnsubscribeRequestParams's properties in has and missing, in schema order.
+const (
+	bitUnsubscribeRequestParamsMeta uint64 = 1 << iota
+	bitUnsubscribeRequestParamsURI
+)
+
+// requiredUnsubscribeRequestParams holds the bits of the properties some version of UnsubscribeRequestParams requires:
+// decoding sets those the input lacks in missing.
+const requiredUnsubscribeRequestParams = bitUnsubscribeRequestParamsURI
+
 // UnsubscribeRequestParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 //
 // Since 2025-11-25. Removed in 2026-07-28.
+//
+// Schema: 2025-11-25/schema.json#/$defs/UnsubscribeRequestParams/properties/_meta
 type UnsubscribeRequestParamsMeta struct {
 	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
@@ -6733,9 +9441,15 @@ type UnsubscribeRequestParamsMeta struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsubscribeRequestParamsMetaProgressToken to bitUnsubscribeRequestParamsMetaProgressToken, follow UnsubscribeRequestParamsMeta.
 	has     uint64
 	missing uint64
 }
+
+// The presence bits of UnsubscribeRequestParamsMeta's properties in has and missing, in schema order.
+const (
+	bitUnsubscribeRequestParamsMetaProgressToken uint64 = 1 << iota
+)
 
 // UnsupportedProtocolVersionError: Returned when the request's protocol version is unknown to the server or
 // unsupported (e.g., a known experimental or draft version the server has
@@ -6743,12 +9457,14 @@ type UnsubscribeRequestParamsMeta struct {
 // `400 Bad Request`.
 //
 // Since 2026-07-28.
+//
+// Schema: 2026-07-28/schema.json#/$defs/UnsupportedProtocolVersionError
 type UnsupportedProtocolVersionError struct {
-	// Error is defined by the MCP schema.
+	// Error: 2026-07-28/schema.json#/$defs/UnsupportedProtocolVersionError/properties/error
 	//
 	// Since 2026-07-28.
 	Error UnsupportedProtocolVersionErrorError `json:"error"`
-	// ID is defined by the MCP schema.
+	// ID: 2026-07-28/schema.json#/$defs/UnsupportedProtocolVersionError/properties/id
 	//
 	// Since 2026-07-28.
 	ID RequestId `json:"id,omitempty"`
@@ -6758,11 +9474,23 @@ type UnsupportedProtocolVersionError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsupportedProtocolVersionErrorError to bitUnsupportedProtocolVersionErrorJSONRPC, follow UnsupportedProtocolVersionError.
 	has     uint64
 	missing uint64
 }
 
-// UnsupportedProtocolVersionErrorError is defined by the MCP schema.
+// The presence bits of UnsupportedProtocolVersionError's properties in has and missing, in schema order.
+const (
+	bitUnsupportedProtocolVersionErrorError uint64 = 1 << iota
+	bitUnsupportedProtocolVersionErrorID
+	bitUnsupportedProtocolVersionErrorJSONRPC
+)
+
+// requiredUnsupportedProtocolVersionError holds the bits of the properties some version of UnsupportedProtocolVersionError requires:
+// decoding sets those the input lacks in missing.
+const requiredUnsupportedProtocolVersionError = bitUnsupportedProtocolVersionErrorError | bitUnsupportedProtocolVersionErrorJSONRPC
+
+// UnsupportedProtocolVersionErrorError: 2026-07-28/schema.json#/$defs/UnsupportedProtocolVersionError/properties/error
 //
 // Since 2026-07-28.
 type UnsupportedProtocolVersionErrorError struct {
@@ -6780,11 +9508,23 @@ type UnsupportedProtocolVersionErrorError struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsupportedProtocolVersionErrorErrorCode to bitUnsupportedProtocolVersionErrorErrorMessage, follow UnsupportedProtocolVersionErrorError.
 	has     uint64
 	missing uint64
 }
 
-// UnsupportedProtocolVersionErrorErrorData is defined by the MCP schema.
+// The presence bits of UnsupportedProtocolVersionErrorError's properties in has and missing, in schema order.
+const (
+	bitUnsupportedProtocolVersionErrorErrorCode uint64 = 1 << iota
+	bitUnsupportedProtocolVersionErrorErrorData
+	bitUnsupportedProtocolVersionErrorErrorMessage
+)
+
+// requiredUnsupportedProtocolVersionErrorError holds the bits of the properties some version of UnsupportedProtocolVersionErrorError requires:
+// decoding sets those the input lacks in missing.
+const requiredUnsupportedProtocolVersionErrorError = bitUnsupportedProtocolVersionErrorErrorCode | bitUnsupportedProtocolVersionErrorErrorData | bitUnsupportedProtocolVersionErrorErrorMessage
+
+// UnsupportedProtocolVersionErrorErrorData: 2026-07-28/schema.json#/$defs/UnsupportedProtocolVersionError/properties/error/allOf/1/properties/data
 //
 // Since 2026-07-28.
 type UnsupportedProtocolVersionErrorErrorData struct {
@@ -6803,13 +9543,26 @@ type UnsupportedProtocolVersionErrorErrorData struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUnsupportedProtocolVersionErrorErrorDataRequested to bitUnsupportedProtocolVersionErrorErrorDataSupported, follow UnsupportedProtocolVersionErrorErrorData.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of UnsupportedProtocolVersionErrorErrorData's properties in has and missing, in schema order.
+const (
+	bitUnsupportedProtocolVersionErrorErrorDataRequested uint64 = 1 << iota
+	bitUnsupportedProtocolVersionErrorErrorDataSupported
+)
+
+// requiredUnsupportedProtocolVersionErrorErrorData holds the bits of the properties some version of UnsupportedProtocolVersionErrorErrorData requires:
+// decoding sets those the input lacks in missing.
+const requiredUnsupportedProtocolVersionErrorErrorData = bitUnsupportedProtocolVersionErrorErrorDataRequested | bitUnsupportedProtocolVersionErrorErrorDataSupported
+
 // UntitledMultiSelectEnumSchema: Schema for multiple-selection enumeration without display titles for options.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/UntitledMultiSelectEnumSchema
 type UntitledMultiSelectEnumSchema struct {
 	// Default: Optional default value.
 	//
@@ -6841,17 +9594,37 @@ type UntitledMultiSelectEnumSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUntitledMultiSelectEnumSchemaDefault to bitUntitledMultiSelectEnumSchemaType, follow UntitledMultiSelectEnumSchema.
 	has     uint64
 	missing uint64
 }
 
-func (*UntitledMultiSelectEnumSchema) isEnumSchemaVariant()                {}
-func (*UntitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant()     {}
+func (*UntitledMultiSelectEnumSchema) isEnumSchemaVariant() {}
+
+func (*UntitledMultiSelectEnumSchema) isMultiSelectEnumSchemaVariant() {}
+
 func (*UntitledMultiSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
+
+// The presence bits of UntitledMultiSelectEnumSchema's properties in has and missing, in schema order.
+const (
+	bitUntitledMultiSelectEnumSchemaDefault uint64 = 1 << iota
+	bitUntitledMultiSelectEnumSchemaDescription
+	bitUntitledMultiSelectEnumSchemaItems
+	bitUntitledMultiSelectEnumSchemaMaxItems
+	bitUntitledMultiSelectEnumSchemaMinItems
+	bitUntitledMultiSelectEnumSchemaTitle
+	bitUntitledMultiSelectEnumSchemaType
+)
+
+// requiredUntitledMultiSelectEnumSchema holds the bits of the properties some version of UntitledMultiSelectEnumSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredUntitledMultiSelectEnumSchema = bitUntitledMultiSelectEnumSchemaItems | bitUntitledMultiSelectEnumSchemaType
 
 // UntitledMultiSelectEnumSchemaItems: Schema for the array items.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/UntitledMultiSelectEnumSchema/properties/items
 type UntitledMultiSelectEnumSchemaItems struct {
 	// Enum: Array of enum values to choose from.
 	//
@@ -6863,13 +9636,26 @@ type UntitledMultiSelectEnumSchemaItems struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUntitledMultiSelectEnumSchemaItemsEnum to bitUntitledMultiSelectEnumSchemaItemsType, follow UntitledMultiSelectEnumSchemaItems.
 	has     uint64
 	missing uint64
 }
 
+// The presence bits of UntitledMultiSelectEnumSchemaItems's properties in has and missing, in schema order.
+const (
+	bitUntitledMultiSelectEnumSchemaItemsEnum uint64 = 1 << iota
+	bitUntitledMultiSelectEnumSchemaItemsType
+)
+
+// requiredUntitledMultiSelectEnumSchemaItems holds the bits of the properties some version of UntitledMultiSelectEnumSchemaItems requires:
+// decoding sets those the input lacks in missing.
+const requiredUntitledMultiSelectEnumSchemaItems = bitUntitledMultiSelectEnumSchemaItemsEnum | bitUntitledMultiSelectEnumSchemaItemsType
+
 // UntitledSingleSelectEnumSchema: Schema for single-selection enumeration without display titles for options.
 //
 // Since 2025-11-25.
+//
+// Schema: 2026-07-28/schema.json#/$defs/UntitledSingleSelectEnumSchema
 type UntitledSingleSelectEnumSchema struct {
 	// Default: Optional default value.
 	//
@@ -6893,10 +9679,26 @@ type UntitledSingleSelectEnumSchema struct {
 
 	// has marks the properties present in decoded input; missing marks
 	// required ones that were absent. Values built in Go leave both zero.
+	// Their bits, bitUntitledSingleSelectEnumSchemaDefault to bitUntitledSingleSelectEnumSchemaType, follow UntitledSingleSelectEnumSchema.
 	has     uint64
 	missing uint64
 }
 
-func (*UntitledSingleSelectEnumSchema) isEnumSchemaVariant()                {}
+func (*UntitledSingleSelectEnumSchema) isEnumSchemaVariant() {}
+
 func (*UntitledSingleSelectEnumSchema) isPrimitiveSchemaDefinitionVariant() {}
-func (*UntitledSingleSelectEnumSchema) isSingleSelectEnumSchemaVariant()    {}
+
+func (*UntitledSingleSelectEnumSchema) isSingleSelectEnumSchemaVariant() {}
+
+// The presence bits of UntitledSingleSelectEnumSchema's properties in has and missing, in schema order.
+const (
+	bitUntitledSingleSelectEnumSchemaDefault uint64 = 1 << iota
+	bitUntitledSingleSelectEnumSchemaDescription
+	bitUntitledSingleSelectEnumSchemaEnum
+	bitUntitledSingleSelectEnumSchemaTitle
+	bitUntitledSingleSelectEnumSchemaType
+)
+
+// requiredUntitledSingleSelectEnumSchema holds the bits of the properties some version of UntitledSingleSelectEnumSchema requires:
+// decoding sets those the input lacks in missing.
+const requiredUntitledSingleSelectEnumSchema = bitUntitledSingleSelectEnumSchemaEnum | bitUntitledSingleSelectEnumSchemaType

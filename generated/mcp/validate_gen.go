@@ -20,15 +20,16 @@ func (x *Annotations) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Annotations) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Audience != nil {
+	if x.has&bitAnnotationsAudience != 0 || x.Audience != nil {
 		for i0 := range x.Audience {
 			if err := x.Audience[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "audience")
 			}
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.Priority != 0 {
+	if x.has&bitAnnotationsPriority != 0 || x.Priority != 0 {
 		if x.Priority < 0.0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "priority")
 		}
@@ -52,8 +53,9 @@ func (x *AudioContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *AudioContent) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitAudioContentMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -63,18 +65,18 @@ func (x *AudioContent) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "annotations")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitAudioContentData != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "data")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitAudioContentData == 0 {
 		if !isByte(string(x.Data)) {
 			return fielderr.AtField(fielderr.Format("byte"), "data")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitAudioContentMIMEType != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "mimeType")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitAudioContentType != 0) && vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -93,8 +95,9 @@ func (x *BaseMetadata) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *BaseMetadata) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitBaseMetadataName != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
@@ -113,24 +116,25 @@ func (x *BlobResourceContents) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *BlobResourceContents) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitBlobResourceContentsMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitBlobResourceContentsBlob != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "blob")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitBlobResourceContentsBlob == 0 {
 		if !isByte(string(x.Blob)) {
 			return fielderr.AtField(fielderr.Format("byte"), "blob")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitBlobResourceContentsURI != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitBlobResourceContentsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
@@ -151,8 +155,9 @@ func (x *BooleanSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *BooleanSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitBooleanSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -171,27 +176,28 @@ func (x *CacheableResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CacheableResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCacheableResultCacheScope != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCacheableResultCacheScope == 0 {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCacheableResultResultType != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCacheableResultTTLMs != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCacheableResultTTLMs == 0 {
 		if float64(x.TTLMs) < 0.0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
@@ -212,6 +218,7 @@ func (x *CacheableResultCacheScope) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x CacheableResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case CacheableResultCacheScopePrivate, CacheableResultCacheScopePublic:
@@ -233,30 +240,31 @@ func (x *CallToolRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CallToolRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolRequestID != 0 || x.has&bitCallToolRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCallToolRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolRequestJSONRPC != 0 || x.has&bitCallToolRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCallToolRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCallToolRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCallToolRequestParams != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCallToolRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -277,8 +285,9 @@ func (x *CallToolRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CallToolRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -288,17 +297,17 @@ func (x *CallToolRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Arguments != nil {
+	if x.has&bitCallToolRequestParamsArguments != 0 || x.Arguments != nil {
 		if len(x.Arguments) > 0 && !rawIsObject(x.Arguments) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Arguments)), "arguments")
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.InputResponses != nil) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitCallToolRequestParamsInputResponses != 0 || x.InputResponses != nil) {
 		if err := x.InputResponses.validate(vb); err != nil {
 			return fielderr.AtField(err, "inputResponses")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCallToolRequestParamsName != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
@@ -324,26 +333,27 @@ func (x *CallToolResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CallToolResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCallToolResultContent != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "content")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCallToolResultContent == 0 {
 		for i0 := range x.Content {
 			if err := x.Content[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolResultResultType != 0 || x.has&bitCallToolResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x10) != 0 || x.StructuredContent != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCallToolResultStructuredContent != 0 || x.StructuredContent != nil) {
 		if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && len(x.StructuredContent) > 0 && !rawIsObject(x.StructuredContent) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.StructuredContent)), "structuredContent")
 		}
@@ -364,22 +374,23 @@ func (x *CallToolResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CallToolResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCallToolResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCallToolResultResponseResult != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCallToolResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return fielderr.AtField(err, "result")
 		}
@@ -413,12 +424,14 @@ func (x *CallToolResultResponseResult) ValidateVariant(v ProtocolVersion) error 
 	}
 	return x.validateVariant(vb)
 }
+
 func (x CallToolResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x CallToolResultResponseResult) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -455,25 +468,26 @@ func (x *CancelTaskRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CancelTaskRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCancelTaskRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskRequestJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskRequestMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskRequestParams != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCancelTaskRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -494,8 +508,9 @@ func (x *CancelTaskRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CancelTaskRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskRequestParamsTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	return nil
@@ -514,30 +529,31 @@ func (x *CancelTaskResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CancelTaskResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitCancelTaskResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskResultCreatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "createdAt")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskResultLastUpdatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "lastUpdatedAt")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskResultStatus != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "status")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitCancelTaskResultStatus == 0 {
 		if err := x.Status.validate(vb); err != nil {
 			return fielderr.AtField(err, "status")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskResultTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
-	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCancelTaskResultTTL != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "ttl")
 	}
 	return nil
@@ -556,22 +572,23 @@ func (x *CancelledNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CancelledNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitCancelledNotificationJSONRPC != 0 || x.has&bitCancelledNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCancelledNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCancelledNotificationMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCancelledNotificationParams != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelledNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -592,6 +609,7 @@ func (x *CancelledNotificationParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CancelledNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
@@ -600,10 +618,10 @@ func (x *CancelledNotificationParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20260728) != 0 {
+	if (x.missing&bitCancelledNotificationParamsRequestID != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "requestId")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCancelledNotificationParamsRequestID == 0 {
 		if err := x.RequestID.validate(vb); err != nil {
 			return fielderr.AtField(err, "requestId")
 		}
@@ -624,6 +642,7 @@ func (x *ClientCapabilities) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilities) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Elicitation != nil {
@@ -632,12 +651,12 @@ func (x *ClientCapabilities) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Experimental != nil {
+	if x.has&bitClientCapabilitiesExperimental != 0 || x.Experimental != nil {
 		if len(x.Experimental) > 0 && !rawIsObject(x.Experimental) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Experimental)), "experimental")
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.Extensions != nil) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitClientCapabilitiesExtensions != 0 || x.Extensions != nil) {
 		for k0, e0 := range x.Extensions {
 			if err := e0.validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
@@ -677,13 +696,14 @@ func (x *ClientCapabilitiesElicitation) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesElicitation) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Form != nil {
+	if x.has&bitClientCapabilitiesElicitationForm != 0 || x.Form != nil {
 		if len(x.Form) > 0 && !rawIsObject(x.Form) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Form)), "form")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.URL != nil {
+	if x.has&bitClientCapabilitiesElicitationURL != 0 || x.URL != nil {
 		if len(x.URL) > 0 && !rawIsObject(x.URL) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.URL)), "url")
 		}
@@ -704,6 +724,7 @@ func (x *ClientCapabilitiesRoots) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesRoots) validate(vb VersionSet) error {
 	return nil
 }
@@ -721,13 +742,14 @@ func (x *ClientCapabilitiesSampling) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesSampling) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Context != nil {
+	if x.has&bitClientCapabilitiesSamplingContext != 0 || x.Context != nil {
 		if len(x.Context) > 0 && !rawIsObject(x.Context) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Context)), "context")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Tools != nil {
+	if x.has&bitClientCapabilitiesSamplingTools != 0 || x.Tools != nil {
 		if len(x.Tools) > 0 && !rawIsObject(x.Tools) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Tools)), "tools")
 		}
@@ -748,13 +770,14 @@ func (x *ClientCapabilitiesTasks) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesTasks) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Cancel != nil {
+	if x.has&bitClientCapabilitiesTasksCancel != 0 || x.Cancel != nil {
 		if len(x.Cancel) > 0 && !rawIsObject(x.Cancel) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Cancel)), "cancel")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.List != nil {
+	if x.has&bitClientCapabilitiesTasksList != 0 || x.List != nil {
 		if len(x.List) > 0 && !rawIsObject(x.List) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.List)), "list")
 		}
@@ -780,6 +803,7 @@ func (x *ClientCapabilitiesTasksRequests) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesTasksRequests) validate(vb VersionSet) error {
 	if x.Elicitation != nil {
 		if err := x.Elicitation.validate(vb); err != nil {
@@ -807,8 +831,9 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) ValidateVersion(v ProtocolV
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesTasksRequestsElicitation) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Create != nil {
+	if x.has&bitClientCapabilitiesTasksRequestsElicitationCreate != 0 || x.Create != nil {
 		if len(x.Create) > 0 && !rawIsObject(x.Create) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Create)), "create")
 		}
@@ -829,8 +854,9 @@ func (x *ClientCapabilitiesTasksRequestsSampling) ValidateVersion(v ProtocolVers
 	}
 	return x.validate(vb)
 }
+
 func (x *ClientCapabilitiesTasksRequestsSampling) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.CreateMessage != nil {
+	if x.has&bitClientCapabilitiesTasksRequestsSamplingCreateMessage != 0 || x.CreateMessage != nil {
 		if len(x.CreateMessage) > 0 && !rawIsObject(x.CreateMessage) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.CreateMessage)), "createMessage")
 		}
@@ -851,6 +877,7 @@ func (x *ClientNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ClientNotification) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -889,6 +916,7 @@ func (x *ClientRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ClientRequest) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -968,6 +996,7 @@ func (x *ClientResult) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x ClientResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -1004,6 +1033,7 @@ func (x ClientResult) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x ClientResult) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -1054,30 +1084,31 @@ func (x *CompleteRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteRequestID != 0 || x.has&bitCompleteRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCompleteRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteRequestJSONRPC != 0 || x.has&bitCompleteRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCompleteRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestParams != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCompleteRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -1098,8 +1129,9 @@ func (x *CompleteRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -1109,10 +1141,10 @@ func (x *CompleteRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestParamsArgument != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "argument")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteRequestParamsArgument == 0 {
 		if err := x.Argument.validate(vb); err != nil {
 			return fielderr.AtField(err, "argument")
 		}
@@ -1124,10 +1156,10 @@ func (x *CompleteRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Ref.Value == nil) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestParamsRef != 0 || x.Ref.Value == nil) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "ref")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCompleteRequestParamsRef == 0 {
 		if err := x.Ref.validate(vb); err != nil {
 			return fielderr.AtField(err, "ref")
 		}
@@ -1148,11 +1180,12 @@ func (x *CompleteRequestParamsArgument) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteRequestParamsArgument) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestParamsArgumentName != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteRequestParamsArgumentValue != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "value")
 	}
 	return nil
@@ -1171,6 +1204,7 @@ func (x *CompleteRequestParamsContext) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteRequestParamsContext) validate(vb VersionSet) error {
 	return nil
 }
@@ -1188,6 +1222,7 @@ func (x *CompleteRequestParamsRef) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x CompleteRequestParamsRef) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -1208,21 +1243,22 @@ func (x *CompleteResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteResultCompletion != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "completion")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCompleteResultCompletion == 0 {
 		if err := x.Completion.validate(vb); err != nil {
 			return fielderr.AtField(err, "completion")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteResultResultType != 0 || x.has&bitCompleteResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
@@ -1241,8 +1277,9 @@ func (x *CompleteResultCompletion) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteResultCompletion) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCompleteResultCompletionValues != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "values")
 	}
 	return nil
@@ -1261,22 +1298,23 @@ func (x *CompleteResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CompleteResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitCompleteResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitCompleteResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCompleteResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return fielderr.AtField(err, "result")
 		}
@@ -1297,6 +1335,7 @@ func (x *ContentBlock) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ContentBlock) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -1327,30 +1366,31 @@ func (x *CreateMessageRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CreateMessageRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageRequestParams != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateMessageRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCreateMessageRequestID != 0 || x.has&bitCreateMessageRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitCreateMessageRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCreateMessageRequestJSONRPC != 0 || x.has&bitCreateMessageRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitCreateMessageRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
@@ -1371,26 +1411,27 @@ func (x *CreateMessageRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CreateMessageRequestParams) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.IncludeContext != "" {
+	if x.has&bitCreateMessageRequestParamsIncludeContext != 0 || x.IncludeContext != "" {
 		if err := x.IncludeContext.validate(vb); err != nil {
 			return fielderr.AtField(err, "includeContext")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageRequestParamsMaxTokens != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "maxTokens")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageRequestParamsMessages != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "messages")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitCreateMessageRequestParamsMessages == 0 {
 		for i0 := range x.Messages {
 			if err := x.Messages[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 			}
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Metadata != nil {
+	if x.has&bitCreateMessageRequestParamsMetadata != 0 || x.Metadata != nil {
 		if len(x.Metadata) > 0 && !rawIsObject(x.Metadata) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Metadata)), "metadata")
 		}
@@ -1407,7 +1448,7 @@ func (x *CreateMessageRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x200) != 0 || x.Tools != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitCreateMessageRequestParamsTools != 0 || x.Tools != nil) {
 		for i0 := range x.Tools {
 			if err := x.Tools[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
@@ -1444,6 +1485,7 @@ func (x *CreateMessageRequestParamsIncludeContext) ValidateVersion(v ProtocolVer
 	}
 	return x.validate(vb)
 }
+
 func (x CreateMessageRequestParamsIncludeContext) validate(vb VersionSet) error {
 	switch x {
 	case CreateMessageRequestParamsIncludeContextAllServers, CreateMessageRequestParamsIncludeContextNone, CreateMessageRequestParamsIncludeContextThisServer:
@@ -1465,8 +1507,9 @@ func (x *CreateMessageRequestParamsMeta) ValidateVersion(v ProtocolVersion) erro
 	}
 	return x.validate(vb)
 }
+
 func (x *CreateMessageRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitCreateMessageRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -1487,27 +1530,28 @@ func (x *CreateMessageResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CreateMessageResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitCreateMessageResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageResultContent != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "content")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateMessageResultContent == 0 {
 		if err := x.Content.validate(vb); err != nil {
 			return fielderr.AtField(err, "content")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageResultModel != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "model")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitCreateMessageResultRole != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "role")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitCreateMessageResultRole == 0 {
 		if err := x.Role.validate(vb); err != nil {
 			return fielderr.AtField(err, "role")
 		}
@@ -1528,6 +1572,7 @@ func (x *CreateMessageResultContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x CreateMessageResultContent) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -1566,6 +1611,7 @@ func (x *CreateMessageResultContentArray) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x CreateMessageResultContentArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -1588,16 +1634,17 @@ func (x *CreateTaskResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *CreateTaskResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitCreateTaskResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitCreateTaskResultTask != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "task")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitCreateTaskResultTask == 0 {
 		if err := x.Task.validate(vb); err != nil {
 			return fielderr.AtField(err, "task")
 		}
@@ -1618,6 +1665,7 @@ func (x *Cursor) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x Cursor) validate(vb VersionSet) error {
 	return nil
 }
@@ -1635,25 +1683,26 @@ func (x *DiscoverRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *DiscoverRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverRequestID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitDiscoverRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverRequestJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverRequestMethod != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverRequestParams != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitDiscoverRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -1674,38 +1723,39 @@ func (x *DiscoverResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *DiscoverResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultCacheScope != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitDiscoverResultCacheScope == 0 {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultCapabilities != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "capabilities")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitDiscoverResultCapabilities == 0 {
 		if err := x.Capabilities.validate(vb); err != nil {
 			return fielderr.AtField(err, "capabilities")
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultResultType != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultSupportedVersions != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "supportedVersions")
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultTTLMs != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
-	if x.missing&uint64(0x40) == 0 {
+	if x.missing&bitDiscoverResultTTLMs == 0 {
 		if float64(x.TTLMs) < 0.0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
@@ -1726,6 +1776,7 @@ func (x *DiscoverResultCacheScope) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x DiscoverResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case DiscoverResultCacheScopePrivate, DiscoverResultCacheScopePublic:
@@ -1747,22 +1798,23 @@ func (x *DiscoverResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *DiscoverResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitDiscoverResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitDiscoverResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitDiscoverResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return fielderr.AtField(err, "result")
 		}
@@ -1783,30 +1835,31 @@ func (x *ElicitRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestMethod != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x2) != 0 || x.Params.Value == nil) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestParams != 0 || x.Params.Value == nil) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitRequestID != 0 || x.has&bitElicitRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitElicitRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitRequestJSONRPC != 0 || x.has&bitElicitRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitElicitRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
@@ -1827,19 +1880,20 @@ func (x *ElicitRequestFormParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequestFormParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestFormParamsMessage != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Mode != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitElicitRequestFormParamsMode != 0 || x.Mode != "") {
 		if x.Mode != "form" {
 			return fielderr.AtField(fielderr.Const("\"form\""), "mode")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestFormParamsRequestedSchema != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "requestedSchema")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitRequestFormParamsRequestedSchema == 0 {
 		if err := x.RequestedSchema.validate(vb); err != nil {
 			return fielderr.AtField(err, "requestedSchema")
 		}
@@ -1874,8 +1928,9 @@ func (x *ElicitRequestFormParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequestFormParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitElicitRequestFormParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -1896,18 +1951,19 @@ func (x *ElicitRequestFormParamsRequestedSchema) ValidateVersion(v ProtocolVersi
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequestFormParamsRequestedSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestFormParamsRequestedSchemaProperties != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "properties")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitElicitRequestFormParamsRequestedSchemaProperties == 0 {
 		for k0, e0 := range x.Properties {
 			if err := e0.validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestFormParamsRequestedSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -1926,6 +1982,7 @@ func (x *ElicitRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitRequestParams) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -1952,17 +2009,18 @@ func (x *ElicitRequestURLParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequestURLParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestURLParamsMessage != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestURLParamsMode != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "mode")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitRequestURLParamsURL != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "url")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitRequestURLParamsURL == 0 {
 		if !isURI(string(x.URL)) {
 			return fielderr.AtField(fielderr.Format("uri"), "url")
 		}
@@ -1974,7 +2032,7 @@ func (x *ElicitRequestURLParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ElicitationID != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitRequestURLParamsElicitationID != 0 || x.has&bitElicitRequestURLParamsElicitationID == 0 && x.ElicitationID == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "elicitationId")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
@@ -2000,8 +2058,9 @@ func (x *ElicitRequestURLParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitRequestURLParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitElicitRequestURLParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -2022,23 +2081,24 @@ func (x *ElicitResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitResult) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitElicitResultAction != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "action")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitElicitResultAction == 0 {
 		if err := x.Action.validate(vb); err != nil {
 			return fielderr.AtField(err, "action")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Content != nil {
+	if x.has&bitElicitResultContent != 0 || x.Content != nil {
 		for k0, e0 := range x.Content {
 			if err := e0.validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtKey(err, k0), "content")
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitElicitResultMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -2059,6 +2119,7 @@ func (x *ElicitResultAction) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultAction) validate(vb VersionSet) error {
 	switch x {
 	case ElicitResultActionAccept, ElicitResultActionCancel, ElicitResultActionDecline:
@@ -2080,6 +2141,7 @@ func (x *ElicitResultContentValue) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultContentValue) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -2106,6 +2168,7 @@ func (x *ElicitResultContentValueArray) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultContentValueArray) validate(vb VersionSet) error {
 	return nil
 }
@@ -2123,6 +2186,7 @@ func (x *ElicitResultContentValueBoolean) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultContentValueBoolean) validate(vb VersionSet) error {
 	return nil
 }
@@ -2140,6 +2204,7 @@ func (x *ElicitResultContentValueInteger) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultContentValueInteger) validate(vb VersionSet) error {
 	return nil
 }
@@ -2157,6 +2222,7 @@ func (x *ElicitResultContentValueString) ValidateVersion(v ProtocolVersion) erro
 	}
 	return x.validate(vb)
 }
+
 func (x ElicitResultContentValueString) validate(vb VersionSet) error {
 	return nil
 }
@@ -2174,17 +2240,18 @@ func (x *ElicitationCompleteNotification) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitationCompleteNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitationCompleteNotificationJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitationCompleteNotificationMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitationCompleteNotificationParams != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitElicitationCompleteNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -2205,8 +2272,9 @@ func (x *ElicitationCompleteNotificationParams) ValidateVersion(v ProtocolVersio
 	}
 	return x.validate(vb)
 }
+
 func (x *ElicitationCompleteNotificationParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitElicitationCompleteNotificationParamsElicitationID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "elicitationId")
 	}
 	return nil
@@ -2225,8 +2293,9 @@ func (x *EmbeddedResource) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *EmbeddedResource) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitEmbeddedResourceMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -2236,15 +2305,15 @@ func (x *EmbeddedResource) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "annotations")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.Resource.Value == nil) && vb&allVersions != 0 {
+	if (x.missing&bitEmbeddedResourceResource != 0 || x.Resource.Value == nil) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "resource")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitEmbeddedResourceResource == 0 {
 		if err := x.Resource.validate(vb); err != nil {
 			return fielderr.AtField(err, "resource")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitEmbeddedResourceType != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -2276,12 +2345,14 @@ func (x *EmbeddedResourceResource) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x EmbeddedResourceResource) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x EmbeddedResourceResource) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -2331,6 +2402,7 @@ func (x *EnumSchema) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x EnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -2355,6 +2427,7 @@ func (x EnumSchema) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x EnumSchema) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -2400,11 +2473,12 @@ func (x *Error) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Error) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitErrorCode != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitErrorMessage != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
@@ -2423,30 +2497,31 @@ func (x *GetPromptRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetPromptRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptRequestID != 0 || x.has&bitGetPromptRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitGetPromptRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptRequestJSONRPC != 0 || x.has&bitGetPromptRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitGetPromptRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitGetPromptRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitGetPromptRequestParams != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetPromptRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -2467,8 +2542,9 @@ func (x *GetPromptRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetPromptRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -2478,12 +2554,12 @@ func (x *GetPromptRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.InputResponses != nil) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitGetPromptRequestParamsInputResponses != 0 || x.InputResponses != nil) {
 		if err := x.InputResponses.validate(vb); err != nil {
 			return fielderr.AtField(err, "inputResponses")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitGetPromptRequestParamsName != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
@@ -2502,23 +2578,24 @@ func (x *GetPromptResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetPromptResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitGetPromptResultMessages != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "messages")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetPromptResultMessages == 0 {
 		for i0 := range x.Messages {
 			if err := x.Messages[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptResultResultType != 0 || x.has&bitGetPromptResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
@@ -2537,22 +2614,23 @@ func (x *GetPromptResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetPromptResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetPromptResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitGetPromptResultResponseResult != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitGetPromptResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return fielderr.AtField(err, "result")
 		}
@@ -2586,12 +2664,14 @@ func (x *GetPromptResultResponseResult) ValidateVariant(v ProtocolVersion) error
 	}
 	return x.validateVariant(vb)
 }
+
 func (x GetPromptResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x GetPromptResultResponseResult) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -2628,25 +2708,26 @@ func (x *GetTaskPayloadRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskPayloadRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskPayloadRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskPayloadRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskPayloadRequestJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskPayloadRequestMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskPayloadRequestParams != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetTaskPayloadRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -2667,8 +2748,9 @@ func (x *GetTaskPayloadRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskPayloadRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskPayloadRequestParamsTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	return nil
@@ -2687,8 +2769,9 @@ func (x *GetTaskPayloadResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskPayloadResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitGetTaskPayloadResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -2709,25 +2792,26 @@ func (x *GetTaskRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitGetTaskRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskRequestJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskRequestMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskRequestParams != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitGetTaskRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -2748,8 +2832,9 @@ func (x *GetTaskRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskRequestParamsTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	return nil
@@ -2768,30 +2853,31 @@ func (x *GetTaskResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *GetTaskResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitGetTaskResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskResultCreatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "createdAt")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskResultLastUpdatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "lastUpdatedAt")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskResultStatus != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "status")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitGetTaskResultStatus == 0 {
 		if err := x.Status.validate(vb); err != nil {
 			return fielderr.AtField(err, "status")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskResultTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
-	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitGetTaskResultTTL != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "ttl")
 	}
 	return nil
@@ -2810,21 +2896,22 @@ func (x *HeaderMismatchError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *HeaderMismatchError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitHeaderMismatchErrorError != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "error")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitHeaderMismatchErrorError == 0 {
 		if err := x.Error.validate(vb); err != nil {
 			return fielderr.AtField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitHeaderMismatchErrorID != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitHeaderMismatchErrorJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return nil
@@ -2843,11 +2930,12 @@ func (x *HeaderMismatchErrorError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *HeaderMismatchErrorError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitHeaderMismatchErrorErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitHeaderMismatchErrorErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
@@ -2866,16 +2954,17 @@ func (x *Icon) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Icon) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitIconSrc != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "src")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitIconSrc == 0 {
 		if !isURI(string(x.Src)) {
 			return fielderr.AtField(fielderr.Format("uri"), "src")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Theme != "" {
+	if x.has&bitIconTheme != 0 || x.Theme != "" {
 		if err := x.Theme.validate(vb); err != nil {
 			return fielderr.AtField(err, "theme")
 		}
@@ -2896,6 +2985,7 @@ func (x *IconTheme) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x IconTheme) validate(vb VersionSet) error {
 	switch x {
 	case IconThemeDark, IconThemeLight:
@@ -2917,8 +3007,9 @@ func (x *Icons) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Icons) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Icons != nil {
+	if x.has&bitIconsIcons != 0 || x.Icons != nil {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
@@ -2941,8 +3032,9 @@ func (x *ImageContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ImageContent) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitImageContentMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -2952,18 +3044,18 @@ func (x *ImageContent) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "annotations")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitImageContentData != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "data")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitImageContentData == 0 {
 		if !isByte(string(x.Data)) {
 			return fielderr.AtField(fielderr.Format("byte"), "data")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitImageContentMIMEType != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "mimeType")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitImageContentType != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -2982,21 +3074,22 @@ func (x *Implementation) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Implementation) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitImplementationIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitImplementationName != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitImplementationVersion != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "version")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x20) != 0 || x.WebsiteURL != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitImplementationWebsiteURL != 0 || x.WebsiteURL != "") {
 		if !isURI(string(x.WebsiteURL)) {
 			return fielderr.AtField(fielderr.Format("uri"), "websiteUrl")
 		}
@@ -3017,30 +3110,31 @@ func (x *InitializeRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InitializeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestID != 0 || x.has&bitInitializeRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitInitializeRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestJSONRPC != 0 || x.has&bitInitializeRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitInitializeRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestParams != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitInitializeRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -3061,6 +3155,7 @@ func (x *InitializeRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InitializeRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
@@ -3069,23 +3164,23 @@ func (x *InitializeRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestParamsCapabilities != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "capabilities")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitInitializeRequestParamsCapabilities == 0 {
 		if err := x.Capabilities.validate(vb); err != nil {
 			return fielderr.AtField(err, "capabilities")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestParamsClientInfo != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "clientInfo")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitInitializeRequestParamsClientInfo == 0 {
 		if err := x.ClientInfo.validate(vb); err != nil {
 			return fielderr.AtField(err, "clientInfo")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeRequestParamsProtocolVersion != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "protocolVersion")
 	}
 	return nil
@@ -3104,8 +3199,9 @@ func (x *InitializeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InitializeRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitInitializeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -3126,27 +3222,28 @@ func (x *InitializeResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InitializeResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitInitializeResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeResultCapabilities != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "capabilities")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitInitializeResultCapabilities == 0 {
 		if err := x.Capabilities.validate(vb); err != nil {
 			return fielderr.AtField(err, "capabilities")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeResultProtocolVersion != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "protocolVersion")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializeResultServerInfo != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "serverInfo")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitInitializeResultServerInfo == 0 {
 		if err := x.ServerInfo.validate(vb); err != nil {
 			return fielderr.AtField(err, "serverInfo")
 		}
@@ -3167,16 +3264,17 @@ func (x *InitializedNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InitializedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitInitializedNotificationJSONRPC != 0 || x.has&bitInitializedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitInitializedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitInitializedNotificationMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -3200,6 +3298,7 @@ func (x *InputRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x InputRequest) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -3220,6 +3319,7 @@ func (x *InputRequests) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x InputRequests) validate(vb VersionSet) error {
 	for k0, e0 := range x {
 		if err := e0.validate(vb); err != nil {
@@ -3242,18 +3342,19 @@ func (x *InputRequiredResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InputRequiredResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.InputRequests != nil {
+	if x.has&bitInputRequiredResultInputRequests != 0 || x.InputRequests != nil {
 		if err := x.InputRequests.validate(vb); err != nil {
 			return fielderr.AtField(err, "inputRequests")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInputRequiredResultResultType != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
@@ -3285,12 +3386,14 @@ func (x *InputResponse) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x InputResponse) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x InputResponse) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -3326,16 +3429,17 @@ func (x *InputResponseRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InputResponseRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInputResponseRequestParamsMeta != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitInputResponseRequestParamsMeta == 0 {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.InputResponses != nil {
+	if x.has&bitInputResponseRequestParamsInputResponses != 0 || x.InputResponses != nil {
 		if err := x.InputResponses.validate(vb); err != nil {
 			return fielderr.AtField(err, "inputResponses")
 		}
@@ -3356,6 +3460,7 @@ func (x *InputResponses) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x InputResponses) validate(vb VersionSet) error {
 	for k0, e0 := range x {
 		if err := e0.validate(vb); err != nil {
@@ -3378,11 +3483,12 @@ func (x *InternalError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InternalError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInternalErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInternalErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
@@ -3401,11 +3507,12 @@ func (x *InvalidParamsError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InvalidParamsError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInvalidParamsErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInvalidParamsErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
@@ -3424,11 +3531,12 @@ func (x *InvalidRequestError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *InvalidRequestError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInvalidRequestErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitInvalidRequestErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
@@ -3447,6 +3555,7 @@ func (x *JSONArray) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -3469,6 +3578,7 @@ func (x *JSONObject) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONObject) validate(vb VersionSet) error {
 	for k0, e0 := range x {
 		if err := e0.validate(vb); err != nil {
@@ -3491,6 +3601,7 @@ func (x *JSONRPCBatchRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONRPCBatchRequest) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -3526,12 +3637,14 @@ func (x *JSONRPCBatchRequestItem) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x JSONRPCBatchRequestItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x JSONRPCBatchRequestItem) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -3571,6 +3684,7 @@ func (x *JSONRPCBatchResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONRPCBatchResponse) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -3606,12 +3720,14 @@ func (x *JSONRPCBatchResponseItem) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x JSONRPCBatchResponseItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x JSONRPCBatchResponseItem) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -3651,24 +3767,25 @@ func (x *JSONRPCErrorResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCErrorResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCErrorResponseError != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "error")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCErrorResponseError == 0 {
 		if err := x.Error.validate(vb); err != nil {
 			return fielderr.AtField(err, "error")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618) != 0 {
+	if (x.missing&bitJSONRPCErrorResponseID != 0 || x.has&bitJSONRPCErrorResponseID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitJSONRPCErrorResponseID != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCErrorResponseJSONRPC != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return nil
@@ -3700,6 +3817,7 @@ func (x *JSONRPCMessage) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x JSONRPCMessage) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -3716,6 +3834,7 @@ func (x JSONRPCMessage) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x JSONRPCMessage) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -3766,11 +3885,12 @@ func (x *JSONRPCNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCNotificationJSONRPC != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCNotificationMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -3794,8 +3914,9 @@ func (x *JSONRPCNotificationParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCNotificationParams) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitJSONRPCNotificationParamsMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -3816,19 +3937,20 @@ func (x *JSONRPCRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCRequestID != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCRequestJSONRPC != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -3852,6 +3974,7 @@ func (x *JSONRPCRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCRequestParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -3874,8 +3997,9 @@ func (x *JSONRPCRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitJSONRPCRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -3909,6 +4033,7 @@ func (x *JSONRPCResponse) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x JSONRPCResponse) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -3921,6 +4046,7 @@ func (x JSONRPCResponse) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x JSONRPCResponse) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -3957,22 +4083,23 @@ func (x *JSONRPCResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *JSONRPCResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCResultResponseID != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitJSONRPCResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCResultResponseJSONRPC != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitJSONRPCResultResponseResult != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitJSONRPCResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return fielderr.AtField(err, "result")
 		}
@@ -3993,6 +4120,7 @@ func (x *JSONValue) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONValue) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -4013,6 +4141,7 @@ func (x *JSONValueArray) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONValueArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -4035,6 +4164,7 @@ func (x *JSONValueBoolean) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONValueBoolean) validate(vb VersionSet) error {
 	return nil
 }
@@ -4052,6 +4182,7 @@ func (x *JSONValueInteger) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONValueInteger) validate(vb VersionSet) error {
 	return nil
 }
@@ -4069,6 +4200,7 @@ func (x *JSONValueString) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x JSONValueString) validate(vb VersionSet) error {
 	return nil
 }
@@ -4086,11 +4218,12 @@ func (x *LegacyTitledEnumSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *LegacyTitledEnumSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitLegacyTitledEnumSchemaEnum != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "enum")
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitLegacyTitledEnumSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -4109,27 +4242,28 @@ func (x *ListPromptsRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListPromptsRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsRequestID != 0 || x.has&bitListPromptsRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListPromptsRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsRequestJSONRPC != 0 || x.has&bitListPromptsRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListPromptsRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListPromptsRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.Params != nil {
@@ -4153,34 +4287,35 @@ func (x *ListPromptsResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListPromptsResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultCacheScope != 0 || x.has&bitListPromptsResultCacheScope == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListPromptsResultCacheScope != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListPromptsResultPrompts != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "prompts")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListPromptsResultPrompts == 0 {
 		for i0 := range x.Prompts {
 			if err := x.Prompts[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "prompts")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultResultType != 0 || x.has&bitListPromptsResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
-	if (x.missing&bitListPromptsResultTTLMs != 0 || x.has&bitListPromptsResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultTTLMs != 0 || x.has&bitListPromptsResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListPromptsResultTTLMs != 0 || x.TTLMs != 0) {
@@ -4204,6 +4339,7 @@ func (x *ListPromptsResultCacheScope) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ListPromptsResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case ListPromptsResultCacheScopePrivate, ListPromptsResultCacheScopePublic:
@@ -4225,22 +4361,23 @@ func (x *ListPromptsResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListPromptsResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListPromptsResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListPromptsResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListPromptsResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return fielderr.AtField(err, "result")
 		}
@@ -4261,27 +4398,28 @@ func (x *ListResourceTemplatesRequest) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesRequestID != 0 || x.has&bitListResourceTemplatesRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesRequestJSONRPC != 0 || x.has&bitListResourceTemplatesRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListResourceTemplatesRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.Params != nil {
@@ -4305,34 +4443,35 @@ func (x *ListResourceTemplatesResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultCacheScope != 0 || x.has&bitListResourceTemplatesResultCacheScope == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesResultCacheScope != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListResourceTemplatesResultResourceTemplates != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "resourceTemplates")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListResourceTemplatesResultResourceTemplates == 0 {
 		for i0 := range x.ResourceTemplates {
 			if err := x.ResourceTemplates[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "resourceTemplates")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultResultType != 0 || x.has&bitListResourceTemplatesResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
-	if (x.missing&bitListResourceTemplatesResultTTLMs != 0 || x.has&bitListResourceTemplatesResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultTTLMs != 0 || x.has&bitListResourceTemplatesResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesResultTTLMs != 0 || x.TTLMs != 0) {
@@ -4356,6 +4495,7 @@ func (x *ListResourceTemplatesResultCacheScope) ValidateVersion(v ProtocolVersio
 	}
 	return x.validate(vb)
 }
+
 func (x ListResourceTemplatesResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case ListResourceTemplatesResultCacheScopePrivate, ListResourceTemplatesResultCacheScopePublic:
@@ -4377,22 +4517,23 @@ func (x *ListResourceTemplatesResultResponse) ValidateVersion(v ProtocolVersion)
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourceTemplatesResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListResourceTemplatesResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourceTemplatesResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourceTemplatesResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return fielderr.AtField(err, "result")
 		}
@@ -4413,27 +4554,28 @@ func (x *ListResourcesRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourcesRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesRequestID != 0 || x.has&bitListResourcesRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListResourcesRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesRequestJSONRPC != 0 || x.has&bitListResourcesRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListResourcesRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListResourcesRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.Params != nil {
@@ -4457,34 +4599,35 @@ func (x *ListResourcesResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourcesResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultCacheScope != 0 || x.has&bitListResourcesResultCacheScope == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourcesResultCacheScope != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListResourcesResultResources != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "resources")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitListResourcesResultResources == 0 {
 		for i0 := range x.Resources {
 			if err := x.Resources[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "resources")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0 || x.has&uint64(0x10) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultResultType != 0 || x.has&bitListResourcesResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
-	if (x.missing&bitListResourcesResultTTLMs != 0 || x.has&bitListResourcesResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultTTLMs != 0 || x.has&bitListResourcesResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourcesResultTTLMs != 0 || x.TTLMs != 0) {
@@ -4508,6 +4651,7 @@ func (x *ListResourcesResultCacheScope) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x ListResourcesResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case ListResourcesResultCacheScopePrivate, ListResourcesResultCacheScopePublic:
@@ -4529,22 +4673,23 @@ func (x *ListResourcesResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListResourcesResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListResourcesResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListResourcesResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListResourcesResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return fielderr.AtField(err, "result")
 		}
@@ -4565,8 +4710,9 @@ func (x *ListRootsRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListRootsRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListRootsRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -4574,18 +4720,18 @@ func (x *ListRootsRequest) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "params")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListRootsRequestID != 0 || x.has&bitListRootsRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitListRootsRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListRootsRequestJSONRPC != 0 || x.has&bitListRootsRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitListRootsRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
@@ -4606,8 +4752,9 @@ func (x *ListRootsRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListRootsRequestParams) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitListRootsRequestParamsMeta != 0 || x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
@@ -4628,18 +4775,19 @@ func (x *ListRootsResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListRootsResult) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListRootsResultRoots != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "roots")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListRootsResultRoots == 0 {
 		for i0 := range x.Roots {
 			if err := x.Roots[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "roots")
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitListRootsResultMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -4660,19 +4808,20 @@ func (x *ListTasksRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListTasksRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListTasksRequestID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListTasksRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListTasksRequestJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListTasksRequestMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -4696,16 +4845,17 @@ func (x *ListTasksResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListTasksResult) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitListTasksResultMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitListTasksResultTasks != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "tasks")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListTasksResultTasks == 0 {
 		for i0 := range x.Tasks {
 			if err := x.Tasks[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "tasks")
@@ -4728,27 +4878,28 @@ func (x *ListToolsRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListToolsRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsRequestID != 0 || x.has&bitListToolsRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListToolsRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsRequestJSONRPC != 0 || x.has&bitListToolsRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitListToolsRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListToolsRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.Params != nil {
@@ -4772,34 +4923,35 @@ func (x *ListToolsResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListToolsResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultCacheScope != 0 || x.has&bitListToolsResultCacheScope == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListToolsResultCacheScope != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultResultType != 0 || x.has&bitListToolsResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitListToolsResultTools != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "tools")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitListToolsResultTools == 0 {
 		for i0 := range x.Tools {
 			if err := x.Tools[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
 			}
 		}
 	}
-	if (x.missing&bitListToolsResultTTLMs != 0 || x.has&bitListToolsResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultTTLMs != 0 || x.has&bitListToolsResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListToolsResultTTLMs != 0 || x.TTLMs != 0) {
@@ -4823,6 +4975,7 @@ func (x *ListToolsResultCacheScope) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ListToolsResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case ListToolsResultCacheScopePrivate, ListToolsResultCacheScopePublic:
@@ -4844,22 +4997,23 @@ func (x *ListToolsResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ListToolsResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitListToolsResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitListToolsResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitListToolsResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return fielderr.AtField(err, "result")
 		}
@@ -4880,6 +5034,7 @@ func (x *LoggingLevel) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x LoggingLevel) validate(vb VersionSet) error {
 	switch x {
 	case LoggingLevelAlert, LoggingLevelCritical, LoggingLevelDebug, LoggingLevelEmergency, LoggingLevelError, LoggingLevelInfo, LoggingLevelNotice, LoggingLevelWarning:
@@ -4901,22 +5056,23 @@ func (x *LoggingMessageNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *LoggingMessageNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitLoggingMessageNotificationJSONRPC != 0 || x.has&bitLoggingMessageNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitLoggingMessageNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitLoggingMessageNotificationMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitLoggingMessageNotificationParams != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitLoggingMessageNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -4937,6 +5093,7 @@ func (x *LoggingMessageNotificationParams) ValidateVersion(v ProtocolVersion) er
 	}
 	return x.validate(vb)
 }
+
 func (x *LoggingMessageNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
@@ -4945,13 +5102,13 @@ func (x *LoggingMessageNotificationParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitLoggingMessageNotificationParamsData != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "data")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitLoggingMessageNotificationParamsLevel != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "level")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitLoggingMessageNotificationParamsLevel == 0 {
 		if err := x.Level.validate(vb); err != nil {
 			return fielderr.AtField(err, "level")
 		}
@@ -4972,6 +5129,7 @@ func (x *MetaObject) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x MetaObject) validate(vb VersionSet) error {
 	if len(x) > 0 && !rawIsObject(x) {
 		return fielderr.Type("object", kindOf(x))
@@ -4992,11 +5150,12 @@ func (x *MethodNotFoundError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *MethodNotFoundError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMethodNotFoundErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMethodNotFoundErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
@@ -5015,21 +5174,22 @@ func (x *MissingRequiredClientCapabilityError) ValidateVersion(v ProtocolVersion
 	}
 	return x.validate(vb)
 }
+
 func (x *MissingRequiredClientCapabilityError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorError != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "error")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorError == 0 {
 		if err := x.Error.validate(vb); err != nil {
 			return fielderr.AtField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitMissingRequiredClientCapabilityErrorID != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return nil
@@ -5048,19 +5208,20 @@ func (x *MissingRequiredClientCapabilityErrorError) ValidateVersion(v ProtocolVe
 	}
 	return x.validate(vb)
 }
+
 func (x *MissingRequiredClientCapabilityErrorError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "code")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorErrorData != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "data")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorData == 0 {
 		if err := x.Data.validate(vb); err != nil {
 			return fielderr.AtField(err, "data")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
@@ -5079,11 +5240,12 @@ func (x *MissingRequiredClientCapabilityErrorErrorData) ValidateVersion(v Protoc
 	}
 	return x.validate(vb)
 }
+
 func (x *MissingRequiredClientCapabilityErrorErrorData) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "requiredCapabilities")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitMissingRequiredClientCapabilityErrorErrorDataRequiredCapabilities == 0 {
 		if err := x.RequiredCapabilities.validate(vb); err != nil {
 			return fielderr.AtField(err, "requiredCapabilities")
 		}
@@ -5104,6 +5266,7 @@ func (x *ModelHint) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ModelHint) validate(vb VersionSet) error {
 	return nil
 }
@@ -5121,8 +5284,9 @@ func (x *ModelPreferences) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ModelPreferences) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.CostPriority != 0 {
+	if x.has&bitModelPreferencesCostPriority != 0 || x.CostPriority != 0 {
 		if x.CostPriority < 0.0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "costPriority")
 		}
@@ -5130,14 +5294,14 @@ func (x *ModelPreferences) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Maximum("1"), "costPriority")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Hints != nil {
+	if x.has&bitModelPreferencesHints != 0 || x.Hints != nil {
 		for i0 := range x.Hints {
 			if err := x.Hints[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "hints")
 			}
 		}
 	}
-	if x.has&uint64(0x4) != 0 || x.IntelligencePriority != 0 {
+	if x.has&bitModelPreferencesIntelligencePriority != 0 || x.IntelligencePriority != 0 {
 		if x.IntelligencePriority < 0.0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "intelligencePriority")
 		}
@@ -5145,7 +5309,7 @@ func (x *ModelPreferences) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Maximum("1"), "intelligencePriority")
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.SpeedPriority != 0 {
+	if x.has&bitModelPreferencesSpeedPriority != 0 || x.SpeedPriority != 0 {
 		if x.SpeedPriority < 0.0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "speedPriority")
 		}
@@ -5182,12 +5346,14 @@ func (x *MultiSelectEnumSchema) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x MultiSelectEnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x MultiSelectEnumSchema) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -5227,8 +5393,9 @@ func (x *Notification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Notification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitNotificationMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -5252,8 +5419,9 @@ func (x *NotificationMetaObject) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *NotificationMetaObject) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.SubscriptionID.IsZero() {
+	if x.has&bitNotificationMetaObjectSubscriptionID != 0 || !x.SubscriptionID.IsZero() {
 		if err := x.SubscriptionID.validate(vb); err != nil {
 			return fielderr.AtField(err, "io.modelcontextprotocol/subscriptionId")
 		}
@@ -5274,6 +5442,7 @@ func (x *NotificationParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *NotificationParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -5296,11 +5465,12 @@ func (x *NumberSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *NumberSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitNumberSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
-	if x.missing&uint64(0x20) == 0 {
+	if x.missing&bitNumberSchemaType == 0 {
 		if err := x.Type.validate(vb); err != nil {
 			return fielderr.AtField(err, "type")
 		}
@@ -5321,6 +5491,7 @@ func (x *NumberSchemaType) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x NumberSchemaType) validate(vb VersionSet) error {
 	switch x {
 	case NumberSchemaTypeInteger, NumberSchemaTypeNumber:
@@ -5342,27 +5513,28 @@ func (x *PaginatedRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PaginatedRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitPaginatedRequestID != 0 || x.has&bitPaginatedRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitPaginatedRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitPaginatedRequestJSONRPC != 0 || x.has&bitPaginatedRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitPaginatedRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPaginatedRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitPaginatedRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.Params != nil {
@@ -5386,8 +5558,9 @@ func (x *PaginatedRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PaginatedRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitPaginatedRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -5413,13 +5586,14 @@ func (x *PaginatedResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PaginatedResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0 || x.has&uint64(0x4) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitPaginatedResultResultType != 0 || x.has&bitPaginatedResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
@@ -5438,11 +5612,12 @@ func (x *ParseError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ParseError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitParseErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "code")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitParseErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
@@ -5461,24 +5636,25 @@ func (x *PingRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PingRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitPingRequestID != 0 || x.has&bitPingRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitPingRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitPingRequestJSONRPC != 0 || x.has&bitPingRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitPingRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitPingRequestMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -5502,6 +5678,7 @@ func (x *PingRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PingRequestParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -5524,8 +5701,9 @@ func (x *PingRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PingRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitPingRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -5559,6 +5737,7 @@ func (x *PrimitiveSchemaDefinition) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x PrimitiveSchemaDefinition) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -5583,6 +5762,7 @@ func (x PrimitiveSchemaDefinition) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x PrimitiveSchemaDefinition) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -5637,22 +5817,23 @@ func (x *ProgressNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ProgressNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitProgressNotificationJSONRPC != 0 || x.has&bitProgressNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitProgressNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitProgressNotificationMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitProgressNotificationParams != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitProgressNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -5673,6 +5854,7 @@ func (x *ProgressNotificationParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ProgressNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
@@ -5681,13 +5863,13 @@ func (x *ProgressNotificationParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitProgressNotificationParamsProgress != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "progress")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitProgressNotificationParamsProgressToken != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "progressToken")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitProgressNotificationParamsProgressToken == 0 {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -5708,6 +5890,7 @@ func (x *ProgressToken) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ProgressToken) validate(vb VersionSet) error {
 	if x.kind == 0 {
 		return fielderr.Required()
@@ -5728,27 +5911,28 @@ func (x *Prompt) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Prompt) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitPromptMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Arguments != nil {
+	if x.has&bitPromptArguments != 0 || x.Arguments != nil {
 		for i0 := range x.Arguments {
 			if err := x.Arguments[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "arguments")
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitPromptIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptName != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
@@ -5767,8 +5951,9 @@ func (x *PromptArgument) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PromptArgument) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptArgumentName != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
@@ -5787,16 +5972,17 @@ func (x *PromptListChangedNotification) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x *PromptListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitPromptListChangedNotificationJSONRPC != 0 || x.has&bitPromptListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitPromptListChangedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptListChangedNotificationMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -5820,19 +6006,20 @@ func (x *PromptMessage) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PromptMessage) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
+	if (x.missing&bitPromptMessageContent != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "content")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitPromptMessageContent == 0 {
 		if err := x.Content.validate(vb); err != nil {
 			return fielderr.AtField(err, "content")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptMessageRole != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "role")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitPromptMessageRole == 0 {
 		if err := x.Role.validate(vb); err != nil {
 			return fielderr.AtField(err, "role")
 		}
@@ -5853,11 +6040,12 @@ func (x *PromptReference) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *PromptReference) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptReferenceName != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitPromptReferenceType != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -5876,30 +6064,31 @@ func (x *ReadResourceRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ReadResourceRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceRequestID != 0 || x.has&bitReadResourceRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitReadResourceRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceRequestJSONRPC != 0 || x.has&bitReadResourceRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitReadResourceRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitReadResourceRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitReadResourceRequestParams != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitReadResourceRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -5920,8 +6109,9 @@ func (x *ReadResourceRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ReadResourceRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
@@ -5931,15 +6121,15 @@ func (x *ReadResourceRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.InputResponses != nil) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitReadResourceRequestParamsInputResponses != 0 || x.InputResponses != nil) {
 		if err := x.InputResponses.validate(vb); err != nil {
 			return fielderr.AtField(err, "inputResponses")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitReadResourceRequestParamsURI != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitReadResourceRequestParamsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
@@ -5960,34 +6150,35 @@ func (x *ReadResourceResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ReadResourceResult) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.CacheScope != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultCacheScope != 0 || x.has&bitReadResourceResultCacheScope == 0 && x.CacheScope == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "cacheScope")
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x2) != 0 || x.CacheScope != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitReadResourceResultCacheScope != 0 || x.CacheScope != "") {
 		if err := x.CacheScope.validate(vb); err != nil {
 			return fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitReadResourceResultContents != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "contents")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitReadResourceResultContents == 0 {
 		for i0 := range x.Contents {
 			if err := x.Contents[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "contents")
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultResultType != 0 || x.has&bitReadResourceResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
-	if (x.missing&bitReadResourceResultTTLMs != 0 || x.has&bitReadResourceResultTTLMs == 0 && !(x.TTLMs != 0)) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultTTLMs != 0 || x.has&bitReadResourceResultTTLMs == 0 && x.TTLMs == 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitReadResourceResultTTLMs != 0 || x.TTLMs != 0) {
@@ -6011,6 +6202,7 @@ func (x *ReadResourceResultCacheScope) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x ReadResourceResultCacheScope) validate(vb VersionSet) error {
 	switch x {
 	case ReadResourceResultCacheScopePrivate, ReadResourceResultCacheScopePublic:
@@ -6045,12 +6237,14 @@ func (x *ReadResourceResultContentsItem) ValidateVariant(v ProtocolVersion) erro
 	}
 	return x.validateVariant(vb)
 }
+
 func (x ReadResourceResultContentsItem) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x ReadResourceResultContentsItem) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -6087,22 +6281,23 @@ func (x *ReadResourceResultResponse) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ReadResourceResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitReadResourceResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitReadResourceResultResponseResult != 0 || x.Result.Value == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitReadResourceResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return fielderr.AtField(err, "result")
 		}
@@ -6136,12 +6331,14 @@ func (x *ReadResourceResultResponseResult) ValidateVariant(v ProtocolVersion) er
 	}
 	return x.validateVariant(vb)
 }
+
 func (x ReadResourceResultResponseResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x ReadResourceResultResponseResult) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -6178,8 +6375,9 @@ func (x *RelatedTaskMetadata) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *RelatedTaskMetadata) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitRelatedTaskMetadataTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
 	return nil
@@ -6198,8 +6396,9 @@ func (x *Request) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Request) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitRequestMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -6223,6 +6422,7 @@ func (x *RequestId) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x RequestId) validate(vb VersionSet) error {
 	if x.kind == 0 {
 		return fielderr.Required()
@@ -6243,8 +6443,9 @@ func (x *RequestMetaObject) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *RequestMetaObject) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.ClientCapabilities == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitRequestMetaObjectClientCapabilities != 0 || x.ClientCapabilities == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "io.modelcontextprotocol/clientCapabilities")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 {
@@ -6261,15 +6462,15 @@ func (x *RequestMetaObject) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.LogLevel != "") {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitRequestMetaObjectLogLevel != 0 || x.LogLevel != "") {
 		if err := x.LogLevel.validate(vb); err != nil {
 			return fielderr.AtField(err, "io.modelcontextprotocol/logLevel")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.ProtocolVersion != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitRequestMetaObjectProtocolVersion != 0 || x.has&bitRequestMetaObjectProtocolVersion == 0 && x.ProtocolVersion == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "io.modelcontextprotocol/protocolVersion")
 	}
-	if x.has&uint64(0x10) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitRequestMetaObjectProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -6290,8 +6491,9 @@ func (x *RequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *RequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if x.Meta != nil {
@@ -6315,8 +6517,9 @@ func (x *Resource) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Resource) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -6326,20 +6529,20 @@ func (x *Resource) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "annotations")
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceName != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&uint64(0x100) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceURI != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x100) == 0 {
+	if x.missing&bitResourceURI == 0 {
 		if !isURI(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
@@ -6360,16 +6563,17 @@ func (x *ResourceContents) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceContents) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceContentsMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceContentsURI != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitResourceContentsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
@@ -6390,8 +6594,9 @@ func (x *ResourceLink) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceLink) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitResourceLinkMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -6401,23 +6606,23 @@ func (x *ResourceLink) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "annotations")
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceLinkIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceLinkName != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&uint64(0x100) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceLinkType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
-	if (x.missing&uint64(0x200) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceLinkURI != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x200) == 0 {
+	if x.missing&bitResourceLinkURI == 0 {
 		if !isURI(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
@@ -6438,16 +6643,17 @@ func (x *ResourceListChangedNotification) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceListChangedNotificationJSONRPC != 0 || x.has&bitResourceListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceListChangedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceListChangedNotificationMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -6471,8 +6677,9 @@ func (x *ResourceRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitResourceRequestParamsMeta != 0 || x.Meta == nil) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
 	if x.Meta != nil {
@@ -6480,10 +6687,10 @@ func (x *ResourceRequestParams) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceRequestParamsURI != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceRequestParamsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
@@ -6504,8 +6711,9 @@ func (x *ResourceTemplate) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceTemplate) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceTemplateMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -6515,20 +6723,20 @@ func (x *ResourceTemplate) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "annotations")
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceTemplateIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceTemplateName != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&uint64(0x80) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceTemplateURITemplate != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "uriTemplate")
 	}
-	if x.missing&uint64(0x80) == 0 {
+	if x.missing&bitResourceTemplateURITemplate == 0 {
 		if !isURITemplate(string(x.URITemplate)) {
 			return fielderr.AtField(fielderr.Format("uri-template"), "uriTemplate")
 		}
@@ -6549,14 +6757,15 @@ func (x *ResourceTemplateReference) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceTemplateReference) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceTemplateReferenceType != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceTemplateReferenceURI != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceTemplateReferenceURI == 0 {
 		if !isURITemplate(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri-template"), "uri")
 		}
@@ -6577,22 +6786,23 @@ func (x *ResourceUpdatedNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceUpdatedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitResourceUpdatedNotificationJSONRPC != 0 || x.has&bitResourceUpdatedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitResourceUpdatedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceUpdatedNotificationMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceUpdatedNotificationParams != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitResourceUpdatedNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -6613,6 +6823,7 @@ func (x *ResourceUpdatedNotificationParams) ValidateVersion(v ProtocolVersion) e
 	}
 	return x.validate(vb)
 }
+
 func (x *ResourceUpdatedNotificationParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		if x.Meta != nil {
@@ -6621,10 +6832,10 @@ func (x *ResourceUpdatedNotificationParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitResourceUpdatedNotificationParamsURI != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitResourceUpdatedNotificationParamsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
@@ -6645,13 +6856,14 @@ func (x *Result) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Result) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.ResultType != "")) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitResultResultType != 0 || x.has&bitResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
@@ -6670,6 +6882,7 @@ func (x *ResultMetaObject) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ResultMetaObject) validate(vb VersionSet) error {
 	if x.ServerInfo != nil {
 		if err := x.ServerInfo.validate(vb); err != nil {
@@ -6692,6 +6905,7 @@ func (x *ResultType) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ResultType) validate(vb VersionSet) error {
 	return nil
 }
@@ -6709,6 +6923,7 @@ func (x *Role) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x Role) validate(vb VersionSet) error {
 	switch x {
 	case RoleAssistant, RoleUser:
@@ -6730,16 +6945,17 @@ func (x *Root) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Root) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitRootMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitRootURI != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitRootURI == 0 {
 		if !isURI(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
@@ -6760,16 +6976,17 @@ func (x *RootsListChangedNotification) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *RootsListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitRootsListChangedNotificationJSONRPC != 0 || x.has&bitRootsListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitRootsListChangedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitRootsListChangedNotificationMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -6793,24 +7010,25 @@ func (x *SamplingMessage) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SamplingMessage) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitSamplingMessageMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
+	if (x.missing&bitSamplingMessageContent != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "content")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSamplingMessageContent == 0 {
 		if err := x.Content.validate(vb); err != nil {
 			return fielderr.AtField(err, "content")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitSamplingMessageRole != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "role")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSamplingMessageRole == 0 {
 		if err := x.Role.validate(vb); err != nil {
 			return fielderr.AtField(err, "role")
 		}
@@ -6831,6 +7049,7 @@ func (x *SamplingMessageContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x SamplingMessageContent) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -6869,6 +7088,7 @@ func (x *SamplingMessageContentArray) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x SamplingMessageContentArray) validate(vb VersionSet) error {
 	for i0 := range x {
 		if err := x[i0].validate(vb); err != nil {
@@ -6891,6 +7111,7 @@ func (x *SamplingMessageContentBlock) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x SamplingMessageContentBlock) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -6911,25 +7132,26 @@ func (x *ServerCapabilities) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilities) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Completions != nil) {
+	if vb&VersionSet(bitVersion20250326|bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitServerCapabilitiesCompletions != 0 || x.Completions != nil) {
 		if len(x.Completions) > 0 && !rawIsObject(x.Completions) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Completions)), "completions")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.Experimental != nil {
+	if x.has&bitServerCapabilitiesExperimental != 0 || x.Experimental != nil {
 		if len(x.Experimental) > 0 && !rawIsObject(x.Experimental) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Experimental)), "experimental")
 		}
 	}
-	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&uint64(0x4) != 0 || x.Extensions != nil) {
+	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitServerCapabilitiesExtensions != 0 || x.Extensions != nil) {
 		for k0, e0 := range x.Extensions {
 			if err := e0.validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
 			}
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.Logging != nil {
+	if x.has&bitServerCapabilitiesLogging != 0 || x.Logging != nil {
 		if len(x.Logging) > 0 && !rawIsObject(x.Logging) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Logging)), "logging")
 		}
@@ -6972,6 +7194,7 @@ func (x *ServerCapabilitiesPrompts) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesPrompts) validate(vb VersionSet) error {
 	return nil
 }
@@ -6989,6 +7212,7 @@ func (x *ServerCapabilitiesResources) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesResources) validate(vb VersionSet) error {
 	return nil
 }
@@ -7006,13 +7230,14 @@ func (x *ServerCapabilitiesTasks) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesTasks) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Cancel != nil {
+	if x.has&bitServerCapabilitiesTasksCancel != 0 || x.Cancel != nil {
 		if len(x.Cancel) > 0 && !rawIsObject(x.Cancel) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Cancel)), "cancel")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || x.List != nil {
+	if x.has&bitServerCapabilitiesTasksList != 0 || x.List != nil {
 		if len(x.List) > 0 && !rawIsObject(x.List) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.List)), "list")
 		}
@@ -7038,6 +7263,7 @@ func (x *ServerCapabilitiesTasksRequests) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesTasksRequests) validate(vb VersionSet) error {
 	if x.Tools != nil {
 		if err := x.Tools.validate(vb); err != nil {
@@ -7060,8 +7286,9 @@ func (x *ServerCapabilitiesTasksRequestsTools) ValidateVersion(v ProtocolVersion
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesTasksRequestsTools) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Call != nil {
+	if x.has&bitServerCapabilitiesTasksRequestsToolsCall != 0 || x.Call != nil {
 		if len(x.Call) > 0 && !rawIsObject(x.Call) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Call)), "call")
 		}
@@ -7082,6 +7309,7 @@ func (x *ServerCapabilitiesTools) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ServerCapabilitiesTools) validate(vb VersionSet) error {
 	return nil
 }
@@ -7099,6 +7327,7 @@ func (x *ServerNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ServerNotification) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -7133,6 +7362,7 @@ func (x *ServerRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ServerRequest) validate(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -7188,6 +7418,7 @@ func (x *ServerResult) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x ServerResult) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
@@ -7228,6 +7459,7 @@ func (x ServerResult) validateVariant(vb VersionSet) error {
 	}
 	return x.Value.validate(vb)
 }
+
 func (x ServerResult) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -7309,30 +7541,31 @@ func (x *SetLevelRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SetLevelRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitSetLevelRequestID != 0 || x.has&bitSetLevelRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitSetLevelRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitSetLevelRequestJSONRPC != 0 || x.has&bitSetLevelRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitSetLevelRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSetLevelRequestMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSetLevelRequestParams != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSetLevelRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -7353,6 +7586,7 @@ func (x *SetLevelRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SetLevelRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
@@ -7361,10 +7595,10 @@ func (x *SetLevelRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSetLevelRequestParamsLevel != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "level")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSetLevelRequestParamsLevel == 0 {
 		if err := x.Level.validate(vb); err != nil {
 			return fielderr.AtField(err, "level")
 		}
@@ -7385,8 +7619,9 @@ func (x *SetLevelRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SetLevelRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitSetLevelRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -7420,12 +7655,14 @@ func (x *SingleSelectEnumSchema) ValidateVariant(v ProtocolVersion) error {
 	}
 	return x.validateVariant(vb)
 }
+
 func (x SingleSelectEnumSchema) validateVariant(vb VersionSet) error {
 	if x.Value == nil {
 		return fielderr.Required()
 	}
 	return x.Value.validate(vb)
 }
+
 func (x SingleSelectEnumSchema) validate(vb VersionSet) error {
 	err := x.validateVariant(vb)
 	if err == nil || x.Value == nil {
@@ -7462,13 +7699,14 @@ func (x *StringSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *StringSchema) validate(vb VersionSet) error {
-	if x.has&uint64(0x4) != 0 || x.Format != "" {
+	if x.has&bitStringSchemaFormat != 0 || x.Format != "" {
 		if err := x.Format.validate(vb); err != nil {
 			return fielderr.AtField(err, "format")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitStringSchemaType != 0) && vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -7487,6 +7725,7 @@ func (x *StringSchemaFormat) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x StringSchemaFormat) validate(vb VersionSet) error {
 	switch x {
 	case StringSchemaFormatDate, StringSchemaFormatDateTime, StringSchemaFormatEmail, StringSchemaFormatURI:
@@ -7508,30 +7747,31 @@ func (x *SubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscribeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitSubscribeRequestID != 0 || x.has&bitSubscribeRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitSubscribeRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitSubscribeRequestJSONRPC != 0 || x.has&bitSubscribeRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitSubscribeRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSubscribeRequestMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSubscribeRequestParams != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSubscribeRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -7552,6 +7792,7 @@ func (x *SubscribeRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscribeRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
@@ -7560,10 +7801,10 @@ func (x *SubscribeRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitSubscribeRequestParamsURI != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscribeRequestParamsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
@@ -7584,8 +7825,9 @@ func (x *SubscribeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscribeRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitSubscribeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -7606,6 +7848,7 @@ func (x *SubscriptionFilter) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionFilter) validate(vb VersionSet) error {
 	return nil
 }
@@ -7623,17 +7866,18 @@ func (x *SubscriptionsAcknowledgedNotification) ValidateVersion(v ProtocolVersio
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsAcknowledgedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsAcknowledgedNotificationJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsAcknowledgedNotificationMethod != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsAcknowledgedNotificationParams != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -7654,16 +7898,17 @@ func (x *SubscriptionsAcknowledgedNotificationParams) ValidateVersion(v Protocol
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsAcknowledgedNotificationParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsAcknowledgedNotificationParamsNotifications != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "notifications")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsAcknowledgedNotificationParamsNotifications == 0 {
 		if err := x.Notifications.validate(vb); err != nil {
 			return fielderr.AtField(err, "notifications")
 		}
@@ -7684,25 +7929,26 @@ func (x *SubscriptionsListenRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsListenRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenRequestID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestMethod != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestParams != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -7723,19 +7969,20 @@ func (x *SubscriptionsListenRequestParams) ValidateVersion(v ProtocolVersion) er
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsListenRequestParams) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestParamsMeta != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParamsMeta == 0 {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenRequestParamsNotifications != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "notifications")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenRequestParamsNotifications == 0 {
 		if err := x.Notifications.validate(vb); err != nil {
 			return fielderr.AtField(err, "notifications")
 		}
@@ -7756,16 +8003,17 @@ func (x *SubscriptionsListenResult) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsListenResult) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultMeta != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "_meta")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenResultMeta == 0 {
 		if err := x.Meta.validate(vb); err != nil {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultResultType != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
 	return nil
@@ -7784,16 +8032,17 @@ func (x *SubscriptionsListenResultMetaObject) ValidateVersion(v ProtocolVersion)
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsListenResultMetaObject) validate(vb VersionSet) error {
 	if x.ServerInfo != nil {
 		if err := x.ServerInfo.validate(vb); err != nil {
 			return fielderr.AtField(err, "io.modelcontextprotocol/serverInfo")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultMetaObjectSubscriptionID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "io.modelcontextprotocol/subscriptionId")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitSubscriptionsListenResultMetaObjectSubscriptionID == 0 {
 		if err := x.SubscriptionID.validate(vb); err != nil {
 			return fielderr.AtField(err, "io.modelcontextprotocol/subscriptionId")
 		}
@@ -7814,22 +8063,23 @@ func (x *SubscriptionsListenResultResponse) ValidateVersion(v ProtocolVersion) e
 	}
 	return x.validate(vb)
 }
+
 func (x *SubscriptionsListenResultResponse) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultResponseID != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitSubscriptionsListenResultResponseID == 0 {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultResponseJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitSubscriptionsListenResultResponseResult != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitSubscriptionsListenResultResponseResult == 0 {
 		if err := x.Result.validate(vb); err != nil {
 			return fielderr.AtField(err, "result")
 		}
@@ -7850,25 +8100,26 @@ func (x *Task) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Task) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskCreatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "createdAt")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskLastUpdatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "lastUpdatedAt")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatus != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "status")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitTaskStatus == 0 {
 		if err := x.Status.validate(vb); err != nil {
 			return fielderr.AtField(err, "status")
 		}
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskTTL != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "ttl")
 	}
 	return nil
@@ -7887,6 +8138,7 @@ func (x *TaskAugmentedRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TaskAugmentedRequestParams) validate(vb VersionSet) error {
 	if x.Meta != nil {
 		if err := x.Meta.validate(vb); err != nil {
@@ -7914,8 +8166,9 @@ func (x *TaskAugmentedRequestParamsMeta) ValidateVersion(v ProtocolVersion) erro
 	}
 	return x.validate(vb)
 }
+
 func (x *TaskAugmentedRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitTaskAugmentedRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -7936,6 +8189,7 @@ func (x *TaskMetadata) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TaskMetadata) validate(vb VersionSet) error {
 	return nil
 }
@@ -7953,6 +8207,7 @@ func (x *TaskStatus) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x TaskStatus) validate(vb VersionSet) error {
 	switch x {
 	case TaskStatusCancelled, TaskStatusCompleted, TaskStatusFailed, TaskStatusInputRequired, TaskStatusWorking:
@@ -7974,17 +8229,18 @@ func (x *TaskStatusNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TaskStatusNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationMethod != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParams != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTaskStatusNotificationParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -8005,30 +8261,31 @@ func (x *TaskStatusNotificationParams) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *TaskStatusNotificationParams) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitTaskStatusNotificationParamsMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParamsCreatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "createdAt")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParamsLastUpdatedAt != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "lastUpdatedAt")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParamsStatus != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "status")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitTaskStatusNotificationParamsStatus == 0 {
 		if err := x.Status.validate(vb); err != nil {
 			return fielderr.AtField(err, "status")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParamsTaskID != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "taskId")
 	}
-	if (x.missing&uint64(0x80) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitTaskStatusNotificationParamsTTL != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "ttl")
 	}
 	return nil
@@ -8047,8 +8304,9 @@ func (x *TextContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TextContent) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitTextContentMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -8058,10 +8316,10 @@ func (x *TextContent) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "annotations")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitTextContentText != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "text")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitTextContentType != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -8080,19 +8338,20 @@ func (x *TextResourceContents) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TextResourceContents) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitTextResourceContentsMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitTextResourceContentsText != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "text")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitTextResourceContentsURI != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitTextResourceContentsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
@@ -8113,16 +8372,17 @@ func (x *TitledMultiSelectEnumSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *TitledMultiSelectEnumSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledMultiSelectEnumSchemaItems != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "items")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItems == 0 {
 		if err := x.Items.validate(vb); err != nil {
 			return fielderr.AtField(err, "items")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledMultiSelectEnumSchemaType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -8141,11 +8401,12 @@ func (x *TitledMultiSelectEnumSchemaItems) ValidateVersion(v ProtocolVersion) er
 	}
 	return x.validate(vb)
 }
+
 func (x *TitledMultiSelectEnumSchemaItems) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOf != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "anyOf")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOf == 0 {
 		for i0 := range x.AnyOf {
 			if err := x.AnyOf[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "anyOf")
@@ -8168,11 +8429,12 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) ValidateVersion(v ProtocolVe
 	}
 	return x.validate(vb)
 }
+
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "const")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "title")
 	}
 	return nil
@@ -8191,18 +8453,19 @@ func (x *TitledSingleSelectEnumSchema) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *TitledSingleSelectEnumSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledSingleSelectEnumSchemaOneOf != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "oneOf")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitTitledSingleSelectEnumSchemaOneOf == 0 {
 		for i0 := range x.OneOf {
 			if err := x.OneOf[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "oneOf")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledSingleSelectEnumSchemaType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -8221,11 +8484,12 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) ValidateVersion(v ProtocolVersio
 	}
 	return x.validate(vb)
 }
+
 func (x *TitledSingleSelectEnumSchemaOneOfItem) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledSingleSelectEnumSchemaOneOfItemConst != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "const")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitTitledSingleSelectEnumSchemaOneOfItemTitle != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "title")
 	}
 	return nil
@@ -8244,8 +8508,9 @@ func (x *Tool) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *Tool) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.Meta != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitToolMeta != 0 || x.Meta != nil) {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
@@ -8257,22 +8522,22 @@ func (x *Tool) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x8) != 0 || x.Icons != nil) {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitToolIcons != 0 || x.Icons != nil) {
 		for i0 := range x.Icons {
 			if err := x.Icons[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 			}
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitToolInputSchema != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "inputSchema")
 	}
-	if x.missing&uint64(0x10) == 0 {
+	if x.missing&bitToolInputSchema == 0 {
 		if err := x.InputSchema.validate(vb); err != nil {
 			return fielderr.AtField(err, "inputSchema")
 		}
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitToolName != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
@@ -8305,6 +8570,7 @@ func (x *ToolAnnotations) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolAnnotations) validate(vb VersionSet) error {
 	return nil
 }
@@ -8322,8 +8588,9 @@ func (x *ToolChoice) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolChoice) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Mode != "" {
+	if x.has&bitToolChoiceMode != 0 || x.Mode != "" {
 		if err := x.Mode.validate(vb); err != nil {
 			return fielderr.AtField(err, "mode")
 		}
@@ -8344,6 +8611,7 @@ func (x *ToolChoiceMode) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ToolChoiceMode) validate(vb VersionSet) error {
 	switch x {
 	case ToolChoiceModeAuto, ToolChoiceModeNone, ToolChoiceModeRequired:
@@ -8365,8 +8633,9 @@ func (x *ToolExecution) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolExecution) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.TaskSupport != "" {
+	if x.has&bitToolExecutionTaskSupport != 0 || x.TaskSupport != "" {
 		if err := x.TaskSupport.validate(vb); err != nil {
 			return fielderr.AtField(err, "taskSupport")
 		}
@@ -8387,6 +8656,7 @@ func (x *ToolExecutionTaskSupport) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x ToolExecutionTaskSupport) validate(vb VersionSet) error {
 	switch x {
 	case ToolExecutionTaskSupportForbidden, ToolExecutionTaskSupportOptional, ToolExecutionTaskSupportRequired:
@@ -8408,11 +8678,12 @@ func (x *ToolInputSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolInputSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitToolInputSchemaType != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
-	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x4) != 0 || x.Properties != nil) {
+	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitToolInputSchemaProperties != 0 || x.Properties != nil) {
 		for k0, e0 := range x.Properties {
 			if len(e0) > 0 && !rawIsObject(e0) {
 				return fielderr.AtField(fielderr.AtKey(fielderr.Type("object", kindOf(e0)), k0), "properties")
@@ -8435,16 +8706,17 @@ func (x *ToolListChangedNotification) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolListChangedNotification) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolListChangedNotificationJSONRPC != 0 || x.has&bitToolListChangedNotificationJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&uint64(0x1) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitToolListChangedNotificationJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&allVersions != 0 {
+	if (x.missing&bitToolListChangedNotificationMethod != 0) && vb&allVersions != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -8468,18 +8740,19 @@ func (x *ToolOutputSchema) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolOutputSchema) validate(vb VersionSet) error {
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.Properties != nil) {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitToolOutputSchemaProperties != 0 || x.Properties != nil) {
 		for k0, e0 := range x.Properties {
 			if len(e0) > 0 && !rawIsObject(e0) {
 				return fielderr.AtField(fielderr.AtKey(fielderr.Type("object", kindOf(e0)), k0), "properties")
 			}
 		}
 	}
-	if (x.missing&uint64(0x8) != 0 || x.has&uint64(0x8) == 0 && !(x.Type != "")) && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitToolOutputSchemaType != 0 || x.has&bitToolOutputSchemaType == 0 && x.Type == "") && vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
-	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&uint64(0x8) != 0 || x.Type != "") {
+	if vb&VersionSet(bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitToolOutputSchemaType != 0 || x.Type != "") {
 		if x.Type != "object" {
 			return fielderr.AtField(fielderr.Const("\"object\""), "type")
 		}
@@ -8500,31 +8773,32 @@ func (x *ToolResultContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolResultContent) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitToolResultContentMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolResultContentContent != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "content")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitToolResultContentContent == 0 {
 		for i0 := range x.Content {
 			if err := x.Content[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 			}
 		}
 	}
-	if x.has&uint64(0x8) != 0 || x.StructuredContent != nil {
+	if x.has&bitToolResultContentStructuredContent != 0 || x.StructuredContent != nil {
 		if vb&VersionSet(bitVersion20251125) != 0 && len(x.StructuredContent) > 0 && !rawIsObject(x.StructuredContent) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.StructuredContent)), "structuredContent")
 		}
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolResultContentToolUseID != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "toolUseId")
 	}
-	if (x.missing&uint64(0x20) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolResultContentType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -8543,27 +8817,28 @@ func (x *ToolUseContent) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *ToolUseContent) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || x.Meta != nil {
+	if x.has&bitToolUseContentMeta != 0 || x.Meta != nil {
 		if len(x.Meta) > 0 && !rawIsObject(x.Meta) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolUseContentID != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolUseContentInput != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "input")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitToolUseContentInput == 0 {
 		if len(x.Input) > 0 && !rawIsObject(x.Input) {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Input)), "input")
 		}
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolUseContentName != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitToolUseContentType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -8582,21 +8857,22 @@ func (x *URLElicitationRequiredError) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *URLElicitationRequiredError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorError != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "error")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorError == 0 {
 		if err := x.Error.validate(vb); err != nil {
 			return fielderr.AtField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitURLElicitationRequiredErrorID != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorJSONRPC != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return nil
@@ -8615,19 +8891,20 @@ func (x *URLElicitationRequiredErrorError) ValidateVersion(v ProtocolVersion) er
 	}
 	return x.validate(vb)
 }
+
 func (x *URLElicitationRequiredErrorError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorErrorCode != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "code")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorErrorData != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "data")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorData == 0 {
 		if err := x.Data.validate(vb); err != nil {
 			return fielderr.AtField(err, "data")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorErrorMessage != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
@@ -8646,11 +8923,12 @@ func (x *URLElicitationRequiredErrorErrorData) ValidateVersion(v ProtocolVersion
 	}
 	return x.validate(vb)
 }
+
 func (x *URLElicitationRequiredErrorErrorData) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitURLElicitationRequiredErrorErrorDataElicitations != 0) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "elicitations")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitURLElicitationRequiredErrorErrorDataElicitations == 0 {
 		for i0 := range x.Elicitations {
 			if err := x.Elicitations[i0].validate(vb); err != nil {
 				return fielderr.AtField(fielderr.AtIndex(err, i0), "elicitations")
@@ -8673,30 +8951,31 @@ func (x *UnsubscribeRequest) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsubscribeRequest) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0 || x.has&uint64(0x1) == 0 && !(!x.ID.IsZero())) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitUnsubscribeRequestID != 0 || x.has&bitUnsubscribeRequestID == 0 && x.ID.IsZero()) && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x1) != 0 || !x.ID.IsZero()) {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitUnsubscribeRequestID != 0 || !x.ID.IsZero()) {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x2) != 0 || x.has&uint64(0x2) == 0 && !(x.JSONRPC != "")) && vb&VersionSet(bitVersion20251125) != 0 {
+	if (x.missing&bitUnsubscribeRequestJSONRPC != 0 || x.has&bitUnsubscribeRequestJSONRPC == 0 && x.JSONRPC == "") && vb&VersionSet(bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&uint64(0x2) != 0 || x.JSONRPC != "") {
+	if vb&VersionSet(bitVersion20251125) != 0 && (x.has&bitUnsubscribeRequestJSONRPC != 0 || x.JSONRPC != "") {
 		if x.JSONRPC != "2.0" {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitUnsubscribeRequestMethod != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&uint64(0x8) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitUnsubscribeRequestParams != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
-	if x.missing&uint64(0x8) == 0 {
+	if x.missing&bitUnsubscribeRequestParams == 0 {
 		if err := x.Params.validate(vb); err != nil {
 			return fielderr.AtField(err, "params")
 		}
@@ -8717,6 +8996,7 @@ func (x *UnsubscribeRequestParams) ValidateVersion(v ProtocolVersion) error {
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsubscribeRequestParams) validate(vb VersionSet) error {
 	if vb&VersionSet(bitVersion20251125) != 0 {
 		if x.Meta != nil {
@@ -8725,10 +9005,10 @@ func (x *UnsubscribeRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
+	if (x.missing&bitUnsubscribeRequestParamsURI != 0) && vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUnsubscribeRequestParamsURI == 0 {
 		if !isURI(string(x.URI)) {
 			return fielderr.AtField(fielderr.Format("uri"), "uri")
 		}
@@ -8749,8 +9029,9 @@ func (x *UnsubscribeRequestParamsMeta) ValidateVersion(v ProtocolVersion) error 
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsubscribeRequestParamsMeta) validate(vb VersionSet) error {
-	if x.has&uint64(0x1) != 0 || !x.ProgressToken.IsZero() {
+	if x.has&bitUnsubscribeRequestParamsMetaProgressToken != 0 || !x.ProgressToken.IsZero() {
 		if err := x.ProgressToken.validate(vb); err != nil {
 			return fielderr.AtField(err, "progressToken")
 		}
@@ -8771,21 +9052,22 @@ func (x *UnsupportedProtocolVersionError) ValidateVersion(v ProtocolVersion) err
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsupportedProtocolVersionError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorError != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "error")
 	}
-	if x.missing&uint64(0x1) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorError == 0 {
 		if err := x.Error.validate(vb); err != nil {
 			return fielderr.AtField(err, "error")
 		}
 	}
-	if x.has&uint64(0x2) != 0 || !x.ID.IsZero() {
+	if x.has&bitUnsupportedProtocolVersionErrorID != 0 || !x.ID.IsZero() {
 		if err := x.ID.validate(vb); err != nil {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorJSONRPC != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return nil
@@ -8804,19 +9086,20 @@ func (x *UnsupportedProtocolVersionErrorError) ValidateVersion(v ProtocolVersion
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsupportedProtocolVersionErrorError) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorErrorCode != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "code")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorErrorData != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "data")
 	}
-	if x.missing&uint64(0x2) == 0 {
+	if x.missing&bitUnsupportedProtocolVersionErrorErrorData == 0 {
 		if err := x.Data.validate(vb); err != nil {
 			return fielderr.AtField(err, "data")
 		}
 	}
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorErrorMessage != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
@@ -8835,11 +9118,12 @@ func (x *UnsupportedProtocolVersionErrorErrorData) ValidateVersion(v ProtocolVer
 	}
 	return x.validate(vb)
 }
+
 func (x *UnsupportedProtocolVersionErrorErrorData) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorErrorDataRequested != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "requested")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20260728) != 0 {
+	if (x.missing&bitUnsupportedProtocolVersionErrorErrorDataSupported != 0) && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "supported")
 	}
 	return nil
@@ -8858,16 +9142,17 @@ func (x *UntitledMultiSelectEnumSchema) ValidateVersion(v ProtocolVersion) error
 	}
 	return x.validate(vb)
 }
+
 func (x *UntitledMultiSelectEnumSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledMultiSelectEnumSchemaItems != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "items")
 	}
-	if x.missing&uint64(0x4) == 0 {
+	if x.missing&bitUntitledMultiSelectEnumSchemaItems == 0 {
 		if err := x.Items.validate(vb); err != nil {
 			return fielderr.AtField(err, "items")
 		}
 	}
-	if (x.missing&uint64(0x40) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledMultiSelectEnumSchemaType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -8886,11 +9171,12 @@ func (x *UntitledMultiSelectEnumSchemaItems) ValidateVersion(v ProtocolVersion) 
 	}
 	return x.validate(vb)
 }
+
 func (x *UntitledMultiSelectEnumSchemaItems) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x1) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledMultiSelectEnumSchemaItemsEnum != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "enum")
 	}
-	if (x.missing&uint64(0x2) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledMultiSelectEnumSchemaItemsType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -8909,11 +9195,12 @@ func (x *UntitledSingleSelectEnumSchema) ValidateVersion(v ProtocolVersion) erro
 	}
 	return x.validate(vb)
 }
+
 func (x *UntitledSingleSelectEnumSchema) validate(vb VersionSet) error {
-	if (x.missing&uint64(0x4) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledSingleSelectEnumSchemaEnum != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "enum")
 	}
-	if (x.missing&uint64(0x10) != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
+	if (x.missing&bitUntitledSingleSelectEnumSchemaType != 0) && vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
