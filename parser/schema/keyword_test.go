@@ -64,6 +64,7 @@ func TestKeywordResult(t *testing.T) {
 		{"exclusive bounds", `{"exclusiveMinimum":0.5,"exclusiveMaximum":7}`, at("", Schema{ExclusiveMinimum: ptr(0.5), ExclusiveMaximum: ptr(7.0)})},
 		{"string lengths", `{"minLength":0,"maxLength":64}`, at("", Schema{MinLength: ptr(0), MaxLength: ptr(64)})},
 		{"item counts", `{"minItems":1,"maxItems":2}`, at("", Schema{MinItems: ptr(1), MaxItems: ptr(2)})},
+		{"counts with a zero fraction are integers", `{"minLength":2.0,"maxItems":1e1}`, at("", Schema{MinLength: ptr(2), MaxItems: ptr(10)})},
 		{"format", `{"format":"date-time"}`, at("", Schema{Format: "date-time"})},
 		{"description and title", `{"title":"T","description":"about T"}`, at("", Schema{Title: "T", Description: "about T"})},
 		{"annotations are dropped", `{"deprecated":true,"readOnly":true,"writeOnly":false,"examples":[1],"$comment":"c"}`, at("", Schema{})},

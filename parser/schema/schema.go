@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -441,8 +442,8 @@ func (p *parser) keyword(s *Schema, key string, v any, ptr string) error {
 		}
 	case "minLength", "maxLength", "minItems", "maxItems":
 		n, ok := v.(json.Number)
-		i, ierr := n.Int64()
-		if !ok || ierr != nil || i < 0 {
+		i, isInt := nonNegativeInt(n)
+		if !ok || !isInt {
 			return p.errorf(ptr, "%s must be a non-negative integer", key)
 		}
 		iv := int(i)
@@ -614,4 +615,18 @@ func plain(v any) any {
 		return f
 	}
 	return v
+}
+
+// nonNegativeInt returns n when it is a non-negative integer. JSON Schema
+// counts a number with a zero fraction (2.0, 2e1) as an integer, so such a
+// number is one here too, up to 2^53, where floats stop being exact.
+func nonNegativeInt(n json.Number) (int64, bool) {
+	if i, err := n.Int64(); err == nil {
+		return i, i >= 0
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || f < 0 || f > 1<<53 || f != math.Trunc(f) {
+		return 0, false
+	}
+	return int64(f), true
 }
