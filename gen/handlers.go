@@ -48,7 +48,7 @@ func Handlers(h *model.Handlers) ([]byte, error) {
 	for path, name := range importNames {
 		if alias, ok := g.names.imports[path]; ok {
 			f.ImportAlias(path, alias)
-		} else if path == mcpPkg || path == serverPkg || path == rawschemaPkg || path == jsonrpcPkg || path == fielderrPkg {
+		} else {
 			f.ImportName(path, name)
 		}
 	}

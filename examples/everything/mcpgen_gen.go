@@ -13,7 +13,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/fielderr"
-	handler "github.com/mcpgen/mcpgen/runtime/handler"
+	"github.com/mcpgen/mcpgen/runtime/handler"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/rawschema"
 	"github.com/mcpgen/mcpgen/runtime/server"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/fielderr"
-	handler "github.com/mcpgen/mcpgen/runtime/handler"
+	"github.com/mcpgen/mcpgen/runtime/handler"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
