@@ -196,8 +196,13 @@ func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.C
 			// Written only when set: a zero value built in Go is absent.
 			absent = jen.Add(absent).Op("||").Id("x").Dot("has").Op("&").Add(g.presenceBit(t, i)).Op("==").Lit(0).Op("&&").Add(g.zero(target, fd))
 		}
-		out = append(out, jen.If(jen.Parens(absent).Op("&&").Id("vb").Op("&").Add(g.versionMask(fd.Required)).Op("!=").Lit(0)).Block(
-			jen.Return(wrap(errCall("Required")))))
+		// vb is always one version, so a property every version requires
+		// needs no version test.
+		cond := absent
+		if fd.Required != g.m.All() {
+			cond = jen.Parens(absent).Op("&&").Id("vb").Op("&").Add(g.versionMask(fd.Required)).Op("!=").Lit(0)
+		}
+		out = append(out, jen.If(cond).Block(jen.Return(wrap(errCall("Required")))))
 	}
 	if isConst(fd) {
 		return out

@@ -123,7 +123,7 @@ func (x *BlobResourceContents) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&bitBlobResourceContentsBlob != 0) && vb&allVersions != 0 {
+	if x.missing&bitBlobResourceContentsBlob != 0 {
 		return fielderr.AtField(fielderr.Required(), "blob")
 	}
 	if x.missing&bitBlobResourceContentsBlob == 0 {
@@ -131,7 +131,7 @@ func (x *BlobResourceContents) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Format("byte"), "blob")
 		}
 	}
-	if (x.missing&bitBlobResourceContentsURI != 0) && vb&allVersions != 0 {
+	if x.missing&bitBlobResourceContentsURI != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&bitBlobResourceContentsURI == 0 {
@@ -258,10 +258,10 @@ func (x *CallToolRequest) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitCallToolRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitCallToolRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&bitCallToolRequestParams != 0) && vb&allVersions != 0 {
+	if x.missing&bitCallToolRequestParams != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&bitCallToolRequestParams == 0 {
@@ -307,7 +307,7 @@ func (x *CallToolRequestParams) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "inputResponses")
 		}
 	}
-	if (x.missing&bitCallToolRequestParamsName != 0) && vb&allVersions != 0 {
+	if x.missing&bitCallToolRequestParamsName != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if vb&VersionSet(bitVersion20251125) != 0 {
@@ -340,7 +340,7 @@ func (x *CallToolResult) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&bitCallToolResultContent != 0) && vb&allVersions != 0 {
+	if x.missing&bitCallToolResultContent != 0 {
 		return fielderr.AtField(fielderr.Required(), "content")
 	}
 	if x.missing&bitCallToolResultContent == 0 {
@@ -582,10 +582,10 @@ func (x *CancelledNotification) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitCancelledNotificationMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitCancelledNotificationMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&bitCancelledNotificationParams != 0) && vb&allVersions != 0 {
+	if x.missing&bitCancelledNotificationParams != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&bitCancelledNotificationParams == 0 {
@@ -1102,10 +1102,10 @@ func (x *CompleteRequest) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitCompleteRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitCompleteRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&bitCompleteRequestParams != 0) && vb&allVersions != 0 {
+	if x.missing&bitCompleteRequestParams != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&bitCompleteRequestParams == 0 {
@@ -1141,7 +1141,7 @@ func (x *CompleteRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&bitCompleteRequestParamsArgument != 0) && vb&allVersions != 0 {
+	if x.missing&bitCompleteRequestParamsArgument != 0 {
 		return fielderr.AtField(fielderr.Required(), "argument")
 	}
 	if x.missing&bitCompleteRequestParamsArgument == 0 {
@@ -1156,7 +1156,7 @@ func (x *CompleteRequestParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&bitCompleteRequestParamsRef != 0 || x.Ref.Value == nil) && vb&allVersions != 0 {
+	if x.missing&bitCompleteRequestParamsRef != 0 || x.Ref.Value == nil {
 		return fielderr.AtField(fielderr.Required(), "ref")
 	}
 	if x.missing&bitCompleteRequestParamsRef == 0 {
@@ -1182,10 +1182,10 @@ func (x *CompleteRequestParamsArgument) ValidateVersion(v ProtocolVersion) error
 }
 
 func (x *CompleteRequestParamsArgument) validate(vb VersionSet) error {
-	if (x.missing&bitCompleteRequestParamsArgumentName != 0) && vb&allVersions != 0 {
+	if x.missing&bitCompleteRequestParamsArgumentName != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&bitCompleteRequestParamsArgumentValue != 0) && vb&allVersions != 0 {
+	if x.missing&bitCompleteRequestParamsArgumentValue != 0 {
 		return fielderr.AtField(fielderr.Required(), "value")
 	}
 	return nil
@@ -1250,7 +1250,7 @@ func (x *CompleteResult) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&bitCompleteResultCompletion != 0) && vb&allVersions != 0 {
+	if x.missing&bitCompleteResultCompletion != 0 {
 		return fielderr.AtField(fielderr.Required(), "completion")
 	}
 	if x.missing&bitCompleteResultCompletion == 0 {
@@ -1279,7 +1279,7 @@ func (x *CompleteResultCompletion) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *CompleteResultCompletion) validate(vb VersionSet) error {
-	if (x.missing&bitCompleteResultCompletionValues != 0) && vb&allVersions != 0 {
+	if x.missing&bitCompleteResultCompletionValues != 0 {
 		return fielderr.AtField(fielderr.Required(), "values")
 	}
 	return nil
@@ -1368,10 +1368,10 @@ func (x *CreateMessageRequest) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *CreateMessageRequest) validate(vb VersionSet) error {
-	if (x.missing&bitCreateMessageRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitCreateMessageRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&bitCreateMessageRequestParams != 0) && vb&allVersions != 0 {
+	if x.missing&bitCreateMessageRequestParams != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&bitCreateMessageRequestParams == 0 {
@@ -1418,10 +1418,10 @@ func (x *CreateMessageRequestParams) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "includeContext")
 		}
 	}
-	if (x.missing&bitCreateMessageRequestParamsMaxTokens != 0) && vb&allVersions != 0 {
+	if x.missing&bitCreateMessageRequestParamsMaxTokens != 0 {
 		return fielderr.AtField(fielderr.Required(), "maxTokens")
 	}
-	if (x.missing&bitCreateMessageRequestParamsMessages != 0) && vb&allVersions != 0 {
+	if x.missing&bitCreateMessageRequestParamsMessages != 0 {
 		return fielderr.AtField(fielderr.Required(), "messages")
 	}
 	if x.missing&bitCreateMessageRequestParamsMessages == 0 {
@@ -1537,7 +1537,7 @@ func (x *CreateMessageResult) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&bitCreateMessageResultContent != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
+	if x.missing&bitCreateMessageResultContent != 0 || x.Content.Value == nil {
 		return fielderr.AtField(fielderr.Required(), "content")
 	}
 	if x.missing&bitCreateMessageResultContent == 0 {
@@ -1545,10 +1545,10 @@ func (x *CreateMessageResult) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "content")
 		}
 	}
-	if (x.missing&bitCreateMessageResultModel != 0) && vb&allVersions != 0 {
+	if x.missing&bitCreateMessageResultModel != 0 {
 		return fielderr.AtField(fielderr.Required(), "model")
 	}
-	if (x.missing&bitCreateMessageResultRole != 0) && vb&allVersions != 0 {
+	if x.missing&bitCreateMessageResultRole != 0 {
 		return fielderr.AtField(fielderr.Required(), "role")
 	}
 	if x.missing&bitCreateMessageResultRole == 0 {
@@ -2305,7 +2305,7 @@ func (x *EmbeddedResource) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "annotations")
 		}
 	}
-	if (x.missing&bitEmbeddedResourceResource != 0 || x.Resource.Value == nil) && vb&allVersions != 0 {
+	if x.missing&bitEmbeddedResourceResource != 0 || x.Resource.Value == nil {
 		return fielderr.AtField(fielderr.Required(), "resource")
 	}
 	if x.missing&bitEmbeddedResourceResource == 0 {
@@ -2313,7 +2313,7 @@ func (x *EmbeddedResource) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "resource")
 		}
 	}
-	if (x.missing&bitEmbeddedResourceType != 0) && vb&allVersions != 0 {
+	if x.missing&bitEmbeddedResourceType != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -2475,10 +2475,10 @@ func (x *Error) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *Error) validate(vb VersionSet) error {
-	if (x.missing&bitErrorCode != 0) && vb&allVersions != 0 {
+	if x.missing&bitErrorCode != 0 {
 		return fielderr.AtField(fielderr.Required(), "code")
 	}
-	if (x.missing&bitErrorMessage != 0) && vb&allVersions != 0 {
+	if x.missing&bitErrorMessage != 0 {
 		return fielderr.AtField(fielderr.Required(), "message")
 	}
 	return nil
@@ -2515,10 +2515,10 @@ func (x *GetPromptRequest) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitGetPromptRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitGetPromptRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&bitGetPromptRequestParams != 0) && vb&allVersions != 0 {
+	if x.missing&bitGetPromptRequestParams != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&bitGetPromptRequestParams == 0 {
@@ -2559,7 +2559,7 @@ func (x *GetPromptRequestParams) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "inputResponses")
 		}
 	}
-	if (x.missing&bitGetPromptRequestParamsName != 0) && vb&allVersions != 0 {
+	if x.missing&bitGetPromptRequestParamsName != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
@@ -2585,7 +2585,7 @@ func (x *GetPromptResult) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "_meta")
 		}
 	}
-	if (x.missing&bitGetPromptResultMessages != 0) && vb&allVersions != 0 {
+	if x.missing&bitGetPromptResultMessages != 0 {
 		return fielderr.AtField(fielderr.Required(), "messages")
 	}
 	if x.missing&bitGetPromptResultMessages == 0 {
@@ -3044,7 +3044,7 @@ func (x *ImageContent) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "annotations")
 		}
 	}
-	if (x.missing&bitImageContentData != 0) && vb&allVersions != 0 {
+	if x.missing&bitImageContentData != 0 {
 		return fielderr.AtField(fielderr.Required(), "data")
 	}
 	if x.missing&bitImageContentData == 0 {
@@ -3052,10 +3052,10 @@ func (x *ImageContent) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Format("byte"), "data")
 		}
 	}
-	if (x.missing&bitImageContentMIMEType != 0) && vb&allVersions != 0 {
+	if x.missing&bitImageContentMIMEType != 0 {
 		return fielderr.AtField(fielderr.Required(), "mimeType")
 	}
-	if (x.missing&bitImageContentType != 0) && vb&allVersions != 0 {
+	if x.missing&bitImageContentType != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -3083,10 +3083,10 @@ func (x *Implementation) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&bitImplementationName != 0) && vb&allVersions != 0 {
+	if x.missing&bitImplementationName != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&bitImplementationVersion != 0) && vb&allVersions != 0 {
+	if x.missing&bitImplementationVersion != 0 {
 		return fielderr.AtField(fielderr.Required(), "version")
 	}
 	if vb&VersionSet(bitVersion20251125|bitVersion20260728) != 0 && (x.has&bitImplementationWebsiteURL != 0 || x.WebsiteURL != "") {
@@ -3769,7 +3769,7 @@ func (x *JSONRPCErrorResponse) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *JSONRPCErrorResponse) validate(vb VersionSet) error {
-	if (x.missing&bitJSONRPCErrorResponseError != 0) && vb&allVersions != 0 {
+	if x.missing&bitJSONRPCErrorResponseError != 0 {
 		return fielderr.AtField(fielderr.Required(), "error")
 	}
 	if x.missing&bitJSONRPCErrorResponseError == 0 {
@@ -3785,7 +3785,7 @@ func (x *JSONRPCErrorResponse) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&bitJSONRPCErrorResponseJSONRPC != 0) && vb&allVersions != 0 {
+	if x.missing&bitJSONRPCErrorResponseJSONRPC != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
 	return nil
@@ -3887,10 +3887,10 @@ func (x *JSONRPCNotification) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *JSONRPCNotification) validate(vb VersionSet) error {
-	if (x.missing&bitJSONRPCNotificationJSONRPC != 0) && vb&allVersions != 0 {
+	if x.missing&bitJSONRPCNotificationJSONRPC != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&bitJSONRPCNotificationMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitJSONRPCNotificationMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -3939,7 +3939,7 @@ func (x *JSONRPCRequest) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *JSONRPCRequest) validate(vb VersionSet) error {
-	if (x.missing&bitJSONRPCRequestID != 0) && vb&allVersions != 0 {
+	if x.missing&bitJSONRPCRequestID != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&bitJSONRPCRequestID == 0 {
@@ -3947,10 +3947,10 @@ func (x *JSONRPCRequest) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&bitJSONRPCRequestJSONRPC != 0) && vb&allVersions != 0 {
+	if x.missing&bitJSONRPCRequestJSONRPC != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&bitJSONRPCRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitJSONRPCRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -4085,7 +4085,7 @@ func (x *JSONRPCResultResponse) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *JSONRPCResultResponse) validate(vb VersionSet) error {
-	if (x.missing&bitJSONRPCResultResponseID != 0) && vb&allVersions != 0 {
+	if x.missing&bitJSONRPCResultResponseID != 0 {
 		return fielderr.AtField(fielderr.Required(), "id")
 	}
 	if x.missing&bitJSONRPCResultResponseID == 0 {
@@ -4093,10 +4093,10 @@ func (x *JSONRPCResultResponse) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "id")
 		}
 	}
-	if (x.missing&bitJSONRPCResultResponseJSONRPC != 0) && vb&allVersions != 0 {
+	if x.missing&bitJSONRPCResultResponseJSONRPC != 0 {
 		return fielderr.AtField(fielderr.Required(), "jsonrpc")
 	}
-	if (x.missing&bitJSONRPCResultResponseResult != 0) && vb&allVersions != 0 {
+	if x.missing&bitJSONRPCResultResponseResult != 0 {
 		return fielderr.AtField(fielderr.Required(), "result")
 	}
 	if x.missing&bitJSONRPCResultResponseResult == 0 {
@@ -4260,7 +4260,7 @@ func (x *ListPromptsRequest) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitListPromptsRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitListPromptsRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&bitListPromptsRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
@@ -4302,7 +4302,7 @@ func (x *ListPromptsResult) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if (x.missing&bitListPromptsResultPrompts != 0) && vb&allVersions != 0 {
+	if x.missing&bitListPromptsResultPrompts != 0 {
 		return fielderr.AtField(fielderr.Required(), "prompts")
 	}
 	if x.missing&bitListPromptsResultPrompts == 0 {
@@ -4416,7 +4416,7 @@ func (x *ListResourceTemplatesRequest) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitListResourceTemplatesRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitListResourceTemplatesRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&bitListResourceTemplatesRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
@@ -4458,7 +4458,7 @@ func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if (x.missing&bitListResourceTemplatesResultResourceTemplates != 0) && vb&allVersions != 0 {
+	if x.missing&bitListResourceTemplatesResultResourceTemplates != 0 {
 		return fielderr.AtField(fielderr.Required(), "resourceTemplates")
 	}
 	if x.missing&bitListResourceTemplatesResultResourceTemplates == 0 {
@@ -4572,7 +4572,7 @@ func (x *ListResourcesRequest) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitListResourcesRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitListResourcesRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&bitListResourcesRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
@@ -4614,7 +4614,7 @@ func (x *ListResourcesResult) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if (x.missing&bitListResourcesResultResources != 0) && vb&allVersions != 0 {
+	if x.missing&bitListResourcesResultResources != 0 {
 		return fielderr.AtField(fielderr.Required(), "resources")
 	}
 	if x.missing&bitListResourcesResultResources == 0 {
@@ -4712,7 +4712,7 @@ func (x *ListRootsRequest) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *ListRootsRequest) validate(vb VersionSet) error {
-	if (x.missing&bitListRootsRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitListRootsRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -4777,7 +4777,7 @@ func (x *ListRootsResult) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *ListRootsResult) validate(vb VersionSet) error {
-	if (x.missing&bitListRootsResultRoots != 0) && vb&allVersions != 0 {
+	if x.missing&bitListRootsResultRoots != 0 {
 		return fielderr.AtField(fielderr.Required(), "roots")
 	}
 	if x.missing&bitListRootsResultRoots == 0 {
@@ -4896,7 +4896,7 @@ func (x *ListToolsRequest) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitListToolsRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitListToolsRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&bitListToolsRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
@@ -4941,7 +4941,7 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 	if (x.missing&bitListToolsResultResultType != 0 || x.has&bitListToolsResultResultType == 0 && x.ResultType == "") && vb&VersionSet(bitVersion20260728) != 0 {
 		return fielderr.AtField(fielderr.Required(), "resultType")
 	}
-	if (x.missing&bitListToolsResultTools != 0) && vb&allVersions != 0 {
+	if x.missing&bitListToolsResultTools != 0 {
 		return fielderr.AtField(fielderr.Required(), "tools")
 	}
 	if x.missing&bitListToolsResultTools == 0 {
@@ -5066,10 +5066,10 @@ func (x *LoggingMessageNotification) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitLoggingMessageNotificationMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitLoggingMessageNotificationMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&bitLoggingMessageNotificationParams != 0) && vb&allVersions != 0 {
+	if x.missing&bitLoggingMessageNotificationParams != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&bitLoggingMessageNotificationParams == 0 {
@@ -5102,10 +5102,10 @@ func (x *LoggingMessageNotificationParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&bitLoggingMessageNotificationParamsData != 0) && vb&allVersions != 0 {
+	if x.missing&bitLoggingMessageNotificationParamsData != 0 {
 		return fielderr.AtField(fielderr.Required(), "data")
 	}
-	if (x.missing&bitLoggingMessageNotificationParamsLevel != 0) && vb&allVersions != 0 {
+	if x.missing&bitLoggingMessageNotificationParamsLevel != 0 {
 		return fielderr.AtField(fielderr.Required(), "level")
 	}
 	if x.missing&bitLoggingMessageNotificationParamsLevel == 0 {
@@ -5395,7 +5395,7 @@ func (x *Notification) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *Notification) validate(vb VersionSet) error {
-	if (x.missing&bitNotificationMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitNotificationMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -5531,7 +5531,7 @@ func (x *PaginatedRequest) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitPaginatedRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitPaginatedRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if (x.missing&bitPaginatedRequestParams != 0 || x.Params == nil) && vb&VersionSet(bitVersion20260728) != 0 {
@@ -5827,10 +5827,10 @@ func (x *ProgressNotification) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitProgressNotificationMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitProgressNotificationMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&bitProgressNotificationParams != 0) && vb&allVersions != 0 {
+	if x.missing&bitProgressNotificationParams != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&bitProgressNotificationParams == 0 {
@@ -5863,10 +5863,10 @@ func (x *ProgressNotificationParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&bitProgressNotificationParamsProgress != 0) && vb&allVersions != 0 {
+	if x.missing&bitProgressNotificationParamsProgress != 0 {
 		return fielderr.AtField(fielderr.Required(), "progress")
 	}
-	if (x.missing&bitProgressNotificationParamsProgressToken != 0) && vb&allVersions != 0 {
+	if x.missing&bitProgressNotificationParamsProgressToken != 0 {
 		return fielderr.AtField(fielderr.Required(), "progressToken")
 	}
 	if x.missing&bitProgressNotificationParamsProgressToken == 0 {
@@ -5932,7 +5932,7 @@ func (x *Prompt) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&bitPromptName != 0) && vb&allVersions != 0 {
+	if x.missing&bitPromptName != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
@@ -5953,7 +5953,7 @@ func (x *PromptArgument) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *PromptArgument) validate(vb VersionSet) error {
-	if (x.missing&bitPromptArgumentName != 0) && vb&allVersions != 0 {
+	if x.missing&bitPromptArgumentName != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
@@ -5982,7 +5982,7 @@ func (x *PromptListChangedNotification) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitPromptListChangedNotificationMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitPromptListChangedNotificationMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -6008,7 +6008,7 @@ func (x *PromptMessage) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *PromptMessage) validate(vb VersionSet) error {
-	if (x.missing&bitPromptMessageContent != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
+	if x.missing&bitPromptMessageContent != 0 || x.Content.Value == nil {
 		return fielderr.AtField(fielderr.Required(), "content")
 	}
 	if x.missing&bitPromptMessageContent == 0 {
@@ -6016,7 +6016,7 @@ func (x *PromptMessage) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "content")
 		}
 	}
-	if (x.missing&bitPromptMessageRole != 0) && vb&allVersions != 0 {
+	if x.missing&bitPromptMessageRole != 0 {
 		return fielderr.AtField(fielderr.Required(), "role")
 	}
 	if x.missing&bitPromptMessageRole == 0 {
@@ -6042,10 +6042,10 @@ func (x *PromptReference) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *PromptReference) validate(vb VersionSet) error {
-	if (x.missing&bitPromptReferenceName != 0) && vb&allVersions != 0 {
+	if x.missing&bitPromptReferenceName != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&bitPromptReferenceType != 0) && vb&allVersions != 0 {
+	if x.missing&bitPromptReferenceType != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -6082,10 +6082,10 @@ func (x *ReadResourceRequest) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitReadResourceRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitReadResourceRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&bitReadResourceRequestParams != 0) && vb&allVersions != 0 {
+	if x.missing&bitReadResourceRequestParams != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&bitReadResourceRequestParams == 0 {
@@ -6126,7 +6126,7 @@ func (x *ReadResourceRequestParams) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "inputResponses")
 		}
 	}
-	if (x.missing&bitReadResourceRequestParamsURI != 0) && vb&allVersions != 0 {
+	if x.missing&bitReadResourceRequestParamsURI != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&bitReadResourceRequestParamsURI == 0 {
@@ -6165,7 +6165,7 @@ func (x *ReadResourceResult) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "cacheScope")
 		}
 	}
-	if (x.missing&bitReadResourceResultContents != 0) && vb&allVersions != 0 {
+	if x.missing&bitReadResourceResultContents != 0 {
 		return fielderr.AtField(fielderr.Required(), "contents")
 	}
 	if x.missing&bitReadResourceResultContents == 0 {
@@ -6398,7 +6398,7 @@ func (x *Request) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *Request) validate(vb VersionSet) error {
-	if (x.missing&bitRequestMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitRequestMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -6536,10 +6536,10 @@ func (x *Resource) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&bitResourceName != 0) && vb&allVersions != 0 {
+	if x.missing&bitResourceName != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&bitResourceURI != 0) && vb&allVersions != 0 {
+	if x.missing&bitResourceURI != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&bitResourceURI == 0 {
@@ -6570,7 +6570,7 @@ func (x *ResourceContents) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&bitResourceContentsURI != 0) && vb&allVersions != 0 {
+	if x.missing&bitResourceContentsURI != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&bitResourceContentsURI == 0 {
@@ -6653,7 +6653,7 @@ func (x *ResourceListChangedNotification) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitResourceListChangedNotificationMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitResourceListChangedNotificationMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
@@ -6730,10 +6730,10 @@ func (x *ResourceTemplate) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&bitResourceTemplateName != 0) && vb&allVersions != 0 {
+	if x.missing&bitResourceTemplateName != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
-	if (x.missing&bitResourceTemplateURITemplate != 0) && vb&allVersions != 0 {
+	if x.missing&bitResourceTemplateURITemplate != 0 {
 		return fielderr.AtField(fielderr.Required(), "uriTemplate")
 	}
 	if x.missing&bitResourceTemplateURITemplate == 0 {
@@ -6759,10 +6759,10 @@ func (x *ResourceTemplateReference) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *ResourceTemplateReference) validate(vb VersionSet) error {
-	if (x.missing&bitResourceTemplateReferenceType != 0) && vb&allVersions != 0 {
+	if x.missing&bitResourceTemplateReferenceType != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
-	if (x.missing&bitResourceTemplateReferenceURI != 0) && vb&allVersions != 0 {
+	if x.missing&bitResourceTemplateReferenceURI != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&bitResourceTemplateReferenceURI == 0 {
@@ -6796,10 +6796,10 @@ func (x *ResourceUpdatedNotification) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitResourceUpdatedNotificationMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitResourceUpdatedNotificationMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
-	if (x.missing&bitResourceUpdatedNotificationParams != 0) && vb&allVersions != 0 {
+	if x.missing&bitResourceUpdatedNotificationParams != 0 {
 		return fielderr.AtField(fielderr.Required(), "params")
 	}
 	if x.missing&bitResourceUpdatedNotificationParams == 0 {
@@ -6832,7 +6832,7 @@ func (x *ResourceUpdatedNotificationParams) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&bitResourceUpdatedNotificationParamsURI != 0) && vb&allVersions != 0 {
+	if x.missing&bitResourceUpdatedNotificationParamsURI != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&bitResourceUpdatedNotificationParamsURI == 0 {
@@ -6952,7 +6952,7 @@ func (x *Root) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&bitRootURI != 0) && vb&allVersions != 0 {
+	if x.missing&bitRootURI != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&bitRootURI == 0 {
@@ -7017,7 +7017,7 @@ func (x *SamplingMessage) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&bitSamplingMessageContent != 0 || x.Content.Value == nil) && vb&allVersions != 0 {
+	if x.missing&bitSamplingMessageContent != 0 || x.Content.Value == nil {
 		return fielderr.AtField(fielderr.Required(), "content")
 	}
 	if x.missing&bitSamplingMessageContent == 0 {
@@ -7025,7 +7025,7 @@ func (x *SamplingMessage) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "content")
 		}
 	}
-	if (x.missing&bitSamplingMessageRole != 0) && vb&allVersions != 0 {
+	if x.missing&bitSamplingMessageRole != 0 {
 		return fielderr.AtField(fielderr.Required(), "role")
 	}
 	if x.missing&bitSamplingMessageRole == 0 {
@@ -8316,10 +8316,10 @@ func (x *TextContent) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "annotations")
 		}
 	}
-	if (x.missing&bitTextContentText != 0) && vb&allVersions != 0 {
+	if x.missing&bitTextContentText != 0 {
 		return fielderr.AtField(fielderr.Required(), "text")
 	}
-	if (x.missing&bitTextContentType != 0) && vb&allVersions != 0 {
+	if x.missing&bitTextContentType != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	return nil
@@ -8345,10 +8345,10 @@ func (x *TextResourceContents) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Type("object", kindOf(x.Meta)), "_meta")
 		}
 	}
-	if (x.missing&bitTextResourceContentsText != 0) && vb&allVersions != 0 {
+	if x.missing&bitTextResourceContentsText != 0 {
 		return fielderr.AtField(fielderr.Required(), "text")
 	}
-	if (x.missing&bitTextResourceContentsURI != 0) && vb&allVersions != 0 {
+	if x.missing&bitTextResourceContentsURI != 0 {
 		return fielderr.AtField(fielderr.Required(), "uri")
 	}
 	if x.missing&bitTextResourceContentsURI == 0 {
@@ -8529,7 +8529,7 @@ func (x *Tool) validate(vb VersionSet) error {
 			}
 		}
 	}
-	if (x.missing&bitToolInputSchema != 0) && vb&allVersions != 0 {
+	if x.missing&bitToolInputSchema != 0 {
 		return fielderr.AtField(fielderr.Required(), "inputSchema")
 	}
 	if x.missing&bitToolInputSchema == 0 {
@@ -8537,7 +8537,7 @@ func (x *Tool) validate(vb VersionSet) error {
 			return fielderr.AtField(err, "inputSchema")
 		}
 	}
-	if (x.missing&bitToolName != 0) && vb&allVersions != 0 {
+	if x.missing&bitToolName != 0 {
 		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	if vb&VersionSet(bitVersion20250618|bitVersion20251125|bitVersion20260728) != 0 {
@@ -8680,7 +8680,7 @@ func (x *ToolInputSchema) ValidateVersion(v ProtocolVersion) error {
 }
 
 func (x *ToolInputSchema) validate(vb VersionSet) error {
-	if (x.missing&bitToolInputSchemaType != 0) && vb&allVersions != 0 {
+	if x.missing&bitToolInputSchemaType != 0 {
 		return fielderr.AtField(fielderr.Required(), "type")
 	}
 	if vb&VersionSet(bitVersion20241105|bitVersion20250326|bitVersion20250618|bitVersion20251125) != 0 && (x.has&bitToolInputSchemaProperties != 0 || x.Properties != nil) {
@@ -8716,7 +8716,7 @@ func (x *ToolListChangedNotification) validate(vb VersionSet) error {
 			return fielderr.AtField(fielderr.Const("\"2.0\""), "jsonrpc")
 		}
 	}
-	if (x.missing&bitToolListChangedNotificationMethod != 0) && vb&allVersions != 0 {
+	if x.missing&bitToolListChangedNotificationMethod != 0 {
 		return fielderr.AtField(fielderr.Required(), "method")
 	}
 	if x.Params != nil {
