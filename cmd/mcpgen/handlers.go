@@ -35,6 +35,11 @@ func generateHandlers(c *cli.Context) error {
 	case err != nil:
 		return internalError{err}
 	}
+	if src != nil {
+		if err := gosrc.CheckGenerated(dir, src); err != nil {
+			return internalError{err}
+		}
+	}
 	removed, err := gen.WriteHandlers(dir, src)
 	if err != nil {
 		return err

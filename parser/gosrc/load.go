@@ -28,12 +28,18 @@ package gosrc
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/build"
+	"go/importer"
 	"go/parser"
 	"go/token"
+	"go/types"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -124,4 +130,109 @@ func relativeError(e packages.Error, dir string) string {
 		return e.Msg
 	}
 	return pos + ": " + e.Msg
+}
+
+// CheckGenerated type-checks the package in dir with src standing for its
+// mcpgen_gen.go, before mcpgen writes src there, and returns the errors the
+// type checker finds in src, each as "mcpgen_gen.go:line:col: message".
+// Parse has already refused a package whose own files do not compile, so an
+// error here is a fault of the generator: mcpgen reports it and writes
+// nothing rather than leave a file that breaks the build.
+//
+// The check runs go/types in process over the package's files and src,
+// importing from the compiler's export data, so it costs one go list of
+// the imports (whose export data the build cache holds) rather than a
+// compilation of the package. A package that uses cgo is not checked: its
+// files need the cgo tool first.
+func CheckGenerated(dir string, src []byte) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	gen := filepath.Join(abs, GeneratedFile)
+	bp, err := build.ImportDir(abs, 0)
+	if err != nil && !isNoGo(err) {
+		return fmt.Errorf("type-check the generated file: %w", err)
+	}
+	if len(bp.CgoFiles) > 0 {
+		return nil
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range bp.GoFiles {
+		if name == GeneratedFile {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(abs, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return fmt.Errorf("type-check the generated file: %w", err)
+		}
+		files = append(files, f)
+	}
+	genFile, err := parser.ParseFile(fset, gen, src, parser.SkipObjectResolution)
+	if err != nil {
+		return fmt.Errorf("the generated %s does not parse: %w", GeneratedFile, err)
+	}
+	files = append(files, genFile)
+
+	exports, err := exportFiles(abs, files)
+	if err != nil {
+		return fmt.Errorf("type-check the generated file: %w", err)
+	}
+	var errs []error
+	conf := types.Config{
+		Importer: importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+			file, ok := exports[path]
+			if !ok {
+				return nil, fmt.Errorf("no export data for %s", path)
+			}
+			return os.Open(file)
+		}),
+		Error: func(err error) {
+			if te, ok := err.(types.Error); ok && te.Fset.Position(te.Pos).Filename == gen {
+				pos := te.Fset.Position(te.Pos)
+				errs = append(errs, fmt.Errorf("%s:%d:%d: %s", GeneratedFile, pos.Line, pos.Column, te.Msg))
+			}
+		},
+	}
+	conf.Check(bp.ImportPath, fset, files, nil) // the errors that matter reach Error
+	if len(errs) > 0 {
+		return fmt.Errorf("the generated %s does not compile:\n%w", GeneratedFile, errors.Join(errs...))
+	}
+	return nil
+}
+
+// exportFiles returns the compiler's export data file of every package the
+// files import, directly or not, by import path.
+func exportFiles(dir string, files []*ast.File) (map[string]string, error) {
+	var paths []string
+	for _, f := range files {
+		for _, imp := range f.Imports {
+			if path, err := strconv.Unquote(imp.Path.Value); err == nil && path != "unsafe" && !slices.Contains(paths, path) {
+				paths = append(paths, path)
+			}
+		}
+	}
+	out := map[string]string{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedExportFile | packages.NeedImports | packages.NeedDeps, Dir: dir}
+	pkgs, err := packages.Load(cfg, paths...)
+	if err != nil {
+		return nil, err
+	}
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if p.ExportFile != "" {
+			out[p.PkgPath] = p.ExportFile
+		}
+	})
+	return out, nil
+}
+
+// isNoGo reports whether err only says that dir holds no buildable Go
+// files, which leaves nothing for the generated file to clash with.
+func isNoGo(err error) bool {
+	var ng *build.NoGoError
+	return errors.As(err, &ng)
 }
