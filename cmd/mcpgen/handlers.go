@@ -8,8 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpgen/mcpgen/gen"
-	"github.com/mcpgen/mcpgen/model"
-	"github.com/mcpgen/mcpgen/parser/gosrc"
+	"github.com/mcpgen/mcpgen/internal/pipeline"
 )
 
 // generateHandlers is the default action, what
@@ -23,22 +22,13 @@ func generateHandlers(c *cli.Context) error {
 	if c.NArg() == 1 {
 		dir = c.Args().First()
 	}
-	h, err := gosrc.Parse(dir)
+	src, h, err := pipeline.Handlers(dir)
+	var ie *pipeline.InternalError
+	if errors.As(err, &ie) {
+		return internalError{ie.Err}
+	}
 	if err != nil {
 		return err
-	}
-	src, err := gen.Handlers(h)
-	var pe *model.PosError
-	switch {
-	case errors.As(err, &pe):
-		return err // names the package's own declarations cannot get
-	case err != nil:
-		return internalError{err}
-	}
-	if src != nil {
-		if err := gosrc.CheckGenerated(dir, src); err != nil {
-			return internalError{err}
-		}
 	}
 	removed, err := gen.WriteHandlers(dir, src)
 	if err != nil {

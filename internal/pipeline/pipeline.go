@@ -1,9 +1,12 @@
-// Package pipeline runs mcpgen's protocol generation from schema files to
-// Go source: parser/schema reads the files and lowers them into a model,
-// then gen renders it.
+// Package pipeline runs mcpgen's two generations from their inputs to Go
+// source: for the protocol, parser/schema reads the schema files and lowers
+// them into a model, then gen renders it; for a package of handlers,
+// parser/gosrc lowers the annotated functions, gen renders mcpgen_gen.go,
+// and parser/gosrc type-checks the result before anything is written.
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/gen"
 	"github.com/mcpgen/mcpgen/model"
+	"github.com/mcpgen/mcpgen/parser/gosrc"
 	"github.com/mcpgen/mcpgen/parser/schema"
 )
 
@@ -73,4 +77,36 @@ func Protocol(schemas []Schema, pkg string) (map[string][]byte, error) {
 		return nil, err
 	}
 	return gen.Protocol(m, gen.Config{Package: pkg})
+}
+
+// InternalError is a failure of mcpgen itself rather than of its input,
+// such as generated code that does not compile.
+type InternalError struct{ Err error }
+
+func (e *InternalError) Error() string { return "internal error: " + e.Err.Error() }
+func (e *InternalError) Unwrap() error { return e.Err }
+
+// Handlers generates the handler file of the package in dir: its source,
+// nil when the package has no directives, and the package's model. Mistakes
+// in the package are *model.PosError or load errors; a fault of the
+// generator is an *InternalError. Nothing is written.
+func Handlers(dir string) ([]byte, *model.Handlers, error) {
+	h, err := gosrc.Parse(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := gen.Handlers(h)
+	var pe *model.PosError
+	switch {
+	case errors.As(err, &pe):
+		return nil, h, err // names the package's own declarations cannot get
+	case err != nil:
+		return nil, h, &InternalError{err}
+	}
+	if src != nil {
+		if err := gosrc.CheckGenerated(dir, src); err != nil {
+			return nil, h, &InternalError{err}
+		}
+	}
+	return src, h, nil
 }

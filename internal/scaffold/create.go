@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/gen"
 	"github.com/mcpgen/mcpgen/internal/hint"
+	"github.com/mcpgen/mcpgen/internal/pipeline"
 	"github.com/mcpgen/mcpgen/parser/gosrc"
 )
 
@@ -125,11 +126,7 @@ func tidy(ctx context.Context, dir string) error {
 // generate writes mcpgen_gen.go for the project's package, as
 // `go generate` would.
 func generate(dir string) error {
-	h, err := gosrc.Parse(dir)
-	if err != nil {
-		return fmt.Errorf("generate the project's %s: %w", gosrc.GeneratedFile, err)
-	}
-	src, err := gen.Handlers(h)
+	src, _, err := pipeline.Handlers(dir)
 	if err != nil {
 		return fmt.Errorf("generate the project's %s: %w", gosrc.GeneratedFile, err)
 	}
