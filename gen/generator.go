@@ -18,8 +18,6 @@ type generator struct {
 	cfg Config
 	// unions lists, per struct or named type, the unions it is a variant of.
 	variantOf map[string][]string
-	// versionIdents are the Go names of the version constants.
-	versionIdents []string
 	// partialConst holds the constants of properties that exist in only
 	// some versions of their type: elsewhere any value is allowed, so they
 	// are ordinary fields whose constant Validate checks.
@@ -28,10 +26,8 @@ type generator struct {
 	owner map[*model.Field]*model.Type
 	// setters are the Set methods of the fields that need one.
 	setters map[*model.Field]*setter
-	// bits are the names of the fields' presence bits, and required the
-	// names of the structs' required masks, by struct name (presence.go).
-	bits     map[*model.Field]string
-	required map[string]string
+	// names are the package-level names the generator makes (protonames.go).
+	names protoNames
 }
 
 func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
@@ -46,28 +42,12 @@ func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 			g.owner[fd] = t
 		}
 	}
-	for _, v := range m.Versions {
-		g.versionIdents = append(g.versionIdents, "Version"+strings.ReplaceAll(v, "-", ""))
-	}
-	reserved, err := supportNames()
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range generatedExported {
-		reserved[name] = "the generated declaration " + name
-	}
 	for _, t := range m.Types {
-		if _, ok := reserved[t.Name]; ok {
-			return nil, fmt.Errorf("%s: definition %s collides with a name mcpgen's protocol package declares", t.Pos, t.Name)
-		}
 		if len(t.Fields) > 64 {
 			return nil, fmt.Errorf("%s: %s has %d properties; the generator tracks presence of at most 64", t.Pos, t.Name, len(t.Fields))
 		}
 		if t.Kind != model.Union || g.scalarUnion(t) {
 			continue
-		}
-		if m.Lookup(t.Name+"Variant") != nil {
-			return nil, fmt.Errorf("%s: union %s needs the name %sVariant, which a definition already has", t.Pos, t.Name, t.Name)
 		}
 		for _, v := range t.Variants {
 			target := g.named(v.Type).Name
@@ -80,17 +60,14 @@ func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 	if err := g.checkExtras(); err != nil {
 		return nil, err
 	}
-	if err := g.nameSetters(); err != nil {
+	if err := g.nameAll(); err != nil {
+		return nil, err
+	}
+	if err := g.collectSetters(); err != nil {
 		return nil, err
 	}
 	return g, nil
 }
-
-// generatedExported are the exported package-level names the generator
-// declares whatever the schema (versions.go, methods.go, dispatch.go),
-// besides those named after versions and methods.
-var generatedExported = []string{"LatestVersion", "SupportedVersions", "Methods", "LookupMethod", "DecodeResult",
-	"ServerHandler", "ClientHandler", "DispatchServerRequest", "DispatchClientRequest", "Client", "ClientAPI"}
 
 // ownModel returns the model the generator renders: m, but with a copy of
 // each struct holding a property whose constant exists in only some
@@ -345,7 +322,7 @@ func (g *generator) versionMask(vs model.VersionSet) jen.Code {
 	var parts []jen.Code
 	for i := range g.m.Versions {
 		if vs.Has(model.Version(i)) {
-			parts = append(parts, jen.Id("bit"+g.versionIdents[i]))
+			parts = append(parts, jen.Id(g.names.versionBit[i]))
 		}
 	}
 	if len(parts) == 0 {

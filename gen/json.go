@@ -81,7 +81,7 @@ func (g *generator) decodeStruct(t *model.Type) []jen.Code {
 	}
 	// x starts zero, so missing needs setting only where t requires something.
 	tail := []jen.Code{jen.Id("x").Dot("has").Op("=").Id("seen")}
-	if name := g.required[t.Name]; name != "" {
+	if name := g.names.required[t.Name]; name != "" {
 		tail = append(tail, jen.Id("x").Dot("missing").Op("=").Id(name).Op("&^").Id("seen"))
 	}
 	tail = append(tail, jen.Return(jen.Nil()))

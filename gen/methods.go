@@ -9,18 +9,13 @@ import (
 	"github.com/mcpgen/mcpgen/model"
 )
 
-// methodIdent names a method's constant after its message type.
-func methodIdent(me *model.Method) string {
-	return "Method" + strings.TrimSuffix(me.Message, "Request")
-}
-
 // methods renders the method names and the method table, sorted by name.
 // The table's types are support code (support/methodinfo.go).
 func (g *generator) methods() *jen.File {
 	f := g.newFile()
 	var consts []jen.Code
 	for _, me := range g.m.Methods {
-		consts = append(consts, jen.Comment(methodIdent(me)+" is the method of "+me.Message+".").Line().Id(methodIdent(me)).Op("=").Lit(me.Name))
+		consts = append(consts, jen.Comment(g.names.method[me]+" is the method of "+me.Message+".").Line().Id(g.names.method[me]).Op("=").Lit(me.Name))
 	}
 	if len(consts) > 0 {
 		f.Comment("Method names.")
@@ -33,7 +28,7 @@ func (g *generator) methods() *jen.File {
 	var rows []jen.Code
 	for _, me := range sorted {
 		d := jen.Dict{
-			jen.Id("Name"):      jen.Id(methodIdent(me)),
+			jen.Id("Name"):      jen.Id(g.names.method[me]),
 			jen.Id("Direction"): jen.Id(dirs[me.Direction]),
 			jen.Id("Versions"):  g.versionMask(me.Versions),
 			jen.Id("Message"):   jen.Lit(me.Message),

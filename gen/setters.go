@@ -21,30 +21,13 @@ type setter struct {
 	// method is the setter's name, from the model.
 	method string
 	// bit is the name of the constant holding the field's presence bit
-	// (see presenceNames).
+	// (protonames.go).
 	bit string
 }
 
-// generatedNames are the unexported package-level names the generator
-// declares (versions.go, methods.go), besides the version bits.
-var generatedNames = []string{"allVersions", "methods", "messageTypes", "newMessage"}
-
-// nameSetters names the presence bits (see presenceNames), refusing a name
-// that the package already declares, and collects the model's setters.
-func (g *generator) nameSetters() error {
-	pkgNames, err := supportNames()
-	if err != nil {
-		return err
-	}
-	for _, v := range g.versionIdents {
-		pkgNames["bit"+v] = "the version bit bit" + v
-	}
-	for _, name := range generatedNames {
-		pkgNames[name] = "the generated declaration " + name
-	}
-	if err := g.presenceNames(pkgNames); err != nil {
-		return err
-	}
+// collectSetters collects the model's setters, with the presence bit each
+// sets.
+func (g *generator) collectSetters() error {
 	g.setters = map[*model.Field]*setter{}
 	for _, t := range g.m.Types {
 		if t.Kind != model.Struct {
@@ -57,7 +40,7 @@ func (g *generator) nameSetters() error {
 			if g.emitAlways(t, fd) || g.pointerField(fd) {
 				return fmt.Errorf("%s: %s.%s has the setter %s but is written without it", fd.Pos, t.Name, fd.GoName, fd.Setter)
 			}
-			g.setters[fd] = &setter{method: fd.Setter, bit: g.bits[fd]}
+			g.setters[fd] = &setter{method: fd.Setter, bit: g.names.bit[fd]}
 		}
 	}
 	return nil

@@ -41,7 +41,7 @@ func (g *generator) types() *jen.File {
 				recv = jen.Op("*").Id(t.Name)
 			}
 			for _, u := range unions {
-				f.Func().Params(recv.Clone()).Id("is" + u + "Variant").Params().Block()
+				f.Func().Params(recv.Clone()).Id("is" + g.names.variant[u]).Params().Block()
 			}
 		}
 		if t.Kind == model.Struct {
@@ -82,7 +82,7 @@ func (g *generator) structType(f *jen.File, t *model.Type) {
 		presence = "has marks the properties present in decoded input or set with a Set\nmethod; missing marks required ones that decoded input lacked."
 	}
 	if len(t.Fields) > 0 {
-		presence += "\nTheir bits, " + g.bits[t.Fields[0]] + " to " + g.bits[t.Fields[len(t.Fields)-1]] + ", follow " + t.Name + "."
+		presence += "\nTheir bits, " + g.names.bit[t.Fields[0]] + " to " + g.names.bit[t.Fields[len(t.Fields)-1]] + ", follow " + t.Name + "."
 	}
 	fields = append(fields,
 		jen.Line().Add(lineComments(presence)).Line().
@@ -94,7 +94,7 @@ func (g *generator) structType(f *jen.File, t *model.Type) {
 // unionType renders a union as a struct holding one value of a sealed
 // interface, so that it decodes with json.Unmarshal like any other type.
 func (g *generator) unionType(f *jen.File, t *model.Type) {
-	iface := t.Name + "Variant"
+	iface := g.names.variant[t.Name]
 	f.Type().Id(t.Name).Struct(
 		jen.Comment("Value is the variant: " + g.variantList(t) + ".").Line().Id("Value").Id(iface),
 	)
@@ -205,8 +205,9 @@ func (g *generator) scalarUnionType(f *jen.File, t *model.Type) {
 	}
 	f.Type().Id(t.Name).Struct(fields...)
 	for _, v := range vs {
-		f.Comment(t.Name + "From" + v.name + " returns the " + t.Name + " holding v.")
-		f.Func().Id(t.Name + "From" + v.name).Params(jen.Id("v").Add(v.typ.Clone())).Id(t.Name).Block(
+		from := g.names.from[t.Name][v.name]
+		f.Comment(from + " returns the " + t.Name + " holding v.")
+		f.Func().Id(from).Params(jen.Id("v").Add(v.typ.Clone())).Id(t.Name).Block(
 			jen.Return(jen.Id(t.Name).Values(jen.Dict{jen.Id("kind"): jen.Lit(v.kind), jen.Id(v.field): jen.Id("v")})),
 		)
 		f.Comment("As" + v.name + " returns the value and true when x holds a " + v.name + ".")

@@ -18,10 +18,10 @@ func (g *generator) validate() *jen.File {
 		if t.Kind == model.Alias {
 			continue
 		}
-		newest := g.versionIdents[t.Versions.Newest()]
-		f.Comment("Validate checks x against the rules of " + newest + ", the newest version that defines " + t.Name + ".")
+		newest := t.Versions.Newest()
+		f.Comment("Validate checks x against the rules of " + g.names.version[newest] + ", the newest version that defines " + t.Name + ".")
 		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
-			jen.Return(jen.Id("x").Dot("validate").Call(jen.Id("bit" + newest))))
+			jen.Return(jen.Id("x").Dot("validate").Call(jen.Id(g.names.versionBit[newest]))))
 		f.Comment("ValidateVersion checks x against the rules of protocol version v.")
 		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("ValidateVersion").Params(jen.Id("v").Id("ProtocolVersion")).Error().Block(
 			jen.List(jen.Id("vb"), jen.Err()).Op(":=").Id("v").Dot("bit").Call(),

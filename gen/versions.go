@@ -17,7 +17,7 @@ func (g *generator) versions() *jen.File {
 	var consts, bits, list, cases []jen.Code
 	var legacy, modern []jen.Code
 	for i, v := range m.Versions {
-		id := g.versionIdents[i]
+		id := g.names.version[i]
 		era := "the modern era: stateless, with protocol details in each request's _meta"
 		if g.hasInitialize(model.Version(i)) {
 			era = "the legacy era: sessions begin with initialize"
@@ -26,16 +26,16 @@ func (g *generator) versions() *jen.File {
 			modern = append(modern, jen.Id(id))
 		}
 		consts = append(consts, jen.Comment(id+" is MCP "+v+", of "+era+".").Line().Id(id).Id("ProtocolVersion").Op("=").Lit(v))
-		bits = append(bits, jen.Id("bit"+id).Id("VersionSet").Op("=").Lit(1).Op("<<").Lit(i))
+		bits = append(bits, jen.Id(g.names.versionBit[i]).Id("VersionSet").Op("=").Lit(1).Op("<<").Lit(i))
 		list = append(list, jen.Id(id))
-		cases = append(cases, jen.Case(jen.Id(id)).Block(jen.Return(jen.Id("bit"+id), jen.Nil())))
+		cases = append(cases, jen.Case(jen.Id(id)).Block(jen.Return(jen.Id(g.names.versionBit[i]), jen.Nil())))
 	}
 	f.Comment("The protocol versions this package knows, oldest first.")
 	f.Const().Defs(consts...)
 	f.Comment("The bits of the versions in a VersionSet, oldest first, and the set of them all.")
 	f.Const().Defs(append(bits, jen.Id("allVersions").Id("VersionSet").Op("=").Lit(int(m.All())))...)
 	f.Comment("LatestVersion is the newest protocol version this package knows.")
-	f.Const().Id("LatestVersion").Op("=").Id(g.versionIdents[len(m.Versions)-1])
+	f.Const().Id("LatestVersion").Op("=").Id(g.names.version[len(m.Versions)-1])
 	f.Comment("SupportedVersions lists the protocol versions this package knows, oldest first.")
 	f.Func().Id("SupportedVersions").Params().Index().Id("ProtocolVersion").Block(
 		jen.Return(jen.Index().Id("ProtocolVersion").Values(list...)))

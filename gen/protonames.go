@@ -1,0 +1,161 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpgen/mcpgen/model"
+)
+
+// The protocol package's names. Lowering names the schema's definitions,
+// their fields and their enum values (model.GoName), and the model names
+// the setters; every other package-level name of the generated package is
+// made here, once, from those: the version constants and their bits, the
+// method constants, the error codes, each union's sealed interface and
+// each scalar union's constructors, the presence bits and required masks.
+// Each is claimed in one table together with the definitions and the
+// names the support files and the generator's fixed declarations take, so
+// two of them never meet: a clash is refused with the schema position of
+// what needs the name. Emitters look names up; they never build them.
+
+// protoNames holds the names nameAll gives.
+type protoNames struct {
+	// version and versionBit are the version constants and their bits,
+	// by version index: Version20250618, bitVersion20250618.
+	version, versionBit []string
+	// method is each method's constant: MethodCallTool.
+	method map[*model.Method]string
+	// errCode is the code constant of each error type whose code the
+	// schema fixes, by the type's name: CodeInvalidParams.
+	errCode map[string]string
+	// variant is the sealed interface of each union that is not scalar,
+	// by the union's name: ContentBlockVariant.
+	variant map[string]string
+	// from is the constructor of each scalar union variant, by union name
+	// and variant kind name: ProgressTokenFromString.
+	from map[string]map[string]string
+	// bit is each struct field's presence bit, required each struct's mask
+	// of required properties, by struct name (presence.go renders them).
+	bit      map[*model.Field]string
+	required map[string]string
+}
+
+// generatedExported are the exported package-level names the generator
+// declares whatever the schema (versions.go, methods.go, dispatch.go).
+var generatedExported = []string{"LatestVersion", "SupportedVersions", "Methods", "LookupMethod", "DecodeResult",
+	"ServerHandler", "ClientHandler", "DispatchServerRequest", "DispatchClientRequest", "Client", "ClientAPI"}
+
+// generatedUnexported are the unexported ones (versions.go, methods.go).
+var generatedUnexported = []string{"allVersions", "methods", "messageTypes", "newMessage"}
+
+// nameAll gives every name protoNames holds, refusing one that something
+// else of the package already has.
+func (g *generator) nameAll() error {
+	taken, err := supportNames()
+	if err != nil {
+		return err
+	}
+	for _, name := range generatedExported {
+		taken[name] = "the generated declaration " + name
+	}
+	for _, name := range generatedUnexported {
+		taken[name] = "the generated declaration " + name
+	}
+	m := g.m
+	for _, t := range m.Types {
+		if what, ok := taken[t.Name]; ok {
+			return &model.Error{Pos: t.Pos, Msg: fmt.Sprintf("definition %s collides with %s, which mcpgen's protocol package declares", t.Name, what)}
+		}
+		taken[t.Name] = "the definition " + t.Name
+	}
+	claim := func(name, what string, pos model.Pos) (string, error) {
+		if prev, dup := taken[name]; dup {
+			return "", &model.Error{Pos: pos, Msg: fmt.Sprintf("%s needs the name %s, already %s", what, name, prev)}
+		}
+		taken[name] = what
+		return name, nil
+	}
+	n := &g.names
+	for _, v := range m.Versions {
+		id := "Version" + strings.ReplaceAll(v, "-", "")
+		if _, err := claim(id, "the constant of version "+v, model.Pos{}); err != nil {
+			return err
+		}
+		if _, err := claim("bit"+id, "the bit of version "+v, model.Pos{}); err != nil {
+			return err
+		}
+		n.version = append(n.version, id)
+		n.versionBit = append(n.versionBit, "bit"+id)
+	}
+	n.method = map[*model.Method]string{}
+	for _, me := range m.Methods {
+		name, err := claim("Method"+strings.TrimSuffix(me.Message, "Request"), "the constant of method "+me.Name, posOf(m, me.Message))
+		if err != nil {
+			return err
+		}
+		n.method[me] = name
+	}
+	n.errCode = map[string]string{}
+	for _, t := range m.Types {
+		if g.errorCode(t) == "" {
+			continue
+		}
+		name, err := claim("Code"+strings.TrimSuffix(t.Name, "Error"), "the error code of "+t.Name, t.Pos)
+		if err != nil {
+			return err
+		}
+		n.errCode[t.Name] = name
+	}
+	n.variant, n.from = map[string]string{}, map[string]map[string]string{}
+	for _, t := range m.Types {
+		if t.Kind != model.Union {
+			continue
+		}
+		if !g.scalarUnion(t) {
+			name, err := claim(t.Name+"Variant", "the variant interface of union "+t.Name, t.Pos)
+			if err != nil {
+				return err
+			}
+			n.variant[t.Name] = name
+			continue
+		}
+		n.from[t.Name] = map[string]string{}
+		for _, v := range scalarVariants(t) {
+			name, err := claim(t.Name+"From"+v.name, "the "+v.name+" constructor of union "+t.Name, t.Pos)
+			if err != nil {
+				return err
+			}
+			n.from[t.Name][v.name] = name
+		}
+	}
+	n.bit, n.required = map[*model.Field]string{}, map[string]string{}
+	for _, t := range m.Types {
+		if t.Kind != model.Struct {
+			continue
+		}
+		for _, fd := range t.Fields {
+			name, err := claim("bit"+t.Name+fd.GoName, fmt.Sprintf("the presence bit of %s.%s", t.Name, fd.JSON), fd.Pos)
+			if err != nil {
+				return err
+			}
+			n.bit[fd] = name
+		}
+		if requiredFields(t) == nil {
+			continue
+		}
+		name, err := claim("required"+t.Name, "the required properties of "+t.Name, t.Pos)
+		if err != nil {
+			return err
+		}
+		n.required[t.Name] = name
+	}
+	return nil
+}
+
+// posOf returns the position of the named type, or the zero position.
+func posOf(m *model.Model, name string) model.Pos {
+	if t := m.Lookup(name); t != nil {
+		return t.Pos
+	}
+	return model.Pos{}
+}
