@@ -44,7 +44,7 @@ func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 	}
 	for _, t := range m.Types {
 		if len(t.Fields) > 64 {
-			return nil, fmt.Errorf("%s: %s has %d properties; the generator tracks presence of at most 64", t.Pos, t.Name, len(t.Fields))
+			return nil, model.Errorf(t.Pos, "%s has %d properties; the generator tracks presence of at most 64", t.Name, len(t.Fields))
 		}
 		if t.Kind != model.Union || g.scalarUnion(t) {
 			continue
@@ -83,7 +83,7 @@ func (g *generator) ownModel(m *model.Model) (*model.Model, error) {
 				continue
 			}
 			if fd.Type.Prim != model.String {
-				return nil, fmt.Errorf("%s: %s.%s: a non-string constant that exists in only some versions is not supported", fd.Pos, t.Name, fd.JSON)
+				return nil, model.Errorf(fd.Pos, "%s.%s: a non-string constant that exists in only some versions is not supported", t.Name, fd.JSON)
 			}
 			nt := repl[t.Name]
 			if nt == nil {
@@ -106,7 +106,7 @@ func (g *generator) ownModel(m *model.Model) (*model.Model, error) {
 func (g *generator) checkExtras() error {
 	for _, t := range g.m.Types {
 		if t.Kind == model.Struct && t.Extra != nil && !(t.Extra.Kind == model.Raw && t.Extra.RawKind == model.AnyValue) {
-			return fmt.Errorf("%s: %s constrains additionalProperties beside named properties; the generator supports that only for maps (no named properties)", t.Pos, t.Name)
+			return model.Errorf(t.Pos, "%s constrains additionalProperties beside named properties; the generator supports that only for maps (no named properties)", t.Name)
 		}
 	}
 	return nil

@@ -24,6 +24,7 @@ import (
 	"github.com/mcpgen/mcpgen/gen"
 	"github.com/mcpgen/mcpgen/internal/hint"
 	"github.com/mcpgen/mcpgen/internal/pipeline"
+	"github.com/mcpgen/mcpgen/model"
 )
 
 func main() {
@@ -225,6 +226,10 @@ Example:
 				return err
 			}
 			files, err := gen.Protocol(m, gen.Config{Package: pkg})
+			var me *model.Error
+			if errors.As(err, &me) {
+				return err // the schema asks for what the generator cannot write
+			}
 			if err != nil {
 				return internalError{err}
 			}
