@@ -4,7 +4,9 @@ package mcp
 
 import (
 	"encoding/json"
+	"maps"
 	"math/bits"
+	"slices"
 
 	"github.com/mcpgen/mcpgen/runtime/fielderr"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -34,7 +36,7 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "audience")
 			}
-			x.Audience = []Role{}
+			sl0 := make([]Role, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -43,22 +45,27 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Role
-				x.Audience = append(x.Audience, zero)
-				if err := x.Audience[i0].decode(s); err != nil {
+				var e0 Role
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "audience")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Audience = sl0
 		case "lastModified":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.LastModified); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "lastModified")
 			}
+			x.LastModified = v0
 		case "priority":
 			seen |= uint64(0x4)
-			if err := decodeFloat(s, &x.Priority); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "priority")
 			}
+			x.Priority = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -131,9 +138,11 @@ func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
@@ -142,14 +151,18 @@ func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Data); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "mimeType":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "type":
 			seen |= uint64(0x10)
 			if err := decodeConstString(s, "audio", "\"audio\""); err != nil {
@@ -225,14 +238,18 @@ func (x *BaseMetadata) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "name":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "title":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -287,24 +304,32 @@ func (x *BlobResourceContents) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "blob":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Blob); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "blob")
 			}
+			x.Blob = v0
 		case "mimeType":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "uri":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -367,19 +392,25 @@ func (x *BooleanSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= uint64(0x1)
-			if err := decodeBool(s, &x.Default); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "title":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= uint64(0x8)
 			if err := decodeConstString(s, "boolean", "\"boolean\""); err != nil {
@@ -458,14 +489,18 @@ func (x *CacheableResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "resultType":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "ttlMs":
 			seen |= uint64(0x8)
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -519,13 +554,11 @@ func (x *CacheableResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *CacheableResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = CacheableResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = CacheableResultCacheScope(v0)
 	return nil
 }
 
@@ -564,9 +597,11 @@ func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "tools/call", "\"tools/call\""); err != nil {
@@ -652,9 +687,11 @@ func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "arguments":
 			seen |= uint64(0x2)
-			if err := decodeRawObject(s, &x.Arguments); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
+			x.Arguments = v0
 		case "inputResponses":
 			seen |= uint64(0x4)
 			if err := x.InputResponses.decode(s); err != nil {
@@ -662,14 +699,18 @@ func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "name":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "requestState":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.RequestState); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
+			x.RequestState = v0
 		case "task":
 			seen |= uint64(0x20)
 			x.Task = new(TaskMetadata)
@@ -765,7 +806,7 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "content")
 			}
-			x.Content = []ContentBlock{}
+			sl0 := make([]ContentBlock, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -774,27 +815,34 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero ContentBlock
-				x.Content = append(x.Content, zero)
-				if err := x.Content[i0].decode(s); err != nil {
+				var e0 ContentBlock
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Content = sl0
 		case "isError":
 			seen |= uint64(0x4)
-			if err := decodeBool(s, &x.IsError); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "isError")
 			}
+			x.IsError = v0
 		case "resultType":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "structuredContent":
 			seen |= uint64(0x10)
-			if err := decodeRawValue(s, &x.StructuredContent); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "structuredContent")
 			}
+			x.StructuredContent = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1099,9 +1147,11 @@ func (x *CancelTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "taskId":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1152,24 +1202,32 @@ func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "createdAt":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.CreatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
+			x.CreatedAt = v0
 		case "lastUpdatedAt":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
+			x.LastUpdatedAt = v0
 		case "pollInterval":
 			seen |= uint64(0x8)
-			if err := decodeInt(s, &x.PollInterval); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
+			x.PollInterval = v0
 		case "status":
 			seen |= uint64(0x10)
 			if err := x.Status.decode(s); err != nil {
@@ -1177,18 +1235,32 @@ func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "statusMessage":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.StatusMessage); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
+			x.StatusMessage = v0
 		case "taskId":
 			seen |= uint64(0x40)
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		case "ttl":
 			seen |= uint64(0x80)
-			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
+			if null, err := s.Null(); err != nil {
 				return fielderr.AtField(err, "ttl")
+			} else if null {
+				x.TTL = nil
+			} else {
+				p0 := new(int64)
+				v1, err := s.Int64()
+				if err != nil {
+					return fielderr.AtField(err, "ttl")
+				}
+				*p0 = v1
+				x.TTL = p0
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1276,9 +1348,11 @@ func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/cancelled", "\"notifications/cancelled\""); err != nil {
@@ -1357,9 +1431,11 @@ func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "reason":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Reason); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "reason")
 			}
+			x.Reason = v0
 		case "requestId":
 			seen |= uint64(0x4)
 			if err := x.RequestID.decode(s); err != nil {
@@ -1436,15 +1512,17 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 			}
 		case "experimental":
 			seen |= uint64(0x2)
-			if err := decodeRawObject(s, &x.Experimental); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "experimental")
 			}
+			x.Experimental = v0
 		case "extensions":
 			seen |= uint64(0x4)
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "extensions")
 			}
-			x.Extensions = map[string]JSONObject{}
+			m0 := make(map[string]JSONObject)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -1454,12 +1532,13 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 JSONObject
-				if err := v0.decode(s); err != nil {
+				var e0 JSONObject
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
 				}
-				x.Extensions[k0] = v0
+				m0[k0] = e0
 			}
+			x.Extensions = m0
 		case "roots":
 			seen |= uint64(0x8)
 			x.Roots = new(ClientCapabilitiesRoots)
@@ -1510,15 +1589,16 @@ func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 	if x.Extensions != nil || x.has&uint64(0x4) != 0 {
 		dst = append(dst, ",\"extensions\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Extensions) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Extensions)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst, err = x.Extensions[k0].appendJSON(dst)
+			e0 := x.Extensions[k0]
+			dst, err = e0.appendJSON(dst)
 			if err != nil {
-				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
+				return dst, fielderr.AtField(fielderr.AtKey(err, string(k0)), "extensions")
 			}
 		}
 		dst = append(dst, '}')
@@ -1573,14 +1653,18 @@ func (x *ClientCapabilitiesElicitation) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "form":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Form); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "form")
 			}
+			x.Form = v0
 		case "url":
 			seen |= uint64(0x2)
-			if err := decodeRawObject(s, &x.URL); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "url")
 			}
+			x.URL = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1635,9 +1719,11 @@ func (x *ClientCapabilitiesRoots) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "listChanged":
 			seen |= uint64(0x1)
-			if err := decodeBool(s, &x.ListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
+			x.ListChanged = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1688,14 +1774,18 @@ func (x *ClientCapabilitiesSampling) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "context":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Context); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "context")
 			}
+			x.Context = v0
 		case "tools":
 			seen |= uint64(0x2)
-			if err := decodeRawObject(s, &x.Tools); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "tools")
 			}
+			x.Tools = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1750,14 +1840,18 @@ func (x *ClientCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "cancel":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Cancel); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "cancel")
 			}
+			x.Cancel = v0
 		case "list":
 			seen |= uint64(0x2)
-			if err := decodeRawObject(s, &x.List); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "list")
 			}
+			x.List = v0
 		case "requests":
 			seen |= uint64(0x4)
 			x.Requests = new(ClientCapabilitiesTasksRequests)
@@ -1897,9 +1991,11 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) decode(s *jsonrpc.Scanner) 
 		switch string(key) {
 		case "create":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Create); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "create")
 			}
+			x.Create = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1950,9 +2046,11 @@ func (x *ClientCapabilitiesTasksRequestsSampling) decode(s *jsonrpc.Scanner) err
 		switch string(key) {
 		case "createMessage":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.CreateMessage); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "createMessage")
 			}
+			x.CreateMessage = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -2356,9 +2454,11 @@ func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "completion/complete", "\"completion/complete\""); err != nil {
@@ -2533,14 +2633,18 @@ func (x *CompleteRequestParamsArgument) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "name":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "value":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Value); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "value")
 			}
+			x.Value = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -2598,7 +2702,7 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
-			x.Arguments = map[string]string{}
+			m0 := make(map[string]string)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -2608,12 +2712,15 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 string
-				if err := decodeString(s, &v0); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "arguments")
 				}
-				x.Arguments[k0] = v0
+				e0 = v1
+				m0[k0] = e0
 			}
+			x.Arguments = m0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -2634,13 +2741,14 @@ func (x *CompleteRequestParamsContext) appendJSON(dst []byte) ([]byte, error) {
 	if x.Arguments != nil || x.has&uint64(0x1) != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Arguments) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Arguments)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst = jsonrpc.AppendString(dst, string(x.Arguments[k0]))
+			e0 := x.Arguments[k0]
+			dst = jsonrpc.AppendString(dst, string(e0))
 		}
 		dst = append(dst, '}')
 	}
@@ -2736,9 +2844,11 @@ func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "resultType":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -2804,20 +2914,24 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "hasMore":
 			seen |= uint64(0x1)
-			if err := decodeBool(s, &x.HasMore); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "hasMore")
 			}
+			x.HasMore = v0
 		case "total":
 			seen |= uint64(0x2)
-			if err := decodeInt(s, &x.Total); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "total")
 			}
+			x.Total = v0
 		case "values":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "values")
 			}
-			x.Values = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -2826,12 +2940,15 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Values = append(x.Values, zero)
-				if err := decodeString(s, &x.Values[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "values")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.Values = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -3063,9 +3180,11 @@ func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -3140,15 +3259,17 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "maxTokens":
 			seen |= uint64(0x2)
-			if err := decodeInt(s, &x.MaxTokens); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "maxTokens")
 			}
+			x.MaxTokens = v0
 		case "messages":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "messages")
 			}
-			x.Messages = []SamplingMessage{}
+			sl0 := make([]SamplingMessage, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -3157,17 +3278,20 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero SamplingMessage
-				x.Messages = append(x.Messages, zero)
-				if err := x.Messages[i0].decode(s); err != nil {
+				var e0 SamplingMessage
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Messages = sl0
 		case "metadata":
 			seen |= uint64(0x8)
-			if err := decodeRawObject(s, &x.Metadata); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "metadata")
 			}
+			x.Metadata = v0
 		case "modelPreferences":
 			seen |= uint64(0x10)
 			x.ModelPreferences = new(ModelPreferences)
@@ -3179,7 +3303,7 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "stopSequences")
 			}
-			x.StopSequences = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -3188,22 +3312,29 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.StopSequences = append(x.StopSequences, zero)
-				if err := decodeString(s, &x.StopSequences[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "stopSequences")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.StopSequences = sl0
 		case "systemPrompt":
 			seen |= uint64(0x40)
-			if err := decodeString(s, &x.SystemPrompt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "systemPrompt")
 			}
+			x.SystemPrompt = v0
 		case "temperature":
 			seen |= uint64(0x80)
-			if err := decodeFloat(s, &x.Temperature); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "temperature")
 			}
+			x.Temperature = v0
 		case "toolChoice":
 			seen |= uint64(0x100)
 			x.ToolChoice = new(ToolChoice)
@@ -3215,7 +3346,7 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "tools")
 			}
-			x.Tools = []Tool{}
+			sl0 := make([]Tool, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -3224,12 +3355,13 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Tool
-				x.Tools = append(x.Tools, zero)
-				if err := x.Tools[i0].decode(s); err != nil {
+				var e0 Tool
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Tools = sl0
 		case "_meta":
 			seen |= uint64(0x400)
 			x.Meta = new(CreateMessageRequestParamsMeta)
@@ -3366,13 +3498,11 @@ func (x *CreateMessageRequestParamsIncludeContext) UnmarshalJSON(data []byte) er
 	return decodeWhole(data, x.decode)
 }
 func (x *CreateMessageRequestParamsIncludeContext) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = CreateMessageRequestParamsIncludeContext(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = CreateMessageRequestParamsIncludeContext(v0)
 	return nil
 }
 
@@ -3463,9 +3593,11 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "content":
 			seen |= uint64(0x2)
 			if err := x.Content.decode(s); err != nil {
@@ -3473,9 +3605,11 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "model":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Model); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "model")
 			}
+			x.Model = v0
 		case "role":
 			seen |= uint64(0x8)
 			if err := x.Role.decode(s); err != nil {
@@ -3483,9 +3617,11 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "stopReason":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.StopReason); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "stopReason")
 			}
+			x.StopReason = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -3626,7 +3762,7 @@ func (x *CreateMessageResultContentArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = CreateMessageResultContentArray{}
+	sl0 := make(CreateMessageResultContentArray, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -3635,12 +3771,13 @@ func (x *CreateMessageResultContentArray) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero SamplingMessageContentBlock
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 SamplingMessageContentBlock
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -3685,9 +3822,11 @@ func (x *CreateTaskResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "task":
 			seen |= uint64(0x2)
 			if err := x.Task.decode(s); err != nil {
@@ -3735,13 +3874,11 @@ func (x *Cursor) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *Cursor) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = Cursor(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = Cursor(v0)
 	return nil
 }
 
@@ -3878,20 +4015,24 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "instructions":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Instructions); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "instructions")
 			}
+			x.Instructions = v0
 		case "resultType":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "supportedVersions":
 			seen |= uint64(0x20)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "supportedVersions")
 			}
-			x.SupportedVersions = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -3900,17 +4041,22 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.SupportedVersions = append(x.SupportedVersions, zero)
-				if err := decodeString(s, &x.SupportedVersions[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "supportedVersions")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.SupportedVersions = sl0
 		case "ttlMs":
 			seen |= uint64(0x40)
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -3986,13 +4132,11 @@ func (x *DiscoverResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *DiscoverResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = DiscoverResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = DiscoverResultCacheScope(v0)
 	return nil
 }
 
@@ -4119,9 +4263,11 @@ func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -4191,14 +4337,18 @@ func (x *ElicitRequestFormParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "message":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		case "mode":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Mode); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mode")
 			}
+			x.Mode = v0
 		case "requestedSchema":
 			seen |= uint64(0x4)
 			if err := x.RequestedSchema.decode(s); err != nil {
@@ -4349,15 +4499,17 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 		switch string(key) {
 		case "$schema":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Schema); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "$schema")
 			}
+			x.Schema = v0
 		case "properties":
 			seen |= uint64(0x2)
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "properties")
 			}
-			x.Properties = map[string]PrimitiveSchemaDefinition{}
+			m0 := make(map[string]PrimitiveSchemaDefinition)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -4367,18 +4519,19 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 					break
 				}
 				k0 := string(key)
-				var v0 PrimitiveSchemaDefinition
-				if err := v0.decode(s); err != nil {
+				var e0 PrimitiveSchemaDefinition
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 				}
-				x.Properties[k0] = v0
+				m0[k0] = e0
 			}
+			x.Properties = m0
 		case "required":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "required")
 			}
-			x.Required = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -4387,12 +4540,15 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 				if !more {
 					break
 				}
-				var zero string
-				x.Required = append(x.Required, zero)
-				if err := decodeString(s, &x.Required[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.Required = sl0
 		case "type":
 			seen |= uint64(0x8)
 			if err := decodeConstString(s, "object", "\"object\""); err != nil {
@@ -4423,15 +4579,16 @@ func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte,
 	if x.missing&uint64(0x2) == 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Properties) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Properties)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst, err = x.Properties[k0].appendJSON(dst)
+			e0 := x.Properties[k0]
+			dst, err = e0.appendJSON(dst)
 			if err != nil {
-				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "properties")
+				return dst, fielderr.AtField(fielderr.AtKey(err, string(k0)), "properties")
 			}
 		}
 		dst = append(dst, '}')
@@ -4537,9 +4694,11 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "message":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		case "mode":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "url", "\"url\""); err != nil {
@@ -4547,9 +4706,11 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "url":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.URL); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "url")
 			}
+			x.URL = v0
 		case "_meta":
 			seen |= uint64(0x8)
 			x.Meta = new(ElicitRequestURLParamsMeta)
@@ -4558,9 +4719,11 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "elicitationId":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.ElicitationID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "elicitationId")
 			}
+			x.ElicitationID = v0
 		case "task":
 			seen |= uint64(0x20)
 			x.Task = new(TaskMetadata)
@@ -4709,7 +4872,7 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "content")
 			}
-			x.Content = map[string]ElicitResultContentValue{}
+			m0 := make(map[string]ElicitResultContentValue)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -4719,17 +4882,20 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 ElicitResultContentValue
-				if err := v0.decode(s); err != nil {
+				var e0 ElicitResultContentValue
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "content")
 				}
-				x.Content[k0] = v0
+				m0[k0] = e0
 			}
+			x.Content = m0
 		case "_meta":
 			seen |= uint64(0x4)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -4758,15 +4924,16 @@ func (x *ElicitResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Content != nil || x.has&uint64(0x2) != 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Content) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Content)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst, err = x.Content[k0].appendJSON(dst)
+			e0 := x.Content[k0]
+			dst, err = e0.appendJSON(dst)
 			if err != nil {
-				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "content")
+				return dst, fielderr.AtField(fielderr.AtKey(err, string(k0)), "content")
 			}
 		}
 		dst = append(dst, '}')
@@ -4788,13 +4955,11 @@ func (x *ElicitResultAction) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *ElicitResultAction) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ElicitResultAction(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ElicitResultAction(v0)
 	return nil
 }
 
@@ -4870,7 +5035,7 @@ func (x *ElicitResultContentValueArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = ElicitResultContentValueArray{}
+	sl0 := make(ElicitResultContentValueArray, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -4879,12 +5044,15 @@ func (x *ElicitResultContentValueArray) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero string
-		(*x) = append((*x), zero)
-		if err := decodeString(s, &(*x)[i0]); err != nil {
+		var e0 string
+		v1, err := s.String()
+		if err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		e0 = v1
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -4909,13 +5077,11 @@ func (x *ElicitResultContentValueBoolean) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *ElicitResultContentValueBoolean) decode(s *jsonrpc.Scanner) error {
-	{
-		var v bool
-		if err := decodeBool(s, &v); err != nil {
-			return err
-		}
-		(*x) = ElicitResultContentValueBoolean(v)
+	v0, err := s.Bool()
+	if err != nil {
+		return err
 	}
+	(*x) = ElicitResultContentValueBoolean(v0)
 	return nil
 }
 
@@ -4933,13 +5099,11 @@ func (x *ElicitResultContentValueInteger) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *ElicitResultContentValueInteger) decode(s *jsonrpc.Scanner) error {
-	{
-		var v int64
-		if err := decodeInt(s, &v); err != nil {
-			return err
-		}
-		(*x) = ElicitResultContentValueInteger(v)
+	v0, err := s.Int64()
+	if err != nil {
+		return err
 	}
+	(*x) = ElicitResultContentValueInteger(v0)
 	return nil
 }
 
@@ -4957,13 +5121,11 @@ func (x *ElicitResultContentValueString) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *ElicitResultContentValueString) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ElicitResultContentValueString(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ElicitResultContentValueString(v0)
 	return nil
 }
 
@@ -5072,9 +5234,11 @@ func (x *ElicitationCompleteNotificationParams) decode(s *jsonrpc.Scanner) error
 		switch string(key) {
 		case "elicitationId":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.ElicitationID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "elicitationId")
 			}
+			x.ElicitationID = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -5125,9 +5289,11 @@ func (x *EmbeddedResource) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
@@ -5384,19 +5550,25 @@ func (x *Error) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "code":
 			seen |= uint64(0x1)
-			if err := decodeInt(s, &x.Code); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "code")
 			}
+			x.Code = v0
 		case "data":
 			seen |= uint64(0x2)
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -5460,9 +5632,11 @@ func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "prompts/get", "\"prompts/get\""); err != nil {
@@ -5551,7 +5725,7 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
-			x.Arguments = map[string]string{}
+			m0 := make(map[string]string)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -5561,12 +5735,15 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 string
-				if err := decodeString(s, &v0); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "arguments")
 				}
-				x.Arguments[k0] = v0
+				e0 = v1
+				m0[k0] = e0
 			}
+			x.Arguments = m0
 		case "inputResponses":
 			seen |= uint64(0x4)
 			if err := x.InputResponses.decode(s); err != nil {
@@ -5574,14 +5751,18 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "name":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "requestState":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.RequestState); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
+			x.RequestState = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -5610,13 +5791,14 @@ func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	if x.Arguments != nil || x.has&uint64(0x2) != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Arguments) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Arguments)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst = jsonrpc.AppendString(dst, string(x.Arguments[k0]))
+			e0 := x.Arguments[k0]
+			dst = jsonrpc.AppendString(dst, string(e0))
 		}
 		dst = append(dst, '}')
 	}
@@ -5670,15 +5852,17 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "description":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "messages":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "messages")
 			}
-			x.Messages = []PromptMessage{}
+			sl0 := make([]PromptMessage, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -5687,17 +5871,20 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero PromptMessage
-				x.Messages = append(x.Messages, zero)
-				if err := x.Messages[i0].decode(s); err != nil {
+				var e0 PromptMessage
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Messages = sl0
 		case "resultType":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -5998,9 +6185,11 @@ func (x *GetTaskPayloadRequestParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "taskId":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6051,9 +6240,11 @@ func (x *GetTaskPayloadResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6191,9 +6382,11 @@ func (x *GetTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "taskId":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6244,24 +6437,32 @@ func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "createdAt":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.CreatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
+			x.CreatedAt = v0
 		case "lastUpdatedAt":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
+			x.LastUpdatedAt = v0
 		case "pollInterval":
 			seen |= uint64(0x8)
-			if err := decodeInt(s, &x.PollInterval); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
+			x.PollInterval = v0
 		case "status":
 			seen |= uint64(0x10)
 			if err := x.Status.decode(s); err != nil {
@@ -6269,18 +6470,32 @@ func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "statusMessage":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.StatusMessage); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
+			x.StatusMessage = v0
 		case "taskId":
 			seen |= uint64(0x40)
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		case "ttl":
 			seen |= uint64(0x80)
-			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
+			if null, err := s.Null(); err != nil {
 				return fielderr.AtField(err, "ttl")
+			} else if null {
+				x.TTL = nil
+			} else {
+				p0 := new(int64)
+				v1, err := s.Int64()
+				if err != nil {
+					return fielderr.AtField(err, "ttl")
+				}
+				*p0 = v1
+				x.TTL = p0
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6451,14 +6666,18 @@ func (x *HeaderMismatchErrorError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= uint64(0x2)
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6517,15 +6736,17 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "mimeType":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "sizes":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "sizes")
 			}
-			x.Sizes = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -6534,17 +6755,22 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Sizes = append(x.Sizes, zero)
-				if err := decodeString(s, &x.Sizes[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "sizes")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.Sizes = sl0
 		case "src":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Src); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "src")
 			}
+			x.Src = v0
 		case "theme":
 			seen |= uint64(0x8)
 			if err := x.Theme.decode(s); err != nil {
@@ -6607,13 +6833,11 @@ func (x *IconTheme) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *IconTheme) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = IconTheme(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = IconTheme(v0)
 	return nil
 }
 
@@ -6650,7 +6874,7 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -6659,12 +6883,13 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6726,9 +6951,11 @@ func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
@@ -6737,14 +6964,18 @@ func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Data); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "mimeType":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "type":
 			seen |= uint64(0x10)
 			if err := decodeConstString(s, "image", "\"image\""); err != nil {
@@ -6820,15 +7051,17 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "description":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -6837,32 +7070,41 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "name":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "title":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "version":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.Version); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "version")
 			}
+			x.Version = v0
 		case "websiteUrl":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.WebsiteURL); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "websiteUrl")
 			}
+			x.WebsiteURL = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6949,9 +7191,11 @@ func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "initialize", "\"initialize\""); err != nil {
@@ -7047,9 +7291,11 @@ func (x *InitializeRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "protocolVersion":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.ProtocolVersion); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "protocolVersion")
 			}
+			x.ProtocolVersion = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -7179,9 +7425,11 @@ func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "capabilities":
 			seen |= uint64(0x2)
 			if err := x.Capabilities.decode(s); err != nil {
@@ -7189,14 +7437,18 @@ func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "instructions":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Instructions); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "instructions")
 			}
+			x.Instructions = v0
 		case "protocolVersion":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.ProtocolVersion); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "protocolVersion")
 			}
+			x.ProtocolVersion = v0
 		case "serverInfo":
 			seen |= uint64(0x10)
 			if err := x.ServerInfo.decode(s); err != nil {
@@ -7275,9 +7527,11 @@ func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/initialized", "\"notifications/initialized\""); err != nil {
@@ -7397,7 +7651,7 @@ func (x *InputRequests) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
-	(*x) = InputRequests{}
+	m0 := make(InputRequests)
 	for {
 		key, more, err := s.NextKey()
 		if err != nil {
@@ -7407,12 +7661,13 @@ func (x *InputRequests) decode(s *jsonrpc.Scanner) error {
 			break
 		}
 		k0 := string(key)
-		var v0 InputRequest
-		if err := v0.decode(s); err != nil {
+		var e0 InputRequest
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtKey(err, k0)
 		}
-		(*x)[k0] = v0
+		m0[k0] = e0
 	}
+	(*x) = m0
 	return nil
 }
 
@@ -7423,15 +7678,16 @@ func (x InputRequests) MarshalJSON() ([]byte, error) {
 func (x InputRequests) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
-	for nk0, k0 := range sortedKeys(x) {
-		if nk0 > 0 {
+	for i0, k0 := range slices.Sorted(maps.Keys(x)) {
+		if i0 > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsonrpc.AppendString(dst, k0)
+		dst = jsonrpc.AppendString(dst, string(k0))
 		dst = append(dst, ':')
-		dst, err = x[k0].appendJSON(dst)
+		e0 := x[k0]
+		dst, err = e0.appendJSON(dst)
 		if err != nil {
-			return dst, fielderr.AtKey(err, k0)
+			return dst, fielderr.AtKey(err, string(k0))
 		}
 	}
 	dst = append(dst, '}')
@@ -7470,14 +7726,18 @@ func (x *InputRequiredResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "requestState":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.RequestState); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
+			x.RequestState = v0
 		case "resultType":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -7618,9 +7878,11 @@ func (x *InputResponseRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "requestState":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.RequestState); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
+			x.RequestState = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -7673,7 +7935,7 @@ func (x *InputResponses) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
-	(*x) = InputResponses{}
+	m0 := make(InputResponses)
 	for {
 		key, more, err := s.NextKey()
 		if err != nil {
@@ -7683,12 +7945,13 @@ func (x *InputResponses) decode(s *jsonrpc.Scanner) error {
 			break
 		}
 		k0 := string(key)
-		var v0 InputResponse
-		if err := v0.decode(s); err != nil {
+		var e0 InputResponse
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtKey(err, k0)
 		}
-		(*x)[k0] = v0
+		m0[k0] = e0
 	}
+	(*x) = m0
 	return nil
 }
 
@@ -7699,15 +7962,16 @@ func (x InputResponses) MarshalJSON() ([]byte, error) {
 func (x InputResponses) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
-	for nk0, k0 := range sortedKeys(x) {
-		if nk0 > 0 {
+	for i0, k0 := range slices.Sorted(maps.Keys(x)) {
+		if i0 > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsonrpc.AppendString(dst, k0)
+		dst = jsonrpc.AppendString(dst, string(k0))
 		dst = append(dst, ':')
-		dst, err = x[k0].appendJSON(dst)
+		e0 := x[k0]
+		dst, err = e0.appendJSON(dst)
 		if err != nil {
-			return dst, fielderr.AtKey(err, k0)
+			return dst, fielderr.AtKey(err, string(k0))
 		}
 	}
 	dst = append(dst, '}')
@@ -7740,14 +8004,18 @@ func (x *InternalError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= uint64(0x2)
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -7811,14 +8079,18 @@ func (x *InvalidParamsError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= uint64(0x2)
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -7882,14 +8154,18 @@ func (x *InvalidRequestError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= uint64(0x2)
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -7935,7 +8211,7 @@ func (x *JSONArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = JSONArray{}
+	sl0 := make(JSONArray, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -7944,12 +8220,13 @@ func (x *JSONArray) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero JSONValue
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 JSONValue
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -7981,7 +8258,7 @@ func (x *JSONObject) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
-	(*x) = JSONObject{}
+	m0 := make(JSONObject)
 	for {
 		key, more, err := s.NextKey()
 		if err != nil {
@@ -7991,12 +8268,13 @@ func (x *JSONObject) decode(s *jsonrpc.Scanner) error {
 			break
 		}
 		k0 := string(key)
-		var v0 JSONValue
-		if err := v0.decode(s); err != nil {
+		var e0 JSONValue
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtKey(err, k0)
 		}
-		(*x)[k0] = v0
+		m0[k0] = e0
 	}
+	(*x) = m0
 	return nil
 }
 
@@ -8007,15 +8285,16 @@ func (x JSONObject) MarshalJSON() ([]byte, error) {
 func (x JSONObject) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
-	for nk0, k0 := range sortedKeys(x) {
-		if nk0 > 0 {
+	for i0, k0 := range slices.Sorted(maps.Keys(x)) {
+		if i0 > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsonrpc.AppendString(dst, k0)
+		dst = jsonrpc.AppendString(dst, string(k0))
 		dst = append(dst, ':')
-		dst, err = x[k0].appendJSON(dst)
+		e0 := x[k0]
+		dst, err = e0.appendJSON(dst)
 		if err != nil {
-			return dst, fielderr.AtKey(err, k0)
+			return dst, fielderr.AtKey(err, string(k0))
 		}
 	}
 	dst = append(dst, '}')
@@ -8030,7 +8309,7 @@ func (x *JSONRPCBatchRequest) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = JSONRPCBatchRequest{}
+	sl0 := make(JSONRPCBatchRequest, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -8039,12 +8318,13 @@ func (x *JSONRPCBatchRequest) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero JSONRPCBatchRequestItem
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 JSONRPCBatchRequestItem
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -8130,7 +8410,7 @@ func (x *JSONRPCBatchResponse) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = JSONRPCBatchResponse{}
+	sl0 := make(JSONRPCBatchResponse, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -8139,12 +8419,13 @@ func (x *JSONRPCBatchResponse) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero JSONRPCBatchResponseItem
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 JSONRPCBatchResponseItem
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -8426,9 +8707,11 @@ func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 			}
 		case "method":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Method); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "method")
 			}
+			x.Method = v0
 		case "params":
 			seen |= uint64(0x4)
 			x.Params = new(JSONRPCNotificationParams)
@@ -8497,9 +8780,11 @@ func (x *JSONRPCNotificationParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -8560,9 +8845,11 @@ func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "method":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Method); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "method")
 			}
+			x.Method = v0
 		case "params":
 			seen |= uint64(0x8)
 			x.Params = new(JSONRPCRequestParams)
@@ -8934,7 +9221,7 @@ func (x *JSONValueArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = JSONValueArray{}
+	sl0 := make(JSONValueArray, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -8943,12 +9230,13 @@ func (x *JSONValueArray) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero JSONValue
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 JSONValue
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -8977,13 +9265,11 @@ func (x *JSONValueBoolean) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *JSONValueBoolean) decode(s *jsonrpc.Scanner) error {
-	{
-		var v bool
-		if err := decodeBool(s, &v); err != nil {
-			return err
-		}
-		(*x) = JSONValueBoolean(v)
+	v0, err := s.Bool()
+	if err != nil {
+		return err
 	}
+	(*x) = JSONValueBoolean(v0)
 	return nil
 }
 
@@ -9001,13 +9287,11 @@ func (x *JSONValueInteger) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *JSONValueInteger) decode(s *jsonrpc.Scanner) error {
-	{
-		var v int64
-		if err := decodeInt(s, &v); err != nil {
-			return err
-		}
-		(*x) = JSONValueInteger(v)
+	v0, err := s.Int64()
+	if err != nil {
+		return err
 	}
+	(*x) = JSONValueInteger(v0)
 	return nil
 }
 
@@ -9025,13 +9309,11 @@ func (x *JSONValueString) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *JSONValueString) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = JSONValueString(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = JSONValueString(v0)
 	return nil
 }
 
@@ -9065,20 +9347,24 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Default); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "enum":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enum")
 			}
-			x.Enum = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -9087,18 +9373,21 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Enum = append(x.Enum, zero)
-				if err := decodeString(s, &x.Enum[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.Enum = sl0
 		case "enumNames":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enumNames")
 			}
-			x.EnumNames = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -9107,17 +9396,22 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.EnumNames = append(x.EnumNames, zero)
-				if err := decodeString(s, &x.EnumNames[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enumNames")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.EnumNames = sl0
 		case "title":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= uint64(0x20)
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
@@ -9212,9 +9506,11 @@ func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "prompts/list", "\"prompts/list\""); err != nil {
@@ -9306,15 +9602,17 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "nextCursor":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "prompts":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "prompts")
 			}
-			x.Prompts = []Prompt{}
+			sl0 := make([]Prompt, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -9323,22 +9621,27 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Prompt
-				x.Prompts = append(x.Prompts, zero)
-				if err := x.Prompts[i0].decode(s); err != nil {
+				var e0 Prompt
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "prompts")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Prompts = sl0
 		case "resultType":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "ttlMs":
 			seen |= bitListPromptsResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -9410,13 +9713,11 @@ func (x *ListPromptsResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *ListPromptsResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ListPromptsResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ListPromptsResultCacheScope(v0)
 	return nil
 }
 
@@ -9533,9 +9834,11 @@ func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "resources/templates/list", "\"resources/templates/list\""); err != nil {
@@ -9627,15 +9930,17 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "nextCursor":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "resourceTemplates":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "resourceTemplates")
 			}
-			x.ResourceTemplates = []ResourceTemplate{}
+			sl0 := make([]ResourceTemplate, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -9644,22 +9949,27 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero ResourceTemplate
-				x.ResourceTemplates = append(x.ResourceTemplates, zero)
-				if err := x.ResourceTemplates[i0].decode(s); err != nil {
+				var e0 ResourceTemplate
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "resourceTemplates")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.ResourceTemplates = sl0
 		case "resultType":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "ttlMs":
 			seen |= bitListResourceTemplatesResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -9731,13 +10041,11 @@ func (x *ListResourceTemplatesResultCacheScope) UnmarshalJSON(data []byte) error
 	return decodeWhole(data, x.decode)
 }
 func (x *ListResourceTemplatesResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ListResourceTemplatesResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ListResourceTemplatesResultCacheScope(v0)
 	return nil
 }
 
@@ -9854,9 +10162,11 @@ func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "resources/list", "\"resources/list\""); err != nil {
@@ -9948,15 +10258,17 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "nextCursor":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "resources":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "resources")
 			}
-			x.Resources = []Resource{}
+			sl0 := make([]Resource, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -9965,22 +10277,27 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Resource
-				x.Resources = append(x.Resources, zero)
-				if err := x.Resources[i0].decode(s); err != nil {
+				var e0 Resource
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "resources")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Resources = sl0
 		case "resultType":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "ttlMs":
 			seen |= bitListResourcesResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -10052,13 +10369,11 @@ func (x *ListResourcesResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *ListResourcesResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ListResourcesResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ListResourcesResultCacheScope(v0)
 	return nil
 }
 
@@ -10186,9 +10501,11 @@ func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -10318,7 +10635,7 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "roots")
 			}
-			x.Roots = []Root{}
+			sl0 := make([]Root, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -10327,17 +10644,20 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Root
-				x.Roots = append(x.Roots, zero)
-				if err := x.Roots[i0].decode(s); err != nil {
+				var e0 Root
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "roots")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Roots = sl0
 		case "_meta":
 			seen |= uint64(0x2)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -10491,20 +10811,24 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "nextCursor":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "tasks":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "tasks")
 			}
-			x.Tasks = []Task{}
+			sl0 := make([]Task, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -10513,12 +10837,13 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Task
-				x.Tasks = append(x.Tasks, zero)
-				if err := x.Tasks[i0].decode(s); err != nil {
+				var e0 Task
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "tasks")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Tasks = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -10593,9 +10918,11 @@ func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "tools/list", "\"tools/list\""); err != nil {
@@ -10687,20 +11014,24 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "nextCursor":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "resultType":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "tools":
 			seen |= uint64(0x10)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "tools")
 			}
-			x.Tools = []Tool{}
+			sl0 := make([]Tool, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -10709,17 +11040,20 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Tool
-				x.Tools = append(x.Tools, zero)
-				if err := x.Tools[i0].decode(s); err != nil {
+				var e0 Tool
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Tools = sl0
 		case "ttlMs":
 			seen |= bitListToolsResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -10791,13 +11125,11 @@ func (x *ListToolsResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *ListToolsResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ListToolsResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ListToolsResultCacheScope(v0)
 	return nil
 }
 
@@ -10893,13 +11225,11 @@ func (x *LoggingLevel) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *LoggingLevel) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = LoggingLevel(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = LoggingLevel(v0)
 	return nil
 }
 
@@ -10933,9 +11263,11 @@ func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/message", "\"notifications/message\""); err != nil {
@@ -11014,9 +11346,11 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= uint64(0x2)
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "level":
 			seen |= uint64(0x4)
 			if err := x.Level.decode(s); err != nil {
@@ -11024,9 +11358,11 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "logger":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Logger); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "logger")
 			}
+			x.Logger = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -11080,9 +11416,11 @@ func (x *MetaObject) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *MetaObject) decode(s *jsonrpc.Scanner) error {
-	if err := decodeRawObject(s, (*json.RawMessage)(x)); err != nil {
+	v0, err := decodeRawObject(s)
+	if err != nil {
 		return err
 	}
+	(*x) = MetaObject(v0)
 	return nil
 }
 
@@ -11121,14 +11459,18 @@ func (x *MethodNotFoundError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= uint64(0x2)
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -11275,9 +11617,11 @@ func (x *MissingRequiredClientCapabilityErrorError) decode(s *jsonrpc.Scanner) e
 			}
 		case "message":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -11397,9 +11741,11 @@ func (x *ModelHint) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "name":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -11450,15 +11796,17 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "costPriority":
 			seen |= uint64(0x1)
-			if err := decodeFloat(s, &x.CostPriority); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "costPriority")
 			}
+			x.CostPriority = v0
 		case "hints":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "hints")
 			}
-			x.Hints = []ModelHint{}
+			sl0 := make([]ModelHint, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -11467,22 +11815,27 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero ModelHint
-				x.Hints = append(x.Hints, zero)
-				if err := x.Hints[i0].decode(s); err != nil {
+				var e0 ModelHint
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "hints")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Hints = sl0
 		case "intelligencePriority":
 			seen |= uint64(0x4)
-			if err := decodeFloat(s, &x.IntelligencePriority); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "intelligencePriority")
 			}
+			x.IntelligencePriority = v0
 		case "speedPriority":
 			seen |= uint64(0x8)
-			if err := decodeFloat(s, &x.SpeedPriority); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "speedPriority")
 			}
+			x.SpeedPriority = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -11628,9 +11981,11 @@ func (x *Notification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "method":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Method); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "method")
 			}
+			x.Method = v0
 		case "params":
 			seen |= uint64(0x2)
 			x.Params = new(NotificationParams)
@@ -11810,29 +12165,39 @@ func (x *NumberSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= uint64(0x1)
-			if err := decodeFloat(s, &x.Default); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "maximum":
 			seen |= uint64(0x4)
-			if err := decodeFloat(s, &x.Maximum); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "maximum")
 			}
+			x.Maximum = v0
 		case "minimum":
 			seen |= uint64(0x8)
-			if err := decodeFloat(s, &x.Minimum); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "minimum")
 			}
+			x.Minimum = v0
 		case "title":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= uint64(0x20)
 			if err := x.Type.decode(s); err != nil {
@@ -11905,13 +12270,11 @@ func (x *NumberSchemaType) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *NumberSchemaType) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = NumberSchemaType(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = NumberSchemaType(v0)
 	return nil
 }
 
@@ -11950,14 +12313,18 @@ func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Method); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "method")
 			}
+			x.Method = v0
 		case "params":
 			seen |= uint64(0x8)
 			x.Params = new(PaginatedRequestParams)
@@ -12039,9 +12406,11 @@ func (x *PaginatedRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "cursor":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Cursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "cursor")
 			}
+			x.Cursor = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -12106,14 +12475,18 @@ func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "nextCursor":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "resultType":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -12181,14 +12554,18 @@ func (x *ParseError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= uint64(0x2)
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -12252,9 +12629,11 @@ func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "ping", "\"ping\""); err != nil {
@@ -12595,9 +12974,11 @@ func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/progress", "\"notifications/progress\""); err != nil {
@@ -12676,14 +13057,18 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "message":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		case "progress":
 			seen |= uint64(0x4)
-			if err := decodeFloat(s, &x.Progress); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "progress")
 			}
+			x.Progress = v0
 		case "progressToken":
 			seen |= uint64(0x8)
 			if err := x.ProgressToken.decode(s); err != nil {
@@ -12691,9 +13076,11 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "total":
 			seen |= uint64(0x10)
-			if err := decodeFloat(s, &x.Total); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "total")
 			}
+			x.Total = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -12761,15 +13148,19 @@ func (x *ProgressToken) decode(s *jsonrpc.Scanner) error {
 	k := s.Peek()
 	switch k {
 	case jsonrpc.KindString:
-		if err := decodeString(s, &x.str); err != nil {
+		v0, err := s.String()
+		if err != nil {
 			return err
 		}
+		x.str = v0
 		x.kind = 1
 		return nil
 	case jsonrpc.KindNumber:
-		if err := decodeInt(s, &x.integer); err != nil {
+		v0, err := s.Int64()
+		if err != nil {
 			return err
 		}
+		x.integer = v0
 		x.kind = 2
 		return nil
 	}
@@ -12817,15 +13208,17 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "arguments":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
-			x.Arguments = []PromptArgument{}
+			sl0 := make([]PromptArgument, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -12834,23 +13227,26 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero PromptArgument
-				x.Arguments = append(x.Arguments, zero)
-				if err := x.Arguments[i0].decode(s); err != nil {
+				var e0 PromptArgument
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "arguments")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Arguments = sl0
 		case "description":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -12859,22 +13255,27 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "name":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "title":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -12966,24 +13367,32 @@ func (x *PromptArgument) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "description":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "name":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "required":
 			seen |= uint64(0x4)
-			if err := decodeBool(s, &x.Required); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "required")
 			}
+			x.Required = v0
 		case "title":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -13046,9 +13455,11 @@ func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/prompts/list_changed", "\"notifications/prompts/list_changed\""); err != nil {
@@ -13191,14 +13602,18 @@ func (x *PromptReference) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "name":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "title":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "ref/prompt", "\"ref/prompt\""); err != nil {
@@ -13267,9 +13682,11 @@ func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "resources/read", "\"resources/read\""); err != nil {
@@ -13360,14 +13777,18 @@ func (x *ReadResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "requestState":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.RequestState); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
+			x.RequestState = v0
 		case "uri":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -13451,7 +13872,7 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "contents")
 			}
-			x.Contents = []ReadResourceResultContentsItem{}
+			sl0 := make([]ReadResourceResultContentsItem, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -13460,22 +13881,27 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero ReadResourceResultContentsItem
-				x.Contents = append(x.Contents, zero)
-				if err := x.Contents[i0].decode(s); err != nil {
+				var e0 ReadResourceResultContentsItem
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "contents")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Contents = sl0
 		case "resultType":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "ttlMs":
 			seen |= bitReadResourceResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -13543,13 +13969,11 @@ func (x *ReadResourceResultCacheScope) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *ReadResourceResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ReadResourceResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ReadResourceResultCacheScope(v0)
 	return nil
 }
 
@@ -13774,9 +14198,11 @@ func (x *RelatedTaskMetadata) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "taskId":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -13827,9 +14253,11 @@ func (x *Request) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "method":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Method); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "method")
 			}
+			x.Method = v0
 		case "params":
 			seen |= uint64(0x2)
 			x.Params = new(RequestParams)
@@ -13882,15 +14310,19 @@ func (x *RequestId) decode(s *jsonrpc.Scanner) error {
 	k := s.Peek()
 	switch k {
 	case jsonrpc.KindString:
-		if err := decodeString(s, &x.str); err != nil {
+		v0, err := s.String()
+		if err != nil {
 			return err
 		}
+		x.str = v0
 		x.kind = 1
 		return nil
 	case jsonrpc.KindNumber:
-		if err := decodeInt(s, &x.integer); err != nil {
+		v0, err := s.Int64()
+		if err != nil {
 			return err
 		}
+		x.integer = v0
 		x.kind = 2
 		return nil
 	}
@@ -13955,9 +14387,11 @@ func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 			}
 		case "io.modelcontextprotocol/protocolVersion":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.ProtocolVersion); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "io.modelcontextprotocol/protocolVersion")
 			}
+			x.ProtocolVersion = v0
 		case "progressToken":
 			seen |= uint64(0x10)
 			if err := x.ProgressToken.decode(s); err != nil {
@@ -14100,9 +14534,11 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
@@ -14111,15 +14547,17 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 			}
 		case "description":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -14128,37 +14566,48 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "mimeType":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "name":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "size":
 			seen |= uint64(0x40)
-			if err := decodeInt(s, &x.Size); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "size")
 			}
+			x.Size = v0
 		case "title":
 			seen |= uint64(0x80)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "uri":
 			seen |= uint64(0x100)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -14255,19 +14704,25 @@ func (x *ResourceContents) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "mimeType":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "uri":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -14326,9 +14781,11 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
@@ -14337,15 +14794,17 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 			}
 		case "description":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -14354,32 +14813,41 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "mimeType":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "name":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "size":
 			seen |= uint64(0x40)
-			if err := decodeInt(s, &x.Size); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "size")
 			}
+			x.Size = v0
 		case "title":
 			seen |= uint64(0x80)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= uint64(0x100)
 			if err := decodeConstString(s, "resource_link", "\"resource_link\""); err != nil {
@@ -14387,9 +14855,11 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= uint64(0x200)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -14490,9 +14960,11 @@ func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/resources/list_changed", "\"notifications/resources/list_changed\""); err != nil {
@@ -14572,9 +15044,11 @@ func (x *ResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -14633,9 +15107,11 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
@@ -14644,15 +15120,17 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 			}
 		case "description":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -14661,32 +15139,41 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "mimeType":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "name":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "title":
 			seen |= uint64(0x40)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "uriTemplate":
 			seen |= uint64(0x80)
-			if err := decodeString(s, &x.URITemplate); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uriTemplate")
 			}
+			x.URITemplate = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -14784,9 +15271,11 @@ func (x *ResourceTemplateReference) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -14841,9 +15330,11 @@ func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/resources/updated", "\"notifications/resources/updated\""); err != nil {
@@ -14922,9 +15413,11 @@ func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -14989,9 +15482,11 @@ func (x *Result) decode(s *jsonrpc.Scanner) error {
 			}
 		case "resultType":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15092,13 +15587,11 @@ func (x *ResultType) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *ResultType) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ResultType(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ResultType(v0)
 	return nil
 }
 
@@ -15116,13 +15609,11 @@ func (x *Role) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *Role) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = Role(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = Role(v0)
 	return nil
 }
 
@@ -15156,19 +15647,25 @@ func (x *Root) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "name":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "uri":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15227,9 +15724,11 @@ func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/roots/list_changed", "\"notifications/roots/list_changed\""); err != nil {
@@ -15303,9 +15802,11 @@ func (x *SamplingMessage) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "content":
 			seen |= uint64(0x2)
 			if err := x.Content.decode(s); err != nil {
@@ -15448,7 +15949,7 @@ func (x *SamplingMessageContentArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = SamplingMessageContentArray{}
+	sl0 := make(SamplingMessageContentArray, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -15457,12 +15958,13 @@ func (x *SamplingMessageContentArray) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero SamplingMessageContentBlock
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 SamplingMessageContentBlock
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -15580,20 +16082,24 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "completions":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Completions); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "completions")
 			}
+			x.Completions = v0
 		case "experimental":
 			seen |= uint64(0x2)
-			if err := decodeRawObject(s, &x.Experimental); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "experimental")
 			}
+			x.Experimental = v0
 		case "extensions":
 			seen |= uint64(0x4)
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "extensions")
 			}
-			x.Extensions = map[string]JSONObject{}
+			m0 := make(map[string]JSONObject)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -15603,17 +16109,20 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 JSONObject
-				if err := v0.decode(s); err != nil {
+				var e0 JSONObject
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
 				}
-				x.Extensions[k0] = v0
+				m0[k0] = e0
 			}
+			x.Extensions = m0
 		case "logging":
 			seen |= uint64(0x8)
-			if err := decodeRawObject(s, &x.Logging); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "logging")
 			}
+			x.Logging = v0
 		case "prompts":
 			seen |= uint64(0x10)
 			x.Prompts = new(ServerCapabilitiesPrompts)
@@ -15667,15 +16176,16 @@ func (x *ServerCapabilities) appendJSON(dst []byte) ([]byte, error) {
 	if x.Extensions != nil || x.has&uint64(0x4) != 0 {
 		dst = append(dst, ",\"extensions\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Extensions) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Extensions)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst, err = x.Extensions[k0].appendJSON(dst)
+			e0 := x.Extensions[k0]
+			dst, err = e0.appendJSON(dst)
 			if err != nil {
-				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
+				return dst, fielderr.AtField(fielderr.AtKey(err, string(k0)), "extensions")
 			}
 		}
 		dst = append(dst, '}')
@@ -15741,9 +16251,11 @@ func (x *ServerCapabilitiesPrompts) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "listChanged":
 			seen |= uint64(0x1)
-			if err := decodeBool(s, &x.ListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
+			x.ListChanged = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15794,14 +16306,18 @@ func (x *ServerCapabilitiesResources) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "listChanged":
 			seen |= uint64(0x1)
-			if err := decodeBool(s, &x.ListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
+			x.ListChanged = v0
 		case "subscribe":
 			seen |= uint64(0x2)
-			if err := decodeBool(s, &x.Subscribe); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "subscribe")
 			}
+			x.Subscribe = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15856,14 +16372,18 @@ func (x *ServerCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "cancel":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Cancel); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "cancel")
 			}
+			x.Cancel = v0
 		case "list":
 			seen |= uint64(0x2)
-			if err := decodeRawObject(s, &x.List); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "list")
 			}
+			x.List = v0
 		case "requests":
 			seen |= uint64(0x4)
 			x.Requests = new(ServerCapabilitiesTasksRequests)
@@ -15990,9 +16510,11 @@ func (x *ServerCapabilitiesTasksRequestsTools) decode(s *jsonrpc.Scanner) error 
 		switch string(key) {
 		case "call":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Call); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "call")
 			}
+			x.Call = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -16043,9 +16565,11 @@ func (x *ServerCapabilitiesTools) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "listChanged":
 			seen |= uint64(0x1)
-			if err := decodeBool(s, &x.ListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
+			x.ListChanged = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -16488,9 +17012,11 @@ func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "logging/setLevel", "\"logging/setLevel\""); err != nil {
@@ -16751,14 +17277,18 @@ func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Default); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "format":
 			seen |= uint64(0x4)
 			if err := x.Format.decode(s); err != nil {
@@ -16766,19 +17296,25 @@ func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 			}
 		case "maxLength":
 			seen |= uint64(0x8)
-			if err := decodeInt(s, &x.MaxLength); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "maxLength")
 			}
+			x.MaxLength = v0
 		case "minLength":
 			seen |= uint64(0x10)
-			if err := decodeInt(s, &x.MinLength); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "minLength")
 			}
+			x.MinLength = v0
 		case "title":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= uint64(0x40)
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
@@ -16846,13 +17382,11 @@ func (x *StringSchemaFormat) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *StringSchemaFormat) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = StringSchemaFormat(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = StringSchemaFormat(v0)
 	return nil
 }
 
@@ -16891,9 +17425,11 @@ func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "resources/subscribe", "\"resources/subscribe\""); err != nil {
@@ -16979,9 +17515,11 @@ func (x *SubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -17097,15 +17635,17 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "promptsListChanged":
 			seen |= uint64(0x1)
-			if err := decodeBool(s, &x.PromptsListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "promptsListChanged")
 			}
+			x.PromptsListChanged = v0
 		case "resourceSubscriptions":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "resourceSubscriptions")
 			}
-			x.ResourceSubscriptions = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -17114,22 +17654,29 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.ResourceSubscriptions = append(x.ResourceSubscriptions, zero)
-				if err := decodeString(s, &x.ResourceSubscriptions[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "resourceSubscriptions")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.ResourceSubscriptions = sl0
 		case "resourcesListChanged":
 			seen |= uint64(0x4)
-			if err := decodeBool(s, &x.ResourcesListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "resourcesListChanged")
 			}
+			x.ResourcesListChanged = v0
 		case "toolsListChanged":
 			seen |= uint64(0x8)
-			if err := decodeBool(s, &x.ToolsListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "toolsListChanged")
 			}
+			x.ToolsListChanged = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -17505,9 +18052,11 @@ func (x *SubscriptionsListenResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "resultType":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -17714,19 +18263,25 @@ func (x *Task) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "createdAt":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.CreatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
+			x.CreatedAt = v0
 		case "lastUpdatedAt":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
+			x.LastUpdatedAt = v0
 		case "pollInterval":
 			seen |= uint64(0x4)
-			if err := decodeInt(s, &x.PollInterval); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
+			x.PollInterval = v0
 		case "status":
 			seen |= uint64(0x8)
 			if err := x.Status.decode(s); err != nil {
@@ -17734,18 +18289,32 @@ func (x *Task) decode(s *jsonrpc.Scanner) error {
 			}
 		case "statusMessage":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.StatusMessage); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
+			x.StatusMessage = v0
 		case "taskId":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		case "ttl":
 			seen |= uint64(0x40)
-			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
+			if null, err := s.Null(); err != nil {
 				return fielderr.AtField(err, "ttl")
+			} else if null {
+				x.TTL = nil
+			} else {
+				p0 := new(int64)
+				v1, err := s.Int64()
+				if err != nil {
+					return fielderr.AtField(err, "ttl")
+				}
+				*p0 = v1
+				x.TTL = p0
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -17957,9 +18526,11 @@ func (x *TaskMetadata) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "ttl":
 			seen |= uint64(0x1)
-			if err := decodeInt(s, &x.TTL); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttl")
 			}
+			x.TTL = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -17994,13 +18565,11 @@ func (x *TaskStatus) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *TaskStatus) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = TaskStatus(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = TaskStatus(v0)
 	return nil
 }
 
@@ -18109,24 +18678,32 @@ func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "createdAt":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.CreatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
+			x.CreatedAt = v0
 		case "lastUpdatedAt":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
+			x.LastUpdatedAt = v0
 		case "pollInterval":
 			seen |= uint64(0x8)
-			if err := decodeInt(s, &x.PollInterval); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
+			x.PollInterval = v0
 		case "status":
 			seen |= uint64(0x10)
 			if err := x.Status.decode(s); err != nil {
@@ -18134,18 +18711,32 @@ func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "statusMessage":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.StatusMessage); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
+			x.StatusMessage = v0
 		case "taskId":
 			seen |= uint64(0x40)
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		case "ttl":
 			seen |= uint64(0x80)
-			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
+			if null, err := s.Null(); err != nil {
 				return fielderr.AtField(err, "ttl")
+			} else if null {
+				x.TTL = nil
+			} else {
+				p0 := new(int64)
+				v1, err := s.Int64()
+				if err != nil {
+					return fielderr.AtField(err, "ttl")
+				}
+				*p0 = v1
+				x.TTL = p0
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18233,9 +18824,11 @@ func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(Annotations)
@@ -18244,9 +18837,11 @@ func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 			}
 		case "text":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Text); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "text")
 			}
+			x.Text = v0
 		case "type":
 			seen |= uint64(0x8)
 			if err := decodeConstString(s, "text", "\"text\""); err != nil {
@@ -18318,24 +18913,32 @@ func (x *TextResourceContents) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "mimeType":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "text":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Text); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "text")
 			}
+			x.Text = v0
 		case "uri":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -18401,7 +19004,7 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "default")
 			}
-			x.Default = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -18410,17 +19013,22 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Default = append(x.Default, zero)
-				if err := decodeString(s, &x.Default[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "default")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.Default = sl0
 		case "description":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "items":
 			seen |= uint64(0x4)
 			if err := x.Items.decode(s); err != nil {
@@ -18428,19 +19036,25 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 			}
 		case "maxItems":
 			seen |= uint64(0x8)
-			if err := decodeInt(s, &x.MaxItems); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "maxItems")
 			}
+			x.MaxItems = v0
 		case "minItems":
 			seen |= uint64(0x10)
-			if err := decodeInt(s, &x.MinItems); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "minItems")
 			}
+			x.MinItems = v0
 		case "title":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= uint64(0x40)
 			if err := decodeConstString(s, "array", "\"array\""); err != nil {
@@ -18534,7 +19148,7 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "anyOf")
 			}
-			x.AnyOf = []TitledMultiSelectEnumSchemaItemsAnyOfItem{}
+			sl0 := make([]TitledMultiSelectEnumSchemaItemsAnyOfItem, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -18543,12 +19157,13 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero TitledMultiSelectEnumSchemaItemsAnyOfItem
-				x.AnyOf = append(x.AnyOf, zero)
-				if err := x.AnyOf[i0].decode(s); err != nil {
+				var e0 TitledMultiSelectEnumSchemaItemsAnyOfItem
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "anyOf")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.AnyOf = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -18610,14 +19225,18 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) decode(s *jsonrpc.Scanner) e
 		switch string(key) {
 		case "const":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Const); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "const")
 			}
+			x.Const = v0
 		case "title":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -18672,20 +19291,24 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Default); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "oneOf":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "oneOf")
 			}
-			x.OneOf = []TitledSingleSelectEnumSchemaOneOfItem{}
+			sl0 := make([]TitledSingleSelectEnumSchemaOneOfItem, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -18694,17 +19317,20 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero TitledSingleSelectEnumSchemaOneOfItem
-				x.OneOf = append(x.OneOf, zero)
-				if err := x.OneOf[i0].decode(s); err != nil {
+				var e0 TitledSingleSelectEnumSchemaOneOfItem
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "oneOf")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.OneOf = sl0
 		case "title":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= uint64(0x10)
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
@@ -18787,14 +19413,18 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) decode(s *jsonrpc.Scanner) error
 		switch string(key) {
 		case "const":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Const); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "const")
 			}
+			x.Const = v0
 		case "title":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -18849,9 +19479,11 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= uint64(0x2)
 			x.Annotations = new(ToolAnnotations)
@@ -18860,15 +19492,17 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 			}
 		case "description":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -18877,12 +19511,13 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "inputSchema":
 			seen |= uint64(0x10)
 			if err := x.InputSchema.decode(s); err != nil {
@@ -18890,9 +19525,11 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 			}
 		case "name":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "outputSchema":
 			seen |= uint64(0x40)
 			x.OutputSchema = new(ToolOutputSchema)
@@ -18901,9 +19538,11 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 			}
 		case "title":
 			seen |= uint64(0x80)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "execution":
 			seen |= uint64(0x100)
 			x.Execution = new(ToolExecution)
@@ -19015,29 +19654,39 @@ func (x *ToolAnnotations) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "destructiveHint":
 			seen |= uint64(0x1)
-			if err := decodeBool(s, &x.DestructiveHint); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "destructiveHint")
 			}
+			x.DestructiveHint = v0
 		case "idempotentHint":
 			seen |= uint64(0x2)
-			if err := decodeBool(s, &x.IdempotentHint); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "idempotentHint")
 			}
+			x.IdempotentHint = v0
 		case "openWorldHint":
 			seen |= uint64(0x4)
-			if err := decodeBool(s, &x.OpenWorldHint); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "openWorldHint")
 			}
+			x.OpenWorldHint = v0
 		case "readOnlyHint":
 			seen |= uint64(0x8)
-			if err := decodeBool(s, &x.ReadOnlyHint); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "readOnlyHint")
 			}
+			x.ReadOnlyHint = v0
 		case "title":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -19145,13 +19794,11 @@ func (x *ToolChoiceMode) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *ToolChoiceMode) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ToolChoiceMode(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ToolChoiceMode(v0)
 	return nil
 }
 
@@ -19226,13 +19873,11 @@ func (x *ToolExecutionTaskSupport) UnmarshalJSON(data []byte) error {
 	return decodeWhole(data, x.decode)
 }
 func (x *ToolExecutionTaskSupport) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ToolExecutionTaskSupport(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ToolExecutionTaskSupport(v0)
 	return nil
 }
 
@@ -19266,9 +19911,11 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "$schema":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Schema); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "$schema")
 			}
+			x.Schema = v0
 		case "type":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "object", "\"object\""); err != nil {
@@ -19279,7 +19926,7 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "properties")
 			}
-			x.Properties = map[string]json.RawMessage{}
+			m0 := make(map[string]json.RawMessage)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -19289,18 +19936,21 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 json.RawMessage
-				if err := decodeRawObject(s, &v0); err != nil {
+				var e0 json.RawMessage
+				v1, err := decodeRawObject(s)
+				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 				}
-				x.Properties[k0] = v0
+				e0 = v1
+				m0[k0] = e0
 			}
+			x.Properties = m0
 		case "required":
 			seen |= uint64(0x8)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "required")
 			}
-			x.Required = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -19309,12 +19959,15 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Required = append(x.Required, zero)
-				if err := decodeString(s, &x.Required[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.Required = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -19343,13 +19996,14 @@ func (x *ToolInputSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Properties != nil || x.has&uint64(0x4) != 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Properties) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Properties)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst = appendRaw(dst, x.Properties[k0], "{}")
+			e0 := x.Properties[k0]
+			dst = appendRaw(dst, e0, "{}")
 		}
 		dst = append(dst, '}')
 	}
@@ -19393,9 +20047,11 @@ func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "notifications/tools/list_changed", "\"notifications/tools/list_changed\""); err != nil {
@@ -19469,15 +20125,17 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "$schema":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Schema); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "$schema")
 			}
+			x.Schema = v0
 		case "properties":
 			seen |= uint64(0x2)
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "properties")
 			}
-			x.Properties = map[string]json.RawMessage{}
+			m0 := make(map[string]json.RawMessage)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -19487,18 +20145,21 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 json.RawMessage
-				if err := decodeRawObject(s, &v0); err != nil {
+				var e0 json.RawMessage
+				v1, err := decodeRawObject(s)
+				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 				}
-				x.Properties[k0] = v0
+				e0 = v1
+				m0[k0] = e0
 			}
+			x.Properties = m0
 		case "required":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "required")
 			}
-			x.Required = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -19507,17 +20168,22 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Required = append(x.Required, zero)
-				if err := decodeString(s, &x.Required[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.Required = sl0
 		case "type":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Type); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "type")
 			}
+			x.Type = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -19542,13 +20208,14 @@ func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Properties != nil || x.has&uint64(0x2) != 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Properties) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Properties)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst = appendRaw(dst, x.Properties[k0], "{}")
+			e0 := x.Properties[k0]
+			dst = appendRaw(dst, e0, "{}")
 		}
 		dst = append(dst, '}')
 	}
@@ -19596,15 +20263,17 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "content":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "content")
 			}
-			x.Content = []ContentBlock{}
+			sl0 := make([]ContentBlock, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -19613,27 +20282,34 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero ContentBlock
-				x.Content = append(x.Content, zero)
-				if err := x.Content[i0].decode(s); err != nil {
+				var e0 ContentBlock
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Content = sl0
 		case "isError":
 			seen |= uint64(0x4)
-			if err := decodeBool(s, &x.IsError); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "isError")
 			}
+			x.IsError = v0
 		case "structuredContent":
 			seen |= uint64(0x8)
-			if err := decodeRawValue(s, &x.StructuredContent); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "structuredContent")
 			}
+			x.StructuredContent = v0
 		case "toolUseId":
 			seen |= uint64(0x10)
-			if err := decodeString(s, &x.ToolUseID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "toolUseId")
 			}
+			x.ToolUseID = v0
 		case "type":
 			seen |= uint64(0x20)
 			if err := decodeConstString(s, "tool_result", "\"tool_result\""); err != nil {
@@ -19720,24 +20396,32 @@ func (x *ToolUseContent) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= uint64(0x1)
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "id":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.ID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "id")
 			}
+			x.ID = v0
 		case "input":
 			seen |= uint64(0x4)
-			if err := decodeRawObject(s, &x.Input); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "input")
 			}
+			x.Input = v0
 		case "name":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "type":
 			seen |= uint64(0x10)
 			if err := decodeConstString(s, "tool_use", "\"tool_use\""); err != nil {
@@ -19897,9 +20581,11 @@ func (x *URLElicitationRequiredErrorError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "message":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -19965,7 +20651,7 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "elicitations")
 			}
-			x.Elicitations = []ElicitRequestURLParams{}
+			sl0 := make([]ElicitRequestURLParams, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -19974,12 +20660,13 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 				if !more {
 					break
 				}
-				var zero ElicitRequestURLParams
-				x.Elicitations = append(x.Elicitations, zero)
-				if err := x.Elicitations[i0].decode(s); err != nil {
+				var e0 ElicitRequestURLParams
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "elicitations")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Elicitations = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -20046,9 +20733,11 @@ func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= uint64(0x4)
 			if err := decodeConstString(s, "resources/unsubscribe", "\"resources/unsubscribe\""); err != nil {
@@ -20134,9 +20823,11 @@ func (x *UnsubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -20340,9 +21031,11 @@ func (x *UnsupportedProtocolVersionErrorError) decode(s *jsonrpc.Scanner) error 
 			}
 		case "message":
 			seen |= uint64(0x4)
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -20405,15 +21098,17 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 		switch string(key) {
 		case "requested":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Requested); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requested")
 			}
+			x.Requested = v0
 		case "supported":
 			seen |= uint64(0x2)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "supported")
 			}
-			x.Supported = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -20422,12 +21117,15 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 				if !more {
 					break
 				}
-				var zero string
-				x.Supported = append(x.Supported, zero)
-				if err := decodeString(s, &x.Supported[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "supported")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.Supported = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -20492,7 +21190,7 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "default")
 			}
-			x.Default = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -20501,17 +21199,22 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Default = append(x.Default, zero)
-				if err := decodeString(s, &x.Default[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "default")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.Default = sl0
 		case "description":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "items":
 			seen |= uint64(0x4)
 			if err := x.Items.decode(s); err != nil {
@@ -20519,19 +21222,25 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 			}
 		case "maxItems":
 			seen |= uint64(0x8)
-			if err := decodeInt(s, &x.MaxItems); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "maxItems")
 			}
+			x.MaxItems = v0
 		case "minItems":
 			seen |= uint64(0x10)
-			if err := decodeInt(s, &x.MinItems); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "minItems")
 			}
+			x.MinItems = v0
 		case "title":
 			seen |= uint64(0x20)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= uint64(0x40)
 			if err := decodeConstString(s, "array", "\"array\""); err != nil {
@@ -20625,7 +21334,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enum")
 			}
-			x.Enum = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -20634,12 +21343,15 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Enum = append(x.Enum, zero)
-				if err := decodeString(s, &x.Enum[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.Enum = sl0
 		case "type":
 			seen |= uint64(0x2)
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
@@ -20706,20 +21418,24 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= uint64(0x1)
-			if err := decodeString(s, &x.Default); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= uint64(0x2)
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "enum":
 			seen |= uint64(0x4)
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enum")
 			}
-			x.Enum = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -20728,17 +21444,22 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Enum = append(x.Enum, zero)
-				if err := decodeString(s, &x.Enum[i0]); err != nil {
+				var e0 string
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
+				e0 = v1
+				sl0 = append(sl0, e0)
 			}
+			x.Enum = sl0
 		case "title":
 			seen |= uint64(0x8)
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= uint64(0x10)
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {

@@ -29,10 +29,10 @@ func (x *Annotations) validate(vb VersionSet) error {
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.Priority != 0 {
-		if x.Priority < 0.0 {
+		if x.Priority < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "priority")
 		}
-		if x.Priority > 1.0 {
+		if x.Priority > 1 {
 			return fielderr.AtField(fielderr.Maximum("1"), "priority")
 		}
 	}
@@ -192,7 +192,7 @@ func (x *CacheableResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if x.missing&uint64(0x8) == 0 {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -1706,7 +1706,7 @@ func (x *DiscoverResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if x.missing&uint64(0x40) == 0 {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -4184,7 +4184,7 @@ func (x *ListPromptsResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListPromptsResultTTLMs != 0 || x.TTLMs != 0) {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -4336,7 +4336,7 @@ func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesResultTTLMs != 0 || x.TTLMs != 0) {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -4488,7 +4488,7 @@ func (x *ListResourcesResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourcesResultTTLMs != 0 || x.TTLMs != 0) {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -4803,7 +4803,7 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListToolsResultTTLMs != 0 || x.TTLMs != 0) {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -5123,10 +5123,10 @@ func (x *ModelPreferences) ValidateVersion(v ProtocolVersion) error {
 }
 func (x *ModelPreferences) validate(vb VersionSet) error {
 	if x.has&uint64(0x1) != 0 || x.CostPriority != 0 {
-		if x.CostPriority < 0.0 {
+		if x.CostPriority < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "costPriority")
 		}
-		if x.CostPriority > 1.0 {
+		if x.CostPriority > 1 {
 			return fielderr.AtField(fielderr.Maximum("1"), "costPriority")
 		}
 	}
@@ -5138,18 +5138,18 @@ func (x *ModelPreferences) validate(vb VersionSet) error {
 		}
 	}
 	if x.has&uint64(0x4) != 0 || x.IntelligencePriority != 0 {
-		if x.IntelligencePriority < 0.0 {
+		if x.IntelligencePriority < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "intelligencePriority")
 		}
-		if x.IntelligencePriority > 1.0 {
+		if x.IntelligencePriority > 1 {
 			return fielderr.AtField(fielderr.Maximum("1"), "intelligencePriority")
 		}
 	}
 	if x.has&uint64(0x8) != 0 || x.SpeedPriority != 0 {
-		if x.SpeedPriority < 0.0 {
+		if x.SpeedPriority < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "speedPriority")
 		}
-		if x.SpeedPriority > 1.0 {
+		if x.SpeedPriority > 1 {
 			return fielderr.AtField(fielderr.Maximum("1"), "speedPriority")
 		}
 	}
@@ -5991,7 +5991,7 @@ func (x *ReadResourceResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitReadResourceResultTTLMs != 0 || x.TTLMs != 0) {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
