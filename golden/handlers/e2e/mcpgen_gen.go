@@ -403,10 +403,10 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 				return fielderr.AtField(err, "b")
 			}
 			if v0 < 0 {
-				return fielderr.AtField(fielderr.New("must be >= 0"), "b")
+				return fielderr.AtField(fielderr.Minimum("0"), "b")
 			}
 			if v0 > 100 {
-				return fielderr.AtField(fielderr.New("must be <= 100"), "b")
+				return fielderr.AtField(fielderr.Maximum("100"), "b")
 			}
 			x.B = int(v0)
 		case "words":
@@ -431,7 +431,7 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 				sl0 = append(sl0, e0)
 			}
 			if len(sl0) > 3 {
-				return fielderr.AtField(fielderr.New("must have at most 3 items"), "words")
+				return fielderr.AtField(fielderr.MaxItems(3), "words")
 			}
 			x.Words = sl0
 		default:
@@ -535,7 +535,7 @@ func mcpgenReadGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
 				return fielderr.AtField(err, "name")
 			}
 			if utf8.RuneCountInString(v0) < 1 {
-				return fielderr.AtField(fielderr.New("must be at least 1 character long"), "name")
+				return fielderr.AtField(fielderr.MinLength(1), "name")
 			}
 			x.Name = v0
 		default:
@@ -560,7 +560,7 @@ func mcpgenAppendAddOutput(dst []byte, x *AddOutput) ([]byte, error) {
 		if i0 > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsonrpc.AppendString(dst, string((x.Words)[i0]))
+		dst = jsonrpc.AppendString(dst, string(x.Words[i0]))
 	}
 	dst = append(dst, ']')
 	if x.Note != nil {
