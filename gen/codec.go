@@ -165,34 +165,16 @@ func (c *codec) decode(target *jen.Statement, v *codecValue, wrap wrapFunc, d in
 			ret(jen.Err()),
 		).Else().If(jen.Id("null")).Block(tgt().Op("=").Nil()).Else().Block(code...)}
 	case codecScalar:
-		val := "v" + n
-		code := []jen.Code{jen.List(jen.Id(val), jen.Err()).Op(":=").Add(v.read()), checkErr()}
-		got := val
-		switch v.Scan {
-		case scanBytes:
-			got = "b" + n
-			code = append(code,
-				jen.List(jen.Id(got), jen.Err()).Op(":=").Qual("encoding/base64", "StdEncoding").Dot("AppendDecode").Call(jen.Nil(), jen.Id(val)),
-				jen.If(jen.Err().Op("!=").Nil()).Block(ret(errCall("Format", jen.Lit("byte")))))
-		case scanTime:
-			got = "t" + n
-			code = append(code,
-				jen.List(jen.Id(got), jen.Err()).Op(":=").Qual("time", "Parse").Call(jen.Qual("time", "RFC3339Nano"), jen.Id(val)),
-				jen.If(jen.Err().Op("!=").Nil()).Block(ret(errCall("Format", jen.Lit("date-time")))))
-		}
-		if c.inline {
-			code = append(code, c.keywordChecks(jen.Id(val), v, ret)...)
-		}
-		return append(code, tgt().Op("=").Add(v.conv(jen.Id(got))))
+		return c.decodeScalar(v, wrap, d, func(val jen.Code) jen.Code { return tgt().Op("=").Add(val) })
 	case codecSlice:
 		sl, i, e := "sl"+n, "i"+n, "e"+n
 		loop := []jen.Code{
 			jen.List(jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextElem").Call(), checkErr(),
 			jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
-			jen.Var().Id(e).Add(v.Elem.GoType),
 		}
-		loop = append(loop, c.decode(jen.Id(e), v.Elem, compose(atIndex(i), wrap), d+1)...)
-		loop = append(loop, jen.Id(sl).Op("=").Append(jen.Id(sl), jen.Id(e)))
+		loop = append(loop, c.decodeElem(v.Elem, compose(atIndex(i), wrap), d+1, e, func(val jen.Code) jen.Code {
+			return jen.Id(sl).Op("=").Append(jen.Id(sl), val)
+		})...)
 		code := []jen.Code{
 			try(jen.Id("s").Dot("ArrayStart").Call()),
 			jen.Id(sl).Op(":=").Make(v.GoType, jen.Lit(0)),
@@ -235,9 +217,9 @@ func (c *codec) decode(target *jen.Statement, v *codecValue, wrap wrapFunc, d in
 		if v.KeyConv != nil {
 			key = v.KeyConv(key)
 		}
-		loop = append(loop, jen.Var().Id(e).Add(v.Elem.GoType))
-		loop = append(loop, c.decode(jen.Id(e), v.Elem, elemWrap, d+1)...)
-		loop = append(loop, jen.Id(m).Index(key).Op("=").Id(e))
+		loop = append(loop, c.decodeElem(v.Elem, elemWrap, d+1, e, func(val jen.Code) jen.Code {
+			return jen.Id(m).Index(key).Op("=").Add(val)
+		})...)
 		return []jen.Code{
 			try(jen.Id("s").Dot("ObjectStart").Call()),
 			jen.Id(m).Op(":=").Make(v.GoType),
@@ -246,6 +228,45 @@ func (c *codec) decode(target *jen.Statement, v *codecValue, wrap wrapFunc, d in
 		}
 	}
 	panic("gen: codec cannot decode this value")
+}
+
+// decodeScalar reads the scalar v and hands it, converted, to store.
+func (c *codec) decodeScalar(v *codecValue, wrap wrapFunc, d int, store func(jen.Code) jen.Code) []jen.Code {
+	n := strconv.Itoa(d)
+	ret := func(err jen.Code) jen.Code { return jen.Return(wrap(err)) }
+	val := "v" + n
+	code := []jen.Code{
+		jen.List(jen.Id(val), jen.Err()).Op(":=").Add(v.read()),
+		jen.If(jen.Err().Op("!=").Nil()).Block(ret(jen.Err())),
+	}
+	got := val
+	switch v.Scan {
+	case scanBytes:
+		got = "b" + n
+		code = append(code,
+			jen.List(jen.Id(got), jen.Err()).Op(":=").Qual("encoding/base64", "StdEncoding").Dot("AppendDecode").Call(jen.Nil(), jen.Id(val)),
+			jen.If(jen.Err().Op("!=").Nil()).Block(ret(errCall("Format", jen.Lit("byte")))))
+	case scanTime:
+		got = "t" + n
+		code = append(code,
+			jen.List(jen.Id(got), jen.Err()).Op(":=").Qual("time", "Parse").Call(jen.Qual("time", "RFC3339Nano"), jen.Id(val)),
+			jen.If(jen.Err().Op("!=").Nil()).Block(ret(errCall("Format", jen.Lit("date-time")))))
+	}
+	if c.inline {
+		code = append(code, c.keywordChecks(jen.Id(val), v, ret)...)
+	}
+	return append(code, store(v.conv(jen.Id(got))))
+}
+
+// decodeElem reads an element of a slice or map and hands it to store: a
+// scalar straight from the scanner, anything else through the variable e.
+func (c *codec) decodeElem(v *codecValue, wrap wrapFunc, d int, e string, store func(jen.Code) jen.Code) []jen.Code {
+	if v.Kind == codecScalar {
+		return c.decodeScalar(v, wrap, d, store)
+	}
+	code := []jen.Code{jen.Var().Id(e).Add(v.GoType)}
+	code = append(code, c.decode(jen.Id(e), v, wrap, d)...)
+	return append(code, store(jen.Id(e)))
 }
 
 // needsCheck reports whether check writes anything for v.

@@ -2712,13 +2712,11 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "arguments")
 				}
-				e0 = v1
-				m0[k0] = e0
+				m0[k0] = v1
 			}
 			x.Arguments = m0
 		default:
@@ -2940,13 +2938,11 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "values")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Values = sl0
 		default:
@@ -3312,13 +3308,11 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "stopSequences")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.StopSequences = sl0
 		case "systemPrompt":
@@ -4041,13 +4035,11 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "supportedVersions")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.SupportedVersions = sl0
 		case "ttlMs":
@@ -4540,13 +4532,11 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Required = sl0
 		case "type":
@@ -5044,13 +5034,11 @@ func (x *ElicitResultContentValueArray) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var e0 string
 		v1, err := s.String()
 		if err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
-		e0 = v1
-		sl0 = append(sl0, e0)
+		sl0 = append(sl0, v1)
 	}
 	(*x) = sl0
 	return nil
@@ -5735,13 +5723,11 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "arguments")
 				}
-				e0 = v1
-				m0[k0] = e0
+				m0[k0] = v1
 			}
 			x.Arguments = m0
 		case "inputResponses":
@@ -6755,13 +6741,11 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "sizes")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Sizes = sl0
 		case "src":
@@ -9373,13 +9357,11 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Enum = sl0
 		case "enumNames":
@@ -9396,13 +9378,11 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enumNames")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.EnumNames = sl0
 		case "title":
@@ -17654,13 +17634,11 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "resourceSubscriptions")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.ResourceSubscriptions = sl0
 		case "resourcesListChanged":
@@ -19013,13 +18991,11 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "default")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Default = sl0
 		case "description":
@@ -19936,13 +19912,11 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var e0 json.RawMessage
 				v1, err := decodeRawObject(s)
 				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 				}
-				e0 = v1
-				m0[k0] = e0
+				m0[k0] = v1
 			}
 			x.Properties = m0
 		case "required":
@@ -19959,13 +19933,11 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Required = sl0
 		default:
@@ -20145,13 +20117,11 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var e0 json.RawMessage
 				v1, err := decodeRawObject(s)
 				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 				}
-				e0 = v1
-				m0[k0] = e0
+				m0[k0] = v1
 			}
 			x.Properties = m0
 		case "required":
@@ -20168,13 +20138,11 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Required = sl0
 		case "type":
@@ -21117,13 +21085,11 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "supported")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Supported = sl0
 		default:
@@ -21199,13 +21165,11 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "default")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Default = sl0
 		case "description":
@@ -21343,13 +21307,11 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Enum = sl0
 		case "type":
@@ -21444,13 +21406,11 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Enum = sl0
 		case "title":

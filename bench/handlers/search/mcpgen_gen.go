@@ -247,13 +247,11 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "tags")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			if len(sl0) > 10 {
 				return fielderr.AtField(fielderr.MaxItems(10), "tags")
@@ -363,13 +361,11 @@ func mcpgenReadResult(s *jsonrpc.Scanner, x *Result) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "hits")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Hits = sl0
 		default:

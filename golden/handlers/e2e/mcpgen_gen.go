@@ -422,13 +422,11 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "words")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			if len(sl0) > 3 {
 				return fielderr.AtField(fielderr.MaxItems(3), "words")
@@ -483,13 +481,11 @@ func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "words")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Words = sl0
 		case "note":
