@@ -58,7 +58,8 @@ type codecValue struct {
 	// nil when the two are the same.
 	Conv func(jen.Code) jen.Code
 	// Read, for scanCall, yields the value and an error from s; Append
-	// appends v to dst, leaving through ret on failure.
+	// appends v to dst, leaving through ret on failure and naming its
+	// temporaries with the depth n.
 	Read   jen.Code
 	Append func(v jen.Code, ret func(jen.Code) jen.Code, n string) []jen.Code
 	Checks valueChecks
