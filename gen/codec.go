@@ -104,16 +104,14 @@ type valueChecks struct {
 	Unique    bool
 }
 
-// codec holds what differs between the generated code of the two
-// generators around the same values.
+// codec holds the one thing that differs between the two generators'
+// code for the same value: when it is checked. Both put map keys on error
+// paths with fielderr.AtKey, and both encoders return dst with an error,
+// as jsonrpc.AppendFloatChecked does.
 type codec struct {
 	// inline checks each value as it is read (handlers); otherwise the
 	// checks wait for the validation pass (protocol).
 	inline bool
-	// failDst is the []byte an encoder returns with an error.
-	failDst jen.Code
-	// keyWrap puts a map key, held in the variable k, on an error's path.
-	keyWrap func(k string) wrapFunc
 }
 
 // read is the scanner call for a scalar.
@@ -205,7 +203,7 @@ func (c *codec) decode(target *jen.Statement, v *codecValue, wrap wrapFunc, d in
 		return code
 	case codecMap:
 		m, k, e := "m"+n, "k"+n, "e"+n
-		elemWrap := compose(c.keyWrap(k), wrap)
+		elemWrap := compose(atKey(k), wrap)
 		loop := []jen.Code{
 			jen.List(jen.Id("key"), jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextKey").Call(), checkErr(),
 			jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
@@ -313,7 +311,7 @@ func (c *codec) check(x *jen.Statement, v *codecValue, wrap wrapFunc, d int) []j
 		}
 		k, e := "k"+n, "e"+n
 		return []jen.Code{jen.For(jen.List(jen.Id(k), jen.Id(e)).Op(":=").Range().Add(x.Clone())).Block(
-			c.check(jen.Id(e), v.Elem, compose(c.keyWrap(k), wrap), d+1)...)}
+			c.check(jen.Id(e), v.Elem, compose(atKey(k), wrap), d+1)...)}
 	}
 	return c.keywordChecks(x, v, ret)
 }
@@ -414,7 +412,7 @@ func (c *codec) encode(x *jen.Statement, v *codecValue, wrap wrapFunc, d int) []
 	n := strconv.Itoa(d)
 	dst := jen.Id("dst")
 	set := func(e jen.Code) jen.Code { return jen.Id("dst").Op("=").Add(e) }
-	ret := func(err jen.Code) jen.Code { return jen.Return(c.failDst, wrap(err)) }
+	ret := func(err jen.Code) jen.Code { return jen.Return(jen.Id("dst"), wrap(err)) }
 	checkErr := func() jen.Code { return jen.If(jen.Err().Op("!=").Nil()).Block(ret(jen.Err())) }
 	switch v.Kind {
 	case codecNamed:
@@ -475,7 +473,7 @@ func (c *codec) encode(x *jen.Statement, v *codecValue, wrap wrapFunc, d int) []
 			set(jen.Append(dst, jen.LitRune(':'))),
 			jen.Id(e).Op(":=").Add(x.Clone()).Index(jen.Id(k)),
 		}
-		loop = append(loop, c.encode(jen.Id(e), v.Elem, compose(c.keyWrap("string("+k+")"), wrap), d+1)...)
+		loop = append(loop, c.encode(jen.Id(e), v.Elem, compose(atKey("string("+k+")"), wrap), d+1)...)
 		return []jen.Code{
 			set(jen.Append(dst, jen.LitRune('{'))),
 			jen.For(jen.List(jen.Id(i), jen.Id(k)).Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(x.Clone()))).Block(loop...),

@@ -9,9 +9,8 @@ import (
 )
 
 // protocolCodec is the codec as the protocol package uses it: decoders
-// only read, the Validate methods check, and encoders return dst with an
-// error.
-var protocolCodec = &codec{failDst: jen.Id("dst"), keyWrap: atKey}
+// only read, and the Validate methods check.
+var protocolCodec = &codec{}
 
 // codecType lowers a value of protocol type t to the codec. conv, when
 // set, is the named type that t's Go value converts to (a named type's

@@ -18,10 +18,8 @@ import (
 // Objects are written here; every value inside one is lowered to the
 // codec (codec.go) by codecValue and written there.
 
-// handlerCodec is the codec as handler files use it: checks run inline,
-// encoders return nil with an error, and map keys go on error paths as
-// member names.
-var handlerCodec = &codec{inline: true, failDst: jen.Nil(), keyWrap: atFieldVar}
+// handlerCodec is the codec as handler files use it: checks run inline.
+var handlerCodec = &codec{inline: true}
 
 func render(f *jen.File) ([]byte, error) {
 	var buf bytes.Buffer
