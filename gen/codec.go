@@ -398,7 +398,7 @@ func enumCheck(x jen.Code, scan scanKind, enum []model.Literal, ret func(jen.Cod
 	case scanInt, scanUint:
 		err = errCall("New", jen.Lit("must be one of "+allowed+", got ").Op("+").Qual("strconv", "FormatInt").Call(x, jen.Lit(10)))
 	case scanFloat:
-		err = errCall("New", jen.Lit("must be one of "+allowed+", got ").Op("+").Qual("strconv", "FormatFloat").Call(x, jen.LitByte('g'), jen.Lit(-1), jen.Lit(64)))
+		err = errCall("New", jen.Lit("must be one of "+allowed+", got ").Op("+").Qual("strconv", "FormatFloat").Call(x, jen.LitRune('g'), jen.Lit(-1), jen.Lit(64)))
 	case scanBool:
 		err = errCall("New", jen.Lit("must be one of "+allowed+", got ").Op("+").Qual("strconv", "FormatBool").Call(x))
 	default:
