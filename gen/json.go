@@ -119,95 +119,15 @@ func (g *generator) decodeConst(t *model.Type, wrap func(jen.Code) jen.Code) []j
 // decodeInto decodes the next value, of type t, into target. conv, when
 // set, converts a primitive to a named type.
 func (g *generator) decodeInto(target *jen.Statement, t *model.Type, conv *jen.Statement, wrap func(jen.Code) jen.Code, depth int) []jen.Code {
-	fail := func(call jen.Code) jen.Code {
-		return jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err())))
+	if t.Kind == model.Primitive && t.Const != "" {
+		return g.decodeConst(t, wrap)
 	}
-	switch t.Kind {
-	case model.Ref, model.Alias:
-		return []jen.Code{fail(jen.Add(target.Clone()).Dot("decode").Call(jen.Id("s")))}
-	case model.Enum:
-		return g.decodeInto(target, &model.Type{Kind: model.Primitive, Prim: model.String}, jen.Id(t.Name), wrap, depth)
-	case model.Raw:
-		helper := "decodeRawValue"
-		if t.RawKind == model.AnyObject {
-			helper = "decodeRawObject"
-		}
-		var p jen.Code = jen.Op("&").Add(target.Clone())
-		if conv != nil {
-			p = jen.Parens(jen.Op("*").Qual(jsonPkg, "RawMessage")).Parens(jen.Id("x"))
-		}
-		return []jen.Code{fail(jen.Id(helper).Call(jen.Id("s"), p))}
-	case model.Primitive:
-		if t.Const != "" {
-			return g.decodeConst(t, wrap)
-		}
-		helper, goTyp := primHelper(t.Prim)
-		if t.Nullable {
-			return []jen.Code{fail(jen.Id("decodeNullable").Call(jen.Id("s"), jen.Op("&").Add(target.Clone()), jen.Id(helper)))}
-		}
-		if conv == nil {
-			return []jen.Code{fail(jen.Id(helper).Call(jen.Id("s"), jen.Op("&").Add(target.Clone())))}
-		}
-		return []jen.Code{jen.Block(
-			jen.Var().Id("v").Add(goTyp),
-			fail(jen.Id(helper).Call(jen.Id("s"), jen.Op("&").Id("v"))),
-			jen.Add(target.Clone()).Op("=").Add(conv).Call(jen.Id("v")),
-		)}
-	case model.Array:
-		i := fmt.Sprintf("i%d", depth)
-		elem := jen.Add(target.Clone()).Index(jen.Id(i))
-		inner := compose(atIndex(i), wrap)
-		zero := g.goType(t)
-		if conv != nil {
-			zero = conv.Clone()
-		}
-		return []jen.Code{
-			fail(jen.Id("s").Dot("ArrayStart").Call()),
-			jen.Add(target.Clone()).Op("=").Add(zero).Values(),
-			jen.For(jen.Id(i).Op(":=").Lit(0), jen.Empty(), jen.Id(i).Op("++")).Block(append([]jen.Code{
-				jen.List(jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextElem").Call(),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err()))),
-				jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
-				jen.Var().Id("zero").Add(g.goType(t.Elem)),
-				jen.Add(target.Clone()).Op("=").Append(target.Clone(), jen.Id("zero")),
-			}, g.decodeInto(elem, t.Elem, nil, inner, depth+1)...)...),
-		}
-	case model.Map:
-		k := fmt.Sprintf("k%d", depth)
-		v := fmt.Sprintf("v%d", depth)
-		inner := compose(atKey(k), wrap)
-		mk := g.goType(t)
-		if conv != nil {
-			mk = conv.Clone()
-		}
-		return []jen.Code{
-			fail(jen.Id("s").Dot("ObjectStart").Call()),
-			jen.Add(target.Clone()).Op("=").Add(mk).Values(),
-			jen.For().Block(append(append([]jen.Code{
-				jen.List(jen.Id("key"), jen.Id("more"), jen.Err()).Op(":=").Id("s").Dot("NextKey").Call(),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err()))),
-				jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
-				jen.Id(k).Op(":=").String().Parens(jen.Id("key")),
-				jen.Var().Id(v).Add(g.goType(t.Elem)),
-			}, g.decodeInto(jen.Id(v), t.Elem, nil, inner, depth+1)...),
-				jen.Add(target.Clone()).Index(jen.Id(k)).Op("=").Id(v))...),
-		}
-	case model.Struct, model.Union:
-		return []jen.Code{fail(jen.Add(target.Clone()).Dot("decode").Call(jen.Id("s")))}
-	}
-	panic(fmt.Sprintf("gen: cannot decode %s", t.Kind))
+	return protocolCodec.decode(target, g.codecType(t, conv), wrap, depth)
 }
 
-func primHelper(p model.Prim) (string, *jen.Statement) {
-	switch p {
-	case model.String:
-		return "decodeString", jen.String()
-	case model.Integer:
-		return "decodeInt", jen.Int64()
-	case model.Number:
-		return "decodeFloat", jen.Float64()
-	}
-	return "decodeBool", jen.Bool()
+// decodePrim decodes the next value, a p, into target.
+func (g *generator) decodePrim(target *jen.Statement, p model.Prim) []jen.Code {
+	return g.decodeInto(target, &model.Type{Kind: model.Primitive, Prim: p}, nil, plainErr, 0)
 }
 
 func (g *generator) decodeScalarUnion(t *model.Type) []jen.Code {
@@ -216,12 +136,10 @@ func (g *generator) decodeScalarUnion(t *model.Type) []jen.Code {
 	vs := scalarVariants(t)
 	for i := range vs {
 		v := &vs[i]
-		helper, _ := primHelper(v.prim)
-		body := []jen.Code{
-			jen.If(jen.Err().Op(":=").Id(helper).Call(jen.Id("s"), jen.Op("&").Id("x").Dot(v.field)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		body := append(g.decodePrim(jen.Id("x").Dot(v.field), v.prim),
 			jen.Id("x").Dot("kind").Op("=").Lit(v.kind),
 			jen.Return(jen.Nil()),
-		}
+		)
 		switch v.prim {
 		case model.String:
 			cases = append(cases, jen.Case(jen.Qual(jsonrpcPkg, "KindString")).Block(body...))
@@ -236,12 +154,10 @@ func (g *generator) decodeScalarUnion(t *model.Type) []jen.Code {
 		}
 	}
 	if number != nil {
-		helper, _ := primHelper(number.prim)
-		cases = append(cases, jen.Case(jen.Qual(jsonrpcPkg, "KindNumber")).Block(
-			jen.If(jen.Err().Op(":=").Id(helper).Call(jen.Id("s"), jen.Op("&").Id("x").Dot(number.field)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		cases = append(cases, jen.Case(jen.Qual(jsonrpcPkg, "KindNumber")).Block(append(g.decodePrim(jen.Id("x").Dot(number.field), number.prim),
 			jen.Id("x").Dot("kind").Op("=").Lit(number.kind),
 			jen.Return(jen.Nil()),
-		))
+		)...))
 	}
 	return []jen.Code{
 		jen.Op("*").Id("x").Op("=").Id(t.Name).Values(),
@@ -550,7 +466,7 @@ func (g *generator) marshal(f *jen.File, t *model.Type) {
 			jen.Return(jen.Id("x").Dot("Value").Dot("appendJSON").Call(jen.Id("dst"))),
 		}
 	default:
-		code, assignsErr := g.appendValue(jen.Id("x"), t, true, plainErr, 0)
+		code, assignsErr := g.appendValue(jen.Id("x"), t, plainErr, 0)
 		if assignsErr {
 			body = append(body, jen.Var().Err().Error())
 		}
@@ -567,13 +483,10 @@ func (g *generator) encodeStruct(t *model.Type) []jen.Code {
 		var value []jen.Code
 		var assignsErr bool
 		target := jen.Id("x").Dot(fd.GoName)
-		switch {
-		case isConst(fd):
+		if isConst(fd) {
 			value = []jen.Code{jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit(fd.Type.Const).Op("..."))}
-		case g.pointerField(fd):
-			value, assignsErr = g.appendValue(target, fd.Type, false, atField(fd.JSON), 0)
-		default:
-			value, assignsErr = g.appendValue(target, fd.Type, true, atField(fd.JSON), 0)
+		} else {
+			value, assignsErr = g.appendValue(target, fd.Type, atField(fd.JSON), 0)
 		}
 		needErr = needErr || assignsErr
 		var cond jen.Code
@@ -682,74 +595,16 @@ func (g *generator) zeroTest(target *jen.Statement, fd *model.Field, isZero bool
 	panic(fmt.Sprintf("gen: no zero test for %s", n.Kind))
 }
 
-// appendPrim appends v, a primitive of kind p, to dst. assignsErr reports
-// whether the code assigns err, which its caller then declares: only a
-// number can fail to encode (NaN and the infinities have no JSON).
+// appendPrim appends v, a p, to dst. assignsErr reports whether the code
+// assigns err, which its caller then declares.
 func (g *generator) appendPrim(v *jen.Statement, p model.Prim, wrap func(jen.Code) jen.Code) (code []jen.Code, assignsErr bool) {
-	switch p {
-	case model.String:
-		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendString").Call(jen.Id("dst"), jen.String().Parens(v))}, false
-	case model.Integer:
-		return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendInt").Call(jen.Id("dst"), jen.Int64().Parens(v))}, false
-	case model.Number:
-		return []jen.Code{
-			jen.List(jen.Id("dst"), jen.Err()).Op("=").Qual(jsonrpcPkg, "AppendFloatChecked").Call(jen.Id("dst"), jen.Float64().Parens(v)),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("dst"), wrap(jen.Err()))),
-		}, true
-	}
-	return []jen.Code{jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendBool").Call(jen.Id("dst"), jen.Bool().Parens(v))}, false
+	return g.appendValue(v, &model.Type{Kind: model.Primitive, Prim: p}, wrap, 0)
 }
 
-// appendValue appends v, of type t, to dst. required says that a nil
-// slice or map is written as empty rather than as null. assignsErr
-// reports whether the code assigns err, which its caller then declares.
-func (g *generator) appendValue(v *jen.Statement, t *model.Type, required bool, wrap func(jen.Code) jen.Code, depth int) (code []jen.Code, assignsErr bool) {
-	switch t.Kind {
-	case model.Ref, model.Alias:
-		return []jen.Code{
-			jen.List(jen.Id("dst"), jen.Err()).Op("=").Add(v.Clone()).Dot("appendJSON").Call(jen.Id("dst")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("dst"), wrap(jen.Err()))),
-		}, true
-	case model.Enum:
-		return g.appendPrim(v, model.String, wrap)
-	case model.Primitive:
-		if t.Nullable {
-			value, assignsErr := g.appendPrim(jen.Op("*").Add(v.Clone()), t.Prim, wrap)
-			return []jen.Code{jen.If(jen.Add(v.Clone()).Op("==").Nil()).Block(
-				jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit("null").Op("...")),
-			).Else().Block(value...)}, assignsErr
-		}
-		return g.appendPrim(v, t.Prim, wrap)
-	case model.Raw:
-		def := "null"
-		if t.RawKind == model.AnyObject {
-			def = "{}"
-		}
-		return []jen.Code{jen.Id("dst").Op("=").Id("appendRaw").Call(jen.Id("dst"), v.Clone(), jen.Lit(def))}, false
-	case model.Array:
-		i := fmt.Sprintf("i%d", depth)
-		inner := compose(atIndex(i), wrap)
-		elem, assignsErr := g.appendValue(jen.Add(v.Clone()).Index(jen.Id(i)), t.Elem, true, inner, depth+1)
-		return []jen.Code{
-			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('[')),
-			jen.For(jen.Id(i).Op(":=").Range().Add(v.Clone())).Block(append([]jen.Code{
-				jen.If(jen.Id(i).Op(">").Lit(0)).Block(jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(','))),
-			}, elem...)...),
-			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(']')),
-		}, assignsErr
-	case model.Map:
-		k := fmt.Sprintf("k%d", depth)
-		inner := compose(atKey(k), wrap)
-		elem, assignsErr := g.appendValue(jen.Add(v.Clone()).Index(jen.Id(k)), t.Elem, true, inner, depth+1)
-		return []jen.Code{
-			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('{')),
-			jen.For(jen.List(jen.Id("n"+k), jen.Id(k)).Op(":=").Range().Id("sortedKeys").Call(v.Clone())).Block(append([]jen.Code{
-				jen.If(jen.Id("n" + k).Op(">").Lit(0)).Block(jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(','))),
-				jen.Id("dst").Op("=").Qual(jsonrpcPkg, "AppendString").Call(jen.Id("dst"), jen.Id(k)),
-				jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune(':')),
-			}, elem...)...),
-			jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.LitRune('}')),
-		}, assignsErr
-	}
-	panic(fmt.Sprintf("gen: cannot encode %s", t.Kind))
+// appendValue appends v, of type t, to dst; a nil slice or map is written
+// as empty. assignsErr reports whether the code assigns err, which its
+// caller then declares.
+func (g *generator) appendValue(v *jen.Statement, t *model.Type, wrap func(jen.Code) jen.Code, depth int) (code []jen.Code, assignsErr bool) {
+	cv := g.codecType(t, nil)
+	return protocolCodec.encode(v, cv, wrap, depth), encodeAssignsErr(cv)
 }

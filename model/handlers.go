@@ -13,6 +13,14 @@ import (
 // their Go types, and what gen renders as that package's mcpgen_gen.go.
 // Like the protocol model it is plain data: Go types appear only as
 // structured references (GoType), never as source text.
+//
+// It is a second shape beside Type, not a use of it, because these types
+// are the user's Go declarations rather than ones mcpgen declares: they
+// have Go-only kinds (sized integers, fixed arrays, time.Time, []byte,
+// pointers), no protocol versions or pick rules, and Rules that the
+// generated decoder checks inline. gen lowers a Value with its Rules into
+// the same value-level back end as the protocol's types, the codec in
+// gen/codec.go (see the package doc).
 
 // Handlers is everything one Go package asks mcpgen to generate.
 type Handlers struct {

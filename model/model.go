@@ -15,6 +15,19 @@
 // into Handlers. The package imports no front end, and neither the code
 // generator nor go/types; every node carries the position of its cause,
 // and Error reports a problem there.
+//
+// The model keeps two shapes of "a Go type with a JSON shape" because the
+// two sources differ in what they can say. Protocol types (Type, with its
+// Kind) are declared by the generator itself, exist in protocol versions,
+// and have unions whose variant is chosen by pick rules; their checks are a
+// separate Validate pass. Handler types (Value, Object, Property and
+// Rules) are the user's own Go declarations, with kinds only Go has —
+// sized integers, fixed-length arrays, time.Time, []byte, pointers — and
+// keyword checks that run inline as each value is decoded. Folding one
+// into the other would make every protocol type carry Go-only kinds and
+// every handler type carry versions and picks. Below the level of objects
+// and unions the two share one back end: gen's codec (gen/codec.go), into
+// which both generators lower each value to decode, check and encode it.
 package model
 
 import (

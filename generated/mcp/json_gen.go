@@ -4,7 +4,9 @@ package mcp
 
 import (
 	"encoding/json"
+	"maps"
 	"math/bits"
+	"slices"
 
 	"github.com/mcpgen/mcpgen/runtime/fielderr"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -35,7 +37,7 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "audience")
 			}
-			x.Audience = []Role{}
+			sl0 := make([]Role, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -44,22 +46,27 @@ func (x *Annotations) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Role
-				x.Audience = append(x.Audience, zero)
-				if err := x.Audience[i0].decode(s); err != nil {
+				var e0 Role
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "audience")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Audience = sl0
 		case "lastModified":
 			seen |= bitAnnotationsLastModified
-			if err := decodeString(s, &x.LastModified); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "lastModified")
 			}
+			x.LastModified = v0
 		case "priority":
 			seen |= bitAnnotationsPriority
-			if err := decodeFloat(s, &x.Priority); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "priority")
 			}
+			x.Priority = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -133,9 +140,11 @@ func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitAudioContentMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= bitAudioContentAnnotations
 			x.Annotations = new(Annotations)
@@ -144,14 +153,18 @@ func (x *AudioContent) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= bitAudioContentData
-			if err := decodeString(s, &x.Data); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "mimeType":
 			seen |= bitAudioContentMIMEType
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "type":
 			seen |= bitAudioContentType
 			if err := decodeConstString(s, "audio", "\"audio\""); err != nil {
@@ -229,14 +242,18 @@ func (x *BaseMetadata) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "name":
 			seen |= bitBaseMetadataName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "title":
 			seen |= bitBaseMetadataTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -293,24 +310,32 @@ func (x *BlobResourceContents) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitBlobResourceContentsMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "blob":
 			seen |= bitBlobResourceContentsBlob
-			if err := decodeString(s, &x.Blob); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "blob")
 			}
+			x.Blob = v0
 		case "mimeType":
 			seen |= bitBlobResourceContentsMIMEType
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "uri":
 			seen |= bitBlobResourceContentsURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -375,19 +400,25 @@ func (x *BooleanSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= bitBooleanSchemaDefault
-			if err := decodeBool(s, &x.Default); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= bitBooleanSchemaDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "title":
 			seen |= bitBooleanSchemaTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= bitBooleanSchemaType
 			if err := decodeConstString(s, "boolean", "\"boolean\""); err != nil {
@@ -468,14 +499,18 @@ func (x *CacheableResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "resultType":
 			seen |= bitCacheableResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "ttlMs":
 			seen |= bitCacheableResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -531,13 +566,11 @@ func (x *CacheableResultCacheScope) UnmarshalJSON(data []byte) error {
 }
 
 func (x *CacheableResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = CacheableResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = CacheableResultCacheScope(v0)
 	return nil
 }
 
@@ -578,9 +611,11 @@ func (x *CallToolRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitCallToolRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitCallToolRequestMethod
 			if err := decodeConstString(s, "tools/call", "\"tools/call\""); err != nil {
@@ -668,9 +703,11 @@ func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "arguments":
 			seen |= bitCallToolRequestParamsArguments
-			if err := decodeRawObject(s, &x.Arguments); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
+			x.Arguments = v0
 		case "inputResponses":
 			seen |= bitCallToolRequestParamsInputResponses
 			if err := x.InputResponses.decode(s); err != nil {
@@ -678,14 +715,18 @@ func (x *CallToolRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "name":
 			seen |= bitCallToolRequestParamsName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "requestState":
 			seen |= bitCallToolRequestParamsRequestState
-			if err := decodeString(s, &x.RequestState); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
+			x.RequestState = v0
 		case "task":
 			seen |= bitCallToolRequestParamsTask
 			x.Task = new(TaskMetadata)
@@ -783,7 +824,7 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "content")
 			}
-			x.Content = []ContentBlock{}
+			sl0 := make([]ContentBlock, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -792,27 +833,34 @@ func (x *CallToolResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero ContentBlock
-				x.Content = append(x.Content, zero)
-				if err := x.Content[i0].decode(s); err != nil {
+				var e0 ContentBlock
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Content = sl0
 		case "isError":
 			seen |= bitCallToolResultIsError
-			if err := decodeBool(s, &x.IsError); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "isError")
 			}
+			x.IsError = v0
 		case "resultType":
 			seen |= bitCallToolResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "structuredContent":
 			seen |= bitCallToolResultStructuredContent
-			if err := decodeRawValue(s, &x.StructuredContent); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "structuredContent")
 			}
+			x.StructuredContent = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1125,9 +1173,11 @@ func (x *CancelTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "taskId":
 			seen |= bitCancelTaskRequestParamsTaskID
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1180,24 +1230,32 @@ func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitCancelTaskResultMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "createdAt":
 			seen |= bitCancelTaskResultCreatedAt
-			if err := decodeString(s, &x.CreatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
+			x.CreatedAt = v0
 		case "lastUpdatedAt":
 			seen |= bitCancelTaskResultLastUpdatedAt
-			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
+			x.LastUpdatedAt = v0
 		case "pollInterval":
 			seen |= bitCancelTaskResultPollInterval
-			if err := decodeInt(s, &x.PollInterval); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
+			x.PollInterval = v0
 		case "status":
 			seen |= bitCancelTaskResultStatus
 			if err := x.Status.decode(s); err != nil {
@@ -1205,18 +1263,32 @@ func (x *CancelTaskResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "statusMessage":
 			seen |= bitCancelTaskResultStatusMessage
-			if err := decodeString(s, &x.StatusMessage); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
+			x.StatusMessage = v0
 		case "taskId":
 			seen |= bitCancelTaskResultTaskID
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		case "ttl":
 			seen |= bitCancelTaskResultTTL
-			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
+			if null, err := s.Null(); err != nil {
 				return fielderr.AtField(err, "ttl")
+			} else if null {
+				x.TTL = nil
+			} else {
+				p0 := new(int64)
+				v1, err := s.Int64()
+				if err != nil {
+					return fielderr.AtField(err, "ttl")
+				}
+				*p0 = v1
+				x.TTL = p0
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -1306,9 +1378,11 @@ func (x *CancelledNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= bitCancelledNotificationJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitCancelledNotificationMethod
 			if err := decodeConstString(s, "notifications/cancelled", "\"notifications/cancelled\""); err != nil {
@@ -1389,9 +1463,11 @@ func (x *CancelledNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "reason":
 			seen |= bitCancelledNotificationParamsReason
-			if err := decodeString(s, &x.Reason); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "reason")
 			}
+			x.Reason = v0
 		case "requestId":
 			seen |= bitCancelledNotificationParamsRequestID
 			if err := x.RequestID.decode(s); err != nil {
@@ -1470,15 +1546,17 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 			}
 		case "experimental":
 			seen |= bitClientCapabilitiesExperimental
-			if err := decodeRawObject(s, &x.Experimental); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "experimental")
 			}
+			x.Experimental = v0
 		case "extensions":
 			seen |= bitClientCapabilitiesExtensions
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "extensions")
 			}
-			x.Extensions = map[string]JSONObject{}
+			m0 := make(map[string]JSONObject)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -1488,12 +1566,13 @@ func (x *ClientCapabilities) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 JSONObject
-				if err := v0.decode(s); err != nil {
+				var e0 JSONObject
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
 				}
-				x.Extensions[k0] = v0
+				m0[k0] = e0
 			}
+			x.Extensions = m0
 		case "roots":
 			seen |= bitClientCapabilitiesRoots
 			x.Roots = new(ClientCapabilitiesRoots)
@@ -1544,15 +1623,16 @@ func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
 	if x.Extensions != nil || x.has&bitClientCapabilitiesExtensions != 0 {
 		dst = append(dst, ",\"extensions\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Extensions) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Extensions)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst, err = x.Extensions[k0].appendJSON(dst)
+			e0 := x.Extensions[k0]
+			dst, err = e0.appendJSON(dst)
 			if err != nil {
-				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
+				return dst, fielderr.AtField(fielderr.AtKey(err, string(k0)), "extensions")
 			}
 		}
 		dst = append(dst, '}')
@@ -1608,14 +1688,18 @@ func (x *ClientCapabilitiesElicitation) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "form":
 			seen |= bitClientCapabilitiesElicitationForm
-			if err := decodeRawObject(s, &x.Form); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "form")
 			}
+			x.Form = v0
 		case "url":
 			seen |= bitClientCapabilitiesElicitationURL
-			if err := decodeRawObject(s, &x.URL); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "url")
 			}
+			x.URL = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1671,9 +1755,11 @@ func (x *ClientCapabilitiesRoots) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "listChanged":
 			seen |= bitClientCapabilitiesRootsListChanged
-			if err := decodeBool(s, &x.ListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
+			x.ListChanged = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1725,14 +1811,18 @@ func (x *ClientCapabilitiesSampling) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "context":
 			seen |= bitClientCapabilitiesSamplingContext
-			if err := decodeRawObject(s, &x.Context); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "context")
 			}
+			x.Context = v0
 		case "tools":
 			seen |= bitClientCapabilitiesSamplingTools
-			if err := decodeRawObject(s, &x.Tools); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "tools")
 			}
+			x.Tools = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1788,14 +1878,18 @@ func (x *ClientCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "cancel":
 			seen |= bitClientCapabilitiesTasksCancel
-			if err := decodeRawObject(s, &x.Cancel); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "cancel")
 			}
+			x.Cancel = v0
 		case "list":
 			seen |= bitClientCapabilitiesTasksList
-			if err := decodeRawObject(s, &x.List); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "list")
 			}
+			x.List = v0
 		case "requests":
 			seen |= bitClientCapabilitiesTasksRequests
 			x.Requests = new(ClientCapabilitiesTasksRequests)
@@ -1937,9 +2031,11 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) decode(s *jsonrpc.Scanner) 
 		switch string(key) {
 		case "create":
 			seen |= bitClientCapabilitiesTasksRequestsElicitationCreate
-			if err := decodeRawObject(s, &x.Create); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "create")
 			}
+			x.Create = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -1991,9 +2087,11 @@ func (x *ClientCapabilitiesTasksRequestsSampling) decode(s *jsonrpc.Scanner) err
 		switch string(key) {
 		case "createMessage":
 			seen |= bitClientCapabilitiesTasksRequestsSamplingCreateMessage
-			if err := decodeRawObject(s, &x.CreateMessage); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "createMessage")
 			}
+			x.CreateMessage = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -2453,9 +2551,11 @@ func (x *CompleteRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitCompleteRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitCompleteRequestMethod
 			if err := decodeConstString(s, "completion/complete", "\"completion/complete\""); err != nil {
@@ -2634,14 +2734,18 @@ func (x *CompleteRequestParamsArgument) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "name":
 			seen |= bitCompleteRequestParamsArgumentName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "value":
 			seen |= bitCompleteRequestParamsArgumentValue
-			if err := decodeString(s, &x.Value); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "value")
 			}
+			x.Value = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -2701,7 +2805,7 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
-			x.Arguments = map[string]string{}
+			m0 := make(map[string]string)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -2711,12 +2815,13 @@ func (x *CompleteRequestParamsContext) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 string
-				if err := decodeString(s, &v0); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "arguments")
 				}
-				x.Arguments[k0] = v0
+				m0[k0] = v1
 			}
+			x.Arguments = m0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -2737,13 +2842,14 @@ func (x *CompleteRequestParamsContext) appendJSON(dst []byte) ([]byte, error) {
 	if x.Arguments != nil || x.has&bitCompleteRequestParamsContextArguments != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Arguments) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Arguments)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst = jsonrpc.AppendString(dst, string(x.Arguments[k0]))
+			e0 := x.Arguments[k0]
+			dst = jsonrpc.AppendString(dst, string(e0))
 		}
 		dst = append(dst, '}')
 	}
@@ -2842,9 +2948,11 @@ func (x *CompleteResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "resultType":
 			seen |= bitCompleteResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -2912,20 +3020,24 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "hasMore":
 			seen |= bitCompleteResultCompletionHasMore
-			if err := decodeBool(s, &x.HasMore); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "hasMore")
 			}
+			x.HasMore = v0
 		case "total":
 			seen |= bitCompleteResultCompletionTotal
-			if err := decodeInt(s, &x.Total); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "total")
 			}
+			x.Total = v0
 		case "values":
 			seen |= bitCompleteResultCompletionValues
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "values")
 			}
-			x.Values = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -2934,12 +3046,13 @@ func (x *CompleteResultCompletion) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Values = append(x.Values, zero)
-				if err := decodeString(s, &x.Values[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "values")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.Values = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -3177,9 +3290,11 @@ func (x *CreateMessageRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitCreateMessageRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -3256,15 +3371,17 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "maxTokens":
 			seen |= bitCreateMessageRequestParamsMaxTokens
-			if err := decodeInt(s, &x.MaxTokens); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "maxTokens")
 			}
+			x.MaxTokens = v0
 		case "messages":
 			seen |= bitCreateMessageRequestParamsMessages
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "messages")
 			}
-			x.Messages = []SamplingMessage{}
+			sl0 := make([]SamplingMessage, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -3273,17 +3390,20 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero SamplingMessage
-				x.Messages = append(x.Messages, zero)
-				if err := x.Messages[i0].decode(s); err != nil {
+				var e0 SamplingMessage
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Messages = sl0
 		case "metadata":
 			seen |= bitCreateMessageRequestParamsMetadata
-			if err := decodeRawObject(s, &x.Metadata); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "metadata")
 			}
+			x.Metadata = v0
 		case "modelPreferences":
 			seen |= bitCreateMessageRequestParamsModelPreferences
 			x.ModelPreferences = new(ModelPreferences)
@@ -3295,7 +3415,7 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "stopSequences")
 			}
-			x.StopSequences = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -3304,22 +3424,27 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.StopSequences = append(x.StopSequences, zero)
-				if err := decodeString(s, &x.StopSequences[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "stopSequences")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.StopSequences = sl0
 		case "systemPrompt":
 			seen |= bitCreateMessageRequestParamsSystemPrompt
-			if err := decodeString(s, &x.SystemPrompt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "systemPrompt")
 			}
+			x.SystemPrompt = v0
 		case "temperature":
 			seen |= bitCreateMessageRequestParamsTemperature
-			if err := decodeFloat(s, &x.Temperature); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "temperature")
 			}
+			x.Temperature = v0
 		case "toolChoice":
 			seen |= bitCreateMessageRequestParamsToolChoice
 			x.ToolChoice = new(ToolChoice)
@@ -3331,7 +3456,7 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "tools")
 			}
-			x.Tools = []Tool{}
+			sl0 := make([]Tool, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -3340,12 +3465,13 @@ func (x *CreateMessageRequestParams) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Tool
-				x.Tools = append(x.Tools, zero)
-				if err := x.Tools[i0].decode(s); err != nil {
+				var e0 Tool
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Tools = sl0
 		case "_meta":
 			seen |= bitCreateMessageRequestParamsMeta
 			x.Meta = new(CreateMessageRequestParamsMeta)
@@ -3484,13 +3610,11 @@ func (x *CreateMessageRequestParamsIncludeContext) UnmarshalJSON(data []byte) er
 }
 
 func (x *CreateMessageRequestParamsIncludeContext) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = CreateMessageRequestParamsIncludeContext(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = CreateMessageRequestParamsIncludeContext(v0)
 	return nil
 }
 
@@ -3584,9 +3708,11 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitCreateMessageResultMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "content":
 			seen |= bitCreateMessageResultContent
 			if err := x.Content.decode(s); err != nil {
@@ -3594,9 +3720,11 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "model":
 			seen |= bitCreateMessageResultModel
-			if err := decodeString(s, &x.Model); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "model")
 			}
+			x.Model = v0
 		case "role":
 			seen |= bitCreateMessageResultRole
 			if err := x.Role.decode(s); err != nil {
@@ -3604,9 +3732,11 @@ func (x *CreateMessageResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "stopReason":
 			seen |= bitCreateMessageResultStopReason
-			if err := decodeString(s, &x.StopReason); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "stopReason")
 			}
+			x.StopReason = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -3751,7 +3881,7 @@ func (x *CreateMessageResultContentArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = CreateMessageResultContentArray{}
+	sl0 := make(CreateMessageResultContentArray, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -3760,12 +3890,13 @@ func (x *CreateMessageResultContentArray) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero SamplingMessageContentBlock
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 SamplingMessageContentBlock
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -3812,9 +3943,11 @@ func (x *CreateTaskResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitCreateTaskResultMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "task":
 			seen |= bitCreateTaskResultTask
 			if err := x.Task.decode(s); err != nil {
@@ -3864,13 +3997,11 @@ func (x *Cursor) UnmarshalJSON(data []byte) error {
 }
 
 func (x *Cursor) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = Cursor(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = Cursor(v0)
 	return nil
 }
 
@@ -4011,20 +4142,24 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "instructions":
 			seen |= bitDiscoverResultInstructions
-			if err := decodeString(s, &x.Instructions); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "instructions")
 			}
+			x.Instructions = v0
 		case "resultType":
 			seen |= bitDiscoverResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "supportedVersions":
 			seen |= bitDiscoverResultSupportedVersions
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "supportedVersions")
 			}
-			x.SupportedVersions = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -4033,17 +4168,20 @@ func (x *DiscoverResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.SupportedVersions = append(x.SupportedVersions, zero)
-				if err := decodeString(s, &x.SupportedVersions[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "supportedVersions")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.SupportedVersions = sl0
 		case "ttlMs":
 			seen |= bitDiscoverResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -4121,13 +4259,11 @@ func (x *DiscoverResultCacheScope) UnmarshalJSON(data []byte) error {
 }
 
 func (x *DiscoverResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = DiscoverResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = DiscoverResultCacheScope(v0)
 	return nil
 }
 
@@ -4258,9 +4394,11 @@ func (x *ElicitRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitElicitRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -4332,14 +4470,18 @@ func (x *ElicitRequestFormParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "message":
 			seen |= bitElicitRequestFormParamsMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		case "mode":
 			seen |= bitElicitRequestFormParamsMode
-			if err := decodeString(s, &x.Mode); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mode")
 			}
+			x.Mode = v0
 		case "requestedSchema":
 			seen |= bitElicitRequestFormParamsRequestedSchema
 			if err := x.RequestedSchema.decode(s); err != nil {
@@ -4493,15 +4635,17 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 		switch string(key) {
 		case "$schema":
 			seen |= bitElicitRequestFormParamsRequestedSchemaSchema
-			if err := decodeString(s, &x.Schema); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "$schema")
 			}
+			x.Schema = v0
 		case "properties":
 			seen |= bitElicitRequestFormParamsRequestedSchemaProperties
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "properties")
 			}
-			x.Properties = map[string]PrimitiveSchemaDefinition{}
+			m0 := make(map[string]PrimitiveSchemaDefinition)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -4511,18 +4655,19 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 					break
 				}
 				k0 := string(key)
-				var v0 PrimitiveSchemaDefinition
-				if err := v0.decode(s); err != nil {
+				var e0 PrimitiveSchemaDefinition
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 				}
-				x.Properties[k0] = v0
+				m0[k0] = e0
 			}
+			x.Properties = m0
 		case "required":
 			seen |= bitElicitRequestFormParamsRequestedSchemaRequired
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "required")
 			}
-			x.Required = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -4531,12 +4676,13 @@ func (x *ElicitRequestFormParamsRequestedSchema) decode(s *jsonrpc.Scanner) erro
 				if !more {
 					break
 				}
-				var zero string
-				x.Required = append(x.Required, zero)
-				if err := decodeString(s, &x.Required[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.Required = sl0
 		case "type":
 			seen |= bitElicitRequestFormParamsRequestedSchemaType
 			if err := decodeConstString(s, "object", "\"object\""); err != nil {
@@ -4568,15 +4714,16 @@ func (x *ElicitRequestFormParamsRequestedSchema) appendJSON(dst []byte) ([]byte,
 	if x.missing&bitElicitRequestFormParamsRequestedSchemaProperties == 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Properties) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Properties)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst, err = x.Properties[k0].appendJSON(dst)
+			e0 := x.Properties[k0]
+			dst, err = e0.appendJSON(dst)
 			if err != nil {
-				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "properties")
+				return dst, fielderr.AtField(fielderr.AtKey(err, string(k0)), "properties")
 			}
 		}
 		dst = append(dst, '}')
@@ -4685,9 +4832,11 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "message":
 			seen |= bitElicitRequestURLParamsMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		case "mode":
 			seen |= bitElicitRequestURLParamsMode
 			if err := decodeConstString(s, "url", "\"url\""); err != nil {
@@ -4695,9 +4844,11 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "url":
 			seen |= bitElicitRequestURLParamsURL
-			if err := decodeString(s, &x.URL); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "url")
 			}
+			x.URL = v0
 		case "_meta":
 			seen |= bitElicitRequestURLParamsMeta
 			x.Meta = new(ElicitRequestURLParamsMeta)
@@ -4706,9 +4857,11 @@ func (x *ElicitRequestURLParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "elicitationId":
 			seen |= bitElicitRequestURLParamsElicitationID
-			if err := decodeString(s, &x.ElicitationID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "elicitationId")
 			}
+			x.ElicitationID = v0
 		case "task":
 			seen |= bitElicitRequestURLParamsTask
 			x.Task = new(TaskMetadata)
@@ -4860,7 +5013,7 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "content")
 			}
-			x.Content = map[string]ElicitResultContentValue{}
+			m0 := make(map[string]ElicitResultContentValue)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -4870,17 +5023,20 @@ func (x *ElicitResult) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 ElicitResultContentValue
-				if err := v0.decode(s); err != nil {
+				var e0 ElicitResultContentValue
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "content")
 				}
-				x.Content[k0] = v0
+				m0[k0] = e0
 			}
+			x.Content = m0
 		case "_meta":
 			seen |= bitElicitResultMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -4910,15 +5066,16 @@ func (x *ElicitResult) appendJSON(dst []byte) ([]byte, error) {
 	if x.Content != nil || x.has&bitElicitResultContent != 0 {
 		dst = append(dst, ",\"content\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Content) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Content)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst, err = x.Content[k0].appendJSON(dst)
+			e0 := x.Content[k0]
+			dst, err = e0.appendJSON(dst)
 			if err != nil {
-				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "content")
+				return dst, fielderr.AtField(fielderr.AtKey(err, string(k0)), "content")
 			}
 		}
 		dst = append(dst, '}')
@@ -4941,13 +5098,11 @@ func (x *ElicitResultAction) UnmarshalJSON(data []byte) error {
 }
 
 func (x *ElicitResultAction) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ElicitResultAction(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ElicitResultAction(v0)
 	return nil
 }
 
@@ -5027,7 +5182,7 @@ func (x *ElicitResultContentValueArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = ElicitResultContentValueArray{}
+	sl0 := make(ElicitResultContentValueArray, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -5036,12 +5191,13 @@ func (x *ElicitResultContentValueArray) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero string
-		(*x) = append((*x), zero)
-		if err := decodeString(s, &(*x)[i0]); err != nil {
+		v1, err := s.String()
+		if err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, v1)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -5068,13 +5224,11 @@ func (x *ElicitResultContentValueBoolean) UnmarshalJSON(data []byte) error {
 }
 
 func (x *ElicitResultContentValueBoolean) decode(s *jsonrpc.Scanner) error {
-	{
-		var v bool
-		if err := decodeBool(s, &v); err != nil {
-			return err
-		}
-		(*x) = ElicitResultContentValueBoolean(v)
+	v0, err := s.Bool()
+	if err != nil {
+		return err
 	}
+	(*x) = ElicitResultContentValueBoolean(v0)
 	return nil
 }
 
@@ -5094,13 +5248,11 @@ func (x *ElicitResultContentValueInteger) UnmarshalJSON(data []byte) error {
 }
 
 func (x *ElicitResultContentValueInteger) decode(s *jsonrpc.Scanner) error {
-	{
-		var v int64
-		if err := decodeInt(s, &v); err != nil {
-			return err
-		}
-		(*x) = ElicitResultContentValueInteger(v)
+	v0, err := s.Int64()
+	if err != nil {
+		return err
 	}
+	(*x) = ElicitResultContentValueInteger(v0)
 	return nil
 }
 
@@ -5120,13 +5272,11 @@ func (x *ElicitResultContentValueString) UnmarshalJSON(data []byte) error {
 }
 
 func (x *ElicitResultContentValueString) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ElicitResultContentValueString(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ElicitResultContentValueString(v0)
 	return nil
 }
 
@@ -5239,9 +5389,11 @@ func (x *ElicitationCompleteNotificationParams) decode(s *jsonrpc.Scanner) error
 		switch string(key) {
 		case "elicitationId":
 			seen |= bitElicitationCompleteNotificationParamsElicitationID
-			if err := decodeString(s, &x.ElicitationID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "elicitationId")
 			}
+			x.ElicitationID = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -5294,9 +5446,11 @@ func (x *EmbeddedResource) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitEmbeddedResourceMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= bitEmbeddedResourceAnnotations
 			x.Annotations = new(Annotations)
@@ -5623,19 +5777,25 @@ func (x *Error) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "code":
 			seen |= bitErrorCode
-			if err := decodeInt(s, &x.Code); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "code")
 			}
+			x.Code = v0
 		case "data":
 			seen |= bitErrorData
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= bitErrorMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -5701,9 +5861,11 @@ func (x *GetPromptRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitGetPromptRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitGetPromptRequestMethod
 			if err := decodeConstString(s, "prompts/get", "\"prompts/get\""); err != nil {
@@ -5794,7 +5956,7 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
-			x.Arguments = map[string]string{}
+			m0 := make(map[string]string)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -5804,12 +5966,13 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 string
-				if err := decodeString(s, &v0); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "arguments")
 				}
-				x.Arguments[k0] = v0
+				m0[k0] = v1
 			}
+			x.Arguments = m0
 		case "inputResponses":
 			seen |= bitGetPromptRequestParamsInputResponses
 			if err := x.InputResponses.decode(s); err != nil {
@@ -5817,14 +5980,18 @@ func (x *GetPromptRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "name":
 			seen |= bitGetPromptRequestParamsName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "requestState":
 			seen |= bitGetPromptRequestParamsRequestState
-			if err := decodeString(s, &x.RequestState); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
+			x.RequestState = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -5854,13 +6021,14 @@ func (x *GetPromptRequestParams) appendJSON(dst []byte) ([]byte, error) {
 	if x.Arguments != nil || x.has&bitGetPromptRequestParamsArguments != 0 {
 		dst = append(dst, ",\"arguments\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Arguments) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Arguments)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst = jsonrpc.AppendString(dst, string(x.Arguments[k0]))
+			e0 := x.Arguments[k0]
+			dst = jsonrpc.AppendString(dst, string(e0))
 		}
 		dst = append(dst, '}')
 	}
@@ -5915,15 +6083,17 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "description":
 			seen |= bitGetPromptResultDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "messages":
 			seen |= bitGetPromptResultMessages
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "messages")
 			}
-			x.Messages = []PromptMessage{}
+			sl0 := make([]PromptMessage, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -5932,17 +6102,20 @@ func (x *GetPromptResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero PromptMessage
-				x.Messages = append(x.Messages, zero)
-				if err := x.Messages[i0].decode(s); err != nil {
+				var e0 PromptMessage
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "messages")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Messages = sl0
 		case "resultType":
 			seen |= bitGetPromptResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6251,9 +6424,11 @@ func (x *GetTaskPayloadRequestParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "taskId":
 			seen |= bitGetTaskPayloadRequestParamsTaskID
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6306,9 +6481,11 @@ func (x *GetTaskPayloadResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitGetTaskPayloadResultMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6449,9 +6626,11 @@ func (x *GetTaskRequestParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "taskId":
 			seen |= bitGetTaskRequestParamsTaskID
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6504,24 +6683,32 @@ func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitGetTaskResultMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "createdAt":
 			seen |= bitGetTaskResultCreatedAt
-			if err := decodeString(s, &x.CreatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
+			x.CreatedAt = v0
 		case "lastUpdatedAt":
 			seen |= bitGetTaskResultLastUpdatedAt
-			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
+			x.LastUpdatedAt = v0
 		case "pollInterval":
 			seen |= bitGetTaskResultPollInterval
-			if err := decodeInt(s, &x.PollInterval); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
+			x.PollInterval = v0
 		case "status":
 			seen |= bitGetTaskResultStatus
 			if err := x.Status.decode(s); err != nil {
@@ -6529,18 +6716,32 @@ func (x *GetTaskResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "statusMessage":
 			seen |= bitGetTaskResultStatusMessage
-			if err := decodeString(s, &x.StatusMessage); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
+			x.StatusMessage = v0
 		case "taskId":
 			seen |= bitGetTaskResultTaskID
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		case "ttl":
 			seen |= bitGetTaskResultTTL
-			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
+			if null, err := s.Null(); err != nil {
 				return fielderr.AtField(err, "ttl")
+			} else if null {
+				x.TTL = nil
+			} else {
+				p0 := new(int64)
+				v1, err := s.Int64()
+				if err != nil {
+					return fielderr.AtField(err, "ttl")
+				}
+				*p0 = v1
+				x.TTL = p0
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -6715,14 +6916,18 @@ func (x *HeaderMismatchErrorError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= bitHeaderMismatchErrorErrorData
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= bitHeaderMismatchErrorErrorMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6783,15 +6988,17 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "mimeType":
 			seen |= bitIconMIMEType
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "sizes":
 			seen |= bitIconSizes
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "sizes")
 			}
-			x.Sizes = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -6800,17 +7007,20 @@ func (x *Icon) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Sizes = append(x.Sizes, zero)
-				if err := decodeString(s, &x.Sizes[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "sizes")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.Sizes = sl0
 		case "src":
 			seen |= bitIconSrc
-			if err := decodeString(s, &x.Src); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "src")
 			}
+			x.Src = v0
 		case "theme":
 			seen |= bitIconTheme
 			if err := x.Theme.decode(s); err != nil {
@@ -6875,13 +7085,11 @@ func (x *IconTheme) UnmarshalJSON(data []byte) error {
 }
 
 func (x *IconTheme) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = IconTheme(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = IconTheme(v0)
 	return nil
 }
 
@@ -6920,7 +7128,7 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -6929,12 +7137,13 @@ func (x *Icons) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -6997,9 +7206,11 @@ func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitImageContentMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= bitImageContentAnnotations
 			x.Annotations = new(Annotations)
@@ -7008,14 +7219,18 @@ func (x *ImageContent) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= bitImageContentData
-			if err := decodeString(s, &x.Data); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "mimeType":
 			seen |= bitImageContentMIMEType
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "type":
 			seen |= bitImageContentType
 			if err := decodeConstString(s, "image", "\"image\""); err != nil {
@@ -7093,15 +7308,17 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "description":
 			seen |= bitImplementationDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= bitImplementationIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -7110,32 +7327,41 @@ func (x *Implementation) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "name":
 			seen |= bitImplementationName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "title":
 			seen |= bitImplementationTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "version":
 			seen |= bitImplementationVersion
-			if err := decodeString(s, &x.Version); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "version")
 			}
+			x.Version = v0
 		case "websiteUrl":
 			seen |= bitImplementationWebsiteURL
-			if err := decodeString(s, &x.WebsiteURL); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "websiteUrl")
 			}
+			x.WebsiteURL = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -7224,9 +7450,11 @@ func (x *InitializeRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitInitializeRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitInitializeRequestMethod
 			if err := decodeConstString(s, "initialize", "\"initialize\""); err != nil {
@@ -7324,9 +7552,11 @@ func (x *InitializeRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "protocolVersion":
 			seen |= bitInitializeRequestParamsProtocolVersion
-			if err := decodeString(s, &x.ProtocolVersion); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "protocolVersion")
 			}
+			x.ProtocolVersion = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -7459,9 +7689,11 @@ func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitInitializeResultMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "capabilities":
 			seen |= bitInitializeResultCapabilities
 			if err := x.Capabilities.decode(s); err != nil {
@@ -7469,14 +7701,18 @@ func (x *InitializeResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "instructions":
 			seen |= bitInitializeResultInstructions
-			if err := decodeString(s, &x.Instructions); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "instructions")
 			}
+			x.Instructions = v0
 		case "protocolVersion":
 			seen |= bitInitializeResultProtocolVersion
-			if err := decodeString(s, &x.ProtocolVersion); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "protocolVersion")
 			}
+			x.ProtocolVersion = v0
 		case "serverInfo":
 			seen |= bitInitializeResultServerInfo
 			if err := x.ServerInfo.decode(s); err != nil {
@@ -7557,9 +7793,11 @@ func (x *InitializedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= bitInitializedNotificationJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitInitializedNotificationMethod
 			if err := decodeConstString(s, "notifications/initialized", "\"notifications/initialized\""); err != nil {
@@ -7683,7 +7921,7 @@ func (x *InputRequests) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
-	(*x) = InputRequests{}
+	m0 := make(InputRequests)
 	for {
 		key, more, err := s.NextKey()
 		if err != nil {
@@ -7693,12 +7931,13 @@ func (x *InputRequests) decode(s *jsonrpc.Scanner) error {
 			break
 		}
 		k0 := string(key)
-		var v0 InputRequest
-		if err := v0.decode(s); err != nil {
+		var e0 InputRequest
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtKey(err, k0)
 		}
-		(*x)[k0] = v0
+		m0[k0] = e0
 	}
+	(*x) = m0
 	return nil
 }
 
@@ -7710,15 +7949,16 @@ func (x InputRequests) MarshalJSON() ([]byte, error) {
 func (x InputRequests) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
-	for nk0, k0 := range sortedKeys(x) {
-		if nk0 > 0 {
+	for i0, k0 := range slices.Sorted(maps.Keys(x)) {
+		if i0 > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsonrpc.AppendString(dst, k0)
+		dst = jsonrpc.AppendString(dst, string(k0))
 		dst = append(dst, ':')
-		dst, err = x[k0].appendJSON(dst)
+		e0 := x[k0]
+		dst, err = e0.appendJSON(dst)
 		if err != nil {
-			return dst, fielderr.AtKey(err, k0)
+			return dst, fielderr.AtKey(err, string(k0))
 		}
 	}
 	dst = append(dst, '}')
@@ -7758,14 +7998,18 @@ func (x *InputRequiredResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "requestState":
 			seen |= bitInputRequiredResultRequestState
-			if err := decodeString(s, &x.RequestState); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
+			x.RequestState = v0
 		case "resultType":
 			seen |= bitInputRequiredResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -7934,9 +8178,11 @@ func (x *InputResponseRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "requestState":
 			seen |= bitInputResponseRequestParamsRequestState
-			if err := decodeString(s, &x.RequestState); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
+			x.RequestState = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -7991,7 +8237,7 @@ func (x *InputResponses) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
-	(*x) = InputResponses{}
+	m0 := make(InputResponses)
 	for {
 		key, more, err := s.NextKey()
 		if err != nil {
@@ -8001,12 +8247,13 @@ func (x *InputResponses) decode(s *jsonrpc.Scanner) error {
 			break
 		}
 		k0 := string(key)
-		var v0 InputResponse
-		if err := v0.decode(s); err != nil {
+		var e0 InputResponse
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtKey(err, k0)
 		}
-		(*x)[k0] = v0
+		m0[k0] = e0
 	}
+	(*x) = m0
 	return nil
 }
 
@@ -8018,15 +8265,16 @@ func (x InputResponses) MarshalJSON() ([]byte, error) {
 func (x InputResponses) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
-	for nk0, k0 := range sortedKeys(x) {
-		if nk0 > 0 {
+	for i0, k0 := range slices.Sorted(maps.Keys(x)) {
+		if i0 > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsonrpc.AppendString(dst, k0)
+		dst = jsonrpc.AppendString(dst, string(k0))
 		dst = append(dst, ':')
-		dst, err = x[k0].appendJSON(dst)
+		e0 := x[k0]
+		dst, err = e0.appendJSON(dst)
 		if err != nil {
-			return dst, fielderr.AtKey(err, k0)
+			return dst, fielderr.AtKey(err, string(k0))
 		}
 	}
 	dst = append(dst, '}')
@@ -8060,14 +8308,18 @@ func (x *InternalError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= bitInternalErrorData
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= bitInternalErrorMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -8133,14 +8385,18 @@ func (x *InvalidParamsError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= bitInvalidParamsErrorData
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= bitInvalidParamsErrorMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -8206,14 +8462,18 @@ func (x *InvalidRequestError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= bitInvalidRequestErrorData
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= bitInvalidRequestErrorMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -8261,7 +8521,7 @@ func (x *JSONArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = JSONArray{}
+	sl0 := make(JSONArray, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -8270,12 +8530,13 @@ func (x *JSONArray) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero JSONValue
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 JSONValue
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -8309,7 +8570,7 @@ func (x *JSONObject) decode(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
 	}
-	(*x) = JSONObject{}
+	m0 := make(JSONObject)
 	for {
 		key, more, err := s.NextKey()
 		if err != nil {
@@ -8319,12 +8580,13 @@ func (x *JSONObject) decode(s *jsonrpc.Scanner) error {
 			break
 		}
 		k0 := string(key)
-		var v0 JSONValue
-		if err := v0.decode(s); err != nil {
+		var e0 JSONValue
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtKey(err, k0)
 		}
-		(*x)[k0] = v0
+		m0[k0] = e0
 	}
+	(*x) = m0
 	return nil
 }
 
@@ -8336,15 +8598,16 @@ func (x JSONObject) MarshalJSON() ([]byte, error) {
 func (x JSONObject) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
-	for nk0, k0 := range sortedKeys(x) {
-		if nk0 > 0 {
+	for i0, k0 := range slices.Sorted(maps.Keys(x)) {
+		if i0 > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsonrpc.AppendString(dst, k0)
+		dst = jsonrpc.AppendString(dst, string(k0))
 		dst = append(dst, ':')
-		dst, err = x[k0].appendJSON(dst)
+		e0 := x[k0]
+		dst, err = e0.appendJSON(dst)
 		if err != nil {
-			return dst, fielderr.AtKey(err, k0)
+			return dst, fielderr.AtKey(err, string(k0))
 		}
 	}
 	dst = append(dst, '}')
@@ -8360,7 +8623,7 @@ func (x *JSONRPCBatchRequest) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = JSONRPCBatchRequest{}
+	sl0 := make(JSONRPCBatchRequest, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -8369,12 +8632,13 @@ func (x *JSONRPCBatchRequest) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero JSONRPCBatchRequestItem
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 JSONRPCBatchRequestItem
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -8482,7 +8746,7 @@ func (x *JSONRPCBatchResponse) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = JSONRPCBatchResponse{}
+	sl0 := make(JSONRPCBatchResponse, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -8491,12 +8755,13 @@ func (x *JSONRPCBatchResponse) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero JSONRPCBatchResponseItem
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 JSONRPCBatchResponseItem
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -8841,9 +9106,11 @@ func (x *JSONRPCNotification) decode(s *jsonrpc.Scanner) error {
 			}
 		case "method":
 			seen |= bitJSONRPCNotificationMethod
-			if err := decodeString(s, &x.Method); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "method")
 			}
+			x.Method = v0
 		case "params":
 			seen |= bitJSONRPCNotificationParams
 			x.Params = new(JSONRPCNotificationParams)
@@ -8914,9 +9181,11 @@ func (x *JSONRPCNotificationParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitJSONRPCNotificationParamsMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -8978,9 +9247,11 @@ func (x *JSONRPCRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "method":
 			seen |= bitJSONRPCRequestMethod
-			if err := decodeString(s, &x.Method); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "method")
 			}
+			x.Method = v0
 		case "params":
 			seen |= bitJSONRPCRequestParams
 			x.Params = new(JSONRPCRequestParams)
@@ -9380,7 +9651,7 @@ func (x *JSONValueArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = JSONValueArray{}
+	sl0 := make(JSONValueArray, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -9389,12 +9660,13 @@ func (x *JSONValueArray) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero JSONValue
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 JSONValue
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -9425,13 +9697,11 @@ func (x *JSONValueBoolean) UnmarshalJSON(data []byte) error {
 }
 
 func (x *JSONValueBoolean) decode(s *jsonrpc.Scanner) error {
-	{
-		var v bool
-		if err := decodeBool(s, &v); err != nil {
-			return err
-		}
-		(*x) = JSONValueBoolean(v)
+	v0, err := s.Bool()
+	if err != nil {
+		return err
 	}
+	(*x) = JSONValueBoolean(v0)
 	return nil
 }
 
@@ -9451,13 +9721,11 @@ func (x *JSONValueInteger) UnmarshalJSON(data []byte) error {
 }
 
 func (x *JSONValueInteger) decode(s *jsonrpc.Scanner) error {
-	{
-		var v int64
-		if err := decodeInt(s, &v); err != nil {
-			return err
-		}
-		(*x) = JSONValueInteger(v)
+	v0, err := s.Int64()
+	if err != nil {
+		return err
 	}
+	(*x) = JSONValueInteger(v0)
 	return nil
 }
 
@@ -9477,13 +9745,11 @@ func (x *JSONValueString) UnmarshalJSON(data []byte) error {
 }
 
 func (x *JSONValueString) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = JSONValueString(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = JSONValueString(v0)
 	return nil
 }
 
@@ -9519,20 +9785,24 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= bitLegacyTitledEnumSchemaDefault
-			if err := decodeString(s, &x.Default); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= bitLegacyTitledEnumSchemaDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "enum":
 			seen |= bitLegacyTitledEnumSchemaEnum
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enum")
 			}
-			x.Enum = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -9541,18 +9811,19 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Enum = append(x.Enum, zero)
-				if err := decodeString(s, &x.Enum[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.Enum = sl0
 		case "enumNames":
 			seen |= bitLegacyTitledEnumSchemaEnumNames
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enumNames")
 			}
-			x.EnumNames = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -9561,17 +9832,20 @@ func (x *LegacyTitledEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.EnumNames = append(x.EnumNames, zero)
-				if err := decodeString(s, &x.EnumNames[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enumNames")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.EnumNames = sl0
 		case "title":
 			seen |= bitLegacyTitledEnumSchemaTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= bitLegacyTitledEnumSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
@@ -9668,9 +9942,11 @@ func (x *ListPromptsRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitListPromptsRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitListPromptsRequestMethod
 			if err := decodeConstString(s, "prompts/list", "\"prompts/list\""); err != nil {
@@ -9764,15 +10040,17 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "nextCursor":
 			seen |= bitListPromptsResultNextCursor
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "prompts":
 			seen |= bitListPromptsResultPrompts
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "prompts")
 			}
-			x.Prompts = []Prompt{}
+			sl0 := make([]Prompt, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -9781,22 +10059,27 @@ func (x *ListPromptsResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Prompt
-				x.Prompts = append(x.Prompts, zero)
-				if err := x.Prompts[i0].decode(s); err != nil {
+				var e0 Prompt
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "prompts")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Prompts = sl0
 		case "resultType":
 			seen |= bitListPromptsResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "ttlMs":
 			seen |= bitListPromptsResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -9870,13 +10153,11 @@ func (x *ListPromptsResultCacheScope) UnmarshalJSON(data []byte) error {
 }
 
 func (x *ListPromptsResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ListPromptsResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ListPromptsResultCacheScope(v0)
 	return nil
 }
 
@@ -9997,9 +10278,11 @@ func (x *ListResourceTemplatesRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitListResourceTemplatesRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitListResourceTemplatesRequestMethod
 			if err := decodeConstString(s, "resources/templates/list", "\"resources/templates/list\""); err != nil {
@@ -10093,15 +10376,17 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "nextCursor":
 			seen |= bitListResourceTemplatesResultNextCursor
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "resourceTemplates":
 			seen |= bitListResourceTemplatesResultResourceTemplates
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "resourceTemplates")
 			}
-			x.ResourceTemplates = []ResourceTemplate{}
+			sl0 := make([]ResourceTemplate, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -10110,22 +10395,27 @@ func (x *ListResourceTemplatesResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero ResourceTemplate
-				x.ResourceTemplates = append(x.ResourceTemplates, zero)
-				if err := x.ResourceTemplates[i0].decode(s); err != nil {
+				var e0 ResourceTemplate
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "resourceTemplates")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.ResourceTemplates = sl0
 		case "resultType":
 			seen |= bitListResourceTemplatesResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "ttlMs":
 			seen |= bitListResourceTemplatesResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -10199,13 +10489,11 @@ func (x *ListResourceTemplatesResultCacheScope) UnmarshalJSON(data []byte) error
 }
 
 func (x *ListResourceTemplatesResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ListResourceTemplatesResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ListResourceTemplatesResultCacheScope(v0)
 	return nil
 }
 
@@ -10326,9 +10614,11 @@ func (x *ListResourcesRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitListResourcesRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitListResourcesRequestMethod
 			if err := decodeConstString(s, "resources/list", "\"resources/list\""); err != nil {
@@ -10422,15 +10712,17 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "nextCursor":
 			seen |= bitListResourcesResultNextCursor
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "resources":
 			seen |= bitListResourcesResultResources
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "resources")
 			}
-			x.Resources = []Resource{}
+			sl0 := make([]Resource, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -10439,22 +10731,27 @@ func (x *ListResourcesResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Resource
-				x.Resources = append(x.Resources, zero)
-				if err := x.Resources[i0].decode(s); err != nil {
+				var e0 Resource
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "resources")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Resources = sl0
 		case "resultType":
 			seen |= bitListResourcesResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "ttlMs":
 			seen |= bitListResourcesResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -10528,13 +10825,11 @@ func (x *ListResourcesResultCacheScope) UnmarshalJSON(data []byte) error {
 }
 
 func (x *ListResourcesResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ListResourcesResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ListResourcesResultCacheScope(v0)
 	return nil
 }
 
@@ -10666,9 +10961,11 @@ func (x *ListRootsRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitListRootsRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -10801,7 +11098,7 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "roots")
 			}
-			x.Roots = []Root{}
+			sl0 := make([]Root, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -10810,17 +11107,20 @@ func (x *ListRootsResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Root
-				x.Roots = append(x.Roots, zero)
-				if err := x.Roots[i0].decode(s); err != nil {
+				var e0 Root
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "roots")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Roots = sl0
 		case "_meta":
 			seen |= bitListRootsResultMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -10978,20 +11278,24 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitListTasksResultMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "nextCursor":
 			seen |= bitListTasksResultNextCursor
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "tasks":
 			seen |= bitListTasksResultTasks
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "tasks")
 			}
-			x.Tasks = []Task{}
+			sl0 := make([]Task, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -11000,12 +11304,13 @@ func (x *ListTasksResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Task
-				x.Tasks = append(x.Tasks, zero)
-				if err := x.Tasks[i0].decode(s); err != nil {
+				var e0 Task
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "tasks")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Tasks = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -11082,9 +11387,11 @@ func (x *ListToolsRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitListToolsRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitListToolsRequestMethod
 			if err := decodeConstString(s, "tools/list", "\"tools/list\""); err != nil {
@@ -11178,20 +11485,24 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "nextCursor":
 			seen |= bitListToolsResultNextCursor
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "resultType":
 			seen |= bitListToolsResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "tools":
 			seen |= bitListToolsResultTools
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "tools")
 			}
-			x.Tools = []Tool{}
+			sl0 := make([]Tool, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -11200,17 +11511,20 @@ func (x *ListToolsResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Tool
-				x.Tools = append(x.Tools, zero)
-				if err := x.Tools[i0].decode(s); err != nil {
+				var e0 Tool
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "tools")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Tools = sl0
 		case "ttlMs":
 			seen |= bitListToolsResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -11284,13 +11598,11 @@ func (x *ListToolsResultCacheScope) UnmarshalJSON(data []byte) error {
 }
 
 func (x *ListToolsResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ListToolsResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ListToolsResultCacheScope(v0)
 	return nil
 }
 
@@ -11390,13 +11702,11 @@ func (x *LoggingLevel) UnmarshalJSON(data []byte) error {
 }
 
 func (x *LoggingLevel) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = LoggingLevel(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = LoggingLevel(v0)
 	return nil
 }
 
@@ -11432,9 +11742,11 @@ func (x *LoggingMessageNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= bitLoggingMessageNotificationJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitLoggingMessageNotificationMethod
 			if err := decodeConstString(s, "notifications/message", "\"notifications/message\""); err != nil {
@@ -11515,9 +11827,11 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= bitLoggingMessageNotificationParamsData
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "level":
 			seen |= bitLoggingMessageNotificationParamsLevel
 			if err := x.Level.decode(s); err != nil {
@@ -11525,9 +11839,11 @@ func (x *LoggingMessageNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "logger":
 			seen |= bitLoggingMessageNotificationParamsLogger
-			if err := decodeString(s, &x.Logger); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "logger")
 			}
+			x.Logger = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -11583,9 +11899,11 @@ func (x *MetaObject) UnmarshalJSON(data []byte) error {
 }
 
 func (x *MetaObject) decode(s *jsonrpc.Scanner) error {
-	if err := decodeRawObject(s, (*json.RawMessage)(x)); err != nil {
+	v0, err := decodeRawObject(s)
+	if err != nil {
 		return err
 	}
+	(*x) = MetaObject(v0)
 	return nil
 }
 
@@ -11626,14 +11944,18 @@ func (x *MethodNotFoundError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= bitMethodNotFoundErrorData
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= bitMethodNotFoundErrorMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -11784,9 +12106,11 @@ func (x *MissingRequiredClientCapabilityErrorError) decode(s *jsonrpc.Scanner) e
 			}
 		case "message":
 			seen |= bitMissingRequiredClientCapabilityErrorErrorMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -11910,9 +12234,11 @@ func (x *ModelHint) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "name":
 			seen |= bitModelHintName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -11964,15 +12290,17 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "costPriority":
 			seen |= bitModelPreferencesCostPriority
-			if err := decodeFloat(s, &x.CostPriority); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "costPriority")
 			}
+			x.CostPriority = v0
 		case "hints":
 			seen |= bitModelPreferencesHints
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "hints")
 			}
-			x.Hints = []ModelHint{}
+			sl0 := make([]ModelHint, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -11981,22 +12309,27 @@ func (x *ModelPreferences) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero ModelHint
-				x.Hints = append(x.Hints, zero)
-				if err := x.Hints[i0].decode(s); err != nil {
+				var e0 ModelHint
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "hints")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Hints = sl0
 		case "intelligencePriority":
 			seen |= bitModelPreferencesIntelligencePriority
-			if err := decodeFloat(s, &x.IntelligencePriority); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "intelligencePriority")
 			}
+			x.IntelligencePriority = v0
 		case "speedPriority":
 			seen |= bitModelPreferencesSpeedPriority
-			if err := decodeFloat(s, &x.SpeedPriority); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "speedPriority")
 			}
+			x.SpeedPriority = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -12166,9 +12499,11 @@ func (x *Notification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "method":
 			seen |= bitNotificationMethod
-			if err := decodeString(s, &x.Method); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "method")
 			}
+			x.Method = v0
 		case "params":
 			seen |= bitNotificationParams
 			x.Params = new(NotificationParams)
@@ -12352,29 +12687,39 @@ func (x *NumberSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= bitNumberSchemaDefault
-			if err := decodeFloat(s, &x.Default); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= bitNumberSchemaDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "maximum":
 			seen |= bitNumberSchemaMaximum
-			if err := decodeFloat(s, &x.Maximum); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "maximum")
 			}
+			x.Maximum = v0
 		case "minimum":
 			seen |= bitNumberSchemaMinimum
-			if err := decodeFloat(s, &x.Minimum); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "minimum")
 			}
+			x.Minimum = v0
 		case "title":
 			seen |= bitNumberSchemaTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= bitNumberSchemaType
 			if err := x.Type.decode(s); err != nil {
@@ -12449,13 +12794,11 @@ func (x *NumberSchemaType) UnmarshalJSON(data []byte) error {
 }
 
 func (x *NumberSchemaType) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = NumberSchemaType(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = NumberSchemaType(v0)
 	return nil
 }
 
@@ -12496,14 +12839,18 @@ func (x *PaginatedRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitPaginatedRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitPaginatedRequestMethod
-			if err := decodeString(s, &x.Method); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "method")
 			}
+			x.Method = v0
 		case "params":
 			seen |= bitPaginatedRequestParams
 			x.Params = new(PaginatedRequestParams)
@@ -12587,9 +12934,11 @@ func (x *PaginatedRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "cursor":
 			seen |= bitPaginatedRequestParamsCursor
-			if err := decodeString(s, &x.Cursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "cursor")
 			}
+			x.Cursor = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -12656,14 +13005,18 @@ func (x *PaginatedResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "nextCursor":
 			seen |= bitPaginatedResultNextCursor
-			if err := decodeString(s, &x.NextCursor); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "nextCursor")
 			}
+			x.NextCursor = v0
 		case "resultType":
 			seen |= bitPaginatedResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -12733,14 +13086,18 @@ func (x *ParseError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "data":
 			seen |= bitParseErrorData
-			if err := decodeRawValue(s, &x.Data); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "data")
 			}
+			x.Data = v0
 		case "message":
 			seen |= bitParseErrorMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -12806,9 +13163,11 @@ func (x *PingRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitPingRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitPingRequestMethod
 			if err := decodeConstString(s, "ping", "\"ping\""); err != nil {
@@ -13206,9 +13565,11 @@ func (x *ProgressNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= bitProgressNotificationJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitProgressNotificationMethod
 			if err := decodeConstString(s, "notifications/progress", "\"notifications/progress\""); err != nil {
@@ -13289,14 +13650,18 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "message":
 			seen |= bitProgressNotificationParamsMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		case "progress":
 			seen |= bitProgressNotificationParamsProgress
-			if err := decodeFloat(s, &x.Progress); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "progress")
 			}
+			x.Progress = v0
 		case "progressToken":
 			seen |= bitProgressNotificationParamsProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
@@ -13304,9 +13669,11 @@ func (x *ProgressNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "total":
 			seen |= bitProgressNotificationParamsTotal
-			if err := decodeFloat(s, &x.Total); err != nil {
+			v0, err := s.Float64()
+			if err != nil {
 				return fielderr.AtField(err, "total")
 			}
+			x.Total = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -13376,15 +13743,19 @@ func (x *ProgressToken) decode(s *jsonrpc.Scanner) error {
 	k := s.Peek()
 	switch k {
 	case jsonrpc.KindString:
-		if err := decodeString(s, &x.str); err != nil {
+		v0, err := s.String()
+		if err != nil {
 			return err
 		}
+		x.str = v0
 		x.kind = 1
 		return nil
 	case jsonrpc.KindNumber:
-		if err := decodeInt(s, &x.integer); err != nil {
+		v0, err := s.Int64()
+		if err != nil {
 			return err
 		}
+		x.integer = v0
 		x.kind = 2
 		return nil
 	}
@@ -13434,15 +13805,17 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitPromptMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "arguments":
 			seen |= bitPromptArguments
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "arguments")
 			}
-			x.Arguments = []PromptArgument{}
+			sl0 := make([]PromptArgument, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -13451,23 +13824,26 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero PromptArgument
-				x.Arguments = append(x.Arguments, zero)
-				if err := x.Arguments[i0].decode(s); err != nil {
+				var e0 PromptArgument
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "arguments")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Arguments = sl0
 		case "description":
 			seen |= bitPromptDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= bitPromptIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -13476,22 +13852,27 @@ func (x *Prompt) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "name":
 			seen |= bitPromptName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "title":
 			seen |= bitPromptTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -13585,24 +13966,32 @@ func (x *PromptArgument) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "description":
 			seen |= bitPromptArgumentDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "name":
 			seen |= bitPromptArgumentName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "required":
 			seen |= bitPromptArgumentRequired
-			if err := decodeBool(s, &x.Required); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "required")
 			}
+			x.Required = v0
 		case "title":
 			seen |= bitPromptArgumentTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -13667,9 +14056,11 @@ func (x *PromptListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= bitPromptListChangedNotificationJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitPromptListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/prompts/list_changed", "\"notifications/prompts/list_changed\""); err != nil {
@@ -13816,14 +14207,18 @@ func (x *PromptReference) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "name":
 			seen |= bitPromptReferenceName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "title":
 			seen |= bitPromptReferenceTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= bitPromptReferenceType
 			if err := decodeConstString(s, "ref/prompt", "\"ref/prompt\""); err != nil {
@@ -13894,9 +14289,11 @@ func (x *ReadResourceRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitReadResourceRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitReadResourceRequestMethod
 			if err := decodeConstString(s, "resources/read", "\"resources/read\""); err != nil {
@@ -13989,14 +14386,18 @@ func (x *ReadResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "requestState":
 			seen |= bitReadResourceRequestParamsRequestState
-			if err := decodeString(s, &x.RequestState); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requestState")
 			}
+			x.RequestState = v0
 		case "uri":
 			seen |= bitReadResourceRequestParamsURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -14082,7 +14483,7 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "contents")
 			}
-			x.Contents = []ReadResourceResultContentsItem{}
+			sl0 := make([]ReadResourceResultContentsItem, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -14091,22 +14492,27 @@ func (x *ReadResourceResult) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero ReadResourceResultContentsItem
-				x.Contents = append(x.Contents, zero)
-				if err := x.Contents[i0].decode(s); err != nil {
+				var e0 ReadResourceResultContentsItem
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "contents")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Contents = sl0
 		case "resultType":
 			seen |= bitReadResourceResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		case "ttlMs":
 			seen |= bitReadResourceResultTTLMs
-			if err := decodeInt(s, &x.TTLMs); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttlMs")
 			}
+			x.TTLMs = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -14176,13 +14582,11 @@ func (x *ReadResourceResultCacheScope) UnmarshalJSON(data []byte) error {
 }
 
 func (x *ReadResourceResultCacheScope) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ReadResourceResultCacheScope(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ReadResourceResultCacheScope(v0)
 	return nil
 }
 
@@ -14434,9 +14838,11 @@ func (x *RelatedTaskMetadata) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "taskId":
 			seen |= bitRelatedTaskMetadataTaskID
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -14489,9 +14895,11 @@ func (x *Request) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "method":
 			seen |= bitRequestMethod
-			if err := decodeString(s, &x.Method); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "method")
 			}
+			x.Method = v0
 		case "params":
 			seen |= bitRequestParams
 			x.Params = new(RequestParams)
@@ -14546,15 +14954,19 @@ func (x *RequestId) decode(s *jsonrpc.Scanner) error {
 	k := s.Peek()
 	switch k {
 	case jsonrpc.KindString:
-		if err := decodeString(s, &x.str); err != nil {
+		v0, err := s.String()
+		if err != nil {
 			return err
 		}
+		x.str = v0
 		x.kind = 1
 		return nil
 	case jsonrpc.KindNumber:
-		if err := decodeInt(s, &x.integer); err != nil {
+		v0, err := s.Int64()
+		if err != nil {
 			return err
 		}
+		x.integer = v0
 		x.kind = 2
 		return nil
 	}
@@ -14621,9 +15033,11 @@ func (x *RequestMetaObject) decode(s *jsonrpc.Scanner) error {
 			}
 		case "io.modelcontextprotocol/protocolVersion":
 			seen |= bitRequestMetaObjectProtocolVersion
-			if err := decodeString(s, &x.ProtocolVersion); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "io.modelcontextprotocol/protocolVersion")
 			}
+			x.ProtocolVersion = v0
 		case "progressToken":
 			seen |= bitRequestMetaObjectProgressToken
 			if err := x.ProgressToken.decode(s); err != nil {
@@ -14770,9 +15184,11 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitResourceMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= bitResourceAnnotations
 			x.Annotations = new(Annotations)
@@ -14781,15 +15197,17 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 			}
 		case "description":
 			seen |= bitResourceDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= bitResourceIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -14798,37 +15216,48 @@ func (x *Resource) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "mimeType":
 			seen |= bitResourceMIMEType
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "name":
 			seen |= bitResourceName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "size":
 			seen |= bitResourceSize
-			if err := decodeInt(s, &x.Size); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "size")
 			}
+			x.Size = v0
 		case "title":
 			seen |= bitResourceTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "uri":
 			seen |= bitResourceURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -14927,19 +15356,25 @@ func (x *ResourceContents) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitResourceContentsMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "mimeType":
 			seen |= bitResourceContentsMIMEType
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "uri":
 			seen |= bitResourceContentsURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15000,9 +15435,11 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitResourceLinkMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= bitResourceLinkAnnotations
 			x.Annotations = new(Annotations)
@@ -15011,15 +15448,17 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 			}
 		case "description":
 			seen |= bitResourceLinkDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= bitResourceLinkIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -15028,32 +15467,41 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "mimeType":
 			seen |= bitResourceLinkMIMEType
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "name":
 			seen |= bitResourceLinkName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "size":
 			seen |= bitResourceLinkSize
-			if err := decodeInt(s, &x.Size); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "size")
 			}
+			x.Size = v0
 		case "title":
 			seen |= bitResourceLinkTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= bitResourceLinkType
 			if err := decodeConstString(s, "resource_link", "\"resource_link\""); err != nil {
@@ -15061,9 +15509,11 @@ func (x *ResourceLink) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= bitResourceLinkURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15166,9 +15616,11 @@ func (x *ResourceListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= bitResourceListChangedNotificationJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitResourceListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/resources/list_changed", "\"notifications/resources/list_changed\""); err != nil {
@@ -15250,9 +15702,11 @@ func (x *ResourceRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= bitResourceRequestParamsURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15313,9 +15767,11 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitResourceTemplateMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= bitResourceTemplateAnnotations
 			x.Annotations = new(Annotations)
@@ -15324,15 +15780,17 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 			}
 		case "description":
 			seen |= bitResourceTemplateDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= bitResourceTemplateIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -15341,32 +15799,41 @@ func (x *ResourceTemplate) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "mimeType":
 			seen |= bitResourceTemplateMIMEType
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "name":
 			seen |= bitResourceTemplateName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "title":
 			seen |= bitResourceTemplateTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "uriTemplate":
 			seen |= bitResourceTemplateURITemplate
-			if err := decodeString(s, &x.URITemplate); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uriTemplate")
 			}
+			x.URITemplate = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15466,9 +15933,11 @@ func (x *ResourceTemplateReference) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= bitResourceTemplateReferenceURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15525,9 +15994,11 @@ func (x *ResourceUpdatedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= bitResourceUpdatedNotificationJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitResourceUpdatedNotificationMethod
 			if err := decodeConstString(s, "notifications/resources/updated", "\"notifications/resources/updated\""); err != nil {
@@ -15608,9 +16079,11 @@ func (x *ResourceUpdatedNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= bitResourceUpdatedNotificationParamsURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15677,9 +16150,11 @@ func (x *Result) decode(s *jsonrpc.Scanner) error {
 			}
 		case "resultType":
 			seen |= bitResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15783,13 +16258,11 @@ func (x *ResultType) UnmarshalJSON(data []byte) error {
 }
 
 func (x *ResultType) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ResultType(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ResultType(v0)
 	return nil
 }
 
@@ -15809,13 +16282,11 @@ func (x *Role) UnmarshalJSON(data []byte) error {
 }
 
 func (x *Role) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = Role(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = Role(v0)
 	return nil
 }
 
@@ -15851,19 +16322,25 @@ func (x *Root) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitRootMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "name":
 			seen |= bitRootName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "uri":
 			seen |= bitRootURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -15924,9 +16401,11 @@ func (x *RootsListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= bitRootsListChangedNotificationJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitRootsListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/roots/list_changed", "\"notifications/roots/list_changed\""); err != nil {
@@ -16002,9 +16481,11 @@ func (x *SamplingMessage) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitSamplingMessageMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "content":
 			seen |= bitSamplingMessageContent
 			if err := x.Content.decode(s); err != nil {
@@ -16151,7 +16632,7 @@ func (x *SamplingMessageContentArray) decode(s *jsonrpc.Scanner) error {
 	if err := s.ArrayStart(); err != nil {
 		return err
 	}
-	(*x) = SamplingMessageContentArray{}
+	sl0 := make(SamplingMessageContentArray, 0)
 	for i0 := 0; ; i0++ {
 		more, err := s.NextElem()
 		if err != nil {
@@ -16160,12 +16641,13 @@ func (x *SamplingMessageContentArray) decode(s *jsonrpc.Scanner) error {
 		if !more {
 			break
 		}
-		var zero SamplingMessageContentBlock
-		(*x) = append((*x), zero)
-		if err := (*x)[i0].decode(s); err != nil {
+		var e0 SamplingMessageContentBlock
+		if err := e0.decode(s); err != nil {
 			return fielderr.AtIndex(err, i0)
 		}
+		sl0 = append(sl0, e0)
 	}
+	(*x) = sl0
 	return nil
 }
 
@@ -16287,20 +16769,24 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "completions":
 			seen |= bitServerCapabilitiesCompletions
-			if err := decodeRawObject(s, &x.Completions); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "completions")
 			}
+			x.Completions = v0
 		case "experimental":
 			seen |= bitServerCapabilitiesExperimental
-			if err := decodeRawObject(s, &x.Experimental); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "experimental")
 			}
+			x.Experimental = v0
 		case "extensions":
 			seen |= bitServerCapabilitiesExtensions
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "extensions")
 			}
-			x.Extensions = map[string]JSONObject{}
+			m0 := make(map[string]JSONObject)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -16310,17 +16796,20 @@ func (x *ServerCapabilities) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 JSONObject
-				if err := v0.decode(s); err != nil {
+				var e0 JSONObject
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
 				}
-				x.Extensions[k0] = v0
+				m0[k0] = e0
 			}
+			x.Extensions = m0
 		case "logging":
 			seen |= bitServerCapabilitiesLogging
-			if err := decodeRawObject(s, &x.Logging); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "logging")
 			}
+			x.Logging = v0
 		case "prompts":
 			seen |= bitServerCapabilitiesPrompts
 			x.Prompts = new(ServerCapabilitiesPrompts)
@@ -16374,15 +16863,16 @@ func (x *ServerCapabilities) appendJSON(dst []byte) ([]byte, error) {
 	if x.Extensions != nil || x.has&bitServerCapabilitiesExtensions != 0 {
 		dst = append(dst, ",\"extensions\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Extensions) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Extensions)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst, err = x.Extensions[k0].appendJSON(dst)
+			e0 := x.Extensions[k0]
+			dst, err = e0.appendJSON(dst)
 			if err != nil {
-				return dst, fielderr.AtField(fielderr.AtKey(err, k0), "extensions")
+				return dst, fielderr.AtField(fielderr.AtKey(err, string(k0)), "extensions")
 			}
 		}
 		dst = append(dst, '}')
@@ -16449,9 +16939,11 @@ func (x *ServerCapabilitiesPrompts) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "listChanged":
 			seen |= bitServerCapabilitiesPromptsListChanged
-			if err := decodeBool(s, &x.ListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
+			x.ListChanged = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -16503,14 +16995,18 @@ func (x *ServerCapabilitiesResources) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "listChanged":
 			seen |= bitServerCapabilitiesResourcesListChanged
-			if err := decodeBool(s, &x.ListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
+			x.ListChanged = v0
 		case "subscribe":
 			seen |= bitServerCapabilitiesResourcesSubscribe
-			if err := decodeBool(s, &x.Subscribe); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "subscribe")
 			}
+			x.Subscribe = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -16566,14 +17062,18 @@ func (x *ServerCapabilitiesTasks) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "cancel":
 			seen |= bitServerCapabilitiesTasksCancel
-			if err := decodeRawObject(s, &x.Cancel); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "cancel")
 			}
+			x.Cancel = v0
 		case "list":
 			seen |= bitServerCapabilitiesTasksList
-			if err := decodeRawObject(s, &x.List); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "list")
 			}
+			x.List = v0
 		case "requests":
 			seen |= bitServerCapabilitiesTasksRequests
 			x.Requests = new(ServerCapabilitiesTasksRequests)
@@ -16702,9 +17202,11 @@ func (x *ServerCapabilitiesTasksRequestsTools) decode(s *jsonrpc.Scanner) error 
 		switch string(key) {
 		case "call":
 			seen |= bitServerCapabilitiesTasksRequestsToolsCall
-			if err := decodeRawObject(s, &x.Call); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "call")
 			}
+			x.Call = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -16756,9 +17258,11 @@ func (x *ServerCapabilitiesTools) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "listChanged":
 			seen |= bitServerCapabilitiesToolsListChanged
-			if err := decodeBool(s, &x.ListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "listChanged")
 			}
+			x.ListChanged = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -17293,9 +17797,11 @@ func (x *SetLevelRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitSetLevelRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitSetLevelRequestMethod
 			if err := decodeConstString(s, "logging/setLevel", "\"logging/setLevel\""); err != nil {
@@ -17583,14 +18089,18 @@ func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= bitStringSchemaDefault
-			if err := decodeString(s, &x.Default); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= bitStringSchemaDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "format":
 			seen |= bitStringSchemaFormat
 			if err := x.Format.decode(s); err != nil {
@@ -17598,19 +18108,25 @@ func (x *StringSchema) decode(s *jsonrpc.Scanner) error {
 			}
 		case "maxLength":
 			seen |= bitStringSchemaMaxLength
-			if err := decodeInt(s, &x.MaxLength); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "maxLength")
 			}
+			x.MaxLength = v0
 		case "minLength":
 			seen |= bitStringSchemaMinLength
-			if err := decodeInt(s, &x.MinLength); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "minLength")
 			}
+			x.MinLength = v0
 		case "title":
 			seen |= bitStringSchemaTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= bitStringSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
@@ -17680,13 +18196,11 @@ func (x *StringSchemaFormat) UnmarshalJSON(data []byte) error {
 }
 
 func (x *StringSchemaFormat) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = StringSchemaFormat(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = StringSchemaFormat(v0)
 	return nil
 }
 
@@ -17727,9 +18241,11 @@ func (x *SubscribeRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitSubscribeRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitSubscribeRequestMethod
 			if err := decodeConstString(s, "resources/subscribe", "\"resources/subscribe\""); err != nil {
@@ -17817,9 +18333,11 @@ func (x *SubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= bitSubscribeRequestParamsURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -17938,15 +18456,17 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "promptsListChanged":
 			seen |= bitSubscriptionFilterPromptsListChanged
-			if err := decodeBool(s, &x.PromptsListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "promptsListChanged")
 			}
+			x.PromptsListChanged = v0
 		case "resourceSubscriptions":
 			seen |= bitSubscriptionFilterResourceSubscriptions
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "resourceSubscriptions")
 			}
-			x.ResourceSubscriptions = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -17955,22 +18475,27 @@ func (x *SubscriptionFilter) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.ResourceSubscriptions = append(x.ResourceSubscriptions, zero)
-				if err := decodeString(s, &x.ResourceSubscriptions[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "resourceSubscriptions")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.ResourceSubscriptions = sl0
 		case "resourcesListChanged":
 			seen |= bitSubscriptionFilterResourcesListChanged
-			if err := decodeBool(s, &x.ResourcesListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "resourcesListChanged")
 			}
+			x.ResourcesListChanged = v0
 		case "toolsListChanged":
 			seen |= bitSubscriptionFilterToolsListChanged
-			if err := decodeBool(s, &x.ToolsListChanged); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "toolsListChanged")
 			}
+			x.ToolsListChanged = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -18355,9 +18880,11 @@ func (x *SubscriptionsListenResult) decode(s *jsonrpc.Scanner) error {
 			}
 		case "resultType":
 			seen |= bitSubscriptionsListenResultResultType
-			if err := decodeString(s, &x.ResultType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "resultType")
 			}
+			x.ResultType = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -18570,19 +19097,25 @@ func (x *Task) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "createdAt":
 			seen |= bitTaskCreatedAt
-			if err := decodeString(s, &x.CreatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
+			x.CreatedAt = v0
 		case "lastUpdatedAt":
 			seen |= bitTaskLastUpdatedAt
-			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
+			x.LastUpdatedAt = v0
 		case "pollInterval":
 			seen |= bitTaskPollInterval
-			if err := decodeInt(s, &x.PollInterval); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
+			x.PollInterval = v0
 		case "status":
 			seen |= bitTaskStatus
 			if err := x.Status.decode(s); err != nil {
@@ -18590,18 +19123,32 @@ func (x *Task) decode(s *jsonrpc.Scanner) error {
 			}
 		case "statusMessage":
 			seen |= bitTaskStatusMessage
-			if err := decodeString(s, &x.StatusMessage); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
+			x.StatusMessage = v0
 		case "taskId":
 			seen |= bitTaskTaskID
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		case "ttl":
 			seen |= bitTaskTTL
-			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
+			if null, err := s.Null(); err != nil {
 				return fielderr.AtField(err, "ttl")
+			} else if null {
+				x.TTL = nil
+			} else {
+				p0 := new(int64)
+				v1, err := s.Int64()
+				if err != nil {
+					return fielderr.AtField(err, "ttl")
+				}
+				*p0 = v1
+				x.TTL = p0
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -18817,9 +19364,11 @@ func (x *TaskMetadata) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "ttl":
 			seen |= bitTaskMetadataTTL
-			if err := decodeInt(s, &x.TTL); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "ttl")
 			}
+			x.TTL = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -18855,13 +19404,11 @@ func (x *TaskStatus) UnmarshalJSON(data []byte) error {
 }
 
 func (x *TaskStatus) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = TaskStatus(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = TaskStatus(v0)
 	return nil
 }
 
@@ -18974,24 +19521,32 @@ func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitTaskStatusNotificationParamsMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "createdAt":
 			seen |= bitTaskStatusNotificationParamsCreatedAt
-			if err := decodeString(s, &x.CreatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "createdAt")
 			}
+			x.CreatedAt = v0
 		case "lastUpdatedAt":
 			seen |= bitTaskStatusNotificationParamsLastUpdatedAt
-			if err := decodeString(s, &x.LastUpdatedAt); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "lastUpdatedAt")
 			}
+			x.LastUpdatedAt = v0
 		case "pollInterval":
 			seen |= bitTaskStatusNotificationParamsPollInterval
-			if err := decodeInt(s, &x.PollInterval); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "pollInterval")
 			}
+			x.PollInterval = v0
 		case "status":
 			seen |= bitTaskStatusNotificationParamsStatus
 			if err := x.Status.decode(s); err != nil {
@@ -18999,18 +19554,32 @@ func (x *TaskStatusNotificationParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "statusMessage":
 			seen |= bitTaskStatusNotificationParamsStatusMessage
-			if err := decodeString(s, &x.StatusMessage); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "statusMessage")
 			}
+			x.StatusMessage = v0
 		case "taskId":
 			seen |= bitTaskStatusNotificationParamsTaskID
-			if err := decodeString(s, &x.TaskID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "taskId")
 			}
+			x.TaskID = v0
 		case "ttl":
 			seen |= bitTaskStatusNotificationParamsTTL
-			if err := decodeNullable(s, &x.TTL, decodeInt); err != nil {
+			if null, err := s.Null(); err != nil {
 				return fielderr.AtField(err, "ttl")
+			} else if null {
+				x.TTL = nil
+			} else {
+				p0 := new(int64)
+				v1, err := s.Int64()
+				if err != nil {
+					return fielderr.AtField(err, "ttl")
+				}
+				*p0 = v1
+				x.TTL = p0
 			}
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
@@ -19100,9 +19669,11 @@ func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitTextContentMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= bitTextContentAnnotations
 			x.Annotations = new(Annotations)
@@ -19111,9 +19682,11 @@ func (x *TextContent) decode(s *jsonrpc.Scanner) error {
 			}
 		case "text":
 			seen |= bitTextContentText
-			if err := decodeString(s, &x.Text); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "text")
 			}
+			x.Text = v0
 		case "type":
 			seen |= bitTextContentType
 			if err := decodeConstString(s, "text", "\"text\""); err != nil {
@@ -19187,24 +19760,32 @@ func (x *TextResourceContents) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitTextResourceContentsMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "mimeType":
 			seen |= bitTextResourceContentsMIMEType
-			if err := decodeString(s, &x.MIMEType); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "mimeType")
 			}
+			x.MIMEType = v0
 		case "text":
 			seen |= bitTextResourceContentsText
-			if err := decodeString(s, &x.Text); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "text")
 			}
+			x.Text = v0
 		case "uri":
 			seen |= bitTextResourceContentsURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -19272,7 +19853,7 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "default")
 			}
-			x.Default = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -19281,17 +19862,20 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Default = append(x.Default, zero)
-				if err := decodeString(s, &x.Default[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "default")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.Default = sl0
 		case "description":
 			seen |= bitTitledMultiSelectEnumSchemaDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "items":
 			seen |= bitTitledMultiSelectEnumSchemaItems
 			if err := x.Items.decode(s); err != nil {
@@ -19299,19 +19883,25 @@ func (x *TitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 			}
 		case "maxItems":
 			seen |= bitTitledMultiSelectEnumSchemaMaxItems
-			if err := decodeInt(s, &x.MaxItems); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "maxItems")
 			}
+			x.MaxItems = v0
 		case "minItems":
 			seen |= bitTitledMultiSelectEnumSchemaMinItems
-			if err := decodeInt(s, &x.MinItems); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "minItems")
 			}
+			x.MinItems = v0
 		case "title":
 			seen |= bitTitledMultiSelectEnumSchemaTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= bitTitledMultiSelectEnumSchemaType
 			if err := decodeConstString(s, "array", "\"array\""); err != nil {
@@ -19407,7 +19997,7 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "anyOf")
 			}
-			x.AnyOf = []TitledMultiSelectEnumSchemaItemsAnyOfItem{}
+			sl0 := make([]TitledMultiSelectEnumSchemaItemsAnyOfItem, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -19416,12 +20006,13 @@ func (x *TitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero TitledMultiSelectEnumSchemaItemsAnyOfItem
-				x.AnyOf = append(x.AnyOf, zero)
-				if err := x.AnyOf[i0].decode(s); err != nil {
+				var e0 TitledMultiSelectEnumSchemaItemsAnyOfItem
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "anyOf")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.AnyOf = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -19485,14 +20076,18 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) decode(s *jsonrpc.Scanner) e
 		switch string(key) {
 		case "const":
 			seen |= bitTitledMultiSelectEnumSchemaItemsAnyOfItemConst
-			if err := decodeString(s, &x.Const); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "const")
 			}
+			x.Const = v0
 		case "title":
 			seen |= bitTitledMultiSelectEnumSchemaItemsAnyOfItemTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -19549,20 +20144,24 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= bitTitledSingleSelectEnumSchemaDefault
-			if err := decodeString(s, &x.Default); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= bitTitledSingleSelectEnumSchemaDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "oneOf":
 			seen |= bitTitledSingleSelectEnumSchemaOneOf
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "oneOf")
 			}
-			x.OneOf = []TitledSingleSelectEnumSchemaOneOfItem{}
+			sl0 := make([]TitledSingleSelectEnumSchemaOneOfItem, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -19571,17 +20170,20 @@ func (x *TitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero TitledSingleSelectEnumSchemaOneOfItem
-				x.OneOf = append(x.OneOf, zero)
-				if err := x.OneOf[i0].decode(s); err != nil {
+				var e0 TitledSingleSelectEnumSchemaOneOfItem
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "oneOf")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.OneOf = sl0
 		case "title":
 			seen |= bitTitledSingleSelectEnumSchemaTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= bitTitledSingleSelectEnumSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
@@ -19666,14 +20268,18 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) decode(s *jsonrpc.Scanner) error
 		switch string(key) {
 		case "const":
 			seen |= bitTitledSingleSelectEnumSchemaOneOfItemConst
-			if err := decodeString(s, &x.Const); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "const")
 			}
+			x.Const = v0
 		case "title":
 			seen |= bitTitledSingleSelectEnumSchemaOneOfItemTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -19730,9 +20336,11 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitToolMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "annotations":
 			seen |= bitToolAnnotations
 			x.Annotations = new(ToolAnnotations)
@@ -19741,15 +20349,17 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 			}
 		case "description":
 			seen |= bitToolDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "icons":
 			seen |= bitToolIcons
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "icons")
 			}
-			x.Icons = []Icon{}
+			sl0 := make([]Icon, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -19758,12 +20368,13 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero Icon
-				x.Icons = append(x.Icons, zero)
-				if err := x.Icons[i0].decode(s); err != nil {
+				var e0 Icon
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "icons")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Icons = sl0
 		case "inputSchema":
 			seen |= bitToolInputSchema
 			if err := x.InputSchema.decode(s); err != nil {
@@ -19771,9 +20382,11 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 			}
 		case "name":
 			seen |= bitToolName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "outputSchema":
 			seen |= bitToolOutputSchema
 			x.OutputSchema = new(ToolOutputSchema)
@@ -19782,9 +20395,11 @@ func (x *Tool) decode(s *jsonrpc.Scanner) error {
 			}
 		case "title":
 			seen |= bitToolTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "execution":
 			seen |= bitToolExecution
 			x.Execution = new(ToolExecution)
@@ -19898,29 +20513,39 @@ func (x *ToolAnnotations) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "destructiveHint":
 			seen |= bitToolAnnotationsDestructiveHint
-			if err := decodeBool(s, &x.DestructiveHint); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "destructiveHint")
 			}
+			x.DestructiveHint = v0
 		case "idempotentHint":
 			seen |= bitToolAnnotationsIdempotentHint
-			if err := decodeBool(s, &x.IdempotentHint); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "idempotentHint")
 			}
+			x.IdempotentHint = v0
 		case "openWorldHint":
 			seen |= bitToolAnnotationsOpenWorldHint
-			if err := decodeBool(s, &x.OpenWorldHint); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "openWorldHint")
 			}
+			x.OpenWorldHint = v0
 		case "readOnlyHint":
 			seen |= bitToolAnnotationsReadOnlyHint
-			if err := decodeBool(s, &x.ReadOnlyHint); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "readOnlyHint")
 			}
+			x.ReadOnlyHint = v0
 		case "title":
 			seen |= bitToolAnnotationsTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -20030,13 +20655,11 @@ func (x *ToolChoiceMode) UnmarshalJSON(data []byte) error {
 }
 
 func (x *ToolChoiceMode) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ToolChoiceMode(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ToolChoiceMode(v0)
 	return nil
 }
 
@@ -20114,13 +20737,11 @@ func (x *ToolExecutionTaskSupport) UnmarshalJSON(data []byte) error {
 }
 
 func (x *ToolExecutionTaskSupport) decode(s *jsonrpc.Scanner) error {
-	{
-		var v string
-		if err := decodeString(s, &v); err != nil {
-			return err
-		}
-		(*x) = ToolExecutionTaskSupport(v)
+	v0, err := s.String()
+	if err != nil {
+		return err
 	}
+	(*x) = ToolExecutionTaskSupport(v0)
 	return nil
 }
 
@@ -20156,9 +20777,11 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "$schema":
 			seen |= bitToolInputSchemaSchema
-			if err := decodeString(s, &x.Schema); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "$schema")
 			}
+			x.Schema = v0
 		case "type":
 			seen |= bitToolInputSchemaType
 			if err := decodeConstString(s, "object", "\"object\""); err != nil {
@@ -20169,7 +20792,7 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "properties")
 			}
-			x.Properties = map[string]json.RawMessage{}
+			m0 := make(map[string]json.RawMessage)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -20179,18 +20802,19 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 json.RawMessage
-				if err := decodeRawObject(s, &v0); err != nil {
+				v1, err := decodeRawObject(s)
+				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 				}
-				x.Properties[k0] = v0
+				m0[k0] = v1
 			}
+			x.Properties = m0
 		case "required":
 			seen |= bitToolInputSchemaRequired
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "required")
 			}
-			x.Required = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -20199,12 +20823,13 @@ func (x *ToolInputSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Required = append(x.Required, zero)
-				if err := decodeString(s, &x.Required[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.Required = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -20234,13 +20859,14 @@ func (x *ToolInputSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Properties != nil || x.has&bitToolInputSchemaProperties != 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Properties) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Properties)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst = appendRaw(dst, x.Properties[k0], "{}")
+			e0 := x.Properties[k0]
+			dst = appendRaw(dst, e0, "{}")
 		}
 		dst = append(dst, '}')
 	}
@@ -20285,9 +20911,11 @@ func (x *ToolListChangedNotification) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "jsonrpc":
 			seen |= bitToolListChangedNotificationJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitToolListChangedNotificationMethod
 			if err := decodeConstString(s, "notifications/tools/list_changed", "\"notifications/tools/list_changed\""); err != nil {
@@ -20363,15 +20991,17 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "$schema":
 			seen |= bitToolOutputSchemaSchema
-			if err := decodeString(s, &x.Schema); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "$schema")
 			}
+			x.Schema = v0
 		case "properties":
 			seen |= bitToolOutputSchemaProperties
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "properties")
 			}
-			x.Properties = map[string]json.RawMessage{}
+			m0 := make(map[string]json.RawMessage)
 			for {
 				key, more, err := s.NextKey()
 				if err != nil {
@@ -20381,18 +21011,19 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 					break
 				}
 				k0 := string(key)
-				var v0 json.RawMessage
-				if err := decodeRawObject(s, &v0); err != nil {
+				v1, err := decodeRawObject(s)
+				if err != nil {
 					return fielderr.AtField(fielderr.AtKey(err, k0), "properties")
 				}
-				x.Properties[k0] = v0
+				m0[k0] = v1
 			}
+			x.Properties = m0
 		case "required":
 			seen |= bitToolOutputSchemaRequired
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "required")
 			}
-			x.Required = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -20401,17 +21032,20 @@ func (x *ToolOutputSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Required = append(x.Required, zero)
-				if err := decodeString(s, &x.Required[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "required")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.Required = sl0
 		case "type":
 			seen |= bitToolOutputSchemaType
-			if err := decodeString(s, &x.Type); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "type")
 			}
+			x.Type = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -20437,13 +21071,14 @@ func (x *ToolOutputSchema) appendJSON(dst []byte) ([]byte, error) {
 	if x.Properties != nil || x.has&bitToolOutputSchemaProperties != 0 {
 		dst = append(dst, ",\"properties\":"...)
 		dst = append(dst, '{')
-		for nk0, k0 := range sortedKeys(x.Properties) {
-			if nk0 > 0 {
+		for i0, k0 := range slices.Sorted(maps.Keys(x.Properties)) {
+			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonrpc.AppendString(dst, k0)
+			dst = jsonrpc.AppendString(dst, string(k0))
 			dst = append(dst, ':')
-			dst = appendRaw(dst, x.Properties[k0], "{}")
+			e0 := x.Properties[k0]
+			dst = appendRaw(dst, e0, "{}")
 		}
 		dst = append(dst, '}')
 	}
@@ -20492,15 +21127,17 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitToolResultContentMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "content":
 			seen |= bitToolResultContentContent
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "content")
 			}
-			x.Content = []ContentBlock{}
+			sl0 := make([]ContentBlock, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -20509,27 +21146,34 @@ func (x *ToolResultContent) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero ContentBlock
-				x.Content = append(x.Content, zero)
-				if err := x.Content[i0].decode(s); err != nil {
+				var e0 ContentBlock
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "content")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Content = sl0
 		case "isError":
 			seen |= bitToolResultContentIsError
-			if err := decodeBool(s, &x.IsError); err != nil {
+			v0, err := s.Bool()
+			if err != nil {
 				return fielderr.AtField(err, "isError")
 			}
+			x.IsError = v0
 		case "structuredContent":
 			seen |= bitToolResultContentStructuredContent
-			if err := decodeRawValue(s, &x.StructuredContent); err != nil {
+			v0, err := decodeRaw(s)
+			if err != nil {
 				return fielderr.AtField(err, "structuredContent")
 			}
+			x.StructuredContent = v0
 		case "toolUseId":
 			seen |= bitToolResultContentToolUseID
-			if err := decodeString(s, &x.ToolUseID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "toolUseId")
 			}
+			x.ToolUseID = v0
 		case "type":
 			seen |= bitToolResultContentType
 			if err := decodeConstString(s, "tool_result", "\"tool_result\""); err != nil {
@@ -20618,24 +21262,32 @@ func (x *ToolUseContent) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "_meta":
 			seen |= bitToolUseContentMeta
-			if err := decodeRawObject(s, &x.Meta); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "_meta")
 			}
+			x.Meta = v0
 		case "id":
 			seen |= bitToolUseContentID
-			if err := decodeString(s, &x.ID); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "id")
 			}
+			x.ID = v0
 		case "input":
 			seen |= bitToolUseContentInput
-			if err := decodeRawObject(s, &x.Input); err != nil {
+			v0, err := decodeRawObject(s)
+			if err != nil {
 				return fielderr.AtField(err, "input")
 			}
+			x.Input = v0
 		case "name":
 			seen |= bitToolUseContentName
-			if err := decodeString(s, &x.Name); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "name")
 			}
+			x.Name = v0
 		case "type":
 			seen |= bitToolUseContentType
 			if err := decodeConstString(s, "tool_use", "\"tool_use\""); err != nil {
@@ -20799,9 +21451,11 @@ func (x *URLElicitationRequiredErrorError) decode(s *jsonrpc.Scanner) error {
 			}
 		case "message":
 			seen |= bitURLElicitationRequiredErrorErrorMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -20869,7 +21523,7 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "elicitations")
 			}
-			x.Elicitations = []ElicitRequestURLParams{}
+			sl0 := make([]ElicitRequestURLParams, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -20878,12 +21532,13 @@ func (x *URLElicitationRequiredErrorErrorData) decode(s *jsonrpc.Scanner) error 
 				if !more {
 					break
 				}
-				var zero ElicitRequestURLParams
-				x.Elicitations = append(x.Elicitations, zero)
-				if err := x.Elicitations[i0].decode(s); err != nil {
+				var e0 ElicitRequestURLParams
+				if err := e0.decode(s); err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "elicitations")
 				}
+				sl0 = append(sl0, e0)
 			}
+			x.Elicitations = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -20952,9 +21607,11 @@ func (x *UnsubscribeRequest) decode(s *jsonrpc.Scanner) error {
 			}
 		case "jsonrpc":
 			seen |= bitUnsubscribeRequestJSONRPC
-			if err := decodeString(s, &x.JSONRPC); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "jsonrpc")
 			}
+			x.JSONRPC = v0
 		case "method":
 			seen |= bitUnsubscribeRequestMethod
 			if err := decodeConstString(s, "resources/unsubscribe", "\"resources/unsubscribe\""); err != nil {
@@ -21042,9 +21699,11 @@ func (x *UnsubscribeRequestParams) decode(s *jsonrpc.Scanner) error {
 			}
 		case "uri":
 			seen |= bitUnsubscribeRequestParamsURI
-			if err := decodeString(s, &x.URI); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "uri")
 			}
+			x.URI = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -21253,9 +21912,11 @@ func (x *UnsupportedProtocolVersionErrorError) decode(s *jsonrpc.Scanner) error 
 			}
 		case "message":
 			seen |= bitUnsupportedProtocolVersionErrorErrorMessage
-			if err := decodeString(s, &x.Message); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "message")
 			}
+			x.Message = v0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -21320,15 +21981,17 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 		switch string(key) {
 		case "requested":
 			seen |= bitUnsupportedProtocolVersionErrorErrorDataRequested
-			if err := decodeString(s, &x.Requested); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "requested")
 			}
+			x.Requested = v0
 		case "supported":
 			seen |= bitUnsupportedProtocolVersionErrorErrorDataSupported
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "supported")
 			}
-			x.Supported = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -21337,12 +22000,13 @@ func (x *UnsupportedProtocolVersionErrorErrorData) decode(s *jsonrpc.Scanner) er
 				if !more {
 					break
 				}
-				var zero string
-				x.Supported = append(x.Supported, zero)
-				if err := decodeString(s, &x.Supported[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "supported")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.Supported = sl0
 		default:
 			if err := decodeExtra(s, key, &x.Extra); err != nil {
 				return err
@@ -21409,7 +22073,7 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "default")
 			}
-			x.Default = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -21418,17 +22082,20 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Default = append(x.Default, zero)
-				if err := decodeString(s, &x.Default[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "default")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.Default = sl0
 		case "description":
 			seen |= bitUntitledMultiSelectEnumSchemaDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "items":
 			seen |= bitUntitledMultiSelectEnumSchemaItems
 			if err := x.Items.decode(s); err != nil {
@@ -21436,19 +22103,25 @@ func (x *UntitledMultiSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 			}
 		case "maxItems":
 			seen |= bitUntitledMultiSelectEnumSchemaMaxItems
-			if err := decodeInt(s, &x.MaxItems); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "maxItems")
 			}
+			x.MaxItems = v0
 		case "minItems":
 			seen |= bitUntitledMultiSelectEnumSchemaMinItems
-			if err := decodeInt(s, &x.MinItems); err != nil {
+			v0, err := s.Int64()
+			if err != nil {
 				return fielderr.AtField(err, "minItems")
 			}
+			x.MinItems = v0
 		case "title":
 			seen |= bitUntitledMultiSelectEnumSchemaTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= bitUntitledMultiSelectEnumSchemaType
 			if err := decodeConstString(s, "array", "\"array\""); err != nil {
@@ -21544,7 +22217,7 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enum")
 			}
-			x.Enum = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -21553,12 +22226,13 @@ func (x *UntitledMultiSelectEnumSchemaItems) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Enum = append(x.Enum, zero)
-				if err := decodeString(s, &x.Enum[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.Enum = sl0
 		case "type":
 			seen |= bitUntitledMultiSelectEnumSchemaItemsType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {
@@ -21627,20 +22301,24 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 		switch string(key) {
 		case "default":
 			seen |= bitUntitledSingleSelectEnumSchemaDefault
-			if err := decodeString(s, &x.Default); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "default")
 			}
+			x.Default = v0
 		case "description":
 			seen |= bitUntitledSingleSelectEnumSchemaDescription
-			if err := decodeString(s, &x.Description); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "description")
 			}
+			x.Description = v0
 		case "enum":
 			seen |= bitUntitledSingleSelectEnumSchemaEnum
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "enum")
 			}
-			x.Enum = []string{}
+			sl0 := make([]string, 0)
 			for i0 := 0; ; i0++ {
 				more, err := s.NextElem()
 				if err != nil {
@@ -21649,17 +22327,20 @@ func (x *UntitledSingleSelectEnumSchema) decode(s *jsonrpc.Scanner) error {
 				if !more {
 					break
 				}
-				var zero string
-				x.Enum = append(x.Enum, zero)
-				if err := decodeString(s, &x.Enum[i0]); err != nil {
+				v1, err := s.String()
+				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "enum")
 				}
+				sl0 = append(sl0, v1)
 			}
+			x.Enum = sl0
 		case "title":
 			seen |= bitUntitledSingleSelectEnumSchemaTitle
-			if err := decodeString(s, &x.Title); err != nil {
+			v0, err := s.String()
+			if err != nil {
 				return fielderr.AtField(err, "title")
 			}
+			x.Title = v0
 		case "type":
 			seen |= bitUntitledSingleSelectEnumSchemaType
 			if err := decodeConstString(s, "string", "\"string\""); err != nil {

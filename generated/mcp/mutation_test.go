@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -218,7 +219,7 @@ func (m *mutator) walk(ptr string, inst any, at []step, unions []string) {
 				}
 			}
 		}
-		for _, name := range sortedKeys(v) {
+		for _, name := range slices.Sorted(maps.Keys(v)) {
 			var sub string
 			switch _, declared := props[name]; {
 			case declared:

@@ -4,48 +4,10 @@ package mcp
 
 import (
 	"encoding/json"
-	"slices"
 
 	"github.com/mcpgen/mcpgen/runtime/fielderr"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
-
-// Decoding helpers the generated decoders call for primitive values.
-
-func decodeString(s *jsonrpc.Scanner, p *string) (err error) {
-	*p, err = s.String()
-	return err
-}
-
-func decodeInt(s *jsonrpc.Scanner, p *int64) (err error) {
-	*p, err = s.Int64()
-	return err
-}
-
-func decodeFloat(s *jsonrpc.Scanner, p *float64) (err error) {
-	*p, err = s.Float64()
-	return err
-}
-
-func decodeBool(s *jsonrpc.Scanner, p *bool) (err error) {
-	*p, err = s.Bool()
-	return err
-}
-
-// decodeNullable decodes null as a nil pointer and anything else with
-// decode into a new value.
-func decodeNullable[T any](s *jsonrpc.Scanner, p **T, decode func(*jsonrpc.Scanner, *T) error) error {
-	if null, err := s.Null(); err != nil || null {
-		*p = nil
-		return err
-	}
-	v := new(T)
-	if err := decode(s, v); err != nil {
-		return err
-	}
-	*p = v
-	return nil
-}
 
 // decodeConstString checks that the next value is the string want.
 func decodeConstString(s *jsonrpc.Scanner, want, wantJSON string) error {
@@ -71,23 +33,17 @@ func decodeConstInt(s *jsonrpc.Scanner, want int64, wantJSON string) error {
 	return nil
 }
 
-// decodeRawObject copies the next value, which must be an object.
-func decodeRawObject(s *jsonrpc.Scanner, p *json.RawMessage) error {
+// decodeRawObject reads the next value, which must be an object, and
+// returns a copy of its raw JSON.
+func decodeRawObject(s *jsonrpc.Scanner) (json.RawMessage, error) {
 	if k := s.Peek(); k != jsonrpc.KindObject && k != jsonrpc.KindInvalid {
-		return fielderr.Type("object", k)
+		return nil, fielderr.Type("object", k)
 	}
 	raw, err := s.Raw()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	*p = append(json.RawMessage(nil), raw...)
-	return nil
-}
-
-// decodeRawValue copies the next value, whatever it is.
-func decodeRawValue(s *jsonrpc.Scanner, p *json.RawMessage) (err error) {
-	*p, err = decodeRaw(s)
-	return err
+	return append(json.RawMessage(nil), raw...), nil
 }
 
 // rawIsObject reports whether raw JSON, as built in Go, holds an object.
@@ -123,17 +79,6 @@ func decodeSub(raw []byte, decode func(*jsonrpc.Scanner) error) error {
 	var s jsonrpc.Scanner
 	s.Reset(raw)
 	return decode(&s)
-}
-
-// sortedKeys returns the keys of m in order, so that maps encode the same
-// way every time.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // isIntegral reports whether raw is a JSON number with an integral value.

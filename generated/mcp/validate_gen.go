@@ -30,10 +30,10 @@ func (x *Annotations) validate(vb VersionSet) error {
 		}
 	}
 	if x.has&bitAnnotationsPriority != 0 || x.Priority != 0 {
-		if x.Priority < 0.0 {
+		if x.Priority < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "priority")
 		}
-		if x.Priority > 1.0 {
+		if x.Priority > 1 {
 			return fielderr.AtField(fielderr.Maximum("1"), "priority")
 		}
 	}
@@ -198,7 +198,7 @@ func (x *CacheableResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if x.missing&bitCacheableResultTTLMs == 0 {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -1756,7 +1756,7 @@ func (x *DiscoverResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if x.missing&bitDiscoverResultTTLMs == 0 {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -4319,7 +4319,7 @@ func (x *ListPromptsResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListPromptsResultTTLMs != 0 || x.TTLMs != 0) {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -4475,7 +4475,7 @@ func (x *ListResourceTemplatesResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourceTemplatesResultTTLMs != 0 || x.TTLMs != 0) {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -4631,7 +4631,7 @@ func (x *ListResourcesResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListResourcesResultTTLMs != 0 || x.TTLMs != 0) {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -4955,7 +4955,7 @@ func (x *ListToolsResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitListToolsResultTTLMs != 0 || x.TTLMs != 0) {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}
@@ -5287,10 +5287,10 @@ func (x *ModelPreferences) ValidateVersion(v ProtocolVersion) error {
 
 func (x *ModelPreferences) validate(vb VersionSet) error {
 	if x.has&bitModelPreferencesCostPriority != 0 || x.CostPriority != 0 {
-		if x.CostPriority < 0.0 {
+		if x.CostPriority < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "costPriority")
 		}
-		if x.CostPriority > 1.0 {
+		if x.CostPriority > 1 {
 			return fielderr.AtField(fielderr.Maximum("1"), "costPriority")
 		}
 	}
@@ -5302,18 +5302,18 @@ func (x *ModelPreferences) validate(vb VersionSet) error {
 		}
 	}
 	if x.has&bitModelPreferencesIntelligencePriority != 0 || x.IntelligencePriority != 0 {
-		if x.IntelligencePriority < 0.0 {
+		if x.IntelligencePriority < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "intelligencePriority")
 		}
-		if x.IntelligencePriority > 1.0 {
+		if x.IntelligencePriority > 1 {
 			return fielderr.AtField(fielderr.Maximum("1"), "intelligencePriority")
 		}
 	}
 	if x.has&bitModelPreferencesSpeedPriority != 0 || x.SpeedPriority != 0 {
-		if x.SpeedPriority < 0.0 {
+		if x.SpeedPriority < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "speedPriority")
 		}
-		if x.SpeedPriority > 1.0 {
+		if x.SpeedPriority > 1 {
 			return fielderr.AtField(fielderr.Maximum("1"), "speedPriority")
 		}
 	}
@@ -6182,7 +6182,7 @@ func (x *ReadResourceResult) validate(vb VersionSet) error {
 		return fielderr.AtField(fielderr.Required(), "ttlMs")
 	}
 	if vb&VersionSet(bitVersion20260728) != 0 && (x.has&bitReadResourceResultTTLMs != 0 || x.TTLMs != 0) {
-		if float64(x.TTLMs) < 0.0 {
+		if float64(x.TTLMs) < 0 {
 			return fielderr.AtField(fielderr.Minimum("0"), "ttlMs")
 		}
 	}

@@ -193,10 +193,10 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				return fielderr.AtField(err, "query")
 			}
 			if utf8.RuneCountInString(v0) < 1 {
-				return fielderr.AtField(fielderr.New("must be at least 1 character long"), "query")
+				return fielderr.AtField(fielderr.MinLength(1), "query")
 			}
 			if utf8.RuneCountInString(v0) > 200 {
-				return fielderr.AtField(fielderr.New("must be at most 200 characters long"), "query")
+				return fielderr.AtField(fielderr.MaxLength(200), "query")
 			}
 			x.Query = v0
 		case "limit":
@@ -206,10 +206,10 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				return fielderr.AtField(err, "limit")
 			}
 			if v0 < 1 {
-				return fielderr.AtField(fielderr.New("must be >= 1"), "limit")
+				return fielderr.AtField(fielderr.Minimum("1"), "limit")
 			}
 			if v0 > 100 {
-				return fielderr.AtField(fielderr.New("must be <= 100"), "limit")
+				return fielderr.AtField(fielderr.Maximum("100"), "limit")
 			}
 			x.Limit = int(v0)
 		case "offset":
@@ -219,7 +219,7 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				return fielderr.AtField(err, "offset")
 			}
 			if v1 < 0 {
-				return fielderr.AtField(fielderr.New("must be >= 0"), "offset")
+				return fielderr.AtField(fielderr.Minimum("0"), "offset")
 			}
 			*p0 = int(v1)
 			x.Offset = p0
@@ -231,7 +231,7 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 			switch v0 {
 			case "relevance", "newest", "oldest":
 			default:
-				return fielderr.AtField(fielderr.New("must be one of [\"relevance\",\"newest\",\"oldest\"]"), "order")
+				return fielderr.AtField(fielderr.Enum(v0, "[\"relevance\",\"newest\",\"oldest\"]"), "order")
 			}
 			x.Order = Order(v0)
 		case "tags":
@@ -247,16 +247,14 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "tags")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			if len(sl0) > 10 {
-				return fielderr.AtField(fielderr.New("must have at most 10 items"), "tags")
+				return fielderr.AtField(fielderr.MaxItems(10), "tags")
 			}
 			x.Tags = sl0
 		case "within":
@@ -277,10 +275,10 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				return fielderr.AtField(err, "minScore")
 			}
 			if v0 < 0 {
-				return fielderr.AtField(fielderr.New("must be >= 0"), "minScore")
+				return fielderr.AtField(fielderr.Minimum("0"), "minScore")
 			}
 			if v0 > 1 {
-				return fielderr.AtField(fielderr.New("must be <= 1"), "minScore")
+				return fielderr.AtField(fielderr.Maximum("1"), "minScore")
 			}
 			x.MinScore = v0
 		default:
@@ -363,13 +361,11 @@ func mcpgenReadResult(s *jsonrpc.Scanner, x *Result) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "hits")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Hits = sl0
 		default:
@@ -392,7 +388,7 @@ func mcpgenAppendResult(dst []byte, x *Result) ([]byte, error) {
 		if i0 > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsonrpc.AppendString(dst, string((x.Hits)[i0]))
+		dst = jsonrpc.AppendString(dst, string(x.Hits[i0]))
 	}
 	dst = append(dst, ']')
 	_ = err

@@ -22,6 +22,10 @@ type AddInput struct {
 	B int `json:"b" mcp:"minimum=0,maximum=100"`
 	// Words to echo back.
 	Words []string `json:"words,omitempty" mcp:"maxItems=3"`
+	// How to round, which the sum of integers never needs.
+	Round string `json:"round,omitempty" mcp:"enum=up|down"`
+	// Scale, which the sum ignores.
+	Scale int `json:"scale,omitempty" mcp:"enum=1|10"`
 }
 
 // AddOutput is a sum.

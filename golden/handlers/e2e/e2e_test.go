@@ -103,6 +103,8 @@ func TestEndToEnd(t *testing.T) {
 		{`{"a":"2","b":1}`, "a: expected integer, got string"},
 		{`{"a":2,"b":1,"words":["a","b","c","d"]}`, "words: must have at most 3 items"},
 		{`{"a":2,"b":1,"c":3}`, "c: unknown property"},
+		{`{"a":2,"b":1,"round":"sideways"}`, `round: must be one of ["up","down"], got "sideways"`},
+		{`{"a":2,"b":1,"scale":3}`, "scale: must be one of [1,10], got 3"},
 	} {
 		r := call("tools/call", `{"name":"add","arguments":`+tc.args+`}`)
 		if r["isError"] != true || !strings.Contains(firstText(r), tc.want) {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -63,7 +64,7 @@ func RegisterGreeter(s *server.Server, r *Greeter) error {
 	return nil
 }
 
-// mcpgenToolAdd is the definition of tool add (e2e.go:37), but for its schemas: handler.AddTool adds them.
+// mcpgenToolAdd is the definition of tool add (e2e.go:41), but for its schemas: handler.AddTool adds them.
 var mcpgenToolAdd = mcp.Tool{
 	Name:        "add",
 	Description: "Add adds two numbers.",
@@ -72,7 +73,7 @@ var mcpgenToolAdd = mcp.Tool{
 	},
 }
 
-// mcpgenInputSchemaAdd is the input schema of tool add (e2e.go:37).
+// mcpgenInputSchemaAdd is the input schema of tool add (e2e.go:41).
 const mcpgenInputSchemaAdd = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -94,6 +95,22 @@ const mcpgenInputSchemaAdd = `{
         "type": "string"
       },
       "maxItems": 3
+    },
+    "round": {
+      "type": "string",
+      "description": "How to round, which the sum of integers never needs.",
+      "enum": [
+        "up",
+        "down"
+      ]
+    },
+    "scale": {
+      "type": "integer",
+      "description": "Scale, which the sum ignores.",
+      "enum": [
+        1,
+        10
+      ]
     }
   },
   "required": [
@@ -103,7 +120,7 @@ const mcpgenInputSchemaAdd = `{
   "additionalProperties": false
 }`
 
-// mcpgenOutputSchemaAdd is the output schema of tool add (e2e.go:37).
+// mcpgenOutputSchemaAdd is the output schema of tool add (e2e.go:41).
 const mcpgenOutputSchemaAdd = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -128,7 +145,7 @@ const mcpgenOutputSchemaAdd = `{
   "additionalProperties": false
 }`
 
-// mcpgenCallAdd handles a call of tool add with Add (e2e.go:37).
+// mcpgenCallAdd handles a call of tool add with Add (e2e.go:41).
 func mcpgenCallAdd(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	var in AddInput
 	if err := mcpgenDecodeInputAdd(p.Arguments, &in); err != nil {
@@ -141,45 +158,45 @@ func mcpgenCallAdd(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.Call
 	return handler.Structured(mcpgenEncodeOutputAdd(&out))
 }
 
-// mcpgenDecodeInputAdd reads the input of tool add (e2e.go:37) into x, checking the schema's rules as it goes.
+// mcpgenDecodeInputAdd reads the input of tool add (e2e.go:41) into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputAdd(data []byte, x *AddInput) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenReadAddInput(s, x)
 	})
 }
 
-// mcpgenCheckInputAdd decodes and checks the arguments of tool add (e2e.go:37), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+// mcpgenCheckInputAdd decodes and checks the arguments of tool add (e2e.go:41), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
 func mcpgenCheckInputAdd(args []byte) error {
 	var in AddInput
 	return mcpgenDecodeInputAdd(args, &in)
 }
 
-// mcpgenDecodeOutputAdd reads the output of tool add (e2e.go:37) into x, checking the schema's rules as it goes.
+// mcpgenDecodeOutputAdd reads the output of tool add (e2e.go:41) into x, checking the schema's rules as it goes.
 func mcpgenDecodeOutputAdd(data []byte, x *AddOutput) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenReadAddOutput(s, x)
 	})
 }
 
-// mcpgenCheckOutputAdd checks the structured content of tool add (e2e.go:37) against its output schema.
+// mcpgenCheckOutputAdd checks the structured content of tool add (e2e.go:41) against its output schema.
 func mcpgenCheckOutputAdd(data []byte) error {
 	var out AddOutput
 	return mcpgenDecodeOutputAdd(data, &out)
 }
 
-// mcpgenEncodeOutputAdd encodes the result of tool add (e2e.go:37) as JSON.
+// mcpgenEncodeOutputAdd encodes the result of tool add (e2e.go:41) as JSON.
 func mcpgenEncodeOutputAdd(x *AddOutput) ([]byte, error) {
 	return mcpgenAppendAddOutput(nil, x)
 }
 
-// mcpgenToolGreeterGreet is the definition of tool greet (e2e.go:52), but for its schemas: handler.AddTool adds them.
+// mcpgenToolGreeterGreet is the definition of tool greet (e2e.go:56), but for its schemas: handler.AddTool adds them.
 var mcpgenToolGreeterGreet = mcp.Tool{
 	Name:        "greet",
 	Title:       "Say hello",
 	Description: "Greet greets someone.",
 }
 
-// mcpgenInputSchemaGreeterGreet is the input schema of tool greet (e2e.go:52).
+// mcpgenInputSchemaGreeterGreet is the input schema of tool greet (e2e.go:56).
 const mcpgenInputSchemaGreeterGreet = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -195,7 +212,7 @@ const mcpgenInputSchemaGreeterGreet = `{
   "additionalProperties": false
 }`
 
-// mcpgenCallGreeterGreet handles a call of tool greet with Greeter.Greet (e2e.go:52).
+// mcpgenCallGreeterGreet handles a call of tool greet with Greeter.Greet (e2e.go:56).
 func mcpgenCallGreeterGreet(ctx context.Context, r *Greeter, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	var in GreetInput
 	if err := mcpgenDecodeInputGreeterGreet(p.Arguments, &in); err != nil {
@@ -208,26 +225,26 @@ func mcpgenCallGreeterGreet(ctx context.Context, r *Greeter, p *mcp.CallToolRequ
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenDecodeInputGreeterGreet reads the input of tool greet (e2e.go:52) into x, checking the schema's rules as it goes.
+// mcpgenDecodeInputGreeterGreet reads the input of tool greet (e2e.go:56) into x, checking the schema's rules as it goes.
 func mcpgenDecodeInputGreeterGreet(data []byte, x *GreetInput) error {
 	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
 		return mcpgenReadGreetInput(s, x)
 	})
 }
 
-// mcpgenCheckInputGreeterGreet decodes and checks the arguments of tool greet (e2e.go:52), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+// mcpgenCheckInputGreeterGreet decodes and checks the arguments of tool greet (e2e.go:56), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
 func mcpgenCheckInputGreeterGreet(args []byte) error {
 	var in GreetInput
 	return mcpgenDecodeInputGreeterGreet(args, &in)
 }
 
-// mcpgenToolShip is the definition of tool ship (e2e.go:63), but for its schemas: handler.AddTool adds them.
+// mcpgenToolShip is the definition of tool ship (e2e.go:67), but for its schemas: handler.AddTool adds them.
 var mcpgenToolShip = mcp.Tool{
 	Name:        "ship",
 	Description: "Ship accepts a shipment; the schema says an international one needs a\ncustoms code, which the type mapping cannot express.",
 }
 
-// mcpgenInputSchemaShip is the input schema of tool ship (e2e.go:63).
+// mcpgenInputSchemaShip is the input schema of tool ship (e2e.go:67).
 const mcpgenInputSchemaShip = `{
   "type": "object",
   "properties": {
@@ -263,7 +280,7 @@ const mcpgenInputSchemaShip = `{
   "additionalProperties": false
 }`
 
-// mcpgenCallShip handles a call of tool ship with Ship (e2e.go:63).
+// mcpgenCallShip handles a call of tool ship with Ship (e2e.go:67).
 func mcpgenCallShip(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := Ship(ctx, json.RawMessage(p.Arguments))
 	if err != nil {
@@ -272,7 +289,7 @@ func mcpgenCallShip(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.Cal
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenPromptPlanTrip is the definition of prompt plan_trip (e2e.go:78).
+// mcpgenPromptPlanTrip is the definition of prompt plan_trip (e2e.go:82).
 var mcpgenPromptPlanTrip = mcp.Prompt{
 	Name:        "plan_trip",
 	Title:       "Plan a trip",
@@ -287,7 +304,7 @@ var mcpgenPromptPlanTrip = mcp.Prompt{
 	}},
 }
 
-// mcpgenGetPromptPlanTrip handles a get of prompt plan_trip with PlanTrip (e2e.go:78).
+// mcpgenGetPromptPlanTrip handles a get of prompt plan_trip with PlanTrip (e2e.go:82).
 func mcpgenGetPromptPlanTrip(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 	var in PlanArgs
 	if err := mcpgenPromptArgsPlanTrip(p.Arguments, &in); err != nil {
@@ -306,7 +323,7 @@ func mcpgenGetPromptPlanTrip(ctx context.Context, p *mcp.GetPromptRequestParams)
 	}, nil
 }
 
-// mcpgenPromptArgsPlanTrip reads the arguments of prompt plan_trip (e2e.go:78) into x.
+// mcpgenPromptArgsPlanTrip reads the arguments of prompt plan_trip (e2e.go:82) into x.
 func mcpgenPromptArgsPlanTrip(args map[string]string, x *PlanArgs) error {
 	n := 0
 	if v, ok := args["destination"]; ok {
@@ -332,7 +349,7 @@ func mcpgenPromptArgsPlanTrip(args map[string]string, x *PlanArgs) error {
 	return nil
 }
 
-// mcpgenResourceMotd is the definition of resource motd (e2e.go:89).
+// mcpgenResourceMotd is the definition of resource motd (e2e.go:93).
 var mcpgenResourceMotd = mcp.Resource{
 	Name:        "motd",
 	Description: "Motd is the message of the day.",
@@ -340,7 +357,7 @@ var mcpgenResourceMotd = mcp.Resource{
 	MIMEType:    "text/plain",
 }
 
-// mcpgenReadResourceMotd handles a read of resource motd with Motd (e2e.go:89).
+// mcpgenReadResourceMotd handles a read of resource motd with Motd (e2e.go:93).
 func mcpgenReadResourceMotd(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 	out, err := Motd(ctx)
 	if err != nil {
@@ -353,14 +370,14 @@ func mcpgenReadResourceMotd(ctx context.Context, p *mcp.ReadResourceRequestParam
 	}}}}, nil
 }
 
-// mcpgenResourceNote is the definition of resource template note (e2e.go:99).
+// mcpgenResourceNote is the definition of resource template note (e2e.go:103).
 var mcpgenResourceNote = mcp.ResourceTemplate{
 	Name:        "note",
 	Description: "Note reads a note by id.",
 	URITemplate: "mem://notes/{id}",
 }
 
-// mcpgenReadResourceNote handles a read of resource template note with Note (e2e.go:99).
+// mcpgenReadResourceNote handles a read of resource template note with Note (e2e.go:103).
 func mcpgenReadResourceNote(ctx context.Context, p *mcp.ReadResourceRequestParams, vars map[string]string) (*mcp.ReadResourceResult, error) {
 	var v NoteVars
 	v.ID = vars["id"]
@@ -403,10 +420,10 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 				return fielderr.AtField(err, "b")
 			}
 			if v0 < 0 {
-				return fielderr.AtField(fielderr.New("must be >= 0"), "b")
+				return fielderr.AtField(fielderr.Minimum("0"), "b")
 			}
 			if v0 > 100 {
-				return fielderr.AtField(fielderr.New("must be <= 100"), "b")
+				return fielderr.AtField(fielderr.Maximum("100"), "b")
 			}
 			x.B = int(v0)
 		case "words":
@@ -422,18 +439,38 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "words")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			if len(sl0) > 3 {
-				return fielderr.AtField(fielderr.New("must have at most 3 items"), "words")
+				return fielderr.AtField(fielderr.MaxItems(3), "words")
 			}
 			x.Words = sl0
+		case "round":
+			v0, err := s.String()
+			if err != nil {
+				return fielderr.AtField(err, "round")
+			}
+			switch v0 {
+			case "up", "down":
+			default:
+				return fielderr.AtField(fielderr.Enum(v0, "[\"up\",\"down\"]"), "round")
+			}
+			x.Round = v0
+		case "scale":
+			v0, err := s.Int64()
+			if err != nil {
+				return fielderr.AtField(err, "scale")
+			}
+			switch v0 {
+			case 1, 10:
+			default:
+				return fielderr.AtField(fielderr.New("must be one of [1,10], got "+strconv.FormatInt(v0, 10)), "scale")
+			}
+			x.Scale = int(v0)
 		default:
 			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
 		}
@@ -447,7 +484,7 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 	return nil
 }
 
-// mcpgenReadAddOutput reads a AddOutput object into x, checking its schema (e2e.go:28).
+// mcpgenReadAddOutput reads a AddOutput object into x, checking its schema (e2e.go:32).
 func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -483,13 +520,11 @@ func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 				if !more {
 					break
 				}
-				var e0 string
 				v1, err := s.String()
 				if err != nil {
 					return fielderr.AtField(fielderr.AtIndex(err, i0), "words")
 				}
-				e0 = v1
-				sl0 = append(sl0, e0)
+				sl0 = append(sl0, v1)
 			}
 			x.Words = sl0
 		case "note":
@@ -513,7 +548,7 @@ func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 	return nil
 }
 
-// mcpgenReadGreetInput reads a GreetInput object into x, checking its schema (e2e.go:42).
+// mcpgenReadGreetInput reads a GreetInput object into x, checking its schema (e2e.go:46).
 func mcpgenReadGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -535,7 +570,7 @@ func mcpgenReadGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
 				return fielderr.AtField(err, "name")
 			}
 			if utf8.RuneCountInString(v0) < 1 {
-				return fielderr.AtField(fielderr.New("must be at least 1 character long"), "name")
+				return fielderr.AtField(fielderr.MinLength(1), "name")
 			}
 			x.Name = v0
 		default:
@@ -548,7 +583,7 @@ func mcpgenReadGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
 	return nil
 }
 
-// mcpgenAppendAddOutput appends x, a AddOutput, to dst as JSON: nil slices as [], nil pointers left out (e2e.go:28).
+// mcpgenAppendAddOutput appends x, a AddOutput, to dst as JSON: nil slices as [], nil pointers left out (e2e.go:32).
 func mcpgenAppendAddOutput(dst []byte, x *AddOutput) ([]byte, error) {
 	var err error
 	start := len(dst)
@@ -560,7 +595,7 @@ func mcpgenAppendAddOutput(dst []byte, x *AddOutput) ([]byte, error) {
 		if i0 > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsonrpc.AppendString(dst, string((x.Words)[i0]))
+		dst = jsonrpc.AppendString(dst, string(x.Words[i0]))
 	}
 	dst = append(dst, ']')
 	if x.Note != nil {
