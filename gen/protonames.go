@@ -61,95 +61,95 @@ func (g *generator) nameAll() error {
 	for _, name := range generatedUnexported {
 		taken[name] = "the generated declaration " + name
 	}
-	m := g.m
-	for _, t := range m.Types {
+	for _, t := range g.m.Types {
 		if what, ok := taken[t.Name]; ok {
-			return &model.Error{Pos: t.Pos, Msg: fmt.Sprintf("definition %s collides with %s, which mcpgen's protocol package declares", t.Name, what)}
+			return model.Errorf(t.Pos, "definition %s collides with %s, which mcpgen's protocol package declares", t.Name, what)
 		}
 		taken[t.Name] = "the definition " + t.Name
 	}
-	claim := func(name, what string, pos model.Pos) (string, error) {
-		if prev, dup := taken[name]; dup {
-			return "", &model.Error{Pos: pos, Msg: fmt.Sprintf("%s needs the name %s, already %s", what, name, prev)}
-		}
-		taken[name] = what
-		return name, nil
+	tab := &nameTable{taken: taken}
+	g.nameConstants(tab)
+	g.nameUnions(tab)
+	g.namePresence(tab)
+	return tab.err
+}
+
+// nameTable is the package's names, each with what holds it. The first
+// clash is kept in err and ends the naming.
+type nameTable struct {
+	taken map[string]string
+	err   error
+}
+
+// claim takes name for what, at pos, and returns it.
+func (tab *nameTable) claim(name, what string, pos model.Pos) string {
+	if tab.err != nil {
+		return name
 	}
+	if prev, dup := tab.taken[name]; dup {
+		tab.err = model.Errorf(pos, "%s needs the name %s, already %s", what, name, prev)
+		return name
+	}
+	tab.taken[name] = what
+	return name
+}
+
+// nameConstants names the version constants and bits, the method
+// constants and the error codes.
+func (g *generator) nameConstants(tab *nameTable) {
 	n := &g.names
-	for _, v := range m.Versions {
-		id := "Version" + strings.ReplaceAll(v, "-", "")
-		if _, err := claim(id, "the constant of version "+v, model.Pos{}); err != nil {
-			return err
-		}
-		if _, err := claim("bit"+id, "the bit of version "+v, model.Pos{}); err != nil {
-			return err
-		}
+	for _, v := range g.m.Versions {
+		id := tab.claim("Version"+strings.ReplaceAll(v, "-", ""), "the constant of version "+v, model.Pos{})
 		n.version = append(n.version, id)
-		n.versionBit = append(n.versionBit, "bit"+id)
+		n.versionBit = append(n.versionBit, tab.claim("bit"+id, "the bit of version "+v, model.Pos{}))
 	}
 	n.method = map[*model.Method]string{}
-	for _, me := range m.Methods {
-		name, err := claim("Method"+strings.TrimSuffix(me.Message, "Request"), "the constant of method "+me.Name, posOf(m, me.Message))
-		if err != nil {
-			return err
-		}
-		n.method[me] = name
+	for _, me := range g.m.Methods {
+		n.method[me] = tab.claim("Method"+strings.TrimSuffix(me.Message, "Request"), "the constant of method "+me.Name, posOf(g.m, me.Message))
 	}
 	n.errCode = map[string]string{}
-	for _, t := range m.Types {
-		if g.errorCode(t) == "" {
-			continue
+	for _, t := range g.m.Types {
+		if g.errorCode(t) != "" {
+			n.errCode[t.Name] = tab.claim("Code"+strings.TrimSuffix(t.Name, "Error"), "the error code of "+t.Name, t.Pos)
 		}
-		name, err := claim("Code"+strings.TrimSuffix(t.Name, "Error"), "the error code of "+t.Name, t.Pos)
-		if err != nil {
-			return err
-		}
-		n.errCode[t.Name] = name
 	}
+}
+
+// nameUnions names each union's sealed interface, or a scalar union's
+// constructors.
+func (g *generator) nameUnions(tab *nameTable) {
+	n := &g.names
 	n.variant, n.from = map[string]string{}, map[string]map[string]string{}
-	for _, t := range m.Types {
-		if t.Kind != model.Union {
-			continue
-		}
-		if !g.scalarUnion(t) {
-			name, err := claim(t.Name+"Variant", "the variant interface of union "+t.Name, t.Pos)
-			if err != nil {
-				return err
+	for _, t := range g.m.Types {
+		switch {
+		case t.Kind != model.Union:
+		case !g.scalarUnion(t):
+			n.variant[t.Name] = tab.claim(t.Name+"Variant", "the variant interface of union "+t.Name, t.Pos)
+		default:
+			n.from[t.Name] = map[string]string{}
+			for _, v := range scalarVariants(t) {
+				n.from[t.Name][v.name] = tab.claim(t.Name+"From"+v.name, "the "+v.name+" constructor of union "+t.Name, t.Pos)
 			}
-			n.variant[t.Name] = name
-			continue
-		}
-		n.from[t.Name] = map[string]string{}
-		for _, v := range scalarVariants(t) {
-			name, err := claim(t.Name+"From"+v.name, "the "+v.name+" constructor of union "+t.Name, t.Pos)
-			if err != nil {
-				return err
-			}
-			n.from[t.Name][v.name] = name
 		}
 	}
+}
+
+// namePresence names each struct field's presence bit and each struct's
+// mask of required properties.
+func (g *generator) namePresence(tab *nameTable) {
+	n := &g.names
 	n.bit, n.required = map[*model.Field]string{}, map[string]string{}
-	for _, t := range m.Types {
+	for _, t := range g.m.Types {
 		if t.Kind != model.Struct {
 			continue
 		}
 		for _, fd := range t.Fields {
-			name, err := claim("bit"+t.Name+fd.GoName, fmt.Sprintf("the presence bit of %s.%s", t.Name, fd.JSON), fd.Pos)
-			if err != nil {
-				return err
-			}
-			n.bit[fd] = name
+			n.bit[fd] = tab.claim("bit"+t.Name+fd.GoName, fmt.Sprintf("the presence bit of %s.%s", t.Name, fd.JSON), fd.Pos)
 		}
-		if requiredFields(t) == nil {
-			continue
+		if requiredFields(t) != nil {
+			n.required[t.Name] = tab.claim("required"+t.Name, "the required properties of "+t.Name, t.Pos)
 		}
-		name, err := claim("required"+t.Name, "the required properties of "+t.Name, t.Pos)
-		if err != nil {
-			return err
-		}
-		n.required[t.Name] = name
 	}
-	return nil
 }
 
 // posOf returns the position of the named type, or the zero position.
