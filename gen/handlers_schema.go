@@ -146,7 +146,10 @@ func join(items []string) string {
 	return b.String()
 }
 
-// schema renders v with the keywords of a field's tag (rules may be nil).
+// schema renders v with the keywords of a field's tag (rules may be nil),
+// in a fixed order: type (or $ref), title, description, an object's
+// properties, format, the scalar keywords, the container keywords,
+// deprecated.
 func (w *schemaWriter) schema(v *model.Value, rules *model.Rules, desc string) *jsonObject {
 	if v.Kind == model.ValPointer {
 		return w.schema(v.Elem, rules, desc)
@@ -155,35 +158,7 @@ func (w *schemaWriter) schema(v *model.Value, rules *model.Rules, desc string) *
 		rules = &model.Rules{}
 	}
 	s := &jsonObject{}
-	var body *jsonObject
-	switch v.Kind {
-	case model.ValStruct:
-		if v.Object.Recursive {
-			if _, ok := w.defs[v.Object.ID]; !ok {
-				w.defs[v.Object.ID] = "" // mark before descending
-				w.defs[v.Object.ID] = w.objectSchema(v.Object).String()
-			}
-			s.set("$ref", jsonString("#/"+w.defsKey+"/"+v.Object.ID))
-		} else {
-			body = w.objectSchema(v.Object)
-		}
-	case model.ValBool:
-		s.set("type", `"boolean"`)
-	case model.ValInt, model.ValUint:
-		s.set("type", `"integer"`)
-	case model.ValFloat:
-		s.set("type", `"number"`)
-	case model.ValString:
-		s.set("type", `"string"`)
-	case model.ValBytes:
-		s.set("type", `"string"`)
-	case model.ValTime:
-		s.set("type", `"string"`)
-	case model.ValSlice, model.ValArray:
-		s.set("type", `"array"`)
-	case model.ValMap:
-		s.set("type", `"object"`)
-	}
+	body := w.typeKeyword(s, v)
 	if rules.Title != "" {
 		s.set("title", jsonString(rules.Title))
 	}
@@ -203,6 +178,46 @@ func (w *schemaWriter) schema(v *model.Value, rules *model.Rules, desc string) *
 	case rules.Format != "":
 		s.set("format", jsonString(rules.Format))
 	}
+	scalarKeywords(s, v, rules)
+	w.containerKeywords(s, v, rules)
+	if rules.Deprecated {
+		s.set("deprecated", "true")
+	}
+	return s
+}
+
+// jsonTypes are the JSON Schema types of the kinds that have one of their
+// own; a struct is an object, written with its properties.
+var jsonTypes = map[model.ValueKind]string{
+	model.ValBool: `"boolean"`, model.ValInt: `"integer"`, model.ValUint: `"integer"`, model.ValFloat: `"number"`,
+	model.ValString: `"string"`, model.ValBytes: `"string"`, model.ValTime: `"string"`,
+	model.ValSlice: `"array"`, model.ValArray: `"array"`, model.ValMap: `"object"`,
+}
+
+// typeKeyword sets v's type in s, or for a recursive struct its $ref
+// (writing its definition the first time). For any other struct it sets
+// nothing and returns the struct's schema, whose properties follow the
+// annotations.
+func (w *schemaWriter) typeKeyword(s *jsonObject, v *model.Value) (body *jsonObject) {
+	switch {
+	case v.Kind == model.ValStruct && v.Object.Recursive:
+		if _, ok := w.defs[v.Object.ID]; !ok {
+			w.defs[v.Object.ID] = "" // mark before descending
+			w.defs[v.Object.ID] = w.objectSchema(v.Object).String()
+		}
+		s.set("$ref", jsonString("#/"+w.defsKey+"/"+v.Object.ID))
+	case v.Kind == model.ValStruct:
+		return w.objectSchema(v.Object)
+	case jsonTypes[v.Kind] != "":
+		s.set("type", jsonTypes[v.Kind])
+	}
+	return nil
+}
+
+// scalarKeywords sets the keywords that constrain one value: enum,
+// default, the bounds (the tag's, tightened by a sized integer's range),
+// the lengths and the pattern.
+func scalarKeywords(s *jsonObject, v *model.Value, rules *model.Rules) {
 	if enum := enumOf(v, rules); enum != nil {
 		vals := make([]string, len(enum))
 		for i, l := range enum {
@@ -235,6 +250,11 @@ func (w *schemaWriter) schema(v *model.Value, rules *model.Rules, desc string) *
 	if rules.Pattern != "" {
 		s.set("pattern", jsonString(rules.Pattern))
 	}
+}
+
+// containerKeywords sets an array's items and counts (a Go array fixes
+// both counts at its length) or a map's key and value schemas.
+func (w *schemaWriter) containerKeywords(s *jsonObject, v *model.Value, rules *model.Rules) {
 	switch v.Kind {
 	case model.ValSlice, model.ValArray:
 		s.set("items", w.schema(v.Elem, nil, "").String())
@@ -263,10 +283,6 @@ func (w *schemaWriter) schema(v *model.Value, rules *model.Rules, desc string) *
 		}
 		s.set("additionalProperties", w.schema(v.Elem, nil, "").String())
 	}
-	if rules.Deprecated {
-		s.set("deprecated", "true")
-	}
-	return s
 }
 
 // enumOf returns the values a scalar may take: the tag's enum when it has
