@@ -59,16 +59,23 @@ func TestCodecSharedChecks(t *testing.T) {
 // as fielderr.Enum does, whatever the value's kind.
 func TestCodecEnumMessage(t *testing.T) {
 	ret := func(err jen.Code) jen.Code { return jen.Return(err) }
-	for scan, want := range map[scanKind]string{
-		scanString: `fielderr.Enum(x, "[1,2]")`,
-		scanInt:    `got " + strconv.FormatInt(x, 10)`,
-		scanFloat:  `got " + strconv.FormatFloat(x, 'g', -1, 64)`,
-		scanBool:   `got " + strconv.FormatBool(x)`,
-	} {
-		enum := []model.Literal{{Kind: model.LitInt, I: 1}, {Kind: model.LitInt, I: 2}}
-		got := renderCode([]jen.Code{enumCheck(jen.Id("x"), scan, enum, ret)})
-		if !strings.Contains(got, want) {
-			t.Errorf("scan %d: enum check\n%s\nwants %s", scan, got, want)
-		}
+	tests := []struct {
+		name string
+		scan scanKind
+		want string
+	}{
+		{"string", scanString, `fielderr.Enum(x, "[1,2]")`},
+		{"integer", scanInt, `got " + strconv.FormatInt(x, 10)`},
+		{"number", scanFloat, `got " + strconv.FormatFloat(x, 'g', -1, 64)`},
+		{"boolean", scanBool, `got " + strconv.FormatBool(x)`},
+	}
+	enum := []model.Literal{{Kind: model.LitInt, I: 1}, {Kind: model.LitInt, I: 2}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := renderCode([]jen.Code{enumCheck(jen.Id("x"), tt.scan, enum, ret)})
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("enum check\n%s\nwants %s", got, tt.want)
+			}
+		})
 	}
 }
