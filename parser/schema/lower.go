@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -120,6 +121,12 @@ func (l *lowerer) register(name string, t *model.Type, synthetic bool) error {
 // additionalProperties, a union variant). Objects, unions and enums are
 // hoisted into named types called hint.
 func (l *lowerer) expr(s *Schema, hint string) (*model.Type, error) {
+	// An inline schema that restates the definition it would be named
+	// after (TaskStatusNotification's params, TaskStatusNotificationParams)
+	// is that definition.
+	if def, ok := l.ver.doc.Lookup(hint); ok && def.Schema != s && bytes.Equal(s.Canonical(), def.Canonical) {
+		return &model.Type{Kind: model.Ref, Target: renamed(def.Name), Pos: posOf(s), Doc: strings.TrimSpace(s.Description)}, nil
+	}
 	t, err := l.shape(s, hint)
 	if err != nil {
 		return nil, err
@@ -163,9 +170,26 @@ func (l *lowerer) shape(s *Schema, hint string) (*model.Type, error) {
 		if len(s.Types) > 0 || len(s.Properties) > 0 || len(s.AllOf) > 0 {
 			return nil, model.Errorf(pos, "anyOf beside type, properties or allOf is not supported")
 		}
+		if prim := nullablePrim(s.AnyOf); prim != nil {
+			t, err := primitive(prim, prim.Types[0])
+			if err != nil {
+				return nil, err
+			}
+			t.Nullable = true
+			if doc != "" {
+				t.Doc = doc
+			}
+			return t, nil
+		}
+		if values := constStrings(s.AnyOf); values != nil {
+			return l.enum(&Schema{File: s.File, Pointer: s.Pointer, Description: s.Description, Enum: values})
+		}
 		return l.union(s, hint, s.AnyOf)
 	}
 	if len(s.AllOf) > 0 {
+		if i := unionPart(s.AllOf); i >= 0 {
+			return l.distribute(s, i, hint)
+		}
 		return l.structure(s, hint)
 	}
 	if len(s.Enum) > 0 {
@@ -239,6 +263,48 @@ func (l *lowerer) shape(s *Schema, hint string) (*model.Type, error) {
 		return nil, model.Errorf(pos, "the null type is not supported: an optional property expresses absence")
 	}
 	return nil, model.Errorf(pos, "unknown type %q", types[0])
+}
+
+// constStrings returns the values of anyOf [{"type": "string", "const":
+// "a"}, ...], which says what {"enum": ["a", ...]} does; nil for other
+// lists.
+func constStrings(anyOf []*Schema) []any {
+	var values []any
+	for _, v := range anyOf {
+		c, ok := v.Const.(string)
+		if !ok || !v.HasConst || !isStringType(&Schema{Types: v.Types}) {
+			return nil
+		}
+		rest := *v
+		rest.Types, rest.Const, rest.HasConst = nil, nil, false
+		if !rest.IsAny() {
+			return nil
+		}
+		values = append(values, c)
+	}
+	return values
+}
+
+// nullablePrim returns the primitive of anyOf [primitive, {"type":
+// "null"}], in either order, which says what type: [primitive, "null"]
+// does; nil for other lists.
+func nullablePrim(anyOf []*Schema) *Schema {
+	if len(anyOf) != 2 {
+		return nil
+	}
+	for i, null := range anyOf {
+		c := *null
+		c.Description, c.Title, c.File, c.Pointer = "", "", "", ""
+		if len(c.Types) != 1 || c.Types[0] != "null" {
+			continue
+		}
+		c.Types = nil
+		other := anyOf[1-i]
+		if c.IsAny() && other.Ref == "" && len(other.Types) == 1 && isPrimName(other.Types[0]) && len(other.Enum) == 0 && len(other.AnyOf) == 0 {
+			return other
+		}
+	}
+	return nil
 }
 
 func isBare(s *Schema) bool {
@@ -350,7 +416,7 @@ func (l *lowerer) addParts(t *model.Type, s *Schema, hint string, depth int) err
 			p = def.Schema
 		}
 		if len(p.AnyOf) > 0 || len(p.OneOf) > 0 {
-			return model.Errorf(posOf(p), "allOf with a union part is not supported")
+			return model.Errorf(posOf(p), "allOf with a union part is not supported here: only an anyOf written in place, of objects, can be combined")
 		}
 		if len(p.Types) > 0 && (len(p.Types) != 1 || p.Types[0] != "object") {
 			return model.Errorf(posOf(p), "allOf part of type %v: only object parts can be combined", p.Types)
@@ -374,7 +440,7 @@ func (l *lowerer) addParts(t *model.Type, s *Schema, hint string, depth int) err
 			f.ObjectIn = model.Only(l.ver.v)
 		}
 		if old := t.Field(prop.Name); old != nil {
-			merged, err := intersect(old.Type, ft)
+			merged, err := l.intersect(old.Type, ft)
 			if err != nil {
 				return model.Errorf(f.Pos, "allOf parts disagree on %s: %v", prop.Name, err)
 			}
@@ -412,12 +478,85 @@ func (l *lowerer) addParts(t *model.Type, s *Schema, hint string, depth int) err
 	return nil
 }
 
+// unionPart returns the index of the allOf part written as an anyOf in
+// place, -1 when there is none.
+func unionPart(parts []*Schema) int {
+	for i, p := range parts {
+		if p.Ref == "" && len(p.AnyOf) > 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// onlyAnyOf reports whether s says nothing beside its anyOf.
+func onlyAnyOf(s *Schema) bool {
+	c := *s
+	c.AnyOf = nil
+	return c.IsAny()
+}
+
+// distribute lowers allOf [A, anyOf [V1, V2, ...], B] as the union of the
+// objects A+V1+B, A+V2+B, ...: each variant a struct with the properties of
+// every other part, named after the constant that tells it from its
+// siblings (GetTaskResult's variants carry Result's properties and one
+// task status each: GetTaskResultWorking, ...).
+func (l *lowerer) distribute(s *Schema, at int, hint string) (*model.Type, error) {
+	pos := posOf(s)
+	for i, p := range s.AllOf {
+		if i != at && p.Ref == "" && len(p.AnyOf) > 0 {
+			return nil, model.Errorf(posOf(p), "allOf with more than one anyOf part is not supported: write the combinations out as one anyOf")
+		}
+	}
+	union := s.AllOf[at]
+	if !onlyAnyOf(union) {
+		return nil, model.Errorf(posOf(union), "an anyOf part of allOf takes no other keywords beside it")
+	}
+	t := &model.Type{Kind: model.Union, Pos: pos, Doc: strings.TrimSpace(s.Description)}
+	seen := map[string]*Schema{}
+	for _, v := range union.AnyOf {
+		if v.Ref != "" || len(v.AnyOf) > 0 || len(v.AllOf) > 0 || (len(v.Types) > 0 && (len(v.Types) != 1 || v.Types[0] != "object")) {
+			return nil, model.Errorf(posOf(v), "a variant of an anyOf inside allOf must be an object written in place")
+		}
+		tag := constTag(v)
+		if tag == "" {
+			return nil, model.Errorf(posOf(v), "cannot name this variant of %s: give it a property with a string const that tells it from the others", hint)
+		}
+		name := hint + model.GoName(tag)
+		if other := seen[name]; other != nil {
+			return nil, model.Errorf(posOf(v), "variants %s and %s are both named %s", other.Pointer, v.Pointer, name)
+		}
+		seen[name] = v
+		parts := make([]*Schema, len(s.AllOf))
+		copy(parts, s.AllOf)
+		parts[at] = v
+		combined := &Schema{File: v.File, Pointer: v.Pointer, Description: v.Description, AllOf: parts}
+		vt, err := l.structure(combined, name)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.register(name, vt, true); err != nil {
+			return nil, err
+		}
+		t.Variants = append(t.Variants, &model.Variant{Type: &model.Type{Kind: model.Ref, Target: name, Pos: vt.Pos}, Versions: model.Only(l.ver.v)})
+	}
+	return t, nil
+}
+
 // intersect combines two schemas for one property from two allOf parts.
-func intersect(a, b *model.Type) (*model.Type, error) {
+func (l *lowerer) intersect(a, b *model.Type) (*model.Type, error) {
 	if a.Kind == model.Raw && a.RawKind == model.AnyValue {
 		return b, nil
 	}
 	if b.Kind == model.Raw && b.RawKind == model.AnyValue {
+		return a, nil
+	}
+	// Any object, narrowed by the other part to objects of one shape (a
+	// JSON-RPC envelope's params, given its properties by a request).
+	if a.Kind == model.Raw && a.RawKind == model.AnyObject && l.isObject(b) {
+		return b, nil
+	}
+	if b.Kind == model.Raw && b.RawKind == model.AnyObject && l.isObject(a) {
 		return a, nil
 	}
 	if a.Kind == model.Primitive && b.Kind == model.Primitive && (a.Prim == b.Prim || (a.Prim == model.Number && b.Prim == model.Integer) || (a.Prim == model.Integer && b.Prim == model.Number)) {
@@ -440,6 +579,33 @@ func intersect(a, b *model.Type) (*model.Type, error) {
 		return a, nil
 	}
 	return nil, fmt.Errorf("%s and %s", a.Kind, b.Kind)
+}
+
+// isObject reports whether values of t are JSON objects: a map, or a
+// reference to a struct, map or union of objects lowered already.
+func (l *lowerer) isObject(t *model.Type) bool {
+	return l.objectType(t, 0)
+}
+
+func (l *lowerer) objectType(t *model.Type, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	switch t.Kind {
+	case model.Map, model.Struct:
+		return true
+	case model.Ref, model.Alias:
+		target := l.ver.types[t.Target]
+		return target != nil && l.objectType(target, depth+1)
+	case model.Union:
+		for _, v := range t.Variants {
+			if !l.objectType(v.Type, depth+1) {
+				return false
+			}
+		}
+		return len(t.Variants) > 0
+	}
+	return false
 }
 
 // union lowers anyOf variants, or a list of primitive types.
@@ -495,6 +661,9 @@ func (l *lowerer) union(s *Schema, hint string, anyOf []*Schema) (*model.Type, e
 			if len(v.Types) == 1 {
 				kind = model.GoName(v.Types[0])
 			}
+			if c := constTag(v); c != "" && inlineObjects(parts) > 1 {
+				kind = model.GoName(c)
+			}
 			name := hint + kind
 			var inner *model.Type
 			inner, err = l.shape(v, name)
@@ -518,6 +687,30 @@ func (l *lowerer) union(s *Schema, hint string, anyOf []*Schema) (*model.Type, e
 		t.Variants = append(t.Variants, &model.Variant{Type: vt, Versions: model.Only(l.ver.v)})
 	}
 	return t, nil
+}
+
+// inlineObjects counts the variants written out as objects in place.
+func inlineObjects(parts []*Schema) int {
+	n := 0
+	for _, v := range parts {
+		if v.Ref == "" && len(v.Properties) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// constTag returns the string constant of the first property of object
+// schema v that has one ("working" for a task whose status is the const
+// "working"): what tells the variant from its siblings, and so what names
+// it when a union lists several objects in place.
+func constTag(v *Schema) string {
+	for _, p := range v.Properties {
+		if c, ok := p.Schema.Const.(string); ok && p.Schema.HasConst {
+			return c
+		}
+	}
+	return ""
 }
 
 func isPrimName(s string) bool {

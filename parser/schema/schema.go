@@ -78,6 +78,8 @@ type Document struct {
 type Def struct {
 	Name   string
 	Schema *Schema
+	// Canonical is Schema.Canonical, computed once.
+	Canonical []byte
 }
 
 // Lookup returns the definition named name.
@@ -131,6 +133,21 @@ type Schema struct {
 	// Other lists keywords present that this front-end does not interpret,
 	// sorted.
 	Other []string
+
+	// raw is the schema as written, in plain form (see plain).
+	raw any
+}
+
+// Canonical returns the schema as JSON with its members sorted and its
+// "$schema" keys, which only restate the document's dialect, left out:
+// two schemas with the same Canonical text describe the same values
+// whatever document they are in, as long as what they refer to does too.
+func (s *Schema) Canonical() []byte {
+	b, err := json.Marshal(withoutDialect(s.raw))
+	if err != nil {
+		panic(fmt.Sprintf("schema: canonical form of %s: %v", s.Pointer, err)) // plain values always marshal
+	}
+	return b
 }
 
 // IsAny reports whether the schema accepts every JSON value: {} or true.
@@ -182,7 +199,8 @@ func Parse(file string, data []byte) (*Document, error) {
 	if err := checkMeta(file, data); err != nil {
 		return nil, err
 	}
-	p := &parser{file: file, doc: doc}
+	dialect, _ := obj.get("$schema")
+	p := &parser{file: file, doc: doc, dialect: dialect.(string)}
 	defsKey := "definitions"
 	if doc.Dialect == Draft2020 {
 		defsKey = "$defs"
@@ -209,7 +227,7 @@ func Parse(file string, data []byte) (*Document, error) {
 		if err != nil {
 			return nil, err
 		}
-		def := &Def{Name: m.key, Schema: s}
+		def := &Def{Name: m.key, Schema: s, Canonical: s.Canonical()}
 		doc.Defs = append(doc.Defs, def)
 		doc.byName[m.key] = def
 	}
@@ -288,6 +306,10 @@ type parser struct {
 	doc     *Document
 	defsKey string
 	refs    []*Schema
+	// dialect is the document's "$schema" as written; a schema inside may
+	// repeat it (as definitions copied from a document of their own do),
+	// but not name another.
+	dialect string
 }
 
 var known = map[string]bool{
@@ -305,13 +327,18 @@ func (p *parser) errorf(ptr, format string, args ...any) error {
 }
 
 func (p *parser) schema(v any, ptr string) (*Schema, error) {
-	s := &Schema{File: p.file, Pointer: ptr}
+	s := &Schema{File: p.file, Pointer: ptr, raw: plain(v)}
 	switch v := v.(type) {
 	case bool:
 		b := v
 		s.Bool = &b
 		return s, nil
 	case *object:
+		if isNotAny(v) {
+			never := false
+			s.Bool = &never
+			return s, nil
+		}
 		for _, m := range v.members {
 			if err := p.keyword(s, m.key, m.value, ptr+"/"+escapePointer(m.key)); err != nil {
 				return nil, err
@@ -347,6 +374,21 @@ func (p *parser) keyword(s *Schema, key string, v any, ptr string) error {
 			}
 		default:
 			return p.errorf(ptr, "type must be a string or an array of strings")
+		}
+	case "$schema":
+		if v != p.dialect {
+			return p.errorf(ptr, "$schema %v differs from the document's %s: mcpgen reads one dialect per document", v, p.dialect)
+		}
+	case "propertyNames":
+		// Every member name of a JSON object is a string, so the form the
+		// schemas use, {"type": "string"}, constrains nothing; others
+		// constrain names, which lowering refuses.
+		names, err := p.schema(v, ptr)
+		if err != nil {
+			return err
+		}
+		if !isStringType(names) {
+			s.Other = append(s.Other, key)
 		}
 	case "description":
 		s.Description, _ = v.(string)
@@ -463,6 +505,53 @@ func (p *parser) keyword(s *Schema, key string, v any, ptr string) error {
 		}
 	}
 	return err
+}
+
+// isStringType reports whether s is {"type": "string"} and nothing else.
+func isStringType(s *Schema) bool {
+	c := *s
+	if len(c.Types) != 1 || c.Types[0] != "string" {
+		return false
+	}
+	c.Types, c.File, c.Pointer = nil, "", ""
+	return c.IsAny()
+}
+
+// isNotAny reports whether o is {"not": {}} or {"not": true}, which
+// accepts nothing, as the schema false does.
+func isNotAny(o *object) bool {
+	if len(o.members) != 1 || o.members[0].key != "not" {
+		return false
+	}
+	switch n := o.members[0].value.(type) {
+	case bool:
+		return n
+	case *object:
+		return len(n.members) == 0
+	}
+	return false
+}
+
+// withoutDialect returns v, a definition in plain form, without the
+// "$schema" members of its objects.
+func withoutDialect(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			if k != "$schema" {
+				out[k] = withoutDialect(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = withoutDialect(e)
+		}
+		return out
+	}
+	return v
 }
 
 // resolve checks every $ref and records the definition it names.
