@@ -18,9 +18,12 @@ export MCPGEN_SHARED := $(abspath $(SHARED))
 .DEFAULT_GOAL := test
 .PHONY: generate check test interop bench soak fuzz hostile conformance
 
-# Regenerate the protocol package from the official schemas.
+# Regenerate the protocol package from the official schemas, and the tasks
+# extension's package, whose copies of core definitions are generated/mcp's
+# types, from its schema and the newest core schema.
 generate:
 	go run ./cmd/mcpgen protocol $(foreach v,$(VERSIONS),--schema $(v)=$(SHARED)/schema/$(v)/schema.json) --out generated/mcp --package mcp
+	go run ./cmd/mcpgen protocol --schema draft=$(SHARED)/schema/ext-tasks/draft/schema.json --core $(SHARED)/schema/$(lastword $(VERSIONS))/schema.json --core-package github.com/mcpgen/mcpgen/generated/mcp --out generated/tasks --package tasks
 
 # Formatting, vet, and the generator's tests, which include the check that
 # the committed generated/mcp is what `generate` would write.

@@ -33,6 +33,9 @@ func (g *generator) codecType(t *model.Type, conv *jen.Statement) *codecValue {
 	validate := func(x jen.Code, ret func(jen.Code) jen.Code) []jen.Code {
 		return []jen.Code{jen.If(jen.Err().Op(":=").Add(x).Dot("validate").Call(jen.Id("vb")), jen.Err().Op("!=").Nil()).Block(ret(jen.Err()))}
 	}
+	if g.foreign(t) {
+		return foreignCodec(typ)
+	}
 	switch t.Kind {
 	case model.Ref, model.Alias, model.Struct, model.Union:
 		v := &codecValue{
@@ -77,6 +80,33 @@ func (g *generator) codecType(t *model.Type, conv *jen.Statement) *codecValue {
 		return &codecValue{Kind: codecMap, GoType: typ, Elem: g.codecType(t.Elem, nil)}
 	}
 	panic(fmt.Sprintf("gen: no codec for %s", t.Kind))
+}
+
+// foreign reports whether t refers to a type another package declares.
+func (g *generator) foreign(t *model.Type) bool {
+	if t.Kind != model.Ref || g.m == nil {
+		return false
+	}
+	target := g.m.Lookup(t.Target)
+	return target != nil && target.Package != ""
+}
+
+// foreignCodec moves a value of a type that another package declares
+// through that package's exported API: UnmarshalJSON, MarshalJSON and
+// Validate, which every generated named type has. Validate checks the
+// newest version of that package's protocol that defines the type.
+func foreignCodec(typ jen.Code) *codecValue {
+	return &codecValue{
+		Kind:   codecNamed,
+		GoType: typ,
+		Decode: func(target *jen.Statement) jen.Code {
+			return jen.Id("decodeForeign").Call(jen.Id("s"), jen.Op("&").Add(target))
+		},
+		Encode: func(x jen.Code) jen.Code { return jen.Id("appendForeign").Call(jen.Id("dst"), x) },
+		Check: func(x jen.Code, ret func(jen.Code) jen.Code) []jen.Code {
+			return []jen.Code{jen.If(jen.Err().Op(":=").Add(x).Dot("Validate").Call(), jen.Err().Op("!=").Nil()).Block(ret(jen.Err()))}
+		},
+	}
 }
 
 func primScan(p model.Prim) scanKind {

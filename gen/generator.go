@@ -35,6 +35,7 @@ func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 	if g.m, err = g.ownModel(m); err != nil {
 		return nil, err
 	}
+	g.m = g.m.Declared()
 	m = g.m
 	g.owner = map[*model.Field]*model.Type{}
 	for _, t := range m.Types {
@@ -166,6 +167,9 @@ func isConst(f *model.Field) bool {
 func (g *generator) goType(t *model.Type) *jen.Statement {
 	switch t.Kind {
 	case model.Ref, model.Alias:
+		if target := g.m.Lookup(t.Target); target != nil && target.Package != "" {
+			return jen.Qual(target.Package, t.Target)
+		}
 		return jen.Id(t.Target)
 	case model.Primitive:
 		var s *jen.Statement

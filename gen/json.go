@@ -53,6 +53,15 @@ func (g *generator) unmarshal(f *jen.File, t *model.Type) {
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("decode").Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner")).Error().Block(body...)
 }
 
+// decodePointee decodes into the value that pointer p, just allocated,
+// points to.
+func (g *generator) decodePointee(t *model.Type, p *jen.Statement) jen.Code {
+	if g.foreign(t) {
+		return jen.Id("decodeForeign").Call(jen.Id("s"), p)
+	}
+	return p.Dot("decode").Call(jen.Id("s"))
+}
+
 func (g *generator) decodeStruct(t *model.Type) []jen.Code {
 	var cases []jen.Code
 	for i, fd := range t.Fields {
@@ -64,7 +73,7 @@ func (g *generator) decodeStruct(t *model.Type) []jen.Code {
 		case g.pointerField(fd):
 			stmts = append(stmts,
 				jen.Add(target.Clone()).Op("=").New(g.goType(fd.Type)),
-				jen.If(jen.Err().Op(":=").Add(target.Clone()).Dot("decode").Call(jen.Id("s")), jen.Err().Op("!=").Nil()).Block(
+				jen.If(jen.Err().Op(":=").Add(g.decodePointee(fd.Type, target.Clone())), jen.Err().Op("!=").Nil()).Block(
 					jen.Return(atField(fd.JSON)(jen.Err()))))
 		default:
 			stmts = append(stmts, g.decodeInto(target, fd.Type, nil, atField(fd.JSON), 0)...)

@@ -216,3 +216,30 @@ func declDoc(d ast.Decl) *ast.CommentGroup {
 	}
 	return nil
 }
+
+// TestStaleTasks regenerates generated/tasks, the tasks extension's
+// package over generated/mcp, in memory and fails when the committed files
+// differ. With -update it rewrites them instead.
+func TestStaleTasks(t *testing.T) {
+	ext := pipeline.Schema{Version: "draft", File: filepath.Join(sharedtest.Dir(t), "schema", "ext-tasks", "draft", "schema.json")}
+	core := pipeline.Core{File: sharedtest.SchemaPath(t, shared.Versions[len(shared.Versions)-1]), Package: "github.com/mcpgen/mcpgen/generated/mcp"}
+	m, err := pipeline.ExtensionModel(ext, core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := gen.Protocol(m, gen.Config{Package: "tasks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(repoRoot(t), "generated", "tasks")
+	if *update {
+		if err := gen.WriteDir(dir, files); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	never := func(string) bool { return false }
+	if problems := compareFiles(t, dir, files, "", never); len(problems) > 0 {
+		t.Errorf("generated/tasks is stale: run make generate (or go test ./gen -run TestStaleTasks -update)\n%s", strings.Join(problems, "\n"))
+	}
+}

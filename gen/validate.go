@@ -218,8 +218,11 @@ func (g *generator) validateField(t *model.Type, i int, fd *model.Field) []jen.C
 		checks = append(checks, jen.If(jen.Add(target.Clone()).Op("!=").Lit(unquote(c))).Block(jen.Return(wrap(errCall("Const", jen.Lit(c))))))
 	}
 	if g.pointerField(fd) {
-		checks = []jen.Code{jen.If(jen.Add(target.Clone()).Op("!=").Nil()).Block(
-			jen.If(jen.Err().Op(":=").Add(target.Clone()).Dot("validate").Call(jen.Id("vb")), jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err()))))}
+		checks = nil
+		if check := g.codecType(fd.Type, nil).Check; check != nil {
+			checks = []jen.Code{jen.If(jen.Add(target.Clone()).Op("!=").Nil()).Block(
+				check(target.Clone(), func(err jen.Code) jen.Code { return jen.Return(wrap(err)) })...)}
+		}
 	}
 	if len(checks) == 0 {
 		return out

@@ -143,6 +143,11 @@ type Type struct {
 	// Synthetic marks a hoisted inline type, named by lowering rather than by
 	// the schema.
 	Synthetic bool
+	// Package, when set, is the import path of the Go package that declares
+	// this named type: a type of the core protocol that an extension's
+	// schema repeats. The model keeps it so that references resolve; back
+	// ends declare only the types without one.
+	Package string
 
 	// Ref and Alias: the named type.
 	Target string
@@ -307,6 +312,15 @@ func (m *Model) Replacing(repl map[string]*Type) *Model {
 			c.byName[t.Name] = r
 		}
 	}
+	return &c
+}
+
+// Declared returns a copy of m whose Types are those the generated
+// package declares, leaving out the ones of another Package; Lookup and
+// Resolve still find every type.
+func (m *Model) Declared() *Model {
+	c := *m
+	c.Types = slices.DeleteFunc(slices.Clone(m.Types), func(t *Type) bool { return t.Package != "" })
 	return &c
 }
 

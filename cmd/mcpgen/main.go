@@ -2,6 +2,7 @@
 //
 //	mcpgen [DIR]                  # handlers: what //go:generate go tool mcpgen runs
 //	mcpgen protocol --schema VERSION=FILE [--schema ...] --out DIR --package NAME
+//	mcpgen protocol --schema VERSION=FILE --core FILE --core-package PATH --out DIR --package NAME
 //	mcpgen init NAME              # a new server project
 //	mcpgen diff OLD NEW           # what changed between two spec versions
 //	mcpgen fetch-schema VERSION   # download an official schema.json
@@ -192,6 +193,21 @@ func takesValue(cmd *cli.Command, name string) bool {
 	return false
 }
 
+// protocolModel lowers the schemas of the protocol command: the versions
+// of the core protocol, or with --core one extension of it.
+func protocolModel(c *cli.Context, schemas []pipeline.Schema) (*model.Model, error) {
+	core, corePkg := c.String("core"), c.String("core-package")
+	switch {
+	case core == "" && corePkg == "":
+		return pipeline.Model(schemas)
+	case core == "" || corePkg == "":
+		return nil, fmt.Errorf("--core and --core-package go together: the core schema and the import path of the package generated from it")
+	case len(schemas) != 1:
+		return nil, fmt.Errorf("an extension takes one --schema, got %d", len(schemas))
+	}
+	return pipeline.ExtensionModel(schemas[0], pipeline.Core{File: core, Package: corePkg})
+}
+
 func protocolCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "protocol",
@@ -199,12 +215,27 @@ func protocolCommand() *cli.Command {
 		Description: `One schema generates that version alone; several merge into one package in
 which every type, field and method records the versions it exists in.
 
-Example:
+An extension's schema (io.modelcontextprotocol/tasks, say) repeats the core
+definitions it uses. Given --core, the schema of the protocol version it
+extends, and --core-package, the package generated from that, mcpgen
+generates the extension's own definitions only: each copy of a core
+definition becomes a reference to the core package's type (mcp.Result), and
+a definition that shares a core name but differs is an error. An extension
+takes one --schema; its version may be named draft.
+
+Examples:
   mcpgen protocol --schema 2025-11-25=schema/2025-11-25/schema.json \
                   --schema 2026-07-28=schema/2026-07-28/schema.json \
-                  --out generated/mcp --package mcp`,
+                  --out generated/mcp --package mcp
+
+  mcpgen protocol --schema draft=schema/ext-tasks/draft/schema.json \
+                  --core schema/2026-07-28/schema.json \
+                  --core-package github.com/mcpgen/mcpgen/generated/mcp \
+                  --out generated/tasks --package tasks`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "schema", Usage: "`VERSION=FILE`, or FILE in a directory named after its version (repeatable)", Required: true},
+			&cli.StringFlag{Name: "core", Usage: "the schema `FILE` of the core protocol version an extension's --schema extends"},
+			&cli.StringFlag{Name: "core-package", Usage: "import `PATH` of the package generated from --core"},
 			&cli.StringFlag{Name: "out", Usage: "output `DIR`", Required: true},
 			&cli.StringFlag{Name: "package", Value: "mcp", Usage: "package `NAME` of the generated code"},
 		},
@@ -221,7 +252,7 @@ Example:
 			if !token.IsIdentifier(pkg) {
 				return fmt.Errorf("--package %q is not a Go identifier: name the package with letters, digits and underscores", pkg)
 			}
-			m, err := pipeline.Model(schemas)
+			m, err := protocolModel(c, schemas)
 			if err != nil {
 				return err
 			}

@@ -97,3 +97,24 @@ func kindOfValueAt(raw []byte, path ...string) jsonrpc.Kind {
 	}
 	return kindOf(v)
 }
+
+// decodeForeign decodes the next value into u, a type of another
+// generated package (the core protocol's, for an extension), through its
+// exported decoder.
+func decodeForeign(s *jsonrpc.Scanner, u json.Unmarshaler) error {
+	raw, err := s.Raw()
+	if err != nil {
+		return err
+	}
+	return u.UnmarshalJSON(raw)
+}
+
+// appendForeign appends m, a type of another generated package, through
+// its exported encoder.
+func appendForeign(dst []byte, m json.Marshaler) ([]byte, error) {
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}

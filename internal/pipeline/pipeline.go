@@ -25,7 +25,9 @@ type Schema struct {
 	File    string
 }
 
-var versionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+// versionRE matches a version name: a date, or draft for a schema not yet
+// released (an extension's, say).
+var versionRE = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|draft)$`)
 
 // ParseSchemaArg reads VERSION=FILE, or a bare FILE whose parent directory
 // is named after its version (the older schema files do not name their
@@ -33,7 +35,7 @@ var versionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 func ParseSchemaArg(arg string) (Schema, error) {
 	if v, file, ok := strings.Cut(arg, "="); ok {
 		if !versionRE.MatchString(v) {
-			return Schema{}, fmt.Errorf("--schema %s: version %q is not of the form YYYY-MM-DD", arg, v)
+			return Schema{}, fmt.Errorf("--schema %s: version %q is not of the form YYYY-MM-DD (or draft)", arg, v)
 		}
 		if file == "" {
 			return Schema{}, fmt.Errorf("--schema %s: no file after =", arg)
@@ -68,6 +70,29 @@ func Model(schemas []Schema) (*model.Model, error) {
 		docs = append(docs, doc)
 	}
 	return schema.Lower(versions, docs)
+}
+
+// Core is the protocol package an extension's schema builds on: the
+// schema file of the protocol version it extends and the import path of
+// the package generated from it.
+type Core struct {
+	File    string
+	Package string
+}
+
+// ExtensionModel loads the schema of an extension and the core schema it
+// extends, and lowers the extension alone: its copies of core definitions
+// stay types of core.Package (see schema.LowerExtension).
+func ExtensionModel(ext Schema, core Core) (*model.Model, error) {
+	doc, err := schema.Load(ext.File)
+	if err != nil {
+		return nil, err
+	}
+	coreDoc, err := schema.Load(core.File)
+	if err != nil {
+		return nil, err
+	}
+	return schema.LowerExtension(ext.Version, doc, coreDoc, core.Package)
 }
 
 // Protocol generates the protocol package for the schemas.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/model"
@@ -17,6 +18,41 @@ import (
 // table. Errors in the documents are *model.Error values at the position
 // of their cause.
 func Lower(versions []string, docs []*Document) (*model.Model, error) {
+	return lower(versions, docs, nil, "")
+}
+
+// LowerExtension lowers the document of an extension of the protocol,
+// such as io.modelcontextprotocol/tasks, as one version. Its definitions
+// that repeat a definition of core, the schema of the protocol version it
+// extends, stay types of the core package corePkg (model.Type.Package),
+// and so do the methods they define; a definition that shares a core
+// definition's name but differs from it is an error at its position.
+//
+// Definitions are compared as written (Def.Canonical), not as lowered:
+// the extension's schema copies core definitions verbatim, equal text is
+// what makes one a copy, and two lowerings could agree on types while the
+// schemas differ in what lowering drops (descriptions, formats it does
+// not check). What a copy refers to is compared too, since it is a
+// definition of the same document.
+func LowerExtension(version string, doc, core *Document, corePkg string) (*model.Model, error) {
+	extern := map[string]bool{}
+	for _, def := range doc.Defs {
+		c, ok := core.Lookup(def.Name)
+		if !ok {
+			continue
+		}
+		if !bytes.Equal(def.Canonical, c.Canonical) {
+			return nil, model.Errorf(posOf(def.Schema), "definition %s shares its name with %s#%s but differs from it: rename it, or make it a copy", def.Name, core.File, c.Schema.Pointer)
+		}
+		extern[def.Name] = true
+	}
+	return lower([]string{version}, []*Document{doc}, extern, corePkg)
+}
+
+// lower lowers the documents; the types that the definitions named in
+// extern lower to (with the types hoisted out of them) belong to package
+// pkg, and the methods whose messages do are left out.
+func lower(versions []string, docs []*Document, extern map[string]bool, pkg string) (*model.Model, error) {
 	if len(versions) != len(docs) || len(docs) == 0 {
 		return nil, fmt.Errorf("schema: %d versions for %d documents", len(versions), len(docs))
 	}
@@ -44,6 +80,16 @@ func Lower(versions []string, docs []*Document) (*model.Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(extern) > 0 {
+		for name, t := range byName {
+			for _, ver := range vers {
+				if def := ver.owner[name]; extern[def] {
+					t.Package = pkg
+				}
+			}
+		}
+		methods = slices.DeleteFunc(methods, func(m *model.Method) bool { return byName[m.Message] != nil && byName[m.Message].Package != "" })
+	}
 	return model.New(versions, types, methods, model.Overrides{PickRules: pickRules, Discriminators: discriminators})
 }
 
@@ -53,6 +99,9 @@ type version struct {
 	file  string
 	types map[string]*model.Type
 	order []string
+	// owner names the definition each type was lowered from: itself, or
+	// the one whose inline schemas it was hoisted out of.
+	owner map[string]string
 	// unions records, per Client*/Server* union, the definitions it lists.
 	doc *Document
 }
@@ -60,13 +109,15 @@ type version struct {
 // lowerer turns one schema document into model types.
 type lowerer struct {
 	ver *version
+	def string // the definition being lowered
 }
 
 // lowerDocument lowers every definition of doc as version v.
 func lowerDocument(doc *Document, v model.Version) (*version, error) {
-	ver := &version{v: v, file: doc.File, types: map[string]*model.Type{}, doc: doc}
+	ver := &version{v: v, file: doc.File, types: map[string]*model.Type{}, doc: doc, owner: map[string]string{}}
 	l := &lowerer{ver: ver}
 	for _, def := range doc.Defs {
+		l.def = def.Name
 		name := renamed(def.Name)
 		if _, dup := ver.types[name]; dup {
 			return nil, model.Errorf(posOf(def.Schema), "definition %s collides with %s after renaming", def.Name, name)
@@ -114,6 +165,7 @@ func (l *lowerer) register(name string, t *model.Type, synthetic bool) error {
 	}
 	l.ver.types[name] = t
 	l.ver.order = append(l.ver.order, name)
+	l.ver.owner[name] = l.def
 	return nil
 }
 
