@@ -4,8 +4,55 @@ package tasks
 
 import "fmt"
 
+// Method names.
+const (
+	// MethodTaskStatusNotification is the method of TaskStatusNotification.
+	MethodTaskStatusNotification = "notifications/tasks"
+	// MethodCancelTask is the method of CancelTaskRequest.
+	MethodCancelTask = "tasks/cancel"
+	// MethodGetTask is the method of GetTaskRequest.
+	MethodGetTask = "tasks/get"
+	// MethodUpdateTask is the method of UpdateTaskRequest.
+	MethodUpdateTask = "tasks/update"
+)
+
 // methods is the method table, sorted by name for findMethod.
-var methods = [...]MethodInfo{}
+var methods = [...]MethodInfo{{
+	Direction:    ServerToClient,
+	Message:      "TaskStatusNotification",
+	Name:         MethodTaskStatusNotification,
+	Notification: true,
+	Params:       "TaskStatusNotificationParams",
+	Versions:     allVersions,
+	newParams:    newOf[TaskStatusNotificationParams],
+}, {
+	Direction: ClientToServer,
+	Message:   "CancelTaskRequest",
+	Name:      MethodCancelTask,
+	Params:    "CancelTaskRequestParams",
+	Result:    "CancelTaskResult",
+	Versions:  allVersions,
+	newParams: newOf[CancelTaskRequestParams],
+	newResult: newOf[CancelTaskResult],
+}, {
+	Direction: ClientToServer,
+	Message:   "GetTaskRequest",
+	Name:      MethodGetTask,
+	Params:    "GetTaskRequestParams",
+	Result:    "GetTaskResult",
+	Versions:  allVersions,
+	newParams: newOf[GetTaskRequestParams],
+	newResult: newOf[GetTaskResult],
+}, {
+	Direction: ClientToServer,
+	Message:   "UpdateTaskRequest",
+	Name:      MethodUpdateTask,
+	Params:    "UpdateTaskRequestParams",
+	Result:    "UpdateTaskResult",
+	Versions:  allVersions,
+	newParams: newOf[UpdateTaskRequestParams],
+	newResult: newOf[UpdateTaskResult],
+}}
 
 // Methods returns the method table, sorted by name.
 func Methods() []MethodInfo {

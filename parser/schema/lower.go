@@ -76,7 +76,7 @@ func lower(versions []string, docs []*Document, extern map[string]bool, pkg stri
 	for _, t := range byName {
 		types = append(types, t)
 	}
-	methods, err := buildMethods(vers, byName)
+	methods, err := buildMethods(vers, byName, extern)
 	if err != nil {
 		return nil, err
 	}

@@ -20,11 +20,19 @@ var directionUnions = []struct {
 }
 
 // buildMethods derives the method table from each version's Client*/Server*
-// unions and the method consts of their members; byName holds the merged
-// named types.
-func buildMethods(vers []*version, byName map[string]*model.Type) ([]*model.Method, error) {
+// unions and the method consts of their members, or, for a version without
+// those unions (an extension's schema), from its definitions (see
+// definedMethods); byName holds the merged named types, and the methods of
+// the definitions named in extern are left to the package that owns them.
+func buildMethods(vers []*version, byName map[string]*model.Type, extern map[string]bool) ([]*model.Method, error) {
 	methods := map[string]*model.Method{}
 	for _, ver := range vers {
+		if !ver.hasDirectionUnions() {
+			if err := ver.definedMethods(methods, extern); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		for _, du := range directionUnions {
 			u := ver.types[du.Union]
 			if u == nil {
@@ -107,4 +115,51 @@ func buildMethods(vers []*version, byName map[string]*model.Type) ([]*model.Meth
 		}
 	}
 	return out, nil
+}
+
+// hasDirectionUnions reports whether the version lists its methods in any
+// of the Client*/Server* unions.
+func (ver *version) hasDirectionUnions() bool {
+	for _, du := range directionUnions {
+		if ver.types[du.Union] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// definedMethods adds to methods those of a version that lists them in no
+// union, as an extension's schema does: each definition of its own (not a
+// hoisted type, not a copy of core named in extern) that is an object with
+// a constant method and a params property is a message, a request when it
+// has a JSON-RPC id and a notification when it has none. The schema does not
+// say who sends each one, so extensionDirections does, and a method it does
+// not list is an error rather than a guess.
+func (ver *version) definedMethods(methods map[string]*model.Method, extern map[string]bool) error {
+	for _, name := range ver.order {
+		msg := ver.types[name]
+		if msg.Synthetic || extern[ver.owner[name]] || msg.Kind != model.Struct || msg.Field("params") == nil {
+			continue
+		}
+		mf := msg.Field("method")
+		if mf == nil || mf.Type.Kind != model.Primitive || mf.Type.Prim != model.String || mf.Type.Const == "" {
+			continue
+		}
+		method := strings.Trim(mf.Type.Const, `"`)
+		dir, ok := extensionDirections[method]
+		if !ok {
+			return model.Errorf(msg.Pos, "method %s of %s: the schema does not say which side sends it; add it to extensionDirections", method, name)
+		}
+		if old := methods[method]; old != nil {
+			return model.Errorf(msg.Pos, "method %s is defined by both %s and %s", method, old.Message, name)
+		}
+		methods[method] = &model.Method{
+			Name:         method,
+			Notification: msg.Field("id") == nil,
+			Message:      name,
+			Direction:    dir.Dir,
+			Versions:     model.Only(ver.v),
+		}
+	}
+	return nil
 }

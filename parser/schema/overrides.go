@@ -75,6 +75,20 @@ var resultOverrides = map[string]struct{ Result, Reason string }{
 	"tasks/result":          {"GetTaskPayloadResult", "the request is GetTaskPayloadRequest"},
 }
 
+// extensionDirections says which side sends each method of an extension
+// whose schema lists its methods in no Client*/Server* union (see
+// definedMethods): the schema's definitions carry no descriptions, so the
+// extension's specification decides.
+var extensionDirections = map[string]struct {
+	Dir    model.Direction
+	Reason string
+}{
+	"tasks/get":           {model.ClientToServer, "the client polls the status of a task the server created"},
+	"tasks/update":        {model.ClientToServer, "the client answers the input requests of a task"},
+	"tasks/cancel":        {model.ClientToServer, "the client asks the server to cancel a task"},
+	"notifications/tasks": {model.ServerToClient, "the server pushes a task's status to a client that listens for it"},
+}
+
 var pickRules = []model.PickRule{
 	{Prefer: "LegacyTitledEnumSchema", Over: "UntitledSingleSelectEnumSchema", Path: []string{"enumNames"},
 		Reason: "both require type and enum; only the legacy form has enumNames"},
