@@ -11,6 +11,15 @@ import (
 // dispatch renders the typed handler interfaces and their dispatchers, the
 // typed callers, and paginated list iterators. What they share is support
 // code (support/calls.go).
+//
+// An extension's package (generated/tasks) gets the same file over its own
+// methods alone, on purpose: its ServerHandler and Client are the typed
+// handler and caller of the extension's requests, which the core package
+// does not have. A server answers with the extension's dispatcher first and
+// the core's when it says -32601 (a method it does not define), and a
+// client's Caller, the same interface in both packages, serves both
+// Clients. The version a dispatcher takes is the extension's own (its
+// schema's), not the core protocol's.
 func (g *generator) dispatch() *jen.File {
 	f := g.newFile()
 	g.handler(f, "ServerHandler", "DispatchServerRequest", model.ClientToServer,
