@@ -99,7 +99,7 @@ func (tab *nameTable) claim(name, what string, pos model.Pos) string {
 func (g *generator) nameConstants(tab *nameTable) {
 	n := &g.names
 	for _, v := range g.m.Versions {
-		id := tab.claim("Version"+strings.ReplaceAll(v, "-", ""), "the constant of version "+v, model.Pos{})
+		id := tab.claim(versionIdent(v), "the constant of version "+v, model.Pos{})
 		n.version = append(n.version, id)
 		n.versionBit = append(n.versionBit, tab.claim("bit"+id, "the bit of version "+v, model.Pos{}))
 	}
@@ -150,6 +150,15 @@ func (g *generator) namePresence(tab *nameTable) {
 			n.required[t.Name] = tab.claim("required"+t.Name, "the required properties of "+t.Name, t.Pos)
 		}
 	}
+}
+
+// versionIdent names a version's constant: Version20250618 for a dated
+// version, VersionDraft for a label such as an extension's "draft".
+func versionIdent(v string) string {
+	if v != "" && v[0] >= 'a' && v[0] <= 'z' {
+		v = strings.ToUpper(v[:1]) + v[1:]
+	}
+	return "Version" + strings.ReplaceAll(v, "-", "")
 }
 
 // posOf returns the position of the named type, or the zero position.

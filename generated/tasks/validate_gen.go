@@ -4,9 +4,9 @@ package tasks
 
 import "github.com/mcpgen/mcpgen/runtime/fielderr"
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines CancelTaskRequest.
+// Validate checks x against the rules of VersionDraft, the newest version that defines CancelTaskRequest.
 func (x *CancelTaskRequest) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -44,9 +44,9 @@ func (x *CancelTaskRequest) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines CancelTaskRequestParams.
+// Validate checks x against the rules of VersionDraft, the newest version that defines CancelTaskRequestParams.
 func (x *CancelTaskRequestParams) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -65,9 +65,9 @@ func (x *CancelTaskRequestParams) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines CancelTaskResult.
+// Validate checks x against the rules of VersionDraft, the newest version that defines CancelTaskResult.
 func (x *CancelTaskResult) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -91,9 +91,9 @@ func (x *CancelTaskResult) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines CancelledTask.
+// Validate checks x against the rules of VersionDraft, the newest version that defines CancelledTask.
 func (x *CancelledTask) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -142,9 +142,9 @@ func (x *CancelledTask) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines CompletedTask.
+// Validate checks x against the rules of VersionDraft, the newest version that defines CompletedTask.
 func (x *CompletedTask) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -201,9 +201,9 @@ func (x *CompletedTask) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines CreateTaskResult.
+// Validate checks x against the rules of VersionDraft, the newest version that defines CreateTaskResult.
 func (x *CreateTaskResult) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -265,9 +265,9 @@ func (x *CreateTaskResult) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines CreateTaskResultStatus.
+// Validate checks x against the rules of VersionDraft, the newest version that defines CreateTaskResultStatus.
 func (x *CreateTaskResultStatus) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -287,9 +287,9 @@ func (x CreateTaskResultStatus) validate(vb VersionSet) error {
 	return fielderr.Enum(string(x), "[\"working\",\"input_required\",\"completed\",\"failed\",\"cancelled\"]")
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines DetailedTask.
+// Validate checks x against the rules of VersionDraft, the newest version that defines DetailedTask.
 func (x *DetailedTask) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -308,9 +308,9 @@ func (x DetailedTask) validate(vb VersionSet) error {
 	return x.Value.validate(vb)
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines DetailedTaskCancelled.
+// Validate checks x against the rules of VersionDraft, the newest version that defines DetailedTaskCancelled.
 func (x *DetailedTaskCancelled) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -359,9 +359,9 @@ func (x *DetailedTaskCancelled) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines DetailedTaskCompleted.
+// Validate checks x against the rules of VersionDraft, the newest version that defines DetailedTaskCompleted.
 func (x *DetailedTaskCompleted) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -418,9 +418,9 @@ func (x *DetailedTaskCompleted) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines DetailedTaskFailed.
+// Validate checks x against the rules of VersionDraft, the newest version that defines DetailedTaskFailed.
 func (x *DetailedTaskFailed) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -477,9 +477,9 @@ func (x *DetailedTaskFailed) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines DetailedTaskInputRequired.
+// Validate checks x against the rules of VersionDraft, the newest version that defines DetailedTaskInputRequired.
 func (x *DetailedTaskInputRequired) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -536,9 +536,9 @@ func (x *DetailedTaskInputRequired) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines DetailedTaskWorking.
+// Validate checks x against the rules of VersionDraft, the newest version that defines DetailedTaskWorking.
 func (x *DetailedTaskWorking) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -587,9 +587,9 @@ func (x *DetailedTaskWorking) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines FailedTask.
+// Validate checks x against the rules of VersionDraft, the newest version that defines FailedTask.
 func (x *FailedTask) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -646,9 +646,9 @@ func (x *FailedTask) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines GetTaskRequest.
+// Validate checks x against the rules of VersionDraft, the newest version that defines GetTaskRequest.
 func (x *GetTaskRequest) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -686,9 +686,9 @@ func (x *GetTaskRequest) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines GetTaskRequestParams.
+// Validate checks x against the rules of VersionDraft, the newest version that defines GetTaskRequestParams.
 func (x *GetTaskRequestParams) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -707,9 +707,9 @@ func (x *GetTaskRequestParams) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines GetTaskResult.
+// Validate checks x against the rules of VersionDraft, the newest version that defines GetTaskResult.
 func (x *GetTaskResult) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -728,9 +728,9 @@ func (x GetTaskResult) validate(vb VersionSet) error {
 	return x.Value.validate(vb)
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines GetTaskResultCancelled.
+// Validate checks x against the rules of VersionDraft, the newest version that defines GetTaskResultCancelled.
 func (x *GetTaskResultCancelled) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -787,9 +787,9 @@ func (x *GetTaskResultCancelled) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines GetTaskResultCompleted.
+// Validate checks x against the rules of VersionDraft, the newest version that defines GetTaskResultCompleted.
 func (x *GetTaskResultCompleted) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -854,9 +854,9 @@ func (x *GetTaskResultCompleted) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines GetTaskResultFailed.
+// Validate checks x against the rules of VersionDraft, the newest version that defines GetTaskResultFailed.
 func (x *GetTaskResultFailed) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -921,9 +921,9 @@ func (x *GetTaskResultFailed) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines GetTaskResultInputRequired.
+// Validate checks x against the rules of VersionDraft, the newest version that defines GetTaskResultInputRequired.
 func (x *GetTaskResultInputRequired) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -988,9 +988,9 @@ func (x *GetTaskResultInputRequired) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines GetTaskResultWorking.
+// Validate checks x against the rules of VersionDraft, the newest version that defines GetTaskResultWorking.
 func (x *GetTaskResultWorking) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1047,9 +1047,9 @@ func (x *GetTaskResultWorking) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines InputRequiredTask.
+// Validate checks x against the rules of VersionDraft, the newest version that defines InputRequiredTask.
 func (x *InputRequiredTask) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1106,9 +1106,9 @@ func (x *InputRequiredTask) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines Task.
+// Validate checks x against the rules of VersionDraft, the newest version that defines Task.
 func (x *Task) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1162,9 +1162,9 @@ func (x *Task) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines TaskStatus.
+// Validate checks x against the rules of VersionDraft, the newest version that defines TaskStatus.
 func (x *TaskStatus) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1184,9 +1184,9 @@ func (x TaskStatus) validate(vb VersionSet) error {
 	return fielderr.Enum(string(x), "[\"working\",\"input_required\",\"completed\",\"failed\",\"cancelled\"]")
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines TaskStatusNotification.
+// Validate checks x against the rules of VersionDraft, the newest version that defines TaskStatusNotification.
 func (x *TaskStatusNotification) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1216,9 +1216,9 @@ func (x *TaskStatusNotification) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines TaskStatusNotificationParams.
+// Validate checks x against the rules of VersionDraft, the newest version that defines TaskStatusNotificationParams.
 func (x *TaskStatusNotificationParams) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1237,9 +1237,9 @@ func (x TaskStatusNotificationParams) validate(vb VersionSet) error {
 	return x.Value.validate(vb)
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines TaskStatusNotificationParamsCancelled.
+// Validate checks x against the rules of VersionDraft, the newest version that defines TaskStatusNotificationParamsCancelled.
 func (x *TaskStatusNotificationParamsCancelled) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1293,9 +1293,9 @@ func (x *TaskStatusNotificationParamsCancelled) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines TaskStatusNotificationParamsCompleted.
+// Validate checks x against the rules of VersionDraft, the newest version that defines TaskStatusNotificationParamsCompleted.
 func (x *TaskStatusNotificationParamsCompleted) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1357,9 +1357,9 @@ func (x *TaskStatusNotificationParamsCompleted) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines TaskStatusNotificationParamsFailed.
+// Validate checks x against the rules of VersionDraft, the newest version that defines TaskStatusNotificationParamsFailed.
 func (x *TaskStatusNotificationParamsFailed) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1421,9 +1421,9 @@ func (x *TaskStatusNotificationParamsFailed) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines TaskStatusNotificationParamsInputRequired.
+// Validate checks x against the rules of VersionDraft, the newest version that defines TaskStatusNotificationParamsInputRequired.
 func (x *TaskStatusNotificationParamsInputRequired) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1485,9 +1485,9 @@ func (x *TaskStatusNotificationParamsInputRequired) validate(vb VersionSet) erro
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines TaskStatusNotificationParamsWorking.
+// Validate checks x against the rules of VersionDraft, the newest version that defines TaskStatusNotificationParamsWorking.
 func (x *TaskStatusNotificationParamsWorking) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1541,9 +1541,9 @@ func (x *TaskStatusNotificationParamsWorking) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines TaskSubscriptionAcknowledgedNotifications.
+// Validate checks x against the rules of VersionDraft, the newest version that defines TaskSubscriptionAcknowledgedNotifications.
 func (x *TaskSubscriptionAcknowledgedNotifications) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1559,9 +1559,9 @@ func (x *TaskSubscriptionAcknowledgedNotifications) validate(vb VersionSet) erro
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines TaskSubscriptionNotifications.
+// Validate checks x against the rules of VersionDraft, the newest version that defines TaskSubscriptionNotifications.
 func (x *TaskSubscriptionNotifications) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1577,9 +1577,9 @@ func (x *TaskSubscriptionNotifications) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines TasksExtensionCapability.
+// Validate checks x against the rules of VersionDraft, the newest version that defines TasksExtensionCapability.
 func (x *TasksExtensionCapability) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1595,9 +1595,9 @@ func (x *TasksExtensionCapability) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines UpdateTaskRequest.
+// Validate checks x against the rules of VersionDraft, the newest version that defines UpdateTaskRequest.
 func (x *UpdateTaskRequest) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1635,9 +1635,9 @@ func (x *UpdateTaskRequest) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines UpdateTaskRequestParams.
+// Validate checks x against the rules of VersionDraft, the newest version that defines UpdateTaskRequestParams.
 func (x *UpdateTaskRequestParams) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1664,9 +1664,9 @@ func (x *UpdateTaskRequestParams) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines UpdateTaskResult.
+// Validate checks x against the rules of VersionDraft, the newest version that defines UpdateTaskResult.
 func (x *UpdateTaskResult) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.
@@ -1690,9 +1690,9 @@ func (x *UpdateTaskResult) validate(vb VersionSet) error {
 	return nil
 }
 
-// Validate checks x against the rules of Versiondraft, the newest version that defines WorkingTask.
+// Validate checks x against the rules of VersionDraft, the newest version that defines WorkingTask.
 func (x *WorkingTask) Validate() error {
-	return x.validate(bitVersiondraft)
+	return x.validate(bitVersionDraft)
 }
 
 // ValidateVersion checks x against the rules of protocol version v.

@@ -6,29 +6,29 @@ import "fmt"
 
 // The protocol versions this package knows, oldest first.
 const (
-	// Versiondraft is MCP draft, of the modern era: stateless, with protocol details in each request's _meta.
-	Versiondraft ProtocolVersion = "draft"
+	// VersionDraft is MCP draft, of the modern era: stateless, with protocol details in each request's _meta.
+	VersionDraft ProtocolVersion = "draft"
 )
 
 // The bits of the versions in a VersionSet, oldest first, and the set of them all.
 const (
-	bitVersiondraft VersionSet = 1 << 0
+	bitVersionDraft VersionSet = 1 << 0
 	allVersions     VersionSet = 1
 )
 
 // LatestVersion is the newest protocol version this package knows.
-const LatestVersion = Versiondraft
+const LatestVersion = VersionDraft
 
 // SupportedVersions lists the protocol versions this package knows, oldest first.
 func SupportedVersions() []ProtocolVersion {
-	return []ProtocolVersion{Versiondraft}
+	return []ProtocolVersion{VersionDraft}
 }
 
 // bit returns the set holding v alone, or an error for a version this package does not know.
 func (v ProtocolVersion) bit() (VersionSet, error) {
 	switch v {
-	case Versiondraft:
-		return bitVersiondraft, nil
+	case VersionDraft:
+		return bitVersionDraft, nil
 	}
 	return 0, fmt.Errorf("unsupported protocol version %q", string(v))
 }
@@ -57,7 +57,7 @@ func (e Era) Versions() []ProtocolVersion {
 	case EraLegacy:
 		return nil
 	case EraModern:
-		return []ProtocolVersion{Versiondraft}
+		return []ProtocolVersion{VersionDraft}
 	}
 	return nil
 }
