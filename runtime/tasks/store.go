@@ -197,10 +197,11 @@ func (c Change) Validate() error {
 			return fmt.Errorf("%w: result or error with status %s", ErrInvalid, c.Status)
 		}
 	}
-	for name, raw := range map[string]json.RawMessage{"input requests": c.InputRequests, "result": c.Result} {
-		if len(raw) > 0 && !json.Valid(raw) {
-			return fmt.Errorf("%w: %s are not valid JSON", ErrInvalid, name)
-		}
+	if len(c.InputRequests) > 0 && !json.Valid(c.InputRequests) {
+		return fmt.Errorf("%w: input requests are not valid JSON", ErrInvalid)
+	}
+	if len(c.Result) > 0 && !json.Valid(c.Result) {
+		return fmt.Errorf("%w: result is not valid JSON", ErrInvalid)
 	}
 	if c.Error != nil && len(c.Error.Data) > 0 && !json.Valid(c.Error.Data) {
 		return fmt.Errorf("%w: error data is not valid JSON", ErrInvalid)
