@@ -34,7 +34,9 @@ type Store interface {
 	// new message) is allowed. It returns the task as changed.
 	Update(ctx context.Context, owner, id string, from Status, c Change) (Task, error)
 
-	// List returns owner's tasks in creation order, a page at a time.
+	// List returns owner's tasks in creation order, a page at a time,
+	// without their payloads (InputRequests, Result, Error are nil): a
+	// listing shows statuses, and Get fetches what one task carries.
 	// An empty cursor starts at the first task; Page.Next resumes after
 	// the page's last task and is empty at the end. Tasks created while a
 	// client pages appear after the ones it has seen, so a listing never
