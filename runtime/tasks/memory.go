@@ -22,9 +22,9 @@ const (
 	DefaultMaxPageSize = 500
 )
 
-// sweepBatch is how many expired records a write removes on its way, so
-// one call never pays for a long idle period; Create sweeps them all
-// before it refuses with ErrLimit.
+// sweepBatch is how many expired records each call removes on its way,
+// so no call pays for a long idle period; Create sweeps them all before it
+// refuses with ErrLimit.
 const sweepBatch = 16
 
 // Options configure a MemoryStore. The zero Options are ready to use;
@@ -54,13 +54,13 @@ type Options struct {
 // MemoryStore is a Store in the memory of one process, for servers that
 // run on one replica and for tests.
 //
-// It starts no goroutine: expired records are removed when an operation
-// comes across them, and each write also removes up to a few of the
-// records that expired longest ago (from a heap ordered by expiry), so
-// memory stays bounded by Options without a janitor to own and stop, and
-// a store that nobody calls costs nothing. Between calls an expired record
-// may still hold memory, but it is never returned and never counts
-// against a bound once a Create needs its slot.
+// It starts no goroutine: an expired record is removed when a call comes
+// across it, and every call also removes up to a few of the records that
+// expired longest ago (from a heap ordered by expiry), so memory stays
+// bounded by Options without a janitor to own and stop, and a store nobody
+// calls costs nothing. Until enough calls come, an expired record may
+// still hold memory, but it is never returned and never keeps a Create
+// from its slot.
 //
 // One mutex guards the store: every operation is a few map and slice
 // steps, shorter than the copy of a result the caller gets anyway.
@@ -171,7 +171,9 @@ func (m *MemoryStore) Get(ctx context.Context, owner, id string) (Task, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, err := m.lookup(m.opts.Now(), owner, id)
+	now := m.opts.Now()
+	m.sweep(now, sweepBatch)
+	e, err := m.lookup(now, owner, id)
 	if err != nil {
 		return Task{}, fmt.Errorf("get task: %w", err)
 	}
@@ -243,6 +245,7 @@ func (m *MemoryStore) List(ctx context.Context, owner, cursor string, limit int)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.opts.Now()
+	m.sweep(now, sweepBatch)
 	list := m.byOwner[owner]
 	i, found := slices.BinarySearchFunc(list, after, bySeq)
 	if found {
