@@ -133,7 +133,7 @@ func (m *MemoryStore) Create(ctx context.Context, owner string, p CreateParams) 
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.opts.Now()
+	now := m.now()
 	m.sweep(now, sweepBatch)
 	if len(m.byID) >= m.opts.MaxTasks || len(m.byOwner[owner]) >= m.opts.MaxPerOwner {
 		m.sweep(now, -1)
@@ -171,7 +171,7 @@ func (m *MemoryStore) Get(ctx context.Context, owner, id string) (Task, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.opts.Now()
+	now := m.now()
 	m.sweep(now, sweepBatch)
 	e, err := m.lookup(now, owner, id)
 	if err != nil {
@@ -199,7 +199,7 @@ func (m *MemoryStore) Update(ctx context.Context, owner, id string, from Status,
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.opts.Now()
+	now := m.now()
 	m.sweep(now, sweepBatch)
 	e, err := m.lookup(now, owner, id)
 	if err != nil {
@@ -244,7 +244,7 @@ func (m *MemoryStore) List(ctx context.Context, owner, cursor string, limit int)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.opts.Now()
+	now := m.now()
 	m.sweep(now, sweepBatch)
 	list := m.byOwner[owner]
 	i, found := slices.BinarySearchFunc(list, after, bySeq)
@@ -272,7 +272,7 @@ func (m *MemoryStore) Delete(ctx context.Context, owner, id string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.opts.Now()
+	now := m.now()
 	m.sweep(now, sweepBatch)
 	e, err := m.lookup(now, owner, id)
 	if err != nil {
@@ -383,4 +383,11 @@ func (e *Error) clone() *Error {
 	c := *e
 	c.Data = bytes.Clone(c.Data)
 	return &c
+}
+
+// now reads the clock in UTC and without the monotonic reading: records
+// hold wall clock times, as they would after a trip through a shared
+// store, so expiry behaves the same here and there.
+func (m *MemoryStore) now() time.Time {
+	return m.opts.Now().UTC()
 }

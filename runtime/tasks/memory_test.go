@@ -448,3 +448,16 @@ func TestContextDone(t *testing.T) {
 		t.Errorf("task after calls with a done context: %+v, %v; want it untouched", got, err)
 	}
 }
+
+func TestRealClock(t *testing.T) {
+	s := NewMemoryStore(Options{})
+	task := mustCreate(t, s, "alice", CreateParams{})
+	b, err := json.Marshal(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Task
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, task) {
+		t.Errorf("a record on the real clock does not survive JSON: %+v, %v; want %+v", back, err, task)
+	}
+}
