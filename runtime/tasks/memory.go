@@ -69,10 +69,10 @@ type MemoryStore struct {
 	cursor cursorCodec
 
 	mu      sync.Mutex
-	seq     uint64            // the Seq of the newest task
-	byID    map[string]*entry // every record
-	byOwner map[string][]*entry
-	expiry  expiryHeap // the terminal records, soonest to expire first
+	seq     uint64              // the Seq of the newest task
+	byID    map[string]*entry   // every record
+	byOwner map[string][]*entry // each owner's records in Seq order, for List
+	expiry  expiryHeap          // the terminal records, soonest to expire first
 }
 
 // entry is a record and its place in the expiry heap.
