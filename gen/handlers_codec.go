@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -230,7 +231,7 @@ func (g *handlerGen) objectDecoder(o *model.Object) {
 	body = append(body, after...)
 	body = append(body, jen.Return(jen.Nil()))
 	name := g.names.object(objectRead, o)
-	g.f.Commentf("%s reads a %s object into x, checking its schema (%s).", name, o.Go.Name, o.Pos)
+	g.f.Commentf("%s reads %s object into x, checking its schema (%s).", name, article(o.Go.Name), o.Pos)
 	g.f.Func().Id(name).Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner"), jen.Id("x").Op("*").Add(g.goType(&model.Value{Go: o.Go}))).Error().Block(body...)
 	g.f.Line()
 }
@@ -278,7 +279,7 @@ func (g *handlerGen) objectEncoder(o *model.Object) {
 		jen.Return(jen.Append(jen.Id("dst"), jen.LitRune('}')), jen.Nil()),
 	)
 	name := g.names.object(objectAppend, o)
-	g.f.Commentf("%s appends x, a %s, to dst as JSON: nil slices as [], nil pointers left out (%s).", name, o.Go.Name, o.Pos)
+	g.f.Commentf("%s appends x, %s, to dst as JSON: nil slices as [], nil pointers left out (%s).", name, article(o.Go.Name), o.Pos)
 	g.f.Func().Id(name).Params(jen.Id("dst").Index().Byte(), jen.Id("x").Op("*").Add(g.goType(&model.Value{Go: o.Go}))).Params(jen.Index().Byte(), jen.Error()).Block(body...)
 	g.f.Line()
 }
@@ -312,4 +313,12 @@ func omitCond(src *jen.Statement, p *model.Property) jen.Code {
 		}
 	}
 	return nil // structs and arrays: always written
+}
+
+// article puts "a" or "an" before a type name, by its first letter.
+func article(name string) string {
+	if name != "" && strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }

@@ -1331,7 +1331,7 @@ func mcpgenReadEmpty(s *jsonrpc.Scanner) error {
 	return nil
 }
 
-// mcpgenReadElicitationArgs reads a elicitationArgs object into x, checking its schema (tools.go:172).
+// mcpgenReadElicitationArgs reads an elicitationArgs object into x, checking its schema (tools.go:172).
 func mcpgenReadElicitationArgs(s *jsonrpc.Scanner, x *elicitationArgs) error {
 	if err := s.ObjectStart(); err != nil {
 		return err

@@ -171,7 +171,7 @@ func mcpgenEncodeOutputSearch(x *Result) ([]byte, error) {
 	return mcpgenAppendResult(nil, x)
 }
 
-// mcpgenReadInput reads a Input object into x, checking its schema (search.go:28).
+// mcpgenReadInput reads an Input object into x, checking its schema (search.go:28).
 func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 	if err := s.ObjectStart(); err != nil {
 		return err

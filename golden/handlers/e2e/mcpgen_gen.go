@@ -391,7 +391,7 @@ func mcpgenReadResourceNote(ctx context.Context, p *mcp.ReadResourceRequestParam
 	}}}}, nil
 }
 
-// mcpgenReadAddInput reads a AddInput object into x, checking its schema (e2e.go:18).
+// mcpgenReadAddInput reads an AddInput object into x, checking its schema (e2e.go:18).
 func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -484,7 +484,7 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 	return nil
 }
 
-// mcpgenReadAddOutput reads a AddOutput object into x, checking its schema (e2e.go:32).
+// mcpgenReadAddOutput reads an AddOutput object into x, checking its schema (e2e.go:32).
 func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 	if err := s.ObjectStart(); err != nil {
 		return err
@@ -583,7 +583,7 @@ func mcpgenReadGreetInput(s *jsonrpc.Scanner, x *GreetInput) error {
 	return nil
 }
 
-// mcpgenAppendAddOutput appends x, a AddOutput, to dst as JSON: nil slices as [], nil pointers left out (e2e.go:32).
+// mcpgenAppendAddOutput appends x, an AddOutput, to dst as JSON: nil slices as [], nil pointers left out (e2e.go:32).
 func mcpgenAppendAddOutput(dst []byte, x *AddOutput) ([]byte, error) {
 	var err error
 	start := len(dst)
