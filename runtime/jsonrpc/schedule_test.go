@@ -151,10 +151,11 @@ func TestBarrier(t *testing.T) {
 		order = append(order, s)
 		mu.Unlock()
 	}
-	release := make(chan struct{})
+	started, release := make(chan struct{}), make(chan struct{})
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) ([]byte, error) {
 		note(req.Method)
 		if req.Method == "init" {
+			close(started)
 			<-release
 		}
 		return []byte(`"` + req.Method + `"`), nil
@@ -163,7 +164,10 @@ func TestBarrier(t *testing.T) {
 	peer.send(`{"jsonrpc":"2.0","id":1,"method":"init"}`)
 	peer.send(`{"jsonrpc":"2.0","method":"initialized"}`)
 	peer.send(`{"jsonrpc":"2.0","id":2,"method":"list"}`)
+	// Both later messages are read while init's handler runs: reading
+	// never waits on the barrier, handling does.
 	waitRead(t, c, jsonrpc.IntID(2))
+	<-started
 	mu.Lock()
 	before := strings.Join(order, " ")
 	mu.Unlock()
