@@ -82,10 +82,69 @@ func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name, src := range support {
-		out[name] = src
+	if err := addUsedSupport(out, support); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// addUsedSupport adds to out the support files the package needs: each
+// that declares an exported name (it is part of the package's API), and
+// each that declares a name the generated code, or a support file already
+// added, refers to. The protocol package uses them all; an extension's
+// package, whose types mostly live in the core package, leaves out what
+// it never calls (the format checks, for one) instead of carrying a copy.
+func addUsedSupport(out, support map[string][]byte) error {
+	used := map[string]bool{}
+	refer := func(src []byte) error {
+		f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				used[id.Name] = true
+			}
+			return true
+		})
+		return nil
+	}
+	for _, src := range out {
+		if err := refer(src); err != nil {
+			return err
+		}
+	}
+	declared := map[string]map[string]string{}
+	for name, src := range support {
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		declared[name] = declaredNames(f)
+	}
+	needed := func(names map[string]string) bool {
+		for n := range names {
+			if used[n] || token.IsExported(n) {
+				return true
+			}
+		}
+		return false
+	}
+	for added := true; added; {
+		added = false
+		for name, names := range declared {
+			if !needed(names) {
+				continue
+			}
+			out[name] = support[name]
+			delete(declared, name)
+			if err := refer(support[name]); err != nil {
+				return err
+			}
+			added = true
+		}
+	}
+	return nil
 }
 
 // groupImports puts a blank line between the standard library's imports

@@ -54,7 +54,6 @@ func supportNames() (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	fset := token.NewFileSet()
 	for _, path := range paths {
 		if strings.HasSuffix(path, "_test.go") {
 			continue
@@ -63,31 +62,41 @@ func supportNames() (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		file, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		file, err := parser.ParseFile(token.NewFileSet(), path, src, parser.SkipObjectResolution)
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range file.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv == nil {
-					names[d.Name.Name] = "the support function " + d.Name.Name
-				}
-			case *ast.GenDecl:
-				for _, spec := range d.Specs {
-					switch spec := spec.(type) {
-					case *ast.TypeSpec:
-						names[spec.Name.Name] = "the support type " + spec.Name.Name
-					case *ast.ValueSpec:
-						for _, id := range spec.Names {
-							names[id.Name] = "the support declaration " + id.Name
-						}
+		for name, kind := range declaredNames(file) {
+			names[name] = "the support " + kind + " " + name
+		}
+	}
+	return names, nil
+}
+
+// declaredNames maps each package-level name a file declares to what it
+// is: function, type or declaration.
+func declaredNames(f *ast.File) map[string]string {
+	names := map[string]string{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				names[d.Name.Name] = "function"
+			}
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch spec := spec.(type) {
+				case *ast.TypeSpec:
+					names[spec.Name.Name] = "type"
+				case *ast.ValueSpec:
+					for _, id := range spec.Names {
+						names[id.Name] = "declaration"
 					}
 				}
 			}
 		}
 	}
-	return names, nil
+	return names
 }
 
 // hasSetters reports whether any field of t has a setter.
