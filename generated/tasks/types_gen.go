@@ -111,6 +111,8 @@ type CancelledTask struct {
 	missing uint64
 }
 
+func (*CancelledTask) isDetailedTaskVariant() {}
+
 // The presence bits of CancelledTask's properties in has and missing, in schema order.
 const (
 	bitCancelledTaskTaskID uint64 = 1 << iota
@@ -152,6 +154,8 @@ type CompletedTask struct {
 	has     uint64
 	missing uint64
 }
+
+func (*CompletedTask) isDetailedTaskVariant() {}
 
 // The presence bits of CompletedTask's properties in has and missing, in schema order.
 const (
@@ -234,7 +238,7 @@ const (
 
 // DetailedTask: draft/schema.json#/$defs/DetailedTask
 type DetailedTask struct {
-	// Value is the variant: *DetailedTaskWorking, *DetailedTaskInputRequired, *DetailedTaskCompleted, *DetailedTaskFailed, *DetailedTaskCancelled.
+	// Value is the variant: *WorkingTask, *InputRequiredTask, *CompletedTask, *FailedTask, *CancelledTask.
 	Value DetailedTaskVariant
 }
 
@@ -244,225 +248,6 @@ type DetailedTaskVariant interface {
 	validate(VersionSet) error
 	isDetailedTaskVariant()
 }
-
-// DetailedTaskCancelled: draft/schema.json#/$defs/DetailedTask/anyOf/4
-type DetailedTaskCancelled struct {
-	// TaskID: draft/schema.json#/$defs/DetailedTask/anyOf/4/properties/taskId
-	TaskID string `json:"taskId"`
-	// StatusMessage: draft/schema.json#/$defs/DetailedTask/anyOf/4/properties/statusMessage
-	StatusMessage string `json:"statusMessage,omitempty"`
-	// CreatedAt: draft/schema.json#/$defs/DetailedTask/anyOf/4/properties/createdAt
-	CreatedAt string `json:"createdAt"`
-	// LastUpdatedAt: draft/schema.json#/$defs/DetailedTask/anyOf/4/properties/lastUpdatedAt
-	LastUpdatedAt string `json:"lastUpdatedAt"`
-	// TTLMs: draft/schema.json#/$defs/DetailedTask/anyOf/4/properties/ttlMs
-	TTLMs *int64 `json:"ttlMs"`
-	// PollIntervalMs: draft/schema.json#/$defs/DetailedTask/anyOf/4/properties/pollIntervalMs
-	PollIntervalMs int64 `json:"pollIntervalMs,omitempty"`
-	// Extra holds the properties the schema allows without naming them,
-	// kept as raw JSON and written back after the named ones in key order.
-	Extra map[string]json.RawMessage `json:"-"`
-
-	// has marks the properties present in decoded input; missing marks
-	// required ones that were absent. Values built in Go leave both zero.
-	// Their bits, bitDetailedTaskCancelledTaskID to bitDetailedTaskCancelledPollIntervalMs, follow DetailedTaskCancelled.
-	has     uint64
-	missing uint64
-}
-
-func (*DetailedTaskCancelled) isDetailedTaskVariant() {}
-
-// The presence bits of DetailedTaskCancelled's properties in has and missing, in schema order.
-const (
-	bitDetailedTaskCancelledTaskID uint64 = 1 << iota
-	bitDetailedTaskCancelledStatus
-	bitDetailedTaskCancelledStatusMessage
-	bitDetailedTaskCancelledCreatedAt
-	bitDetailedTaskCancelledLastUpdatedAt
-	bitDetailedTaskCancelledTTLMs
-	bitDetailedTaskCancelledPollIntervalMs
-)
-
-// requiredDetailedTaskCancelled holds the bits of the properties some version of DetailedTaskCancelled requires:
-// decoding sets those the input lacks in missing.
-const requiredDetailedTaskCancelled = bitDetailedTaskCancelledTaskID | bitDetailedTaskCancelledStatus | bitDetailedTaskCancelledCreatedAt | bitDetailedTaskCancelledLastUpdatedAt | bitDetailedTaskCancelledTTLMs
-
-// DetailedTaskCompleted: draft/schema.json#/$defs/DetailedTask/anyOf/2
-type DetailedTaskCompleted struct {
-	// TaskID: draft/schema.json#/$defs/DetailedTask/anyOf/2/properties/taskId
-	TaskID string `json:"taskId"`
-	// StatusMessage: draft/schema.json#/$defs/DetailedTask/anyOf/2/properties/statusMessage
-	StatusMessage string `json:"statusMessage,omitempty"`
-	// CreatedAt: draft/schema.json#/$defs/DetailedTask/anyOf/2/properties/createdAt
-	CreatedAt string `json:"createdAt"`
-	// LastUpdatedAt: draft/schema.json#/$defs/DetailedTask/anyOf/2/properties/lastUpdatedAt
-	LastUpdatedAt string `json:"lastUpdatedAt"`
-	// TTLMs: draft/schema.json#/$defs/DetailedTask/anyOf/2/properties/ttlMs
-	TTLMs *int64 `json:"ttlMs"`
-	// PollIntervalMs: draft/schema.json#/$defs/DetailedTask/anyOf/2/properties/pollIntervalMs
-	PollIntervalMs int64 `json:"pollIntervalMs,omitempty"`
-	// Result: draft/schema.json#/$defs/DetailedTask/anyOf/2/properties/result
-	Result json.RawMessage `json:"result"`
-	// Extra holds the properties the schema allows without naming them,
-	// kept as raw JSON and written back after the named ones in key order.
-	Extra map[string]json.RawMessage `json:"-"`
-
-	// has marks the properties present in decoded input; missing marks
-	// required ones that were absent. Values built in Go leave both zero.
-	// Their bits, bitDetailedTaskCompletedTaskID to bitDetailedTaskCompletedResult, follow DetailedTaskCompleted.
-	has     uint64
-	missing uint64
-}
-
-func (*DetailedTaskCompleted) isDetailedTaskVariant() {}
-
-// The presence bits of DetailedTaskCompleted's properties in has and missing, in schema order.
-const (
-	bitDetailedTaskCompletedTaskID uint64 = 1 << iota
-	bitDetailedTaskCompletedStatus
-	bitDetailedTaskCompletedStatusMessage
-	bitDetailedTaskCompletedCreatedAt
-	bitDetailedTaskCompletedLastUpdatedAt
-	bitDetailedTaskCompletedTTLMs
-	bitDetailedTaskCompletedPollIntervalMs
-	bitDetailedTaskCompletedResult
-)
-
-// requiredDetailedTaskCompleted holds the bits of the properties some version of DetailedTaskCompleted requires:
-// decoding sets those the input lacks in missing.
-const requiredDetailedTaskCompleted = bitDetailedTaskCompletedTaskID | bitDetailedTaskCompletedStatus | bitDetailedTaskCompletedCreatedAt | bitDetailedTaskCompletedLastUpdatedAt | bitDetailedTaskCompletedTTLMs | bitDetailedTaskCompletedResult
-
-// DetailedTaskFailed: draft/schema.json#/$defs/DetailedTask/anyOf/3
-type DetailedTaskFailed struct {
-	// TaskID: draft/schema.json#/$defs/DetailedTask/anyOf/3/properties/taskId
-	TaskID string `json:"taskId"`
-	// StatusMessage: draft/schema.json#/$defs/DetailedTask/anyOf/3/properties/statusMessage
-	StatusMessage string `json:"statusMessage,omitempty"`
-	// CreatedAt: draft/schema.json#/$defs/DetailedTask/anyOf/3/properties/createdAt
-	CreatedAt string `json:"createdAt"`
-	// LastUpdatedAt: draft/schema.json#/$defs/DetailedTask/anyOf/3/properties/lastUpdatedAt
-	LastUpdatedAt string `json:"lastUpdatedAt"`
-	// TTLMs: draft/schema.json#/$defs/DetailedTask/anyOf/3/properties/ttlMs
-	TTLMs *int64 `json:"ttlMs"`
-	// PollIntervalMs: draft/schema.json#/$defs/DetailedTask/anyOf/3/properties/pollIntervalMs
-	PollIntervalMs int64 `json:"pollIntervalMs,omitempty"`
-	// Error: draft/schema.json#/$defs/DetailedTask/anyOf/3/properties/error
-	Error mcp.Error `json:"error"`
-	// Extra holds the properties the schema allows without naming them,
-	// kept as raw JSON and written back after the named ones in key order.
-	Extra map[string]json.RawMessage `json:"-"`
-
-	// has marks the properties present in decoded input; missing marks
-	// required ones that were absent. Values built in Go leave both zero.
-	// Their bits, bitDetailedTaskFailedTaskID to bitDetailedTaskFailedError, follow DetailedTaskFailed.
-	has     uint64
-	missing uint64
-}
-
-func (*DetailedTaskFailed) isDetailedTaskVariant() {}
-
-// The presence bits of DetailedTaskFailed's properties in has and missing, in schema order.
-const (
-	bitDetailedTaskFailedTaskID uint64 = 1 << iota
-	bitDetailedTaskFailedStatus
-	bitDetailedTaskFailedStatusMessage
-	bitDetailedTaskFailedCreatedAt
-	bitDetailedTaskFailedLastUpdatedAt
-	bitDetailedTaskFailedTTLMs
-	bitDetailedTaskFailedPollIntervalMs
-	bitDetailedTaskFailedError
-)
-
-// requiredDetailedTaskFailed holds the bits of the properties some version of DetailedTaskFailed requires:
-// decoding sets those the input lacks in missing.
-const requiredDetailedTaskFailed = bitDetailedTaskFailedTaskID | bitDetailedTaskFailedStatus | bitDetailedTaskFailedCreatedAt | bitDetailedTaskFailedLastUpdatedAt | bitDetailedTaskFailedTTLMs | bitDetailedTaskFailedError
-
-// DetailedTaskInputRequired: draft/schema.json#/$defs/DetailedTask/anyOf/1
-type DetailedTaskInputRequired struct {
-	// TaskID: draft/schema.json#/$defs/DetailedTask/anyOf/1/properties/taskId
-	TaskID string `json:"taskId"`
-	// StatusMessage: draft/schema.json#/$defs/DetailedTask/anyOf/1/properties/statusMessage
-	StatusMessage string `json:"statusMessage,omitempty"`
-	// CreatedAt: draft/schema.json#/$defs/DetailedTask/anyOf/1/properties/createdAt
-	CreatedAt string `json:"createdAt"`
-	// LastUpdatedAt: draft/schema.json#/$defs/DetailedTask/anyOf/1/properties/lastUpdatedAt
-	LastUpdatedAt string `json:"lastUpdatedAt"`
-	// TTLMs: draft/schema.json#/$defs/DetailedTask/anyOf/1/properties/ttlMs
-	TTLMs *int64 `json:"ttlMs"`
-	// PollIntervalMs: draft/schema.json#/$defs/DetailedTask/anyOf/1/properties/pollIntervalMs
-	PollIntervalMs int64 `json:"pollIntervalMs,omitempty"`
-	// InputRequests: draft/schema.json#/$defs/DetailedTask/anyOf/1/properties/inputRequests
-	InputRequests mcp.InputRequests `json:"inputRequests"`
-	// Extra holds the properties the schema allows without naming them,
-	// kept as raw JSON and written back after the named ones in key order.
-	Extra map[string]json.RawMessage `json:"-"`
-
-	// has marks the properties present in decoded input; missing marks
-	// required ones that were absent. Values built in Go leave both zero.
-	// Their bits, bitDetailedTaskInputRequiredTaskID to bitDetailedTaskInputRequiredInputRequests, follow DetailedTaskInputRequired.
-	has     uint64
-	missing uint64
-}
-
-func (*DetailedTaskInputRequired) isDetailedTaskVariant() {}
-
-// The presence bits of DetailedTaskInputRequired's properties in has and missing, in schema order.
-const (
-	bitDetailedTaskInputRequiredTaskID uint64 = 1 << iota
-	bitDetailedTaskInputRequiredStatus
-	bitDetailedTaskInputRequiredStatusMessage
-	bitDetailedTaskInputRequiredCreatedAt
-	bitDetailedTaskInputRequiredLastUpdatedAt
-	bitDetailedTaskInputRequiredTTLMs
-	bitDetailedTaskInputRequiredPollIntervalMs
-	bitDetailedTaskInputRequiredInputRequests
-)
-
-// requiredDetailedTaskInputRequired holds the bits of the properties some version of DetailedTaskInputRequired requires:
-// decoding sets those the input lacks in missing.
-const requiredDetailedTaskInputRequired = bitDetailedTaskInputRequiredTaskID | bitDetailedTaskInputRequiredStatus | bitDetailedTaskInputRequiredCreatedAt | bitDetailedTaskInputRequiredLastUpdatedAt | bitDetailedTaskInputRequiredTTLMs | bitDetailedTaskInputRequiredInputRequests
-
-// DetailedTaskWorking: draft/schema.json#/$defs/DetailedTask/anyOf/0
-type DetailedTaskWorking struct {
-	// TaskID: draft/schema.json#/$defs/DetailedTask/anyOf/0/properties/taskId
-	TaskID string `json:"taskId"`
-	// StatusMessage: draft/schema.json#/$defs/DetailedTask/anyOf/0/properties/statusMessage
-	StatusMessage string `json:"statusMessage,omitempty"`
-	// CreatedAt: draft/schema.json#/$defs/DetailedTask/anyOf/0/properties/createdAt
-	CreatedAt string `json:"createdAt"`
-	// LastUpdatedAt: draft/schema.json#/$defs/DetailedTask/anyOf/0/properties/lastUpdatedAt
-	LastUpdatedAt string `json:"lastUpdatedAt"`
-	// TTLMs: draft/schema.json#/$defs/DetailedTask/anyOf/0/properties/ttlMs
-	TTLMs *int64 `json:"ttlMs"`
-	// PollIntervalMs: draft/schema.json#/$defs/DetailedTask/anyOf/0/properties/pollIntervalMs
-	PollIntervalMs int64 `json:"pollIntervalMs,omitempty"`
-	// Extra holds the properties the schema allows without naming them,
-	// kept as raw JSON and written back after the named ones in key order.
-	Extra map[string]json.RawMessage `json:"-"`
-
-	// has marks the properties present in decoded input; missing marks
-	// required ones that were absent. Values built in Go leave both zero.
-	// Their bits, bitDetailedTaskWorkingTaskID to bitDetailedTaskWorkingPollIntervalMs, follow DetailedTaskWorking.
-	has     uint64
-	missing uint64
-}
-
-func (*DetailedTaskWorking) isDetailedTaskVariant() {}
-
-// The presence bits of DetailedTaskWorking's properties in has and missing, in schema order.
-const (
-	bitDetailedTaskWorkingTaskID uint64 = 1 << iota
-	bitDetailedTaskWorkingStatus
-	bitDetailedTaskWorkingStatusMessage
-	bitDetailedTaskWorkingCreatedAt
-	bitDetailedTaskWorkingLastUpdatedAt
-	bitDetailedTaskWorkingTTLMs
-	bitDetailedTaskWorkingPollIntervalMs
-)
-
-// requiredDetailedTaskWorking holds the bits of the properties some version of DetailedTaskWorking requires:
-// decoding sets those the input lacks in missing.
-const requiredDetailedTaskWorking = bitDetailedTaskWorkingTaskID | bitDetailedTaskWorkingStatus | bitDetailedTaskWorkingCreatedAt | bitDetailedTaskWorkingLastUpdatedAt | bitDetailedTaskWorkingTTLMs
 
 // FailedTask: draft/schema.json#/$defs/FailedTask
 type FailedTask struct {
@@ -490,6 +275,8 @@ type FailedTask struct {
 	has     uint64
 	missing uint64
 }
+
+func (*FailedTask) isDetailedTaskVariant() {}
 
 // The presence bits of FailedTask's properties in has and missing, in schema order.
 const (
@@ -838,6 +625,8 @@ type InputRequiredTask struct {
 	has     uint64
 	missing uint64
 }
+
+func (*InputRequiredTask) isDetailedTaskVariant() {}
 
 // The presence bits of InputRequiredTask's properties in has and missing, in schema order.
 const (
@@ -1341,6 +1130,8 @@ type WorkingTask struct {
 	has     uint64
 	missing uint64
 }
+
+func (*WorkingTask) isDetailedTaskVariant() {}
 
 // The presence bits of WorkingTask's properties in has and missing, in schema order.
 const (

@@ -707,6 +707,11 @@ func (l *lowerer) union(s *Schema, hint string, anyOf []*Schema) (*model.Type, e
 				err = model.Errorf(posOf(v), "override names %s for this variant, but this version has no such definition", def)
 			}
 			vt = &model.Type{Kind: model.Ref, Target: def, Pos: posOf(v)}
+		case len(v.Properties) > 0 && restates(l.ver.doc, v) != "":
+			// An object variant that says a definition again word for word
+			// (DetailedTask's variants are WorkingTask, ...) is that
+			// definition, not a second struct of the same shape.
+			vt = &model.Type{Kind: model.Ref, Target: renamed(restates(l.ver.doc, v)), Pos: posOf(v)}
 		default:
 			// An inline variant becomes a named type: Union + JSON kind.
 			kind := "Object"
@@ -739,6 +744,15 @@ func (l *lowerer) union(s *Schema, hint string, anyOf []*Schema) (*model.Type, e
 		t.Variants = append(t.Variants, &model.Variant{Type: vt, Versions: model.Only(l.ver.v)})
 	}
 	return t, nil
+}
+
+// restates returns the name of the definition doc has that v repeats in
+// place, or "".
+func restates(doc *Document, v *Schema) string {
+	if def, ok := doc.Restated(v); ok {
+		return def.Name
+	}
+	return ""
 }
 
 // inlineObjects counts the variants written out as objects in place.

@@ -70,8 +70,9 @@ type Document struct {
 	File    string
 	Dialect Dialect
 	// Defs lists the definitions in document order.
-	Defs   []*Def
-	byName map[string]*Def
+	Defs      []*Def
+	byName    map[string]*Def
+	byContent map[string]*Def // by Canonical; the first definition of each
 }
 
 // Def is one named definition.
@@ -85,6 +86,16 @@ type Def struct {
 // Lookup returns the definition named name.
 func (d *Document) Lookup(name string) (*Def, bool) {
 	def, ok := d.byName[name]
+	return def, ok
+}
+
+// Restated returns the definition that s, written in place, says again
+// word for word (the first, when several do), if any.
+func (d *Document) Restated(s *Schema) (*Def, bool) {
+	def, ok := d.byContent[string(s.Canonical())]
+	if ok && def.Schema == s {
+		return nil, false
+	}
 	return def, ok
 }
 
@@ -185,7 +196,7 @@ func Parse(file string, data []byte) (*Document, error) {
 	if !ok {
 		return nil, &Error{File: file, Msg: "a schema document must be a JSON object"}
 	}
-	doc := &Document{File: file, byName: map[string]*Def{}}
+	doc := &Document{File: file, byName: map[string]*Def{}, byContent: map[string]*Def{}}
 	switch s, _ := obj.get("$schema"); s {
 	case "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema":
 		doc.Dialect = Draft07
@@ -230,6 +241,9 @@ func Parse(file string, data []byte) (*Document, error) {
 		def := &Def{Name: m.key, Schema: s, Canonical: s.Canonical()}
 		doc.Defs = append(doc.Defs, def)
 		doc.byName[m.key] = def
+		if _, dup := doc.byContent[string(def.Canonical)]; !dup {
+			doc.byContent[string(def.Canonical)] = def
+		}
 	}
 	if err := p.resolve(); err != nil {
 		return nil, err
