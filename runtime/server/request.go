@@ -53,6 +53,11 @@ type request struct {
 	// caching is what the resource a resources/read found was registered
 	// with (ResourceCaching); nil means the server's Options.Caching.
 	caching *Caching
+	// task is the task the request's handler runs as, nil when it runs
+	// synchronously; starter, for a call that may still become a task
+	// (WithInputBeforeTask), is what StartTask uses to do so.
+	task    *taskRun
+	starter *taskStarter
 }
 
 // Notifier sends notifications to the client of a request. A

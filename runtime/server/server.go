@@ -37,6 +37,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/internal/schemarules"
 	"github.com/mcpgen/mcpgen/runtime/internal/seal"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/tasks"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/uritemplate"
 )
@@ -89,6 +90,21 @@ type Options struct {
 	// MaxInputRounds bounds the rounds of input one 2026-07-28 request
 	// may take. Zero means DefaultMaxInputRounds.
 	MaxInputRounds int
+	// TaskStore keeps the records of tasks (see WithTaskSupport); nil
+	// means a tasks.MemoryStore with its default bounds, made by New.
+	// Replicas behind one endpoint share one store.
+	TaskStore tasks.Store
+	// TaskTTL is how long a finished task's result is kept when the
+	// client asks for no TTL (2025-11-25 lets it ask); the store may cap
+	// it. Zero means DefaultTaskTTL.
+	TaskTTL time.Duration
+	// TaskPollInterval is the polling interval tasks suggest to clients.
+	// Zero means DefaultTaskPollInterval.
+	TaskPollInterval time.Duration
+	// MaxRunningTasks bounds the handlers this Server runs as tasks at
+	// once; a call that would start one more is refused with a -32603
+	// error saying the server is busy. Zero means DefaultMaxRunningTasks.
+	MaxRunningTasks int
 }
 
 // Defaults for Options left zero.
@@ -195,6 +211,11 @@ type tool struct {
 	// headers are the input properties mirrored into Mcp-Param-* HTTP
 	// headers (x-mcp-header), checked against the arguments.
 	headers []mcpheader.Param
+	// taskSupport says whether the tool may run as a task ("" is
+	// TaskForbidden); inputBeforeTask that its handler starts the task
+	// itself, with StartTask, after gathering its input.
+	taskSupport     TaskSupport
+	inputBeforeTask bool
 }
 
 // ToolOption adjusts how a tool is served.
