@@ -197,6 +197,9 @@ func TestToolsList(t *testing.T) {
 		"test_input_required_result_tampered_state", "test_input_required_result_capabilities",
 		"test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
 		"test_trigger_tool_change", "test_trigger_prompt_change",
+		// The tasks fixtures (tools_tasks.go).
+		"greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete",
+		"multi_input", "test_tool_with_task",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools = %v\nwant %v", names, want)
@@ -871,7 +874,7 @@ func TestStdioFraming(t *testing.T) {
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
 	}
-	if len(tools.Tools) != 28 {
+	if len(tools.Tools) != 35 {
 		t.Errorf("tools/list: %d tools", len(tools.Tools))
 	}
 	prompts, err := sess.ListPrompts(ctx, nil)

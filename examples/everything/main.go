@@ -62,6 +62,13 @@ func main() {
 		log.Info("serving Streamable HTTP", "url", "http://"+*httpAddr+"/mcp")
 		err = serveHTTP(ctx, e.srv, *httpAddr, log)
 	}
+	// The tasks still running are cancelled; their handlers get a moment
+	// to return.
+	closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	if cerr := e.srv.Close(closeCtx); cerr != nil {
+		log.Warn("tasks still running at exit", "error", cerr)
+	}
+	cancel()
 	if err != nil {
 		log.Error("everything", "error", err)
 		os.Exit(1)

@@ -34,6 +34,9 @@ func newEverything(log *slog.Logger) (*everything, error) {
 	if err := RegisterEverything(e.srv, e); err != nil {
 		return nil, err
 	}
+	if err := registerTaskTools(e.srv); err != nil {
+		return nil, err
+	}
 	e.srv.SetCompletion(complete)
 	return e, nil
 }

@@ -173,9 +173,15 @@ const resultBuffer = 512
 // InputRequiredResult it is, so middleware sees it as a result.
 func (s *Server) dispatch(ctx context.Context, req *Request) (mcp.Message, error) {
 	r := requestOf(ctx)
+	if r.modern() && isTasksMethod(req.Method) && s.hasTaskTools() {
+		return s.dispatchTasks(ctx, r, req)
+	}
 	msg, err := mcp.DispatchServerRequest(ctx, dispatcher{s}, r.version, req.Method, req.Params)
-	if ir, ok := err.(*inputRequired); ok {
-		return ir.result, nil
+	switch e := err.(type) {
+	case *inputRequired:
+		return e.result, nil
+	case *taskCreated:
+		return e.result, nil
 	}
 	return msg, err
 }

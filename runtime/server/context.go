@@ -161,6 +161,9 @@ func ask[R any, PR answer[R]](ctx context.Context, capability string, has func(*
 	if r.session != nil {
 		return call(&mcp.ClientAPI{Caller: r.session.conn})
 	}
+	if r.task != nil {
+		return askTask[R, PR](ctx, r.task, r, capability, question, opts)
+	}
 	if r.input == nil {
 		return nil, errNoRounds
 	}

@@ -112,8 +112,18 @@ func (d dispatcher) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) 
 	if t == nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid params: name: unknown tool " + strconv.Quote(p.Name))
 	}
+	asTask, err := s.taskDecision(r, t, p)
+	if err != nil {
+		return nil, err
+	}
 	if err := t.checkInput(p.Arguments); err != nil {
 		return errorResult("invalid arguments for tool " + p.Name + ": " + err.Error()), nil
+	}
+	if asTask && !(r.modern() && t.inputBeforeTask) {
+		return nil, s.callAsTask(ctx, r, t, p)
+	}
+	if asTask {
+		return s.callBeforeTask(ctx, r, t, p)
 	}
 	if r.modern() {
 		if err := s.openRounds(r, p.Name, p.Arguments, nil, p.RequestState, p.InputResponses); err != nil {
@@ -121,6 +131,12 @@ func (d dispatcher) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) 
 		}
 	}
 	res, err := s.runTool(ctx, t, p)
+	return s.answerCall(r, t, p, res, err)
+}
+
+// answerCall is the answer of a synchronous tools/call, from what its
+// handler returned.
+func (s *Server) answerCall(r *request, t *tool, p *mcp.CallToolRequestParams, res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
 	if err := s.endRound(r, err); err != nil {
 		return nil, err
 	}
@@ -379,27 +395,7 @@ func (d dispatcher) Discover(ctx context.Context, _ *mcp.RequestParams) (*mcp.Di
 	}
 	return &mcp.DiscoverResult{
 		SupportedVersions: supported,
-		Capabilities:      s.capabilities(),
+		Capabilities:      s.capabilitiesFor(true),
 		Instructions:      s.opts.Instructions,
 	}, nil
-}
-
-// CancelTask: tasks are not offered.
-func (dispatcher) CancelTask(context.Context, *mcp.CancelTaskRequestParams) (*mcp.CancelTaskResult, error) {
-	return nil, notOffered(mcp.MethodCancelTask)
-}
-
-// GetTask: tasks are not offered.
-func (dispatcher) GetTask(context.Context, *mcp.GetTaskRequestParams) (*mcp.GetTaskResult, error) {
-	return nil, notOffered(mcp.MethodGetTask)
-}
-
-// ListTasks: tasks are not offered.
-func (dispatcher) ListTasks(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListTasksResult, error) {
-	return nil, notOffered(mcp.MethodListTasks)
-}
-
-// GetTaskPayload: tasks are not offered.
-func (dispatcher) GetTaskPayload(context.Context, *mcp.GetTaskPayloadRequestParams) (*mcp.GetTaskPayloadResult, error) {
-	return nil, notOffered(mcp.MethodGetTaskPayload)
 }

@@ -31,6 +31,8 @@ func checkStandardHeaders(c *Call, version string) error {
 		key = "name"
 	case mcp.MethodReadResource:
 		key = "uri"
+	case mcp.MethodGetTask, mcp.MethodCancelTask, "tasks/update":
+		key = "taskId" // the tasks extension's routing header
 	default:
 		return nil
 	}

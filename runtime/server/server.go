@@ -194,6 +194,16 @@ type Server struct {
 
 	listenMu  sync.Mutex
 	listeners map[*listener]struct{} // open subscriptions/listen requests
+
+	// taskStore keeps the records of tasks; running are the tasks this
+	// process runs, by id, and starting the slots reserved for tasks
+	// being created; taskWG waits for their handlers (Close).
+	taskStore   tasks.Store
+	tasksMu     sync.Mutex
+	running     map[string]*taskRun
+	starting    int
+	tasksClosed bool
+	taskWG      sync.WaitGroup
 }
 
 type tool struct {
@@ -301,6 +311,11 @@ func New(info mcp.Implementation, opts *Options) *Server {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.seal.Store(seal.NewRandom())
+	s.taskStore = s.opts.TaskStore
+	if s.taskStore == nil {
+		s.taskStore = tasks.NewMemoryStore(tasks.Options{DefaultTTL: s.opts.taskTTL()})
+	}
+	s.running = map[string]*taskRun{}
 	s.rebuildChain()
 	return s
 }
@@ -384,8 +399,26 @@ func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error 
 		return fmt.Errorf("server: tool %s: _meta: %w", def.Name, err)
 	}
 	t := &tool{def: def, handler: h}
+	if def.Execution != nil {
+		t.taskSupport = TaskSupport(def.Execution.TaskSupport)
+	}
 	for _, o := range opts {
 		o(t)
+	}
+	switch t.taskSupport {
+	case "", TaskForbidden:
+		if t.def.Execution != nil {
+			t.def.Execution.TaskSupport = ""
+		}
+	case TaskOptional, TaskRequired:
+		exec := mcp.ToolExecution{}
+		if t.def.Execution != nil {
+			exec = *t.def.Execution
+		}
+		exec.TaskSupport = mcp.ToolExecutionTaskSupport(t.taskSupport)
+		t.def.Execution = &exec
+	default:
+		return fmt.Errorf("server: tool %s: unknown task support %q", def.Name, t.taskSupport)
 	}
 	in, err := def.InputSchema.MarshalJSON()
 	if err == nil {
@@ -579,6 +612,23 @@ func (s *Server) notifyAll(method string) {
 		sess.post(method, "")
 	}
 	s.eachListener(func(l *listener) { l.changed(method) })
+}
+
+// capabilitiesFor says what the server offers to a client of one era:
+// tasks are the 2025-11-25 capability in one and an extension in the
+// other.
+func (s *Server) capabilitiesFor(modern bool) mcp.ServerCapabilities {
+	caps := s.capabilities()
+	if !s.hasTaskTools() {
+		return caps
+	}
+	if modern {
+		caps.Extensions = map[string]mcp.JSONObject{ExtensionTasks: {}}
+	} else {
+		caps.Tasks = &mcp.ServerCapabilitiesTasks{List: []byte(`{}`), Cancel: []byte(`{}`),
+			Requests: &mcp.ServerCapabilitiesTasksRequests{Tools: &mcp.ServerCapabilitiesTasksRequestsTools{Call: []byte(`{}`)}}}
+	}
+	return caps
 }
 
 // capabilities says what the server offers, from what is registered.

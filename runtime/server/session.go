@@ -25,11 +25,15 @@ const (
 // other request belongs to the session's legacy lifecycle, which begins
 // with initialize.
 type Session struct {
-	srv   *Server
-	conn  *jsonrpc.Conn
-	chain HandlerFunc
-	state atomic.Int32
-	tasks sync.WaitGroup // callbacks started from notifications, and sendChanges
+	srv *Server
+	// taskOwner names the owner of the tasks the session creates when its
+	// transport authenticated nobody: random, so no other session can
+	// reach them.
+	taskOwner string
+	conn      *jsonrpc.Conn
+	chain     HandlerFunc
+	state     atomic.Int32
+	tasks     sync.WaitGroup // callbacks started from notifications, and sendChanges
 
 	// Changes waiting to be told to the client, a set: see post.
 	changeMu  sync.Mutex
@@ -61,7 +65,7 @@ func levelIndex(level mcp.LoggingLevel) int {
 }
 
 func (s *Server) newSession(t jsonrpc.Transport) *Session {
-	sess := &Session{srv: s, subs: map[string]bool{}, chain: s.currentChain(), changeHas: make(chan struct{}, 1)}
+	sess := &Session{srv: s, subs: map[string]bool{}, chain: s.currentChain(), changeHas: make(chan struct{}, 1), taskOwner: newSessionOwner()}
 	sess.conn = jsonrpc.NewConn(t, sess, jsonrpc.Options{
 		MaxInFlight:    s.opts.MaxInFlight,
 		MaxQueued:      s.opts.MaxQueued,
@@ -178,7 +182,7 @@ func (s *Session) initialize(req *jsonrpc.Request) ([]byte, error) {
 	s.conn.SetRejectBatches(v != mcp.Version20250326)
 	res := &mcp.InitializeResult{
 		ProtocolVersion: string(v),
-		Capabilities:    s.srv.capabilities(),
+		Capabilities:    s.srv.capabilitiesFor(false),
 		ServerInfo:      s.srv.info,
 		Instructions:    s.srv.opts.Instructions,
 	}

@@ -1,0 +1,306 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	mcptasks "github.com/mcpgen/mcpgen/generated/tasks"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/tasks"
+)
+
+// The tasks methods of both eras. Every one looks the task up by its
+// requestor and id, so another requestor's id is an unknown id: -32602.
+
+// unknownTask is the error of a task id the requestor has no task with.
+func unknownTask(id string) error {
+	return jsonrpc.ErrInvalidParams("invalid params: taskId: no task " + quote(id) + " (it does not exist, has expired, or belongs to another requestor)")
+}
+
+// storeError turns a store failure into the error a client gets.
+func (s *Server) storeError(op, id string, err error) error {
+	if errors.Is(err, tasks.ErrNotFound) {
+		return unknownTask(id)
+	}
+	if errors.Is(err, tasks.ErrCursor) {
+		return jsonrpc.ErrInvalidParams("invalid params: cursor: " + err.Error())
+	}
+	s.log.Error("the task store failed", "op", op, "task", id, "error", err)
+	return jsonrpc.ErrInternal("the task store failed")
+}
+
+// dispatchTasks serves the methods of the 2026-07-28 tasks extension.
+// The extension is the client's to declare on each request, and the
+// server's only when it has task-supporting tools.
+func (s *Server) dispatchTasks(ctx context.Context, r *request, req *Request) (mcp.Message, error) {
+	if !declaresTasks(r.capabilities()) {
+		return nil, missingTasksExtension(req.Method)
+	}
+	if req.Method == mcptasks.MethodUpdateTask {
+		return s.updateTask(ctx, r, req.Params)
+	}
+	msg, err := mcptasks.DispatchServerRequest(ctx, taskHandler{s}, mcptasks.VersionDraft, req.Method, req.Params)
+	if err != nil {
+		return nil, err
+	}
+	return asResult(msg), nil
+}
+
+// isTasksMethod reports whether method is one of the extension's requests.
+func isTasksMethod(method string) bool {
+	info, ok := mcptasks.LookupMethod(method)
+	return ok && info.Direction&mcptasks.ClientToServer != 0 && !info.Notification
+}
+
+// taskHandler answers the extension's tasks/get and tasks/cancel.
+type taskHandler struct{ srv *Server }
+
+var _ mcptasks.ServerHandler = taskHandler{}
+
+// GetTask returns the task, with its result, error or input requests
+// inline.
+func (h taskHandler) GetTask(ctx context.Context, p *mcptasks.GetTaskRequestParams) (*mcptasks.GetTaskResult, error) {
+	s := h.srv
+	rec, err := s.taskStore.Get(ctx, taskOwner(requestOf(ctx)), p.TaskID)
+	if err != nil {
+		return nil, s.storeError("get", p.TaskID, err)
+	}
+	return s.detailedTask(rec)
+}
+
+// detailedTask is the tasks/get result of a record.
+func (s *Server) detailedTask(rec tasks.Task) (*mcptasks.GetTaskResult, error) {
+	t := modernTask(rec)
+	meta := s.resultMeta(nil)
+	switch rec.Status {
+	case tasks.StatusInputRequired:
+		v := &mcptasks.GetTaskResultInputRequired{Meta: meta, TaskID: t.TaskID, StatusMessage: t.StatusMessage,
+			CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs, PollIntervalMs: t.PollIntervalMs,
+			InputRequests: mcp.InputRequests{}}
+		if len(rec.InputRequests) > 0 {
+			if err := v.InputRequests.UnmarshalJSON(rec.InputRequests); err != nil {
+				return nil, jsonrpc.ErrInternal("the task's input requests do not decode")
+			}
+		}
+		return &mcptasks.GetTaskResult{Value: v}, nil
+	case tasks.StatusCompleted:
+		return &mcptasks.GetTaskResult{Value: &mcptasks.GetTaskResultCompleted{Meta: meta, TaskID: t.TaskID,
+			StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs,
+			PollIntervalMs: t.PollIntervalMs, Result: rec.Result}}, nil
+	case tasks.StatusFailed:
+		v := &mcptasks.GetTaskResultFailed{Meta: meta, TaskID: t.TaskID, StatusMessage: t.StatusMessage,
+			CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs, PollIntervalMs: t.PollIntervalMs}
+		if rec.Error != nil {
+			v.Error = mcp.Error{Code: rec.Error.Code, Message: rec.Error.Message, Data: rec.Error.Data}
+		} else {
+			v.Error = mcp.Error{Code: jsonrpc.CodeInternalError, Message: "the task failed"}
+		}
+		return &mcptasks.GetTaskResult{Value: v}, nil
+	case tasks.StatusCancelled:
+		return &mcptasks.GetTaskResult{Value: &mcptasks.GetTaskResultCancelled{Meta: meta, TaskID: t.TaskID,
+			StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs,
+			PollIntervalMs: t.PollIntervalMs}}, nil
+	}
+	return &mcptasks.GetTaskResult{Value: &mcptasks.GetTaskResultWorking{Meta: meta, TaskID: t.TaskID,
+		StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs,
+		PollIntervalMs: t.PollIntervalMs}}, nil
+}
+
+// CancelTask cancels the task; cancelling a finished task changes nothing
+// and is acknowledged all the same.
+func (h taskHandler) CancelTask(ctx context.Context, p *mcptasks.CancelTaskRequestParams) (*mcptasks.CancelTaskResult, error) {
+	if _, err := h.srv.cancelTask(ctx, taskOwner(requestOf(ctx)), p.TaskID); err != nil {
+		return nil, err
+	}
+	return &mcptasks.CancelTaskResult{Meta: h.srv.resultMeta(nil)}, nil
+}
+
+// UpdateTask is served by updateTask, which reads the answers itself.
+func (h taskHandler) UpdateTask(context.Context, *mcptasks.UpdateTaskRequestParams) (*mcptasks.UpdateTaskResult, error) {
+	return nil, jsonrpc.ErrInternal("tasks/update is served by the engine")
+}
+
+// updateTask hands the answers of tasks/update to the task's questions.
+// It reads the answers as raw JSON: an answer to a key the task does not
+// wait on is ignored, as the extension asks, whatever its shape, and one
+// that does not fit its question is asked again by the question.
+func (s *Server) updateTask(ctx context.Context, r *request, params []byte) (mcp.Message, error) {
+	var p struct {
+		TaskID         *string                    `json:"taskId"`
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, jsonrpc.ErrInvalidParams("invalid params: " + err.Error())
+	}
+	if p.TaskID == nil {
+		return nil, jsonrpc.ErrInvalidParams("invalid params: taskId: required")
+	}
+	if p.InputResponses == nil {
+		return nil, jsonrpc.ErrInvalidParams("invalid params: inputResponses: required, an object")
+	}
+	owner := taskOwner(r)
+	if _, err := s.taskStore.Get(ctx, owner, *p.TaskID); err != nil {
+		return nil, s.storeError("get", *p.TaskID, err)
+	}
+	if run := s.localTask(owner, *p.TaskID); run != nil {
+		run.answer(p.InputResponses)
+	}
+	return asResult(&mcptasks.UpdateTaskResult{Meta: s.resultMeta(nil)}), nil
+}
+
+// cancelTask moves owner's task to cancelled unless it has ended, and
+// stops its handler if this process runs it. It returns the record as it
+// is afterwards.
+func (s *Server) cancelTask(ctx context.Context, owner, id string) (tasks.Task, error) {
+	if run := s.localTask(owner, id); run != nil {
+		run.stop("cancelled by the client")
+	}
+	for range 4 {
+		rec, err := s.taskStore.Get(ctx, owner, id)
+		if err != nil {
+			return tasks.Task{}, s.storeError("get", id, err)
+		}
+		if rec.Status.Terminal() {
+			return rec, nil
+		}
+		rec, err = s.taskStore.Update(ctx, owner, id, rec.Status, tasks.Change{Status: tasks.StatusCancelled, Message: "cancelled by the client"})
+		if err == nil {
+			return rec, nil
+		}
+		if !errors.Is(err, tasks.ErrConflict) {
+			return tasks.Task{}, s.storeError("update", id, err)
+		}
+	}
+	return tasks.Task{}, jsonrpc.ErrInternal("the task kept changing; try again")
+}
+
+// The 2025-11-25 tasks methods, on the generated dispatch of package mcp.
+
+func (d dispatcher) legacyTasks(ctx context.Context, method string) (*request, error) {
+	r := requestOf(ctx)
+	if !d.srv.hasTaskTools() {
+		return nil, notOffered(method)
+	}
+	return r, nil
+}
+
+// GetTask returns the task's status.
+func (d dispatcher) GetTask(ctx context.Context, p *mcp.GetTaskRequestParams) (*mcp.GetTaskResult, error) {
+	r, err := d.legacyTasks(ctx, mcp.MethodGetTask)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := d.srv.taskStore.Get(ctx, taskOwner(r), p.TaskID)
+	if err != nil {
+		return nil, d.srv.storeError("get", p.TaskID, err)
+	}
+	t := legacyTask(rec)
+	return &mcp.GetTaskResult{TaskID: t.TaskID, Status: t.Status, StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt,
+		LastUpdatedAt: t.LastUpdatedAt, TTL: t.TTL, PollInterval: t.PollInterval}, nil
+}
+
+// ListTasks lists the requestor's tasks, a page at a time.
+func (d dispatcher) ListTasks(ctx context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListTasksResult, error) {
+	r, err := d.legacyTasks(ctx, mcp.MethodListTasks)
+	if err != nil {
+		return nil, err
+	}
+	var cursor string
+	if p != nil {
+		cursor = p.Cursor
+	}
+	page, err := d.srv.taskStore.List(ctx, taskOwner(r), cursor, d.srv.opts.PageSize)
+	if err != nil {
+		return nil, d.srv.storeError("list", "", err)
+	}
+	out := &mcp.ListTasksResult{Tasks: make([]mcp.Task, 0, len(page.Tasks)), NextCursor: page.Next}
+	for _, rec := range page.Tasks {
+		out.Tasks = append(out.Tasks, legacyTask(rec))
+	}
+	return out, nil
+}
+
+// CancelTask cancels the task; a task that has ended cannot be cancelled
+// (-32602), as 2025-11-25 says.
+func (d dispatcher) CancelTask(ctx context.Context, p *mcp.CancelTaskRequestParams) (*mcp.CancelTaskResult, error) {
+	r, err := d.legacyTasks(ctx, mcp.MethodCancelTask)
+	if err != nil {
+		return nil, err
+	}
+	owner := taskOwner(r)
+	rec, err := d.srv.taskStore.Get(ctx, owner, p.TaskID)
+	if err != nil {
+		return nil, d.srv.storeError("get", p.TaskID, err)
+	}
+	if rec.Status.Terminal() {
+		return nil, jsonrpc.ErrInvalidParams("invalid params: taskId: task " + quote(p.TaskID) + " has already ended (" + string(rec.Status) + ")")
+	}
+	if rec, err = d.srv.cancelTask(ctx, owner, p.TaskID); err != nil {
+		return nil, err
+	}
+	t := legacyTask(rec)
+	return &mcp.CancelTaskResult{TaskID: t.TaskID, Status: t.Status, StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt,
+		LastUpdatedAt: t.LastUpdatedAt, TTL: t.TTL, PollInterval: t.PollInterval}, nil
+}
+
+// GetTaskPayload waits for the task to end and returns what its request
+// would have: the tool result, or the error it failed with.
+func (d dispatcher) GetTaskPayload(ctx context.Context, p *mcp.GetTaskPayloadRequestParams) (*mcp.GetTaskPayloadResult, error) {
+	r, err := d.legacyTasks(ctx, mcp.MethodGetTaskPayload)
+	if err != nil {
+		return nil, err
+	}
+	s := d.srv
+	owner := taskOwner(r)
+	var rec tasks.Task
+	for {
+		if rec, err = s.taskStore.Get(ctx, owner, p.TaskID); err != nil {
+			return nil, s.storeError("get", p.TaskID, err)
+		}
+		if rec.Status.Terminal() {
+			break
+		}
+		if err := s.waitTask(ctx, owner, p.TaskID, rec.PollInterval); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case rec.Status == tasks.StatusCancelled:
+		return nil, jsonrpc.ErrInvalidParams("invalid params: taskId: task " + quote(p.TaskID) + " was cancelled")
+	case rec.Error != nil:
+		e := jsonrpc.NewError(rec.Error.Code, rec.Error.Message)
+		e.Data = rec.Error.Data
+		return nil, e
+	}
+	out := new(mcp.GetTaskPayloadResult)
+	if err := out.UnmarshalJSON(rec.Result); err != nil {
+		return nil, jsonrpc.ErrInternal("the task's result does not decode")
+	}
+	related, _ := json.Marshal(map[string]map[string]string{"io.modelcontextprotocol/related-task": {"taskId": rec.ID}})
+	out.Meta = related
+	return out, nil
+}
+
+// waitTask waits until the task may have ended: its run finishes in this
+// process, or, for one another replica runs, a poll interval passes.
+func (s *Server) waitTask(ctx context.Context, owner, id string, poll time.Duration) error {
+	var done <-chan struct{}
+	if run := s.localTask(owner, id); run != nil {
+		done = run.done
+	}
+	if poll <= 0 {
+		poll = s.opts.taskPollInterval()
+	}
+	timer := time.NewTimer(poll)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
