@@ -154,6 +154,9 @@ func (s *Session) askForTask(ctx context.Context, params []byte) []byte {
 // Unlike CallTool, the Task outlives ctx, which bounds only this request:
 // a Wait that ends with its ctx leaves the task running, for Cancel.
 func (s *Session) StartToolTask(ctx context.Context, p *mcp.CallToolRequestParams) (*Task, error) {
+	if p == nil {
+		return nil, errors.New("client: StartToolTask: nil params: a tools/call names its tool")
+	}
 	params, err := p.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("client: tools/call: params: %w", err)
