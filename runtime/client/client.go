@@ -101,6 +101,19 @@ type Options struct {
 	// a RequestTimeout however much progress the server reports, counted
 	// from when the request was sent.
 	MaxRequestTimeout time.Duration
+
+	// Tasks lets tools/call run as a task (see Session.StartToolTask) and
+	// makes CallTool wait for one as for any result: a 2026-07-28 request
+	// declares the io.modelcontextprotocol/tasks extension, and in a
+	// legacy session a call of a tool whose execution.taskSupport (from
+	// tools/list) allows it asks for a task when the server offers them.
+	// A CallTool whose ctx ends while its task runs cancels the task.
+	Tasks bool
+
+	// TaskTTL, when positive, is the ttl a legacy tools/call asks its
+	// task to be kept for; zero leaves it to the server. The 2026-07-28
+	// extension has the server choose.
+	TaskTTL time.Duration
 }
 
 func (o *Options) probeTimeout() time.Duration {
@@ -125,8 +138,10 @@ type Client struct {
 	caps mcp.ClientCapabilities
 	log  *slog.Logger
 	// capsJSON and infoJSON are the capabilities and identity as the
-	// _meta of 2026-07-28 requests carries them, encoded once.
-	capsJSON, infoJSON []byte
+	// _meta of 2026-07-28 requests carries them, encoded once; taskCapsJSON
+	// the capabilities with the tasks extension, for the requests that
+	// declare it.
+	capsJSON, infoJSON, taskCapsJSON []byte
 	// eras remembers the era of the servers connected to.
 	eras memory
 }
@@ -155,6 +170,10 @@ func New(info mcp.Implementation, opts *Options) *Client {
 	if c.capsJSON, err = c.caps.MarshalJSON(); err != nil {
 		c.log.Error("client: the capabilities do not encode; declaring none", "err", err)
 		c.capsJSON = []byte(`{}`)
+	}
+	c.taskCapsJSON = withTasksExtension(c.caps, c.log)
+	if c.opts.Tasks {
+		c.capsJSON = c.taskCapsJSON
 	}
 	if c.infoJSON, err = c.info.MarshalJSON(); err != nil {
 		c.log.Error("client: the client info does not encode; sending none", "err", err)

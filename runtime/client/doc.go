@@ -27,6 +27,12 @@
 // the rounds to the caller instead). Session.Listen keeps a 2026-07-28
 // subscription open.
 //
+// A tools/call may run as a task, in either era (the tasks extension of
+// 2026-07-28, the task param of 2025-11-25): Session.StartToolTask
+// returns a [Task] to poll, wait for and cancel, and with Options.Tasks
+// CallTool waits for the task as for any result, answering the task's
+// questions through the same handlers.
+//
 // The session takes care of the protocol's housekeeping: it answers ping,
 // tells the server when the ctx of a request ends (notifications/cancelled
 // on a stream; closing the request's stream on Streamable HTTP in

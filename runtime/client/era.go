@@ -113,7 +113,7 @@ var errLegacyServer = errors.New("client: the server does not speak the 2026-07-
 func (s *Session) discover(ctx context.Context, v mcp.ProtocolVersion, timeout time.Duration) (*mcp.DiscoverResult, error) {
 	probe, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	params, err := s.requestMeta(nil, v)
+	params, err := s.requestMeta(nil, v, s.client.capsJSON)
 	if err != nil {
 		return nil, err
 	}

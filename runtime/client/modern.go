@@ -80,12 +80,12 @@ func (s *Session) DiscoverResult() *mcp.DiscoverResult { return s.discovered }
 
 // requestMeta returns params with the per-request fields of version v in
 // their _meta: what a 2026-07-28 server needs of every request, and only
-// the capabilities the client really handles.
-func (s *Session) requestMeta(params []byte, v mcp.ProtocolVersion) ([]byte, error) {
+// the capabilities the client really handles, caps encoded.
+func (s *Session) requestMeta(params []byte, v mcp.ProtocolVersion, caps []byte) ([]byte, error) {
 	c := s.client
 	add := []member{
 		{key: metaProtocolVersion, value: jsonrpc.AppendString(nil, string(v))},
-		{key: metaClientCapabilities, value: c.capsJSON},
+		{key: metaClientCapabilities, value: caps},
 		{key: metaClientInfo, value: c.infoJSON},
 	}
 	if c.opts.LogLevel != "" {
@@ -97,7 +97,7 @@ func (s *Session) requestMeta(params []byte, v mcp.ProtocolVersion) ([]byte, err
 // callModern sends a request of the 2026-07-28 era and follows its
 // rounds of input to the final result.
 func (s *Session) callModern(ctx context.Context, method string, params []byte) ([]byte, error) {
-	params, err := s.requestMeta(params, s.ProtocolVersion())
+	params, err := s.requestMeta(params, s.ProtocolVersion(), s.capsFor(ctx, method))
 	if err != nil {
 		return nil, fmt.Errorf("client: %s: %w", method, err)
 	}
@@ -113,6 +113,11 @@ func (s *Session) callModern(ctx context.Context, method string, params []byte) 
 		switch rt := resultType(raw); rt {
 		case "", "complete":
 			return raw, nil
+		case "task":
+			if method != mcp.MethodCallTool || !s.wantsTask(ctx) {
+				return nil, fmt.Errorf("client: %s: the server answered with resultType \"task\", though the request did not declare the %s extension", method, ExtensionTasks)
+			}
+			return raw, nil // the caller follows the task (task.go)
 		case "input_required":
 		default:
 			return nil, fmt.Errorf("client: %s: the server answered with resultType %q, which this client does not know", method, rt)

@@ -22,17 +22,32 @@ func (c caller) Call(ctx context.Context, method string, params []byte) ([]byte,
 	if raw := s.cache.get(method, params); raw != nil {
 		return raw, nil
 	}
-	var raw []byte
-	var err error
-	if s.modern {
-		raw, err = s.callModern(ctx, method, params)
-	} else {
-		raw, err = s.send(ctx, method, params)
-	}
+	raw, err := s.roundTrip(ctx, method, params)
 	if err != nil {
 		return nil, err
 	}
+	if method == mcp.MethodCallTool {
+		t, err := s.taskOf(params, raw)
+		if err != nil {
+			return nil, err
+		}
+		if t != nil {
+			return t.follow(ctx)
+		}
+	}
 	return s.received(method, params, raw)
+}
+
+// roundTrip sends a request in the Session's era and returns its raw
+// result, which a tools/call that may become a task has not yet checked.
+func (s *Session) roundTrip(ctx context.Context, method string, params []byte) ([]byte, error) {
+	if s.modern {
+		return s.callModern(ctx, method, params)
+	}
+	if method == mcp.MethodCallTool {
+		params = s.askForTask(ctx, params)
+	}
+	return s.send(ctx, method, params)
 }
 
 // send sends one request on the Conn, under Options.RequestTimeout when

@@ -28,8 +28,9 @@ import (
 
 // toolInfo is what a Session knows of one listed tool.
 type toolInfo struct {
-	headers []mcpheader.Param
-	output  func([]byte) error // validates against the outputSchema; nil without one
+	headers     []mcpheader.Param
+	output      func([]byte) error // validates against the outputSchema; nil without one
+	taskSupport string             // the 2025-11-25 execution.taskSupport; "" for none, which means forbidden
 }
 
 // toolBook holds the tools a Session has listed, by name.
@@ -140,6 +141,10 @@ func (s *Session) learnTool(def []byte, mirror bool) (*toolInfo, string, bool) {
 		return nil, "", true // a definition the typed API will refuse: not this check's to judge
 	}
 	t := &toolInfo{}
+	if ts := memberOf(memberOf(def, "execution"), "taskSupport"); ts != nil {
+		sc.Reset(ts)
+		t.taskSupport, _ = sc.String()
+	}
 	if in := memberOf(def, "inputSchema"); in != nil {
 		params, err := mcpheader.Params(in)
 		switch {
