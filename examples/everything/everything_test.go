@@ -89,11 +89,17 @@ func connect(t *testing.T, rec *recorder) (*everything, *client.Session) {
 // -stdio, which refuses to send a message holding a raw newline.
 func connectOverStreams(t *testing.T, rec *recorder) (*everything, *client.Session) {
 	t.Helper()
+	a, b := streamPair()
+	return connectOver(t, rec, a, b)
+}
+
+// streamPair is a server and a client transport joined by the
+// newline-delimited framing of -stdio.
+func streamPair() (server, client jsonrpc.Transport) {
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
-	a := transport.NewStream(serverIn, serverOut, transport.StreamOptions{})
-	b := transport.NewStream(clientIn, clientOut, transport.StreamOptions{})
-	return connectOver(t, rec, a, b)
+	return transport.NewStream(serverIn, serverOut, transport.StreamOptions{}),
+		transport.NewStream(clientIn, clientOut, transport.StreamOptions{})
 }
 
 // connectOver serves a fresh everything server on a and connects a client

@@ -26,7 +26,9 @@ type everything struct {
 // declare.
 func newEverything(log *slog.Logger) (*everything, error) {
 	e := &everything{
-		srv: server.New(mcp.Implementation{Name: "mcpgen-everything", Version: "1.0.0"}, &server.Options{Logger: log}),
+		// Tasks suggest polling every 100ms: the suite and the tests wait on
+		// short tasks, and the default second would slow them down.
+		srv: server.New(mcp.Implementation{Name: "mcpgen-everything", Version: "1.0.0"}, &server.Options{Logger: log, TaskPollInterval: 100 * time.Millisecond}),
 	}
 	if err := Register(e.srv); err != nil {
 		return nil, err

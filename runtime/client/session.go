@@ -30,9 +30,12 @@ type Session struct {
 	version    atomic.Value          // mcp.ProtocolVersion in use
 	ready      atomic.Bool           // the handshake is done, or not needed: cancellations may be sent
 
-	tools toolBook  // what tools/list said of each tool
-	cache listCache // list results kept for their ttlMs, with Options.CacheLists
-	subs  subscriptions
+	tools toolBook // what tools/list said of each tool
+	// learned says the Session has listed the tools to learn their task
+	// support (learnTools), which it does once.
+	learned atomic.Bool
+	cache   listCache // list results kept for their ttlMs, with Options.CacheLists
+	subs    subscriptions
 
 	nextToken atomic.Int64
 	watchMu   sync.Mutex

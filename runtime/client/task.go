@@ -128,7 +128,13 @@ func (s *Session) askForTask(ctx context.Context, params []byte) []byte {
 	if tc := s.init.Capabilities.Tasks; tc == nil || tc.Requests == nil || tc.Requests.Tools == nil || tc.Requests.Tools.Call == nil {
 		return params
 	}
-	switch t := s.tools.get(toolName(params)); {
+	name := toolName(params)
+	t := s.tools.get(name)
+	if t == nil && ctx.Value(taskKey{}) == nil {
+		s.learnTools(ctx)
+		t = s.tools.get(name)
+	}
+	switch {
 	case t == nil && ctx.Value(taskKey{}) != nil:
 	case t == nil || (t.taskSupport != "optional" && t.taskSupport != "required"):
 		return params
@@ -142,6 +148,31 @@ func (s *Session) askForTask(ctx context.Context, params []byte) []byte {
 		return params // the send reports it
 	}
 	return object(set(top, "task", task))
+}
+
+// maxLearnPages bounds the pages of tools/list learnTools reads.
+const maxLearnPages = 100
+
+// learnTools lists the server's tools, once per Session, so that a legacy
+// tools/call of a tool the caller never listed knows whether the tool
+// allows a task (and one that requires a task is not sent without). A
+// failure leaves the tool unknown, so the call is sent without a task.
+func (s *Session) learnTools(ctx context.Context) {
+	if !s.learned.CompareAndSwap(false, true) {
+		return
+	}
+	var cursor string
+	for range maxLearnPages {
+		var p *mcp.PaginatedRequestParams
+		if cursor != "" {
+			p = &mcp.PaginatedRequestParams{Cursor: cursor}
+		}
+		res, err := s.ListTools(ctx, p)
+		if err != nil || res.NextCursor == "" {
+			return
+		}
+		cursor = res.NextCursor
+	}
 }
 
 // StartToolTask sends tools/call as a call that may run as a task, and

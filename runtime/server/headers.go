@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	mcptasks "github.com/mcpgen/mcpgen/generated/tasks"
 	"github.com/mcpgen/mcpgen/runtime/internal/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
@@ -31,7 +32,7 @@ func checkStandardHeaders(c *Call, version string) error {
 		key = "name"
 	case mcp.MethodReadResource:
 		key = "uri"
-	case mcp.MethodGetTask, mcp.MethodCancelTask, "tasks/update":
+	case mcptasks.MethodGetTask, mcptasks.MethodCancelTask, mcptasks.MethodUpdateTask:
 		key = "taskId" // the tasks extension's routing header
 	default:
 		return nil

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	mcptasks "github.com/mcpgen/mcpgen/generated/tasks"
 	"github.com/mcpgen/mcpgen/runtime/internal/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
@@ -53,6 +54,7 @@ func modernCall(ctx context.Context, m *jsonrpc.Message) (*call, bool) {
 		} `json:"_meta"`
 		Name      string          `json:"name"`
 		URI       string          `json:"uri"`
+		TaskID    string          `json:"taskId"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if json.Unmarshal(m.Params, &p) != nil || p.Meta == nil || p.Meta.Version == "" {
@@ -64,6 +66,8 @@ func modernCall(ctx context.Context, m *jsonrpc.Message) (*call, bool) {
 		c.name = p.Name
 	case mcp.MethodReadResource:
 		c.name = p.URI
+	case mcptasks.MethodGetTask, mcptasks.MethodCancelTask, mcptasks.MethodUpdateTask:
+		c.name = p.TaskID // the tasks extension's routing header
 	}
 	if m.Method == mcp.MethodCallTool {
 		c.args = p.Arguments
