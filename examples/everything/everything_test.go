@@ -106,6 +106,12 @@ func streamPair() (server, client jsonrpc.Transport) {
 // on b.
 func connectOver(t *testing.T, rec *recorder, a, b jsonrpc.Transport) (*everything, *client.Session) {
 	t.Helper()
+	return connectClient(t, client.New(mcp.Implementation{Name: "everything-test", Version: "1.0.0"}, rec.options()), a, b)
+}
+
+// connectClient serves a fresh everything server on a and connects c on b.
+func connectClient(t *testing.T, c *client.Client, a, b jsonrpc.Transport) (*everything, *client.Session) {
+	t.Helper()
 	e, err := newEverything(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +119,6 @@ func connectOver(t *testing.T, rec *recorder, a, b jsonrpc.Transport) (*everythi
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.srv.Serve(ctx, a) }()
-	c := client.New(mcp.Implementation{Name: "everything-test", Version: "1.0.0"}, rec.options())
 	sess, err := c.Connect(ctx, b)
 	if err != nil {
 		cancel()
@@ -125,6 +130,7 @@ func connectOver(t *testing.T, rec *recorder, a, b jsonrpc.Transport) (*everythi
 		if err := <-done; err != nil {
 			t.Errorf("Serve: %v", err)
 		}
+		e.srv.Close(context.Background())
 	})
 	return e, sess
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"net/http/httptest"
 	"strings"
@@ -65,28 +64,8 @@ func TestTasksOverHTTP(t *testing.T) {
 // and connects a client of era that takes tasks.
 func connectTasks(t *testing.T, rec *recorder, era mcp.Era) (*everything, *client.Session) {
 	t.Helper()
-	ev, err := newEverything(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	a, b := streamPair()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ev.srv.Serve(ctx, a) }()
-	sess, err := taskClient(rec, era).Connect(ctx, b)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		sess.Close()
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		ev.srv.Close(context.Background())
-	})
-	return ev, sess
+	return connectClient(t, taskClient(rec, era), a, b)
 }
 
 func driveTasks(t *testing.T, sess *client.Session) {
