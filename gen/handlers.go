@@ -388,6 +388,14 @@ func (g *handlerGen) addTool(t *model.Tool) jen.Code {
 	if t.Output.Kind == model.OutputStructured {
 		args = append(args, jen.Qual(serverPkg, "WithOutputValidator").Call(jen.Id(g.names.tool(checkOutput, t))))
 	}
+	// The option alone: the server writes the definition's
+	// execution.taskSupport from it, so the definition does not say it too.
+	switch t.Task {
+	case model.TaskOptional:
+		args = append(args, jen.Qual(serverPkg, "WithTaskSupport").Call(jen.Qual(serverPkg, "TaskOptional")))
+	case model.TaskRequired:
+		args = append(args, jen.Qual(serverPkg, "WithTaskSupport").Call(jen.Qual(serverPkg, "TaskRequired")))
+	}
 	return jen.Qual(handlerPkg, "AddTool").Call(args...)
 }
 

@@ -105,6 +105,9 @@ type Tool struct {
 	// omitted from the tool's annotations.
 	Hints []Hint
 
+	// Task says whether the tool may or must run as an MCP task (task=).
+	Task TaskSupport
+
 	// Input is the handler's input type, nil for func(ctx) (Out, error).
 	Input *Value
 	// InputSchema is the JSON of input-schema=FILE, in which case Input is
@@ -187,6 +190,21 @@ const (
 	ResourceBlob
 	// ResourceResult: Out is *mcp.ReadResourceResult, sent as it is.
 	ResourceResult
+)
+
+// TaskSupport says whether a tool may run as an MCP task: the tool's
+// execution.taskSupport on the wire.
+type TaskSupport int
+
+const (
+	// TaskForbidden: the tool always answers at once. It is the default,
+	// for a directive without task=.
+	TaskForbidden TaskSupport = iota
+	// TaskOptional (task=optional): the tool runs as a task when the
+	// client can take one, and answers at once otherwise.
+	TaskOptional
+	// TaskRequired (task=required): the tool runs only as a task.
+	TaskRequired
 )
 
 // Hint is one tool annotation hint written in a directive.

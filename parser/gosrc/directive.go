@@ -87,6 +87,7 @@ var hintKeys = map[string]string{
 type toolOptions struct {
 	name, title                 string
 	hints                       []model.Hint
+	task                        model.TaskSupport
 	inputSchema, outputSchema   string
 	inputSchemaSet, outputIsSet bool
 }
@@ -117,6 +118,17 @@ func toolDirective(d *directive) (*toolOptions, error) {
 				v = b
 			}
 			hints[o.key] = v
+		case "task":
+			switch {
+			case o.bare || o.value == "":
+				return nil, model.SrcErrorf(d.pos, "//mcp:tool: task needs a value: task=optional or task=required (leave it out for a tool that always answers at once)")
+			case o.value == "optional":
+				t.task = model.TaskOptional
+			case o.value == "required":
+				t.task = model.TaskRequired
+			default:
+				return nil, model.SrcErrorf(d.pos, "//mcp:tool: task=%s: write task=optional or task=required (leave it out for a tool that always answers at once)", o.value)
+			}
 		case "input-schema", "output-schema":
 			if o.bare || !strings.HasSuffix(o.value, ".json") {
 				return nil, model.SrcErrorf(d.pos, "//mcp:tool: %s needs a JSON file next to the package's sources: %s=FILE.json", o.key, o.key)
@@ -127,7 +139,7 @@ func toolDirective(d *directive) (*toolOptions, error) {
 				t.outputSchema, t.outputIsSet = o.value, true
 			}
 		default:
-			return nil, model.SrcErrorf(d.pos, "//mcp:tool: unknown option %q: use name=, title=, readonly, destructive, idempotent, openworld, input-schema= or output-schema=", o.key)
+			return nil, model.SrcErrorf(d.pos, "//mcp:tool: unknown option %q: use name=, title=, readonly, destructive, idempotent, openworld, task=, input-schema= or output-schema=", o.key)
 		}
 	}
 	for _, k := range []string{"destructive", "idempotent", "openworld", "readonly"} {

@@ -60,6 +60,7 @@ func TestParseDirective(t *testing.T) {
 		{"text glued to the closing quote", `tool title="a"b`, "", "", "//mcp:tool: option title: put a space after the closing quote"},
 		{"quote inside a bare value", `tool title=a"b"`, "", "", `//mcp:tool: option title: a quote inside a value: quote the whole value, e.g. title="a b"`},
 		{"option twice", "tool readonly readonly=false", "", "", "//mcp:tool: option readonly is given twice: keep one"},
+		{"task twice, even agreeing", "tool task=optional task=optional", "", "", "//mcp:tool: option task is given twice: keep one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,6 +132,9 @@ func TestToolDirective(t *testing.T) {
 		}}, ""},
 		{"input-schema", "tool input-schema=in.json", toolOptions{inputSchema: "in.json", inputSchemaSet: true}, ""},
 		{"output-schema", "tool output-schema=schemas/out.json", toolOptions{outputSchema: "schemas/out.json", outputIsSet: true}, ""},
+		{"no task", "tool readonly", toolOptions{hints: []model.Hint{{Key: "readOnlyHint", Value: true}}, task: model.TaskForbidden}, ""},
+		{"task optional", "tool task=optional", toolOptions{task: model.TaskOptional}, ""},
+		{"task required", `tool name=export task="required"`, toolOptions{name: "export", task: model.TaskRequired}, ""},
 		{"name with a space", `tool name="add numbers"`, toolOptions{}, `//mcp:tool: name="add numbers" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
 		{"name of 129 characters", "tool name=" + strings.Repeat("a", 129), toolOptions{}, `//mcp:tool: name="` + strings.Repeat("a", 129) + `" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
 		{"bare name", "tool name", toolOptions{}, `//mcp:tool: name="" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
@@ -139,7 +143,13 @@ func TestToolDirective(t *testing.T) {
 		{"hint not a boolean", "tool readonly=yes", toolOptions{}, "//mcp:tool: readonly=yes: write readonly, readonly=true or readonly=false"},
 		{"bare input-schema", "tool input-schema", toolOptions{}, "//mcp:tool: input-schema needs a JSON file next to the package's sources: input-schema=FILE.json"},
 		{"output-schema not .json", "tool output-schema=out.yaml", toolOptions{}, "//mcp:tool: output-schema needs a JSON file next to the package's sources: output-schema=FILE.json"},
-		{"unknown option", "tool readOnly", toolOptions{}, `//mcp:tool: unknown option "readOnly": use name=, title=, readonly, destructive, idempotent, openworld, input-schema= or output-schema=`},
+		{"task maybe", "tool task=maybe", toolOptions{}, "//mcp:tool: task=maybe: write task=optional or task=required (leave it out for a tool that always answers at once)"},
+		{"task in capitals", "tool task=Optional", toolOptions{}, "//mcp:tool: task=Optional: write task=optional or task=required (leave it out for a tool that always answers at once)"},
+		{"task forbidden, the default, is not written", "tool task=forbidden", toolOptions{}, "//mcp:tool: task=forbidden: write task=optional or task=required (leave it out for a tool that always answers at once)"},
+		{"task empty", "tool task=", toolOptions{}, "//mcp:tool: task needs a value: task=optional or task=required (leave it out for a tool that always answers at once)"},
+		{"task empty quoted", `tool task=""`, toolOptions{}, "//mcp:tool: task needs a value: task=optional or task=required (leave it out for a tool that always answers at once)"},
+		{"bare task", "tool task", toolOptions{}, "//mcp:tool: task needs a value: task=optional or task=required (leave it out for a tool that always answers at once)"},
+		{"unknown option", "tool readOnly", toolOptions{}, `//mcp:tool: unknown option "readOnly": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-schema= or output-schema=`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,7 +165,7 @@ func TestToolDirective(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.name != tt.want.name || got.title != tt.want.title || hintString(got.hints) != hintString(tt.want.hints) ||
+			if got.name != tt.want.name || got.title != tt.want.title || hintString(got.hints) != hintString(tt.want.hints) || got.task != tt.want.task ||
 				got.inputSchema != tt.want.inputSchema || got.inputSchemaSet != tt.want.inputSchemaSet ||
 				got.outputSchema != tt.want.outputSchema || got.outputIsSet != tt.want.outputIsSet {
 				t.Errorf("toolDirective(%q) = %+v, want %+v", tt.text, *got, tt.want)

@@ -7,10 +7,16 @@
 //
 // Directives sit in a function's or method's doc comment:
 //
-//	//mcp:tool [name=N] [title="T"] [readonly] [destructive] [idempotent] [openworld] [input-schema=F.json] [output-schema=F.json]
+//	//mcp:tool [name=N] [title="T"] [readonly] [destructive] [idempotent] [openworld] [task=optional|required] [input-schema=F.json] [output-schema=F.json]
 //	//mcp:prompt [name=N] [title="T"]
 //	//mcp:resource uri=URI [name=N] [title="T"] [mime=type/subtype]
 //	//mcp:resource uri-template=TEMPLATE [name=N] [title="T"] [mime=type/subtype]
+//
+// An option is written once. task= lets a tool run as an MCP task: with
+// task=optional it runs as one when the client can take a task and answers
+// at once otherwise; with task=required it runs only as one. The generated
+// Register passes server.WithTaskSupport for it. Without task= a tool always
+// answers at once; task= takes no other value.
 //
 // One more directive is a package option rather than a handler's: a
 // comment line of its own (not part of a declaration's doc comment, e.g.

@@ -103,6 +103,30 @@ func TestParseTool(t *testing.T) {
 	}
 }
 
+// task= reaches the model beside the other options; without it a tool
+// is TaskForbidden.
+func TestParseToolTask(t *testing.T) {
+	h := parseGolden(t, "tasks")
+	tests := []struct {
+		goName string
+		want   model.TaskSupport
+	}{
+		{"Export", model.TaskRequired},
+		{"Search", model.TaskOptional},
+		{"Ping", model.TaskForbidden},
+	}
+	for _, tt := range tests {
+		t.Run(tt.goName, func(t *testing.T) {
+			if got := toolNamed(t, h, tt.goName).Task; got != tt.want {
+				t.Errorf("Task = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if search := toolNamed(t, h, "Search"); search.Name != "search" || search.Title != "Search" || len(search.Hints) != 1 {
+		t.Errorf("Search: name %q, title %q, hints %v: task= disturbed the other options", search.Name, search.Title, search.Hints)
+	}
+}
+
 func enumNames(v *model.Value) string {
 	var out []string
 	for _, l := range v.Enum {

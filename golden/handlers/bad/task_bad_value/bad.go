@@ -1,0 +1,6 @@
+package taskbadvalue
+
+import "context"
+
+//mcp:tool task=maybe
+func T(ctx context.Context) (string, error) { return "", nil }
