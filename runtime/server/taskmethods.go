@@ -46,7 +46,7 @@ func (s *Server) dispatchTasks(ctx context.Context, r *request, req *Request) (m
 	if err != nil {
 		return nil, err
 	}
-	return asResult(msg), nil
+	return asResult(msg)
 }
 
 // isTasksMethod reports whether method is one of the extension's requests.
@@ -148,7 +148,7 @@ func (s *Server) updateTask(ctx context.Context, r *request, params []byte) (mcp
 	if run := s.localTask(owner, *p.TaskID); run != nil {
 		run.answer(p.InputResponses)
 	}
-	return asResult(&mcptasks.UpdateTaskResult{Meta: s.resultMeta(nil)}), nil
+	return asResult(&mcptasks.UpdateTaskResult{Meta: s.resultMeta(nil)})
 }
 
 // cancelTask moves owner's task to cancelled unless it has ended, and

@@ -160,7 +160,7 @@ func (s *Server) callAsTask(ctx context.Context, r *request, t *tool, p *mcp.Cal
 		res, err, panicked := s.invoke(hctx, t, p)
 		run.set(s.settle(requestOf(hctx), t, p, res, err, panicked))
 	})
-	return &taskCreated{result: run.created()}
+	return run.handle()
 }
 
 // taskRequest is the request a task's handler runs with: the caller's
@@ -231,7 +231,7 @@ func (s *Server) callBeforeTask(ctx context.Context, r *request, t *tool, p *mcp
 	})
 	select {
 	case run := <-started:
-		return nil, &taskCreated{result: run.created()}
+		return nil, run.handle()
 	case a := <-returned:
 		stopRequestCancel()
 		cancel()
@@ -394,18 +394,23 @@ func failed(err error) tasks.Change {
 }
 
 // set stores a change of the task's status, from the status the run last
-// stored. A conflict means the record left the run's hands (cancelled,
-// deleted, expired): the run stops its handler and stores nothing more.
-// It returns whether the change was stored.
-func (run *taskRun) set(c tasks.Change) bool {
+// stored, and tells a legacy session's client. A conflict means the record
+// left the run's hands (cancelled, deleted, expired): the run stops its
+// handler and stores nothing more.
+func (run *taskRun) set(c tasks.Change) {
 	run.mu.Lock()
-	defer run.mu.Unlock()
-	return run.setLocked(c)
+	rec, ok := run.setLocked(c)
+	run.mu.Unlock()
+	if ok {
+		run.notify(rec)
+	}
 }
 
-func (run *taskRun) setLocked(c tasks.Change) bool {
+// setLocked is set's store step, with run.mu held; it returns the record
+// as stored, and whether it was.
+func (run *taskRun) setLocked(c tasks.Change) (tasks.Task, bool) {
 	if run.gone {
-		return false
+		return tasks.Task{}, false
 	}
 	rec, err := run.srv.taskStore.Update(context.Background(), run.owner, run.id, run.status, c)
 	if err != nil {
@@ -414,14 +419,18 @@ func (run *taskRun) setLocked(c tasks.Change) bool {
 		}
 		run.gone = true
 		run.cancel()
-		return false
+		return tasks.Task{}, false
 	}
 	run.status = rec.Status
-	run.notify(rec)
-	return true
+	return rec, true
 }
 
-// notify tells a legacy session's client that the task's status changed.
+// notifyTimeout bounds how long a status notification waits for a legacy
+// session's client to take it.
+const notifyTimeout = 5 * time.Second
+
+// notify tells a legacy session's client that the task's status changed,
+// without run.mu held: a client slow to read holds up only this.
 func (run *taskRun) notify(rec tasks.Task) {
 	if run.session == nil {
 		return
@@ -433,20 +442,29 @@ func (run *taskRun) notify(rec tasks.Task) {
 	if err != nil {
 		return
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+	defer cancel()
 	// Best effort: a session that has gone away has no one to tell.
-	_ = run.session.notify(context.Background(), mcp.MethodTaskStatusNotification, raw)
+	_ = run.session.notify(ctx, mcp.MethodTaskStatusNotification, raw)
 }
 
 // stop cancels the task: its record says cancelled, and its handler's ctx
 // ends.
 func (run *taskRun) stop(message string) {
 	run.mu.Lock()
+	var (
+		rec tasks.Task
+		ok  bool
+	)
 	if !run.status.Terminal() {
-		run.setLocked(tasks.Change{Status: tasks.StatusCancelled, Message: message})
+		rec, ok = run.setLocked(tasks.Change{Status: tasks.StatusCancelled, Message: message})
 	}
 	run.gone = true
 	run.mu.Unlock()
 	run.cancel()
+	if ok {
+		run.notify(rec)
+	}
 }
 
 // ask puts a question to the client of a 2026-07-28 task and waits for
@@ -546,12 +564,12 @@ func askTask[R any, PR answer[R]](ctx context.Context, run *taskRun, r *request,
 
 // created is the task handle a tools/call is answered with, in the era
 // of the call.
-func (run *taskRun) created() mcp.Message {
+func (run *taskRun) created() (mcp.Message, error) {
 	run.mu.Lock()
 	rec := run.rec
 	run.mu.Unlock()
 	if run.legacy {
-		return &mcp.CreateTaskResult{Task: legacyTask(rec)}
+		return &mcp.CreateTaskResult{Task: legacyTask(rec)}, nil
 	}
 	t := modernTask(rec)
 	return asResult(&mcptasks.CreateTaskResult{Meta: run.srv.resultMeta(nil), TaskID: t.TaskID,
@@ -559,19 +577,27 @@ func (run *taskRun) created() mcp.Message {
 		CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs, PollIntervalMs: t.PollIntervalMs})
 }
 
+// handle is the *taskCreated that ends the call that created the task.
+func (run *taskRun) handle() error {
+	res, err := run.created()
+	if err != nil {
+		return err
+	}
+	return &taskCreated{result: res}
+}
+
 // asResult carries a result of the extension's package as an mcp.Result,
 // whose unnamed members it becomes: the engine's results are mcp
 // messages. It costs one more encode, on the tasks methods only.
-func asResult(m mcptasks.Message) mcp.Message {
+func asResult(m mcptasks.Message) (mcp.Message, error) {
 	raw, err := mcptasks.AppendJSON(nil, m)
-	if err != nil {
-		return nil
+	if err == nil {
+		var res mcp.Result
+		if err = res.UnmarshalJSON(raw); err == nil {
+			return &res, nil
+		}
 	}
-	var res mcp.Result
-	if err := res.UnmarshalJSON(raw); err != nil {
-		return nil
-	}
-	return &res
+	return nil, jsonrpc.ErrInternal("a tasks result does not encode: " + err.Error())
 }
 
 // wireTime is a task's time as both eras write it: ISO 8601 in UTC.

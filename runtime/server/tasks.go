@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"github.com/mcpgen/mcpgen/runtime/tasks"
 )
 
 // Tasks: tools that run in the background.
@@ -103,7 +101,8 @@ const (
 	DefaultMaxRunningTasks = 1000
 )
 
-// taskOptions are the parts of Options for tasks, with defaults.
+// The parts of Options for tasks, with their defaults.
+
 func (o *Options) taskTTL() time.Duration {
 	if o.TaskTTL <= 0 {
 		return DefaultTaskTTL
@@ -124,8 +123,6 @@ func (o *Options) maxRunningTasks() int {
 	}
 	return o.MaxRunningTasks
 }
-
-var _ tasks.Store = (*tasks.MemoryStore)(nil)
 
 // StartTask turns the call ctx serves into a task, for a tool registered
 // with WithTaskSupport and WithInputBeforeTask: the client's request is
