@@ -33,6 +33,13 @@ type listener struct {
 	prompts bool
 	list    bool            // resources/list_changed
 	updated map[string]bool // URIs changed since the last send
+
+	// tasks are the ids of the tasks whose status the listener reports,
+	// sorted, and taskOwner their requestor (see tasklisten.go);
+	// changedTasks are those changed since the last send.
+	tasks        []string
+	taskOwner    string
+	changedTasks map[string]bool
 }
 
 func (l *listener) signal() {
@@ -77,7 +84,7 @@ func (l *listener) resourceUpdated(uri string) {
 
 // take returns the pending notifications, in a fixed order, and clears
 // them.
-func (l *listener) take() (methods []string, uris []string) {
+func (l *listener) take() (methods, uris, taskIDs []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.tools {
@@ -94,8 +101,13 @@ func (l *listener) take() (methods []string, uris []string) {
 			uris = append(uris, u)
 		}
 	}
-	l.tools, l.prompts, l.list, l.updated = false, false, false, nil
-	return methods, uris
+	for _, id := range l.tasks {
+		if l.changedTasks[id] {
+			taskIDs = append(taskIDs, id)
+		}
+	}
+	l.tools, l.prompts, l.list, l.updated, l.changedTasks = false, false, false, nil, nil
+	return methods, uris, taskIDs
 }
 
 // SubscriptionsListen serves subscriptions/listen: it acknowledges the
@@ -114,13 +126,26 @@ func (d dispatcher) SubscriptionsListen(ctx context.Context, p *mcp.Subscription
 	ctx, end := context.WithCancelCause(ctx)
 	defer end(nil)
 	l := &listener{filter: s.honoredFilter(p.Notifications), wake: make(chan struct{}, 1), out: r.out, end: end}
-	ack := &mcp.SubscriptionsAcknowledgedNotificationParams{
-		Meta:          &mcp.NotificationMetaObject{SubscriptionID: subID},
-		Notifications: l.filter,
+	taskIDs, asked, err := s.listenTasks(ctx, r, p.Notifications)
+	if err != nil {
+		return nil, err
 	}
+	agreed := l.filter
+	if asked {
+		l.tasks, l.taskOwner = taskIDs, taskOwner(r)
+		if agreed, err = withTaskIDs(agreed, taskIDs); err != nil {
+			return nil, jsonrpc.ErrInternal("cannot encode the acknowledgement: " + err.Error())
+		}
+	}
+	meta := &mcp.NotificationMetaObject{SubscriptionID: subID}
+	ack := &mcp.SubscriptionsAcknowledgedNotificationParams{Meta: meta, Notifications: agreed}
 	params, err := ack.MarshalJSON()
 	if err != nil {
 		return nil, jsonrpc.ErrInternal("cannot encode the acknowledgement: " + err.Error())
+	}
+	metaJSON, err := meta.MarshalJSON()
+	if err != nil {
+		return nil, jsonrpc.ErrInternal("cannot encode a notification's _meta: " + err.Error())
 	}
 	// Listening starts before the acknowledgement goes out, so that no
 	// change between the two is lost; none is sent before it.
@@ -128,6 +153,11 @@ func (d dispatcher) SubscriptionsListen(ctx context.Context, p *mcp.Subscription
 	defer s.removeListener(l)
 	if err := r.notify(ctx, mcp.MethodSubscriptionsAcknowledgedNotification, params); err != nil {
 		return nil, err
+	}
+	// The tasks' states as they are now, after the acknowledgement: a
+	// change made before listening began is not missed.
+	for _, id := range l.tasks {
+		l.taskChanged(id)
 	}
 	for {
 		select {
@@ -138,7 +168,7 @@ func (d dispatcher) SubscriptionsListen(ctx context.Context, p *mcp.Subscription
 			return nil, ctx.Err()
 		case <-l.wake:
 		}
-		methods, uris := l.take()
+		methods, uris, taskIDs := l.take()
 		for _, m := range methods {
 			note := &mcp.NotificationParams{Meta: &mcp.NotificationMetaObject{SubscriptionID: subID}}
 			if err := s.sendTagged(ctx, r, m, note); err != nil {
@@ -148,6 +178,11 @@ func (d dispatcher) SubscriptionsListen(ctx context.Context, p *mcp.Subscription
 		for _, u := range uris {
 			note := &mcp.ResourceUpdatedNotificationParams{URI: u, Meta: &mcp.NotificationMetaObject{SubscriptionID: subID}}
 			if err := s.sendTagged(ctx, r, mcp.MethodResourceUpdatedNotification, note); err != nil {
+				return nil, err
+			}
+		}
+		for _, id := range taskIDs {
+			if err := s.sendTaskStatus(ctx, r, l, id, metaJSON); err != nil {
 				return nil, err
 			}
 		}

@@ -39,8 +39,11 @@ func (s *Server) dispatchTasks(ctx context.Context, r *request, req *Request) (m
 	if !declaresTasks(r.capabilities()) {
 		return nil, missingTasksExtension(req.Method)
 	}
-	if req.Method == mcptasks.MethodUpdateTask {
+	switch req.Method {
+	case mcptasks.MethodUpdateTask:
 		return s.updateTask(ctx, r, req.Params)
+	case mcptasks.MethodGetTask:
+		return s.getTask(ctx, r, req.Params)
 	}
 	msg, err := mcptasks.DispatchServerRequest(ctx, taskHandler{s}, mcptasks.VersionDraft, req.Method, req.Params)
 	if err != nil {
@@ -55,58 +58,116 @@ func isTasksMethod(method string) bool {
 	return ok && info.Direction&mcptasks.ClientToServer != 0 && !info.Notification
 }
 
-// taskHandler answers the extension's tasks/get and tasks/cancel.
+// taskHandler answers the extension's tasks/cancel; tasks/get and
+// tasks/update are the engine's own (getTask, updateTask).
 type taskHandler struct{ srv *Server }
 
 var _ mcptasks.ServerHandler = taskHandler{}
 
-// GetTask returns the task, with its result, error or input requests
-// inline.
-func (h taskHandler) GetTask(ctx context.Context, p *mcptasks.GetTaskRequestParams) (*mcptasks.GetTaskResult, error) {
-	s := h.srv
-	rec, err := s.taskStore.Get(ctx, taskOwner(requestOf(ctx)), p.TaskID)
+// GetTask is served by getTask, which writes the result from the
+// record's detailed form.
+func (h taskHandler) GetTask(context.Context, *mcptasks.GetTaskRequestParams) (*mcptasks.GetTaskResult, error) {
+	return nil, jsonrpc.ErrInternal("tasks/get is served by the engine")
+}
+
+// getTask returns the task, with its result, error or input requests
+// inline: the record's DetailedTask as a complete result.
+func (s *Server) getTask(ctx context.Context, r *request, params []byte) (mcp.Message, error) {
+	var p mcptasks.GetTaskRequestParams
+	if err := p.UnmarshalJSON(params); err != nil {
+		return nil, jsonrpc.ErrInvalidParams("invalid params: " + err.Error())
+	}
+	if err := p.Validate(); err != nil {
+		return nil, jsonrpc.ErrInvalidParams("invalid params: " + err.Error())
+	}
+	rec, err := s.taskStore.Get(ctx, taskOwner(r), p.TaskID)
 	if err != nil {
 		return nil, s.storeError("get", p.TaskID, err)
 	}
-	return s.detailedTask(rec)
+	meta, err := s.resultMeta(nil).MarshalJSON()
+	if err != nil {
+		return nil, jsonrpc.ErrInternal("the result's _meta does not encode: " + err.Error())
+	}
+	raw, err := detailedJSON(rec, jsonMember{"_meta", meta}, jsonMember{"resultType", []byte(`"complete"`)})
+	if err != nil {
+		return nil, err
+	}
+	res := new(mcp.Result)
+	if err := res.UnmarshalJSON(raw); err != nil {
+		return nil, jsonrpc.ErrInternal("a tasks/get result does not decode: " + err.Error())
+	}
+	return res, nil
 }
 
-// detailedTask is the tasks/get result of a record.
-func (s *Server) detailedTask(rec tasks.Task) (*mcptasks.GetTaskResult, error) {
+// detailed is the extension's DetailedTask of a record: the task with
+// what its status carries inline (input requests, result or error). It is
+// the one view of a record that tasks/get and notifications/tasks share.
+func detailed(rec tasks.Task) (mcptasks.DetailedTask, error) {
 	t := modernTask(rec)
-	meta := s.resultMeta(nil)
 	switch rec.Status {
 	case tasks.StatusInputRequired:
-		v := &mcptasks.GetTaskResultInputRequired{Meta: meta, TaskID: t.TaskID, StatusMessage: t.StatusMessage,
-			CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs, PollIntervalMs: t.PollIntervalMs,
-			InputRequests: mcp.InputRequests{}}
+		v := &mcptasks.InputRequiredTask{TaskID: t.TaskID, StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt,
+			LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs, PollIntervalMs: t.PollIntervalMs, InputRequests: mcp.InputRequests{}}
 		if len(rec.InputRequests) > 0 {
 			if err := v.InputRequests.UnmarshalJSON(rec.InputRequests); err != nil {
-				return nil, jsonrpc.ErrInternal("the task's input requests do not decode")
+				return mcptasks.DetailedTask{}, jsonrpc.ErrInternal("the task's input requests do not decode")
 			}
 		}
-		return &mcptasks.GetTaskResult{Value: v}, nil
+		return mcptasks.DetailedTask{Value: v}, nil
 	case tasks.StatusCompleted:
-		return &mcptasks.GetTaskResult{Value: &mcptasks.GetTaskResultCompleted{Meta: meta, TaskID: t.TaskID,
-			StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs,
-			PollIntervalMs: t.PollIntervalMs, Result: rec.Result}}, nil
+		return mcptasks.DetailedTask{Value: &mcptasks.CompletedTask{TaskID: t.TaskID, StatusMessage: t.StatusMessage,
+			CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs, PollIntervalMs: t.PollIntervalMs,
+			Result: rec.Result}}, nil
 	case tasks.StatusFailed:
-		v := &mcptasks.GetTaskResultFailed{Meta: meta, TaskID: t.TaskID, StatusMessage: t.StatusMessage,
-			CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs, PollIntervalMs: t.PollIntervalMs}
+		v := &mcptasks.FailedTask{TaskID: t.TaskID, StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt,
+			LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs, PollIntervalMs: t.PollIntervalMs,
+			Error: mcp.Error{Code: jsonrpc.CodeInternalError, Message: "the task failed"}}
 		if rec.Error != nil {
 			v.Error = mcp.Error{Code: rec.Error.Code, Message: rec.Error.Message, Data: rec.Error.Data}
-		} else {
-			v.Error = mcp.Error{Code: jsonrpc.CodeInternalError, Message: "the task failed"}
 		}
-		return &mcptasks.GetTaskResult{Value: v}, nil
+		return mcptasks.DetailedTask{Value: v}, nil
 	case tasks.StatusCancelled:
-		return &mcptasks.GetTaskResult{Value: &mcptasks.GetTaskResultCancelled{Meta: meta, TaskID: t.TaskID,
-			StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs,
-			PollIntervalMs: t.PollIntervalMs}}, nil
+		return mcptasks.DetailedTask{Value: &mcptasks.CancelledTask{TaskID: t.TaskID, StatusMessage: t.StatusMessage,
+			CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs, PollIntervalMs: t.PollIntervalMs}}, nil
 	}
-	return &mcptasks.GetTaskResult{Value: &mcptasks.GetTaskResultWorking{Meta: meta, TaskID: t.TaskID,
-		StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs,
-		PollIntervalMs: t.PollIntervalMs}}, nil
+	return mcptasks.DetailedTask{Value: &mcptasks.WorkingTask{TaskID: t.TaskID, StatusMessage: t.StatusMessage,
+		CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTLMs, PollIntervalMs: t.PollIntervalMs}}, nil
+}
+
+// jsonMember is one member of a JSON object: its key and encoded value.
+type jsonMember struct {
+	key   string
+	value []byte
+}
+
+// detailedJSON encodes the record's DetailedTask with the members first
+// put before its own: the envelope members (_meta, resultType) that make
+// it a tasks/get result or a notification's params.
+func detailedJSON(rec tasks.Task, first ...jsonMember) ([]byte, error) {
+	d, err := detailed(rec)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for _, m := range first {
+		out = append(out, ',')
+		out = jsonrpc.AppendString(out, m.key)
+		out = append(out, ':')
+		out = append(out, m.value...)
+	}
+	if len(out) > 0 {
+		out[0] = '{'
+	}
+	raw, err := mcptasks.AppendJSON(out, &d)
+	if err != nil {
+		return nil, jsonrpc.ErrInternal("a task does not encode: " + err.Error())
+	}
+	if len(first) > 0 {
+		// The DetailedTask's own '{' follows the members: make it their
+		// separator (a DetailedTask always has members: taskId, status).
+		raw[len(out)] = ','
+	}
+	return raw, nil
 }
 
 // CancelTask cancels the task; cancelling a finished task changes nothing
@@ -168,6 +229,7 @@ func (s *Server) cancelTask(ctx context.Context, owner, id string) (tasks.Task, 
 		}
 		rec, err = s.taskStore.Update(ctx, owner, id, rec.Status, tasks.Change{Status: tasks.StatusCancelled, Message: "cancelled by the client"})
 		if err == nil {
+			s.taskChanged(id)
 			return rec, nil
 		}
 		if !errors.Is(err, tasks.ErrConflict) {

@@ -422,6 +422,7 @@ func (run *taskRun) setLocked(c tasks.Change) (tasks.Task, bool) {
 		return tasks.Task{}, false
 	}
 	run.status = rec.Status
+	run.srv.taskChanged(run.id)
 	return rec, true
 }
 
