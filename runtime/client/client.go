@@ -110,6 +110,14 @@ type Options struct {
 	// A CallTool whose ctx ends while its task runs cancels the task.
 	Tasks bool
 
+	// TaskNotifications makes a Task's Wait in 2026-07-28 listen for the
+	// task's status notifications (subscriptions/listen naming its id)
+	// instead of polling tasks/get at the server's interval. It polls
+	// anyway every MaxTaskPollInterval, and falls back to polling when the
+	// server does not agree to report the task or the subscription ends.
+	// Legacy sessions are not affected: their tasks/result waits.
+	TaskNotifications bool
+
 	// TaskTTL, when positive, is the ttl a legacy tools/call asks its
 	// task to be kept for; zero leaves it to the server. The 2026-07-28
 	// extension has the server choose.

@@ -2,11 +2,15 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/generated/tasks"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -23,11 +27,14 @@ var ErrSubscriptionEnded = errors.New("client: the subscription has ended")
 
 // Change is one notification of a subscription: a list that changed
 // (Method is notifications/tools/list_changed, prompts/list_changed or
-// resources/list_changed), or a resource that was updated (Method is
-// notifications/resources/updated, with its URI).
+// resources/list_changed), a resource that was updated (Method is
+// notifications/resources/updated, with its URI), or a task whose status
+// changed (Method is notifications/tasks, with its TaskID; the task's
+// state is Subscription.TaskState's).
 type Change struct {
 	Method string
 	URI    string
+	TaskID string
 }
 
 // Subscription is an open subscriptions/listen request.
@@ -43,6 +50,9 @@ type Subscription struct {
 	ack     mcp.SubscriptionFilter
 	ackOnce bool
 	pending []Change // waiting for Next; a set, in arrival order
+	// tasks holds the latest state of each task a notification reported,
+	// bounded by the task ids the server acknowledged.
+	tasks map[string]tasks.DetailedTask
 	wake    chan struct{}
 	err     error // why the subscription ended, once it has
 }
@@ -68,6 +78,10 @@ func (s *Session) Listen(ctx context.Context, filter mcp.SubscriptionFilter) (*S
 	}
 	sub := &Subscription{s: s, params: object(set(top, "_meta", nil)), done: make(chan struct{}), acked: make(chan struct{}), wake: make(chan struct{}, 1)}
 	sub.ctx, sub.cancel = context.WithCancel(s.ctx)
+	if _, ok := filter.Extra["taskIds"]; ok {
+		// Task notifications need the extension declared on the request.
+		sub.ctx = context.WithValue(sub.ctx, taskKey{}, true)
+	}
 	go sub.run()
 	select {
 	case <-sub.acked:
@@ -85,6 +99,48 @@ func (sub *Subscription) Acknowledged() mcp.SubscriptionFilter {
 	sub.mu.Lock()
 	defer sub.mu.Unlock()
 	return sub.ack
+}
+
+// WithTaskIDs returns f asking also for the status notifications of the
+// tasks ids names (the tasks extension's notifications.taskIds); the
+// subscription then declares the extension.
+func WithTaskIDs(f mcp.SubscriptionFilter, ids ...string) mcp.SubscriptionFilter {
+	raw, _ := json.Marshal(append([]string{}, ids...)) // strings always encode
+	f.Extra = maps.Clone(f.Extra)
+	if f.Extra == nil {
+		f.Extra = map[string]json.RawMessage{}
+	}
+	f.Extra["taskIds"] = raw
+	return f
+}
+
+// TaskIDs returns the ids of the tasks whose status notifications the
+// server agreed to send.
+func (sub *Subscription) TaskIDs() []string {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	var ids []string
+	json.Unmarshal(sub.ack.Extra["taskIds"], &ids) // none when it does not decode
+	return ids
+}
+
+// TaskState returns the latest state a status notification reported of
+// task id, with its result, error or questions inline.
+func (sub *Subscription) TaskState(id string) (tasks.DetailedTask, bool) {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	d, ok := sub.tasks[id]
+	return d, ok
+}
+
+// ended reports whether the subscription is over.
+func (sub *Subscription) ended() bool {
+	select {
+	case <-sub.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // Next returns the next change, waiting for one until ctx ends. Changes
@@ -205,7 +261,33 @@ func (sub *Subscription) deliver(method string, params []byte) {
 		if p.UnmarshalJSON(params) == nil {
 			sub.queue(Change{Method: method, URI: p.URI})
 		}
+	case tasks.MethodTaskStatusNotification:
+		var d tasks.DetailedTask
+		id := taskIDOf(params)
+		if d.UnmarshalJSON(params) != nil || !sub.acknowledgedTask(id) {
+			return // what it does not understand, or did not ask for, is dropped
+		}
+		if sub.tasks == nil {
+			sub.tasks = map[string]tasks.DetailedTask{}
+		}
+		sub.tasks[id] = d
+		sub.queue(Change{Method: method, TaskID: id})
 	}
+}
+
+// acknowledgedTask reports whether the server agreed to report task id;
+// sub.mu is held.
+func (sub *Subscription) acknowledgedTask(id string) bool {
+	var ids []string
+	json.Unmarshal(sub.ack.Extra["taskIds"], &ids)
+	return id != "" && slices.Contains(ids, id)
+}
+
+// taskIDOf returns the taskId member of a notification's params.
+func taskIDOf(params []byte) string {
+	var id string
+	json.Unmarshal(memberOf(params, "taskId"), &id)
+	return id
 }
 
 // queue adds c unless the same change already waits: the queue holds at

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -89,10 +90,12 @@ func (s *Session) wantsTask(ctx context.Context) bool {
 }
 
 // capsFor returns the encoded capabilities a 2026-07-28 request declares:
-// with the tasks extension for the requests of a task and for a tools/call
-// that may become one, without it otherwise.
+// with the tasks extension for the requests of a task, for a tools/call
+// that may become one and for a subscriptions/listen naming tasks, without
+// it otherwise.
 func (s *Session) capsFor(ctx context.Context, method string) []byte {
-	if strings.HasPrefix(method, "tasks/") || (method == mcp.MethodCallTool && s.wantsTask(ctx)) {
+	if strings.HasPrefix(method, "tasks/") || (method == mcp.MethodCallTool && s.wantsTask(ctx)) ||
+		(method == mcp.MethodSubscriptionsListen && ctx.Value(taskKey{}) != nil) {
 		return s.client.taskCapsJSON
 	}
 	return s.client.capsJSON
@@ -291,29 +294,44 @@ func (t *Task) Poll(ctx context.Context) (mcp.TaskStatus, error) {
 	if t.legacy {
 		return t.pollLegacy(ctx)
 	}
-	r, err := (&tasks.Client{Caller: caller{t.s}}).GetTask(ctx, &tasks.GetTaskRequestParams{TaskID: t.id})
+	params := object([]member{{key: "taskId", value: jsonrpc.AppendString(nil, t.id)}})
+	raw, err := caller{t.s}.Call(ctx, tasks.MethodGetTask, params)
 	if err != nil {
 		return "", fmt.Errorf("client: tasks/get %s: %w", t.id, err)
 	}
+	var d tasks.DetailedTask
+	if err := d.UnmarshalJSON(raw); err != nil {
+		return "", fmt.Errorf("client: tasks/get %s: the result does not decode: %w", t.id, err)
+	}
+	return t.apply(d)
+}
+
+// apply takes a 2026-07-28 task's state, from tasks/get or a status
+// notification: its status, and what the status carries (the questions
+// of input_required, the result or error of a task that ended).
+func (t *Task) apply(d tasks.DetailedTask) (mcp.TaskStatus, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	switch v := r.Value.(type) {
-	case *tasks.GetTaskResultWorking:
+	if _, ok, _ := t.doneLocked(); ok {
+		return t.status, nil // a late notification of an outcome already taken
+	}
+	switch v := d.Value.(type) {
+	case *tasks.WorkingTask:
 		t.status, t.message, t.interval = mcp.TaskStatusWorking, v.StatusMessage, pollInterval(v.PollIntervalMs)
-	case *tasks.GetTaskResultInputRequired:
+	case *tasks.InputRequiredTask:
 		t.status, t.message, t.interval = mcp.TaskStatusInputRequired, v.StatusMessage, pollInterval(v.PollIntervalMs)
 		t.inputs = v.InputRequests
-	case *tasks.GetTaskResultCompleted:
+	case *tasks.CompletedTask:
 		t.status, t.message = mcp.TaskStatusCompleted, v.StatusMessage
 		t.raw, t.err = t.s.received(mcp.MethodCallTool, t.call, v.Result)
-	case *tasks.GetTaskResultFailed:
+	case *tasks.FailedTask:
 		t.status, t.message = mcp.TaskStatusFailed, v.StatusMessage
 		t.err = &jsonrpc.Error{Code: v.Error.Code, Message: v.Error.Message, Data: v.Error.Data}
-	case *tasks.GetTaskResultCancelled:
+	case *tasks.CancelledTask:
 		t.status, t.message = mcp.TaskStatusCancelled, v.StatusMessage
 		t.err = t.cancelled()
 	default:
-		return "", fmt.Errorf("client: tasks/get %s: a result of type %T", t.id, v)
+		return "", fmt.Errorf("client: task %s: a state of type %T", t.id, v)
 	}
 	return t.status, nil
 }
@@ -366,6 +384,12 @@ func (t *Task) Wait(ctx context.Context) (*mcp.CallToolResult, error) {
 
 // wait is Wait for the raw result, checked.
 func (t *Task) wait(ctx context.Context) ([]byte, error) {
+	var sub *Subscription
+	if !t.legacy && t.id != "" && t.s.client.opts.TaskNotifications {
+		if sub = t.listen(ctx); sub != nil {
+			defer sub.Close()
+		}
+	}
 	for {
 		if raw, ok, err := t.done(); ok {
 			return raw, err
@@ -373,6 +397,11 @@ func (t *Task) wait(ctx context.Context) ([]byte, error) {
 		t.mu.Lock()
 		status, inputs, interval := t.status, t.inputs, t.interval
 		t.mu.Unlock()
+		if status == mcp.TaskStatusInputRequired && len(inputs) == 0 && !t.legacy {
+			// Nothing to answer (the questions were answered, or the
+			// server listed none): wait as for a working task.
+			status = mcp.TaskStatusWorking
+		}
 		switch {
 		case t.legacy && status != mcp.TaskStatusWorking:
 			// tasks/result waits for the end, while the task's questions
@@ -382,6 +411,18 @@ func (t *Task) wait(ctx context.Context) ([]byte, error) {
 			if err := t.answer(ctx, inputs); err != nil {
 				return nil, err
 			}
+		case status == mcp.TaskStatusWorking && sub != nil:
+			told, err := t.await(ctx, sub)
+			if err != nil {
+				return nil, err
+			}
+			if told {
+				continue
+			}
+			if sub.ended() {
+				sub.Close()
+				sub = nil
+			}
 		case status == mcp.TaskStatusWorking:
 			if err := t.sleep(ctx, interval); err != nil {
 				return nil, err
@@ -390,6 +431,48 @@ func (t *Task) wait(ctx context.Context) ([]byte, error) {
 		if _, err := t.Poll(ctx); err != nil {
 			return nil, err
 		}
+	}
+}
+
+// listen opens a subscription to the task's status notifications, or
+// returns nil when the server does not agree to send them.
+func (t *Task) listen(ctx context.Context) *Subscription {
+	sub, err := t.s.Listen(ctx, WithTaskIDs(mcp.SubscriptionFilter{}, t.id))
+	if err != nil {
+		t.s.client.log.Debug("client: cannot listen for the task's status; polling", "task", t.id, "err", err)
+		return nil
+	}
+	if !slices.Contains(sub.TaskIDs(), t.id) {
+		sub.Close()
+		return nil
+	}
+	return sub
+}
+
+// await waits for the task's next status notification, and takes it; it
+// reports false when MaxTaskPollInterval passed first, or the
+// subscription ended, and the caller polls instead.
+func (t *Task) await(ctx context.Context, sub *Subscription) (bool, error) {
+	wctx, cancel := context.WithTimeout(ctx, MaxTaskPollInterval)
+	defer cancel()
+	for {
+		c, err := sub.Next(wctx)
+		switch {
+		case ctx.Err() != nil:
+			return false, ctx.Err()
+		case err != nil:
+			return false, nil
+		case c.Method != tasks.MethodTaskStatusNotification || c.TaskID != t.id:
+			continue
+		}
+		d, ok := sub.TaskState(t.id)
+		if !ok {
+			continue
+		}
+		if _, err := t.apply(d); err != nil {
+			return false, err
+		}
+		return true, nil
 	}
 }
 
