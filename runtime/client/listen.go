@@ -53,8 +53,8 @@ type Subscription struct {
 	// tasks holds the latest state of each task a notification reported,
 	// bounded by the task ids the server acknowledged.
 	tasks map[string]tasks.DetailedTask
-	wake    chan struct{}
-	err     error // why the subscription ended, once it has
+	wake  chan struct{}
+	err   error // why the subscription ended, once it has
 }
 
 // Listen opens a subscription to the changes filter names, and returns
