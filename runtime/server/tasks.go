@@ -26,10 +26,13 @@ import (
 //     and notifications/tasks/status while the session lasts.
 //
 // The handler's ctx is cancelled by tasks/cancel (and by Server.Close);
-// Progress, Log and the input helpers (Elicit, CreateMessage, ListRoots)
-// work inside it: a running 2026-07-28 task that asks a question waits in
-// status input_required until tasks/update answers it, and a legacy one
-// sends its session's client the request as a synchronous call would.
+// the input helpers (Elicit, CreateMessage, ListRoots) work inside it: a
+// running 2026-07-28 task that asks a question waits in status
+// input_required until tasks/update answers it, and a legacy one sends
+// its session's client the request as a synchronous call would. Progress
+// and Log reach a legacy task's session; in 2026-07-28 they are dropped,
+// as the extension has no channel for them (its clients follow a task
+// through tasks/get and notifications/tasks only, see tasklisten.go).
 //
 // A task belongs to whoever created it: the principal the transport
 // authenticated, or without one the legacy session, or, for a 2026-07-28
