@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -155,7 +156,11 @@ func newRateLimitError(tool string, wait time.Duration, perTool bool) *RateLimit
 // retryAfterMs is a wait in whole milliseconds, rounded up: a client that
 // waits that long finds the token there.
 func retryAfterMs(wait time.Duration) int64 {
-	return int64((wait + time.Millisecond - 1) / time.Millisecond)
+	ms := int64(wait / time.Millisecond)
+	if wait%time.Millisecond != 0 {
+		ms++
+	}
+	return ms
 }
 
 func (e *RateLimitError) Error() string { return e.rpc.Error() }
@@ -164,12 +169,24 @@ func (e *RateLimitError) Error() string { return e.rpc.Error() }
 func (e *RateLimitError) Unwrap() error { return e.rpc }
 
 // RetryAfter returns how long the caller of a tools/call that err
-// answered must wait, and whether err is such a refusal.
+// answered must wait, and whether err is such a refusal: a
+// *RateLimitError, or the *jsonrpc.Error it sends, which middleware may
+// have returned in its place.
 func RetryAfter(err error) (time.Duration, bool) {
 	if e, ok := errors.AsType[*RateLimitError](err); ok {
 		return e.RetryAfter, true
 	}
-	return 0, false
+	e, ok := errors.AsType[*jsonrpc.Error](err)
+	if !ok || e.Code != CodeRateLimited {
+		return 0, false
+	}
+	var data struct {
+		RetryAfterMs int64 `json:"retryAfterMs"`
+	}
+	if json.Unmarshal(e.Data, &data) != nil || data.RetryAfterMs <= 0 {
+		return 0, false
+	}
+	return time.Duration(min(data.RetryAfterMs, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond, true
 }
 
 // limitCall takes a token for a call of t from each of the caller's

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
 // rateServer is a Server on a fake clock with the tools limited (one call
@@ -97,8 +98,16 @@ func TestToolRateLimitModern(t *testing.T) {
 		t.Fatalf("call after the window: %v", err)
 	}
 	wantLimited(t, callAs(t, s, "alice", "limited"), "limited", 60_000)
-	if _, ok := RetryAfter(callAs(t, s, "alice", "limited")); !ok {
-		t.Error("RetryAfter does not recognize the refusal")
+	err := callAs(t, s, "alice", "limited")
+	if wait, ok := RetryAfter(err); !ok || wait != time.Minute {
+		t.Errorf("RetryAfter of the refusal: %v %t", wait, ok)
+	}
+	// The error on the wire, as middleware may return it.
+	if wait, ok := RetryAfter(fmt.Errorf("wrapped: %w", rpcError(t, err))); !ok || wait != time.Minute {
+		t.Errorf("RetryAfter of the JSON-RPC error: %v %t", wait, ok)
+	}
+	if _, ok := RetryAfter(jsonrpc.NewError(CodeRateLimited, "no data")); ok {
+		t.Error("RetryAfter of a refusal without its data")
 	}
 }
 
