@@ -41,18 +41,19 @@ import (
 // or of separate Streamable HTTP sessions do not slow each other down;
 // 2026-07-28 requests with no principal, which belong to no session, all
 // share one anonymous bucket, since nothing tells their clients apart
-// (an address would name a proxy as often as a client). A server whose
-// anonymous clients must not hold each other up authenticates them.
+// (an address would name a proxy as often as a client). An anonymous
+// client over HTTP that opens a new legacy session gets new buckets with
+// it, so the limits hold a client to account only as far as its principal
+// does: a server whose limits must bind authenticates its clients.
 //
 // The buckets are kept in a structure of bounded size
 // (Options.MaxRateLimitKeys): a bucket that has refilled to its burst
 // says nothing a new bucket would not, so such idle buckets are dropped
 // as calls come to their part of the structure, with no goroutine to do
-// it; and when the bound is
-// reached the least recently used bucket is dropped even if it is not
-// full, which hands its caller a full burst again. The bound should
-// therefore be well above the number of callers active within the time a
-// bucket takes to refill.
+// it; and when the bound is reached the least recently used bucket is
+// dropped even if it is not full, which hands its caller a full burst
+// again. The bound should therefore be well above the number of callers
+// active within the time a bucket takes to refill.
 
 // CodeRateLimited is the JSON-RPC error code of a tools/call refused by a
 // rate limit; its data is {"retryAfterMs":N}, the milliseconds after
@@ -146,8 +147,8 @@ func newRateLimitError(tool string, wait time.Duration, perTool bool) *RateLimit
 	if !perTool {
 		what = "tool calls (tool " + strconv.Quote(tool) + ")"
 	}
-	e.rpc = jsonrpc.NewError(CodeRateLimited, "rate limit exceeded for "+what+": retry after "+
-		(time.Duration(ms)*time.Millisecond).String())
+	shown := time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
+	e.rpc = jsonrpc.NewError(CodeRateLimited, "rate limit exceeded for "+what+": retry after "+shown.String())
 	e.rpc.Data = strconv.AppendInt([]byte(`{"retryAfterMs":`), ms, 10)
 	e.rpc.Data = append(e.rpc.Data, '}')
 	return e

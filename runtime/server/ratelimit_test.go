@@ -356,6 +356,18 @@ func TestRateLimitConcurrent(t *testing.T) {
 	}
 }
 
+// TestRateLimitErrorLongWait checks a refusal whose wait is as long as a
+// Duration holds, as a rate near zero gives.
+func TestRateLimitErrorLongWait(t *testing.T) {
+	e := newRateLimitError("t", time.Duration(math.MaxInt64), true)
+	if !strings.Contains(e.Error(), "retry after 2562047h") || string(e.rpc.Data) != `{"retryAfterMs":9223372036855}` {
+		t.Errorf("%v %s", e, e.rpc.Data)
+	}
+	if wait, ok := RetryAfter(e.rpc); !ok || wait <= 0 {
+		t.Errorf("RetryAfter = %v %t", wait, ok)
+	}
+}
+
 func TestCallerKey(t *testing.T) {
 	long := strings.Repeat("x", keyInline+1)
 	sess := &Session{taskOwner: "owner"}

@@ -111,7 +111,7 @@ type Options struct {
 	// The zero value sets no limit. WithRateLimit limits one tool.
 	ToolCallLimit RateLimit
 	// MaxRateLimitKeys bounds the token buckets kept for the rate limits;
-	// zero means DefaultMaxRateLimitKeys.
+	// zero means DefaultMaxRateLimitKeys, and below 32 it is 32.
 	MaxRateLimitKeys int
 }
 
