@@ -421,3 +421,40 @@ func BenchmarkRateLimit(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkCallToolRateLimited is BenchmarkCallTool's 2026-07-28 call
+// with both limits on, never reached: the check's share of a whole call.
+func BenchmarkCallToolRateLimited(b *testing.B) {
+	for _, limited := range []bool{false, true} {
+		b.Run(fmt.Sprint("limited=", limited), func(b *testing.B) {
+			opts := &Options{}
+			if limited {
+				opts.ToolCallLimit = RateLimit{Rate: 1e12, Burst: 1 << 30}
+			}
+			s := newServer(opts)
+			var def mcp.Tool
+			if err := json.Unmarshal([]byte(`{"name":"echo","inputSchema":{"type":"object"}}`), &def); err != nil {
+				b.Fatal(err)
+			}
+			h := func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+				return textOf("hello"), nil
+			}
+			var topts []ToolOption
+			if limited {
+				topts = append(topts, WithRateLimit(1e12, 1<<30))
+			}
+			if err := s.AddTool(def, h, topts...); err != nil {
+				b.Fatal(err)
+			}
+			ctx := WithPrincipal(context.Background(), "alice")
+			params := []byte(`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}`)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				out, err := s.ServeCall(ctx, &Call{ID: jsonrpc.IntID(int64(i)), Method: mcp.MethodCallTool, Params: params})
+				if err != nil || len(out) == 0 {
+					b.Fatalf("call %d: %s %v", i, out, err)
+				}
+			}
+		})
+	}
+}
