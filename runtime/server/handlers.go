@@ -112,6 +112,9 @@ func (d dispatcher) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) 
 	if t == nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid params: name: unknown tool " + strconv.Quote(p.Name))
 	}
+	if err := s.limitCall(r, t); err != nil {
+		return nil, err
+	}
 	asTask, err := s.taskDecision(r, t, p)
 	if err != nil {
 		return nil, err

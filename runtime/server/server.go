@@ -105,6 +105,14 @@ type Options struct {
 	// once; a call that would start one more is refused with a -32603
 	// error saying the server is busy. Zero means DefaultMaxRunningTasks.
 	MaxRunningTasks int
+	// ToolCallLimit limits the tools/call requests of each caller, across
+	// all tools, with a token bucket per caller; a call beyond it is
+	// refused with CodeRateLimited (see ratelimit.go for who a caller is).
+	// The zero value sets no limit. WithRateLimit limits one tool.
+	ToolCallLimit RateLimit
+	// MaxRateLimitKeys bounds the token buckets kept for the rate limits;
+	// zero means DefaultMaxRateLimitKeys, and below 32 it is 32.
+	MaxRateLimitKeys int
 }
 
 // Defaults for Options left zero.
@@ -204,6 +212,9 @@ type Server struct {
 	starting    int
 	tasksClosed bool
 	taskWG      sync.WaitGroup
+
+	// rates holds the callers' token buckets of the rate limits.
+	rates *rateLimits
 }
 
 type tool struct {
@@ -226,6 +237,9 @@ type tool struct {
 	// itself, with StartTask, after gathering its input.
 	taskSupport     TaskSupport
 	inputBeforeTask bool
+	// rateLimit is each caller's limit on calls of the tool, nil for none
+	// (WithRateLimit).
+	rateLimit *RateLimit
 }
 
 // ToolOption adjusts how a tool is served.
@@ -316,6 +330,7 @@ func New(info mcp.Implementation, opts *Options) *Server {
 		s.taskStore = tasks.NewMemoryStore(tasks.Options{DefaultTTL: s.opts.taskTTL()})
 	}
 	s.running = map[string]*taskRun{}
+	s.rates = newRateLimits(s.opts.MaxRateLimitKeys)
 	s.rebuildChain()
 	return s
 }
@@ -404,6 +419,9 @@ func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error 
 	}
 	for _, o := range opts {
 		o(t)
+	}
+	if err := t.checkRateLimit(); err != nil {
+		return fmt.Errorf("server: tool %s: %w", def.Name, err)
 	}
 	switch t.taskSupport {
 	case "", TaskForbidden:

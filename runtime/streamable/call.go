@@ -155,7 +155,8 @@ func firstID(b *body) jsonrpc.ID {
 
 // callStatus is the HTTP status of a 2026-07-28 error response: the spec
 // has a 404 for methods the server lacks and a 400 for requests it
-// refuses as malformed, mismatched or unsupported.
+// refuses as malformed, mismatched or unsupported; a rate limit's refusal
+// is a 429.
 func callStatus(code int64) int {
 	switch code {
 	case jsonrpc.CodeMethodNotFound:
@@ -163,6 +164,8 @@ func callStatus(code int64) int {
 	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams,
 		mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
 		return http.StatusBadRequest
+	case server.CodeRateLimited:
+		return http.StatusTooManyRequests // with Retry-After: see ratelimit.go
 	}
 	return http.StatusOK
 }
@@ -290,6 +293,7 @@ func (cs *callStream) finish(id jsonrpc.ID, result []byte, err error) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if !cs.sse {
+		setRetryAfter(cs.w.Header(), err)
 		writeJSON(cs.w, status, frame)
 		return
 	}
