@@ -396,6 +396,9 @@ func (g *handlerGen) addTool(t *model.Tool) jen.Code {
 	case model.TaskRequired:
 		args = append(args, jen.Qual(serverPkg, "WithTaskSupport").Call(jen.Qual(serverPkg, "TaskRequired")))
 	}
+	if t.InputBeforeTask {
+		args = append(args, jen.Qual(serverPkg, "WithInputBeforeTask").Call())
+	}
 	return jen.Qual(handlerPkg, "AddTool").Call(args...)
 }
 
