@@ -381,6 +381,11 @@ func (g *handlerGen) addTool(t *model.Tool) jen.Code {
 		// The schema file's validator checks the arguments.
 	case t.Input == nil:
 		args = append(args, jen.Qual(serverPkg, "WithInputValidator").Call(jen.Id(g.names.tool(checkInput, t))))
+	case t.Task != model.TaskForbidden:
+		// The server checks the arguments before the call becomes a
+		// task, so that invalid ones are answered at once instead of
+		// with a task that fails; the handler's decoder reads them again.
+		args = append(args, jen.Qual(serverPkg, "WithInputValidator").Call(jen.Id(g.names.tool(checkInput, t))))
 	default:
 		// The handler's decoder validates as it reads: one pass.
 		args = append(args, jen.Qual(serverPkg, "InputCheckedByHandler").Call())
@@ -395,6 +400,9 @@ func (g *handlerGen) addTool(t *model.Tool) jen.Code {
 		args = append(args, jen.Qual(serverPkg, "WithTaskSupport").Call(jen.Qual(serverPkg, "TaskOptional")))
 	case model.TaskRequired:
 		args = append(args, jen.Qual(serverPkg, "WithTaskSupport").Call(jen.Qual(serverPkg, "TaskRequired")))
+	}
+	if t.InputBeforeTask {
+		args = append(args, jen.Qual(serverPkg, "WithInputBeforeTask").Call())
 	}
 	return jen.Qual(handlerPkg, "AddTool").Call(args...)
 }

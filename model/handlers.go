@@ -107,6 +107,10 @@ type Tool struct {
 
 	// Task says whether the tool may or must run as an MCP task (task=).
 	Task TaskSupport
+	// InputBeforeTask (input-before-task, only beside task=) says that the
+	// handler gathers its input in rounds as a synchronous call and makes
+	// the call a task itself, with server.StartTask.
+	InputBeforeTask bool
 
 	// Input is the handler's input type, nil for func(ctx) (Out, error).
 	Input *Value

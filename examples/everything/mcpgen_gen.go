@@ -49,6 +49,13 @@ var (
 	_ func(context.Context) (string, error)                                   = missingCapabilityTool
 	_ func(context.Context) (string, error)                                   = streamingElicitationTool
 	_ func(context.Context) (string, error)                                   = quietLoggingTool
+	_ func(context.Context, greetArgs) (string, error)                        = greetTool
+	_ func(context.Context, slowComputeArgs) (string, error)                  = slowComputeTool
+	_ func(context.Context) (string, error)                                   = failingJobTool
+	_ func(context.Context) (string, error)                                   = protocolErrorJobTool
+	_ func(context.Context, confirmDeleteArgs) (string, error)                = confirmDeleteTool
+	_ func(context.Context) (string, error)                                   = multiInputTool
+	_ func(context.Context) (string, error)                                   = taskAfterInputTool
 	_ func(context.Context) (*mcp.GetPromptResult, error)                     = simplePrompt
 	_ func(context.Context, argsPromptArgs) (*mcp.GetPromptResult, error)     = argsPrompt
 	_ func(context.Context, embeddedPromptArgs) (*mcp.GetPromptResult, error) = embeddedPrompt
@@ -60,7 +67,7 @@ var (
 	_ func(context.Context, templateVars) (string, error)                     = templateResource
 )
 
-// Register adds the package's tools, prompts and resources to s: test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types, test_tool_with_logging, test_error_handling, test_tool_with_progress, test_sampling, test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums, json_schema_2020_12_tool, test_custom_header, test_reconnection, test_input_required_result_elicitation, test_input_required_result_sampling, test_input_required_result_list_roots, test_input_required_result_request_state, test_input_required_result_multiple_inputs, test_input_required_result_multi_round, test_input_required_result_tampered_state, test_input_required_result_capabilities, test_missing_capability, test_streaming_elicitation, test_logging_tool, test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image, test_input_required_result_prompt, static-text, static-binary, template-data.
+// Register adds the package's tools, prompts and resources to s: test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types, test_tool_with_logging, test_error_handling, test_tool_with_progress, test_sampling, test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums, json_schema_2020_12_tool, test_custom_header, test_reconnection, test_input_required_result_elicitation, test_input_required_result_sampling, test_input_required_result_list_roots, test_input_required_result_request_state, test_input_required_result_multiple_inputs, test_input_required_result_multi_round, test_input_required_result_tampered_state, test_input_required_result_capabilities, test_missing_capability, test_streaming_elicitation, test_logging_tool, greet, slow_compute, failing_job, protocol_error_job, confirm_delete, multi_input, test_tool_with_task, test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image, test_input_required_result_prompt, static-text, static-binary, template-data.
 func Register(s *server.Server) error {
 	if err := handler.AddTool(s, mcpgenToolSimpleTextTool, mcpgenInputSchemaSimpleTextTool, "", mcpgenCallSimpleTextTool, server.WithInputValidator(mcpgenCheckInputSimpleTextTool)); err != nil {
 		return err
@@ -138,6 +145,27 @@ func Register(s *server.Server) error {
 		return err
 	}
 	if err := handler.AddTool(s, mcpgenToolQuietLoggingTool, mcpgenInputSchemaQuietLoggingTool, "", mcpgenCallQuietLoggingTool, server.WithInputValidator(mcpgenCheckInputQuietLoggingTool)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolGreetTool, mcpgenInputSchemaGreetTool, "", mcpgenCallGreetTool, server.InputCheckedByHandler()); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolSlowComputeTool, mcpgenInputSchemaSlowComputeTool, "", mcpgenCallSlowComputeTool, server.WithInputValidator(mcpgenCheckInputSlowComputeTool), server.WithTaskSupport(server.TaskOptional)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolFailingJobTool, mcpgenInputSchemaFailingJobTool, "", mcpgenCallFailingJobTool, server.WithInputValidator(mcpgenCheckInputFailingJobTool), server.WithTaskSupport(server.TaskRequired)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolProtocolErrorJobTool, mcpgenInputSchemaProtocolErrorJobTool, "", mcpgenCallProtocolErrorJobTool, server.WithInputValidator(mcpgenCheckInputProtocolErrorJobTool), server.WithTaskSupport(server.TaskOptional)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolConfirmDeleteTool, mcpgenInputSchemaConfirmDeleteTool, "", mcpgenCallConfirmDeleteTool, server.WithInputValidator(mcpgenCheckInputConfirmDeleteTool), server.WithTaskSupport(server.TaskOptional)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolMultiInputTool, mcpgenInputSchemaMultiInputTool, "", mcpgenCallMultiInputTool, server.WithInputValidator(mcpgenCheckInputMultiInputTool), server.WithTaskSupport(server.TaskOptional)); err != nil {
+		return err
+	}
+	if err := handler.AddTool(s, mcpgenToolTaskAfterInputTool, mcpgenInputSchemaTaskAfterInputTool, "", mcpgenCallTaskAfterInputTool, server.WithInputValidator(mcpgenCheckInputTaskAfterInputTool), server.WithTaskSupport(server.TaskRequired), server.WithInputBeforeTask()); err != nil {
 		return err
 	}
 	if err := s.AddPrompt(mcpgenPromptSimplePrompt, mcpgenGetPromptSimplePrompt); err != nil {
@@ -1061,6 +1089,264 @@ func mcpgenCheckInputQuietLoggingTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
+// mcpgenToolGreetTool is the definition of tool greet (tools_tasks.go:30), but for its schemas: handler.AddTool adds them.
+var mcpgenToolGreetTool = mcp.Tool{
+	Name:        "greet",
+	Description: "Greets someone by name, synchronously.",
+}
+
+// mcpgenInputSchemaGreetTool is the input schema of tool greet (tools_tasks.go:30).
+const mcpgenInputSchemaGreetTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "name": {
+      "type": "string",
+      "description": "Who to greet."
+    }
+  },
+  "required": [
+    "name"
+  ],
+  "additionalProperties": false
+}`
+
+// mcpgenCallGreetTool handles a call of tool greet with greetTool (tools_tasks.go:30).
+func mcpgenCallGreetTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	var in greetArgs
+	if err := mcpgenDecodeInputGreetTool(p.Arguments, &in); err != nil {
+		return nil, fmt.Errorf("invalid arguments for tool greet: %w", err)
+	}
+	out, err := greetTool(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenDecodeInputGreetTool reads the input of tool greet (tools_tasks.go:30) into x, checking the schema's rules as it goes.
+func mcpgenDecodeInputGreetTool(data []byte, x *greetArgs) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadGreetArgs(s, x)
+	})
+}
+
+// mcpgenCheckInputGreetTool decodes and checks the arguments of tool greet (tools_tasks.go:30), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+func mcpgenCheckInputGreetTool(args []byte) error {
+	var in greetArgs
+	return mcpgenDecodeInputGreetTool(args, &in)
+}
+
+// mcpgenToolSlowComputeTool is the definition of tool slow_compute (tools_tasks.go:45), but for its schemas: handler.AddTool adds them.
+var mcpgenToolSlowComputeTool = mcp.Tool{
+	Name:        "slow_compute",
+	Description: "Sleeps for the given seconds, then reports the label; runs as a task when the client supports tasks.",
+}
+
+// mcpgenInputSchemaSlowComputeTool is the input schema of tool slow_compute (tools_tasks.go:45).
+const mcpgenInputSchemaSlowComputeTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "seconds": {
+      "type": "number",
+      "description": "How long the computation takes, in seconds.",
+      "minimum": 0,
+      "maximum": 600
+    },
+    "label": {
+      "type": "string",
+      "description": "What the result is labelled with."
+    }
+  },
+  "required": [
+    "seconds"
+  ],
+  "additionalProperties": false
+}`
+
+// mcpgenCallSlowComputeTool handles a call of tool slow_compute with slowComputeTool (tools_tasks.go:45).
+func mcpgenCallSlowComputeTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	var in slowComputeArgs
+	if err := mcpgenDecodeInputSlowComputeTool(p.Arguments, &in); err != nil {
+		return nil, fmt.Errorf("invalid arguments for tool slow_compute: %w", err)
+	}
+	out, err := slowComputeTool(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenDecodeInputSlowComputeTool reads the input of tool slow_compute (tools_tasks.go:45) into x, checking the schema's rules as it goes.
+func mcpgenDecodeInputSlowComputeTool(data []byte, x *slowComputeArgs) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadSlowComputeArgs(s, x)
+	})
+}
+
+// mcpgenCheckInputSlowComputeTool decodes and checks the arguments of tool slow_compute (tools_tasks.go:45), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+func mcpgenCheckInputSlowComputeTool(args []byte) error {
+	var in slowComputeArgs
+	return mcpgenDecodeInputSlowComputeTool(args, &in)
+}
+
+// mcpgenToolFailingJobTool is the definition of tool failing_job (tools_tasks.go:55), but for its schemas: handler.AddTool adds them.
+var mcpgenToolFailingJobTool = mcp.Tool{
+	Name:        "failing_job",
+	Description: "Runs for a second, then reports a tool error; runs only as a task.",
+}
+
+// mcpgenInputSchemaFailingJobTool is the input schema of tool failing_job (tools_tasks.go:55).
+const mcpgenInputSchemaFailingJobTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallFailingJobTool handles a call of tool failing_job with failingJobTool (tools_tasks.go:55).
+func mcpgenCallFailingJobTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := failingJobTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputFailingJobTool accepts only an empty object: tool failing_job (tools_tasks.go:55) takes no arguments.
+func mcpgenCheckInputFailingJobTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolProtocolErrorJobTool is the definition of tool protocol_error_job (tools_tasks.go:65), but for its schemas: handler.AddTool adds them.
+var mcpgenToolProtocolErrorJobTool = mcp.Tool{
+	Name:        "protocol_error_job",
+	Description: "Fails with an internal error (its handler panics); runs as a task when the client supports tasks.",
+}
+
+// mcpgenInputSchemaProtocolErrorJobTool is the input schema of tool protocol_error_job (tools_tasks.go:65).
+const mcpgenInputSchemaProtocolErrorJobTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallProtocolErrorJobTool handles a call of tool protocol_error_job with protocolErrorJobTool (tools_tasks.go:65).
+func mcpgenCallProtocolErrorJobTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := protocolErrorJobTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputProtocolErrorJobTool accepts only an empty object: tool protocol_error_job (tools_tasks.go:65) takes no arguments.
+func mcpgenCheckInputProtocolErrorJobTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolConfirmDeleteTool is the definition of tool confirm_delete (tools_tasks.go:81), but for its schemas: handler.AddTool adds them.
+var mcpgenToolConfirmDeleteTool = mcp.Tool{
+	Name:        "confirm_delete",
+	Description: "Asks the user to confirm deleting a file, then reports the answer; runs as a task when the client supports tasks.",
+}
+
+// mcpgenInputSchemaConfirmDeleteTool is the input schema of tool confirm_delete (tools_tasks.go:81).
+const mcpgenInputSchemaConfirmDeleteTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "filename": {
+      "type": "string",
+      "description": "The file to delete."
+    }
+  },
+  "required": [
+    "filename"
+  ],
+  "additionalProperties": false
+}`
+
+// mcpgenCallConfirmDeleteTool handles a call of tool confirm_delete with confirmDeleteTool (tools_tasks.go:81).
+func mcpgenCallConfirmDeleteTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	var in confirmDeleteArgs
+	if err := mcpgenDecodeInputConfirmDeleteTool(p.Arguments, &in); err != nil {
+		return nil, fmt.Errorf("invalid arguments for tool confirm_delete: %w", err)
+	}
+	out, err := confirmDeleteTool(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenDecodeInputConfirmDeleteTool reads the input of tool confirm_delete (tools_tasks.go:81) into x, checking the schema's rules as it goes.
+func mcpgenDecodeInputConfirmDeleteTool(data []byte, x *confirmDeleteArgs) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadConfirmDeleteArgs(s, x)
+	})
+}
+
+// mcpgenCheckInputConfirmDeleteTool decodes and checks the arguments of tool confirm_delete (tools_tasks.go:81), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+func mcpgenCheckInputConfirmDeleteTool(args []byte) error {
+	var in confirmDeleteArgs
+	return mcpgenDecodeInputConfirmDeleteTool(args, &in)
+}
+
+// mcpgenToolMultiInputTool is the definition of tool multi_input (tools_tasks.go:95), but for its schemas: handler.AddTool adds them.
+var mcpgenToolMultiInputTool = mcp.Tool{
+	Name:        "multi_input",
+	Description: "Asks two questions at once, then reports both answers; runs as a task when the client supports tasks.",
+}
+
+// mcpgenInputSchemaMultiInputTool is the input schema of tool multi_input (tools_tasks.go:95).
+const mcpgenInputSchemaMultiInputTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallMultiInputTool handles a call of tool multi_input with multiInputTool (tools_tasks.go:95).
+func mcpgenCallMultiInputTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := multiInputTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputMultiInputTool accepts only an empty object: tool multi_input (tools_tasks.go:95) takes no arguments.
+func mcpgenCheckInputMultiInputTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
+// mcpgenToolTaskAfterInputTool is the definition of tool test_tool_with_task (tools_tasks.go:121), but for its schemas: handler.AddTool adds them.
+var mcpgenToolTaskAfterInputTool = mcp.Tool{
+	Name:        "test_tool_with_task",
+	Description: "Asks the user's name in a round of input, then greets them from a task; runs only as a task.",
+}
+
+// mcpgenInputSchemaTaskAfterInputTool is the input schema of tool test_tool_with_task (tools_tasks.go:121).
+const mcpgenInputSchemaTaskAfterInputTool = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// mcpgenCallTaskAfterInputTool handles a call of tool test_tool_with_task with taskAfterInputTool (tools_tasks.go:121).
+func mcpgenCallTaskAfterInputTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	out, err := taskAfterInputTool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenCheckInputTaskAfterInputTool accepts only an empty object: tool test_tool_with_task (tools_tasks.go:121) takes no arguments.
+func mcpgenCheckInputTaskAfterInputTool(args []byte) error {
+	return handler.Decode(args, mcpgenReadEmpty)
+}
+
 // mcpgenPromptSimplePrompt is the definition of prompt test_simple_prompt (prompts.go:35).
 var mcpgenPromptSimplePrompt = mcp.Prompt{
 	Name:        "test_simple_prompt",
@@ -1331,6 +1617,38 @@ func mcpgenReadEmpty(s *jsonrpc.Scanner) error {
 	return nil
 }
 
+// mcpgenReadConfirmDeleteArgs reads a confirmDeleteArgs object into x, checking its schema (tools_tasks.go:73).
+func mcpgenReadConfirmDeleteArgs(s *jsonrpc.Scanner, x *confirmDeleteArgs) error {
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	var seen [1]bool
+	for {
+		key, more, err := s.NextKey()
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "filename":
+			seen[0] = true
+			v0, err := s.String()
+			if err != nil {
+				return fielderr.AtField(err, "filename")
+			}
+			x.Filename = v0
+		default:
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
+		}
+	}
+	if !seen[0] {
+		return fielderr.AtField(fielderr.Required(), "filename")
+	}
+	return nil
+}
+
 // mcpgenReadElicitationArgs reads an elicitationArgs object into x, checking its schema (tools.go:172).
 func mcpgenReadElicitationArgs(s *jsonrpc.Scanner, x *elicitationArgs) error {
 	if err := s.ObjectStart(); err != nil {
@@ -1363,6 +1681,38 @@ func mcpgenReadElicitationArgs(s *jsonrpc.Scanner, x *elicitationArgs) error {
 	return nil
 }
 
+// mcpgenReadGreetArgs reads a greetArgs object into x, checking its schema (tools_tasks.go:22).
+func mcpgenReadGreetArgs(s *jsonrpc.Scanner, x *greetArgs) error {
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	var seen [1]bool
+	for {
+		key, more, err := s.NextKey()
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "name":
+			seen[0] = true
+			v0, err := s.String()
+			if err != nil {
+				return fielderr.AtField(err, "name")
+			}
+			x.Name = v0
+		default:
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
+		}
+	}
+	if !seen[0] {
+		return fielderr.AtField(fielderr.Required(), "name")
+	}
+	return nil
+}
+
 // mcpgenReadSamplingArgs reads a samplingArgs object into x, checking its schema (tools.go:130).
 func mcpgenReadSamplingArgs(s *jsonrpc.Scanner, x *samplingArgs) error {
 	if err := s.ObjectStart(); err != nil {
@@ -1391,6 +1741,50 @@ func mcpgenReadSamplingArgs(s *jsonrpc.Scanner, x *samplingArgs) error {
 	}
 	if !seen[0] {
 		return fielderr.AtField(fielderr.Required(), "prompt")
+	}
+	return nil
+}
+
+// mcpgenReadSlowComputeArgs reads a slowComputeArgs object into x, checking its schema (tools_tasks.go:35).
+func mcpgenReadSlowComputeArgs(s *jsonrpc.Scanner, x *slowComputeArgs) error {
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	var seen [1]bool
+	for {
+		key, more, err := s.NextKey()
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "seconds":
+			seen[0] = true
+			v0, err := s.Float64()
+			if err != nil {
+				return fielderr.AtField(err, "seconds")
+			}
+			if v0 < 0 {
+				return fielderr.AtField(fielderr.Minimum("0"), "seconds")
+			}
+			if v0 > 600 {
+				return fielderr.AtField(fielderr.Maximum("600"), "seconds")
+			}
+			x.Seconds = v0
+		case "label":
+			v0, err := s.String()
+			if err != nil {
+				return fielderr.AtField(err, "label")
+			}
+			x.Label = v0
+		default:
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
+		}
+	}
+	if !seen[0] {
+		return fielderr.AtField(fielderr.Required(), "seconds")
 	}
 	return nil
 }

@@ -21,9 +21,9 @@ type everything struct {
 }
 
 // newEverything registers the tools, resources and prompts, which the
-// annotated functions in tools.go, prompts.go and resources.go declare and
-// mcpgen_gen.go adds, and the completion handler, which no directive can
-// declare.
+// annotated functions in tools*.go, prompts.go and resources.go declare
+// and mcpgen_gen.go adds, and the completion handler, which no directive
+// can declare.
 func newEverything(log *slog.Logger) (*everything, error) {
 	e := &everything{
 		// Tasks suggest polling every 100ms: the suite and the tests wait on
@@ -34,9 +34,6 @@ func newEverything(log *slog.Logger) (*everything, error) {
 		return nil, err
 	}
 	if err := RegisterEverything(e.srv, e); err != nil {
-		return nil, err
-	}
-	if err := registerTaskTools(e.srv); err != nil {
 		return nil, err
 	}
 	e.srv.SetCompletion(complete)

@@ -88,6 +88,7 @@ type toolOptions struct {
 	name, title                 string
 	hints                       []model.Hint
 	task                        model.TaskSupport
+	inputBeforeTask             bool
 	inputSchema, outputSchema   string
 	inputSchemaSet, outputIsSet bool
 }
@@ -129,6 +130,11 @@ func toolDirective(d *directive) (*toolOptions, error) {
 			default:
 				return nil, model.SrcErrorf(d.pos, "//mcp:tool: task=%s: write task=optional or task=required (leave it out for a tool that always answers at once)", o.value)
 			}
+		case "input-before-task":
+			if !o.bare {
+				return nil, model.SrcErrorf(d.pos, "//mcp:tool: input-before-task=%s: write input-before-task alone, with no value", o.value)
+			}
+			t.inputBeforeTask = true
 		case "input-schema", "output-schema":
 			if o.bare || !strings.HasSuffix(o.value, ".json") {
 				return nil, model.SrcErrorf(d.pos, "//mcp:tool: %s needs a JSON file next to the package's sources: %s=FILE.json", o.key, o.key)
@@ -139,8 +145,13 @@ func toolDirective(d *directive) (*toolOptions, error) {
 				t.outputSchema, t.outputIsSet = o.value, true
 			}
 		default:
-			return nil, model.SrcErrorf(d.pos, "//mcp:tool: unknown option %q: use name=, title=, readonly, destructive, idempotent, openworld, task=, input-schema= or output-schema=", o.key)
+			return nil, model.SrcErrorf(d.pos, "//mcp:tool: unknown option %q: use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, input-schema= or output-schema=", o.key)
 		}
+	}
+	// Checked once every option is read, so that the order they are
+	// written in does not matter.
+	if t.inputBeforeTask && t.task == model.TaskForbidden {
+		return nil, model.SrcErrorf(d.pos, "//mcp:tool: input-before-task needs task=optional or task=required beside it: a tool that never runs as a task has no task to start")
 	}
 	for _, k := range []string{"destructive", "idempotent", "openworld", "readonly"} {
 		if v, ok := hints[k]; ok {

@@ -61,6 +61,7 @@ func TestParseDirective(t *testing.T) {
 		{"quote inside a bare value", `tool title=a"b"`, "", "", `//mcp:tool: option title: a quote inside a value: quote the whole value, e.g. title="a b"`},
 		{"option twice", "tool readonly readonly=false", "", "", "//mcp:tool: option readonly is given twice: keep one"},
 		{"task twice, even agreeing", "tool task=optional task=optional", "", "", "//mcp:tool: option task is given twice: keep one"},
+		{"input-before-task twice", "tool task=required input-before-task input-before-task", "", "", "//mcp:tool: option input-before-task is given twice: keep one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,6 +136,9 @@ func TestToolDirective(t *testing.T) {
 		{"no task", "tool readonly", toolOptions{hints: []model.Hint{{Key: "readOnlyHint", Value: true}}, task: model.TaskForbidden}, ""},
 		{"task optional", "tool task=optional", toolOptions{task: model.TaskOptional}, ""},
 		{"task required", `tool name=export task="required"`, toolOptions{name: "export", task: model.TaskRequired}, ""},
+		{"input-before-task after task=required", "tool task=required input-before-task", toolOptions{task: model.TaskRequired, inputBeforeTask: true}, ""},
+		{"input-before-task before task=optional", "tool input-before-task readonly task=optional", toolOptions{hints: []model.Hint{{Key: "readOnlyHint", Value: true}}, task: model.TaskOptional, inputBeforeTask: true}, ""},
+		{"task without input-before-task", "tool task=optional", toolOptions{task: model.TaskOptional, inputBeforeTask: false}, ""},
 		{"name with a space", `tool name="add numbers"`, toolOptions{}, `//mcp:tool: name="add numbers" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
 		{"name of 129 characters", "tool name=" + strings.Repeat("a", 129), toolOptions{}, `//mcp:tool: name="` + strings.Repeat("a", 129) + `" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
 		{"bare name", "tool name", toolOptions{}, `//mcp:tool: name="" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
@@ -149,7 +153,13 @@ func TestToolDirective(t *testing.T) {
 		{"task empty", "tool task=", toolOptions{}, "//mcp:tool: task needs a value: task=optional or task=required (leave it out for a tool that always answers at once)"},
 		{"task empty quoted", `tool task=""`, toolOptions{}, "//mcp:tool: task needs a value: task=optional or task=required (leave it out for a tool that always answers at once)"},
 		{"bare task", "tool task", toolOptions{}, "//mcp:tool: task needs a value: task=optional or task=required (leave it out for a tool that always answers at once)"},
-		{"unknown option", "tool readOnly", toolOptions{}, `//mcp:tool: unknown option "readOnly": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-schema= or output-schema=`},
+		{"input-before-task without task", "tool input-before-task", toolOptions{}, "//mcp:tool: input-before-task needs task=optional or task=required beside it: a tool that never runs as a task has no task to start"},
+		{"input-before-task beside other options but no task", "tool name=ask readonly input-before-task", toolOptions{}, "//mcp:tool: input-before-task needs task=optional or task=required beside it: a tool that never runs as a task has no task to start"},
+		{"input-before-task with a value", "tool task=required input-before-task=true", toolOptions{}, "//mcp:tool: input-before-task=true: write input-before-task alone, with no value"},
+		{"input-before-task with an empty value", "tool task=required input-before-task=", toolOptions{}, "//mcp:tool: input-before-task=: write input-before-task alone, with no value"},
+		{"input-before-task with a bad task", "tool input-before-task task=maybe", toolOptions{}, "//mcp:tool: task=maybe: write task=optional or task=required (leave it out for a tool that always answers at once)"},
+		{"input-before-task misspelt", "tool task=required input-before-tasks", toolOptions{}, `//mcp:tool: unknown option "input-before-tasks": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, input-schema= or output-schema=`},
+		{"unknown option", "tool readOnly", toolOptions{}, `//mcp:tool: unknown option "readOnly": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, input-schema= or output-schema=`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,7 +175,7 @@ func TestToolDirective(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.name != tt.want.name || got.title != tt.want.title || hintString(got.hints) != hintString(tt.want.hints) || got.task != tt.want.task ||
+			if got.name != tt.want.name || got.title != tt.want.title || hintString(got.hints) != hintString(tt.want.hints) || got.task != tt.want.task || got.inputBeforeTask != tt.want.inputBeforeTask ||
 				got.inputSchema != tt.want.inputSchema || got.inputSchemaSet != tt.want.inputSchemaSet ||
 				got.outputSchema != tt.want.outputSchema || got.outputIsSet != tt.want.outputIsSet {
 				t.Errorf("toolDirective(%q) = %+v, want %+v", tt.text, *got, tt.want)

@@ -7,7 +7,7 @@
 //
 // Directives sit in a function's or method's doc comment:
 //
-//	//mcp:tool [name=N] [title="T"] [readonly] [destructive] [idempotent] [openworld] [task=optional|required] [input-schema=F.json] [output-schema=F.json]
+//	//mcp:tool [name=N] [title="T"] [readonly] [destructive] [idempotent] [openworld] [task=optional|required [input-before-task]] [input-schema=F.json] [output-schema=F.json]
 //	//mcp:prompt [name=N] [title="T"]
 //	//mcp:resource uri=URI [name=N] [title="T"] [mime=type/subtype]
 //	//mcp:resource uri-template=TEMPLATE [name=N] [title="T"] [mime=type/subtype]
@@ -16,7 +16,12 @@
 // task=optional it runs as one when the client can take a task and answers
 // at once otherwise; with task=required it runs only as one. The generated
 // Register passes server.WithTaskSupport for it. Without task= a tool always
-// answers at once; task= takes no other value.
+// answers at once; task= takes no other value. input-before-task, a flag
+// written only beside task=, makes a 2026-07-28 call start as a
+// synchronous one: the handler asks for its input in rounds (server.Elicit
+// and the others) and turns the call into a task itself with
+// server.StartTask (legacy sessions create the task first, as without the
+// flag). The generated Register passes server.WithInputBeforeTask for it.
 //
 // One more directive is a package option rather than a handler's: a
 // comment line of its own (not part of a declaration's doc comment, e.g.

@@ -103,24 +103,30 @@ func TestParseTool(t *testing.T) {
 	}
 }
 
-// task= reaches the model beside the other options; without it a tool
-// is TaskForbidden.
+// task= and input-before-task reach the model beside the other options;
+// without them a tool is TaskForbidden and starts no task itself.
 func TestParseToolTask(t *testing.T) {
 	h := parseGolden(t, "tasks")
 	tests := []struct {
-		goName string
-		want   model.TaskSupport
+		goName          string
+		want            model.TaskSupport
+		inputBeforeTask bool
 	}{
-		{"Export", model.TaskRequired},
-		{"Search", model.TaskOptional},
-		{"Ping", model.TaskForbidden},
+		{"Export", model.TaskRequired, false},
+		{"Search", model.TaskOptional, false},
+		{"Purge", model.TaskOptional, true},
+		{"Ping", model.TaskForbidden, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.goName, func(t *testing.T) {
-			if got := toolNamed(t, h, tt.goName).Task; got != tt.want {
-				t.Errorf("Task = %v, want %v", got, tt.want)
+			tool := toolNamed(t, h, tt.goName)
+			if tool.Task != tt.want || tool.InputBeforeTask != tt.inputBeforeTask {
+				t.Errorf("Task = %v, InputBeforeTask = %v; want %v, %v", tool.Task, tool.InputBeforeTask, tt.want, tt.inputBeforeTask)
 			}
 		})
+	}
+	if purge := toolNamed(t, h, "Purge"); purge.Name != "purge" || len(purge.Hints) != 1 || purge.Hints[0].Key != "destructiveHint" {
+		t.Errorf("Purge: name %q, hints %v: input-before-task disturbed the other options", purge.Name, purge.Hints)
 	}
 	if search := toolNamed(t, h, "Search"); search.Name != "search" || search.Title != "Search" || len(search.Hints) != 1 {
 		t.Errorf("Search: name %q, title %q, hints %v: task= disturbed the other options", search.Name, search.Title, search.Hints)

@@ -1,8 +1,16 @@
 // Package tasks is a golden case: tools that may or must run as MCP
-// tasks (task=optional, task=required) beside one that answers at once.
+// tasks (task=optional, task=required), one of them asking for input
+// before it becomes a task (input-before-task), beside one that answers
+// at once.
 package tasks
 
-import "context"
+import (
+	"context"
+	"errors"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/server"
+)
 
 // ExportInput names what to export.
 type ExportInput struct {
@@ -33,6 +41,30 @@ type SearchInput struct {
 //mcp:tool name=search title="Search" readonly task=optional
 func Search(ctx context.Context, in SearchInput) (string, error) {
 	return "no results for " + in.Query, nil
+}
+
+// PurgeInput names what to purge.
+type PurgeInput struct {
+	// The path to purge.
+	Path string `json:"path" mcp:"minLength=1"`
+}
+
+// Purge asks the user to confirm, in rounds of the call itself, and only
+// then becomes a task that does the work.
+//
+//mcp:tool task=optional input-before-task destructive
+func Purge(ctx context.Context, in PurgeInput) (string, error) {
+	r, err := server.Elicit(ctx, &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{Message: "Purge " + in.Path + "?"}})
+	if err != nil {
+		return "", err
+	}
+	if r.Action != "accept" {
+		return "kept " + in.Path, nil
+	}
+	if err := server.StartTask(ctx); err != nil && !errors.Is(err, server.ErrNotTask) {
+		return "", err
+	}
+	return "purged " + in.Path, nil
 }
 
 // Ping answers at once.

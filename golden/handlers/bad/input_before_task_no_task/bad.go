@@ -1,0 +1,6 @@
+package inputbeforetasknotask
+
+import "context"
+
+//mcp:tool readonly input-before-task
+func T(ctx context.Context) (string, error) { return "", nil }
