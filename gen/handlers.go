@@ -404,6 +404,15 @@ func (g *handlerGen) addTool(t *model.Tool) jen.Code {
 	if t.InputBeforeTask {
 		args = append(args, jen.Qual(serverPkg, "WithInputBeforeTask").Call())
 	}
+	if rl := t.RateLimit; rl != nil {
+		// The rate in calls a second, an untyped constant that converts
+		// to rate.Limit: the generated file needs no import of its own.
+		perSecond := jen.Lit(rl.Count)
+		if secs := rl.Per.Seconds(); secs > 1 {
+			perSecond = jen.Lit(float64(rl.Count)).Op("/").Lit(secs)
+		}
+		args = append(args, jen.Qual(serverPkg, "WithRateLimit").Call(perSecond, jen.Lit(rl.Burst)))
+	}
 	return jen.Qual(handlerPkg, "AddTool").Call(args...)
 }
 

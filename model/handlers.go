@@ -111,6 +111,9 @@ type Tool struct {
 	// handler gathers its input in rounds as a synchronous call and makes
 	// the call a task itself, with server.StartTask.
 	InputBeforeTask bool
+	// RateLimit (rate=N/UNIT [burst=B]) limits each caller's calls of
+	// the tool; nil for none.
+	RateLimit *RateLimit
 
 	// Input is the handler's input type, nil for func(ctx) (Out, error).
 	Input *Value
@@ -195,6 +198,34 @@ const (
 	// ResourceResult: Out is *mcp.ReadResourceResult, sent as it is.
 	ResourceResult
 )
+
+// RateLimit is a tool's rate= and burst=: each caller may call it Count
+// times per Per on average, and Burst times at once.
+type RateLimit struct {
+	Count int
+	Per   RatePeriod
+	Burst int
+}
+
+// RatePeriod is the unit of a rate=: a second, a minute or an hour.
+type RatePeriod int
+
+const (
+	PerSecond RatePeriod = iota
+	PerMinute
+	PerHour
+)
+
+// Seconds returns the period's length in seconds.
+func (p RatePeriod) Seconds() int {
+	switch p {
+	case PerMinute:
+		return 60
+	case PerHour:
+		return 3600
+	}
+	return 1
+}
 
 // TaskSupport says whether a tool may run as an MCP task: the tool's
 // execution.taskSupport on the wire.

@@ -89,8 +89,31 @@ type toolOptions struct {
 	hints                       []model.Hint
 	task                        model.TaskSupport
 	inputBeforeTask             bool
+	rateLimit                   *model.RateLimit
+	burst                       int // burst=, 0 when not written
 	inputSchema, outputSchema   string
 	inputSchemaSet, outputIsSet bool
+}
+
+// maxRateCount bounds the numbers of rate= and burst=.
+const maxRateCount = 1_000_000
+
+// ratePattern is a rate='s value: calls, a slash and a unit.
+var ratePattern = regexp.MustCompile(`^([0-9]+)/([smh])$`)
+
+// parseRate reads rate=N/UNIT (UNIT s, m or h), whose burst is N until
+// burst= says otherwise.
+func parseRate(o option) (*model.RateLimit, error) {
+	m := ratePattern.FindStringSubmatch(o.value)
+	if o.bare || m == nil {
+		return nil, fmt.Errorf("rate=%s: write the calls each caller may make per second, minute or hour: rate=10/s, rate=30/m or rate=500/h", o.value)
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n < 1 || n > maxRateCount {
+		return nil, fmt.Errorf("rate=%s: the number of calls must be from 1 to %d", o.value, maxRateCount)
+	}
+	per := map[string]model.RatePeriod{"s": model.PerSecond, "m": model.PerMinute, "h": model.PerHour}[m[2]]
+	return &model.RateLimit{Count: n, Per: per, Burst: n}, nil
 }
 
 // toolDirective reads the options of a //mcp:tool directive.
@@ -135,6 +158,18 @@ func toolDirective(d *directive) (*toolOptions, error) {
 				return nil, model.SrcErrorf(d.pos, "//mcp:tool: input-before-task=%s: write input-before-task alone, with no value", o.value)
 			}
 			t.inputBeforeTask = true
+		case "rate":
+			rl, err := parseRate(o)
+			if err != nil {
+				return nil, model.SrcErrorf(d.pos, "//mcp:tool: %s", err)
+			}
+			t.rateLimit = rl
+		case "burst":
+			n, err := strconv.Atoi(o.value)
+			if o.bare || err != nil || n < 1 || n > maxRateCount {
+				return nil, model.SrcErrorf(d.pos, "//mcp:tool: burst=%s: write the calls a caller may make at once, a whole number from 1 to %d, e.g. burst=5", o.value, maxRateCount)
+			}
+			t.burst = n
 		case "input-schema", "output-schema":
 			if o.bare || !strings.HasSuffix(o.value, ".json") {
 				return nil, model.SrcErrorf(d.pos, "//mcp:tool: %s needs a JSON file next to the package's sources: %s=FILE.json", o.key, o.key)
@@ -145,13 +180,19 @@ func toolDirective(d *directive) (*toolOptions, error) {
 				t.outputSchema, t.outputIsSet = o.value, true
 			}
 		default:
-			return nil, model.SrcErrorf(d.pos, "//mcp:tool: unknown option %q: use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, input-schema= or output-schema=", o.key)
+			return nil, model.SrcErrorf(d.pos, "//mcp:tool: unknown option %q: use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, input-schema= or output-schema=", o.key)
 		}
 	}
 	// Checked once every option is read, so that the order they are
 	// written in does not matter.
 	if t.inputBeforeTask && t.task == model.TaskForbidden {
 		return nil, model.SrcErrorf(d.pos, "//mcp:tool: input-before-task needs task=optional or task=required beside it: a tool that never runs as a task has no task to start")
+	}
+	switch {
+	case t.burst > 0 && t.rateLimit == nil:
+		return nil, model.SrcErrorf(d.pos, "//mcp:tool: burst= needs rate= beside it: burst=%d says how many calls may come at once under a rate, e.g. rate=30/m burst=%d", t.burst, t.burst)
+	case t.burst > 0:
+		t.rateLimit.Burst = t.burst
 	}
 	for _, k := range []string{"destructive", "idempotent", "openworld", "readonly"} {
 		if v, ok := hints[k]; ok {

@@ -7,7 +7,7 @@
 //
 // Directives sit in a function's or method's doc comment:
 //
-//	//mcp:tool [name=N] [title="T"] [readonly] [destructive] [idempotent] [openworld] [task=optional|required [input-before-task]] [input-schema=F.json] [output-schema=F.json]
+//	//mcp:tool [name=N] [title="T"] [readonly] [destructive] [idempotent] [openworld] [task=optional|required [input-before-task]] [rate=N/s|N/m|N/h [burst=B]] [input-schema=F.json] [output-schema=F.json]
 //	//mcp:prompt [name=N] [title="T"]
 //	//mcp:resource uri=URI [name=N] [title="T"] [mime=type/subtype]
 //	//mcp:resource uri-template=TEMPLATE [name=N] [title="T"] [mime=type/subtype]
@@ -22,6 +22,13 @@
 // and the others) and turns the call into a task itself with
 // server.StartTask (legacy sessions create the task first, as without the
 // flag). The generated Register passes server.WithInputBeforeTask for it.
+//
+// rate= limits each caller's calls of the tool: rate=30/m lets a caller
+// (its principal, else its legacy session) make 30 calls a minute on
+// average; burst=B, written only beside rate=, says how many may come at
+// once, N when left out. The generated Register passes
+// server.WithRateLimit for it; calls over the limit are refused with
+// server.CodeRateLimited before anything else of the call happens.
 //
 // One more directive is a package option rather than a handler's: a
 // comment line of its own (not part of a declaration's doc comment, e.g.

@@ -1,7 +1,7 @@
 // Package tasks is a golden case: tools that may or must run as MCP
 // tasks (task=optional, task=required), one of them asking for input
 // before it becomes a task (input-before-task), beside one that answers
-// at once.
+// at once; two of them rate-limited (rate=, burst=).
 package tasks
 
 import (
@@ -24,9 +24,10 @@ type ExportOutput struct {
 }
 
 // Export writes a table out, which takes long enough that it always runs
-// as a task.
+// as a task, and costs enough that each caller may start 30 a minute, 5
+// at once.
 //
-//mcp:tool task=required idempotent
+//mcp:tool task=required idempotent rate=30/m burst=5
 func Export(ctx context.Context, in ExportInput) (ExportOutput, error) {
 	return ExportOutput{URL: "file:///exports/" + in.Table}, nil
 }
@@ -38,7 +39,7 @@ type SearchInput struct {
 
 // Search searches, as a task when the client can take one.
 //
-//mcp:tool name=search title="Search" readonly task=optional
+//mcp:tool name=search title="Search" readonly task=optional rate=10/s
 func Search(ctx context.Context, in SearchInput) (string, error) {
 	return "no results for " + in.Query, nil
 }
