@@ -66,7 +66,12 @@ func closeMCPGen(ctx context.Context, s *server.Server) error {
 // and the echo tool allows a task.
 //
 // mcp-go keeps its stdio session in a package variable, so only one
-// serveMCPGo may run in a process at a time.
+// serveMCPGo may run in a process at a time. Its notifications go through
+// that variable's channel too, where the previous server's notification
+// writer, not yet gone, may take one meant for the next session and fail
+// to write it to its closed pipe ("mcpgo: Error writing notification");
+// BenchmarkTask's notes/task then falls short of 1 by about one per
+// server replaced.
 func serveMCPGo(ctx context.Context, rwc io.ReadWriteCloser) error {
 	defer rwc.Close()
 	stop := context.AfterFunc(ctx, func() { rwc.Close() })

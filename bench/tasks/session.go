@@ -90,10 +90,10 @@ func (c *Session) Notes() int { return c.notes }
 // Close closes the client's end of the pipe and waits for the server to
 // return, reporting its error. A server may write a task's status
 // notification after the task's result, so Close first reads until the
-// server has sent as many notifications as tasks were started, for at most
-// a second, lest it cut the last ones off.
+// server has sent as many notifications as tasks were started, lest it cut
+// the last ones off; it waits at most drainPatience for them.
 func (c *Session) Close() error {
-	err := c.drain(time.Second)
+	err := c.drain(drainPatience)
 	c.conn.Close()
 	if err != nil {
 		err = fmt.Errorf("close: %w", err)
@@ -105,6 +105,10 @@ func (c *Session) Close() error {
 		return errors.Join(err, errors.New("the server did not return after its peer closed the pipe"))
 	}
 }
+
+// drainPatience bounds Close's wait for notifications still to come. It
+// is short because one can be lost for good: see serveMCPGo.
+const drainPatience = 200 * time.Millisecond
 
 // drain reads messages until the server has sent a notification per task
 // started or until patience has passed. A session Many closed after an
