@@ -22,21 +22,28 @@ const inputSchema = `{"type":"object","properties":{"text":{"type":"string"}},"r
 // New returns the echo server.
 func New() (*server.Server, error) {
 	s := server.New(mcp.Implementation{Name: "mcpgen-echo", Version: "1.0.0"}, nil)
+	return s, AddTool(s)
+}
+
+// AddTool registers the echo tool on s with opts after its own (the input
+// validator), so that other benchmarks serve the same tool with more
+// options, such as task support.
+func AddTool(s *server.Server, opts ...server.ToolOption) error {
 	var def mcp.Tool
 	if err := def.UnmarshalJSON([]byte(`{"name":"echo","description":"Echoes the text back.","inputSchema":` + inputSchema + `}`)); err != nil {
-		return nil, err
+		return err
 	}
-	err := s.AddTool(def, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	opts = append([]server.ToolOption{server.WithInputValidator(func(args []byte) error {
+		_, err := decodeText(args)
+		return err
+	})}, opts...)
+	return s.AddTool(def, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		text, err := decodeText(p.Arguments)
 		if err != nil {
 			return nil, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: text}}}}, nil
-	}, server.WithInputValidator(func(args []byte) error {
-		_, err := decodeText(args)
-		return err
-	}))
-	return s, err
+	}, opts...)
 }
 
 // decodeText reads {"text": string}, as a generated decoder would.

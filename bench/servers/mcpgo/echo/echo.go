@@ -17,8 +17,16 @@ import (
 // NewServer returns an mcp-go server with the echo tool registered.
 func NewServer() *server.MCPServer {
 	s := server.NewMCPServer("mcpgo", "0.0.0", server.WithToolCapabilities(false))
-	s.AddTool(mcp.NewTool("echo", mcp.WithString("text", mcp.Required())), echo)
+	AddTool(s)
 	return s
+}
+
+// AddTool registers the echo tool on s with opts after its own (the text
+// argument), so that other benchmarks serve the same tool with more
+// options, such as task support.
+func AddTool(s *server.MCPServer, opts ...mcp.ToolOption) {
+	opts = append([]mcp.ToolOption{mcp.WithString("text", mcp.Required())}, opts...)
+	s.AddTool(mcp.NewTool("echo", opts...), echo)
 }
 
 func echo(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
