@@ -341,8 +341,8 @@ func (d dispatcher) GetTaskPayload(ctx context.Context, p *mcp.GetTaskPayloadReq
 	if err := out.UnmarshalJSON(rec.Result); err != nil {
 		return nil, jsonrpc.ErrInternal("the task's result does not decode")
 	}
-	related, _ := json.Marshal(map[string]map[string]string{"io.modelcontextprotocol/related-task": {"taskId": rec.ID}})
-	out.Meta = related
+	related := append([]byte(`{"io.modelcontextprotocol/related-task":{"taskId":`), jsonrpc.AppendString(nil, rec.ID)...)
+	out.Meta = append(related, "}}"...)
 	return out, nil
 }
 
