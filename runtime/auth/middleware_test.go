@@ -21,7 +21,9 @@ const metadataURL = "https://mcp.example/.well-known/oauth-protected-resource/mc
 // verifierFunc is a TokenVerifier of a function.
 type verifierFunc func(ctx context.Context, token string) (*TokenInfo, error)
 
-func (f verifierFunc) Verify(ctx context.Context, token string) (*TokenInfo, error) { return f(ctx, token) }
+func (f verifierFunc) Verify(ctx context.Context, token string) (*TokenInfo, error) {
+	return f(ctx, token)
+}
 
 func newMiddleware(t *testing.T, v TokenVerifier, issuer string) *Middleware {
 	t.Helper()
