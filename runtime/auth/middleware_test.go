@@ -152,6 +152,19 @@ func TestPrincipal(t *testing.T) {
 			t.Errorf("%#v reads as %#v", o, a1)
 		}
 	}
+	// A principal has the scopes of the request's token only when the
+	// token is its own.
+	info := &TokenInfo{Issuer: "https://as", Subject: "alice", Scopes: []string{"x"}}
+	ctx := context.WithValue(context.Background(), grantKey{}, &grant{info: info, w: &challengeWriter{}})
+	if h := a2.RequestScopes(ctx); h == nil || !h.HasScope("x") || h.HasScope("y") {
+		t.Fatalf("alice's scopes with alice's token: %v", h)
+	}
+	if h := others[0].RequestScopes(ctx); h != nil {
+		t.Fatalf("bob has the scopes of alice's token: %v", h)
+	}
+	if h := a1.RequestScopes(context.Background()); h != nil {
+		t.Fatalf("scopes without a token: %v", h)
+	}
 }
 
 func TestProtectedResourceMetadata(t *testing.T) {
