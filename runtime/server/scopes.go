@@ -33,10 +33,11 @@ import (
 // CodeInsufficientScope is the JSON-RPC error code of a request refused
 // because its credentials lack a scope that the tool, prompt or resource
 // it names requires. The MCP spec defines no code for it (over HTTP the
-// answer's status, 403, says it); this one is mcpgen's, from the range
-// JSON-RPC leaves to implementations. Its data is
-// {"requiredScopes":["..."]}, every scope the operation requires.
-const CodeInsufficientScope = -32003
+// answer's status, 403, says it); this one is mcpgen's, outside
+// -32768..-32000 as 2026-07-28 asks of codes it does not define, and
+// echoing the HTTP status. Its data is {"requiredScopes":["..."]}, every
+// scope the operation requires.
+const CodeInsufficientScope = -31403
 
 // ScopeHolder is what a request's credentials say of the OAuth scopes
 // they grant. runtime/auth's TokenInfo is one; so may be a principal of
