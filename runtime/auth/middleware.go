@@ -121,10 +121,6 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 }
 
 func (m *Middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodOptions {
-		next.ServeHTTP(w, r) // CORS preflights carry no credentials
-		return
-	}
 	if q := r.URL.Query(); q.Has("access_token") {
 		m.refuse(w, http.StatusBadRequest, "invalid_request", "access tokens go in the Authorization header, never in the URL")
 		return

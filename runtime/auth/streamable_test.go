@@ -64,6 +64,9 @@ func newMCPServer(t *testing.T, as *testAS, opts *streamable.HandlerOptions) *mc
 		}
 		return text(string(r.Action)), nil
 	})
+	add("job", func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return text("done"), nil
+	}, server.WithTaskSupport(server.TaskOptional))
 	if opts == nil {
 		opts = &streamable.HandlerOptions{}
 	}
@@ -422,5 +425,30 @@ func TestLegacySSEScopes(t *testing.T) {
 	}
 	if got := data(); !strings.Contains(got, "written") || writes.Load() != 1 {
 		t.Fatalf("the answer %s with the scope", got)
+	}
+}
+
+func TestStreamableTasksBound(t *testing.T) {
+	as := newAS(t)
+	ms := newMCPServer(t, as, nil)
+	const tasksMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
+	created := post(t, ms.url, as.token("alice", "mcp"), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"job","arguments":{},`+tasksMeta+`}}`,
+		"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "job")
+	var task struct {
+		ResultType string `json:"resultType"`
+		TaskID     string `json:"taskId"`
+	}
+	if err := json.Unmarshal(created.resp.Result, &task); err != nil || task.ResultType != "task" || task.TaskID == "" {
+		t.Fatalf("tools/call as a task: %d %s %+v", created.status, created.resp.Result, created.resp.Error)
+	}
+	get := func(token string) *answer {
+		return post(t, ms.url, token, `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"`+task.TaskID+`",`+tasksMeta+`}}`,
+			"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tasks/get", "Mcp-Name", task.TaskID)
+	}
+	if a := get(as.token("bob", "mcp")); a.resp.Error == nil || a.resp.Error.Code != -32602 || !strings.Contains(a.resp.Error.Message, "task") {
+		t.Fatalf("bob reads alice's task: %s %+v", a.resp.Result, a.resp.Error)
+	}
+	if a := get(as.token("alice", "mcp files:read")); a.resp.Error != nil {
+		t.Fatalf("alice with a new token reads her task: %+v", a.resp.Error)
 	}
 }

@@ -180,3 +180,20 @@ func TestScopesPerRequest(t *testing.T) {
 	_, err = q.modern(t, "resources/read", "", `"uri":"file:///secret"`)
 	requiredScopes(t, err)
 }
+
+// TestScopedTaskTool checks that a tool that may run as a task is refused
+// before a task is created.
+func TestScopedTaskTool(t *testing.T) {
+	g := newGate()
+	s := New(mcp.Implementation{Name: "tasks", Version: "1"}, nil)
+	addTool(t, s, "job", g.handler, WithTaskSupport(TaskOptional), WithScopes("jobs"))
+	defer s.Close(context.Background())
+	ctx := WithPrincipal(context.Background(), grants("other"))
+	_, err := modernCall(t, ctx, s, "tools/call", tasksCaps, `"name":"job"`)
+	requiredScopes(t, err)
+	close(g.release)
+	raw, err := modernCall(t, WithPrincipal(context.Background(), grants("jobs")), s, "tools/call", tasksCaps, `"name":"job"`)
+	if err != nil || decodeTask(t, raw).TaskID == "" {
+		t.Fatalf("with the scope: %s, %v", raw, err)
+	}
+}
