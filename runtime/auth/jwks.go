@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -126,13 +127,18 @@ func (k *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 		k.uri = uri
 		k.mu.Unlock()
 	}
-	var set jose.JSONWebKeySet
+	// Each key is decoded on its own: a set may hold keys of types this
+	// package does not know, which must not cost the others.
+	var set struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
 	if err := k.http.get(ctx, uri, &set); err != nil {
 		return nil, fmt.Errorf("auth: JWKS: %w", err)
 	}
 	var keys []jose.JSONWebKey
-	for _, key := range set.Keys {
-		if !usable(key) {
+	for _, raw := range set.Keys {
+		var key jose.JSONWebKey
+		if key.UnmarshalJSON(raw) != nil || !usable(key) {
 			continue
 		}
 		if len(keys) == k.maxKeys {

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -236,6 +237,18 @@ func TestJWKSBounds(t *testing.T) {
 		}
 		if got := usable(jose.JSONWebKey{Key: rsaKey().Public(), Use: "enc"}); got {
 			t.Fatal("an encryption key is usable")
+		}
+	})
+	t.Run("unknown key types skipped", func(t *testing.T) {
+		as := newAS(t)
+		pub, err := json.Marshal(as.key().public())
+		if err != nil {
+			t.Fatal(err)
+		}
+		as.jwks = []byte(`{"keys":[{"kty":"XYZ","kid":"odd"},{"kty":"EC","crv":"P-256","kid":"bad"},` + string(pub) + `]}`)
+		v := as.jwtVerifier(t, nil, JWTOptions{})
+		if _, err := v.Verify(context.Background(), as.token("alice", "")); err != nil {
+			t.Fatalf("a good key beside keys that do not decode: %v", err)
 		}
 	})
 	t.Run("issuer unreachable", func(t *testing.T) {
