@@ -64,7 +64,9 @@ type Options struct {
 // POSTs are answered with JSON. A legacy POST answered with an SSE stream,
 // and the 2024-11-05 HTTP+SSE transport, whose POSTs are answered 202
 // before the request is served, get the JSON-RPC error
-// (server.CodeInsufficientScope) alone.
+// (server.CodeInsufficientScope) alone. A legacy JSON batch (2025-03-26)
+// with one request refused so is answered 403 as a whole, its body still
+// holding every response.
 type Middleware struct {
 	opts        Options
 	metadataURL string
