@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +145,35 @@ func TestIntrospectionCache(t *testing.T) {
 	clock.Add(time.Minute)
 	if _, err := v.Verify(ctx, "t3"); !errors.Is(err, ErrInvalidToken) {
 		t.Fatalf("an expired token from the cache: %v", err)
+	}
+}
+
+// TestIntrospectionBehindMiddleware runs opaque tokens through the
+// Middleware: an active one reaches the handler, an inactive one is 401.
+func TestIntrospectionBehindMiddleware(t *testing.T) {
+	as := newAS(t)
+	as.answer("opaque-good", fmt.Sprintf(`{"active":true,"sub":"carol","aud":%q,"scope":"mcp"}`, resource))
+	as.answer("opaque-revoked", `{"active":false}`)
+	m := newMiddleware(t, as.introspector(t, nil, IntrospectionOptions{}), as.issuer())
+	var seen *TokenInfo
+	h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen = TokenInfoFrom(r.Context()) }))
+	for _, c := range []struct {
+		token  string
+		status int
+	}{{"opaque-good", 200}, {"opaque-revoked", 401}} {
+		seen = nil
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.Header.Set("Authorization", "Bearer "+c.token)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != c.status {
+			t.Fatalf("%s: status %d; want %d", c.token, w.Code, c.status)
+		}
+		if c.status == 200 && (seen == nil || seen.Subject != "carol" || !seen.HasScope("mcp")) {
+			t.Fatalf("%s: token info %+v", c.token, seen)
+		}
+		if c.status == 401 && (seen != nil || !strings.Contains(w.Header().Get("WWW-Authenticate"), `error="invalid_token", error_description="it is not active"`)) {
+			t.Fatalf("%s: challenge %q", c.token, w.Header().Get("WWW-Authenticate"))
+		}
 	}
 }

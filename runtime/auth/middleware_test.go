@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -105,15 +106,22 @@ func TestMiddlewareChallenges(t *testing.T) {
 	}
 
 	t.Run("verifier unavailable", func(t *testing.T) {
-		m := newMiddleware(t, verifierFunc(func(context.Context, string) (*TokenInfo, error) {
+		var logs strings.Builder
+		m, err := New(Options{Verifier: verifierFunc(func(context.Context, string) (*TokenInfo, error) {
 			return nil, errors.New("the authorization server is down")
-		}), as.issuer())
+		}), Resource: resource, AuthorizationServers: []string{as.issuer()}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
 		w := httptest.NewRecorder()
 		r := httptest.NewRequest("POST", "/mcp", nil)
-		r.Header.Set("Authorization", "Bearer x")
+		r.Header.Set("Authorization", "Bearer "+good)
 		m.Wrap(http.NotFoundHandler()).ServeHTTP(w, r)
 		if w.Code != http.StatusServiceUnavailable || strings.Contains(w.Body.String(), "down") {
 			t.Fatalf("status %d, body %s; want 503 that does not say why", w.Code, w.Body)
+		}
+		if !strings.Contains(logs.String(), "down") || strings.Contains(logs.String(), good) {
+			t.Fatalf("logs %q; want the reason and not the token", logs.String())
 		}
 	})
 	t.Run("no subject", func(t *testing.T) {
