@@ -209,6 +209,7 @@ type Server struct {
 type tool struct {
 	def     mcp.Tool
 	handler ToolHandler
+	scopes  []string // the OAuth scopes a call needs (WithScopes)
 	// The tool's validators of its arguments and structuredContent: given
 	// with it, made by its compile from its schemas, or, for a schema that
 	// accepts any object, nil (arguments) and anyObject (structuredContent).
@@ -226,8 +227,6 @@ type tool struct {
 	// itself, with StartTask, after gathering its input.
 	taskSupport     TaskSupport
 	inputBeforeTask bool
-	// scopes are the OAuth scopes a call needs (WithScopes).
-	scopes []string
 }
 
 // ToolOption adjusts how a tool is served.
