@@ -13,8 +13,15 @@ import (
 const endpoint = "/mcp"
 
 // serveHTTP serves srv over Streamable HTTP at http://addr/mcp until ctx
-// ends.
-func serveHTTP(ctx context.Context, srv *server.Server, addr string, log *slog.Logger) error {
+// ends; behind bearer tokens when am is not nil.
+func serveHTTP(ctx context.Context, srv *server.Server, addr string, log *slog.Logger, am *authMode) error {
+	if am != nil {
+		g, err := am.handler(srv, log)
+		if err != nil {
+			return err
+		}
+		return streamable.ListenAndServe(ctx, addr, g)
+	}
 	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Logger: log})
 	return streamable.ListenAndServe(ctx, addr, onlyAt{endpoint, h})
 }

@@ -15,6 +15,11 @@
 //	go run ./examples/everything -http :8080  # another address
 //	go run ./examples/everything -stdio       # one client on stdin and stdout
 //
+// With -auth-issuer and -auth-resource the HTTP endpoint becomes an OAuth
+// resource server (runtime/auth): it takes only JWT access tokens of that
+// issuer for that resource, serves its Protected Resource Metadata, and
+// adds the tools whoami and notes_write (which needs notes:write).
+//
 // Logs go to stderr, so that with -stdio stdout carries the protocol alone.
 package main
 
@@ -33,8 +38,13 @@ func main() {
 	httpAddr := flag.String("http", "127.0.0.1:3000", "serve Streamable HTTP at http://`ADDR`/mcp")
 	stdio := flag.Bool("stdio", false, "serve one client on stdin and stdout instead of HTTP")
 	watch := flag.Duration("watch-interval", 5*time.Second, "how often test://watched-resource changes (0: never)")
+	var am authMode
+	flag.StringVar(&am.Issuer, "auth-issuer", "", "require access tokens of the authorization server `URL` (with -auth-resource)")
+	flag.StringVar(&am.Resource, "auth-resource", "", "the server's canonical resource `URI`, which tokens must name in aud")
+	flag.StringVar(&am.JWKS, "auth-jwks", "", "the issuer's JWKS `URL` (default: from the issuer's metadata)")
+	flag.StringVar(&am.Scope, "auth-scope", "mcp", "the `scopes` a client is told to ask for first, space-separated")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: everything [-http ADDR | -stdio] [-watch-interval D]\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: everything [-http ADDR | -stdio] [-watch-interval D] [-auth-issuer URL -auth-resource URI [-auth-jwks URL]]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -52,6 +62,18 @@ func main() {
 		log.Error("everything", "error", err)
 		os.Exit(1)
 	}
+	var authOn *authMode
+	if am.Issuer != "" || am.Resource != "" {
+		if *stdio {
+			log.Error("everything: the auth mode serves HTTP; stdio takes its credentials from the environment")
+			os.Exit(2)
+		}
+		if err := registerAuthTools(e.srv); err != nil {
+			log.Error("everything", "error", err)
+			os.Exit(1)
+		}
+		authOn = &am
+	}
 	if *watch > 0 {
 		go e.watchLoop(ctx, *watch)
 	}
@@ -60,7 +82,7 @@ func main() {
 		err = e.srv.ServeStdio(ctx)
 	} else {
 		log.Info("serving Streamable HTTP", "url", "http://"+*httpAddr+"/mcp")
-		err = serveHTTP(ctx, e.srv, *httpAddr, log)
+		err = serveHTTP(ctx, e.srv, *httpAddr, log, authOn)
 	}
 	// The tasks still running are cancelled; their handlers get a moment
 	// to return.

@@ -112,6 +112,11 @@ func (d dispatcher) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) 
 	if t == nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid params: name: unknown tool " + strconv.Quote(p.Name))
 	}
+	// Authorization first: a caller without the scopes spends no token
+	// of its rate limits.
+	if err := checkScopes(ctx, t.scopes); err != nil {
+		return nil, err
+	}
 	if err := s.limitCall(r, t); err != nil {
 		return nil, err
 	}
@@ -247,6 +252,9 @@ func (d dispatcher) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams
 	if found == nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid params: name: unknown prompt " + strconv.Quote(p.Name))
 	}
+	if err := checkScopes(ctx, found.scopes); err != nil {
+		return nil, err
+	}
 	for _, a := range found.def.Arguments {
 		if _, ok := p.Arguments[a.Name]; a.Required && !ok {
 			return nil, jsonrpc.ErrInvalidParams("invalid params: arguments." + a.Name + ": required")
@@ -332,6 +340,9 @@ func (d dispatcher) ReadResource(ctx context.Context, p *mcp.ReadResourceRequest
 	s.mu.RUnlock()
 	if res == nil && tmpl == nil {
 		return nil, ResourceNotFound(p.URI)
+	}
+	if err := checkScopes(ctx, readScopes(res, tmpl)); err != nil {
+		return nil, err
 	}
 	if r.modern() {
 		if err := s.openRounds(r, p.URI, nil, nil, p.RequestState, p.InputResponses); err != nil {

@@ -220,6 +220,7 @@ type Server struct {
 type tool struct {
 	def     mcp.Tool
 	handler ToolHandler
+	scopes  []string // the OAuth scopes a call needs (WithScopes)
 	// The tool's validators of its arguments and structuredContent: given
 	// with it, made by its compile from its schemas, or, for a schema that
 	// accepts any object, nil (arguments) and anyObject (structuredContent).
@@ -286,12 +287,14 @@ func WithSchemaCompiler(compile func(name string, schema []byte) (validate func(
 type prompt struct {
 	def     mcp.Prompt
 	handler PromptHandler
+	scopes  []string // PromptScopes
 }
 
 type resource struct {
 	def     mcp.Resource
 	handler ResourceHandler
 	caching *Caching // nil: the server's
+	scopes  []string // ResourceScopes
 }
 
 // ResourceOption adjusts how a resource is served.
@@ -308,6 +311,7 @@ type template struct {
 	def     mcp.ResourceTemplate
 	tmpl    *uritemplate.Template
 	handler TemplateHandler
+	scopes  []string // ResourceScopes
 }
 
 // New returns a Server that introduces itself as info.
@@ -471,7 +475,7 @@ func (s *Server) RemoveTool(name string) bool {
 }
 
 // AddPrompt registers a prompt.
-func (s *Server) AddPrompt(def mcp.Prompt, h PromptHandler) error {
+func (s *Server) AddPrompt(def mcp.Prompt, h PromptHandler, opts ...PromptOption) error {
 	if def.Name == "" || h == nil {
 		return errors.New("server: a prompt needs a name and a handler")
 	}
@@ -480,7 +484,11 @@ func (s *Server) AddPrompt(def mcp.Prompt, h PromptHandler) error {
 	}
 	s.mu.Lock()
 	s.prompts = slices.DeleteFunc(s.prompts, func(o *prompt) bool { return o.def.Name == def.Name })
-	s.prompts = append(s.prompts, &prompt{def: def, handler: h})
+	p := &prompt{def: def, handler: h}
+	for _, o := range opts {
+		o(p)
+	}
+	s.prompts = append(s.prompts, p)
 	s.mu.Unlock()
 	s.notifyAll(mcp.MethodPromptListChangedNotification)
 	return nil
@@ -538,8 +546,10 @@ func (s *Server) AddResource(def mcp.Resource, h ResourceHandler, opts ...Resour
 }
 
 // AddResourceTemplate registers a resource template (RFC 6570); reads of
-// URIs it matches go to h with the template's variables.
-func (s *Server) AddResourceTemplate(def mcp.ResourceTemplate, h TemplateHandler) error {
+// URIs it matches go to h with the template's variables. Of the
+// ResourceOptions, ResourceScopes applies to templates; the others are
+// ignored.
+func (s *Server) AddResourceTemplate(def mcp.ResourceTemplate, h TemplateHandler, opts ...ResourceOption) error {
 	if h == nil {
 		return errors.New("server: a resource template needs a handler")
 	}
@@ -552,7 +562,11 @@ func (s *Server) AddResourceTemplate(def mcp.ResourceTemplate, h TemplateHandler
 	}
 	s.mu.Lock()
 	s.templates = slices.DeleteFunc(s.templates, func(o *template) bool { return o.def.URITemplate == def.URITemplate })
-	s.templates = append(s.templates, &template{def: def, tmpl: tmpl, handler: h})
+	var ro resource
+	for _, o := range opts {
+		o(&ro)
+	}
+	s.templates = append(s.templates, &template{def: def, tmpl: tmpl, handler: h, scopes: ro.scopes})
 	s.mu.Unlock()
 	s.notifyAll(mcp.MethodResourceListChangedNotification)
 	return nil
