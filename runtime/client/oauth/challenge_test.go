@@ -1,0 +1,64 @@
+package oauth
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+)
+
+func TestParseChallenge(t *testing.T) {
+	cases := []struct {
+		name    string
+		headers []string
+		want    Challenge
+		ok      bool
+	}{
+		{"quoted params", []string{`Bearer error="invalid_token", error_description="Missing Authorization header", resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp"`},
+			Challenge{Error: "invalid_token", ResourceMetadata: "https://mcp.example/.well-known/oauth-protected-resource/mcp"}, true},
+		{"scope list", []string{`Bearer scope="files:read files:write", error="insufficient_scope"`},
+			Challenge{Error: "insufficient_scope", Scopes: []string{"files:read", "files:write"}}, true},
+		{"token values and case", []string{`bearer Error=invalid_token,SCOPE=a`}, Challenge{Error: "invalid_token", Scopes: []string{"a"}}, true},
+		{"escapes", []string{`Bearer scope="a\"b"`}, Challenge{Scopes: []string{`a"b`}}, true},
+		{"second challenge", []string{`DPoP algs="ES256", Bearer resource_metadata="https://x/prm"`}, Challenge{ResourceMetadata: "https://x/prm"}, true},
+		{"after a token68", []string{`Basic dXNlcjpwYXNz, Bearer scope="s"`}, Challenge{Scopes: []string{"s"}}, true},
+		{"second header", []string{`Basic realm="x"`, `Bearer`}, Challenge{}, true},
+		{"first param wins", []string{`Bearer scope="a", scope="b"`}, Challenge{Scopes: []string{"a"}}, true},
+		{"none", []string{`Basic realm="x"`}, Challenge{}, false},
+		{"garbage", []string{`"unterminated`}, Challenge{}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := http.Header{}
+			for _, v := range c.headers {
+				h.Add("WWW-Authenticate", v)
+			}
+			got, ok := ParseChallenge(h)
+			if ok != c.ok || got.Error != c.want.Error || got.ResourceMetadata != c.want.ResourceMetadata || !slices.Equal(got.Scopes, c.want.Scopes) {
+				t.Fatalf("ParseChallenge(%q) = %+v, %t; want %+v, %t", c.headers, got, ok, c.want, c.ok)
+			}
+		})
+	}
+}
+
+func TestCheckResource(t *testing.T) {
+	cases := []struct {
+		resource, server string
+		ok               bool
+	}{
+		{"https://mcp.example/mcp", "https://mcp.example/mcp", true},
+		{"https://mcp.example", "https://mcp.example/mcp", true},
+		{"https://MCP.example:443/mcp/", "https://mcp.example/mcp", true},
+		{"https://mcp.example/mc", "https://mcp.example/mcp", false},
+		{"https://mcp.example/mcp/sub", "https://mcp.example/mcp", false},
+		{"https://evil.example/mcp", "https://mcp.example/mcp", false},
+		{"http://mcp.example/mcp", "https://mcp.example/mcp", false},
+		{"https://mcp.example:8443/mcp", "https://mcp.example/mcp", false},
+		{"https://mcp.example/mcp#x", "https://mcp.example/mcp", false},
+		{"/mcp", "https://mcp.example/mcp", false},
+	}
+	for _, c := range cases {
+		if err := checkResource(c.resource, c.server); (err == nil) != c.ok {
+			t.Errorf("checkResource(%q, %q) = %v; want ok=%t", c.resource, c.server, err, c.ok)
+		}
+	}
+}
