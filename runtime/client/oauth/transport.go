@@ -293,13 +293,17 @@ func (t *Transport) succeeded(key string) {
 }
 
 // authorize answers a 401: it discovers the server's authorization server
-// anew (it may have changed), then renews the token sent with its refresh
-// token, or obtains a new one.
+// anew (it may have changed), then renews the token sent, or the stored
+// one when none was sent, with its refresh token, or obtains a new one.
 func (t *Transport) authorize(ctx context.Context, key string, ch Challenge, sent *Token) (*Token, error) {
 	t.flow.Lock()
 	defer t.flow.Unlock()
-	if tok, err := t.store.Token(ctx, key); err == nil && tok != nil && (sent == nil || tok.AccessToken != sent.AccessToken) && !tok.expired(t.now(), 0) {
-		return tok, nil // another request authorized while this one waited
+	stored, err := t.store.Token(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: reading the token: %w", err)
+	}
+	if stored != nil && (sent == nil || stored.AccessToken != sent.AccessToken) && !stored.expired(t.now(), 0) {
+		return stored, nil // another request authorized while this one waited
 	}
 	d, err := t.discover(ctx, key, ch)
 	if err != nil {
@@ -309,18 +313,25 @@ func (t *Transport) authorize(ctx context.Context, key string, ch Challenge, sen
 	t.mu.Lock()
 	r.d = d
 	t.mu.Unlock()
-	if sent != nil && sent.RefreshToken != "" && sent.Issuer == d.issuer {
-		tok, err := t.renew(ctx, key, d, sent)
+	prev := sent
+	if prev == nil {
+		prev = stored // expired, and not refreshed before discovery
+	}
+	if prev != nil && prev.Issuer != d.issuer {
+		prev = nil // another server's: neither refreshed nor its scopes kept
+	}
+	if prev != nil && prev.RefreshToken != "" {
+		tok, err := t.renew(ctx, key, d, prev)
 		if err == nil {
 			return tok, nil
 		}
 		t.log.Info("oauth: refresh failed; authorizing again", "issuer", d.issuer, "err", err)
 	}
-	var prev []string
-	if sent != nil && sent.Issuer == d.issuer {
-		prev = sent.Scopes
+	var scopes []string
+	if prev != nil {
+		scopes = prev.Scopes
 	}
-	return t.obtainAndStore(ctx, key, d, t.scopes(d, ch, prev))
+	return t.obtainAndStore(ctx, key, d, t.scopes(d, ch, scopes))
 }
 
 // stepUpAuthorize answers a 403 insufficient_scope: a new token for the

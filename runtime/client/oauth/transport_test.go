@@ -574,3 +574,27 @@ func TestLegacyFallback(t *testing.T) {
 		t.Fatalf("%d registrations, resource %q", len(as.regs), as.authz[0].Get("resource"))
 	}
 }
+
+// TestStoredTokenRefreshed: a token left in a store by an earlier process,
+// expired, is refreshed after the server's 401 rather than replaced by a
+// new authorization.
+func TestStoredTokenRefreshed(t *testing.T) {
+	as := newFakeAS(t, "")
+	as.expiresIn, as.refresh = 3600, true
+	rs := newFakeRS(t, as)
+	store := &MemoryStore{}
+	cfg := testConfig()
+	cfg.Store = store
+	if status, err := post(t, NewTransport(cfg, nil), rs.url(), `{}`); err != nil || status != 200 {
+		t.Fatalf("POST = %d, %v", status, err)
+	}
+	tr := NewTransport(cfg, nil) // a new process with the same store
+	tr.now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	if status, err := post(t, tr, rs.url(), `{}`); err != nil || status != 200 {
+		t.Fatalf("POST from the new process = %d, %v", status, err)
+	}
+	if len(as.authz) != 1 || len(as.regs) != 1 || as.tokenForms[1].Get("grant_type") != "refresh_token" {
+		t.Fatalf("%d authorizations, %d registrations, second grant %q; want the stored token refreshed",
+			len(as.authz), len(as.regs), as.tokenForms[1].Get("grant_type"))
+	}
+}
