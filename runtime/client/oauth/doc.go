@@ -48,7 +48,10 @@
 //     required when the server advertises it), state, error. Only then does
 //     the code go to the token endpoint, with the verifier and the
 //     resource. With the client credentials grant (Config.Grant) a
-//     pre-registered client gets its token directly.
+//     pre-registered client gets its token directly; with the JWT bearer
+//     grant it presents an assertion from Config.Assertion: a workload
+//     identity token, or an enterprise IdP's ID-JAG (IDJAGExchange, the
+//     enterprise-managed authorization extension).
 //   - The token endpoint is authenticated as the registration says:
 //     client_secret_basic, client_secret_post, none, or private_key_jwt
 //     with an assertion signed by Registration.PrivateKey (RFC 7523).
@@ -63,7 +66,6 @@
 //
 // Token exchanges use golang.org/x/oauth2 (the refresh request, which must
 // carry the resource indicator, is made by this package); client
-// assertions are signed with github.com/go-jose/go-jose/v4. DPoP,
-// enterprise-managed authorization and the JWT-bearer grant are not
-// implemented.
+// assertions are signed with github.com/go-jose/go-jose/v4. DPoP-bound
+// tokens are not implemented.
 package oauth

@@ -133,7 +133,7 @@ func (a *fakeAS) serve(w http.ResponseWriter, r *http.Request) {
 			}
 			delete(a.challenges, f.Get("code"))
 			scopes = strings.Fields(a.authz[len(a.authz)-1].Get("scope"))
-		case "refresh_token", "client_credentials":
+		case "refresh_token", "client_credentials", GrantJWTBearer:
 			scopes = strings.Fields(f.Get("scope"))
 		default:
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})

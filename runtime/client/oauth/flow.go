@@ -52,8 +52,11 @@ func (e *AuthorizationError) Error() string {
 // configured grant.
 func (t *Transport) obtain(ctx context.Context, d *discovery, reg *Registration, scopes []string) (*Token, error) {
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, t.hc)
-	if t.cfg.Grant == GrantClientCredentials {
+	switch t.cfg.Grant {
+	case GrantClientCredentials:
 		return t.clientCredentials(ctx, d, reg, scopes)
+	case GrantJWTBearer:
+		return t.jwtBearer(ctx, d, reg, scopes)
 	}
 	return t.authorizationCode(ctx, d, reg, scopes)
 }
@@ -191,13 +194,9 @@ func (t *Transport) clientCredentials(ctx context.Context, d *discovery, reg *Re
 
 // token turns an oauth2 token into a Token bound to the issuer of d.
 func (t *Transport) token(tok *oauth2.Token, d *discovery, scopes []string) *Token {
-	typ := tok.TokenType
-	if typ == "" || strings.EqualFold(typ, "bearer") {
-		typ = "Bearer"
-	}
 	return &Token{
 		AccessToken:  tok.AccessToken,
-		TokenType:    typ,
+		TokenType:    tokenType(tok.TokenType),
 		RefreshToken: tok.RefreshToken,
 		Expiry:       tok.Expiry,
 		Scopes:       slices.Clone(scopes),
@@ -212,55 +211,12 @@ func (t *Transport) token(tok *oauth2.Token, d *discovery, scopes []string) *Tok
 // here. A response without a refresh token keeps the old one (RFC 6749,
 // section 6).
 func (t *Transport) refresh(ctx context.Context, d *discovery, reg *Registration, tok *Token) (*Token, error) {
-	style, secret, params, err := t.tokenAuth(d, reg)
-	if err != nil {
-		return nil, err
-	}
-	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "resource": {tok.Resource}}
-	for k, v := range params {
-		form[k] = v
-	}
-	if style == oauth2.AuthStyleInParams {
-		form.Set("client_id", reg.ClientID)
-		if secret != "" {
-			form.Set("client_secret", secret)
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.as.TokenEndpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return nil, fmt.Errorf("oauth: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if style == oauth2.AuthStyleInHeader {
-		req.SetBasicAuth(url.QueryEscape(reg.ClientID), url.QueryEscape(secret))
-	}
-	resp, err := t.hc.Do(req)
+	r, err := t.tokenRequest(ctx, d, reg, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "resource": {tok.Resource}})
 	if err != nil {
 		return nil, fmt.Errorf("oauth: refresh: %w", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument))
-	if err != nil {
-		return nil, fmt.Errorf("oauth: refresh: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("oauth: refresh refused: %s", oauthError(resp.Status, body))
-	}
-	var r struct {
-		AccessToken  string `json:"access_token"`
-		TokenType    string `json:"token_type"`
-		RefreshToken string `json:"refresh_token"`
-		ExpiresIn    int64  `json:"expires_in"`
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("oauth: refresh response: %w", err)
-	}
-	if r.AccessToken == "" {
-		return nil, errors.New("oauth: the refresh response has no access_token")
 	}
 	next := *tok
-	next.AccessToken, next.TokenType, next.Expiry = r.AccessToken, "Bearer", time.Time{}
+	next.AccessToken, next.TokenType, next.Expiry = r.AccessToken, tokenType(r.TokenType), time.Time{}
 	if r.RefreshToken != "" {
 		next.RefreshToken = r.RefreshToken
 	}
@@ -269,4 +225,107 @@ func (t *Transport) refresh(ctx context.Context, d *discovery, reg *Registration
 	}
 	t.log.Debug("oauth: refreshed", "token", next)
 	return &next, nil
+}
+
+// jwtBearer runs the JWT bearer grant (RFC 7523, section 2.1) with the
+// assertion Config.Assertion gives.
+func (t *Transport) jwtBearer(ctx context.Context, d *discovery, reg *Registration, scopes []string) (*Token, error) {
+	if t.cfg.Assertion == nil {
+		return nil, errors.New("oauth: the JWT bearer grant needs Config.Assertion")
+	}
+	a, err := t.cfg.Assertion(ctx, AssertionRequest{Issuer: d.issuer, Resource: d.resource, Scopes: slices.Clone(scopes), HTTPClient: t.hc})
+	if err != nil {
+		return nil, fmt.Errorf("oauth: the assertion: %w", err)
+	}
+	form := url.Values{"grant_type": {GrantJWTBearer}, "assertion": {a}, "resource": {d.resource}}
+	if len(scopes) > 0 {
+		form.Set("scope", strings.Join(scopes, " "))
+	}
+	t.log.Info("oauth: JWT bearer grant", "issuer", d.issuer, "client_id", reg.ClientID, "scopes", scopes)
+	r, err := t.tokenRequest(ctx, d, reg, form)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: token request: %w", err)
+	}
+	tok := &Token{AccessToken: r.AccessToken, TokenType: tokenType(r.TokenType), RefreshToken: r.RefreshToken,
+		Scopes: slices.Clone(scopes), Issuer: d.issuer, Resource: d.resource}
+	if r.ExpiresIn > 0 {
+		tok.Expiry = t.now().Add(time.Duration(r.ExpiresIn) * time.Second)
+	}
+	return tok, nil
+}
+
+// tokenResponse is a token endpoint's successful response (RFC 6749,
+// section 5.1; RFC 8693, section 2.2.1).
+type tokenResponse struct {
+	AccessToken     string `json:"access_token"`
+	TokenType       string `json:"token_type"`
+	RefreshToken    string `json:"refresh_token"`
+	ExpiresIn       int64  `json:"expires_in"`
+	IssuedTokenType string `json:"issued_token_type"`
+}
+
+// tokenRequest POSTs form to the token endpoint of d, authenticated as reg
+// is, for the grants golang.org/x/oauth2 does not make.
+func (t *Transport) tokenRequest(ctx context.Context, d *discovery, reg *Registration, form url.Values) (*tokenResponse, error) {
+	style, secret, params, err := t.tokenAuth(d, reg)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range params {
+		form[k] = v
+	}
+	user, pass := "", ""
+	if style == oauth2.AuthStyleInParams {
+		form.Set("client_id", reg.ClientID)
+		if secret != "" {
+			form.Set("client_secret", secret)
+		}
+	} else {
+		user, pass = reg.ClientID, secret
+	}
+	return postToken(ctx, t.hc, d.as.TokenEndpoint, form, user, pass)
+}
+
+// postToken POSTs form to a token endpoint, with HTTP Basic client
+// authentication when user is not empty (its parts form-encoded first, as
+// RFC 6749 section 2.3.1 says), and reads the response.
+func postToken(ctx context.Context, hc *http.Client, endpoint string, form url.Values, user, pass string) (*tokenResponse, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if user != "" {
+		req.SetBasicAuth(url.QueryEscape(user), url.QueryEscape(pass))
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s refused: %s", endpoint, oauthError(resp.Status, body))
+	}
+	var r tokenResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("the token response: %w", err)
+	}
+	if r.AccessToken == "" {
+		return nil, errors.New("the token response has no access_token")
+	}
+	return &r, nil
+}
+
+// tokenType is the token type to send a token with: Bearer unless the
+// server says otherwise.
+func tokenType(t string) string {
+	if t == "" || strings.EqualFold(t, "bearer") {
+		return "Bearer"
+	}
+	return t
 }

@@ -28,7 +28,7 @@ func (t *Transport) registration(ctx context.Context, d *discovery) (*Registrati
 	if r := t.preRegistered(d.issuer); r != nil {
 		return r, nil
 	}
-	if t.cfg.ClientIDMetadataURL != "" && d.as.ClientIDMetadataDocumentSupported && t.cfg.Grant != GrantClientCredentials {
+	if t.cfg.ClientIDMetadataURL != "" && d.as.ClientIDMetadataDocumentSupported && t.interactive() {
 		return &Registration{Issuer: d.issuer, ClientID: t.cfg.ClientIDMetadataURL, AuthMethod: AuthNone}, nil
 	}
 	r, err := t.store.Registration(ctx, d.issuer)
@@ -38,7 +38,7 @@ func (t *Transport) registration(ctx context.Context, d *discovery) (*Registrati
 	if r != nil && r.Issuer == d.issuer && (r.SecretExpiresAt.IsZero() || t.now().Before(r.SecretExpiresAt)) {
 		return r, nil
 	}
-	if d.as.RegistrationEndpoint == "" || t.cfg.Grant == GrantClientCredentials {
+	if d.as.RegistrationEndpoint == "" || !t.interactive() {
 		return nil, fmt.Errorf("%w %s", ErrNoRegistration, d.issuer)
 	}
 	r, err = t.register(ctx, d)

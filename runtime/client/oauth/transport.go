@@ -23,7 +23,26 @@ const (
 	// GrantClientCredentials is the client credentials grant, for a
 	// client acting on its own behalf with a pre-registered client.
 	GrantClientCredentials = "client_credentials"
+	// GrantJWTBearer is the JWT bearer grant (RFC 7523): an assertion
+	// obtained elsewhere (Config.Assertion: a workload identity token, an
+	// enterprise IdP's ID-JAG) is exchanged for a token by a
+	// pre-registered client.
+	GrantJWTBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 )
+
+// AssertionRequest says what a JWT bearer assertion is for.
+type AssertionRequest struct {
+	// Issuer is the authorization server's issuer identifier, the
+	// assertion's audience.
+	Issuer string
+	// Resource is the resource indicator of the MCP server.
+	Resource string
+	// Scopes are the scopes the token is asked for.
+	Scopes []string
+	// HTTPClient is the Transport's client for discovery and token
+	// requests, for an assertion that needs a request of its own.
+	HTTPClient *http.Client
+}
 
 // DefaultMaxStepUps bounds the re-authorizations for insufficient scope
 // when Config.MaxStepUps is zero.
@@ -45,6 +64,11 @@ type Config struct {
 	// RedirectURL with code, state and iss in its query. It may block for
 	// as long as ctx allows.
 	Authorize func(ctx context.Context, authorizationURL string) (redirectedTo string, err error)
+
+	// Assertion returns the assertion of GrantJWTBearer. It is called
+	// for every token request of that grant; IDJAGExchange.Assertion is
+	// one for enterprise-managed authorization.
+	Assertion func(ctx context.Context, req AssertionRequest) (string, error)
 
 	// Clients are pre-registered clients, the first choice for an
 	// authorization server they are bound to (Registration.Issuer).
@@ -392,11 +416,17 @@ func (t *Transport) scopes(d *discovery, ch Challenge, prev []string) []string {
 		s = d.prm.ScopesSupported
 	}
 	s = union(prev, s)
-	if t.cfg.OfflineAccess && t.cfg.Grant != GrantClientCredentials && len(s) > 0 &&
+	if t.cfg.OfflineAccess && t.interactive() && len(s) > 0 &&
 		slices.Contains(d.as.ScopesSupported, "offline_access") {
 		s = union(s, []string{"offline_access"})
 	}
 	return s
+}
+
+// interactive reports whether the grant acts for a user, the only kind
+// that registers itself and asks for refresh tokens.
+func (t *Transport) interactive() bool {
+	return t.cfg.Grant == "" || t.cfg.Grant == GrantAuthorizationCode
 }
 
 // union is a followed by the members of b it lacks.
@@ -429,9 +459,12 @@ func (cfg *Config) Check() error {
 		} else if _, err := url.Parse(cfg.RedirectURL); err != nil {
 			errs = append(errs, fmt.Errorf("oauth: RedirectURL: %w", err))
 		}
-	case GrantClientCredentials:
+	case GrantClientCredentials, GrantJWTBearer:
 		if len(cfg.Clients) == 0 {
-			errs = append(errs, errors.New("oauth: the client credentials grant needs a pre-registered client in Config.Clients"))
+			errs = append(errs, fmt.Errorf("oauth: the %s grant needs a pre-registered client in Config.Clients", cfg.Grant))
+		}
+		if cfg.Grant == GrantJWTBearer && cfg.Assertion == nil {
+			errs = append(errs, errors.New("oauth: the JWT bearer grant needs Config.Assertion"))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("oauth: unknown grant %q", cfg.Grant))
