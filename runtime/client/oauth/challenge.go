@@ -5,11 +5,14 @@ import (
 	"strings"
 )
 
-// Challenge is a Bearer challenge of a WWW-Authenticate header (RFC 6750,
-// section 3; RFC 9728, section 5.1).
+// Challenge is a Bearer or DPoP challenge of a WWW-Authenticate header
+// (RFC 6750, section 3; RFC 9449, section 7.1; RFC 9728, section 5.1).
 type Challenge struct {
-	// Error is the error code: "invalid_token", "insufficient_scope", or
-	// empty when the request carried no token.
+	// Scheme is "Bearer" or "DPoP", as the server wrote it.
+	Scheme string
+	// Error is the error code: "invalid_token", "insufficient_scope",
+	// DPoP's "use_dpop_nonce", or empty when the request carried no
+	// token.
 	Error string
 	// Scopes are the scopes the server says the request needs.
 	Scopes []string
@@ -18,20 +21,30 @@ type Challenge struct {
 	ResourceMetadata string
 }
 
-// ParseChallenge returns the first Bearer challenge of h's WWW-Authenticate
-// headers, and false when there is none.
+// ParseChallenge returns the first Bearer challenge of h's
+// WWW-Authenticate headers, else the first DPoP one, and false when there
+// is neither.
 func ParseChallenge(h http.Header) (Challenge, bool) {
+	return parseChallenge(h, "Bearer", "DPoP")
+}
+
+// parseChallenge returns the first challenge of the first of schemes that
+// h has.
+func parseChallenge(h http.Header, schemes ...string) (Challenge, bool) {
+	var all []challenge
 	for _, line := range h.Values("WWW-Authenticate") {
-		for _, c := range parseChallenges(line) {
-			if !strings.EqualFold(c.scheme, "Bearer") {
-				continue
+		all = append(all, parseChallenges(line)...)
+	}
+	for _, scheme := range schemes {
+		for _, c := range all {
+			if strings.EqualFold(c.scheme, scheme) {
+				return Challenge{
+					Scheme:           c.scheme,
+					Error:            c.params["error"],
+					Scopes:           strings.Fields(c.params["scope"]),
+					ResourceMetadata: c.params["resource_metadata"],
+				}, true
 			}
-			ch := Challenge{
-				Error:            c.params["error"],
-				Scopes:           strings.Fields(c.params["scope"]),
-				ResourceMetadata: c.params["resource_metadata"],
-			}
-			return ch, true
 		}
 	}
 	return Challenge{}, false

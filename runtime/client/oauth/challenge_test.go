@@ -17,9 +17,10 @@ func TestParseChallenge(t *testing.T) {
 			Challenge{Error: "invalid_token", ResourceMetadata: "https://mcp.example/.well-known/oauth-protected-resource/mcp"}, true},
 		{"scope list", []string{`Bearer scope="files:read files:write", error="insufficient_scope"`},
 			Challenge{Error: "insufficient_scope", Scopes: []string{"files:read", "files:write"}}, true},
-		{"token values and case", []string{`bearer Error=invalid_token,SCOPE=a`}, Challenge{Error: "invalid_token", Scopes: []string{"a"}}, true},
+		{"token values and case", []string{`bearer Error=invalid_token,SCOPE=a`}, Challenge{Scheme: "bearer", Error: "invalid_token", Scopes: []string{"a"}}, true},
 		{"escapes", []string{`Bearer scope="a\"b"`}, Challenge{Scopes: []string{`a"b`}}, true},
-		{"second challenge", []string{`DPoP algs="ES256", Bearer resource_metadata="https://x/prm"`}, Challenge{ResourceMetadata: "https://x/prm"}, true},
+		{"Bearer first", []string{`DPoP algs="ES256", Bearer resource_metadata="https://x/prm"`}, Challenge{Scheme: "Bearer", ResourceMetadata: "https://x/prm"}, true},
+		{"DPoP alone", []string{`DPoP error="use_dpop_nonce", resource_metadata="https://x/prm"`}, Challenge{Scheme: "DPoP", Error: "use_dpop_nonce", ResourceMetadata: "https://x/prm"}, true},
 		{"after a token68", []string{`Basic dXNlcjpwYXNz, Bearer scope="s"`}, Challenge{Scopes: []string{"s"}}, true},
 		{"second header", []string{`Basic realm="x"`, `Bearer`}, Challenge{}, true},
 		{"first param wins", []string{`Bearer scope="a", scope="b"`}, Challenge{Scopes: []string{"a"}}, true},
@@ -33,7 +34,10 @@ func TestParseChallenge(t *testing.T) {
 				h.Add("WWW-Authenticate", v)
 			}
 			got, ok := ParseChallenge(h)
-			if ok != c.ok || got.Error != c.want.Error || got.ResourceMetadata != c.want.ResourceMetadata || !slices.Equal(got.Scopes, c.want.Scopes) {
+			if c.ok && c.want.Scheme == "" {
+				c.want.Scheme = "Bearer"
+			}
+			if ok != c.ok || got.Scheme != c.want.Scheme || got.Error != c.want.Error || got.ResourceMetadata != c.want.ResourceMetadata || !slices.Equal(got.Scopes, c.want.Scopes) {
 				t.Fatalf("ParseChallenge(%q) = %+v, %t; want %+v, %t", c.headers, got, ok, c.want, c.ok)
 			}
 		})

@@ -55,6 +55,12 @@
 //   - The token endpoint is authenticated as the registration says:
 //     client_secret_basic, client_secret_post, none, or private_key_jwt
 //     with an assertion signed by Registration.PrivateKey (RFC 7523).
+//   - With Config.DPoP and an authorization server that supports DPoP
+//     proofs signed with ES256, tokens are bound to a key of the
+//     Transport's (RFC 9449): the token requests and every request to the
+//     MCP server carry a fresh proof (with the access token's hash), the
+//     nonces either server hands out are used (use_dpop_nonce), and the
+//     token is sent with the DPoP scheme.
 //   - The request is then sent again, once. On 403 with
 //     insufficient_scope the client re-authorizes for the scopes it asked
 //     for before plus the challenge's, at most Config.MaxStepUps times in a
@@ -66,6 +72,5 @@
 //
 // Token exchanges use golang.org/x/oauth2 (the refresh request, which must
 // carry the resource indicator, is made by this package); client
-// assertions are signed with github.com/go-jose/go-jose/v4. DPoP-bound
-// tokens are not implemented.
+// assertions and DPoP proofs are signed with github.com/go-jose/go-jose/v4.
 package oauth

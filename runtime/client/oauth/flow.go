@@ -51,7 +51,11 @@ func (e *AuthorizationError) Error() string {
 // obtain gets a new token from the authorization server of d with the
 // configured grant.
 func (t *Transport) obtain(ctx context.Context, d *discovery, reg *Registration, scopes []string) (*Token, error) {
-	ctx = context.WithValue(ctx, oauth2.HTTPClient, t.hc)
+	hc, err := t.tokenClient(d)
+	if err != nil {
+		return nil, err
+	}
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, hc)
 	switch t.cfg.Grant {
 	case GrantClientCredentials:
 		return t.clientCredentials(ctx, d, reg, scopes)
@@ -283,7 +287,11 @@ func (t *Transport) tokenRequest(ctx context.Context, d *discovery, reg *Registr
 	} else {
 		user, pass = reg.ClientID, secret
 	}
-	return postToken(ctx, t.hc, d.as.TokenEndpoint, form, user, pass)
+	hc, err := t.tokenClient(d)
+	if err != nil {
+		return nil, err
+	}
+	return postToken(ctx, hc, d.as.TokenEndpoint, form, user, pass)
 }
 
 // postToken POSTs form to a token endpoint, with HTTP Basic client

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,6 +85,13 @@ type Config struct {
 	// URL on the loopback interface or of a private scheme, web otherwise.
 	ApplicationType string
 
+	// DPoP binds tokens to a key of the Transport's (RFC 9449) with an
+	// authorization server that supports DPoP proofs signed with ES256:
+	// the token requests and every request to the MCP server carry a
+	// proof, with the nonces the servers hand out, and the token is sent
+	// with the DPoP scheme. Other servers get Bearer tokens as before.
+	DPoP bool
+
 	// OfflineAccess asks for refresh tokens: offline_access is added to
 	// the requested scopes when the authorization server lists it in
 	// scopes_supported.
@@ -130,6 +138,11 @@ type Transport struct {
 	now   func() time.Time
 
 	flow sync.Mutex // held by an authorization
+
+	dpopOnce sync.Once
+	dpop     *dpopProver  // nil until needed, and without Config.DPoP
+	dpopHC   *http.Client // token requests with proofs
+	dpopErr  error
 
 	mu      sync.Mutex
 	bound   []bool                // which Config.Clients without an Issuer got one
@@ -184,13 +197,26 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	authorized := false // a token was obtained for this request
+	nonced := false     // the request was resent with a new DPoP nonce
 	for {
 		resp, err := t.send(req, tok)
 		if err != nil {
 			return nil, err
 		}
+		dpop := tok != nil && strings.EqualFold(tok.TokenType, "DPoP")
 		ch, _ := ParseChallenge(resp.Header)
+		if dpop {
+			ch, _ = parseChallenge(resp.Header, "DPoP", "Bearer")
+		}
+		newNonce := dpop && t.dpop != nil && t.dpop.noteNonce(req.URL, resp)
 		switch {
+		case resp.StatusCode == http.StatusUnauthorized && ch.Error == "use_dpop_nonce" && newNonce && !nonced:
+			if req.Body != nil && req.GetBody == nil {
+				return resp, nil
+			}
+			drain(resp)
+			nonced = true
+			continue
 		case resp.StatusCode == http.StatusUnauthorized && !authorized:
 		case resp.StatusCode == http.StatusForbidden && ch.Error == "insufficient_scope" && t.stepUp(key):
 		default:
@@ -225,10 +251,55 @@ func (t *Transport) send(req *http.Request, tok *Token) (*http.Response, error) 
 		}
 		r.Body = body
 	}
-	if tok != nil {
+	if tok != nil && strings.EqualFold(tok.TokenType, "DPoP") {
+		p, err := t.prover()
+		if err != nil {
+			return nil, err
+		}
+		proof, err := p.proof(r.Method, r.URL, tok.AccessToken, t.now())
+		if err != nil {
+			return nil, err
+		}
+		r.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+		r.Header.Set("DPoP", proof)
+	} else if tok != nil {
 		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
 	return t.base.RoundTrip(r)
+}
+
+// prover returns the Transport's DPoP prover, made on first use.
+func (t *Transport) prover() (*dpopProver, error) {
+	t.dpopOnce.Do(func() {
+		t.dpop, t.dpopErr = newDPoPProver()
+		if t.dpopErr != nil {
+			return
+		}
+		base := t.hc.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		t.dpopHC = &http.Client{
+			Transport:     &dpopTokenTransport{base: base, p: t.dpop, now: t.now},
+			CheckRedirect: t.hc.CheckRedirect,
+			Jar:           t.hc.Jar,
+			Timeout:       t.hc.Timeout,
+		}
+	})
+	return t.dpop, t.dpopErr
+}
+
+// tokenClient is the client for the token requests of d: one that adds
+// DPoP proofs when the Transport binds tokens with DPoP and d's
+// authorization server supports it.
+func (t *Transport) tokenClient(d *discovery) (*http.Client, error) {
+	if !t.cfg.DPoP || !supportsDPoP(d.as) {
+		return t.hc, nil
+	}
+	if _, err := t.prover(); err != nil {
+		return nil, err
+	}
+	return t.dpopHC, nil
 }
 
 // drain discards what is left of a reply that will not be handed on.
