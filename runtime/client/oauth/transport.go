@@ -198,6 +198,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	authorized := false // a token was obtained for this request
 	nonced := false     // the request was resent with a new DPoP nonce
+	resendable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	for {
 		resp, err := t.send(req, tok)
 		if err != nil {
@@ -205,15 +206,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		dpop := tok != nil && strings.EqualFold(tok.TokenType, "DPoP")
 		ch, _ := ParseChallenge(resp.Header)
+		newNonce := false
 		if dpop {
 			ch, _ = parseChallenge(resp.Header, "DPoP", "Bearer")
-		}
-		newNonce := dpop && t.dpop != nil && t.dpop.noteNonce(req.URL, resp)
-		switch {
-		case resp.StatusCode == http.StatusUnauthorized && ch.Error == "use_dpop_nonce" && newNonce && !nonced:
-			if req.Body != nil && req.GetBody == nil {
-				return resp, nil
+			if p, err := t.prover(); err == nil {
+				newNonce = p.noteNonce(req.URL, resp)
 			}
+		}
+		switch {
+		case !resendable:
+			return resp, nil
+		case resp.StatusCode == http.StatusUnauthorized && ch.Error == "use_dpop_nonce" && newNonce && !nonced:
 			drain(resp)
 			nonced = true
 			continue
@@ -224,9 +227,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				t.succeeded(key)
 			}
 			return resp, nil
-		}
-		if req.Body != nil && req.GetBody == nil {
-			return resp, nil // cannot be resent
 		}
 		drain(resp)
 		if resp.StatusCode == http.StatusUnauthorized {

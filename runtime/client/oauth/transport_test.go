@@ -598,3 +598,24 @@ func TestStoredTokenRefreshed(t *testing.T) {
 			len(as.authz), len(as.regs), as.tokenForms[1].Get("grant_type"))
 	}
 }
+
+// TestUnresendableBody: a request whose body cannot be read again gets the
+// 401 as it came, and no authorization is started for it.
+func TestUnresendableBody(t *testing.T) {
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	tr := NewTransport(testConfig(), nil)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, rs.url(), strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.GetBody = nil
+	resp, err := tr.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || len(as.authz) != 0 {
+		t.Fatalf("status %d after %d authorizations; want the 401 and none", resp.StatusCode, len(as.authz))
+	}
+}
