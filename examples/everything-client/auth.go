@@ -36,6 +36,8 @@ var authScenarios = []string{
 	"auth/iss-wrong-issuer", "auth/iss-unexpected", "auth/iss-normalized",
 	"auth/metadata-issuer-mismatch",
 	"auth/client-credentials-jwt", "auth/client-credentials-basic",
+	"auth/wif-jwt-bearer", "auth/enterprise-managed-authorization",
+	"auth/dpop", "auth/dpop-nonce",
 	"auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback",
 }
 
@@ -56,13 +58,19 @@ const (
 )
 
 // authContext is MCP_CONFORMANCE_CONTEXT for the auth scenarios that have
-// one: pre-registered credentials, and for client-credentials-jwt a key.
+// one: pre-registered credentials, for client-credentials-jwt a key, for
+// wif-jwt-bearer the workload's JWT, for enterprise-managed-authorization
+// the user's ID token and the IdP that exchanges it.
 type authContext struct {
 	ClientID         string `json:"client_id"`
 	ClientSecret     string `json:"client_secret"`
 	Issuer           string `json:"issuer"`
 	PrivateKeyPEM    string `json:"private_key_pem"`
 	SigningAlgorithm string `json:"signing_algorithm"`
+	ValidJWT         string `json:"valid_jwt"`
+	IdPClientID      string `json:"idp_client_id"`
+	IdPIDToken       string `json:"idp_id_token"`
+	IdPTokenEndpoint string `json:"idp_token_endpoint"`
 }
 
 // authorizedClient returns the HTTP client of an auth scenario: requests
@@ -74,6 +82,7 @@ func authorizedClient(log *slog.Logger, name string) (*http.Client, error) {
 		ClientIDMetadataURL: clientMetadataURL,
 		ClientName:          "mcpgen-everything-client",
 		OfflineAccess:       true,
+		DPoP:                true,
 		Logger:              log,
 	}
 	var c authContext
@@ -93,8 +102,20 @@ func authorizedClient(log *slog.Logger, name string) (*http.Client, error) {
 		}
 		cfg.Clients = []oauth.Registration{reg}
 	}
-	if strings.HasPrefix(name, "auth/client-credentials-") {
+	switch {
+	case strings.HasPrefix(name, "auth/client-credentials-"):
 		cfg.Grant = oauth.GrantClientCredentials
+	case name == "auth/wif-jwt-bearer":
+		cfg.Grant = oauth.GrantJWTBearer
+		cfg.Assertion = func(context.Context, oauth.AssertionRequest) (string, error) { return c.ValidJWT, nil }
+	case name == "auth/enterprise-managed-authorization":
+		cfg.Grant = oauth.GrantJWTBearer
+		x := &oauth.IDJAGExchange{
+			TokenEndpoint: c.IdPTokenEndpoint,
+			SubjectToken:  func(context.Context) (string, error) { return c.IdPIDToken, nil },
+			ClientID:      c.IdPClientID,
+		}
+		cfg.Assertion = x.Assertion
 	}
 	if err := cfg.Check(); err != nil {
 		return nil, err
