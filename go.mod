@@ -8,6 +8,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/urfave/cli/v2 v2.27.7
 	golang.org/x/mod v0.33.0
+	golang.org/x/oauth2 v0.38.0
 	golang.org/x/time v0.16.0
 	golang.org/x/tools v0.42.0
 )

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -17,6 +18,9 @@ import (
 // session that is already initialized.
 type scenario struct {
 	opts func(*client.Options) // adds handlers before connecting, or nil
+	// http returns the HTTP client of the transport, or is nil for the
+	// transport's own.
+	http func(log *slog.Logger, name string) (*http.Client, error)
 	run  func(ctx context.Context, log *slog.Logger, sess *client.Session) error
 }
 
@@ -57,7 +61,15 @@ func run(ctx context.Context, log *slog.Logger, name, version, url string) error
 	if sc.opts != nil {
 		sc.opts(opts)
 	}
-	t := streamable.NewClientTransport(url, &streamable.ClientOptions{Logger: log})
+	topts := &streamable.ClientOptions{Logger: log}
+	if sc.http != nil {
+		hc, err := sc.http(log, name)
+		if err != nil {
+			return err
+		}
+		topts.HTTPClient = hc
+	}
+	t := streamable.NewClientTransport(url, topts)
 	sess, err := client.New(mcp.Implementation{Name: "mcpgen-everything-client", Version: "1.0.0"}, opts).Connect(ctx, t)
 	if err != nil {
 		return err
