@@ -37,6 +37,6 @@
 // server.RequestScoper). A refusal is a JSON-RPC error with
 // server.CodeInsufficientScope, and, where the HTTP status can still say
 // so, a 403 with an insufficient_scope challenge naming the scopes the
-// operation requires: always for 2026-07-28 requests, and for legacy
-// sessions whose POSTs are answered with JSON; see Middleware.
+// operation requires: for 2026-07-28 requests and for the POSTs of
+// Streamable HTTP sessions; see Middleware.
 package auth

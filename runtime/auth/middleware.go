@@ -60,13 +60,13 @@ type Options struct {
 // WWW-Authenticate: Bearer error="insufficient_scope", scope="…",
 // resource_metadata="…" when its response has not started yet and would
 // be a 200 application/json one: always for 2026-07-28 requests (the scope
-// check runs before anything is written), and for legacy sessions whose
-// POSTs are answered with JSON. A legacy POST answered with an SSE stream,
-// and the 2024-11-05 HTTP+SSE transport, whose POSTs are answered 202
-// before the request is served, get the JSON-RPC error
-// (server.CodeInsufficientScope) alone. A legacy JSON batch (2025-03-26)
-// with one request refused so is answered 403 as a whole, its body still
-// holding every response.
+// check runs before anything is written), and for a POST of one request
+// to a Streamable HTTP session, which streamable checks before it starts
+// the answer's SSE stream (server.Server.CheckScopes). The 2024-11-05
+// HTTP+SSE transport, whose POSTs are answered 202 before the request is
+// served, gets the JSON-RPC error (server.CodeInsufficientScope) alone. A
+// legacy JSON batch (2025-03-26) with one request refused so is answered
+// 403 as a whole, its body still holding every response.
 type Middleware struct {
 	opts        Options
 	metadataURL string

@@ -323,18 +323,15 @@ func TestStreamableSessionsBound(t *testing.T) {
 			if _, status := initialize(t, ms.url, as.token("bob", "mcp")); status != http.StatusOK {
 				t.Fatalf("bob's first session: %d", status)
 			}
-			// A scoped tool: refused without the scope (403 where the
-			// answer is JSON, the JSON-RPC error on an SSE stream), run
-			// with it, within the same session.
+			// A scoped tool: refused without the scope with a 403, whether
+			// the session answers with JSON or SSE (the refusal comes
+			// before the stream would start), and run with it, within the
+			// same session.
 			a := s.call(alice, "write")
-			if jsonReplies {
-				a.insufficientScope(t, http.StatusForbidden)
-			} else {
-				if !a.sse {
-					t.Fatal("the answer is not an SSE stream")
-				}
-				a.insufficientScope(t, http.StatusOK)
+			if a.sse {
+				t.Fatal("a refusal for scopes answered as an SSE stream")
 			}
+			a.insufficientScope(t, http.StatusForbidden)
 			if ms.writes.Load() != 0 {
 				t.Fatal("the scoped tool ran without its scope")
 			}

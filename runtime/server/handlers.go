@@ -241,14 +241,7 @@ func (d dispatcher) ListPrompts(ctx context.Context, p *mcp.PaginatedRequestPara
 func (d dispatcher) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 	s := d.srv
 	r := requestOf(ctx)
-	s.mu.RLock()
-	var found *prompt
-	for _, x := range s.prompts {
-		if x.def.Name == p.Name {
-			found = x
-		}
-	}
-	s.mu.RUnlock()
+	found := s.findPrompt(p.Name)
 	if found == nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid params: name: unknown prompt " + strconv.Quote(p.Name))
 	}
@@ -320,24 +313,7 @@ func (d dispatcher) ListResourceTemplates(ctx context.Context, p *mcp.PaginatedR
 func (d dispatcher) ReadResource(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 	s := d.srv
 	r := requestOf(ctx)
-	s.mu.RLock()
-	var res *resource
-	for _, x := range s.resources {
-		if x.def.URI == p.URI {
-			res = x
-		}
-	}
-	var tmpl *template
-	var vars map[string]string
-	if res == nil {
-		for _, x := range s.templates {
-			if v, ok := x.tmpl.Match(p.URI); ok {
-				tmpl, vars = x, v
-				break
-			}
-		}
-	}
-	s.mu.RUnlock()
+	res, tmpl, vars := s.findResource(p.URI)
 	if res == nil && tmpl == nil {
 		return nil, ResourceNotFound(p.URI)
 	}
@@ -412,4 +388,39 @@ func (d dispatcher) Discover(ctx context.Context, _ *mcp.RequestParams) (*mcp.Di
 		Capabilities:      s.capabilitiesFor(true),
 		Instructions:      s.opts.Instructions,
 	}, nil
+}
+
+// findPrompt returns the prompt named name, or nil.
+func (s *Server) findPrompt(name string) *prompt {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var found *prompt
+	for _, x := range s.prompts {
+		if x.def.Name == name {
+			found = x
+		}
+	}
+	return found
+}
+
+// findResource returns the resource of uri or, when none has it, the
+// first template that matches it, with the template's variables.
+func (s *Server) findResource(uri string) (*resource, *template, map[string]string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var res *resource
+	for _, x := range s.resources {
+		if x.def.URI == uri {
+			res = x
+		}
+	}
+	if res != nil {
+		return res, nil, nil
+	}
+	for _, x := range s.templates {
+		if v, ok := x.tmpl.Match(uri); ok {
+			return nil, x, v
+		}
+	}
+	return nil, nil, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -150,6 +151,61 @@ func insufficientScope(required, missing []string) *jsonrpc.Error {
 	}
 	e.Data = append(data, "]}"...)
 	return e
+}
+
+// noteScopes records that something registered requires scopes, so that
+// CheckScopes has work to do; a server that never had scopes skips it.
+func (s *Server) noteScopes(scopes []string) {
+	if len(scopes) > 0 {
+		s.scoped.Store(true)
+	}
+}
+
+// CheckScopes tells a transport, before it commits to an answer, whether
+// the request method with params would be refused for lacking scopes: it
+// returns the same *jsonrpc.Error the engine would (and tells a
+// ScopeChallenger, as the engine does), or nil when the request names
+// nothing scoped or its credentials grant what it needs. ctx carries the
+// principal (WithPrincipal) and whatever the principal reads its
+// request's credentials from.
+//
+// Streamable HTTP calls it for a legacy session's POST before it starts
+// the SSE stream of the answer: the engine's own check runs only once the
+// stream has begun, too late for the 403 a client steps up on.
+func (s *Server) CheckScopes(ctx context.Context, method string, params []byte) error {
+	if !s.scoped.Load() {
+		return nil
+	}
+	key := "name"
+	if method == mcp.MethodReadResource {
+		key = "uri"
+	}
+	var sc jsonrpc.Scanner
+	sc.Reset(params)
+	raw, ok := member(&sc, key)
+	if !ok {
+		return nil // malformed: the engine says what is wrong
+	}
+	name, ok := rawString(raw)
+	if !ok {
+		return nil
+	}
+	var required []string
+	switch method {
+	case mcp.MethodCallTool:
+		if t := s.tool(name); t != nil {
+			required = t.scopes
+		}
+	case mcp.MethodGetPrompt:
+		if p := s.findPrompt(name); p != nil {
+			required = p.scopes
+		}
+	case mcp.MethodReadResource:
+		if res, tmpl, _ := s.findResource(name); res != nil || tmpl != nil {
+			required = readScopes(res, tmpl)
+		}
+	}
+	return checkScopes(ctx, required)
 }
 
 // readScopes returns the scopes a read of the resource, or of a URI of the

@@ -200,6 +200,8 @@ type Server struct {
 	middleware []Middleware
 	sessions   map[*Session]struct{}
 
+	scoped atomic.Bool // something registered requires scopes (CheckScopes)
+
 	listenMu  sync.Mutex
 	listeners map[*listener]struct{} // open subscriptions/listen requests
 
@@ -424,6 +426,7 @@ func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error 
 	for _, o := range opts {
 		o(t)
 	}
+	s.noteScopes(t.scopes)
 	if err := t.checkRateLimit(); err != nil {
 		return fmt.Errorf("server: tool %s: %w", def.Name, err)
 	}
@@ -488,6 +491,7 @@ func (s *Server) AddPrompt(def mcp.Prompt, h PromptHandler, opts ...PromptOption
 	for _, o := range opts {
 		o(p)
 	}
+	s.noteScopes(p.scopes)
 	s.prompts = append(s.prompts, p)
 	s.mu.Unlock()
 	s.notifyAll(mcp.MethodPromptListChangedNotification)
@@ -537,6 +541,7 @@ func (s *Server) AddResource(def mcp.Resource, h ResourceHandler, opts ...Resour
 	for _, o := range opts {
 		o(r)
 	}
+	s.noteScopes(r.scopes)
 	s.mu.Lock()
 	s.resources = slices.DeleteFunc(s.resources, func(o *resource) bool { return o.def.URI == def.URI })
 	s.resources = append(s.resources, r)
@@ -566,6 +571,7 @@ func (s *Server) AddResourceTemplate(def mcp.ResourceTemplate, h TemplateHandler
 	for _, o := range opts {
 		o(&ro)
 	}
+	s.noteScopes(ro.scopes)
 	s.templates = append(s.templates, &template{def: def, tmpl: tmpl, handler: h, scopes: ro.scopes})
 	s.mu.Unlock()
 	s.notifyAll(mcp.MethodResourceListChangedNotification)

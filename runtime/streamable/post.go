@@ -179,6 +179,9 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, b
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if h.refuseScopes(w, r, b, identity) {
+		return
+	}
 	prime := !asJSON && version >= mcp.Version20251125
 	st, err := s.open(b, r, identity, asJSON, prime)
 	if err != nil {
