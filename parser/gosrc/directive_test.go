@@ -2,6 +2,7 @@ package gosrc
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -191,8 +192,9 @@ func TestToolDirective(t *testing.T) {
 			}
 			if got.name != tt.want.name || got.title != tt.want.title || hintString(got.hints) != hintString(tt.want.hints) || got.task != tt.want.task || got.inputBeforeTask != tt.want.inputBeforeTask ||
 				got.inputSchema != tt.want.inputSchema || got.inputSchemaSet != tt.want.inputSchemaSet ||
-				got.outputSchema != tt.want.outputSchema || got.outputIsSet != tt.want.outputIsSet {
-				t.Errorf("toolDirective(%q) = %+v, want %+v", tt.text, *got, tt.want)
+				got.outputSchema != tt.want.outputSchema || got.outputIsSet != tt.want.outputIsSet ||
+				!reflect.DeepEqual(got.rateLimit, tt.want.rateLimit) || got.burst != tt.want.burst {
+				t.Errorf("toolDirective(%q) = %+v (rate %+v), want %+v (rate %+v)", tt.text, *got, got.rateLimit, tt.want, tt.want.rateLimit)
 			}
 		})
 	}
