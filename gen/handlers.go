@@ -413,7 +413,20 @@ func (g *handlerGen) addTool(t *model.Tool) jen.Code {
 		}
 		args = append(args, jen.Qual(serverPkg, "WithRateLimit").Call(perSecond, jen.Lit(rl.Burst)))
 	}
+	if len(t.Scopes) > 0 {
+		args = append(args, jen.Qual(serverPkg, "WithScopes").Call(scopeLits(t.Scopes)...))
+	}
 	return jen.Qual(handlerPkg, "AddTool").Call(args...)
+}
+
+// scopeLits are the arguments of server.WithScopes, PromptScopes or
+// ResourceScopes: the scopes as the directive wrote them.
+func scopeLits(scopes []string) []jen.Code {
+	lits := make([]jen.Code, len(scopes))
+	for i, s := range scopes {
+		lits[i] = jen.Lit(s)
+	}
+	return lits
 }
 
 // recvParam is the receiver parameter of a generated function for a

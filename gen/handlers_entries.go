@@ -71,7 +71,11 @@ func (l fields) of(typ string) jen.Code {
 // addPrompt is Register's call that adds one prompt.
 func (g *handlerGen) addPrompt(p *model.Prompt) jen.Code {
 	handler := bound(p.Recv, g.names.prompt(promptGet, p), "GetPromptResult", jen.Op("*").Qual(mcpPkg, "GetPromptRequestParams"))
-	return jen.Id("s").Dot("AddPrompt").Call(jen.Id(g.names.prompt(promptDef, p)), handler)
+	args := []jen.Code{jen.Id(g.names.prompt(promptDef, p)), handler}
+	if len(p.Scopes) > 0 {
+		args = append(args, jen.Qual(serverPkg, "PromptScopes").Call(scopeLits(p.Scopes)...))
+	}
+	return jen.Id("s").Dot("AddPrompt").Call(args...)
 }
 
 // prompt writes one prompt's definition, handler and argument reader.
@@ -209,7 +213,12 @@ func (g *handlerGen) addResource(r *model.Resource) jen.Code {
 		params = append(params, jen.Map(jen.String()).String())
 	}
 	handler := bound(r.Recv, g.names.resource(resourceRead, r), "ReadResourceResult", params...)
-	return jen.Id("s").Dot(add).Call(jen.Id(g.names.resource(resourceDef, r)), handler)
+	args := []jen.Code{jen.Id(g.names.resource(resourceDef, r)), handler}
+	if len(r.Scopes) > 0 {
+		// AddResourceTemplate takes ResourceOptions too.
+		args = append(args, jen.Qual(serverPkg, "ResourceScopes").Call(scopeLits(r.Scopes)...))
+	}
+	return jen.Id("s").Dot(add).Call(args...)
 }
 
 // resource writes one resource's or template's definition and handler.

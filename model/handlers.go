@@ -114,6 +114,10 @@ type Tool struct {
 	// RateLimit (rate=N/UNIT [burst=B]) limits each caller's calls of
 	// the tool; nil for none.
 	RateLimit *RateLimit
+	// Scopes (scopes=a|b) are the OAuth scopes a caller's credentials
+	// must grant for the tool to be called, in the order written; nil for
+	// none.
+	Scopes []string
 
 	// Input is the handler's input type, nil for func(ctx) (Out, error).
 	Input *Value
@@ -134,6 +138,10 @@ type Prompt struct {
 	Name        string // the MCP prompt name
 	Title       string
 	Description string
+	// Scopes (scopes=a|b) are the OAuth scopes a caller's credentials
+	// must grant for the prompt to be got, in the order written; nil for
+	// none.
+	Scopes []string
 
 	// Input is the handler's struct of string fields, nil when the handler
 	// takes no input; Args are its fields as prompt arguments.
@@ -165,6 +173,10 @@ type Resource struct {
 	Title       string
 	Description string
 	MIME        string
+	// Scopes (scopes=a|b) are the OAuth scopes a caller's credentials
+	// must grant for the resource, or a URI of the template, to be read,
+	// in the order written; nil for none.
+	Scopes []string
 
 	URI      string // uri=, for a fixed resource
 	Template string // uri-template=, for a template

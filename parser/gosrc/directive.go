@@ -3,6 +3,7 @@ package gosrc
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -91,6 +92,7 @@ type toolOptions struct {
 	inputBeforeTask             bool
 	rateLimit                   *model.RateLimit
 	burst                       int // burst=, 0 when not written
+	scopes                      []string
 	inputSchema, outputSchema   string
 	inputSchemaSet, outputIsSet bool
 }
@@ -114,6 +116,44 @@ func parseRate(o option) (*model.RateLimit, error) {
 	}
 	per := map[string]model.RatePeriod{"s": model.PerSecond, "m": model.PerMinute, "h": model.PerHour}[m[2]]
 	return &model.RateLimit{Count: n, Per: per, Burst: n}, nil
+}
+
+// scopesExample is the scopes= value the messages about it show.
+const scopesExample = "scopes=files:read|files:write"
+
+// parseScopes reads scopes=A|B|..., the OAuth scopes a caller's
+// credentials must grant, in the order written. Each is a scope-token of
+// RFC 6749 §3.3: one or more of the printable ASCII characters but the
+// space, '"' and '\'. '|' separates them here, so a scope that holds one
+// cannot be written in a directive (register it by hand).
+func parseScopes(o option) ([]string, error) {
+	if o.bare || o.value == "" {
+		return nil, fmt.Errorf("scopes needs a value: the OAuth scopes a caller's token must hold, separated by |, e.g. %s", scopesExample)
+	}
+	if strings.ContainsAny(o.value, " \t") {
+		return nil, fmt.Errorf("scopes=%q: separate scopes with |, not spaces: %s", o.value, scopesExample)
+	}
+	items := strings.Split(o.value, "|")
+	// Characters first, so that the messages below quote a value that
+	// is plain printable ASCII.
+	for _, s := range items {
+		for _, r := range s {
+			if r < 0x21 || r > 0x7e || r == '"' || r == '\\' {
+				return nil, fmt.Errorf("scopes: scope %q holds %q: an OAuth scope (RFC 6749 §3.3) is printable ASCII without spaces, '\"' or '\\'", s, r)
+			}
+		}
+	}
+	var scopes []string
+	for _, s := range items {
+		if s == "" {
+			return nil, fmt.Errorf("scopes=%s: a scope is empty: put one | between two scopes and none at the ends, e.g. %s", o.value, scopesExample)
+		}
+		if slices.Contains(scopes, s) {
+			return nil, fmt.Errorf("scopes=%s: scope %s is written twice: keep one", o.value, s)
+		}
+		scopes = append(scopes, s)
+	}
+	return scopes, nil
 }
 
 // toolDirective reads the options of a //mcp:tool directive.
@@ -170,6 +210,12 @@ func toolDirective(d *directive) (*toolOptions, error) {
 				return nil, model.SrcErrorf(d.pos, "//mcp:tool: burst=%s: write the calls a caller may make at once, a whole number from 1 to %d, e.g. burst=5", o.value, maxRateCount)
 			}
 			t.burst = n
+		case "scopes":
+			scopes, err := parseScopes(o)
+			if err != nil {
+				return nil, model.SrcErrorf(d.pos, "//mcp:tool: %s", err)
+			}
+			t.scopes = scopes
 		case "input-schema", "output-schema":
 			if o.bare || !strings.HasSuffix(o.value, ".json") {
 				return nil, model.SrcErrorf(d.pos, "//mcp:tool: %s needs a JSON file next to the package's sources: %s=FILE.json", o.key, o.key)
@@ -180,7 +226,7 @@ func toolDirective(d *directive) (*toolOptions, error) {
 				t.outputSchema, t.outputIsSet = o.value, true
 			}
 		default:
-			return nil, model.SrcErrorf(d.pos, "//mcp:tool: unknown option %q: use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, input-schema= or output-schema=", o.key)
+			return nil, model.SrcErrorf(d.pos, "//mcp:tool: unknown option %q: use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=", o.key)
 		}
 	}
 	// Checked once every option is read, so that the order they are
@@ -239,6 +285,7 @@ func errDirectiveSpace(pos model.SrcPos) error {
 type entryOptions struct {
 	name, title, mime string
 	uri, template     string
+	scopes            []string
 }
 
 // entryDirective reads the options of a //mcp:prompt or //mcp:resource
@@ -252,6 +299,14 @@ func entryDirective(d *directive, allowed ...string) (*entryOptions, error) {
 		}
 		if !ok {
 			return nil, model.SrcErrorf(d.pos, "//mcp:%s: unknown option %q: use %s=", d.kind, o.key, strings.Join(allowed, "=, "))
+		}
+		if o.key == "scopes" {
+			scopes, err := parseScopes(o)
+			if err != nil {
+				return nil, model.SrcErrorf(d.pos, "//mcp:%s: %s", d.kind, err)
+			}
+			e.scopes = scopes
+			continue
 		}
 		if o.bare || o.value == "" {
 			return nil, model.SrcErrorf(d.pos, "//mcp:%s: %s needs a value: %s=...", d.kind, o.key, o.key)

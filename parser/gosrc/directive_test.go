@@ -2,6 +2,7 @@ package gosrc
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -61,6 +62,7 @@ func TestParseDirective(t *testing.T) {
 		{"quote inside a bare value", `tool title=a"b"`, "", "", `//mcp:tool: option title: a quote inside a value: quote the whole value, e.g. title="a b"`},
 		{"option twice", "tool readonly readonly=false", "", "", "//mcp:tool: option readonly is given twice: keep one"},
 		{"task twice, even agreeing", "tool task=optional task=optional", "", "", "//mcp:tool: option task is given twice: keep one"},
+		{"scopes twice", "resource uri=x://a scopes=a scopes=b", "", "", "//mcp:resource: option scopes is given twice: keep one"},
 		{"input-before-task twice", "tool task=required input-before-task input-before-task", "", "", "//mcp:tool: option input-before-task is given twice: keep one"},
 	}
 	for _, tt := range tests {
@@ -153,6 +155,29 @@ func TestToolDirective(t *testing.T) {
 		{"burst of zero", "tool rate=1/s burst=0", toolOptions{}, "//mcp:tool: burst=0: write the calls a caller may make at once, a whole number from 1 to 1000000, e.g. burst=5"},
 		{"burst not a number", "tool rate=1/s burst=many", toolOptions{}, "//mcp:tool: burst=many: write the calls a caller may make at once, a whole number from 1 to 1000000, e.g. burst=5"},
 		{"bare burst", "tool rate=1/s burst", toolOptions{}, "//mcp:tool: burst=: write the calls a caller may make at once, a whole number from 1 to 1000000, e.g. burst=5"},
+		{"one scope", "tool scopes=files:read", toolOptions{scopes: []string{"files:read"}}, ""},
+		{"scopes in the order written", "tool scopes=files:write|files:read|admin", toolOptions{scopes: []string{"files:write", "files:read", "admin"}}, ""},
+		{"scope that is a URL", "tool scopes=https://www.googleapis.com/auth/drive.file", toolOptions{scopes: []string{"https://www.googleapis.com/auth/drive.file"}}, ""},
+		{"scopes quoted", `tool scopes="files:read|files:write"`, toolOptions{scopes: []string{"files:read", "files:write"}}, ""},
+		{"scopes of every character RFC 6749 allows but |", "tool scopes=!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{}~|a=b", toolOptions{scopes: []string{"!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{}~", "a=b"}}, ""},
+		{"scopes beside rate and task", "tool task=optional scopes=admin rate=10/s", toolOptions{task: model.TaskOptional, rateLimit: &model.RateLimit{Count: 10, Per: model.PerSecond, Burst: 10}, scopes: []string{"admin"}}, ""},
+		{"scopes differing in case are two", "tool scopes=Admin|admin", toolOptions{scopes: []string{"Admin", "admin"}}, ""},
+		{"bare scopes", "tool scopes", toolOptions{}, "//mcp:tool: scopes needs a value: the OAuth scopes a caller's token must hold, separated by |, e.g. scopes=files:read|files:write"},
+		{"empty scopes", "tool scopes=", toolOptions{}, "//mcp:tool: scopes needs a value: the OAuth scopes a caller's token must hold, separated by |, e.g. scopes=files:read|files:write"},
+		{"empty quoted scopes", `tool scopes=""`, toolOptions{}, "//mcp:tool: scopes needs a value: the OAuth scopes a caller's token must hold, separated by |, e.g. scopes=files:read|files:write"},
+		{"scopes separated by spaces", `tool scopes="files:read files:write"`, toolOptions{}, `//mcp:tool: scopes="files:read files:write": separate scopes with |, not spaces: scopes=files:read|files:write`},
+		{"scopes separated by a tab", "tool scopes=\"a\\tb\"", toolOptions{}, `//mcp:tool: scopes="a\tb": separate scopes with |, not spaces: scopes=files:read|files:write`},
+		{"empty scope between bars", "tool scopes=a||b", toolOptions{}, "//mcp:tool: scopes=a||b: a scope is empty: put one | between two scopes and none at the ends, e.g. scopes=files:read|files:write"},
+		{"leading bar", "tool scopes=|a", toolOptions{}, "//mcp:tool: scopes=|a: a scope is empty: put one | between two scopes and none at the ends, e.g. scopes=files:read|files:write"},
+		{"trailing bar", "tool scopes=a|", toolOptions{}, "//mcp:tool: scopes=a|: a scope is empty: put one | between two scopes and none at the ends, e.g. scopes=files:read|files:write"},
+		{"a bar alone", "tool scopes=|", toolOptions{}, "//mcp:tool: scopes=|: a scope is empty: put one | between two scopes and none at the ends, e.g. scopes=files:read|files:write"},
+		{"scope written twice", "tool scopes=a|b|a", toolOptions{}, "//mcp:tool: scopes=a|b|a: scope a is written twice: keep one"},
+		{"backslash in a scope", `tool scopes=files|a\b`, toolOptions{}, `//mcp:tool: scopes: scope "a\\b" holds '\\': an OAuth scope (RFC 6749 §3.3) is printable ASCII without spaces, '"' or '\'`},
+		{"quote in a scope", `tool scopes="a\"b"`, toolOptions{}, `//mcp:tool: scopes: scope "a\"b" holds '"': an OAuth scope (RFC 6749 §3.3) is printable ASCII without spaces, '"' or '\'`},
+		{"non-ASCII scope", "tool scopes=dateien:größe", toolOptions{}, `//mcp:tool: scopes: scope "dateien:größe" holds 'ö': an OAuth scope (RFC 6749 §3.3) is printable ASCII without spaces, '"' or '\'`},
+		{"control character in a scope", `tool scopes="a\x7f"`, toolOptions{}, `//mcp:tool: scopes: scope "a\x7f" holds '\x7f': an OAuth scope (RFC 6749 §3.3) is printable ASCII without spaces, '"' or '\'`},
+		{"bad character checked before an empty scope", `tool scopes="||a\x01"`, toolOptions{}, `//mcp:tool: scopes: scope "a\x01" holds '\x01': an OAuth scope (RFC 6749 §3.3) is printable ASCII without spaces, '"' or '\'`},
+		{"scope misspelt", "tool scope=admin", toolOptions{}, `//mcp:tool: unknown option "scope": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=`},
 		{"name with a space", `tool name="add numbers"`, toolOptions{}, `//mcp:tool: name="add numbers" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
 		{"name of 129 characters", "tool name=" + strings.Repeat("a", 129), toolOptions{}, `//mcp:tool: name="` + strings.Repeat("a", 129) + `" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
 		{"bare name", "tool name", toolOptions{}, `//mcp:tool: name="" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
@@ -172,8 +197,8 @@ func TestToolDirective(t *testing.T) {
 		{"input-before-task with a value", "tool task=required input-before-task=true", toolOptions{}, "//mcp:tool: input-before-task=true: write input-before-task alone, with no value"},
 		{"input-before-task with an empty value", "tool task=required input-before-task=", toolOptions{}, "//mcp:tool: input-before-task=: write input-before-task alone, with no value"},
 		{"input-before-task with a bad task", "tool input-before-task task=maybe", toolOptions{}, "//mcp:tool: task=maybe: write task=optional or task=required (leave it out for a tool that always answers at once)"},
-		{"input-before-task misspelt", "tool task=required input-before-tasks", toolOptions{}, `//mcp:tool: unknown option "input-before-tasks": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, input-schema= or output-schema=`},
-		{"unknown option", "tool readOnly", toolOptions{}, `//mcp:tool: unknown option "readOnly": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, input-schema= or output-schema=`},
+		{"input-before-task misspelt", "tool task=required input-before-tasks", toolOptions{}, `//mcp:tool: unknown option "input-before-tasks": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=`},
+		{"unknown option", "tool readOnly", toolOptions{}, `//mcp:tool: unknown option "readOnly": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,8 +216,9 @@ func TestToolDirective(t *testing.T) {
 			}
 			if got.name != tt.want.name || got.title != tt.want.title || hintString(got.hints) != hintString(tt.want.hints) || got.task != tt.want.task || got.inputBeforeTask != tt.want.inputBeforeTask ||
 				got.inputSchema != tt.want.inputSchema || got.inputSchemaSet != tt.want.inputSchemaSet ||
-				got.outputSchema != tt.want.outputSchema || got.outputIsSet != tt.want.outputIsSet {
-				t.Errorf("toolDirective(%q) = %+v, want %+v", tt.text, *got, tt.want)
+				got.outputSchema != tt.want.outputSchema || got.outputIsSet != tt.want.outputIsSet ||
+				!reflect.DeepEqual(got.rateLimit, tt.want.rateLimit) || got.burst != tt.want.burst || !slices.Equal(got.scopes, tt.want.scopes) {
+				t.Errorf("toolDirective(%q) = %+v (rate %+v), want %+v (rate %+v)", tt.text, *got, got.rateLimit, tt.want, tt.want.rateLimit)
 			}
 		})
 	}
@@ -201,8 +227,8 @@ func TestToolDirective(t *testing.T) {
 // Each //mcp:prompt and //mcp:resource option, with the keys each kind
 // allows (as prompt and resource pass them).
 func TestEntryDirective(t *testing.T) {
-	prompt := []string{"name", "title"}
-	resource := []string{"uri", "uri-template", "name", "title", "mime"}
+	prompt := []string{"name", "title", "scopes"}
+	resource := []string{"uri", "uri-template", "name", "title", "mime", "scopes"}
 	tests := []struct {
 		name, text string
 		allowed    []string
@@ -213,8 +239,17 @@ func TestEntryDirective(t *testing.T) {
 		{"prompt name and title", `prompt name=review title="Review code"`, prompt, entryOptions{name: "review", title: "Review code"}, ""},
 		{"resource uri and mime", "resource uri=file:///README.md mime=text/markdown", resource, entryOptions{uri: "file:///README.md", mime: "text/markdown"}, ""},
 		{"resource template", `resource uri-template="repo://{owner}/{repo}" name=repo title=Repo`, resource, entryOptions{template: "repo://{owner}/{repo}", name: "repo", title: "Repo"}, ""},
-		{"prompt takes no mime", "prompt mime=text/plain", prompt, entryOptions{}, `//mcp:prompt: unknown option "mime": use name=, title=`},
-		{"resource unknown option", "resource url=x://a", resource, entryOptions{}, `//mcp:resource: unknown option "url": use uri=, uri-template=, name=, title=, mime=`},
+		{"prompt takes no mime", "prompt mime=text/plain", prompt, entryOptions{}, `//mcp:prompt: unknown option "mime": use name=, title=, scopes=`},
+		{"resource unknown option", "resource url=x://a", resource, entryOptions{}, `//mcp:resource: unknown option "url": use uri=, uri-template=, name=, title=, mime=, scopes=`},
+		{"prompt scopes", "prompt name=review scopes=code:read", prompt, entryOptions{name: "review", scopes: []string{"code:read"}}, ""},
+		{"resource scopes in the order written", "resource uri=file:///secret scopes=files:read|admin", resource, entryOptions{uri: "file:///secret", scopes: []string{"files:read", "admin"}}, ""},
+		{"template scopes", `resource scopes="repo" uri-template="repo://{owner}/{repo}"`, resource, entryOptions{template: "repo://{owner}/{repo}", scopes: []string{"repo"}}, ""},
+		{"bare prompt scopes", "prompt scopes", prompt, entryOptions{}, "//mcp:prompt: scopes needs a value: the OAuth scopes a caller's token must hold, separated by |, e.g. scopes=files:read|files:write"},
+		{"empty resource scopes", `resource uri=x://a scopes=""`, resource, entryOptions{}, "//mcp:resource: scopes needs a value: the OAuth scopes a caller's token must hold, separated by |, e.g. scopes=files:read|files:write"},
+		{"prompt scopes separated by spaces", `prompt scopes="a b"`, prompt, entryOptions{}, `//mcp:prompt: scopes="a b": separate scopes with |, not spaces: scopes=files:read|files:write`},
+		{"resource empty scope", "resource uri=x://a scopes=a||b", resource, entryOptions{}, "//mcp:resource: scopes=a||b: a scope is empty: put one | between two scopes and none at the ends, e.g. scopes=files:read|files:write"},
+		{"template scope twice", "resource uri-template=x://{a} scopes=r|r", resource, entryOptions{}, "//mcp:resource: scopes=r|r: scope r is written twice: keep one"},
+		{"resource scope not ASCII", "resource uri=x://a scopes=lesen:ä", resource, entryOptions{}, `//mcp:resource: scopes: scope "lesen:ä" holds 'ä': an OAuth scope (RFC 6749 §3.3) is printable ASCII without spaces, '"' or '\'`},
 		{"bare option", "prompt name", prompt, entryOptions{}, "//mcp:prompt: name needs a value: name=..."},
 		{"empty value", `resource uri=""`, resource, entryOptions{}, "//mcp:resource: uri needs a value: uri=..."},
 		{"mime without a subtype", "resource uri=x://a mime=text", resource, entryOptions{}, "//mcp:resource: mime=text is not a MIME type: write type/subtype, e.g. mime=text/plain"},
@@ -233,7 +268,7 @@ func TestEntryDirective(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if *got != tt.want {
+			if !reflect.DeepEqual(*got, tt.want) {
 				t.Errorf("entryDirective(%q) = %+v, want %+v", tt.text, *got, tt.want)
 			}
 		})

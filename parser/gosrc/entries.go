@@ -68,7 +68,7 @@ func (p *scanner) claim(space, name string, pos model.SrcPos, fix string) error 
 
 // prompt checks one //mcp:prompt function or method and adds it to the model.
 func (p *scanner) prompt(fd *ast.FuncDecl, d *directive) error {
-	opts, err := entryDirective(d, "name", "title")
+	opts, err := entryDirective(d, "name", "title", "scopes")
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (p *scanner) prompt(fd *ast.FuncDecl, d *directive) error {
 	if err != nil {
 		return err
 	}
-	pr := &model.Prompt{Pos: h.pos, GoName: h.name, Recv: h.recv, Name: opts.name, Title: opts.title, Description: h.doc}
+	pr := &model.Prompt{Pos: h.pos, GoName: h.name, Recv: h.recv, Name: opts.name, Title: opts.title, Description: h.doc, Scopes: opts.scopes}
 	if pr.Name == "" {
 		pr.Name = snakeCase(h.name)
 	}
@@ -126,7 +126,7 @@ func (p *scanner) prompt(fd *ast.FuncDecl, d *directive) error {
 
 // resource checks one //mcp:resource function or method and adds it to the model.
 func (p *scanner) resource(fd *ast.FuncDecl, d *directive) error {
-	opts, err := entryDirective(d, "uri", "uri-template", "name", "title", "mime")
+	opts, err := entryDirective(d, "uri", "uri-template", "name", "title", "mime", "scopes")
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (p *scanner) resource(fd *ast.FuncDecl, d *directive) error {
 	if err != nil {
 		return err
 	}
-	r := &model.Resource{Pos: h.pos, GoName: h.name, Recv: h.recv, Name: opts.name, Title: opts.title, MIME: opts.mime, Description: h.doc, URI: opts.uri, Template: opts.template}
+	r := &model.Resource{Pos: h.pos, GoName: h.name, Recv: h.recv, Name: opts.name, Title: opts.title, MIME: opts.mime, Description: h.doc, URI: opts.uri, Template: opts.template, Scopes: opts.scopes}
 	if r.Name == "" {
 		r.Name = snakeCase(h.name)
 	}

@@ -205,7 +205,7 @@ func (p *scanner) tool(fd *ast.FuncDecl, d *directive) error {
 	sig := fn.Type().(*types.Signature)
 	pos := p.l.pos(fd.Name.Pos())
 	want := "func(ctx context.Context, in In) (Out, error) or func(ctx context.Context) (Out, error)"
-	t := &model.Tool{Pos: pos, GoName: fd.Name.Name, Name: opts.name, Title: opts.title, Hints: opts.hints, Task: opts.task, InputBeforeTask: opts.inputBeforeTask, RateLimit: opts.rateLimit}
+	t := &model.Tool{Pos: pos, GoName: fd.Name.Name, Name: opts.name, Title: opts.title, Hints: opts.hints, Task: opts.task, InputBeforeTask: opts.inputBeforeTask, RateLimit: opts.rateLimit, Scopes: opts.scopes}
 	if t.Name == "" {
 		t.Name = snakeCase(fd.Name.Name)
 	}

@@ -7,10 +7,10 @@
 //
 // Directives sit in a function's or method's doc comment:
 //
-//	//mcp:tool [name=N] [title="T"] [readonly] [destructive] [idempotent] [openworld] [task=optional|required [input-before-task]] [rate=N/s|N/m|N/h [burst=B]] [input-schema=F.json] [output-schema=F.json]
-//	//mcp:prompt [name=N] [title="T"]
-//	//mcp:resource uri=URI [name=N] [title="T"] [mime=type/subtype]
-//	//mcp:resource uri-template=TEMPLATE [name=N] [title="T"] [mime=type/subtype]
+//	//mcp:tool [name=N] [title="T"] [readonly] [destructive] [idempotent] [openworld] [task=optional|required [input-before-task]] [rate=N/s|N/m|N/h [burst=B]] [scopes=S|S...] [input-schema=F.json] [output-schema=F.json]
+//	//mcp:prompt [name=N] [title="T"] [scopes=S|S...]
+//	//mcp:resource uri=URI [name=N] [title="T"] [mime=type/subtype] [scopes=S|S...]
+//	//mcp:resource uri-template=TEMPLATE [name=N] [title="T"] [mime=type/subtype] [scopes=S|S...]
 //
 // An option is written once. task= lets a tool run as an MCP task: with
 // task=optional it runs as one when the client can take a task and answers
@@ -29,6 +29,17 @@
 // once, N when left out. The generated Register passes
 // server.WithRateLimit for it; calls over the limit are refused with
 // server.CodeRateLimited before anything else of the call happens.
+//
+// scopes= names the OAuth scopes a caller's credentials must grant to call
+// the tool, get the prompt or read the resource (or a URI of the
+// template), separated by |: scopes=files:read|files:write. Each is an
+// OAuth scope token (RFC 6749 §3.3: printable ASCII without spaces, '"'
+// or '\'; a scope that holds '|' must be registered by hand); none may be
+// empty or written twice, and they keep the order written. The generated
+// Register passes server.WithScopes, server.PromptScopes or
+// server.ResourceScopes for them; a request whose credentials lack one is
+// refused with server.CodeInsufficientScope before anything else of it
+// happens, a tool's rate limit included.
 //
 // One more directive is a package option rather than a handler's: a
 // comment line of its own (not part of a declaration's doc comment, e.g.

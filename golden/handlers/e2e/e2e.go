@@ -106,3 +106,38 @@ func Note(ctx context.Context, v NoteVars) ([]byte, error) {
 	}
 	return []byte("note " + v.ID), nil
 }
+
+// Vault keeps secrets that only callers whose credentials grant the right
+// OAuth scopes reach.
+type Vault struct{ Secret string }
+
+// EntryVars name a secret.
+type EntryVars struct {
+	Name string `json:"name"`
+}
+
+// Open reveals a secret.
+//
+//mcp:tool scopes=vault:read|vault:open
+func (v *Vault) Open(ctx context.Context, in EntryVars) (string, error) {
+	return v.Secret + " " + in.Name, nil
+}
+
+// Recite asks the model to recite the vault's secret.
+//
+//mcp:prompt scopes=vault:read
+func (v *Vault) Recite(ctx context.Context) ([]mcp.PromptMessage, error) {
+	return []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.ContentBlock{Value: &mcp.TextContent{Text: "Recite " + v.Secret}}}}, nil
+}
+
+// Index lists the vault's secrets.
+//
+//mcp:resource uri=vault://index scopes=vault:list
+func (v *Vault) Index(ctx context.Context) (string, error) { return "one secret", nil }
+
+// Entry reads one secret.
+//
+//mcp:resource uri-template=vault://entries/{name} scopes=vault:read
+func (v *Vault) Entry(ctx context.Context, in EntryVars) (string, error) {
+	return v.Secret + " " + in.Name, nil
+}

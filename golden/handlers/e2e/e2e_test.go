@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,18 +29,8 @@ func TestEndToEnd(t *testing.T) {
 	if err := RegisterGreeter(s, nil); err == nil {
 		t.Error("RegisterGreeter accepted a nil receiver")
 	}
-	a, b := transport.NewPipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, a) }()
-	c := jsonrpc.NewConn(b, jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) ([]byte, error) { return nil, nil }), jsonrpc.Options{})
-	go c.Run(ctx)
-	defer func() {
-		c.Close()
-		cancel()
-		<-done
-		c.Wait()
-	}()
+	ctx := t.Context()
+	c := dial(t, s, nil)
 	call := func(method, params string) map[string]any {
 		t.Helper()
 		out, err := c.Call(ctx, method, []byte(params))
@@ -51,11 +43,6 @@ func TestEndToEnd(t *testing.T) {
 		}
 		return m
 	}
-	call("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`)
-	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
-		t.Fatal(err)
-	}
-
 	// The schema constants are indented, but a tool definition must go out
 	// on one line: stdio framing refuses a message with a raw newline.
 	raw, err := c.Call(ctx, "tools/list", []byte(`{}`))
@@ -189,4 +176,92 @@ func firstText(r map[string]any) string {
 	}
 	text, _ := content[0].(map[string]any)["text"].(string)
 	return text
+}
+
+// grants is a principal whose credentials grant fixed OAuth scopes,
+// written space-separated.
+type grants string
+
+func (g grants) HasScope(s string) bool { return slices.Contains(strings.Fields(string(g)), s) }
+
+// TestScopes serves the Vault's handlers, whose directives require scopes,
+// to callers whose principals grant some, all or none of them: the
+// generated Register must hand every scopes= to the server, in the order
+// written, so that a request lacking one is refused before its handler
+// runs and its error names every scope the handler requires.
+func TestScopes(t *testing.T) {
+	s := server.New(mcp.Implementation{Name: "vault", Version: "1"}, nil)
+	if err := RegisterVault(s, &Vault{Secret: "s3cret"}); err != nil {
+		t.Fatal(err)
+	}
+	requests := []struct {
+		name, method, params string
+		result               string // text of the handler's result
+		required             string // the requiredScopes of a refusal
+	}{
+		{"tool", "tools/call", `{"name":"open","arguments":{"name":"a"}}`, `"text":"s3cret a"`, `["vault:read","vault:open"]`},
+		{"prompt", "prompts/get", `{"name":"recite"}`, `"text":"Recite s3cret"`, `["vault:read"]`},
+		{"resource", "resources/read", `{"uri":"vault://index"}`, `"text":"one secret"`, `["vault:list"]`},
+		{"template", "resources/read", `{"uri":"vault://entries/a"}`, `"text":"s3cret a"`, `["vault:read"]`},
+	}
+	callers := []struct {
+		name      string
+		principal any
+		allowed   map[string]bool // the requests it may make
+	}{
+		{"nobody", nil, nil},
+		{"reader", grants("vault:read"), map[string]bool{"prompt": true, "template": true}},
+		{"lister", grants("vault:list vault:open"), map[string]bool{"resource": true}},
+		{"owner", grants("vault:open vault:list vault:read"), map[string]bool{"tool": true, "prompt": true, "resource": true, "template": true}},
+	}
+	for _, caller := range callers {
+		t.Run(caller.name, func(t *testing.T) {
+			c := dial(t, s, caller.principal)
+			// Scoped tools are listed to everyone, so that a client can
+			// learn of them and ask for the scopes.
+			list, err := c.Call(t.Context(), "tools/list", []byte(`{}`))
+			if err != nil || !strings.Contains(string(list), `"name":"open"`) {
+				t.Errorf("tools/list = %s, %v; want it to list open", list, err)
+			}
+			for _, r := range requests {
+				out, err := c.Call(t.Context(), r.method, []byte(r.params))
+				if caller.allowed[r.name] {
+					if err != nil || !strings.Contains(string(out), r.result) {
+						t.Errorf("%s: %s = %s, %v; want a result with %s", r.name, r.method, out, err, r.result)
+					}
+					continue
+				}
+				e, ok := errors.AsType[*jsonrpc.Error](err)
+				if !ok || e.Code != server.CodeInsufficientScope || string(e.Data) != `{"requiredScopes":`+r.required+`}` {
+					t.Errorf("%s: %s = %s, %v; want error %d with requiredScopes %s", r.name, r.method, out, err, server.CodeInsufficientScope, r.required)
+				}
+			}
+		})
+	}
+}
+
+// dial serves s over an in-memory pipe, as principal when it is not nil,
+// and returns an initialized connection to it; the test's cleanup closes
+// both ends.
+func dial(t *testing.T, s *server.Server, principal any) *jsonrpc.Conn {
+	t.Helper()
+	a, b := transport.NewPipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(server.WithPrincipal(ctx, principal), a) }()
+	c := jsonrpc.NewConn(b, jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) ([]byte, error) { return nil, nil }), jsonrpc.Options{})
+	go c.Run(ctx)
+	t.Cleanup(func() {
+		c.Close()
+		cancel()
+		<-done
+		c.Wait()
+	})
+	if _, err := c.Call(ctx, "initialize", []byte(`{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -26,9 +26,13 @@ var (
 	_ func(context.Context, AddInput) (AddOutput, error)           = Add
 	_ func(*Greeter, context.Context, GreetInput) (string, error)  = (*Greeter).Greet
 	_ func(context.Context, json.RawMessage) (string, error)       = Ship
+	_ func(*Vault, context.Context, EntryVars) (string, error)     = (*Vault).Open
 	_ func(context.Context, PlanArgs) ([]mcp.PromptMessage, error) = PlanTrip
+	_ func(*Vault, context.Context) ([]mcp.PromptMessage, error)   = (*Vault).Recite
 	_ func(context.Context) (string, error)                        = Motd
 	_ func(context.Context, NoteVars) ([]byte, error)              = Note
+	_ func(*Vault, context.Context) (string, error)                = (*Vault).Index
+	_ func(*Vault, context.Context, EntryVars) (string, error)     = (*Vault).Entry
 )
 
 // Register adds the package's tools, prompts and resources to s: add, ship, plan_trip, motd, note.
@@ -59,6 +63,34 @@ func RegisterGreeter(s *server.Server, r *Greeter) error {
 	if err := handler.AddTool(s, mcpgenToolGreeterGreet, mcpgenInputSchemaGreeterGreet, "", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return mcpgenCallGreeterGreet(ctx, r, p)
 	}, server.InputCheckedByHandler()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// RegisterVault adds the tools, prompts and resources served by r's methods to s: open, recite, index, entry.
+func RegisterVault(s *server.Server, r *Vault) error {
+	if r == nil {
+		return errors.New("RegisterVault: nil receiver")
+	}
+	if err := handler.AddTool(s, mcpgenToolVaultOpen, mcpgenInputSchemaVaultOpen, "", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return mcpgenCallVaultOpen(ctx, r, p)
+	}, server.InputCheckedByHandler(), server.WithScopes("vault:read", "vault:open")); err != nil {
+		return err
+	}
+	if err := s.AddPrompt(mcpgenPromptVaultRecite, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+		return mcpgenGetPromptVaultRecite(ctx, r, p)
+	}, server.PromptScopes("vault:read")); err != nil {
+		return err
+	}
+	if err := s.AddResource(mcpgenResourceVaultIndex, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+		return mcpgenReadResourceVaultIndex(ctx, r, p)
+	}, server.ResourceScopes("vault:list")); err != nil {
+		return err
+	}
+	if err := s.AddResourceTemplate(mcpgenResourceVaultEntry, func(ctx context.Context, p *mcp.ReadResourceRequestParams, vars map[string]string) (*mcp.ReadResourceResult, error) {
+		return mcpgenReadResourceVaultEntry(ctx, r, p, vars)
+	}, server.ResourceScopes("vault:read")); err != nil {
 		return err
 	}
 	return nil
@@ -289,6 +321,53 @@ func mcpgenCallShip(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.Cal
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
+// mcpgenToolVaultOpen is the definition of tool open (e2e.go:122), but for its schemas: handler.AddTool adds them.
+var mcpgenToolVaultOpen = mcp.Tool{
+	Name:        "open",
+	Description: "Open reveals a secret.",
+}
+
+// mcpgenInputSchemaVaultOpen is the input schema of tool open (e2e.go:122).
+const mcpgenInputSchemaVaultOpen = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "name": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "name"
+  ],
+  "additionalProperties": false
+}`
+
+// mcpgenCallVaultOpen handles a call of tool open with Vault.Open (e2e.go:122).
+func mcpgenCallVaultOpen(ctx context.Context, r *Vault, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	var in EntryVars
+	if err := mcpgenDecodeInputVaultOpen(p.Arguments, &in); err != nil {
+		return nil, fmt.Errorf("invalid arguments for tool open: %w", err)
+	}
+	out, err := r.Open(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
+}
+
+// mcpgenDecodeInputVaultOpen reads the input of tool open (e2e.go:122) into x, checking the schema's rules as it goes.
+func mcpgenDecodeInputVaultOpen(data []byte, x *EntryVars) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadEntryVars(s, x)
+	})
+}
+
+// mcpgenCheckInputVaultOpen decodes and checks the arguments of tool open (e2e.go:122), discarding them: the handler does the same as it reads them, so this serves callers that want the verdict alone.
+func mcpgenCheckInputVaultOpen(args []byte) error {
+	var in EntryVars
+	return mcpgenDecodeInputVaultOpen(args, &in)
+}
+
 // mcpgenPromptPlanTrip is the definition of prompt plan_trip (e2e.go:82).
 var mcpgenPromptPlanTrip = mcp.Prompt{
 	Name:        "plan_trip",
@@ -349,6 +428,30 @@ func mcpgenPromptArgsPlanTrip(args map[string]string, x *PlanArgs) error {
 	return nil
 }
 
+// mcpgenPromptVaultRecite is the definition of prompt recite (e2e.go:129).
+var mcpgenPromptVaultRecite = mcp.Prompt{
+	Name:        "recite",
+	Description: "Recite asks the model to recite the vault's secret.",
+}
+
+// mcpgenGetPromptVaultRecite handles a get of prompt recite with Vault.Recite (e2e.go:129).
+func mcpgenGetPromptVaultRecite(ctx context.Context, r *Vault, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+	if len(p.Arguments) > 0 {
+		return nil, jsonrpc.ErrInvalidParams("invalid params: arguments: prompt recite takes no arguments")
+	}
+	out, err := r.Recite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []mcp.PromptMessage{}
+	}
+	return &mcp.GetPromptResult{
+		Description: "Recite asks the model to recite the vault's secret.",
+		Messages:    out,
+	}, nil
+}
+
 // mcpgenResourceMotd is the definition of resource motd (e2e.go:93).
 var mcpgenResourceMotd = mcp.Resource{
 	Name:        "motd",
@@ -387,6 +490,46 @@ func mcpgenReadResourceNote(ctx context.Context, p *mcp.ReadResourceRequestParam
 	}
 	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.BlobResourceContents{
 		Blob: base64.StdEncoding.EncodeToString(out),
+		URI:  p.URI,
+	}}}}, nil
+}
+
+// mcpgenResourceVaultIndex is the definition of resource index (e2e.go:136).
+var mcpgenResourceVaultIndex = mcp.Resource{
+	Name:        "index",
+	Description: "Index lists the vault's secrets.",
+	URI:         "vault://index",
+}
+
+// mcpgenReadResourceVaultIndex handles a read of resource index with Vault.Index (e2e.go:136).
+func mcpgenReadResourceVaultIndex(ctx context.Context, r *Vault, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	out, err := r.Index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
+		Text: out,
+		URI:  p.URI,
+	}}}}, nil
+}
+
+// mcpgenResourceVaultEntry is the definition of resource template entry (e2e.go:141).
+var mcpgenResourceVaultEntry = mcp.ResourceTemplate{
+	Name:        "entry",
+	Description: "Entry reads one secret.",
+	URITemplate: "vault://entries/{name}",
+}
+
+// mcpgenReadResourceVaultEntry handles a read of resource template entry with Vault.Entry (e2e.go:141).
+func mcpgenReadResourceVaultEntry(ctx context.Context, r *Vault, p *mcp.ReadResourceRequestParams, vars map[string]string) (*mcp.ReadResourceResult, error) {
+	var v EntryVars
+	v.Name = vars["name"]
+	out, err := r.Entry(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
+		Text: out,
 		URI:  p.URI,
 	}}}}, nil
 }
@@ -544,6 +687,38 @@ func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 	}
 	if !seen[1] {
 		return fielderr.AtField(fielderr.Required(), "words")
+	}
+	return nil
+}
+
+// mcpgenReadEntryVars reads an EntryVars object into x, checking its schema (e2e.go:115).
+func mcpgenReadEntryVars(s *jsonrpc.Scanner, x *EntryVars) error {
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	var seen [1]bool
+	for {
+		key, more, err := s.NextKey()
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "name":
+			seen[0] = true
+			v0, err := s.String()
+			if err != nil {
+				return fielderr.AtField(err, "name")
+			}
+			x.Name = v0
+		default:
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
+		}
+	}
+	if !seen[0] {
+		return fielderr.AtField(fielderr.Required(), "name")
 	}
 	return nil
 }
