@@ -61,7 +61,7 @@ func (h httpClient) do(req *http.Request, v any) error {
 		return fmt.Errorf("%s: %w", req.URL.Redacted(), err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: status %s", req.URL.Redacted(), resp.Status)
+		return statusError{url: req.URL.Redacted(), code: resp.StatusCode, status: resp.Status}
 	}
 	if int64(len(body)) > h.maxBytes {
 		return fmt.Errorf("%s: the answer is larger than %d bytes", req.URL.Redacted(), h.maxBytes)
@@ -81,26 +81,30 @@ func (h httpClient) get(ctx context.Context, url string, v any) error {
 	return h.do(req, v)
 }
 
-// discover fetches the authorization server metadata of issuer from the
-// well-known URLs, in the order the MCP authorization spec gives, and
-// returns the first document that names issuer.
-func (h httpClient) discover(ctx context.Context, issuer string) (*metadata.AuthorizationServer, error) {
-	urls, err := metadata.AuthorizationServerURLs(issuer)
-	if err != nil {
-		return nil, err
+// find is get as a metadata.Fetch: a 4xx answer is no document there.
+func (h httpClient) find(ctx context.Context, url string, v any) (bool, error) {
+	err := h.get(ctx, url, v)
+	if s, ok := errors.AsType[statusError](err); ok && s.code/100 == 4 {
+		return false, nil
 	}
-	var errs []error
-	for _, u := range urls {
-		var m metadata.AuthorizationServer
-		if err := h.get(ctx, u, &m); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if err := m.CheckIssuer(issuer); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", u, err))
-			continue
-		}
-		return &m, nil
-	}
-	return nil, fmt.Errorf("auth: no metadata for the issuer %s: %w", issuer, errors.Join(errs...))
+	return err == nil, err
 }
+
+// discover fetches the authorization server metadata of issuer from the
+// well-known URLs, in the order the MCP authorization spec gives.
+func (h httpClient) discover(ctx context.Context, issuer string) (*metadata.AuthorizationServer, error) {
+	m, err := metadata.DiscoverAuthorizationServer(ctx, issuer, h.find)
+	if err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	return m, nil
+}
+
+// statusError is the error of an answer whose status is not 200.
+type statusError struct {
+	url    string
+	code   int
+	status string
+}
+
+func (e statusError) Error() string { return e.url + ": status " + e.status }

@@ -155,27 +155,14 @@ func (t *Transport) chooseIssuer(servers []string) (string, error) {
 // URLs in the spec's order. A document naming another issuer is refused,
 // not skipped: it may be an attacker's.
 func (t *Transport) authorizationServer(ctx context.Context, issuer string) (*metadata.AuthorizationServer, error) {
-	urls, err := metadata.AuthorizationServerURLs(issuer)
+	m, err := metadata.DiscoverAuthorizationServer(ctx, issuer, t.getJSON)
+	if errors.Is(err, metadata.ErrNoMetadata) {
+		return nil, fmt.Errorf("%w: %w", ErrNoAuthorizationServer, err)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("oauth: %w", err)
 	}
-	var errs []error
-	for _, u := range urls {
-		var m metadata.AuthorizationServer
-		found, err := t.getJSON(ctx, u, &m)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if !found {
-			continue
-		}
-		if err := m.CheckIssuer(issuer); err != nil {
-			return nil, fmt.Errorf("oauth: %s: %w", u, err)
-		}
-		return &m, nil
-	}
-	return nil, errors.Join(append([]error{fmt.Errorf("%w for %s", ErrNoAuthorizationServer, issuer)}, errs...)...)
+	return m, nil
 }
 
 // getJSON GETs a metadata document into v. A 4xx reply is not found
