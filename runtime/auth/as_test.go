@@ -42,7 +42,7 @@ func (k signingKey) public() jose.JSONWebKey {
 }
 
 type testAS struct {
-	t   *testing.T
+	t   testing.TB
 	srv *httptest.Server
 
 	mu     sync.Mutex
@@ -63,7 +63,7 @@ var rsaKey = sync.OnceValue(func() *rsa.PrivateKey {
 	return k
 })
 
-func ecKey(t *testing.T, kid string) signingKey {
+func ecKey(t testing.TB, kid string) signingKey {
 	t.Helper()
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -72,7 +72,7 @@ func ecKey(t *testing.T, kid string) signingKey {
 	return signingKey{kid: kid, alg: jose.ES256, key: k}
 }
 
-func newAS(t *testing.T) *testAS {
+func newAS(t testing.TB) *testAS {
 	as := &testAS{t: t, opaque: map[string]json.RawMessage{}}
 	as.keys = []signingKey{ecKey(t, "k1")}
 	mux := http.NewServeMux()
@@ -165,7 +165,7 @@ func (as *testAS) claims(now time.Time, subject, scope string) map[string]any {
 }
 
 // mint signs claims with k.
-func mint(t *testing.T, k signingKey, claims map[string]any) string {
+func mint(t testing.TB, k signingKey, claims map[string]any) string {
 	t.Helper()
 	opts := (&jose.SignerOptions{}).WithType("at+jwt")
 	if k.kid != "" {
@@ -191,7 +191,7 @@ func (as *testAS) token(subject, scope string) string {
 
 // jwtVerifier returns a verifier of the AS's tokens with a clock the test
 // moves.
-func (as *testAS) jwtVerifier(t *testing.T, clock *fakeClock, opts JWTOptions) *JWTVerifier {
+func (as *testAS) jwtVerifier(t testing.TB, clock *fakeClock, opts JWTOptions) *JWTVerifier {
 	t.Helper()
 	opts.Issuer = as.issuer()
 	opts.Resource = resource
