@@ -99,8 +99,8 @@ func TestDiffFiles(t *testing.T) {
 }
 
 // TestUserErrorPaths runs each mistake a user can make through the command
-// line: exit code 1, a one-line cause on stderr, a hint below it, nothing
-// on stdout.
+// line: exit code 1, or 2 for a command line mcpgen cannot read, a one-line
+// cause on stderr, a hint below it, nothing on stdout.
 func TestUserErrorPaths(t *testing.T) {
 	tmp := t.TempDir()
 	full := filepath.Join(tmp, "full")
@@ -127,28 +127,41 @@ func TestUserErrorPaths(t *testing.T) {
 		name       string
 		args       []string
 		cause, hnt string
+		code       int
 	}{
-		{"init: bad NAME", []string{"init", filepath.Join(tmp, "no way")}, "is not a valid name", "starts with a letter"},
-		{"init: bad NAME (leading digit)", []string{"init", "9lives"}, `"9lives" is not a valid name`, "starts with a letter"},
-		{"init: bad module", []string{"init", "--module", "a//b", filepath.Join(tmp, "m")}, "module path", "slash-separated"},
-		{"init: bad transport", []string{"init", "--transport", "pigeon", filepath.Join(tmp, "m")}, `unknown transport "pigeon"`, "stdio, http, both"},
-		{"init: non-empty dir", []string{"init", "--replace", checkoutRoot(t), full}, "is not empty", "--force"},
-		{"init: no NAME", []string{"init"}, "init takes one NAME", "mcpgen init NAME"},
-		{"init: replace not a checkout", []string{"init", "--replace", tmp, filepath.Join(tmp, "r")}, "no go.mod declaring github.com/mcpgen/mcpgen", "root of an mcpgen checkout"},
-		{"diff: unknown version", []string{"diff", "--schema-dir", filepath.Dir(filepath.Dir(good)), "2025-11-25", "2099-01-01"}, "unknown version 2099-01-01", "mcpgen fetch-schema 2099-01-01"},
-		{"diff: not a file or version", []string{"diff", good, "nonsense"}, "nonsense: no such file, and not a version name", "a schema.json file or a version"},
-		{"diff: malformed schema", []string{"diff", good, malformed}, malformed, ""},
-		{"diff: one argument", []string{"diff", good}, "diff takes two schemas", "mcpgen diff OLD NEW"},
-		{"fetch: unknown version", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "2099-01-01"}, "404 Not Found", "published versions include"},
-		{"fetch: bad version", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "../etc"}, `"../etc" is not a schema version`, "2025-11-25"},
-		{"fetch: unreachable URL", []string{"fetch-schema", "--dir", tmp, "--base-url", closed.URL, "2025-11-25"}, "cannot reach " + closed.URL, "--base-url"},
-		{"fetch: malformed schema", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "2000-01-01"}, "downloaded schema is not valid", "nothing was written"},
-		{"fetch: server error", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "2000-02-02"}, "500 Internal Server Error", "try again later"},
+		{"init: bad NAME", []string{"init", filepath.Join(tmp, "no way")}, "is not a valid name", "starts with a letter", exitInput},
+		{"init: bad NAME (leading digit)", []string{"init", "9lives"}, `"9lives" is not a valid name`, "starts with a letter", exitInput},
+		{"init: bad module", []string{"init", "--module", "a//b", filepath.Join(tmp, "m")}, "module path", "slash-separated", exitInput},
+		{"init: bad transport", []string{"init", "--transport", "pigeon", filepath.Join(tmp, "m")}, `unknown transport "pigeon"`, "stdio, http, both", exitInput},
+		{"init: non-empty dir", []string{"init", "--replace", checkoutRoot(t), full}, "is not empty", "--force", exitInput},
+		{"init: no NAME", []string{"init"}, "init takes one NAME", "mcpgen init NAME", exitUsage},
+		{"init: two NAMEs", []string{"init", "a", "b"}, "init takes one NAME, got 2", "mcpgen init NAME", exitUsage},
+		{"init: unknown flag", []string{"init", "--frce", filepath.Join(tmp, "m")}, "mcpgen init has no flag --frce", "mcpgen init --help", exitUsage},
+		{"unknown global flag", []string{"--nope"}, "mcpgen has no flag --nope", "mcpgen --help", exitUsage},
+		{"unknown command", []string{"bogus"}, `"bogus" is not a package or a command`, "run mcpgen in a package folder (go generate does), or mcpgen init NAME, mcpgen protocol", exitUsage},
+		{"misspelt command", []string{"inti", "x"}, `"inti" is not a package or a command`, "did you mean mcpgen init?", exitUsage},
+		{"no such folder", []string{filepath.Join(tmp, "nowhere")}, "nowhere\" is not a package or a command", "see mcpgen help", exitUsage},
+		{"package pattern", []string{"./..."}, "./... is a package pattern", "go generate ./...", exitUsage},
+		{"a file, not a folder", []string{filepath.Join(full, "x")}, "is a file: mcpgen takes the folder of a package", "mcpgen " + full, exitUsage},
+		{"folder without Go", []string{full}, "no Go package in " + full, "or mcpgen init NAME to start one", exitInput},
+		{"version: an argument", []string{"version", "x"}, "version takes no arguments", "mcpgen version", exitUsage},
+		{"protocol: an argument", []string{"protocol", "x.json"}, "protocol takes no arguments", "--schema VERSION=FILE", exitUsage},
+		{"init: replace not a checkout", []string{"init", "--replace", tmp, filepath.Join(tmp, "r")}, "no go.mod declaring github.com/mcpgen/mcpgen", "root of an mcpgen checkout", exitInput},
+		{"diff: unknown version", []string{"diff", "--schema-dir", filepath.Dir(filepath.Dir(good)), "2025-11-25", "2099-01-01"}, "unknown version 2099-01-01", "mcpgen fetch-schema 2099-01-01", exitInput},
+		{"diff: not a file or version", []string{"diff", good, "nonsense"}, "nonsense: no such file, and not a version name", "a schema.json file or a version", exitInput},
+		{"diff: malformed schema", []string{"diff", good, malformed}, malformed, "", exitInput},
+		{"diff: one argument", []string{"diff", good}, "diff takes two schemas", "mcpgen diff OLD NEW", exitUsage},
+		{"fetch: no version", []string{"fetch-schema"}, "fetch-schema takes one VERSION", "mcpgen fetch-schema VERSION", exitUsage},
+		{"fetch: unknown version", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "2099-01-01"}, "404 Not Found", "published versions include", exitInput},
+		{"fetch: bad version", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "../etc"}, `"../etc" is not a schema version`, "2025-11-25", exitInput},
+		{"fetch: unreachable URL", []string{"fetch-schema", "--dir", tmp, "--base-url", closed.URL, "2025-11-25"}, "cannot reach " + closed.URL, "--base-url", exitInput},
+		{"fetch: malformed schema", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "2000-01-01"}, "downloaded schema is not valid", "nothing was written", exitInput},
+		{"fetch: server error", []string{"fetch-schema", "--dir", tmp, "--base-url", srv.URL, "2000-02-02"}, "500 Internal Server Error", "try again later", exitInput},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.args...)
-			if code != 1 {
-				t.Errorf("exit code %d, want 1", code)
+			if want := tc.code; code != want {
+				t.Errorf("exit code %d, want %d", code, want)
 			}
 			if stdout != "" {
 				t.Errorf("stdout = %q", stdout)
@@ -261,9 +274,32 @@ func TestFlagsFirst(t *testing.T) {
 		{"mcpgen --verbose diff a b --json", "mcpgen --verbose diff --json -- a b"},
 		{"mcpgen ./pkg", "mcpgen ./pkg"},
 		{"mcpgen version", "mcpgen version"},
+		// The global flags go ahead of the command, from either side of its argument.
+		{"mcpgen init -q demo", "mcpgen -q init -- demo"},
+		{"mcpgen init demo -q", "mcpgen -q init -- demo"},
+		{"mcpgen init demo --verbose --force", "mcpgen --verbose init --force -- demo"},
+		{"mcpgen ./pkg -q", "mcpgen -q ./pkg"},
+		// A flag nobody defines stays where urfave/cli reports it.
+		{"mcpgen init demo --nope", "mcpgen init --nope -- demo"},
+		{"mcpgen init demo -- -q", "mcpgen init -- demo -- -q"},
 	} {
 		if got := strings.Join(flagsFirst(app, strings.Fields(tc.in)), " "); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestGlobalFlagsAfterCommand checks that --quiet and --verbose are read
+// before and after a command's argument alike.
+func TestGlobalFlagsAfterCommand(t *testing.T) {
+	for _, args := range [][]string{
+		{"init", "-q", "9lives"}, {"init", "9lives", "-q"}, {"init", "--verbose", "9lives"}, {"init", "9lives", "-v"},
+	} {
+		// A bad NAME is refused after the flags are read: the refusal says
+		// they were accepted.
+		code, _, stderr := runCLI(t, args...)
+		if code != exitInput || !strings.Contains(stderr, `"9lives" is not a valid name`) {
+			t.Errorf("mcpgen %s: exit %d, stderr %q", strings.Join(args, " "), code, stderr)
 		}
 	}
 }
@@ -292,6 +328,16 @@ func TestInitFromCLI(t *testing.T) {
 	// Run from a checkout, init replaces mcpgen with it by itself.
 	if !strings.Contains(string(gomod), "module example.com/demo") || !strings.Contains(string(gomod), "=> "+checkoutRoot(t)) {
 		t.Errorf("go.mod:\n%s", gomod)
+	}
+
+	// -q after NAME, where urfave/cli alone stops reading flags, quiets it.
+	quiet := filepath.Join(t.TempDir(), "quiet")
+	code, stdout, stderr = runCLI(t, "init", quiet, "-q", "--transport", "stdio")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Errorf("init NAME -q: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(quiet, "main.go")); err != nil {
+		t.Errorf("init NAME -q wrote no project: %v", err)
 	}
 }
 
