@@ -1,15 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpgen/mcpgen/internal/shared/sharedtest"
 )
@@ -307,12 +313,7 @@ func TestGlobalFlagsAfterCommand(t *testing.T) {
 // TestInitFromCLI runs init with flags after NAME and checks the next steps
 // on stdout.
 func TestInitFromCLI(t *testing.T) {
-	t.Setenv("GOFLAGS", "-mod=mod")
-	t.Setenv("GOPROXY", "off")
-	// With the proxy off the checksum database is out of reach too; the
-	// modules in the cache were checked against it when downloaded.
-	t.Setenv("GOSUMDB", "off")
-	t.Setenv("GOTOOLCHAIN", "local")
+	offlineGo(t)
 	dir := filepath.Join(t.TempDir(), "demo")
 	code, stdout, stderr := runCLI(t, "init", dir, "--module", "example.com/demo", "--transport", "stdio")
 	if code != 0 {
@@ -348,4 +349,121 @@ func checkoutRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// offlineGo points the go command of a test at the module cache alone, as
+// init needs to run without a network.
+func offlineGo(t *testing.T) {
+	t.Helper()
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOPROXY", "off")
+	// With the proxy off the checksum database is out of reach too; the
+	// modules in the cache were checked against it when downloaded.
+	t.Setenv("GOSUMDB", "off")
+	t.Setenv("GOTOOLCHAIN", "local")
+}
+
+// goIn runs the go command in dir and fails t when it fails.
+func goIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// edit replaces old with new in the file, which must hold old.
+func edit(t *testing.T, file, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(old)) {
+		t.Fatalf("%s does not hold %q", file, old)
+	}
+	if err := os.WriteFile(file, bytes.Replace(data, []byte(old), []byte(new), -1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInitToMethods follows a new user who turns the scaffolded tools into
+// methods: go generate then writes RegisterService in place of the Register
+// that main.go calls, so mcpgen refuses, names the call and what to call
+// instead, and writes nothing; done as it says, the project builds. The
+// built server, run with -http and a port alone, logs the address it bound.
+func TestInitToMethods(t *testing.T) {
+	offlineGo(t)
+	dir := filepath.Join(t.TempDir(), "demo")
+	if code, _, stderr := runCLI(t, "init", "-q", dir); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, stderr)
+	}
+	tools := filepath.Join(dir, "tools.go")
+	edit(t, tools, "func Greet(", "func (*Service) Greet(")
+	edit(t, tools, "func Poem(", "func (*Service) Poem(")
+	edit(t, tools, "// GreetInput is", "// Service serves the tools and prompts.\ntype Service struct{}\n\n// GreetInput is")
+	gen := filepath.Join(dir, "mcpgen_gen.go")
+	before, err := os.ReadFile(gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	code, stdout, stderr := runCLI(t, dir)
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if code != exitInput || stdout != "" || len(lines) != 2 {
+		t.Fatalf("mcpgen on methods: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"mcpgen: main.go:", ": Register is called here, but mcpgen_gen.go declares RegisterService(s *server.Server, r *Service) error", "every handler is a method"} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("cause %q lacks %q", lines[0], want)
+		}
+	}
+	if want := "hint: call RegisterService(s, r) (r: the *Service whose methods serve the requests) in place of Register, then run go generate again"; lines[1] != want {
+		t.Errorf("hint %q, want %q", lines[1], want)
+	}
+	if after, _ := os.ReadFile(gen); !bytes.Equal(before, after) {
+		t.Error("a refused generation changed mcpgen_gen.go")
+	}
+
+	edit(t, filepath.Join(dir, "main.go"), "Register(s)", "RegisterService(s, &Service{})")
+	if code, _, stderr := runCLI(t, dir); code != 0 {
+		t.Fatalf("mcpgen after the fix: exit %d: %s", code, stderr)
+	}
+	if src, _ := os.ReadFile(gen); !bytes.Contains(src, []byte("func RegisterService(s *server.Server, r *Service) error")) {
+		t.Errorf("mcpgen_gen.go has no RegisterService:\n%s", src)
+	}
+	bin := filepath.Join(dir, "demo")
+	goIn(t, dir, "build", "-o", bin, ".")
+	goIn(t, dir, "vet", "./...")
+
+	t.Run("http log", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		srv := exec.CommandContext(ctx, bin, "-http", ":0")
+		logs, err := srv.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			cancel()
+			srv.Wait()
+		}()
+		line, err := bufio.NewReader(logs).ReadString('\n')
+		if err != nil {
+			t.Fatalf("no log line: %v", err)
+		}
+		m := regexp.MustCompile(`msg="serving Streamable HTTP" addr=127\.0\.0\.1:(\d+) url=http://127\.0\.0\.1:(\d+)/mcp reach="this machine only; -http 0\.0\.0\.0:(\d+) listens on every interface"`).FindStringSubmatch(line)
+		if m == nil || m[1] == "0" || m[1] != m[2] || m[1] != m[3] {
+			t.Fatalf("the log line does not name the address bound:\n%s", line)
+		}
+		conn, err := net.Dial("tcp", "127.0.0.1:"+m[1])
+		if err != nil {
+			t.Fatalf("nothing listens on the logged address: %v", err)
+		}
+		conn.Close()
+	})
 }
