@@ -267,6 +267,9 @@ func TestHelpHasExamples(t *testing.T) {
 			t.Errorf("mcpgen %s --help: exit %d, no examples:\n%s", cmd, code, stdout)
 		}
 	}
+	if code, stdout, stderr := runCLI(t, "init", "demo", "--help"); code != 0 || !strings.Contains(stdout, "mcpgen init [command options] NAME") {
+		t.Errorf("mcpgen init demo --help: exit %d, stderr %q:\n%s", code, stderr, stdout)
+	}
 	if code, stdout, _ := runCLI(t, "--help"); code != 0 || !strings.Contains(stdout, "Examples:") {
 		t.Errorf("mcpgen --help: exit %d:\n%s", code, stdout)
 	}
@@ -288,6 +291,9 @@ func TestFlagsFirst(t *testing.T) {
 		// A flag nobody defines stays where urfave/cli reports it.
 		{"mcpgen init demo --nope", "mcpgen init --nope -- demo"},
 		{"mcpgen init demo -- -q", "mcpgen init -- demo -- -q"},
+		// --help after an argument asks for the command's help, not a topic.
+		{"mcpgen init demo --help", "mcpgen init --help"},
+		{"mcpgen -q diff a b -h", "mcpgen -q diff -h"},
 	} {
 		if got := strings.Join(flagsFirst(app, strings.Fields(tc.in)), " "); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.in, got, tc.want)

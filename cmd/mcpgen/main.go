@@ -185,7 +185,7 @@ func verbosef(c *cli.Context, format string, args ...any) {
 // global flags (--quiet, --verbose) written after a command, as in
 // `mcpgen init -q demo`, ahead of the command, where urfave/cli reads them.
 // A flag neither the command nor mcpgen defines stays with the command,
-// which reports it.
+// which reports it; --help anywhere asks for the command's help alone.
 func flagsFirst(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
@@ -222,6 +222,10 @@ func flagsFirst(app *cli.App, args []string) []string {
 			continue
 		}
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if cmd != nil && (name == "help" || name == "h") && !defines(own, name) {
+			// urfave/cli would take the arguments for a help topic.
+			return append(global, args[i-1], a)
+		}
 		to, from := &flags, own
 		if cmd == nil || (!defines(own, name) && defines(app.Flags, name)) {
 			to, from = &global, app.Flags
