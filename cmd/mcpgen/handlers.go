@@ -101,6 +101,11 @@ func noGoPackage(dir string) error {
 	bp, err := build.ImportDir(dir, 0)
 	var ng *build.NoGoError
 	switch {
+	case len(bp.IgnoredGoFiles) > 0 && (err == nil || errors.As(err, &ng)):
+		// Build tags of go generate's own (GOFLAGS=-tags=...) may
+		// select files that the default build context leaves out: the
+		// load knows.
+		return nil
 	case errors.As(err, &ng):
 		return hint.Errorf(startHint, "no Go package in %s", name)
 	case err == nil && len(bp.GoFiles)+len(bp.CgoFiles) == 0:
