@@ -44,7 +44,7 @@ Examples:
 
 func runDiff(c *cli.Context) error {
 	if c.NArg() != 2 {
-		return hint.Errorf("mcpgen diff OLD NEW, e.g. mcpgen diff 2025-11-25 2026-07-28", "diff takes two schemas, got %d arguments", c.NArg())
+		return usagef("mcpgen diff OLD NEW, e.g. mcpgen diff 2025-11-25 2026-07-28", "diff takes two schemas, got %d arguments", c.NArg())
 	}
 	var labels [2]string
 	var schemas [2]pipeline.Schema

@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpgen/mcpgen/internal/fetch"
-	"github.com/mcpgen/mcpgen/internal/hint"
 )
 
 func fetchCommand() *cli.Command {
@@ -29,7 +28,7 @@ Examples:
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return hint.Errorf("mcpgen fetch-schema VERSION, e.g. mcpgen fetch-schema 2025-11-25", "fetch-schema takes one VERSION, got %d arguments", c.NArg())
+				return usagef("mcpgen fetch-schema VERSION, e.g. mcpgen fetch-schema 2025-11-25", "fetch-schema takes one VERSION, got %d arguments", c.NArg())
 			}
 			o := fetch.Options{BaseURL: c.String("base-url")}
 			verbosef(c, "GET %s", o.URL(c.Args().First()))

@@ -107,3 +107,23 @@ func TestHandlersReportCompilerErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestHandlersBuildTags: a package whose files all need a build tag is a
+// package when go generate runs with the tag, not a folder without Go.
+func TestHandlersBuildTags(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":    "module example.com/tagged\n\ngo 1.26\n",
+		"tagged.go": "//go:build mcpgentag\n\npackage tagged\n\n// Add is not a tool.\nfunc Add(a, b int) int { return a + b }\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("GOFLAGS", "-tags=mcpgentag")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"mcpgen", dir}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "package tagged has no //mcp: directives") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}

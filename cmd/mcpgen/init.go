@@ -43,7 +43,7 @@ Examples:
 
 func runInit(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return hint.Errorf("mcpgen init NAME, e.g. mcpgen init weather", "init takes one NAME, got %d arguments", c.NArg())
+		return usagef("mcpgen init NAME, e.g. mcpgen init weather", "init takes one NAME, got %d arguments", c.NArg())
 	}
 	dir := c.Args().First()
 	name := filepath.Base(filepath.Clean(dir))

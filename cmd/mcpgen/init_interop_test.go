@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -67,8 +68,10 @@ func TestInitEndToEnd(t *testing.T) {
 	})
 	t.Run("http", func(t *testing.T) {
 		addr := freeAddr(t)
+		// A port alone binds the loopback address, which the log names.
+		_, port, _ := net.SplitHostPort(addr)
 		ctx, cancel := context.WithCancel(context.Background())
-		srv := exec.CommandContext(ctx, bin, "-http", addr)
+		srv := exec.CommandContext(ctx, bin, "-http", ":"+port)
 		var stderr bytes.Buffer
 		srv.Stderr = &stderr
 		if err := srv.Start(); err != nil {
@@ -77,6 +80,9 @@ func TestInitEndToEnd(t *testing.T) {
 		defer func() {
 			cancel()
 			srv.Wait()
+			if log := stderr.String(); !strings.Contains(log, "addr="+addr) || !strings.Contains(log, "this machine only") {
+				t.Errorf("the log does not name the address bound, %s, as loopback only", addr)
+			}
 			if t.Failed() {
 				t.Logf("server stderr:\n%s", stderr.String())
 			}

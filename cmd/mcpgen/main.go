@@ -8,8 +8,10 @@
 //	mcpgen fetch-schema VERSION   # download an official schema.json
 //	mcpgen version
 //
-// Exit codes: 0 success, 1 a user error (one line of cause on stderr, and a
-// hint when there is one), 2 an internal error.
+// Exit codes: 0 success, 1 a mistake in the input (one line of cause on
+// stderr, and a hint when there is one), 2 a command line mcpgen cannot read
+// (an unknown command or flag, an argument too many or missing; cause and
+// hint as for 1), 3 an internal error.
 package main
 
 import (
@@ -32,39 +34,84 @@ func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
+// Exit codes of run.
+const (
+	exitOK       = 0
+	exitInput    = 1 // a mistake in what the command line names: a package, a schema, a file, a flag's value
+	exitUsage    = 2 // a command line mcpgen cannot read, as the go command exits for one
+	exitInternal = 3 // a fault of mcpgen itself
+)
+
 // internalError is a failure of mcpgen itself rather than of its input:
-// exit code 2. Everything else (flags, schemas, files) is the user's to fix:
-// exit code 1.
+// exit code 3. Everything else is the user's to fix.
 type internalError struct{ err error }
 
 func (e internalError) Error() string { return "internal error: " + e.err.Error() }
 func (e internalError) Unwrap() error { return e.err }
 
+// usageError is a command line mcpgen cannot read: an unknown command or
+// flag, or arguments too many or missing. Exit code 2, where a mistake in
+// what a well-formed command line names is exit code 1. It carries a hint
+// saying what to run instead.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef formats a usageError with its hint, as hint.Errorf does.
+func usagef(hintText, format string, args ...any) error {
+	return usageError{hint.Errorf(hintText, format, args...)}
+}
+
+// onUsageError turns urfave/cli's flag errors into a usageError naming the
+// command and where its flags are listed, in place of urfave/cli's help page
+// on stdout.
+func onUsageError(c *cli.Context, err error, isSubcommand bool) error {
+	cmd := "mcpgen"
+	if isSubcommand && c.Command != nil {
+		cmd += " " + c.Command.Name
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		dashes := "-"
+		if len(name) > 1 {
+			dashes = "--"
+		}
+		msg = fmt.Sprintf("%s has no flag %s%s", cmd, dashes, name)
+	}
+	return usagef(cmd+" --help lists its flags", "%s", msg)
+}
+
 func run(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "mcpgen: internal error: %v\n", r)
-			code = 2
+			code = exitInternal
 		}
 	}()
 	app := newApp(stdout, stderr)
-	if err := app.Run(flagsFirst(app, args)); err != nil {
-		fmt.Fprintln(stderr, "mcpgen:", errorText(err.Error()))
-		var ie internalError
-		if errors.As(err, &ie) {
-			return 2
-		}
-		if h := hint.Of(err); h != "" {
-			fmt.Fprintln(stderr, "hint:", h)
-		}
-		return 1
+	err := app.Run(flagsFirst(app, args))
+	if err == nil {
+		return exitOK
 	}
-	return 0
+	fmt.Fprintln(stderr, "mcpgen:", errorText(err.Error()))
+	var ie internalError
+	if errors.As(err, &ie) {
+		return exitInternal
+	}
+	if h := hint.Of(err); h != "" {
+		fmt.Fprintln(stderr, "hint:", h)
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitInput
 }
 
 // newApp builds the command line, writing to stdout and stderr.
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:  "mcpgen",
 		Usage: "generate Model Context Protocol code for Go",
 		Description: `With no command, mcpgen generates the MCP wiring of the Go package in the
@@ -82,7 +129,8 @@ Examples:
   mcpgen diff 2025-11-25 2026-07-28       # what a spec bump changes
 
 Exit codes: 0 success, 1 a mistake in the input (cause and hint on stderr),
-2 an internal error of mcpgen.`,
+2 a command line mcpgen cannot read (an unknown command or flag, an argument
+too many or missing), 3 an internal error of mcpgen.`,
 		ArgsUsage: "[DIR]",
 		Action:    generateHandlers,
 		Flags: []cli.Flag{
@@ -100,7 +148,12 @@ Exit codes: 0 success, 1 a mistake in the input (cause and hint on stderr),
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   onUsageError,
 	}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = onUsageError
+	}
+	return app
 }
 
 // errorText is an error message as the user sees it: whole, so that the
@@ -126,21 +179,25 @@ func verbosef(c *cli.Context, format string, args ...any) {
 	}
 }
 
-// flagsFirst moves a command's flags ahead of its arguments, so that
+// flagsFirst moves flags ahead of the arguments, so that
 // `mcpgen init demo --force` means what `mcpgen init --force demo` does:
-// urfave/cli stops reading flags at the first argument.
+// urfave/cli stops reading flags at the first argument. It also moves the
+// global flags (--quiet, --verbose) written after a command, as in
+// `mcpgen init -q demo`, ahead of the command, where urfave/cli reads them.
+// A flag neither the command nor mcpgen defines stays with the command,
+// which reports it; --help anywhere asks for the command's help alone.
 func flagsFirst(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
-	out := []string{args[0]}
+	global := []string{args[0]}
 	i := 1
 	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
-		out = append(out, args[i])
+		global = append(global, args[i])
 		i++
 	}
 	if i >= len(args) {
-		return out
+		return global
 	}
 	var cmd *cli.Command
 	for _, c := range app.Commands {
@@ -148,12 +205,13 @@ func flagsFirst(app *cli.App, args []string) []string {
 			cmd = c
 		}
 	}
-	if cmd == nil {
-		return args
+	var own []cli.Flag // the flags of the command, or none for the default action
+	if cmd != nil {
+		own = cmd.Flags
+		i++
 	}
-	out = append(out, args[i])
 	var flags, rest []string
-	for j := i + 1; j < len(args); j++ {
+	for j := i; j < len(args); j++ {
 		a := args[j]
 		if a == "--" {
 			rest = append(rest, args[j:]...)
@@ -163,16 +221,25 @@ func flagsFirst(app *cli.App, args []string) []string {
 			rest = append(rest, a)
 			continue
 		}
-		flags = append(flags, a)
-		name := strings.TrimLeft(a, "-")
-		if strings.Contains(name, "=") {
-			continue
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if cmd != nil && (name == "help" || name == "h") && !defines(own, name) {
+			// urfave/cli would take the arguments for a help topic.
+			return append(global, args[i-1], a)
 		}
-		if takesValue(cmd, name) && j+1 < len(args) {
+		to, from := &flags, own
+		if cmd == nil || (!defines(own, name) && defines(app.Flags, name)) {
+			to, from = &global, app.Flags
+		}
+		*to = append(*to, a)
+		if !hasValue && takesValue(from, name) && j+1 < len(args) {
 			j++
-			flags = append(flags, args[j])
+			*to = append(*to, args[j])
 		}
 	}
+	if cmd == nil {
+		return append(global, rest...)
+	}
+	out := append(global, args[i-1])
 	out = append(out, flags...)
 	if len(rest) > 0 && rest[0] != "--" {
 		out = append(out, "--")
@@ -180,9 +247,21 @@ func flagsFirst(app *cli.App, args []string) []string {
 	return append(out, rest...)
 }
 
-// takesValue reports whether the flag name of cmd takes a value.
-func takesValue(cmd *cli.Command, name string) bool {
-	for _, f := range cmd.Flags {
+// defines reports whether one of flags is called name.
+func defines(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// takesValue reports whether the flag name among flags takes a value.
+func takesValue(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
 		for _, n := range f.Names() {
 			if n == name {
 				_, isBool := f.(*cli.BoolFlag)
@@ -233,13 +312,21 @@ Examples:
                   --core-package github.com/mcpgen/mcpgen/generated/mcp \
                   --out generated/tasks --package tasks`,
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "schema", Usage: "`VERSION=FILE`, or FILE in a directory named after its version (repeatable)", Required: true},
+			&cli.StringSliceFlag{Name: "schema", Usage: "`VERSION=FILE`, or FILE in a directory named after its version (repeatable)"},
 			&cli.StringFlag{Name: "core", Usage: "the schema `FILE` of the core protocol version an extension's --schema extends"},
 			&cli.StringFlag{Name: "core-package", Usage: "import `PATH` of the package generated from --core"},
-			&cli.StringFlag{Name: "out", Usage: "output `DIR`", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "output `DIR`"},
 			&cli.StringFlag{Name: "package", Value: "mcp", Usage: "package `NAME` of the generated code"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("mcpgen protocol takes its input as flags: --schema VERSION=FILE --out DIR", "protocol takes no arguments, got %s", strings.Join(c.Args().Slice(), " "))
+			}
+			for _, name := range []string{"schema", "out"} {
+				if !c.IsSet(name) {
+					return usagef("mcpgen protocol --schema VERSION=FILE --out DIR; mcpgen protocol --help lists the flags", "protocol needs --%s", name)
+				}
+			}
 			var schemas []pipeline.Schema
 			for _, arg := range c.StringSlice("schema") {
 				s, err := pipeline.ParseSchemaArg(arg)

@@ -70,20 +70,24 @@ func TestUserErrors(t *testing.T) {
 		name string
 		args []string
 		want string
+		code int
 	}{
-		{"bare file, directory not a version", []string{"--schema", unversioned, "--out", out}, "cannot tell the version"},
-		{"bad version", []string{"--schema", "2026-7-28=" + good, "--out", out}, "not of the form YYYY-MM-DD"},
-		{"no file after =", []string{"--schema", "2026-07-28=", "--out", out}, "no file after ="},
-		{"missing --out", []string{"--schema", good}, `"out"`},
-		{"missing --schema", []string{"--out", out}, `"schema"`},
-		{"bad package name", []string{"--schema", good, "--out", out, "--package", "no-dash"}, "not a Go identifier"},
-		{"version twice", []string{"--schema", good, "--schema", "2026-07-28=" + good, "--out", out}, "given twice"},
-		{"missing file", []string{"--schema", "2026-07-28=" + filepath.Join(tmp, "none.json"), "--out", out}, "none.json"},
+		{"bare file, directory not a version", []string{"--schema", unversioned, "--out", out}, "cannot tell the version", exitInput},
+		{"bad version", []string{"--schema", "2026-7-28=" + good, "--out", out}, "not of the form YYYY-MM-DD", exitInput},
+		{"no file after =", []string{"--schema", "2026-07-28=", "--out", out}, "no file after =", exitInput},
+		{"missing --out", []string{"--schema", good}, "protocol needs --out", exitUsage},
+		{"missing --schema", []string{"--out", out}, "protocol needs --schema", exitUsage},
+		{"bad package name", []string{"--schema", good, "--out", out, "--package", "no-dash"}, "not a Go identifier", exitInput},
+		{"version twice", []string{"--schema", good, "--schema", "2026-07-28=" + good, "--out", out}, "given twice", exitInput},
+		{"missing file", []string{"--schema", "2026-07-28=" + filepath.Join(tmp, "none.json"), "--out", out}, "none.json", exitInput},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stderr := mcpgen(t, append([]string{"protocol"}, tc.args...)...)
-			if code != 1 {
-				t.Errorf("exit code %d, want 1", code)
+			if want := tc.code; code != want {
+				t.Errorf("exit code %d, want %d", code, want)
+			}
+			if tc.code == exitUsage {
+				stderr, _, _ = strings.Cut(stderr, "\nhint: ") // a usage error has a hint
 			}
 			oneLine(t, stderr, tc.want)
 			if _, err := os.Stat(out); !os.IsNotExist(err) {

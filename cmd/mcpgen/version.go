@@ -19,7 +19,7 @@ Example:
   mcpgen version`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return fmt.Errorf("version takes no arguments")
+				return usagef("mcpgen version", "version takes no arguments, got %d", c.NArg())
 			}
 			v := scaffold.Running().Version
 			if v == "" {

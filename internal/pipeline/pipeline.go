@@ -113,8 +113,9 @@ func (e *InternalError) Unwrap() error { return e.Err }
 
 // Handlers generates the handler file of the package in dir: its source,
 // nil when the package has no directives, and the package's model. Mistakes
-// in the package are *model.PosError or load errors; a fault of the
-// generator is an *InternalError. Nothing is written.
+// in the package are *model.PosError or load errors, a call of a Register
+// function that src would not declare among them; a fault of the generator
+// is an *InternalError. Nothing is written.
 func Handlers(dir string) ([]byte, *model.Handlers, error) {
 	h, err := gosrc.Parse(dir)
 	if err != nil {
@@ -132,6 +133,9 @@ func Handlers(dir string) ([]byte, *model.Handlers, error) {
 		if err := gosrc.CheckGenerated(dir, src); err != nil {
 			return nil, h, &InternalError{err}
 		}
+	}
+	if err := checkRegisterCalls(dir, src); err != nil {
+		return nil, h, err
 	}
 	return src, h, nil
 }

@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -217,6 +218,17 @@ func TestListenAddr(t *testing.T) {
 				t.Errorf("listenAddr(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+	// Listen binds the loopback address for a port alone, and its Addr
+	// says so, with the port chosen.
+	ln, err := Listen(":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := ln.Addr().(*net.TCPAddr)
+	ln.Close()
+	if !bound.IP.Equal(net.IPv4(127, 0, 0, 1)) || bound.Port == 0 {
+		t.Errorf("Listen(\":0\") bound %s, want 127.0.0.1 and a port", bound)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := NewHandler(newMCP(t), nil)

@@ -93,15 +93,23 @@ const (
 const flushTimeout = 5 * time.Second
 
 // ListenAndServe serves h on addr with the default ServeOptions until
-// ctx ends, as Serve does. An addr without a host, such as ":3000",
-// binds 127.0.0.1 only: a local server is not exposed to the network
-// unless asked to be.
+// ctx ends, as Serve does. It listens as Listen does: an addr without a
+// host, such as ":3000", binds 127.0.0.1 only.
 func ListenAndServe(ctx context.Context, addr string, h http.Handler) error {
-	ln, err := net.Listen("tcp", listenAddr(addr))
+	ln, err := Listen(addr)
 	if err != nil {
 		return err
 	}
 	return Serve(ctx, ln, h, nil)
+}
+
+// Listen listens on the TCP address addr, for Serve. An addr without a
+// host, such as ":3000", binds 127.0.0.1 only: a local server is not
+// exposed to the network unless asked to be, with "0.0.0.0:3000" (every
+// IPv4 interface) or "[::]:3000" (every interface). The listener's Addr is
+// the address bound, with the port chosen for ":0": the one to log.
+func Listen(addr string) (net.Listener, error) {
+	return net.Listen("tcp", listenAddr(addr))
 }
 
 // Serve serves h on the connections ln accepts until ctx ends, then shuts
