@@ -228,11 +228,12 @@ func (g *generator) valueDoc(t *model.Type, v *model.EnumValue) *jen.Statement {
 	return g.docComment(v.GoName, v.GoName+" is the "+t.Name+" value "+quoteJSON(v.Value)+".", model.Pos{}, nil, v.Versions, "", "")
 }
 
-// docComment renders a doc comment for name: text (wrapped as written),
-// else the source pos, then the paragraphs of notes, a version note, the
-// deprecation and last.
+// docComment renders a doc comment for name: text (wrapped as written,
+// its {@link ...} forms as Go doc links), else the source pos, then the
+// paragraphs of notes, a version note, the deprecation and last.
 func (g *generator) docComment(name, text string, pos model.Pos, notes []string, vs model.VersionSet, deprecated, last string) *jen.Statement {
-	text = strings.TrimSpace(text)
+	text = g.docLinks(strings.TrimSpace(text))
+	deprecated = g.docLinks(deprecated)
 	var b strings.Builder
 	switch {
 	case text == "" && pos.File == "":
