@@ -66,6 +66,9 @@ func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 	if f := g.errorCodes(); f != nil {
 		files["errcodes_gen.go"] = f
 	}
+	if f := g.packageDoc(); f != nil {
+		files["doc.go"] = f
+	}
 	out := map[string][]byte{}
 	for name, f := range files {
 		var buf bytes.Buffer

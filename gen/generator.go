@@ -28,10 +28,14 @@ type generator struct {
 	setters map[*model.Field]*setter
 	// names are the package-level names the generator makes (protonames.go).
 	names protoNames
+	// extension is set when the model takes types from a core package:
+	// the package is an extension's.
+	extension bool
 }
 
 func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 	g := &generator{cfg: cfg, variantOf: map[string][]string{}, partialConst: map[*model.Field]string{}}
+	g.extension = slices.ContainsFunc(m.Types, func(t *model.Type) bool { return t.Package != "" })
 	if g.m, err = g.ownModel(m); err != nil {
 		return nil, err
 	}
