@@ -234,8 +234,8 @@ func supportFiles(pkg string) (map[string][]byte, error) {
 		return nil, err
 	}
 	for _, path := range entries {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
+		if strings.HasSuffix(path, "_test.go") || path == "support/doc.go" {
+			continue // tests, and the package comment of gen/support itself
 		}
 		src, err := supportFS.ReadFile(path)
 		if err != nil {
