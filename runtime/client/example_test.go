@@ -36,8 +36,8 @@ func exampleServer(opts *server.Options, tools ...func(*server.Server)) (clientE
 	}
 }
 
-// textOf returns the text of a result's first block.
-func textOf(r *mcp.CallToolResult) string {
+// exampleText returns the text of a result's first block.
+func exampleText(r *mcp.CallToolResult) string {
 	return r.Content[0].Value.(*mcp.TextContent).Text
 }
 
@@ -58,7 +58,7 @@ func ExampleClient_Connect() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(sess.ProtocolVersion(), sess.Era() == mcp.EraModern, textOf(r))
+	fmt.Println(sess.ProtocolVersion(), sess.Era() == mcp.EraModern, exampleText(r))
 	// Output:
 	// 2026-07-28 true {"say":"hi"}
 }
@@ -81,13 +81,13 @@ func ExampleClient_Connect_legacy() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(sess.ProtocolVersion(), sess.Era() == mcp.EraLegacy, sess.InitializeResult().ServerInfo.Name, textOf(r))
+	fmt.Println(sess.ProtocolVersion(), sess.Era() == mcp.EraLegacy, sess.InitializeResult().ServerInfo.Name, exampleText(r))
 	// Output:
 	// 2025-11-25 true demo {"say":"hi"}
 }
 
-// addConfirm adds a tool that asks the user to confirm before it runs.
-func addConfirm(s *server.Server) {
+// exampleAddConfirm adds a tool that asks the user to confirm before it runs.
+func exampleAddConfirm(s *server.Server) {
 	err := s.AddTool(mcp.Tool{Name: "wipe"}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		q := &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
 			Message: "Wipe the disk?",
@@ -112,7 +112,7 @@ func addConfirm(s *server.Server) {
 // questions (inputRequests, by key) and the requestState to send back with
 // the answers.
 func ExampleManualInput() {
-	t, _, stop := exampleServer(nil, addConfirm)
+	t, _, stop := exampleServer(nil, exampleAddConfirm)
 	defer stop()
 	c := client.New(mcp.Implementation{Name: "example-client", Version: "1.0.0"}, &client.Options{
 		Capabilities: mcp.ClientCapabilities{Elicitation: &mcp.ClientCapabilitiesElicitation{}},
@@ -173,7 +173,7 @@ func ExampleSession_StartToolTask() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(task.Status(), textOf(r))
+	fmt.Println(task.Status(), exampleText(r))
 	// Output:
 	// working true
 	// completed exported 42 rows

@@ -15,16 +15,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/transport"
 )
 
-// connect serves s over an in-memory pipe, as ServeStdio serves it over
+// exampleConnect serves s over an in-memory pipe, as ServeStdio serves it over
 // stdin and stdout, and connects a client with opts to it. stop closes
 // the session and waits for the server to finish.
-func connect(s *server.Server, opts *client.Options) (sess *client.Session, stop func()) {
-	return connectAs(context.Background(), s, opts)
+func exampleConnect(s *server.Server, opts *client.Options) (sess *client.Session, stop func()) {
+	return exampleConnectAs(context.Background(), s, opts)
 }
 
-// connectAs is connect with a Serve ctx of the caller's, one holding a
+// exampleConnectAs is exampleConnect with a Serve ctx of the caller's, one holding a
 // principal, say, as an authenticating transport would give.
-func connectAs(ctx context.Context, s *server.Server, opts *client.Options) (sess *client.Session, stop func()) {
+func exampleConnectAs(ctx context.Context, s *server.Server, opts *client.Options) (sess *client.Session, stop func()) {
 	serverEnd, clientEnd := transport.NewPipe()
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -41,13 +41,13 @@ func connectAs(ctx context.Context, s *server.Server, opts *client.Options) (ses
 	}
 }
 
-// text returns a result holding one text block.
-func text(s string) *mcp.CallToolResult {
+// exampleText returns a result holding one text block.
+func exampleText(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: s}}}}
 }
 
-// firstText returns the text of a result's first block.
-func firstText(r *mcp.CallToolResult) string {
+// exampleFirstText returns the text of a result's first block.
+func exampleFirstText(r *mcp.CallToolResult) string {
 	if len(r.Content) == 0 {
 		return ""
 	}
@@ -65,19 +65,19 @@ func ExampleServer_AddTool() {
 	s := server.New(mcp.Implementation{Name: "demo", Version: "1.0.0"}, nil)
 	err := s.AddTool(mcp.Tool{Name: "shout", Description: "Repeats its arguments in capitals."},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-			return text(strings.ToUpper(string(p.Arguments))), nil
+			return exampleText(strings.ToUpper(string(p.Arguments))), nil
 		})
 	if err != nil {
 		panic(err)
 	}
 
-	sess, stop := connect(s, nil)
+	sess, stop := exampleConnect(s, nil)
 	defer stop()
 	r, err := sess.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "shout", Arguments: []byte(`{"word":"hello"}`)})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(firstText(r))
+	fmt.Println(exampleFirstText(r))
 	// Output:
 	// {"WORD":"HELLO"}
 }
@@ -99,7 +99,7 @@ func ExampleServer_AddPrompt() {
 		panic(err)
 	}
 
-	sess, stop := connect(s, nil)
+	sess, stop := exampleConnect(s, nil)
 	defer stop()
 	r, err := sess.GetPrompt(context.Background(), &mcp.GetPromptRequestParams{Name: "greet", Arguments: map[string]string{"name": "Ada"}})
 	if err != nil {
@@ -124,7 +124,7 @@ func ExampleServer_AddResourceTemplate() {
 		panic(err)
 	}
 
-	sess, stop := connect(s, nil)
+	sess, stop := exampleConnect(s, nil)
 	defer stop()
 	r, err := sess.ReadResource(context.Background(), &mcp.ReadResourceRequestParams{URI: "users://42/profile"})
 	if err != nil {
@@ -173,14 +173,14 @@ func ExampleProgress() {
 				return nil, err
 			}
 		}
-		return text("counted"), nil
+		return exampleText("counted"), nil
 	})
 	if err != nil {
 		panic(err)
 	}
 
 	progress := make(chan string, 3)
-	sess, stop := connect(s, &client.Options{OnProgress: func(p *mcp.ProgressNotificationParams) {
+	sess, stop := exampleConnect(s, &client.Options{OnProgress: func(p *mcp.ProgressNotificationParams) {
 		progress <- fmt.Sprintf("%v/%v %s", p.Progress, p.Total, p.Message)
 	}})
 	defer stop()
@@ -191,7 +191,7 @@ func ExampleProgress() {
 	for range 3 {
 		fmt.Println(<-progress)
 	}
-	fmt.Println(firstText(r))
+	fmt.Println(exampleFirstText(r))
 	// Output:
 	// 1/3 step 1
 	// 2/3 step 2
@@ -199,8 +199,8 @@ func ExampleProgress() {
 	// counted
 }
 
-// askName is a tool handler that asks the user for their name with a form.
-func askName(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+// exampleAskName is a tool handler that asks the user for their name with a form.
+func exampleAskName(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	q := &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
 		Message: "What is your name?",
 		RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{
@@ -213,14 +213,14 @@ func askName(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolRe
 		return nil, err // in 2026-07-28: ErrInputRequired, until the client answers
 	}
 	if r.Action != mcp.ElicitResultActionAccept {
-		return text("no name given"), nil
+		return exampleText("no name given"), nil
 	}
 	name, _ := r.Content["name"].Value.(mcp.ElicitResultContentValueString)
-	return text("Hello, " + string(name) + "!"), nil
+	return exampleText("Hello, " + string(name) + "!"), nil
 }
 
-// answerName is a client's Elicit handler: it answers every form with a name.
-func answerName(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitResult, error) {
+// exampleAnswerName is a client's Elicit handler: it answers every form with a name.
+func exampleAnswerName(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitResult, error) {
 	return &mcp.ElicitResult{
 		Action:  mcp.ElicitResultActionAccept,
 		Content: map[string]mcp.ElicitResultContentValue{"name": {Value: mcp.ElicitResultContentValueString("Ada")}},
@@ -232,17 +232,17 @@ func answerName(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitRes
 // answers it.
 func ExampleElicit() {
 	s := server.New(mcp.Implementation{Name: "demo", Version: "1.0.0"}, nil)
-	if err := s.AddTool(mcp.Tool{Name: "greet"}, askName); err != nil {
+	if err := s.AddTool(mcp.Tool{Name: "greet"}, exampleAskName); err != nil {
 		panic(err)
 	}
 
-	sess, stop := connect(s, &client.Options{ProtocolVersion: mcp.Version20251125, Elicit: answerName})
+	sess, stop := exampleConnect(s, &client.Options{ProtocolVersion: mcp.Version20251125, Elicit: exampleAnswerName})
 	defer stop()
 	r, err := sess.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "greet"})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(sess.ProtocolVersion(), firstText(r))
+	fmt.Println(sess.ProtocolVersion(), exampleFirstText(r))
 	// Output:
 	// 2025-11-25 Hello, Ada!
 }
@@ -256,19 +256,19 @@ func ExampleElicit_inputRequired() {
 	runs := 0
 	err := s.AddTool(mcp.Tool{Name: "greet"}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		runs++
-		return askName(ctx, p)
+		return exampleAskName(ctx, p)
 	})
 	if err != nil {
 		panic(err)
 	}
 
-	sess, stop := connect(s, &client.Options{Elicit: answerName})
+	sess, stop := exampleConnect(s, &client.Options{Elicit: exampleAnswerName})
 	defer stop()
 	r, err := sess.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "greet"})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(sess.ProtocolVersion(), firstText(r), "after", runs, "runs")
+	fmt.Println(sess.ProtocolVersion(), exampleFirstText(r), "after", runs, "runs")
 	// Output:
 	// 2026-07-28 Hello, Ada! after 2 runs
 }
@@ -279,13 +279,13 @@ func ExampleElicit_inputRequired() {
 func ExampleWithRateLimit() {
 	s := server.New(mcp.Implementation{Name: "demo", Version: "1.0.0"}, nil)
 	err := s.AddTool(mcp.Tool{Name: "report"}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		return text("report sent"), nil
+		return exampleText("report sent"), nil
 	}, server.WithRateLimit(rate.Limit(1.0/3600), 1))
 	if err != nil {
 		panic(err)
 	}
 
-	sess, stop := connect(s, nil)
+	sess, stop := exampleConnect(s, nil)
 	defer stop()
 	for range 2 {
 		r, err := sess.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "report"})
@@ -296,7 +296,7 @@ func ExampleWithRateLimit() {
 		case err != nil:
 			panic(err)
 		default:
-			fmt.Println(firstText(r))
+			fmt.Println(exampleFirstText(r))
 		}
 	}
 	// Output:
@@ -304,11 +304,11 @@ func ExampleWithRateLimit() {
 	// refused: true
 }
 
-// grants is a principal whose credentials grant a fixed set of OAuth
+// exampleGrants is a principal whose credentials grant a fixed set of OAuth
 // scopes; runtime/auth's TokenInfo plays this part behind a bearer token.
-type grants []string
+type exampleGrants []string
 
-func (g grants) HasScope(scope string) bool {
+func (g exampleGrants) HasScope(scope string) bool {
 	for _, s := range g {
 		if s == scope {
 			return true
@@ -324,14 +324,14 @@ func (g grants) HasScope(scope string) bool {
 func ExampleWithScopes() {
 	s := server.New(mcp.Implementation{Name: "demo", Version: "1.0.0"}, nil)
 	err := s.AddTool(mcp.Tool{Name: "delete_file"}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		return text("deleted"), nil
+		return exampleText("deleted"), nil
 	}, server.WithScopes("files:write"))
 	if err != nil {
 		panic(err)
 	}
 
-	for _, who := range []grants{{"files:read"}, {"files:read", "files:write"}} {
-		sess, stop := connectAs(server.WithPrincipal(context.Background(), who), s, nil)
+	for _, who := range []exampleGrants{{"files:read"}, {"files:read", "files:write"}} {
+		sess, stop := exampleConnectAs(server.WithPrincipal(context.Background(), who), s, nil)
 		r, err := sess.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "delete_file"})
 		var rpcErr *jsonrpc.Error
 		switch {
@@ -340,7 +340,7 @@ func ExampleWithScopes() {
 		case err != nil:
 			panic(err)
 		default:
-			fmt.Println(who, firstText(r))
+			fmt.Println(who, exampleFirstText(r))
 		}
 		stop()
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
 
-// newServer returns a server with one tool, which says which protocol
+// exampleServer returns a server with one tool, which says which protocol
 // version its caller speaks.
-func newServer() *server.Server {
+func exampleServer() *server.Server {
 	s := server.New(mcp.Implementation{Name: "demo", Version: "1.0.0"}, nil)
 	err := s.AddTool(mcp.Tool{Name: "version"}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		text := "called in " + string(server.ProtocolVersion(ctx))
@@ -30,7 +30,7 @@ func newServer() *server.Server {
 // httptest serves h on a loopback port, and the client reaches it with
 // NewClientTransport.
 func ExampleNewHandler() {
-	h := streamable.NewHandler(newServer(), nil)
+	h := streamable.NewHandler(exampleServer(), nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Shutdown(context.Background()) // before the listener closes, as Serve does
