@@ -66,6 +66,9 @@ func Protocol(m *model.Model, cfg Config) (map[string][]byte, error) {
 	if f := g.errorCodes(); f != nil {
 		files["errcodes_gen.go"] = f
 	}
+	if f := g.packageDoc(); f != nil {
+		files["doc.go"] = f
+	}
 	out := map[string][]byte{}
 	for name, f := range files {
 		var buf bytes.Buffer
@@ -231,8 +234,8 @@ func supportFiles(pkg string) (map[string][]byte, error) {
 		return nil, err
 	}
 	for _, path := range entries {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
+		if strings.HasSuffix(path, "_test.go") || path == "support/doc.go" {
+			continue // tests, and the package comment of gen/support itself
 		}
 		src, err := supportFS.ReadFile(path)
 		if err != nil {

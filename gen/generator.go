@@ -28,10 +28,14 @@ type generator struct {
 	setters map[*model.Field]*setter
 	// names are the package-level names the generator makes (protonames.go).
 	names protoNames
+	// extension is set when the model takes types from a core package:
+	// the package is an extension's.
+	extension bool
 }
 
 func newGenerator(m *model.Model, cfg Config) (_ *generator, err error) {
 	g := &generator{cfg: cfg, variantOf: map[string][]string{}, partialConst: map[*model.Field]string{}}
+	g.extension = slices.ContainsFunc(m.Types, func(t *model.Type) bool { return t.Package != "" })
 	if g.m, err = g.ownModel(m); err != nil {
 		return nil, err
 	}
@@ -228,11 +232,12 @@ func (g *generator) valueDoc(t *model.Type, v *model.EnumValue) *jen.Statement {
 	return g.docComment(v.GoName, v.GoName+" is the "+t.Name+" value "+quoteJSON(v.Value)+".", model.Pos{}, nil, v.Versions, "", "")
 }
 
-// docComment renders a doc comment for name: text (wrapped as written),
-// else the source pos, then the paragraphs of notes, a version note, the
-// deprecation and last.
+// docComment renders a doc comment for name: text (wrapped as written,
+// its {@link ...} forms as Go doc links), else the source pos, then the
+// paragraphs of notes, a version note, the deprecation and last.
 func (g *generator) docComment(name, text string, pos model.Pos, notes []string, vs model.VersionSet, deprecated, last string) *jen.Statement {
-	text = strings.TrimSpace(text)
+	text = g.docLinks(strings.TrimSpace(text))
+	deprecated = g.docLinks(deprecated)
 	var b strings.Builder
 	switch {
 	case text == "" && pos.File == "":

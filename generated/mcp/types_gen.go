@@ -124,7 +124,7 @@ type BaseMetadata struct {
 	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for {@link Tool},
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -419,7 +419,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredCallToolRequestParams = bitCallToolRequestParamsMeta | bitCallToolRequestParamsName
 
-// CallToolResult: The result returned by the server for a {@link CallToolRequesttools/call} request.
+// CallToolResult: The result returned by the server for a tools/call ([CallToolRequest]) request.
 //
 // Schema: 2026-07-28/schema.json#/$defs/CallToolResult
 type CallToolResult struct {
@@ -485,7 +485,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredCallToolResult = bitCallToolResultContent | bitCallToolResultResultType
 
-// CallToolResultResponse: A successful response from the server for a {@link CallToolRequesttools/call} request.
+// CallToolResultResponse: A successful response from the server for a tools/call ([CallToolRequest]) request.
 //
 // Since 2026-07-28.
 //
@@ -689,7 +689,7 @@ const requiredCancelTaskResult = bitCancelTaskResultCreatedAt | bitCancelTaskRes
 
 // CancelledNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 //
-// On stdio, the server also sends this notification, solely to terminate a {@link SubscriptionsListenRequestsubscriptions/listen} stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
+// On stdio, the server also sends this notification, solely to terminate a subscriptions/listen ([SubscriptionsListenRequest]) stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
 //
 // The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
 //
@@ -779,7 +779,7 @@ type ClientCapabilities struct {
 	// (e.g., "io.modelcontextprotocol/oauth-client-credentials"), and values are
 	// per-extension settings objects. An empty object indicates support with no settings.
 	//
-	// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
+	// Keys MUST follow the `_meta` key naming rules ([MetaObject]), with a
 	// mandatory prefix.
 	//
 	// Since 2026-07-28.
@@ -1023,7 +1023,7 @@ const (
 
 // ClientNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 //
-// On stdio, the server also sends this notification, solely to terminate a {@link SubscriptionsListenRequestsubscriptions/listen} stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
+// On stdio, the server also sends this notification, solely to terminate a subscriptions/listen ([SubscriptionsListenRequest]) stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
 //
 // The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
 //
@@ -1220,7 +1220,7 @@ type CompleteRequestParamsRefVariant interface {
 	isCompleteRequestParamsRefVariant()
 }
 
-// CompleteResult: The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
+// CompleteResult: The result returned by the server for a completion/complete ([CompleteRequest]) request.
 //
 // Schema: 2026-07-28/schema.json#/$defs/CompleteResult
 type CompleteResult struct {
@@ -1292,7 +1292,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredCompleteResultCompletion = bitCompleteResultCompletionValues
 
-// CompleteResultResponse: A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
+// CompleteResultResponse: A successful response from the server for a completion/complete ([CompleteRequest]) request.
 //
 // Since 2026-07-28.
 //
@@ -1391,7 +1391,7 @@ type CreateMessageRequestParams struct {
 	//
 	// Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
 	// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
-	// {@link ClientCapabilities.sampling.context}.
+	// [ClientCapabilities].sampling.context.
 	IncludeContext CreateMessageRequestParamsIncludeContext `json:"includeContext,omitempty"`
 	// MaxTokens: The requested maximum number of tokens to sample (to prevent runaway completions).
 	//
@@ -1410,13 +1410,13 @@ type CreateMessageRequestParams struct {
 	// Temperature: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams/properties/temperature
 	Temperature float64 `json:"temperature,omitempty"`
 	// ToolChoice: Controls how the model uses tools.
-	// The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
+	// The client MUST return an error if this field is provided but [ClientCapabilities].sampling.tools is not declared.
 	// Default is `{ mode: "auto" }`.
 	//
 	// Since 2025-11-25.
 	ToolChoice *ToolChoice `json:"toolChoice,omitempty"`
 	// Tools that the model may use during generation.
-	// The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
+	// The client MUST return an error if this field is provided but [ClientCapabilities].sampling.tools is not declared.
 	//
 	// Since 2025-11-25.
 	Tools []Tool `json:"tools,omitempty"`
@@ -1469,7 +1469,7 @@ const requiredCreateMessageRequestParams = bitCreateMessageRequestParamsMaxToken
 //
 // Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
 // omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
-// {@link ClientCapabilities.sampling.context}.
+// [ClientCapabilities].sampling.context.
 //
 // Schema: 2026-07-28/schema.json#/$defs/CreateMessageRequestParams/properties/includeContext
 type CreateMessageRequestParamsIncludeContext string
@@ -1510,7 +1510,7 @@ const (
 	bitCreateMessageRequestParamsMetaProgressToken uint64 = 1 << iota
 )
 
-// CreateMessageResult: The result returned by the client for a {@link CreateMessageRequestsampling/createMessage} request.
+// CreateMessageResult: The result returned by the client for a sampling/createMessage ([CreateMessageRequest]) request.
 // The client should inform the user before returning the sampled message, to allow them
 // to inspect the response (human in the loop) and decide whether to allow the server to see it.
 //
@@ -1664,7 +1664,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredDiscoverRequest = bitDiscoverRequestID | bitDiscoverRequestJSONRPC | bitDiscoverRequestMethod | bitDiscoverRequestParams
 
-// DiscoverResult: The result returned by the server for a {@link DiscoverRequestserver/discover} request.
+// DiscoverResult: The result returned by the server for a server/discover ([DiscoverRequest]) request.
 //
 // Since 2026-07-28.
 //
@@ -1782,7 +1782,7 @@ const (
 	DiscoverResultCacheScopePublic DiscoverResultCacheScope = "public"
 )
 
-// DiscoverResultResponse: A successful response from the server for a {@link DiscoverRequestserver/discover} request.
+// DiscoverResultResponse: A successful response from the server for a server/discover ([DiscoverRequest]) request.
 //
 // Since 2026-07-28.
 //
@@ -2091,7 +2091,7 @@ const (
 	bitElicitRequestURLParamsMetaProgressToken uint64 = 1 << iota
 )
 
-// ElicitResult: The result returned by the client for an {@link ElicitRequestelicitation/create} request.
+// ElicitResult: The result returned by the client for an elicitation/create ([ElicitRequest]) request.
 //
 // Since 2025-06-18.
 //
@@ -2465,7 +2465,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredGetPromptRequestParams = bitGetPromptRequestParamsMeta | bitGetPromptRequestParamsName
 
-// GetPromptResult: The result returned by the server for a {@link GetPromptRequestprompts/get} request.
+// GetPromptResult: The result returned by the server for a prompts/get ([GetPromptRequest]) request.
 //
 // Schema: 2026-07-28/schema.json#/$defs/GetPromptResult
 type GetPromptResult struct {
@@ -2512,7 +2512,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredGetPromptResult = bitGetPromptResultMessages | bitGetPromptResultResultType
 
-// GetPromptResultResponse: A successful response from the server for a {@link GetPromptRequestprompts/get} request.
+// GetPromptResultResponse: A successful response from the server for a prompts/get ([GetPromptRequest]) request.
 //
 // Since 2026-07-28.
 //
@@ -3080,7 +3080,7 @@ type Implementation struct {
 	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for {@link Tool},
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -3466,7 +3466,7 @@ const (
 const requiredInputResponseRequestParams = bitInputResponseRequestParamsMeta
 
 // InputResponses: A map of client responses to server-initiated requests.
-// Keys correspond to the keys in the {@link InputRequests} map;
+// Keys correspond to the keys in the [InputRequests] map;
 // values are the client's result for each request.
 //
 // Since 2026-07-28.
@@ -3966,7 +3966,7 @@ type JSONValueString string
 
 func (JSONValueString) isJSONValueVariant() {}
 
-// LegacyTitledEnumSchema: Use {@link TitledSingleSelectEnumSchema} instead.
+// LegacyTitledEnumSchema: Use [TitledSingleSelectEnumSchema] instead.
 // This interface will be removed in a future version.
 //
 // Since 2025-06-18.
@@ -4062,7 +4062,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredListPromptsRequest = bitListPromptsRequestID | bitListPromptsRequestJSONRPC | bitListPromptsRequestMethod | bitListPromptsRequestParams
 
-// ListPromptsResult: The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
+// ListPromptsResult: The result returned by the server for a prompts/list ([ListPromptsRequest]) request.
 //
 // Schema: 2026-07-28/schema.json#/$defs/ListPromptsResult
 type ListPromptsResult struct {
@@ -4169,7 +4169,7 @@ const (
 	ListPromptsResultCacheScopePublic ListPromptsResultCacheScope = "public"
 )
 
-// ListPromptsResultResponse: A successful response from the server for a {@link ListPromptsRequestprompts/list} request.
+// ListPromptsResultResponse: A successful response from the server for a prompts/list ([ListPromptsRequest]) request.
 //
 // Since 2026-07-28.
 //
@@ -4244,7 +4244,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredListResourceTemplatesRequest = bitListResourceTemplatesRequestID | bitListResourceTemplatesRequestJSONRPC | bitListResourceTemplatesRequestMethod | bitListResourceTemplatesRequestParams
 
-// ListResourceTemplatesResult: The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
+// ListResourceTemplatesResult: The result returned by the server for a resources/templates/list ([ListResourceTemplatesRequest]) request.
 //
 // Schema: 2026-07-28/schema.json#/$defs/ListResourceTemplatesResult
 type ListResourceTemplatesResult struct {
@@ -4351,7 +4351,7 @@ const (
 	ListResourceTemplatesResultCacheScopePublic ListResourceTemplatesResultCacheScope = "public"
 )
 
-// ListResourceTemplatesResultResponse: A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
+// ListResourceTemplatesResultResponse: A successful response from the server for a resources/templates/list ([ListResourceTemplatesRequest]) request.
 //
 // Since 2026-07-28.
 //
@@ -4426,7 +4426,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredListResourcesRequest = bitListResourcesRequestID | bitListResourcesRequestJSONRPC | bitListResourcesRequestMethod | bitListResourcesRequestParams
 
-// ListResourcesResult: The result returned by the server for a {@link ListResourcesRequestresources/list} request.
+// ListResourcesResult: The result returned by the server for a resources/list ([ListResourcesRequest]) request.
 //
 // Schema: 2026-07-28/schema.json#/$defs/ListResourcesResult
 type ListResourcesResult struct {
@@ -4533,7 +4533,7 @@ const (
 	ListResourcesResultCacheScopePublic ListResourcesResultCacheScope = "public"
 )
 
-// ListResourcesResultResponse: A successful response from the server for a {@link ListResourcesRequestresources/list} request.
+// ListResourcesResultResponse: A successful response from the server for a resources/list ([ListResourcesRequest]) request.
 //
 // Since 2026-07-28.
 //
@@ -4640,8 +4640,8 @@ const (
 	bitListRootsRequestParamsMeta uint64 = 1 << iota
 )
 
-// ListRootsResult: The result returned by the client for a {@link ListRootsRequestroots/list} request.
-// This result contains an array of {@link Root} objects, each representing a root directory
+// ListRootsResult: The result returned by the client for a roots/list ([ListRootsRequest]) request.
+// This result contains an array of [Root] objects, each representing a root directory
 // or file that the server can operate on.
 //
 // Schema: 2026-07-28/schema.json#/$defs/ListRootsResult
@@ -4802,7 +4802,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredListToolsRequest = bitListToolsRequestID | bitListToolsRequestJSONRPC | bitListToolsRequestMethod | bitListToolsRequestParams
 
-// ListToolsResult: The result returned by the server for a {@link ListToolsRequesttools/list} request.
+// ListToolsResult: The result returned by the server for a tools/list ([ListToolsRequest]) request.
 //
 // Schema: 2026-07-28/schema.json#/$defs/ListToolsResult
 type ListToolsResult struct {
@@ -4909,7 +4909,7 @@ const (
 	ListToolsResultCacheScopePublic ListToolsResultCacheScope = "public"
 )
 
-// ListToolsResultResponse: A successful response from the server for a {@link ListToolsRequesttools/list} request.
+// ListToolsResultResponse: A successful response from the server for a tools/list ([ListToolsRequest]) request.
 //
 // Since 2026-07-28.
 //
@@ -5069,7 +5069,7 @@ type MetaObject json.RawMessage
 //
 // In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling `prompts/list` when the `prompts` capability was not advertised).
 //
-// A request that requires a client capability the client did not declare is signalled instead by {@link MissingRequiredClientCapabilityError} (`-32021`).
+// A request that requires a client capability the client did not declare is signalled instead by [MissingRequiredClientCapabilityError] (`-32021`).
 //
 // Since 2026-07-28.
 //
@@ -5337,7 +5337,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredNotification = bitNotificationMethod
 
-// NotificationMetaObject: Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
+// NotificationMetaObject: Extends [MetaObject] with additional notification-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Since 2026-07-28.
 //
@@ -5345,7 +5345,7 @@ const requiredNotification = bitNotificationMethod
 type NotificationMetaObject struct {
 	// SubscriptionID: Identifies the subscription stream a notification was delivered on. The
 	// server MUST include this key on every notification delivered via a
-	// {@link SubscriptionsListenRequestsubscriptions/listen} stream, so the
+	// subscriptions/listen ([SubscriptionsListenRequest]) stream, so the
 	// client can correlate the notification with the originating subscription.
 	// The key is absent on notifications not delivered via a subscription
 	// stream (e.g. progress notifications for an in-flight request), which is
@@ -5763,7 +5763,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredProgressNotification = bitProgressNotificationJSONRPC | bitProgressNotificationMethod | bitProgressNotificationParams
 
-// ProgressNotificationParams: Parameters for a {@link ProgressNotificationnotifications/progress} notification.
+// ProgressNotificationParams: Parameters for a notifications/progress ([ProgressNotification]) notification.
 //
 // Schema: 2026-07-28/schema.json#/$defs/ProgressNotificationParams
 type ProgressNotificationParams struct {
@@ -5885,7 +5885,7 @@ type Prompt struct {
 	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for {@link Tool},
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -5929,7 +5929,7 @@ type PromptArgument struct {
 	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for {@link Tool},
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -5958,7 +5958,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredPromptArgument = bitPromptArgumentName
 
-// PromptListChangedNotification: An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
+// PromptListChangedNotification: An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a subscriptions/listen ([SubscriptionsListenRequest]) stream when the client requested it via the `promptsListChanged` filter field.
 //
 // Schema: 2026-07-28/schema.json#/$defs/PromptListChangedNotification
 type PromptListChangedNotification struct {
@@ -5994,7 +5994,7 @@ const requiredPromptListChangedNotification = bitPromptListChangedNotificationJS
 
 // PromptMessage: Describes a message returned as part of a prompt.
 //
-// This is similar to {@link SamplingMessage}, but also supports the embedding of
+// This is similar to [SamplingMessage], but also supports the embedding of
 // resources from the MCP server.
 //
 // Schema: 2026-07-28/schema.json#/$defs/PromptMessage
@@ -6033,7 +6033,7 @@ type PromptReference struct {
 	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for {@link Tool},
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -6143,7 +6143,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredReadResourceRequestParams = bitReadResourceRequestParamsMeta | bitReadResourceRequestParamsURI
 
-// ReadResourceResult: The result returned by the server for a {@link ReadResourceRequestresources/read} request.
+// ReadResourceResult: The result returned by the server for a resources/read ([ReadResourceRequest]) request.
 //
 // Schema: 2026-07-28/schema.json#/$defs/ReadResourceResult
 type ReadResourceResult struct {
@@ -6265,7 +6265,7 @@ type ReadResourceResultContentsItemVariant interface {
 	isReadResourceResultContentsItemVariant()
 }
 
-// ReadResourceResultResponse: A successful response from the server for a {@link ReadResourceRequestresources/read} request.
+// ReadResourceResultResponse: A successful response from the server for a resources/read ([ReadResourceRequest]) request.
 //
 // Since 2026-07-28.
 //
@@ -6434,7 +6434,7 @@ func (x RequestId) String() string {
 	return ""
 }
 
-// RequestMetaObject: Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply.
+// RequestMetaObject: Extends [MetaObject] with additional request-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Schema: 2026-07-28/schema.json#/$defs/RequestMetaObject
 type RequestMetaObject struct {
@@ -6450,7 +6450,7 @@ type RequestMetaObject struct {
 	// include this field on every request unless specifically configured not
 	// to do so.
 	//
-	// The {@link Implementation} schema requires `name` and `version`; other
+	// The [Implementation] schema requires `name` and `version`; other
 	// fields are optional.
 	//
 	// The value is self-reported by the client and is not verified by the
@@ -6462,7 +6462,7 @@ type RequestMetaObject struct {
 	ClientInfo *Implementation `json:"io.modelcontextprotocol/clientInfo,omitempty"`
 	// LogLevel: The desired log level for this request. Optional.
 	//
-	// If absent, the server MUST NOT send any {@link LoggingMessageNotificationnotifications/message}
+	// If absent, the server MUST NOT send any notifications/message ([LoggingMessageNotification])
 	// notifications for this request. The client opts in to log messages by
 	// explicitly setting a level. Replaces the former `logging/setLevel` RPC.
 	//
@@ -6473,11 +6473,11 @@ type RequestMetaObject struct {
 	// For the HTTP transport, this value MUST match the `MCP-Protocol-Version`
 	// header; otherwise the server MUST return a `400 Bad Request`. If the
 	// server does not support the requested version, it MUST return an
-	// {@link UnsupportedProtocolVersionError}.
+	// [UnsupportedProtocolVersionError].
 	//
 	// Since 2026-07-28.
 	ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion,omitempty"`
-	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by {@link ProgressNotificationnotifications/progress}). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	// ProgressToken: If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress ([ProgressNotification])). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	ProgressToken ProgressToken `json:"progressToken,omitempty"`
 	// Extra holds the properties the schema allows without naming them,
 	// kept as raw JSON and written back after the named ones in key order.
@@ -6566,7 +6566,7 @@ type Resource struct {
 	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for {@link Tool},
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -6638,7 +6638,7 @@ const requiredResourceContents = bitResourceContentsURI
 
 // ResourceLink: A resource that the server is capable of reading, included in a prompt or tool call result.
 //
-// Note: resource links returned by tools are not guaranteed to appear in the results of {@link ListResourcesRequestresources/list} requests.
+// Note: resource links returned by tools are not guaranteed to appear in the results of resources/list ([ListResourcesRequest]) requests.
 //
 // Since 2025-06-18.
 //
@@ -6687,7 +6687,7 @@ type ResourceLink struct {
 	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for {@link Tool},
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -6728,7 +6728,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredResourceLink = bitResourceLinkName | bitResourceLinkType | bitResourceLinkURI
 
-// ResourceListChangedNotification: An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
+// ResourceListChangedNotification: An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a subscriptions/listen ([SubscriptionsListenRequest]) stream when the client requested it via the `resourcesListChanged` filter field.
 //
 // Schema: 2026-07-28/schema.json#/$defs/ResourceListChangedNotification
 type ResourceListChangedNotification struct {
@@ -6839,7 +6839,7 @@ type ResourceTemplate struct {
 	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for {@link Tool},
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -6903,7 +6903,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredResourceTemplateReference = bitResourceTemplateReferenceType | bitResourceTemplateReferenceURI
 
-// ResourceUpdatedNotification: A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
+// ResourceUpdatedNotification: A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a subscriptions/listen ([SubscriptionsListenRequest]) request.
 //
 // Schema: 2026-07-28/schema.json#/$defs/ResourceUpdatedNotification
 type ResourceUpdatedNotification struct {
@@ -7009,7 +7009,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredResult = bitResultResultType
 
-// ResultMetaObject: Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
+// ResultMetaObject: Extends [MetaObject] with additional result-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Since 2026-07-28.
 //
@@ -7019,7 +7019,7 @@ type ResultMetaObject struct {
 	// include this field on every response unless specifically configured not
 	// to do so.
 	//
-	// The {@link Implementation} schema requires `name` and `version`; other
+	// The [Implementation] schema requires `name` and `version`; other
 	// fields are optional.
 	//
 	// The value is self-reported by the server and is not verified by the
@@ -7045,11 +7045,11 @@ const (
 	bitResultMetaObjectServerInfo uint64 = 1 << iota
 )
 
-// ResultType: Indicates the type of a {@link Result} object, allowing the client to
+// ResultType: Indicates the type of a [Result] object, allowing the client to
 // determine how to parse the response.
 //
 // complete - the request completed successfully and the result contains the final content.
-// input_required - the request requires additional input and the result contains an {@link InputRequiredResult} object with instructions for the client to provide additional input before retrying the original request.
+// input_required - the request requires additional input and the result contains an [InputRequiredResult] object with instructions for the client to provide additional input before retrying the original request.
 //
 // Since 2026-07-28.
 //
@@ -7230,7 +7230,7 @@ type ServerCapabilities struct {
 	// (e.g., "io.modelcontextprotocol/tasks"), and values are per-extension settings
 	// objects. An empty object indicates support with no settings.
 	//
-	// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
+	// Keys MUST follow the `_meta` key naming rules ([MetaObject]), with a
 	// mandatory prefix.
 	//
 	// Since 2026-07-28.
@@ -7787,7 +7787,7 @@ const (
 )
 
 // SubscriptionFilter: The set of notification types a client may opt in to on a
-// {@link SubscriptionsListenRequestsubscriptions/listen} request.
+// subscriptions/listen ([SubscriptionsListenRequest]) request.
 //
 // Each notification type is **opt-in**; the server **MUST NOT** send
 // notification types the client has not explicitly requested here.
@@ -7796,20 +7796,20 @@ const (
 //
 // Schema: 2026-07-28/schema.json#/$defs/SubscriptionFilter
 type SubscriptionFilter struct {
-	// PromptsListChanged: If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.
+	// PromptsListChanged: If true, receive notifications/prompts/list_changed ([PromptListChangedNotification]).
 	//
 	// Since 2026-07-28.
 	PromptsListChanged bool `json:"promptsListChanged,omitempty"`
-	// ResourceSubscriptions: Subscribe to {@link ResourceUpdatedNotificationnotifications/resources/updated} for these resource URIs.
+	// ResourceSubscriptions: Subscribe to notifications/resources/updated ([ResourceUpdatedNotification]) for these resource URIs.
 	// Replaces the former `resources/subscribe` RPC.
 	//
 	// Since 2026-07-28.
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
-	// ResourcesListChanged: If true, receive {@link ResourceListChangedNotificationnotifications/resources/list_changed}.
+	// ResourcesListChanged: If true, receive notifications/resources/list_changed ([ResourceListChangedNotification]).
 	//
 	// Since 2026-07-28.
 	ResourcesListChanged bool `json:"resourcesListChanged,omitempty"`
-	// ToolsListChanged: If true, receive {@link ToolListChangedNotificationnotifications/tools/list_changed}.
+	// ToolsListChanged: If true, receive notifications/tools/list_changed ([ToolListChangedNotification]).
 	//
 	// Since 2026-07-28.
 	ToolsListChanged bool `json:"toolsListChanged,omitempty"`
@@ -7833,7 +7833,7 @@ const (
 )
 
 // SubscriptionsAcknowledgedNotification: Sent by the server to acknowledge that a
-// {@link SubscriptionsListenRequestsubscriptions/listen} subscription has been
+// subscriptions/listen ([SubscriptionsListenRequest]) subscription has been
 // established and to report which notification types it agreed to honor.
 //
 // This notification MUST be the first message the server sends carrying the
@@ -7875,7 +7875,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredSubscriptionsAcknowledgedNotification = bitSubscriptionsAcknowledgedNotificationJSONRPC | bitSubscriptionsAcknowledgedNotificationMethod | bitSubscriptionsAcknowledgedNotificationParams
 
-// SubscriptionsAcknowledgedNotificationParams: Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
+// SubscriptionsAcknowledgedNotificationParams: Parameters for a notifications/subscriptions/acknowledged ([SubscriptionsAcknowledgedNotification]) notification.
 //
 // Since 2026-07-28.
 //
@@ -7954,7 +7954,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredSubscriptionsListenRequest = bitSubscriptionsListenRequestID | bitSubscriptionsListenRequestJSONRPC | bitSubscriptionsListenRequestMethod | bitSubscriptionsListenRequestParams
 
-// SubscriptionsListenRequestParams: Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
+// SubscriptionsListenRequestParams: Parameters for a subscriptions/listen ([SubscriptionsListenRequest]) request.
 //
 // Since 2026-07-28.
 //
@@ -7991,7 +7991,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredSubscriptionsListenRequestParams = bitSubscriptionsListenRequestParamsMeta | bitSubscriptionsListenRequestParamsNotifications
 
-// SubscriptionsListenResult: The response to a {@link SubscriptionsListenRequestsubscriptions/listen}
+// SubscriptionsListenResult: The response to a subscriptions/listen ([SubscriptionsListenRequest])
 // request, signalling that the subscription has ended gracefully (for example,
 // during server shutdown). Because the listen stream is long-lived, this result
 // is sent only when the server tears the subscription down; an abrupt transport
@@ -8038,8 +8038,8 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredSubscriptionsListenResult = bitSubscriptionsListenResultMeta | bitSubscriptionsListenResultResultType
 
-// SubscriptionsListenResultMetaObject: Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
-// {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.
+// SubscriptionsListenResultMetaObject: Extends [ResultMetaObject] with the subscription-stream identifier carried by a
+// [SubscriptionsListenResult]. All key naming rules from `MetaObject` apply.
 //
 // Since 2026-07-28.
 //
@@ -8049,7 +8049,7 @@ type SubscriptionsListenResultMetaObject struct {
 	// include this field on every response unless specifically configured not
 	// to do so.
 	//
-	// The {@link Implementation} schema requires `name` and `version`; other
+	// The [Implementation] schema requires `name` and `version`; other
 	// fields are optional.
 	//
 	// The value is self-reported by the server and is not verified by the
@@ -8088,7 +8088,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredSubscriptionsListenResultMetaObject = bitSubscriptionsListenResultMetaObjectSubscriptionID
 
-// SubscriptionsListenResultResponse: A successful response from the server for a {@link SubscriptionsListenRequestsubscriptions/listen}
+// SubscriptionsListenResultResponse: A successful response from the server for a subscriptions/listen ([SubscriptionsListenRequest])
 // request, sent when the server tears the subscription down gracefully.
 //
 // Since 2026-07-28.
@@ -8754,7 +8754,7 @@ type Tool struct {
 	// Name: Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
 	Name string `json:"name"`
 	// OutputSchema: An optional JSON Schema object defining the structure of the tool's output returned in
-	// the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
+	// the structuredContent field of a [CallToolResult]. This can be any valid JSON Schema 2020-12.
 	//
 	// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
 	//
@@ -8763,7 +8763,7 @@ type Tool struct {
 	// Title: Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for {@link Tool},
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -8801,7 +8801,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredTool = bitToolInputSchema | bitToolName
 
-// ToolAnnotations: Additional properties describing a {@link Tool} to clients.
+// ToolAnnotations: Additional properties describing a [Tool] to clients.
 //
 // NOTE: all properties in `ToolAnnotations` are **hints**.
 // They are not guaranteed to provide a faithful description of
@@ -9043,7 +9043,7 @@ const (
 // decoding sets those the input lacks in missing.
 const requiredToolInputSchema = bitToolInputSchemaType
 
-// ToolListChangedNotification: An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
+// ToolListChangedNotification: An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a subscriptions/listen ([SubscriptionsListenRequest]) stream when the client requested it via the `toolsListChanged` filter field.
 //
 // Schema: 2026-07-28/schema.json#/$defs/ToolListChangedNotification
 type ToolListChangedNotification struct {
@@ -9078,7 +9078,7 @@ const (
 const requiredToolListChangedNotification = bitToolListChangedNotificationJSONRPC | bitToolListChangedNotificationMethod
 
 // ToolOutputSchema: An optional JSON Schema object defining the structure of the tool's output returned in
-// the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
+// the structuredContent field of a [CallToolResult]. This can be any valid JSON Schema 2020-12.
 //
 // Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
 //
@@ -9138,7 +9138,7 @@ type ToolResultContent struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Content: The unstructured result content of the tool use.
 	//
-	// This has the same format as {@link CallToolResult.content} and can include text, images,
+	// This has the same format as [CallToolResult].content and can include text, images,
 	// audio, resource links, and embedded resources.
 	//
 	// Since 2025-11-25.
@@ -9153,13 +9153,13 @@ type ToolResultContent struct {
 	// StructuredContent: An optional structured result value.
 	//
 	// This can be any JSON value (object, array, string, number, boolean, or null).
-	// If the tool defined an {@link Tool.outputSchema}, this SHOULD conform to that schema.
+	// If the tool defined an [Tool].outputSchema, this SHOULD conform to that schema.
 	//
 	// Since 2025-11-25.
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	// ToolUseID: The ID of the tool use this result corresponds to.
 	//
-	// This MUST match the ID from a previous {@link ToolUseContent}.
+	// This MUST match the ID from a previous [ToolUseContent].
 	//
 	// Since 2025-11-25.
 	ToolUseID string `json:"toolUseId"`

@@ -21,6 +21,18 @@
 //	defer sess.Close()
 //	res, err := sess.CallTool(ctx, &mcp.CallToolRequestParams{Name: "add"})
 //
+// Any jsonrpc.Transport will do; these are the ones to reach for:
+//
+//   - stdio: [CommandTransport] starts the server as a subprocess and
+//     speaks over its stdin and stdout (a [Process], which also stops it).
+//   - Streamable HTTP: [github.com/mcpgen/mcpgen/runtime/streamable.NewClientTransport];
+//     streamable.DialClientTransport falls back to the HTTP+SSE transport
+//     of 2024-11-05 for an old server, and streamable.NewLegacyClientTransport
+//     speaks only that one.
+//   - in memory, for tests and examples:
+//     [github.com/mcpgen/mcpgen/runtime/transport.NewPipe], one end for the
+//     client and the other for server.Server.Serve.
+//
 // The same handlers serve both eras: a legacy server sends the client a
 // request; a 2026-07-28 server answers with an InputRequiredResult, which
 // the Session fulfils through the handlers and retries (ManualInput hands
