@@ -84,7 +84,8 @@
 //   - on a named string or integer type whose constants the package
 //     declares (which are its enum), enum= names some of those constants
 //     and so narrows the set; a value that is not a constant is refused,
-//     never added. Without enum=, the default must be one of the constants.
+//     never added. Without enum=, the default must be one of the
+//     constants, and some constant must pass the field's other keywords.
 //
 // One more directive is a package option rather than a handler's: a
 // comment line of its own (not part of a declaration's doc comment, e.g.

@@ -119,6 +119,9 @@ func parseRules(tag string, v *model.Value) (model.Rules, string) {
 	if msg := checkEnum(&r, v, enumText); msg != "" {
 		return r, msg
 	}
+	if msg := checkConstants(&r, v); msg != "" {
+		return r, msg
+	}
 	if msg := checkDefault(&r, v, defaultText, enumText); msg != "" {
 		return r, msg
 	}
@@ -484,6 +487,27 @@ func checkEnum(r *model.Rules, v *model.Value, text []string) string {
 		}
 	}
 	return ""
+}
+
+// checkConstants refuses keywords that every constant of a named type
+// breaks, on a field without enum=: the constants are its enum, so no
+// value could pass. Keywords that some constants pass are left alone;
+// enum= is the way to narrow the constants.
+func checkConstants(r *model.Rules, v *model.Value) string {
+	if r.Enum != nil || len(v.Enum) == 0 {
+		return ""
+	}
+	for _, c := range v.Enum {
+		if why, _ := breaks(c, r, v); why == "" {
+			return ""
+		}
+	}
+	why, _ := breaks(v.Enum[0], r, v)
+	first := v.Enum[0].JSON()
+	if v.Enum[0].Kind == model.LitString {
+		first = v.Enum[0].S
+	}
+	return fmt.Sprintf("no constant of %s (%s) passes the field's keywords (%s: %s): no value could pass; loosen them", v.Go.Name, literalList(v.Enum), first, why)
 }
 
 // checkDefault refuses a default that the field itself would refuse: one

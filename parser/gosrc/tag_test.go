@@ -178,6 +178,8 @@ func TestParseRules(t *testing.T) {
 		{"default in an enum narrowing constants", "enum=red|blue,default=blue", vColor, model.Rules{Enum: []model.Literal{str("red"), str("blue")}, Default: strp("blue")}},
 		{"int enum narrowing constants", "enum=3|1,default=1", vLevel, model.Rules{Enum: []model.Literal{{Kind: model.LitInt, I: 3}, {Kind: model.LitInt, I: 1}}, Default: &model.Literal{Kind: model.LitInt, I: 1}}},
 		{"float32 default within its range", "default=3e38", vFloat32, model.Rules{Default: &model.Literal{Kind: model.LitFloat, F: 3e38}}},
+		{"bounds some constants pass", "minimum=2", vLevel, model.Rules{Minimum: bound(2)}},
+		{"pattern some constants match", "pattern='^(red|blue)$'", vColor, model.Rules{Pattern: "^(red|blue)$"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -249,6 +251,8 @@ func TestParseRulesRefused(t *testing.T) {
 		{"enum value too short", "minLength=2,enum=ab|c", vString, `enum value "c": 1 character, fewer than minLength=2: every enum value must pass the field's other keywords; drop it or change minLength`},
 		{"enum value not matching the pattern", "enum='ok|no way',pattern='^[a-z]+$'", vString, `enum value "no way": does not match pattern=^[a-z]+$: every enum value must pass the field's other keywords; drop it or change pattern`},
 		{"float32 default out of range", "default=1e39", vFloat32, "default=1e39: out of range for float32"},
+		{"bounds no constant passes", "minimum=5", vLevel, "no constant of Level (1|2|3) passes the field's keywords (1: below minimum=5): no value could pass; loosen them"},
+		{"pattern no constant matches", "pattern=^x", vColor, "no constant of Color (red|green|blue) passes the field's keywords (red: does not match pattern=^x): no value could pass; loosen them"},
 		{"float32 enum out of range", "enum=1|-1e39", &model.Value{Kind: model.ValFloat, Bits: 32, Go: &model.GoType{Name: "Ratio"}}, `enum value "-1e39": out of range for Ratio, a float32`},
 		{"bare maxLength", "maxLength", vString, "maxLength needs a value: maxLength=..."},
 		{"minLength on a slice", "minLength=1", vStrings, "minLength applies to strings; this field is a slice"},
