@@ -87,6 +87,7 @@ var hintKeys = map[string]string{
 // toolOptions is what a //mcp:tool directive says.
 type toolOptions struct {
 	name, title                 string
+	description                 string // description=, "" when not written
 	hints                       []model.Hint
 	task                        model.TaskSupport
 	inputBeforeTask             bool
@@ -116,6 +117,25 @@ func parseRate(o option) (*model.RateLimit, error) {
 	}
 	per := map[string]model.RatePeriod{"s": model.PerSecond, "m": model.PerMinute, "h": model.PerHour}[m[2]]
 	return &model.RateLimit{Count: n, Per: per, Burst: n}, nil
+}
+
+// parseDescription reads description="...", which stands for the doc
+// comment as the handler's description. It is written as it is to be read,
+// so it must say something: an empty one is refused rather than taken for
+// "no description". kind picks the example the message shows.
+func parseDescription(kind string, o option) (string, error) {
+	if o.bare || strings.TrimSpace(o.value) == "" {
+		return "", fmt.Errorf("description needs a value: description=%q (leave it out to take the doc comment)", descriptionExamples[kind])
+	}
+	return o.value, nil
+}
+
+// descriptionExamples are the description= values the message about an
+// empty one shows, by directive.
+var descriptionExamples = map[string]string{
+	"tool":     "Files a new issue.",
+	"prompt":   "Reviews a change.",
+	"resource": "The project's README.",
 }
 
 // scopesExample is the scopes= value the messages about it show.
@@ -172,6 +192,12 @@ func toolDirective(d *directive) (*toolOptions, error) {
 				return nil, model.SrcErrorf(d.pos, "//mcp:tool: title needs a value: title=\"Plan a trip\"")
 			}
 			t.title = o.value
+		case "description":
+			desc, err := parseDescription("tool", o)
+			if err != nil {
+				return nil, model.SrcErrorf(d.pos, "//mcp:tool: %s", err)
+			}
+			t.description = desc
 		case "readonly", "destructive", "idempotent", "openworld":
 			v := true
 			if !o.bare {
@@ -226,7 +252,7 @@ func toolDirective(d *directive) (*toolOptions, error) {
 				t.outputSchema, t.outputIsSet = o.value, true
 			}
 		default:
-			return nil, model.SrcErrorf(d.pos, "//mcp:tool: unknown option %q: use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=", o.key)
+			return nil, model.SrcErrorf(d.pos, "//mcp:tool: unknown option %q: use name=, title=, description=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=", o.key)
 		}
 	}
 	// Checked once every option is read, so that the order they are
@@ -284,6 +310,7 @@ func errDirectiveSpace(pos model.SrcPos) error {
 // entryOptions is what a //mcp:prompt or //mcp:resource directive says.
 type entryOptions struct {
 	name, title, mime string
+	description       string // description=, "" when not written
 	uri, template     string
 	scopes            []string
 }
@@ -300,12 +327,20 @@ func entryDirective(d *directive, allowed ...string) (*entryOptions, error) {
 		if !ok {
 			return nil, model.SrcErrorf(d.pos, "//mcp:%s: unknown option %q: use %s=", d.kind, o.key, strings.Join(allowed, "=, "))
 		}
-		if o.key == "scopes" {
+		switch o.key {
+		case "scopes":
 			scopes, err := parseScopes(o)
 			if err != nil {
 				return nil, model.SrcErrorf(d.pos, "//mcp:%s: %s", d.kind, err)
 			}
 			e.scopes = scopes
+			continue
+		case "description":
+			desc, err := parseDescription(d.kind, o)
+			if err != nil {
+				return nil, model.SrcErrorf(d.pos, "//mcp:%s: %s", d.kind, err)
+			}
+			e.description = desc
 			continue
 		}
 		if o.bare || o.value == "" {

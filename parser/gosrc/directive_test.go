@@ -127,6 +127,12 @@ func TestToolDirective(t *testing.T) {
 		{"name of 128 characters", "tool name=" + strings.Repeat("a", 128), toolOptions{name: strings.Repeat("a", 128)}, ""},
 		{"title", `tool title="Add numbers"`, toolOptions{title: "Add numbers"}, ""},
 		{"empty title", `tool title=""`, toolOptions{}, ""},
+		{"description", `tool description="Files a new issue, given its title."`, toolOptions{description: "Files a new issue, given its title."}, ""},
+		{"description of one word", "tool description=Pings.", toolOptions{description: "Pings."}, ""},
+		{"description with escapes", `tool description="Says \"hi\".\nTwice."`, toolOptions{description: "Says \"hi\".\nTwice."}, ""},
+		{"bare description", "tool description", toolOptions{}, `//mcp:tool: description needs a value: description="Files a new issue." (leave it out to take the doc comment)`},
+		{"empty description", `tool description=""`, toolOptions{}, `//mcp:tool: description needs a value: description="Files a new issue." (leave it out to take the doc comment)`},
+		{"blank description", `tool description=" \t"`, toolOptions{}, `//mcp:tool: description needs a value: description="Files a new issue." (leave it out to take the doc comment)`},
 		{"bare hints sorted by key", "tool readonly openworld idempotent destructive", toolOptions{hints: []model.Hint{
 			{Key: "destructiveHint", Value: true}, {Key: "idempotentHint", Value: true}, {Key: "openWorldHint", Value: true}, {Key: "readOnlyHint", Value: true},
 		}}, ""},
@@ -177,7 +183,7 @@ func TestToolDirective(t *testing.T) {
 		{"non-ASCII scope", "tool scopes=dateien:größe", toolOptions{}, `//mcp:tool: scopes: scope "dateien:größe" holds 'ö': an OAuth scope (RFC 6749 §3.3) is printable ASCII without spaces, '"' or '\'`},
 		{"control character in a scope", `tool scopes="a\x7f"`, toolOptions{}, `//mcp:tool: scopes: scope "a\x7f" holds '\x7f': an OAuth scope (RFC 6749 §3.3) is printable ASCII without spaces, '"' or '\'`},
 		{"bad character checked before an empty scope", `tool scopes="||a\x01"`, toolOptions{}, `//mcp:tool: scopes: scope "a\x01" holds '\x01': an OAuth scope (RFC 6749 §3.3) is printable ASCII without spaces, '"' or '\'`},
-		{"scope misspelt", "tool scope=admin", toolOptions{}, `//mcp:tool: unknown option "scope": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=`},
+		{"scope misspelt", "tool scope=admin", toolOptions{}, `//mcp:tool: unknown option "scope": use name=, title=, description=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=`},
 		{"name with a space", `tool name="add numbers"`, toolOptions{}, `//mcp:tool: name="add numbers" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
 		{"name of 129 characters", "tool name=" + strings.Repeat("a", 129), toolOptions{}, `//mcp:tool: name="` + strings.Repeat("a", 129) + `" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
 		{"bare name", "tool name", toolOptions{}, `//mcp:tool: name="" is not a valid tool name: use 1 to 128 letters, digits, '_', '-' or '.'`},
@@ -197,8 +203,8 @@ func TestToolDirective(t *testing.T) {
 		{"input-before-task with a value", "tool task=required input-before-task=true", toolOptions{}, "//mcp:tool: input-before-task=true: write input-before-task alone, with no value"},
 		{"input-before-task with an empty value", "tool task=required input-before-task=", toolOptions{}, "//mcp:tool: input-before-task=: write input-before-task alone, with no value"},
 		{"input-before-task with a bad task", "tool input-before-task task=maybe", toolOptions{}, "//mcp:tool: task=maybe: write task=optional or task=required (leave it out for a tool that always answers at once)"},
-		{"input-before-task misspelt", "tool task=required input-before-tasks", toolOptions{}, `//mcp:tool: unknown option "input-before-tasks": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=`},
-		{"unknown option", "tool readOnly", toolOptions{}, `//mcp:tool: unknown option "readOnly": use name=, title=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=`},
+		{"input-before-task misspelt", "tool task=required input-before-tasks", toolOptions{}, `//mcp:tool: unknown option "input-before-tasks": use name=, title=, description=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=`},
+		{"unknown option", "tool readOnly", toolOptions{}, `//mcp:tool: unknown option "readOnly": use name=, title=, description=, readonly, destructive, idempotent, openworld, task=, input-before-task, rate=, burst=, scopes=, input-schema= or output-schema=`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -214,7 +220,7 @@ func TestToolDirective(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.name != tt.want.name || got.title != tt.want.title || hintString(got.hints) != hintString(tt.want.hints) || got.task != tt.want.task || got.inputBeforeTask != tt.want.inputBeforeTask ||
+			if got.name != tt.want.name || got.title != tt.want.title || got.description != tt.want.description || hintString(got.hints) != hintString(tt.want.hints) || got.task != tt.want.task || got.inputBeforeTask != tt.want.inputBeforeTask ||
 				got.inputSchema != tt.want.inputSchema || got.inputSchemaSet != tt.want.inputSchemaSet ||
 				got.outputSchema != tt.want.outputSchema || got.outputIsSet != tt.want.outputIsSet ||
 				!reflect.DeepEqual(got.rateLimit, tt.want.rateLimit) || got.burst != tt.want.burst || !slices.Equal(got.scopes, tt.want.scopes) {
@@ -227,8 +233,8 @@ func TestToolDirective(t *testing.T) {
 // Each //mcp:prompt and //mcp:resource option, with the keys each kind
 // allows (as prompt and resource pass them).
 func TestEntryDirective(t *testing.T) {
-	prompt := []string{"name", "title", "scopes"}
-	resource := []string{"uri", "uri-template", "name", "title", "mime", "scopes"}
+	prompt := []string{"name", "title", "description", "scopes"}
+	resource := []string{"uri", "uri-template", "name", "title", "description", "mime", "scopes"}
 	tests := []struct {
 		name, text string
 		allowed    []string
@@ -239,8 +245,8 @@ func TestEntryDirective(t *testing.T) {
 		{"prompt name and title", `prompt name=review title="Review code"`, prompt, entryOptions{name: "review", title: "Review code"}, ""},
 		{"resource uri and mime", "resource uri=file:///README.md mime=text/markdown", resource, entryOptions{uri: "file:///README.md", mime: "text/markdown"}, ""},
 		{"resource template", `resource uri-template="repo://{owner}/{repo}" name=repo title=Repo`, resource, entryOptions{template: "repo://{owner}/{repo}", name: "repo", title: "Repo"}, ""},
-		{"prompt takes no mime", "prompt mime=text/plain", prompt, entryOptions{}, `//mcp:prompt: unknown option "mime": use name=, title=, scopes=`},
-		{"resource unknown option", "resource url=x://a", resource, entryOptions{}, `//mcp:resource: unknown option "url": use uri=, uri-template=, name=, title=, mime=, scopes=`},
+		{"prompt takes no mime", "prompt mime=text/plain", prompt, entryOptions{}, `//mcp:prompt: unknown option "mime": use name=, title=, description=, scopes=`},
+		{"resource unknown option", "resource url=x://a", resource, entryOptions{}, `//mcp:resource: unknown option "url": use uri=, uri-template=, name=, title=, description=, mime=, scopes=`},
 		{"prompt scopes", "prompt name=review scopes=code:read", prompt, entryOptions{name: "review", scopes: []string{"code:read"}}, ""},
 		{"resource scopes in the order written", "resource uri=file:///secret scopes=files:read|admin", resource, entryOptions{uri: "file:///secret", scopes: []string{"files:read", "admin"}}, ""},
 		{"template scopes", `resource scopes="repo" uri-template="repo://{owner}/{repo}"`, resource, entryOptions{template: "repo://{owner}/{repo}", scopes: []string{"repo"}}, ""},
@@ -250,6 +256,10 @@ func TestEntryDirective(t *testing.T) {
 		{"resource empty scope", "resource uri=x://a scopes=a||b", resource, entryOptions{}, "//mcp:resource: scopes=a||b: a scope is empty: put one | between two scopes and none at the ends, e.g. scopes=files:read|files:write"},
 		{"template scope twice", "resource uri-template=x://{a} scopes=r|r", resource, entryOptions{}, "//mcp:resource: scopes=r|r: scope r is written twice: keep one"},
 		{"resource scope not ASCII", "resource uri=x://a scopes=lesen:ä", resource, entryOptions{}, `//mcp:resource: scopes: scope "lesen:ä" holds 'ä': an OAuth scope (RFC 6749 §3.3) is printable ASCII without spaces, '"' or '\'`},
+		{"prompt description", `prompt name=review description="Reviews a change."`, prompt, entryOptions{name: "review", description: "Reviews a change."}, ""},
+		{"resource description", `resource uri=file:///README.md description="The project's README."`, resource, entryOptions{uri: "file:///README.md", description: "The project's README."}, ""},
+		{"bare prompt description", "prompt description", prompt, entryOptions{}, `//mcp:prompt: description needs a value: description="Reviews a change." (leave it out to take the doc comment)`},
+		{"empty resource description", `resource uri=x://a description=""`, resource, entryOptions{}, `//mcp:resource: description needs a value: description="The project's README." (leave it out to take the doc comment)`},
 		{"bare option", "prompt name", prompt, entryOptions{}, "//mcp:prompt: name needs a value: name=..."},
 		{"empty value", `resource uri=""`, resource, entryOptions{}, "//mcp:resource: uri needs a value: uri=..."},
 		{"mime without a subtype", "resource uri=x://a mime=text", resource, entryOptions{}, "//mcp:resource: mime=text is not a MIME type: write type/subtype, e.g. mime=text/plain"},

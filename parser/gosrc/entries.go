@@ -1,6 +1,7 @@
 package gosrc
 
 import (
+	"cmp"
 	"go/ast"
 	"go/types"
 	"slices"
@@ -18,7 +19,7 @@ type handlerFunc struct {
 	name string
 	recv string
 	sig  *types.Signature
-	doc  string
+	doc  string // the description its doc comment gives
 }
 
 func (p *scanner) handlerFunc(fd *ast.FuncDecl, d *directive) (*handlerFunc, error) {
@@ -27,9 +28,6 @@ func (p *scanner) handlerFunc(fd *ast.FuncDecl, d *directive) (*handlerFunc, err
 		return nil, model.SrcErrorf(d.pos, "%s: no type information", fd.Name.Name)
 	}
 	h := &handlerFunc{pos: p.l.pos(fd.Name.Pos()), name: fd.Name.Name, sig: fn.Type().(*types.Signature)}
-	if fd.Doc != nil {
-		h.doc = strings.TrimSpace(fd.Doc.Text())
-	}
 	if h.sig.TypeParams().Len() > 0 {
 		return nil, model.SrcErrorf(h.pos, "%s is generic: a %s handler must be an ordinary function; wrap an instantiation in one", h.name, d.kind)
 	}
@@ -43,6 +41,9 @@ func (p *scanner) handlerFunc(fd *ast.FuncDecl, d *directive) (*handlerFunc, err
 			return nil, model.SrcErrorf(h.pos, "%s: methods of generic types cannot be handlers: use a function or a non-generic receiver", h.name)
 		}
 		h.recv = named.Obj().Name()
+	}
+	if fd.Doc != nil {
+		h.doc = handlerDescription(strings.TrimSpace(fd.Doc.Text()), h.name, h.recv)
 	}
 	return h, nil
 }
@@ -68,7 +69,7 @@ func (p *scanner) claim(space, name string, pos model.SrcPos, fix string) error 
 
 // prompt checks one //mcp:prompt function or method and adds it to the model.
 func (p *scanner) prompt(fd *ast.FuncDecl, d *directive) error {
-	opts, err := entryDirective(d, "name", "title", "scopes")
+	opts, err := entryDirective(d, "name", "title", "description", "scopes")
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func (p *scanner) prompt(fd *ast.FuncDecl, d *directive) error {
 	if err != nil {
 		return err
 	}
-	pr := &model.Prompt{Pos: h.pos, GoName: h.name, Recv: h.recv, Name: opts.name, Title: opts.title, Description: h.doc, Scopes: opts.scopes}
+	pr := &model.Prompt{Pos: h.pos, GoName: h.name, Recv: h.recv, Name: opts.name, Title: opts.title, Description: cmp.Or(opts.description, h.doc), Scopes: opts.scopes}
 	if pr.Name == "" {
 		pr.Name = snakeCase(h.name)
 	}
@@ -126,7 +127,7 @@ func (p *scanner) prompt(fd *ast.FuncDecl, d *directive) error {
 
 // resource checks one //mcp:resource function or method and adds it to the model.
 func (p *scanner) resource(fd *ast.FuncDecl, d *directive) error {
-	opts, err := entryDirective(d, "uri", "uri-template", "name", "title", "mime", "scopes")
+	opts, err := entryDirective(d, "uri", "uri-template", "name", "title", "description", "mime", "scopes")
 	if err != nil {
 		return err
 	}
@@ -140,7 +141,7 @@ func (p *scanner) resource(fd *ast.FuncDecl, d *directive) error {
 	if err != nil {
 		return err
 	}
-	r := &model.Resource{Pos: h.pos, GoName: h.name, Recv: h.recv, Name: opts.name, Title: opts.title, MIME: opts.mime, Description: h.doc, URI: opts.uri, Template: opts.template, Scopes: opts.scopes}
+	r := &model.Resource{Pos: h.pos, GoName: h.name, Recv: h.recv, Name: opts.name, Title: opts.title, MIME: opts.mime, Description: cmp.Or(opts.description, h.doc), URI: opts.uri, Template: opts.template, Scopes: opts.scopes}
 	if r.Name == "" {
 		r.Name = snakeCase(h.name)
 	}

@@ -213,9 +213,6 @@ func (p *scanner) tool(fd *ast.FuncDecl, d *directive) error {
 		return model.SrcErrorf(pos, "tool name %q is also used at %s: give one of them name=...", t.Name, prev)
 	}
 	p.names["tool\x00"+t.Name] = pos
-	if fd.Doc != nil {
-		t.Description = strings.TrimSpace(fd.Doc.Text())
-	}
 	if sig.TypeParams().Len() > 0 {
 		return model.SrcErrorf(pos, "%s is generic: a tool handler must be an ordinary function; wrap an instantiation in one", fd.Name.Name)
 	}
@@ -229,6 +226,10 @@ func (p *scanner) tool(fd *ast.FuncDecl, d *directive) error {
 			return model.SrcErrorf(pos, "%s: methods of generic types cannot be tools: use a function or a non-generic receiver", fd.Name.Name)
 		}
 		t.Recv = named.Obj().Name()
+	}
+	t.Description = opts.description
+	if t.Description == "" && fd.Doc != nil {
+		t.Description = handlerDescription(strings.TrimSpace(fd.Doc.Text()), t.GoName, t.Recv)
 	}
 	params, results := sig.Params(), sig.Results()
 	if params.Len() < 1 || params.Len() > 2 || !isContext(params.At(0).Type()) || results.Len() != 2 || !isError(results.At(1).Type()) || sig.Variadic() {

@@ -7,12 +7,29 @@
 //
 // Directives sit in a function's or method's doc comment:
 //
-//	//mcp:tool [name=N] [title="T"] [readonly] [destructive] [idempotent] [openworld] [task=optional|required [input-before-task]] [rate=N/s|N/m|N/h [burst=B]] [scopes=S|S...] [input-schema=F.json] [output-schema=F.json]
-//	//mcp:prompt [name=N] [title="T"] [scopes=S|S...]
-//	//mcp:resource uri=URI [name=N] [title="T"] [mime=type/subtype] [scopes=S|S...]
-//	//mcp:resource uri-template=TEMPLATE [name=N] [title="T"] [mime=type/subtype] [scopes=S|S...]
+//	//mcp:tool [name=N] [title="T"] [description="D"] [readonly] [destructive] [idempotent] [openworld] [task=optional|required [input-before-task]] [rate=N/s|N/m|N/h [burst=B]] [scopes=S|S...] [input-schema=F.json] [output-schema=F.json]
+//	//mcp:prompt [name=N] [title="T"] [description="D"] [scopes=S|S...]
+//	//mcp:resource uri=URI [name=N] [title="T"] [description="D"] [mime=type/subtype] [scopes=S|S...]
+//	//mcp:resource uri-template=TEMPLATE [name=N] [title="T"] [description="D"] [mime=type/subtype] [scopes=S|S...]
 //
-// An option is written once. task= lets a tool run as an MCP task: with
+// An option is written once.
+//
+// A handler's description is its doc comment without the Go name that
+// godoc convention puts first: "CreateIssue files a new issue." is sent as
+// "Files a new issue.", and "Readme is the project's README." as "The
+// project's README.". The name (or, for a method, Recv.Name) is dropped only
+// when it is the first word and is followed by a verb in the third person
+// (a lower-case word ending in s) or by "is"/"are" and an article (a, an,
+// the); the word that then leads is capitalised. Any other comment is sent
+// whole, so an imperative ("Get the weather.") or "Deprecated: ..." keeps
+// its first word; an imperative whose next word ends in s ("List issues.")
+// cannot be told from the convention and loses it. A struct field's doc
+// comment, its property's description, loses only "Name is"/"Name are"
+// before an article ("Title is the issue's title." → "The issue's title.").
+// description="D" is sent instead of the doc comment, as written; an empty
+// one is refused.
+//
+// task= lets a tool run as an MCP task: with
 // task=optional it runs as one when the client can take a task and answers
 // at once otherwise; with task=required it runs only as one. The generated
 // Register passes server.WithTaskSupport for it. Without task= a tool always
@@ -40,6 +57,35 @@
 // server.ResourceScopes for them; a request whose credentials lack one is
 // refused with server.CodeInsufficientScope before anything else of it
 // happens, a tool's rate limit included.
+//
+// An input or output struct's fields take JSON Schema keywords from an
+// mcp:"..." tag: minimum, maximum, exclusiveMinimum and exclusiveMaximum
+// (numbers; an integer field's are integers), minLength and maxLength
+// (strings, counted in characters), pattern (a Go regexp, matched
+// unanchored), format (strings), enum (values separated by |, \| for a
+// bar), default (strings, numbers and booleans), minItems, maxItems and
+// uniqueItems (slices and arrays), title and deprecated. Items are
+// key=value separated by commas; a value holding commas or spaces is
+// single-quoted, a quote inside it doubled; booleans may be bare. A pointer
+// field's keywords apply to the value pointed to. The keywords must agree
+// with the field's type and with one another, or mcpgen refuses the tag:
+//
+//   - enum values and the default are of the field's type and within a
+//     sized number's range;
+//   - the bounds leave some value (minimum=5,maximum=4 does not, nor do
+//     exclusiveMinimum=0,exclusiveMaximum=1 on an integer, nor minimum=200
+//     on an int8), minLength is at most maxLength, minItems at most
+//     maxItems, and a Go array's length, which is its number of items,
+//     lies between them;
+//   - every enum value is distinct and passes the field's other keywords
+//     (bounds, lengths, pattern, and the formats the generated validator
+//     checks: date-time, date and byte);
+//   - the default passes them too, and is one of the enum's values;
+//   - on a named string or integer type whose constants the package
+//     declares (which are its enum), enum= names some of those constants
+//     and so narrows the set; a value that is not a constant is refused,
+//     never added. Without enum=, the default must be one of the
+//     constants, and some constant must pass the field's other keywords.
 //
 // One more directive is a package option rather than a handler's: a
 // comment line of its own (not part of a declaration's doc comment, e.g.

@@ -52,7 +52,7 @@ func TestParseTool(t *testing.T) {
 		t.Errorf("package %q", h.Package)
 	}
 	add := toolNamed(t, h, "Add")
-	if add.Name != "add_numbers" || add.Title != "Add numbers" || add.Description != "Add adds two numbers and reports the sum." {
+	if add.Name != "add_numbers" || add.Title != "Add numbers" || add.Description != "Adds two numbers and reports the sum." {
 		t.Errorf("Add: name %q, title %q, description %q", add.Name, add.Title, add.Description)
 	}
 	var hints []string
@@ -191,5 +191,54 @@ func TestParseResource(t *testing.T) {
 	}
 	if !slices.Contains(fixed, "file:///README.md text/markdown") || !slices.Contains(templates, "repo://{owner}/{repo}/{+path}") {
 		t.Errorf("fixed %v, templates %v", fixed, templates)
+	}
+}
+
+// Descriptions reach the model from doc comments without their leading Go
+// name, or from description= as written.
+func TestParseDescriptions(t *testing.T) {
+	basic, methods, prompts, resources := parseGolden(t, "basic"), parseGolden(t, "methods"), parseGolden(t, "prompts"), parseGolden(t, "resources")
+	field := func(tool *model.Tool, name string) string {
+		for _, p := range tool.Input.Object.Fields {
+			if p.JSONName == name {
+				return p.Description
+			}
+		}
+		t.Fatalf("%s has no field %s", tool.GoName, name)
+		return ""
+	}
+	entry := func(descs map[string]string, goName string) string {
+		d, ok := descs[goName]
+		if !ok {
+			t.Fatalf("no handler %s", goName)
+		}
+		return d
+	}
+	promptDescs, resourceDescs := map[string]string{}, map[string]string{}
+	for _, p := range prompts.Prompts {
+		promptDescs[p.GoName] = p.Description
+	}
+	for _, r := range resources.Resources {
+		resourceDescs[r.GoName] = r.Description
+	}
+	tests := []struct {
+		name, got, want string
+	}{
+		{"tool: Name verbs", toolNamed(t, basic, "Add").Description, "Adds two numbers and reports the sum."},
+		{"method tool: Name verbs", toolNamed(t, methods, "Set").Description, "Stores a value."},
+		{"description= over the doc comment", toolNamed(t, methods, "Now").Description, "The server's time, as text."},
+		{"field: a noun phrase kept", field(toolNamed(t, basic, "Add"), "a"), "First addend."},
+		{"field: Name is the", field(toolNamed(t, basic, "Add"), "digits"), "The number of digits to keep."},
+		{"prompt: Name verbs", entry(promptDescs, "CodeReview"), "Asks the model to review a piece of code."},
+		{"prompt: description=", entry(promptDescs, "Hello"), "Greets the user."},
+		{"resource: Name is the", entry(resourceDescs, "Readme"), "The project's README."},
+		{"resource: description=", entry(resourceDescs, "Logo"), "The project's logo, a PNG of 64x64 pixels."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("description %q, want %q", tt.got, tt.want)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package gosrc
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +16,11 @@ var (
 	vInt8    = &model.Value{Kind: model.ValInt, Bits: 8, Go: &model.GoType{Name: "int8"}}
 	vUint8   = &model.Value{Kind: model.ValUint, Bits: 8, Go: &model.GoType{Name: "uint8"}}
 	vUint    = &model.Value{Kind: model.ValUint, Go: &model.GoType{Name: "uint"}}
+	vInt32   = &model.Value{Kind: model.ValInt, Bits: 32, Go: &model.GoType{Name: "int32"}}
+	vInt64   = &model.Value{Kind: model.ValInt, Bits: 64, Go: &model.GoType{Name: "int64"}}
+	vUint32  = &model.Value{Kind: model.ValUint, Bits: 32, Go: &model.GoType{Name: "uint32"}}
+	vUint64  = &model.Value{Kind: model.ValUint, Bits: 64, Go: &model.GoType{Name: "uint64"}}
+	vFloat32 = &model.Value{Kind: model.ValFloat, Bits: 32, Go: &model.GoType{Name: "float32"}}
 	vFloat   = &model.Value{Kind: model.ValFloat, Bits: 64, Go: &model.GoType{Name: "float64"}}
 	vBool    = &model.Value{Kind: model.ValBool, Go: &model.GoType{Name: "bool"}}
 	vStrings = &model.Value{Kind: model.ValSlice, Elem: vString}
@@ -25,7 +31,21 @@ var (
 	vTime    = &model.Value{Kind: model.ValTime}
 	vAny     = &model.Value{Kind: model.ValAny}
 	vStruct  = &model.Value{Kind: model.ValStruct}
+	// vColor and vLevel are named types with constants, an enum of their own.
+	vColor = &model.Value{Kind: model.ValString, Go: &model.GoType{Path: "example.com/p", Name: "Color"}, Enum: []model.Literal{
+		{Kind: model.LitString, S: "red", Name: "Red"}, {Kind: model.LitString, S: "green", Name: "Green"}, {Kind: model.LitString, S: "blue", Name: "Blue"},
+	}}
+	vLevel = &model.Value{Kind: model.ValInt, Bits: 8, Go: &model.GoType{Path: "example.com/p", Name: "Level"}, Enum: []model.Literal{
+		{Kind: model.LitInt, I: 1, Name: "Low"}, {Kind: model.LitInt, I: 2, Name: "Mid"}, {Kind: model.LitInt, I: 3, Name: "High"},
+	}}
 )
+
+// Shorthands for the expected rules.
+func bound(n int64) *model.Bound {
+	return &model.Bound{JSON: strconv.FormatInt(n, 10), Float: float64(n), Int: true, I: n}
+}
+func str(s string) model.Literal   { return model.Literal{Kind: model.LitString, S: s} }
+func strp(s string) *model.Literal { l := str(s); return &l }
 
 func intp(n int) *int { return &n }
 
@@ -132,6 +152,34 @@ func TestParseRules(t *testing.T) {
 		{"deprecated bare", "deprecated", vStruct, model.Rules{Deprecated: true}},
 		{"deprecated=true", "deprecated=true", vString, model.Rules{Deprecated: true}},
 		{"empty tag", "", vString, model.Rules{}},
+		// The keywords agree with one another.
+		{"exclusive bounds leave one integer", "exclusiveMinimum=0,exclusiveMaximum=2", vInt, model.Rules{ExclusiveMinimum: bound(0), ExclusiveMaximum: bound(2)}},
+		{"a bound beyond the kind's range on one side", "minimum=-1000", vInt8, model.Rules{Minimum: bound(-1000)}},
+		{"minimum at the kind's largest value", "minimum=127", vInt8, model.Rules{Minimum: bound(127)}},
+		{"exclusiveMinimum just below int64's largest", "exclusiveMinimum=9223372036854775806", vInt, model.Rules{ExclusiveMinimum: bound(9223372036854775806)}},
+		{"exclusive bounds far apart", "exclusiveMinimum=-9223372036854775808,exclusiveMaximum=9223372036854775807", vInt, model.Rules{ExclusiveMinimum: bound(-9223372036854775808), ExclusiveMaximum: bound(9223372036854775807)}},
+		{"equal lengths", "minLength=2,maxLength=2", vString, model.Rules{MinLength: intp(2), MaxLength: intp(2)}},
+		{"minItems at an array's length", "minItems=3,maxItems=3", vInts3, model.Rules{MinItems: intp(3), MaxItems: intp(3)}},
+		{"default at maximum", "minimum=1,maximum=10,default=10", vInt, model.Rules{Minimum: bound(1), Maximum: bound(10), Default: &model.Literal{Kind: model.LitInt, I: 10}}},
+		{"default above exclusiveMinimum", "exclusiveMinimum=0,default=0.5", vFloat, model.Rules{ExclusiveMinimum: &model.Bound{JSON: "0", Int: true}, Default: &model.Literal{Kind: model.LitFloat, F: 0.5}}},
+		{"default meeting every string keyword", "minLength=2,maxLength=5,pattern='^[a-z]+$',default=abc", vString, model.Rules{MinLength: intp(2), MaxLength: intp(5), Pattern: "^[a-z]+$", Default: strp("abc")}},
+		{"lengths count characters, not bytes", "maxLength=3,default=äöü", vString, model.Rules{MaxLength: intp(3), Default: strp("äöü")}},
+		{"pattern unanchored", "pattern=b,default=abc", vString, model.Rules{Pattern: "b", Default: strp("abc")}},
+		{"default date", "format=date,default=2024-05-01", vString, model.Rules{Format: "date", Default: strp("2024-05-01")}},
+		{"default date-time", "format=date-time,default=2024-05-01T09:30:00.5+02:00", vString, model.Rules{Format: "date-time", Default: strp("2024-05-01T09:30:00.5+02:00")}},
+		{"default byte", "format=byte,default=aGk=", vString, model.Rules{Format: "byte", Default: strp("aGk=")}},
+		{"default of a format not checked", "format=email,default=nobody", vString, model.Rules{Format: "email", Default: strp("nobody")}},
+		{"default in the enum", "enum=a|b,default=b", vString, model.Rules{Enum: []model.Literal{str("a"), str("b")}, Default: strp("b")}},
+		{"default with a bar in the enum", `enum=a\|b|c,default=a|b`, vString, model.Rules{Enum: []model.Literal{str("a|b"), str("c")}, Default: strp("a|b")}},
+		{"enum values within bounds", "enum=1|5,minimum=1,maximum=5", vInt, model.Rules{Enum: []model.Literal{{Kind: model.LitInt, I: 1}, {Kind: model.LitInt, I: 5}}, Minimum: bound(1), Maximum: bound(5)}},
+		{"enum narrowing constants, in its own order", "enum=blue|red", vColor, model.Rules{Enum: []model.Literal{str("blue"), str("red")}}},
+		{"enum of all the constants", "enum=red|green|blue", vColor, model.Rules{Enum: []model.Literal{str("red"), str("green"), str("blue")}}},
+		{"default among the constants", "default=green", vColor, model.Rules{Default: strp("green")}},
+		{"default in an enum narrowing constants", "enum=red|blue,default=blue", vColor, model.Rules{Enum: []model.Literal{str("red"), str("blue")}, Default: strp("blue")}},
+		{"int enum narrowing constants", "enum=3|1,default=1", vLevel, model.Rules{Enum: []model.Literal{{Kind: model.LitInt, I: 3}, {Kind: model.LitInt, I: 1}}, Default: &model.Literal{Kind: model.LitInt, I: 1}}},
+		{"float32 default within its range", "default=3e38", vFloat32, model.Rules{Default: &model.Literal{Kind: model.LitFloat, F: 3e38}}},
+		{"bounds some constants pass", "minimum=2", vLevel, model.Rules{Minimum: bound(2)}},
+		{"pattern some constants match", "pattern='^(red|blue)$'", vColor, model.Rules{Pattern: "^(red|blue)$"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,7 +210,50 @@ func TestParseRulesRefused(t *testing.T) {
 		{"infinite bound", "maximum=1e999", vFloat, "maximum=1e999: write a number"},
 		{"NaN bound", "minimum=NaN", vFloat, "minimum=NaN: write a number"},
 		{"fraction on an int", "exclusiveMaximum=1.5", vInt, "exclusiveMaximum=1.5: an integer field needs an integer bound"},
-		{"minimum above maximum", "minimum=5,maximum=4", vInt, "minimum is greater than maximum: no value could pass"},
+		{"minimum above maximum", "minimum=5,maximum=4", vInt, "minimum=5 is greater than maximum=4: no value could pass; lower minimum or raise maximum"},
+		{"maximum written before minimum", "maximum=0.5,minimum=1", vFloat, "minimum=1 is greater than maximum=0.5: no value could pass; lower minimum or raise maximum"},
+		{"exclusive bounds that meet", "exclusiveMinimum=1,exclusiveMaximum=1", vFloat, "exclusiveMinimum=1 and exclusiveMaximum=1 leave no number between them: lower exclusiveMinimum or raise exclusiveMaximum"},
+		{"minimum at exclusiveMaximum", "minimum=1.5,exclusiveMaximum=1.5", vFloat, "minimum=1.5 and exclusiveMaximum=1.5 leave no number between them: lower minimum or raise exclusiveMaximum"},
+		{"exclusiveMinimum at maximum", "exclusiveMinimum=2,maximum=2", vInt, "exclusiveMinimum=2 and maximum=2 leave no integer between them: lower exclusiveMinimum or raise maximum"},
+		{"exclusive bounds with no integer between", "exclusiveMinimum=0,exclusiveMaximum=1", vInt, "exclusiveMinimum=0 and exclusiveMaximum=1 leave no integer between them: lower exclusiveMinimum or raise exclusiveMaximum"},
+		{"minimum above exclusiveMaximum", "minimum=3,exclusiveMaximum=1", vInt, "minimum=3 and exclusiveMaximum=1 leave no integer between them: lower minimum or raise exclusiveMaximum"},
+		{"minimum above the kind's range", "minimum=200", vInt8, "minimum=200 leaves no int8 value (int8 holds -128 to 127): lower minimum"},
+		{"maximum below the kind's range", "maximum=-1", vUint8, "maximum=-1 leaves no uint8 value (uint8 holds 0 to 255): raise maximum"},
+		{"exclusiveMaximum at a uint's smallest", "exclusiveMaximum=0", vUint, "exclusiveMaximum=0 leaves no uint value (uint holds 0 to 9223372036854775807): raise exclusiveMaximum"},
+		{"exclusiveMinimum at int64's largest", "exclusiveMinimum=9223372036854775807", vInt, "exclusiveMinimum=9223372036854775807 leaves no int value (int holds -9223372036854775808 to 9223372036854775807): lower exclusiveMinimum"},
+		{"exclusiveMinimum at a named type's largest", "exclusiveMinimum=127", vLevel, "exclusiveMinimum=127 leaves no Level value (Level holds -128 to 127): lower exclusiveMinimum"},
+		{"minLength above maxLength", "maxLength=3,minLength=5", vString, "minLength=5 is greater than maxLength=3: no string could pass; lower minLength or raise maxLength"},
+		{"minItems above maxItems", "minItems=4,maxItems=2", vStrings, "minItems=4 is greater than maxItems=2: no array could pass; lower minItems or raise maxItems"},
+		{"minItems above an array's length", "minItems=4", vInts3, "minItems=4 is more than the array's length, 3, which is always its number of items: no value could pass; drop minItems"},
+		{"maxItems below an array's length", "maxItems=2", vInts3, "maxItems=2 is less than the array's length, 3, which is always its number of items: no value could pass; drop maxItems"},
+		{"default below minimum", "minimum=1,default=0", vInt, "default=0: below minimum=1: the default must pass the field's other keywords; change the default or minimum"},
+		{"default above maximum", "default=11,maximum=10", vInt, "default=11: above maximum=10: the default must pass the field's other keywords; change the default or maximum"},
+		{"default at exclusiveMinimum", "exclusiveMinimum=0,default=0", vFloat, "default=0: not above exclusiveMinimum=0: the default must pass the field's other keywords; change the default or exclusiveMinimum"},
+		{"default at exclusiveMaximum", "exclusiveMaximum=1.5,default=1.5", vFloat, "default=1.5: not below exclusiveMaximum=1.5: the default must pass the field's other keywords; change the default or exclusiveMaximum"},
+		{"default just past a fractional bound", "maximum=0.1,default=0.10000000000000002", vFloat, "default=0.10000000000000002: above maximum=0.1: the default must pass the field's other keywords; change the default or maximum"},
+		{"default of one character too short", "minLength=2,default=a", vString, "default=a: 1 character, fewer than minLength=2: the default must pass the field's other keywords; change the default or minLength"},
+		{"default too long in characters", "maxLength=3,default=äöüß", vString, "default=äöüß: 4 characters, more than maxLength=3: the default must pass the field's other keywords; change the default or maxLength"},
+		{"empty default under minLength", "minLength=1,default=", vString, "default=: 0 characters, fewer than minLength=1: the default must pass the field's other keywords; change the default or minLength"},
+		{"default not matching the pattern", "pattern='^[a-z]+$',default=ABC", vString, "default=ABC: does not match pattern=^[a-z]+$: the default must pass the field's other keywords; change the default or pattern"},
+		{"default not a date", "format=date,default=2024-13-01", vString, "default=2024-13-01: not a date: format=date takes YYYY-MM-DD, such as 2024-05-01: the default must pass the field's other keywords; change the default or format"},
+		{"default not a date-time", "default=2024-05-01,format=date-time", vString, "default=2024-05-01: not a date-time: format=date-time takes RFC 3339, such as 2024-05-01T09:30:00Z: the default must pass the field's other keywords; change the default or format"},
+		{"default not base64", "format=byte,default=a", vString, "default=a: not base64: format=byte takes standard base64 with padding, such as aGk=: the default must pass the field's other keywords; change the default or format"},
+		{"default outside the enum", "enum=a|b,default=c", vString, "default=c: not one of enum=a|b: make the default one of them"},
+		{"default outside an enum with a bar", `default=a,enum=a\|b|c`, vString, `default=a: not one of enum=a\|b|c: make the default one of them`},
+		{"default outside a type's constants", "default=purple", vColor, "default=purple: not a constant of Color (red|green|blue): make the default one of them"},
+		{"default a constant but outside the enum", "enum=red|blue,default=green", vColor, "default=green: not one of enum=red|blue: make the default one of them"},
+		{"int default outside a type's constants", "default=4", vLevel, "default=4: not a constant of Level (1|2|3): make the default one of them"},
+		{"enum beyond a type's constants", "enum=red|purple", vColor, `enum value "purple": not a constant of Color (red|green|blue): enum= on a type with constants keeps some of them; drop the value or declare a constant for it`},
+		{"int enum beyond a type's constants", "enum=1|4", vLevel, `enum value "4": not a constant of Level (1|2|3): enum= on a type with constants keeps some of them; drop the value or declare a constant for it`},
+		{"enum value twice", "enum=a|b|a", vString, `enum value "a": written twice: keep one`},
+		{"enum value twice as numbers", "enum=1|1.0", vFloat, `enum value "1.0": written twice: keep one`},
+		{"enum value above maximum", "enum=1|7,maximum=5", vInt, `enum value "7": above maximum=5: every enum value must pass the field's other keywords; drop it or change maximum`},
+		{"enum value too short", "minLength=2,enum=ab|c", vString, `enum value "c": 1 character, fewer than minLength=2: every enum value must pass the field's other keywords; drop it or change minLength`},
+		{"enum value not matching the pattern", "enum='ok|no way',pattern='^[a-z]+$'", vString, `enum value "no way": does not match pattern=^[a-z]+$: every enum value must pass the field's other keywords; drop it or change pattern`},
+		{"float32 default out of range", "default=1e39", vFloat32, "default=1e39: out of range for float32"},
+		{"bounds no constant passes", "minimum=5", vLevel, "no constant of Level (1|2|3) passes the field's keywords (1: below minimum=5): no value could pass; loosen them"},
+		{"pattern no constant matches", "pattern=^x", vColor, "no constant of Color (red|green|blue) passes the field's keywords (red: does not match pattern=^x): no value could pass; loosen them"},
+		{"float32 enum out of range", "enum=1|-1e39", &model.Value{Kind: model.ValFloat, Bits: 32, Go: &model.GoType{Name: "Ratio"}}, `enum value "-1e39": out of range for Ratio, a float32`},
 		{"bare maxLength", "maxLength", vString, "maxLength needs a value: maxLength=..."},
 		{"minLength on a slice", "minLength=1", vStrings, "minLength applies to strings; this field is a slice"},
 		{"maxLength on []byte", "maxLength=1", vBytes, "maxLength applies to strings; this field is []byte (a base64 string)"},
@@ -184,9 +275,9 @@ func TestParseRulesRefused(t *testing.T) {
 		{"bare default", "default", vInt, "default needs a value: default=..."},
 		{"default on any", "default=1", vAny, "default applies to strings, numbers and booleans; this field is any JSON value"},
 		{"default on a struct", "default=x", vStruct, "default applies to strings, numbers and booleans; this field is a struct"},
-		{"int8 default out of range", "default=128", vInt8, "default=128: out of range for int8"},
-		{"uint default negative", "default=-1", vUint, "default=-1: out of range for uint"},
-		{"uint8 enum out of range", "enum=1|256", vUint8, `enum value "256": out of range for uint8`},
+		{"int8 default out of range", "default=128", vInt8, "default=128: out of range for int8, which holds -128 to 127"},
+		{"uint default negative", "default=-1", vUint, "default=-1: out of range for uint, which holds 0 to 9223372036854775807"},
+		{"uint8 enum out of range", "enum=1|256", vUint8, `enum value "256": out of range for uint8, which holds 0 to 255`},
 		{"float default not a number", "default=x", vFloat, "default=x: write a number"},
 		{"uniqueItems not a boolean", "uniqueItems=yes", vStrings, "uniqueItems=yes: write uniqueItems, uniqueItems=true or uniqueItems=false"},
 		{"uniqueItems on a string", "uniqueItems", vString, "uniqueItems applies to slices and arrays; this field is a string"},
@@ -206,12 +297,16 @@ func TestIntRange(t *testing.T) {
 	tests := []struct {
 		name   string
 		v      *model.Value
-		lo, hi float64
+		lo, hi int64
 	}{
 		{"int8", vInt8, -128, 127},
-		{"int", vInt, -(1 << 63), 1<<63 - 1},
+		{"int", vInt, -1 << 63, 1<<63 - 1},
+		{"int64", vInt64, -1 << 63, 1<<63 - 1},
+		{"int32", vInt32, -1 << 31, 1<<31 - 1},
 		{"uint8", vUint8, 0, 255},
+		{"uint32", vUint32, 0, 1<<32 - 1},
 		{"uint as far as int64 holds", vUint, 0, 1<<63 - 1},
+		{"uint64 as far as int64 holds", vUint64, 0, 1<<63 - 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -51,7 +51,7 @@ func newLowerer(fset *token.FileSet, root string, files []*ast.File) *lowerer {
 				}
 				text := strings.TrimSpace(doc.Text())
 				for _, name := range fd.Names {
-					l.docs[name.Pos()] = text
+					l.docs[name.Pos()] = fieldDescription(text, name.Name)
 				}
 				if len(fd.Names) == 0 { // embedded: the type's position
 					l.docs[fd.Type.Pos()] = text

@@ -30,7 +30,7 @@ func Register(s *server.Server) error {
 // mcpgenToolSearch is the definition of tool search (search.go:55), but for its schemas: handler.AddTool adds them.
 var mcpgenToolSearch = mcp.Tool{
 	Name:        "search",
-	Description: "Search looks things up.",
+	Description: "Looks things up.",
 	Annotations: &mcp.ToolAnnotations{
 		ReadOnlyHint: true,
 	},

@@ -15,7 +15,7 @@ type AddInput struct {
 	B float64 `json:"b" mcp:"minimum=0,maximum=100"`
 	// How to round.
 	Mode Rounding `json:"mode,omitempty" mcp:"default=none"`
-	// Digits to keep.
+	// Digits is the number of digits to keep.
 	Digits *int8 `json:"digits,omitempty"`
 	// Label for the result.
 	Label  string `json:"label,omitzero" mcp:"minLength=1,maxLength=20,pattern='^[a-z, ]+$'"`

@@ -99,7 +99,7 @@ func RegisterVault(s *server.Server, r *Vault) error {
 // mcpgenToolAdd is the definition of tool add (e2e.go:41), but for its schemas: handler.AddTool adds them.
 var mcpgenToolAdd = mcp.Tool{
 	Name:        "add",
-	Description: "Add adds two numbers.",
+	Description: "Adds two numbers.",
 	Annotations: &mcp.ToolAnnotations{
 		ReadOnlyHint: true,
 	},
@@ -225,7 +225,7 @@ func mcpgenEncodeOutputAdd(x *AddOutput) ([]byte, error) {
 var mcpgenToolGreeterGreet = mcp.Tool{
 	Name:        "greet",
 	Title:       "Say hello",
-	Description: "Greet greets someone.",
+	Description: "Greets someone.",
 }
 
 // mcpgenInputSchemaGreeterGreet is the input schema of tool greet (e2e.go:56).
@@ -273,7 +273,7 @@ func mcpgenCheckInputGreeterGreet(args []byte) error {
 // mcpgenToolShip is the definition of tool ship (e2e.go:67), but for its schemas: handler.AddTool adds them.
 var mcpgenToolShip = mcp.Tool{
 	Name:        "ship",
-	Description: "Ship accepts a shipment; the schema says an international one needs a\ncustoms code, which the type mapping cannot express.",
+	Description: "Accepts a shipment; the schema says an international one needs a\ncustoms code, which the type mapping cannot express.",
 }
 
 // mcpgenInputSchemaShip is the input schema of tool ship (e2e.go:67).
@@ -324,7 +324,7 @@ func mcpgenCallShip(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.Cal
 // mcpgenToolVaultOpen is the definition of tool open (e2e.go:122), but for its schemas: handler.AddTool adds them.
 var mcpgenToolVaultOpen = mcp.Tool{
 	Name:        "open",
-	Description: "Open reveals a secret.",
+	Description: "Reveals a secret.",
 }
 
 // mcpgenInputSchemaVaultOpen is the input schema of tool open (e2e.go:122).
@@ -372,7 +372,7 @@ func mcpgenCheckInputVaultOpen(args []byte) error {
 var mcpgenPromptPlanTrip = mcp.Prompt{
 	Name:        "plan_trip",
 	Title:       "Plan a trip",
-	Description: "PlanTrip asks for a travel plan.",
+	Description: "Asks for a travel plan.",
 	Arguments: []mcp.PromptArgument{{
 		Description: "Where to go.",
 		Name:        "destination",
@@ -397,7 +397,7 @@ func mcpgenGetPromptPlanTrip(ctx context.Context, p *mcp.GetPromptRequestParams)
 		out = []mcp.PromptMessage{}
 	}
 	return &mcp.GetPromptResult{
-		Description: "PlanTrip asks for a travel plan.",
+		Description: "Asks for a travel plan.",
 		Messages:    out,
 	}, nil
 }
@@ -431,7 +431,7 @@ func mcpgenPromptArgsPlanTrip(args map[string]string, x *PlanArgs) error {
 // mcpgenPromptVaultRecite is the definition of prompt recite (e2e.go:129).
 var mcpgenPromptVaultRecite = mcp.Prompt{
 	Name:        "recite",
-	Description: "Recite asks the model to recite the vault's secret.",
+	Description: "Asks the model to recite the vault's secret.",
 }
 
 // mcpgenGetPromptVaultRecite handles a get of prompt recite with Vault.Recite (e2e.go:129).
@@ -447,7 +447,7 @@ func mcpgenGetPromptVaultRecite(ctx context.Context, r *Vault, p *mcp.GetPromptR
 		out = []mcp.PromptMessage{}
 	}
 	return &mcp.GetPromptResult{
-		Description: "Recite asks the model to recite the vault's secret.",
+		Description: "Asks the model to recite the vault's secret.",
 		Messages:    out,
 	}, nil
 }
@@ -455,7 +455,7 @@ func mcpgenGetPromptVaultRecite(ctx context.Context, r *Vault, p *mcp.GetPromptR
 // mcpgenResourceMotd is the definition of resource motd (e2e.go:93).
 var mcpgenResourceMotd = mcp.Resource{
 	Name:        "motd",
-	Description: "Motd is the message of the day.",
+	Description: "The message of the day.",
 	URI:         "mem://motd",
 	MIMEType:    "text/plain",
 }
@@ -476,7 +476,7 @@ func mcpgenReadResourceMotd(ctx context.Context, p *mcp.ReadResourceRequestParam
 // mcpgenResourceNote is the definition of resource template note (e2e.go:103).
 var mcpgenResourceNote = mcp.ResourceTemplate{
 	Name:        "note",
-	Description: "Note reads a note by id.",
+	Description: "Reads a note by id.",
 	URITemplate: "mem://notes/{id}",
 }
 
@@ -497,7 +497,7 @@ func mcpgenReadResourceNote(ctx context.Context, p *mcp.ReadResourceRequestParam
 // mcpgenResourceVaultIndex is the definition of resource index (e2e.go:136).
 var mcpgenResourceVaultIndex = mcp.Resource{
 	Name:        "index",
-	Description: "Index lists the vault's secrets.",
+	Description: "Lists the vault's secrets.",
 	URI:         "vault://index",
 }
 
@@ -516,7 +516,7 @@ func mcpgenReadResourceVaultIndex(ctx context.Context, r *Vault, p *mcp.ReadReso
 // mcpgenResourceVaultEntry is the definition of resource template entry (e2e.go:141).
 var mcpgenResourceVaultEntry = mcp.ResourceTemplate{
 	Name:        "entry",
-	Description: "Entry reads one secret.",
+	Description: "Reads one secret.",
 	URITemplate: "vault://entries/{name}",
 }
 

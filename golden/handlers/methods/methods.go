@@ -50,5 +50,5 @@ type Clock struct{}
 
 // Now says what time it is.
 //
-//mcp:tool
+//mcp:tool description="The server's time, as text."
 func (Clock) Now(ctx context.Context) (string, error) { return "now", nil }

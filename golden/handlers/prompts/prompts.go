@@ -45,7 +45,7 @@ func CodeReview(ctx context.Context, in ReviewArgs) ([]mcp.PromptMessage, error)
 
 // Hello says hello.
 //
-//mcp:prompt name=hello
+//mcp:prompt name=hello description="Greets the user."
 func Hello(ctx context.Context) ([]mcp.PromptMessage, error) {
 	return nil, nil
 }

@@ -19,7 +19,7 @@ func Readme(ctx context.Context) (string, error) {
 
 // Logo is the project's logo.
 //
-//mcp:resource uri=file:///logo.png mime=image/png
+//mcp:resource uri=file:///logo.png mime=image/png description="The project's logo, a PNG of 64x64 pixels."
 func Logo(ctx context.Context) ([]byte, error) {
 	return []byte{0x89, 'P', 'N', 'G'}, nil
 }
