@@ -76,8 +76,10 @@ func (e *FormError) Unwrap() error { return e.Err }
 //
 // It is Elicit with a typed answer, so it works in both eras and inside
 // tasks, returns ErrInputRequired as Elicit does in a round of a
-// 2026-07-28 request, and takes the same options. An accepted answer that
-// does not match the schema is a *FormError.
+// 2026-07-28 request, and takes the same options. Members of the answer
+// that the form does not ask for are ignored, as its schema allows; an
+// accepted answer that otherwise does not match the schema is a
+// *FormError.
 func ElicitForm[T any](ctx context.Context, message string, form *Form[T], opts ...InputOption) (T, mcp.ElicitResultAction, error) {
 	var zero T
 	schema, err := form.parsed()
@@ -94,7 +96,7 @@ func ElicitForm[T any](ctx context.Context, message string, form *Form[T], opts 
 	if res.Action != mcp.ElicitResultActionAccept {
 		return zero, res.Action, nil
 	}
-	content, err := contentJSON(res.Content)
+	content, err := contentJSON(res.Content, schema.Properties)
 	if err != nil {
 		return zero, "", &FormError{Err: err}
 	}
@@ -105,12 +107,16 @@ func ElicitForm[T any](ctx context.Context, message string, form *Form[T], opts 
 	return out, res.Action, nil
 }
 
-// contentJSON writes an elicitation's content back as the JSON object the
-// client sent, in key order, for the form's generated decoder to read.
-func contentJSON(content map[string]mcp.ElicitResultContentValue) ([]byte, error) {
+// contentJSON writes an elicitation's content back as JSON, in key order,
+// for the form's generated decoder to read. It keeps only the form's
+// properties: a requestedSchema does not forbid others, so a client may
+// send them, and the form has nowhere to put them.
+func contentJSON(content map[string]mcp.ElicitResultContentValue, props map[string]mcp.PrimitiveSchemaDefinition) ([]byte, error) {
 	keys := make([]string, 0, len(content))
 	for k := range content {
-		keys = append(keys, k)
+		if _, ok := props[k]; ok {
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
 	dst := []byte{'{'}

@@ -84,6 +84,7 @@ func TestElicitForm(t *testing.T) {
 		want   string
 	}{
 		{"accept", mcptest.Accept(map[string]any{"email": "ada@example.com", "age": 36}), "accept ada@example.com 36"},
+		{"extra member", mcptest.Accept(map[string]any{"email": "bo@example.com", "age": 7, "name": "Bo"}), "accept bo@example.com 7"},
 		{"decline", mcptest.Decline(), "decline  0"},
 		{"cancel", mcptest.Cancel(), "cancel  0"},
 		{"missing field", mcptest.Accept(map[string]any{"email": "ada@example.com"}), "form error: age: want an integer"},
