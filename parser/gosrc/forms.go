@@ -40,10 +40,6 @@ func (p *scanner) form(ts *ast.TypeSpec, d *directive) error {
 	if _, ok := tn.Type().Underlying().(*types.Struct); !ok {
 		return model.SrcErrorf(pos, "%s is not a struct type: a form is a struct whose fields are its questions", name)
 	}
-	if prev, dup := p.names["form\x00"+name]; dup {
-		return model.SrcErrorf(pos, "form %s is also declared at %s", name, prev)
-	}
-	p.names["form\x00"+name] = pos
 	v, err := p.l.value(tn.Type(), ts.Name.Pos(), name)
 	if err != nil {
 		return err

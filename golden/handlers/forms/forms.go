@@ -58,3 +58,13 @@ func Book(ctx context.Context) (string, error) {
 	}
 	return fmt.Sprintf("%d nights in %s", trip.Nights, trip.City), nil
 }
+
+type (
+	// note is a form declared in a group: the directive is in the
+	// type's own doc comment.
+	//
+	//mcp:form
+	note struct {
+		Text string `json:"text" mcp:"maxLength=200"`
+	}
+)
