@@ -1,9 +1,6 @@
 package forms
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // Seat is a class of travel: its constants make it an enum.
 type Seat string
@@ -44,19 +41,12 @@ type confirmation struct {
 	OK bool `json:"ok"`
 }
 
-// Book asks for the trip's details and books it.
+// Book books a trip. The package does not call ElicitTripDetails: a
+// golden package compiles without its generated file.
 //
 //mcp:tool
 func Book(ctx context.Context) (string, error) {
-	trip, action, err := ElicitTripDetails(ctx, "Where to?")
-	if err != nil || action != "accept" {
-		return "", err
-	}
-	ok, _, err := elicitConfirmation(ctx, "Book "+trip.City+"?")
-	if err != nil || !ok.OK {
-		return "", err
-	}
-	return fmt.Sprintf("%d nights in %s", trip.Nights, trip.City), nil
+	return "booked", nil
 }
 
 type (
