@@ -247,6 +247,9 @@ func (g *handlerGen) guards() {
 	for _, r := range g.h.Resources {
 		defs = append(defs, g.guard(r.Recv, r.GoName, r.Vars, resourceOutType(r)))
 	}
+	if len(defs) == 0 {
+		return // a package of forms alone
+	}
 	g.f.Comment("The handlers must keep the signatures this file was generated for; run go generate after changing one.")
 	g.f.Var().Defs(defs...)
 	g.f.Line()

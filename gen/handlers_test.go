@@ -208,7 +208,7 @@ func harnessSource(t *testing.T, h *model.Handlers) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "package %s\n\nimport (\n\t\"encoding/json\"\n\t\"os\"\n\t\"testing\"\n\n", h.Package)
 	b.WriteString("\t\"github.com/mcpgen/mcpgen/generated/mcp\"\n\t\"github.com/mcpgen/mcpgen/runtime/server\"\n)\n\n")
-	b.WriteString("func TestMcpgenRegister(t *testing.T) {\n\ts := server.New(mcp.Implementation{Name: \"harness\", Version: \"1\"}, nil)\n")
+	b.WriteString("func TestMcpgenRegister(t *testing.T) {\n\ts := server.New(mcp.Implementation{Name: \"harness\", Version: \"1\"}, nil)\n\t_ = s // a package of forms alone registers nothing\n")
 	recvs := map[string]bool{}
 	for _, tool := range h.Tools {
 		recvs[tool.Recv] = true
