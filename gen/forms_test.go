@@ -59,3 +59,8 @@ func TestFormSchemas(t *testing.T) {
 		}
 	}
 }
+
+// formKey is the key of a form's samples in samples.json: "form:" and the
+// form's Go name. Its samples are answers with no members the form does
+// not ask for, since the runtime drops those before decoding.
+func formKey(goName string) string { return "form:" + goName }
