@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/handler"
 	"github.com/mcpgen/mcpgen/runtime/mcptest"
 	"github.com/mcpgen/mcpgen/runtime/server"
@@ -167,5 +169,41 @@ func TestNewFormBadSchema(t *testing.T) {
 	_, _, err := server.ElicitForm(context.Background(), "m", bad)
 	if err == nil || !strings.Contains(err.Error(), "form schema") {
 		t.Errorf("a bad schema gave %v", err)
+	}
+}
+
+// Inside a task the questions travel the task's own way (tasks/result in
+// a legacy session, the task's input rounds in 2026-07-28); the typed
+// helpers go along, being Elicit and CreateMessage.
+func TestTypedInputInTask(t *testing.T) {
+	for _, era := range mcptest.Eras {
+		t.Run(mcptest.EraName(era), func(t *testing.T) {
+			srv := server.New(mcp.Implementation{Name: "tasks", Version: "1"}, &server.Options{TaskPollInterval: 10 * time.Millisecond})
+			book := func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+				if server.TaskID(ctx) == "" {
+					return text("not a task"), nil
+				}
+				c, action, err := server.ElicitForm(ctx, "Your contact?", contactForm)
+				if err != nil {
+					return nil, err
+				}
+				hi, err := server.SampleText(ctx, "Say hi to "+c.Email)
+				if err != nil {
+					return nil, err
+				}
+				return text(fmt.Sprintf("%s %s: %s", action, c.Email, hi)), nil
+			}
+			if err := handler.AddTool(srv, mcp.Tool{Name: "book"}, `{"type":"object"}`, "", book,
+				server.InputCheckedByHandler(), server.WithTaskSupport(server.TaskRequired)); err != nil {
+				t.Fatal(err)
+			}
+			c := mcptest.Connect(t, srv, &mcptest.Options{Client: &client.Options{
+				Era:           era,
+				Tasks:         true,
+				Elicit:        mcptest.Accept(map[string]any{"email": "ada@example.com", "age": 36}),
+				CreateMessage: mcptest.Reply("hi Ada"),
+			}})
+			c.Call("book", nil).WantText("accept ada@example.com: hi Ada")
+		})
 	}
 }
