@@ -64,6 +64,9 @@ func Handlers(h *model.Handlers) ([]byte, error) {
 	for _, r := range h.Resources {
 		g.resource(r)
 	}
+	for _, fm := range h.Forms {
+		g.form(fm)
+	}
 	g.readEmpty()
 	g.objectCodecs()
 	src, err := render(f)
@@ -79,6 +82,9 @@ func newHandlerGen(h *model.Handlers) (*handlerGen, error) {
 	g := &handlerGen{h: h, decoders: map[string]*model.Object{}, encoders: map[string]*model.Object{}}
 	for _, t := range h.Tools {
 		g.collect(t)
+	}
+	for _, f := range h.Forms {
+		walkObjects(f.Value, g.decoders)
 	}
 	all := map[string]*model.Object{}
 	for id, o := range g.decoders {
@@ -240,6 +246,9 @@ func (g *handlerGen) guards() {
 	}
 	for _, r := range g.h.Resources {
 		defs = append(defs, g.guard(r.Recv, r.GoName, r.Vars, resourceOutType(r)))
+	}
+	if len(defs) == 0 {
+		return // a package of forms alone
 	}
 	g.f.Comment("The handlers must keep the signatures this file was generated for; run go generate after changing one.")
 	g.f.Var().Defs(defs...)

@@ -85,8 +85,11 @@ func TestHandlers(t *testing.T) {
 				t.Errorf("golden/handlers/%s is stale: run go test ./gen -run TestHandlers -update%s", c, firstDiff(want, src))
 			}
 			schemas := compileToolSchemas(t, h)
+			for _, f := range h.Forms {
+				schemas[formKey(f.GoName)] = compileSchema(t, "form-"+f.GoName, gen.FormSchema(f))
+			}
 			var samples []sample
-			if len(h.Tools) > 0 {
+			if len(h.Tools) > 0 || len(h.Forms) > 0 {
 				samples = readSamples(t, caseDir, h)
 			}
 			for _, s := range samples {
@@ -177,17 +180,24 @@ func readSamples(t *testing.T, caseDir string, h *model.Handlers) []sample {
 		t.Fatal(err)
 	}
 	var out []sample
+	names := make([]string, 0, len(h.Tools)+len(h.Forms))
 	for _, tool := range h.Tools {
-		s, ok := byTool[tool.Name]
+		names = append(names, tool.Name)
+	}
+	for _, f := range h.Forms {
+		names = append(names, formKey(f.GoName))
+	}
+	for _, name := range names {
+		s, ok := byTool[name]
 		if !ok || len(s.Valid) == 0 || len(s.Invalid) == 0 {
-			t.Errorf("samples.json has no valid and invalid samples for tool %s", tool.Name)
+			t.Errorf("samples.json has no valid and invalid samples for %s", name)
 			continue
 		}
 		for _, a := range s.Valid {
-			out = append(out, sample{Pkg: h.Package, Tool: tool.Name, Args: a, Valid: true})
+			out = append(out, sample{Pkg: h.Package, Tool: name, Args: a, Valid: true})
 		}
 		for _, a := range s.Invalid {
-			out = append(out, sample{Pkg: h.Package, Tool: tool.Name, Args: a, Valid: false})
+			out = append(out, sample{Pkg: h.Package, Tool: name, Args: a, Valid: false})
 		}
 	}
 	return out
@@ -208,7 +218,7 @@ func harnessSource(t *testing.T, h *model.Handlers) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "package %s\n\nimport (\n\t\"encoding/json\"\n\t\"os\"\n\t\"testing\"\n\n", h.Package)
 	b.WriteString("\t\"github.com/mcpgen/mcpgen/generated/mcp\"\n\t\"github.com/mcpgen/mcpgen/runtime/server\"\n)\n\n")
-	b.WriteString("func TestMcpgenRegister(t *testing.T) {\n\ts := server.New(mcp.Implementation{Name: \"harness\", Version: \"1\"}, nil)\n")
+	b.WriteString("func TestMcpgenRegister(t *testing.T) {\n\ts := server.New(mcp.Implementation{Name: \"harness\", Version: \"1\"}, nil)\n\t_ = s // a package of forms alone registers nothing\n")
 	recvs := map[string]bool{}
 	for _, tool := range h.Tools {
 		recvs[tool.Recv] = true
@@ -237,6 +247,14 @@ func harnessSource(t *testing.T, h *model.Handlers) []byte {
 		if name, ok := checkers[tool.Name]; ok {
 			fmt.Fprintf(&b, "\t\t%q: %s,\n", tool.Name, name)
 		}
+	}
+	decoders, err := gen.FormDecoders(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range h.Forms {
+		// A form's answer, as the runtime hands it to the decoder.
+		fmt.Fprintf(&b, "\t\t%q: func(data []byte) error { var x %s; return %s(data, &x) },\n", formKey(f.GoName), f.GoName, decoders[f.GoName])
 	}
 	b.WriteString("\t}\n")
 	b.WriteString(`	data, err := os.ReadFile(os.Getenv("MCPGEN_SAMPLES"))

@@ -259,6 +259,7 @@ func newNames(h *model.Handlers, objects []*model.Object) (*names, error) {
 		owners = append(owners, &owner{what: "the codecs of struct " + o.Go.Name, pos: o.Pos, key: o,
 			cands: candidates(camel(o.ID), o.ID), idents: objectIdents})
 	}
+	owners = append(owners, formOwners(h)...)
 	owners = append(owners, &owner{what: "the generated " + readEmpty, cands: []string{readEmpty}})
 	if err := settle(owners); err != nil {
 		return nil, err

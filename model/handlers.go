@@ -31,6 +31,8 @@ type Handlers struct {
 	// Prompts and Resources are in source order too.
 	Prompts   []*Prompt
 	Resources []*Resource
+	// Forms are the //mcp:form struct types, in source order.
+	Forms []*Form
 	// Draft is the JSON Schema dialect of the package's generated schemas,
 	// set by a //mcp:schema directive.
 	Draft Draft
@@ -42,7 +44,7 @@ type Handlers struct {
 
 // Empty reports whether the package asks for nothing.
 func (h *Handlers) Empty() bool {
-	return len(h.Tools) == 0 && len(h.Prompts) == 0 && len(h.Resources) == 0
+	return len(h.Tools) == 0 && len(h.Prompts) == 0 && len(h.Resources) == 0 && len(h.Forms) == 0
 }
 
 // Draft is a JSON Schema dialect.

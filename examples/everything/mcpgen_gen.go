@@ -792,20 +792,20 @@ func mcpgenCheckInputEverythingTriggerPromptChange(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolRoundsElicitationTool is the definition of tool test_input_required_result_elicitation (tools_rounds.go:68), but for its schemas: handler.AddTool adds them.
+// mcpgenToolRoundsElicitationTool is the definition of tool test_input_required_result_elicitation (tools_rounds.go:34), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsElicitationTool = mcp.Tool{
 	Name:        "test_input_required_result_elicitation",
 	Description: "Asks the user's name, then greets them.",
 }
 
-// mcpgenInputSchemaRoundsElicitationTool is the input schema of tool test_input_required_result_elicitation (tools_rounds.go:68).
+// mcpgenInputSchemaRoundsElicitationTool is the input schema of tool test_input_required_result_elicitation (tools_rounds.go:34).
 const mcpgenInputSchemaRoundsElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallRoundsElicitationTool handles a call of tool test_input_required_result_elicitation with roundsElicitationTool (tools_rounds.go:68).
+// mcpgenCallRoundsElicitationTool handles a call of tool test_input_required_result_elicitation with roundsElicitationTool (tools_rounds.go:34).
 func mcpgenCallRoundsElicitationTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := roundsElicitationTool(ctx)
 	if err != nil {
@@ -814,25 +814,25 @@ func mcpgenCallRoundsElicitationTool(ctx context.Context, p *mcp.CallToolRequest
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsElicitationTool accepts only an empty object: tool test_input_required_result_elicitation (tools_rounds.go:68) takes no arguments.
+// mcpgenCheckInputRoundsElicitationTool accepts only an empty object: tool test_input_required_result_elicitation (tools_rounds.go:34) takes no arguments.
 func mcpgenCheckInputRoundsElicitationTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolRoundsSamplingTool is the definition of tool test_input_required_result_sampling (tools_rounds.go:79), but for its schemas: handler.AddTool adds them.
+// mcpgenToolRoundsSamplingTool is the definition of tool test_input_required_result_sampling (tools_rounds.go:45), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsSamplingTool = mcp.Tool{
 	Name:        "test_input_required_result_sampling",
 	Description: "Asks the client's model for a capital city.",
 }
 
-// mcpgenInputSchemaRoundsSamplingTool is the input schema of tool test_input_required_result_sampling (tools_rounds.go:79).
+// mcpgenInputSchemaRoundsSamplingTool is the input schema of tool test_input_required_result_sampling (tools_rounds.go:45).
 const mcpgenInputSchemaRoundsSamplingTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallRoundsSamplingTool handles a call of tool test_input_required_result_sampling with roundsSamplingTool (tools_rounds.go:79).
+// mcpgenCallRoundsSamplingTool handles a call of tool test_input_required_result_sampling with roundsSamplingTool (tools_rounds.go:45).
 func mcpgenCallRoundsSamplingTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := roundsSamplingTool(ctx)
 	if err != nil {
@@ -841,25 +841,25 @@ func mcpgenCallRoundsSamplingTool(ctx context.Context, p *mcp.CallToolRequestPar
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsSamplingTool accepts only an empty object: tool test_input_required_result_sampling (tools_rounds.go:79) takes no arguments.
+// mcpgenCheckInputRoundsSamplingTool accepts only an empty object: tool test_input_required_result_sampling (tools_rounds.go:45) takes no arguments.
 func mcpgenCheckInputRoundsSamplingTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolRoundsRootsTool is the definition of tool test_input_required_result_list_roots (tools_rounds.go:90), but for its schemas: handler.AddTool adds them.
+// mcpgenToolRoundsRootsTool is the definition of tool test_input_required_result_list_roots (tools_rounds.go:52), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsRootsTool = mcp.Tool{
 	Name:        "test_input_required_result_list_roots",
 	Description: "Asks the client for its roots.",
 }
 
-// mcpgenInputSchemaRoundsRootsTool is the input schema of tool test_input_required_result_list_roots (tools_rounds.go:90).
+// mcpgenInputSchemaRoundsRootsTool is the input schema of tool test_input_required_result_list_roots (tools_rounds.go:52).
 const mcpgenInputSchemaRoundsRootsTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallRoundsRootsTool handles a call of tool test_input_required_result_list_roots with roundsRootsTool (tools_rounds.go:90).
+// mcpgenCallRoundsRootsTool handles a call of tool test_input_required_result_list_roots with roundsRootsTool (tools_rounds.go:52).
 func mcpgenCallRoundsRootsTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := roundsRootsTool(ctx)
 	if err != nil {
@@ -868,25 +868,25 @@ func mcpgenCallRoundsRootsTool(ctx context.Context, p *mcp.CallToolRequestParams
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsRootsTool accepts only an empty object: tool test_input_required_result_list_roots (tools_rounds.go:90) takes no arguments.
+// mcpgenCheckInputRoundsRootsTool accepts only an empty object: tool test_input_required_result_list_roots (tools_rounds.go:52) takes no arguments.
 func mcpgenCheckInputRoundsRootsTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolRoundsStateTool is the definition of tool test_input_required_result_request_state (tools_rounds.go:101), but for its schemas: handler.AddTool adds them.
+// mcpgenToolRoundsStateTool is the definition of tool test_input_required_result_request_state (tools_rounds.go:63), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsStateTool = mcp.Tool{
 	Name:        "test_input_required_result_request_state",
 	Description: "Asks for a confirmation; its state travels in the sealed requestState.",
 }
 
-// mcpgenInputSchemaRoundsStateTool is the input schema of tool test_input_required_result_request_state (tools_rounds.go:101).
+// mcpgenInputSchemaRoundsStateTool is the input schema of tool test_input_required_result_request_state (tools_rounds.go:63).
 const mcpgenInputSchemaRoundsStateTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallRoundsStateTool handles a call of tool test_input_required_result_request_state with roundsStateTool (tools_rounds.go:101).
+// mcpgenCallRoundsStateTool handles a call of tool test_input_required_result_request_state with roundsStateTool (tools_rounds.go:63).
 func mcpgenCallRoundsStateTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := roundsStateTool(ctx)
 	if err != nil {
@@ -895,25 +895,25 @@ func mcpgenCallRoundsStateTool(ctx context.Context, p *mcp.CallToolRequestParams
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsStateTool accepts only an empty object: tool test_input_required_result_request_state (tools_rounds.go:101) takes no arguments.
+// mcpgenCheckInputRoundsStateTool accepts only an empty object: tool test_input_required_result_request_state (tools_rounds.go:63) takes no arguments.
 func mcpgenCheckInputRoundsStateTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolRoundsMultipleTool is the definition of tool test_input_required_result_multiple_inputs (tools_rounds.go:120), but for its schemas: handler.AddTool adds them.
+// mcpgenToolRoundsMultipleTool is the definition of tool test_input_required_result_multiple_inputs (tools_rounds.go:75), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsMultipleTool = mcp.Tool{
 	Name:        "test_input_required_result_multiple_inputs",
 	Description: "Asks three questions of three kinds in one round.",
 }
 
-// mcpgenInputSchemaRoundsMultipleTool is the input schema of tool test_input_required_result_multiple_inputs (tools_rounds.go:120).
+// mcpgenInputSchemaRoundsMultipleTool is the input schema of tool test_input_required_result_multiple_inputs (tools_rounds.go:75).
 const mcpgenInputSchemaRoundsMultipleTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallRoundsMultipleTool handles a call of tool test_input_required_result_multiple_inputs with roundsMultipleTool (tools_rounds.go:120).
+// mcpgenCallRoundsMultipleTool handles a call of tool test_input_required_result_multiple_inputs with roundsMultipleTool (tools_rounds.go:75).
 func mcpgenCallRoundsMultipleTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := roundsMultipleTool(ctx)
 	if err != nil {
@@ -922,25 +922,25 @@ func mcpgenCallRoundsMultipleTool(ctx context.Context, p *mcp.CallToolRequestPar
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsMultipleTool accepts only an empty object: tool test_input_required_result_multiple_inputs (tools_rounds.go:120) takes no arguments.
+// mcpgenCheckInputRoundsMultipleTool accepts only an empty object: tool test_input_required_result_multiple_inputs (tools_rounds.go:75) takes no arguments.
 func mcpgenCheckInputRoundsMultipleTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolRoundsMultiTool is the definition of tool test_input_required_result_multi_round (tools_rounds.go:135), but for its schemas: handler.AddTool adds them.
+// mcpgenToolRoundsMultiTool is the definition of tool test_input_required_result_multi_round (tools_rounds.go:90), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsMultiTool = mcp.Tool{
 	Name:        "test_input_required_result_multi_round",
 	Description: "Asks two questions, one round each.",
 }
 
-// mcpgenInputSchemaRoundsMultiTool is the input schema of tool test_input_required_result_multi_round (tools_rounds.go:135).
+// mcpgenInputSchemaRoundsMultiTool is the input schema of tool test_input_required_result_multi_round (tools_rounds.go:90).
 const mcpgenInputSchemaRoundsMultiTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallRoundsMultiTool handles a call of tool test_input_required_result_multi_round with roundsMultiTool (tools_rounds.go:135).
+// mcpgenCallRoundsMultiTool handles a call of tool test_input_required_result_multi_round with roundsMultiTool (tools_rounds.go:90).
 func mcpgenCallRoundsMultiTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := roundsMultiTool(ctx)
 	if err != nil {
@@ -949,25 +949,25 @@ func mcpgenCallRoundsMultiTool(ctx context.Context, p *mcp.CallToolRequestParams
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsMultiTool accepts only an empty object: tool test_input_required_result_multi_round (tools_rounds.go:135) takes no arguments.
+// mcpgenCheckInputRoundsMultiTool accepts only an empty object: tool test_input_required_result_multi_round (tools_rounds.go:90) takes no arguments.
 func mcpgenCheckInputRoundsMultiTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolRoundsTamperedTool is the definition of tool test_input_required_result_tampered_state (tools_rounds.go:150), but for its schemas: handler.AddTool adds them.
+// mcpgenToolRoundsTamperedTool is the definition of tool test_input_required_result_tampered_state (tools_rounds.go:105), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsTamperedTool = mcp.Tool{
 	Name:        "test_input_required_result_tampered_state",
 	Description: "Asks for a confirmation whose requestState a client may tamper with.",
 }
 
-// mcpgenInputSchemaRoundsTamperedTool is the input schema of tool test_input_required_result_tampered_state (tools_rounds.go:150).
+// mcpgenInputSchemaRoundsTamperedTool is the input schema of tool test_input_required_result_tampered_state (tools_rounds.go:105).
 const mcpgenInputSchemaRoundsTamperedTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallRoundsTamperedTool handles a call of tool test_input_required_result_tampered_state with roundsTamperedTool (tools_rounds.go:150).
+// mcpgenCallRoundsTamperedTool handles a call of tool test_input_required_result_tampered_state with roundsTamperedTool (tools_rounds.go:105).
 func mcpgenCallRoundsTamperedTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := roundsTamperedTool(ctx)
 	if err != nil {
@@ -976,25 +976,25 @@ func mcpgenCallRoundsTamperedTool(ctx context.Context, p *mcp.CallToolRequestPar
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsTamperedTool accepts only an empty object: tool test_input_required_result_tampered_state (tools_rounds.go:150) takes no arguments.
+// mcpgenCheckInputRoundsTamperedTool accepts only an empty object: tool test_input_required_result_tampered_state (tools_rounds.go:105) takes no arguments.
 func mcpgenCheckInputRoundsTamperedTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolRoundsCapabilitiesTool is the definition of tool test_input_required_result_capabilities (tools_rounds.go:157), but for its schemas: handler.AddTool adds them.
+// mcpgenToolRoundsCapabilitiesTool is the definition of tool test_input_required_result_capabilities (tools_rounds.go:112), but for its schemas: handler.AddTool adds them.
 var mcpgenToolRoundsCapabilitiesTool = mcp.Tool{
 	Name:        "test_input_required_result_capabilities",
 	Description: "Asks only for what the client declared it can answer.",
 }
 
-// mcpgenInputSchemaRoundsCapabilitiesTool is the input schema of tool test_input_required_result_capabilities (tools_rounds.go:157).
+// mcpgenInputSchemaRoundsCapabilitiesTool is the input schema of tool test_input_required_result_capabilities (tools_rounds.go:112).
 const mcpgenInputSchemaRoundsCapabilitiesTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallRoundsCapabilitiesTool handles a call of tool test_input_required_result_capabilities with roundsCapabilitiesTool (tools_rounds.go:157).
+// mcpgenCallRoundsCapabilitiesTool handles a call of tool test_input_required_result_capabilities with roundsCapabilitiesTool (tools_rounds.go:112).
 func mcpgenCallRoundsCapabilitiesTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := roundsCapabilitiesTool(ctx)
 	if err != nil {
@@ -1003,25 +1003,25 @@ func mcpgenCallRoundsCapabilitiesTool(ctx context.Context, p *mcp.CallToolReques
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputRoundsCapabilitiesTool accepts only an empty object: tool test_input_required_result_capabilities (tools_rounds.go:157) takes no arguments.
+// mcpgenCheckInputRoundsCapabilitiesTool accepts only an empty object: tool test_input_required_result_capabilities (tools_rounds.go:112) takes no arguments.
 func mcpgenCheckInputRoundsCapabilitiesTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolMissingCapabilityTool is the definition of tool test_missing_capability (tools_rounds.go:188), but for its schemas: handler.AddTool adds them.
+// mcpgenToolMissingCapabilityTool is the definition of tool test_missing_capability (tools_rounds.go:143), but for its schemas: handler.AddTool adds them.
 var mcpgenToolMissingCapabilityTool = mcp.Tool{
 	Name:        "test_missing_capability",
 	Description: "Samples without checking the client's capabilities: a client that did\nnot declare sampling gets MissingRequiredClientCapability (-32021).",
 }
 
-// mcpgenInputSchemaMissingCapabilityTool is the input schema of tool test_missing_capability (tools_rounds.go:188).
+// mcpgenInputSchemaMissingCapabilityTool is the input schema of tool test_missing_capability (tools_rounds.go:143).
 const mcpgenInputSchemaMissingCapabilityTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallMissingCapabilityTool handles a call of tool test_missing_capability with missingCapabilityTool (tools_rounds.go:188).
+// mcpgenCallMissingCapabilityTool handles a call of tool test_missing_capability with missingCapabilityTool (tools_rounds.go:143).
 func mcpgenCallMissingCapabilityTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := missingCapabilityTool(ctx)
 	if err != nil {
@@ -1030,25 +1030,25 @@ func mcpgenCallMissingCapabilityTool(ctx context.Context, p *mcp.CallToolRequest
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputMissingCapabilityTool accepts only an empty object: tool test_missing_capability (tools_rounds.go:188) takes no arguments.
+// mcpgenCheckInputMissingCapabilityTool accepts only an empty object: tool test_missing_capability (tools_rounds.go:143) takes no arguments.
 func mcpgenCheckInputMissingCapabilityTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolStreamingElicitationTool is the definition of tool test_streaming_elicitation (tools_rounds.go:200), but for its schemas: handler.AddTool adds them.
+// mcpgenToolStreamingElicitationTool is the definition of tool test_streaming_elicitation (tools_rounds.go:155), but for its schemas: handler.AddTool adds them.
 var mcpgenToolStreamingElicitationTool = mcp.Tool{
 	Name:        "test_streaming_elicitation",
 	Description: "Asks for input, which a 2026-07-28 response carries in its result and\nnever as a request of its own on the stream.",
 }
 
-// mcpgenInputSchemaStreamingElicitationTool is the input schema of tool test_streaming_elicitation (tools_rounds.go:200).
+// mcpgenInputSchemaStreamingElicitationTool is the input schema of tool test_streaming_elicitation (tools_rounds.go:155).
 const mcpgenInputSchemaStreamingElicitationTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallStreamingElicitationTool handles a call of tool test_streaming_elicitation with streamingElicitationTool (tools_rounds.go:200).
+// mcpgenCallStreamingElicitationTool handles a call of tool test_streaming_elicitation with streamingElicitationTool (tools_rounds.go:155).
 func mcpgenCallStreamingElicitationTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := streamingElicitationTool(ctx)
 	if err != nil {
@@ -1057,25 +1057,25 @@ func mcpgenCallStreamingElicitationTool(ctx context.Context, p *mcp.CallToolRequ
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputStreamingElicitationTool accepts only an empty object: tool test_streaming_elicitation (tools_rounds.go:200) takes no arguments.
+// mcpgenCheckInputStreamingElicitationTool accepts only an empty object: tool test_streaming_elicitation (tools_rounds.go:155) takes no arguments.
 func mcpgenCheckInputStreamingElicitationTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolQuietLoggingTool is the definition of tool test_logging_tool (tools_rounds.go:211), but for its schemas: handler.AddTool adds them.
+// mcpgenToolQuietLoggingTool is the definition of tool test_logging_tool (tools_rounds.go:166), but for its schemas: handler.AddTool adds them.
 var mcpgenToolQuietLoggingTool = mcp.Tool{
 	Name:        "test_logging_tool",
 	Description: "Logs three messages: only a client that set a log level hears them.",
 }
 
-// mcpgenInputSchemaQuietLoggingTool is the input schema of tool test_logging_tool (tools_rounds.go:211).
+// mcpgenInputSchemaQuietLoggingTool is the input schema of tool test_logging_tool (tools_rounds.go:166).
 const mcpgenInputSchemaQuietLoggingTool = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallQuietLoggingTool handles a call of tool test_logging_tool with quietLoggingTool (tools_rounds.go:211).
+// mcpgenCallQuietLoggingTool handles a call of tool test_logging_tool with quietLoggingTool (tools_rounds.go:166).
 func mcpgenCallQuietLoggingTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := quietLoggingTool(ctx)
 	if err != nil {
@@ -1084,7 +1084,7 @@ func mcpgenCallQuietLoggingTool(ctx context.Context, p *mcp.CallToolRequestParam
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputQuietLoggingTool accepts only an empty object: tool test_logging_tool (tools_rounds.go:211) takes no arguments.
+// mcpgenCheckInputQuietLoggingTool accepts only an empty object: tool test_logging_tool (tools_rounds.go:166) takes no arguments.
 func mcpgenCheckInputQuietLoggingTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
@@ -1495,13 +1495,13 @@ func mcpgenGetPromptImagePrompt(ctx context.Context, p *mcp.GetPromptRequestPara
 	return out, nil
 }
 
-// mcpgenPromptRoundsPrompt is the definition of prompt test_input_required_result_prompt (tools_rounds.go:223).
+// mcpgenPromptRoundsPrompt is the definition of prompt test_input_required_result_prompt (tools_rounds.go:178).
 var mcpgenPromptRoundsPrompt = mcp.Prompt{
 	Name:        "test_input_required_result_prompt",
 	Description: "A prompt that asks the user for its context before it renders.",
 }
 
-// mcpgenGetPromptRoundsPrompt handles a get of prompt test_input_required_result_prompt with roundsPrompt (tools_rounds.go:223).
+// mcpgenGetPromptRoundsPrompt handles a get of prompt test_input_required_result_prompt with roundsPrompt (tools_rounds.go:178).
 func mcpgenGetPromptRoundsPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 	if len(p.Arguments) > 0 {
 		return nil, jsonrpc.ErrInvalidParams("invalid params: arguments: prompt test_input_required_result_prompt takes no arguments")
@@ -1602,6 +1602,156 @@ func mcpgenReadResourceTemplateResource(ctx context.Context, p *mcp.ReadResource
 	}}}}, nil
 }
 
+// mcpgenFormSchemaNameAnswer is the requestedSchema of form nameAnswer (forms.go:12).
+const mcpgenFormSchemaNameAnswer = `{
+  "type": "object",
+  "properties": {
+    "name": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "name"
+  ]
+}`
+
+// mcpgenFormNameAnswer is the elicitation form of nameAnswer (forms.go:12).
+var mcpgenFormNameAnswer = server.NewForm(mcpgenFormSchemaNameAnswer, mcpgenDecodeFormNameAnswer)
+
+// elicitNameAnswer asks the user, through the client, to fill in form nameAnswer, with message
+// saying why. On mcp.ElicitResultActionAccept the answer is decoded and checked against
+// the form's schema; on decline or cancel it is zero. See server.ElicitForm.
+func elicitNameAnswer(ctx context.Context, message string, opts ...server.InputOption) (nameAnswer, mcp.ElicitResultAction, error) {
+	return server.ElicitForm(ctx, message, mcpgenFormNameAnswer, opts...)
+}
+
+// mcpgenDecodeFormNameAnswer reads the answer to form nameAnswer (forms.go:12) into x, checking the schema's rules as it goes.
+func mcpgenDecodeFormNameAnswer(data []byte, x *nameAnswer) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadNameAnswer(s, x)
+	})
+}
+
+// mcpgenFormSchemaColorAnswer is the requestedSchema of form colorAnswer (forms.go:19).
+const mcpgenFormSchemaColorAnswer = `{
+  "type": "object",
+  "properties": {
+    "color": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "color"
+  ]
+}`
+
+// mcpgenFormColorAnswer is the elicitation form of colorAnswer (forms.go:19).
+var mcpgenFormColorAnswer = server.NewForm(mcpgenFormSchemaColorAnswer, mcpgenDecodeFormColorAnswer)
+
+// elicitColorAnswer asks the user, through the client, to fill in form colorAnswer, with message
+// saying why. On mcp.ElicitResultActionAccept the answer is decoded and checked against
+// the form's schema; on decline or cancel it is zero. See server.ElicitForm.
+func elicitColorAnswer(ctx context.Context, message string, opts ...server.InputOption) (colorAnswer, mcp.ElicitResultAction, error) {
+	return server.ElicitForm(ctx, message, mcpgenFormColorAnswer, opts...)
+}
+
+// mcpgenDecodeFormColorAnswer reads the answer to form colorAnswer (forms.go:19) into x, checking the schema's rules as it goes.
+func mcpgenDecodeFormColorAnswer(data []byte, x *colorAnswer) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadColorAnswer(s, x)
+	})
+}
+
+// mcpgenFormSchemaContextAnswer is the requestedSchema of form contextAnswer (forms.go:26).
+const mcpgenFormSchemaContextAnswer = `{
+  "type": "object",
+  "properties": {
+    "context": {
+      "type": "string"
+    }
+  },
+  "required": [
+    "context"
+  ]
+}`
+
+// mcpgenFormContextAnswer is the elicitation form of contextAnswer (forms.go:26).
+var mcpgenFormContextAnswer = server.NewForm(mcpgenFormSchemaContextAnswer, mcpgenDecodeFormContextAnswer)
+
+// elicitContextAnswer asks the user, through the client, to fill in form contextAnswer, with message
+// saying why. On mcp.ElicitResultActionAccept the answer is decoded and checked against
+// the form's schema; on decline or cancel it is zero. See server.ElicitForm.
+func elicitContextAnswer(ctx context.Context, message string, opts ...server.InputOption) (contextAnswer, mcp.ElicitResultAction, error) {
+	return server.ElicitForm(ctx, message, mcpgenFormContextAnswer, opts...)
+}
+
+// mcpgenDecodeFormContextAnswer reads the answer to form contextAnswer (forms.go:26) into x, checking the schema's rules as it goes.
+func mcpgenDecodeFormContextAnswer(data []byte, x *contextAnswer) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadContextAnswer(s, x)
+	})
+}
+
+// mcpgenFormSchemaOkAnswer is the requestedSchema of form okAnswer (forms.go:33).
+const mcpgenFormSchemaOkAnswer = `{
+  "type": "object",
+  "properties": {
+    "ok": {
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "ok"
+  ]
+}`
+
+// mcpgenFormOkAnswer is the elicitation form of okAnswer (forms.go:33).
+var mcpgenFormOkAnswer = server.NewForm(mcpgenFormSchemaOkAnswer, mcpgenDecodeFormOkAnswer)
+
+// elicitOkAnswer asks the user, through the client, to fill in form okAnswer, with message
+// saying why. On mcp.ElicitResultActionAccept the answer is decoded and checked against
+// the form's schema; on decline or cancel it is zero. See server.ElicitForm.
+func elicitOkAnswer(ctx context.Context, message string, opts ...server.InputOption) (okAnswer, mcp.ElicitResultAction, error) {
+	return server.ElicitForm(ctx, message, mcpgenFormOkAnswer, opts...)
+}
+
+// mcpgenDecodeFormOkAnswer reads the answer to form okAnswer (forms.go:33) into x, checking the schema's rules as it goes.
+func mcpgenDecodeFormOkAnswer(data []byte, x *okAnswer) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadOkAnswer(s, x)
+	})
+}
+
+// mcpgenFormSchemaConfirmAnswer is the requestedSchema of form confirmAnswer (forms.go:40).
+const mcpgenFormSchemaConfirmAnswer = `{
+  "type": "object",
+  "properties": {
+    "confirm": {
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "confirm"
+  ]
+}`
+
+// mcpgenFormConfirmAnswer is the elicitation form of confirmAnswer (forms.go:40).
+var mcpgenFormConfirmAnswer = server.NewForm(mcpgenFormSchemaConfirmAnswer, mcpgenDecodeFormConfirmAnswer)
+
+// elicitConfirmAnswer asks the user, through the client, to fill in form confirmAnswer, with message
+// saying why. On mcp.ElicitResultActionAccept the answer is decoded and checked against
+// the form's schema; on decline or cancel it is zero. See server.ElicitForm.
+func elicitConfirmAnswer(ctx context.Context, message string, opts ...server.InputOption) (confirmAnswer, mcp.ElicitResultAction, error) {
+	return server.ElicitForm(ctx, message, mcpgenFormConfirmAnswer, opts...)
+}
+
+// mcpgenDecodeFormConfirmAnswer reads the answer to form confirmAnswer (forms.go:40) into x, checking the schema's rules as it goes.
+func mcpgenDecodeFormConfirmAnswer(data []byte, x *confirmAnswer) error {
+	return handler.Decode(data, func(s *jsonrpc.Scanner) error {
+		return mcpgenReadConfirmAnswer(s, x)
+	})
+}
+
 // mcpgenReadEmpty reads an object that must have no members: the arguments of a tool that takes none.
 func mcpgenReadEmpty(s *jsonrpc.Scanner) error {
 	if err := s.ObjectStart(); err != nil {
@@ -1613,6 +1763,70 @@ func mcpgenReadEmpty(s *jsonrpc.Scanner) error {
 	}
 	if more {
 		return fielderr.AtField(fielderr.UnknownProperty(), string(key))
+	}
+	return nil
+}
+
+// mcpgenReadColorAnswer reads a colorAnswer object into x, checking its schema (forms.go:19).
+func mcpgenReadColorAnswer(s *jsonrpc.Scanner, x *colorAnswer) error {
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	var seen [1]bool
+	for {
+		key, more, err := s.NextKey()
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "color":
+			seen[0] = true
+			v0, err := s.String()
+			if err != nil {
+				return fielderr.AtField(err, "color")
+			}
+			x.Color = v0
+		default:
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
+		}
+	}
+	if !seen[0] {
+		return fielderr.AtField(fielderr.Required(), "color")
+	}
+	return nil
+}
+
+// mcpgenReadConfirmAnswer reads a confirmAnswer object into x, checking its schema (forms.go:40).
+func mcpgenReadConfirmAnswer(s *jsonrpc.Scanner, x *confirmAnswer) error {
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	var seen [1]bool
+	for {
+		key, more, err := s.NextKey()
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "confirm":
+			seen[0] = true
+			v0, err := s.Bool()
+			if err != nil {
+				return fielderr.AtField(err, "confirm")
+			}
+			x.Confirm = v0
+		default:
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
+		}
+	}
+	if !seen[0] {
+		return fielderr.AtField(fielderr.Required(), "confirm")
 	}
 	return nil
 }
@@ -1645,6 +1859,38 @@ func mcpgenReadConfirmDeleteArgs(s *jsonrpc.Scanner, x *confirmDeleteArgs) error
 	}
 	if !seen[0] {
 		return fielderr.AtField(fielderr.Required(), "filename")
+	}
+	return nil
+}
+
+// mcpgenReadContextAnswer reads a contextAnswer object into x, checking its schema (forms.go:26).
+func mcpgenReadContextAnswer(s *jsonrpc.Scanner, x *contextAnswer) error {
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	var seen [1]bool
+	for {
+		key, more, err := s.NextKey()
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "context":
+			seen[0] = true
+			v0, err := s.String()
+			if err != nil {
+				return fielderr.AtField(err, "context")
+			}
+			x.Context = v0
+		default:
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
+		}
+	}
+	if !seen[0] {
+		return fielderr.AtField(fielderr.Required(), "context")
 	}
 	return nil
 }
@@ -1709,6 +1955,70 @@ func mcpgenReadGreetArgs(s *jsonrpc.Scanner, x *greetArgs) error {
 	}
 	if !seen[0] {
 		return fielderr.AtField(fielderr.Required(), "name")
+	}
+	return nil
+}
+
+// mcpgenReadNameAnswer reads a nameAnswer object into x, checking its schema (forms.go:12).
+func mcpgenReadNameAnswer(s *jsonrpc.Scanner, x *nameAnswer) error {
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	var seen [1]bool
+	for {
+		key, more, err := s.NextKey()
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "name":
+			seen[0] = true
+			v0, err := s.String()
+			if err != nil {
+				return fielderr.AtField(err, "name")
+			}
+			x.Name = v0
+		default:
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
+		}
+	}
+	if !seen[0] {
+		return fielderr.AtField(fielderr.Required(), "name")
+	}
+	return nil
+}
+
+// mcpgenReadOkAnswer reads an okAnswer object into x, checking its schema (forms.go:33).
+func mcpgenReadOkAnswer(s *jsonrpc.Scanner, x *okAnswer) error {
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	var seen [1]bool
+	for {
+		key, more, err := s.NextKey()
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "ok":
+			seen[0] = true
+			v0, err := s.Bool()
+			if err != nil {
+				return fielderr.AtField(err, "ok")
+			}
+			x.OK = v0
+		default:
+			return fielderr.AtField(fielderr.UnknownProperty(), string(key))
+		}
+	}
+	if !seen[0] {
+		return fielderr.AtField(fielderr.Required(), "ok")
 	}
 	return nil
 }

@@ -260,7 +260,10 @@ func TestModernListChanges(t *testing.T) {
 // TestRoundToolsInLegacySession runs the multi round-trip tools in a
 // legacy session: the same handlers ask their questions as requests.
 func TestRoundToolsInLegacySession(t *testing.T) {
-	rec := &recorder{answer: map[string]mcp.ElicitResultContentValue{"name": {Value: mcp.ElicitResultContentValueString("Bob")}}}
+	rec := &recorder{answer: map[string]mcp.ElicitResultContentValue{
+		"name":  {Value: mcp.ElicitResultContentValueString("Bob")},
+		"color": {Value: mcp.ElicitResultContentValueString("blue")},
+	}}
 	_, sess := connect(t, rec)
 	if got := onlyText(t, call(t, sess, "test_input_required_result_elicitation", "").Content); got != "Hello, Bob!" {
 		t.Errorf("elicitation: %q", got)
@@ -268,7 +271,7 @@ func TestRoundToolsInLegacySession(t *testing.T) {
 	if got := onlyText(t, call(t, sess, "test_input_required_result_sampling", "").Content); got != "This is a test response from the client" {
 		t.Errorf("sampling: %q", got)
 	}
-	if got := onlyText(t, call(t, sess, "test_input_required_result_multi_round", "").Content); got != "Bob likes " {
+	if got := onlyText(t, call(t, sess, "test_input_required_result_multi_round", "").Content); got != "Bob likes blue" {
 		t.Errorf("multi round: %q", got)
 	}
 }

@@ -11,47 +11,13 @@ import (
 )
 
 // The tools and the prompt of the 2026-07-28 multi round-trip scenarios
-// (SEP-2322). Each asks its client through server.Elicit, CreateMessage
-// and ListRoots, as any handler does: in a legacy session those send the
-// client a request and wait; in 2026-07-28 the engine ends the round with
-// an InputRequiredResult and replays the handler when the client retries
+// (SEP-2322). Each asks its client as any handler does: a generated
+// elicitX function for a //mcp:form (forms.go), server.SampleText and
+// server.ListRoots. In a legacy session those send the client a request
+// and wait; in 2026-07-28 the engine ends the round with an
+// InputRequiredResult and replays the handler when the client retries
 // with the answers. server.InputKey names each question as the contract
 // wants its inputRequests key.
-
-// nameForm is an elicitation of one required string property.
-func nameForm(message, property string) *mcp.ElicitRequestParams {
-	return &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
-		Message: message,
-		RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{
-			Properties: map[string]mcp.PrimitiveSchemaDefinition{property: {Value: &mcp.StringSchema{}}},
-			Required:   []string{property},
-		},
-	}}
-}
-
-// question is a sampling request of one user message.
-func question(text string, maxTokens int64) *mcp.CreateMessageRequestParams {
-	return &mcp.CreateMessageRequestParams{
-		Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.SamplingMessageContent{Value: &mcp.TextContent{Text: text}}}},
-		MaxTokens: maxTokens,
-	}
-}
-
-// field returns a string field of an accepted elicitation, or "".
-func field(r *mcp.ElicitResult, name string) string {
-	if v, ok := r.Content[name].Value.(mcp.ElicitResultContentValueString); ok {
-		return string(v)
-	}
-	return ""
-}
-
-// sampled returns the text of a sampling answer.
-func sampled(r *mcp.CreateMessageResult) string {
-	if t, ok := r.Content.Value.(*mcp.TextContent); ok {
-		return t.Text
-	}
-	return "(no text)"
-}
 
 // rootList names the roots of a roots/list answer.
 func rootList(r *mcp.ListRootsResult) string {
@@ -66,22 +32,18 @@ func rootList(r *mcp.ListRootsResult) string {
 //
 //mcp:tool name=test_input_required_result_elicitation
 func roundsElicitationTool(ctx context.Context) (string, error) {
-	r, err := server.Elicit(ctx, nameForm("What is your name?", "name"), server.InputKey("user_name"))
+	r, _, err := elicitNameAnswer(ctx, "What is your name?", server.InputKey("user_name"))
 	if err != nil {
 		return "", err
 	}
-	return "Hello, " + field(r, "name") + "!", nil
+	return "Hello, " + r.Name + "!", nil
 }
 
 // Asks the client's model for a capital city.
 //
 //mcp:tool name=test_input_required_result_sampling
 func roundsSamplingTool(ctx context.Context) (string, error) {
-	r, err := server.CreateMessage(ctx, question("What is the capital of France?", 100), server.InputKey("capital_question"))
-	if err != nil {
-		return "", err
-	}
-	return sampled(r), nil
+	return server.SampleText(ctx, "What is the capital of France?", server.SampleMaxTokens(100), server.InputKey("capital_question"))
 }
 
 // Asks the client for its roots.
@@ -99,16 +61,9 @@ func roundsRootsTool(ctx context.Context) (string, error) {
 //
 //mcp:tool name=test_input_required_result_request_state
 func roundsStateTool(ctx context.Context) (string, error) {
-	form := &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
-		Message: "Please confirm",
-		RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{
-			Properties: map[string]mcp.PrimitiveSchemaDefinition{"ok": {Value: &mcp.BooleanSchema{}}},
-			Required:   []string{"ok"},
-		},
-	}}
 	// The engine seals every requestState and refuses one that does not
 	// open; reaching this point with an answer means it was validated.
-	if _, err := server.Elicit(ctx, form, server.InputKey("confirm")); err != nil {
+	if _, _, err := elicitOkAnswer(ctx, "Please confirm", server.InputKey("confirm")); err != nil {
 		return "", err
 	}
 	return "state-ok: the confirmation arrived with a requestState the server validated", nil
@@ -120,28 +75,28 @@ func roundsStateTool(ctx context.Context) (string, error) {
 func roundsMultipleTool(ctx context.Context) (string, error) {
 	// Each call records its question before the tool looks at any answer,
 	// so that all three go out together.
-	name, err1 := server.Elicit(ctx, nameForm("What is your name?", "name"), server.InputKey("user_name"))
-	greeting, err2 := server.CreateMessage(ctx, question("Generate a greeting", 50), server.InputKey("greeting"))
+	name, _, err1 := elicitNameAnswer(ctx, "What is your name?", server.InputKey("user_name"))
+	greeting, err2 := server.SampleText(ctx, "Generate a greeting", server.SampleMaxTokens(50), server.InputKey("greeting"))
 	roots, err3 := server.ListRoots(ctx, server.InputKey("client_roots"))
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s, %s (roots: %s)", sampled(greeting), field(name, "name"), rootList(roots)), nil
+	return fmt.Sprintf("%s, %s (roots: %s)", greeting, name.Name, rootList(roots)), nil
 }
 
 // Asks two questions, one round each.
 //
 //mcp:tool name=test_input_required_result_multi_round
 func roundsMultiTool(ctx context.Context) (string, error) {
-	name, err := server.Elicit(ctx, nameForm("Step 1: What is your name?", "name"), server.InputKey("step1"))
+	name, _, err := elicitNameAnswer(ctx, "Step 1: What is your name?", server.InputKey("step1"))
 	if err != nil {
 		return "", err
 	}
-	color, err := server.Elicit(ctx, nameForm("Step 2: What is your favorite color?", "color"), server.InputKey("step2"))
+	color, _, err := elicitColorAnswer(ctx, "Step 2: What is your favorite color?", server.InputKey("step2"))
 	if err != nil {
 		return "", err
 	}
-	return field(name, "name") + " likes " + field(color, "color"), nil
+	return name.Name + " likes " + color.Color, nil
 }
 
 // Asks for a confirmation whose requestState a client may tamper with.
@@ -159,16 +114,16 @@ func roundsCapabilitiesTool(ctx context.Context) (string, error) {
 	var errs []error
 	var got []string
 	if caps.Elicitation != nil {
-		r, err := server.Elicit(ctx, nameForm("What is your name?", "name"), server.InputKey("user_name"))
+		r, _, err := elicitNameAnswer(ctx, "What is your name?", server.InputKey("user_name"))
 		if err == nil {
-			got = append(got, "name: "+field(r, "name"))
+			got = append(got, "name: "+r.Name)
 		}
 		errs = append(errs, err)
 	}
 	if caps.Sampling != nil {
-		r, err := server.CreateMessage(ctx, question("Say hello", 20), server.InputKey("hello"))
+		r, err := server.SampleText(ctx, "Say hello", server.SampleMaxTokens(20), server.InputKey("hello"))
 		if err == nil {
-			got = append(got, "sampled: "+sampled(r))
+			got = append(got, "sampled: "+r)
 		}
 		errs = append(errs, err)
 	}
@@ -186,11 +141,11 @@ func roundsCapabilitiesTool(ctx context.Context) (string, error) {
 //
 //mcp:tool name=test_missing_capability
 func missingCapabilityTool(ctx context.Context) (string, error) {
-	r, err := server.CreateMessage(ctx, question("Say something", 20))
+	r, err := server.SampleText(ctx, "Say something", server.SampleMaxTokens(20))
 	if err != nil {
 		return "", err
 	}
-	return "The model says: " + sampled(r), nil
+	return "The model says: " + r, nil
 }
 
 // Asks for input, which a 2026-07-28 response carries in its result and
@@ -198,11 +153,11 @@ func missingCapabilityTool(ctx context.Context) (string, error) {
 //
 //mcp:tool name=test_streaming_elicitation
 func streamingElicitationTool(ctx context.Context) (string, error) {
-	r, err := server.Elicit(ctx, nameForm("What is your name?", "name"))
+	r, _, err := elicitNameAnswer(ctx, "What is your name?")
 	if err != nil {
 		return "", err
 	}
-	return "Hello, " + field(r, "name") + "!", nil
+	return "Hello, " + r.Name + "!", nil
 }
 
 // Logs three messages: only a client that set a log level hears them.
@@ -221,9 +176,9 @@ func quietLoggingTool(ctx context.Context) (string, error) {
 //
 //mcp:prompt name=test_input_required_result_prompt
 func roundsPrompt(ctx context.Context) (*mcp.GetPromptResult, error) {
-	r, err := server.Elicit(ctx, nameForm("What context should the prompt use?", "context"), server.InputKey("user_context"))
+	r, _, err := elicitContextAnswer(ctx, "What context should the prompt use?", server.InputKey("user_context"))
 	if err != nil {
 		return nil, err
 	}
-	return userSays(text("Use this context: " + field(r, "context"))), nil
+	return userSays(text("Use this context: " + r.Context)), nil
 }

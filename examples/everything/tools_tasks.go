@@ -79,11 +79,11 @@ type confirmDeleteArgs struct {
 //
 //mcp:tool name=confirm_delete task=optional
 func confirmDeleteTool(ctx context.Context, in confirmDeleteArgs) (string, error) {
-	r, err := server.Elicit(ctx, confirmForm("Delete "+in.Filename+"?"))
+	r, action, err := elicitConfirmAnswer(ctx, "Delete "+in.Filename+"?")
 	if err != nil {
 		return "", err
 	}
-	if r.Action == "accept" && confirmed(r) {
+	if action == mcp.ElicitResultActionAccept && r.Confirm {
 		return "Deleted " + in.Filename, nil
 	}
 	return "Kept " + in.Filename, nil
@@ -100,10 +100,10 @@ func multiInputTool(ctx context.Context) (string, error) {
 	)
 	for i := range answers {
 		wg.Go(func() {
-			r, err := server.Elicit(ctx, nameForm("Question "+strconv.Itoa(i+1)+": your name?", "name"),
+			r, _, err := elicitNameAnswer(ctx, "Question "+strconv.Itoa(i+1)+": your name?",
 				server.InputKey("question_"+strconv.Itoa(i+1)))
 			if err == nil {
-				answers[i] = field(r, "name")
+				answers[i] = r.Name
 			}
 			errs[i] = err
 		})
@@ -123,11 +123,11 @@ func taskAfterInputTool(ctx context.Context) (string, error) {
 	// call itself, and only StartTask, once it is answered, makes the
 	// call a task. A legacy session's call is a task from the start, for
 	// which StartTask does nothing.
-	r, err := server.Elicit(ctx, nameForm("What is your name?", "name"), server.InputKey("user_name"))
+	r, _, err := elicitNameAnswer(ctx, "What is your name?", server.InputKey("user_name"))
 	if err != nil {
 		return "", err
 	}
-	name := field(r, "name")
+	name := r.Name
 	if err := server.StartTask(ctx); err != nil && !errors.Is(err, server.ErrNotTask) {
 		return "", err
 	}
@@ -135,21 +135,4 @@ func taskAfterInputTool(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return "Hello, " + name + ", from a task!", nil
-}
-
-// confirmForm asks for one boolean, confirm.
-func confirmForm(message string) *mcp.ElicitRequestParams {
-	return &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
-		Message: message,
-		RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{
-			Properties: map[string]mcp.PrimitiveSchemaDefinition{"confirm": {Value: &mcp.BooleanSchema{}}},
-			Required:   []string{"confirm"},
-		},
-	}}
-}
-
-// confirmed reports whether an accepted elicitation said confirm: true.
-func confirmed(r *mcp.ElicitResult) bool {
-	v, ok := r.Content["confirm"].Value.(mcp.ElicitResultContentValueBoolean)
-	return ok && bool(v)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"os"
 	"path/filepath"
@@ -81,7 +82,7 @@ func (p *scanner) directives(doc *ast.CommentGroup) []*directive {
 	var out []*directive
 	for _, c := range doc.List {
 		pos := p.l.pos(c.Slash)
-		if strings.HasPrefix(c.Text, "// mcp:tool") || strings.HasPrefix(c.Text, "// mcp:prompt") || strings.HasPrefix(c.Text, "// mcp:resource") || strings.HasPrefix(c.Text, "// mcp:schema") {
+		if strings.HasPrefix(c.Text, "// mcp:tool") || strings.HasPrefix(c.Text, "// mcp:prompt") || strings.HasPrefix(c.Text, "// mcp:resource") || strings.HasPrefix(c.Text, "// mcp:schema") || strings.HasPrefix(c.Text, "// mcp:form") {
 			p.fail(errDirectiveSpace(pos))
 			continue
 		}
@@ -103,13 +104,18 @@ func (p *scanner) decl(decl ast.Decl) {
 	switch d := decl.(type) {
 	case *ast.GenDecl:
 		ds := p.directives(d.Doc)
+		if len(ds) > 0 && d.Tok == token.TYPE && len(d.Specs) == 1 {
+			// type T struct{...}: the doc comment is the declaration's.
+			p.typeDirectives(d.Specs[0].(*ast.TypeSpec), ds)
+			ds = nil
+		}
 		for _, s := range d.Specs {
 			if ts, ok := s.(*ast.TypeSpec); ok {
-				ds = append(ds, p.directives(ts.Doc)...)
+				p.typeDirectives(ts, p.directives(ts.Doc))
 			}
 		}
 		for _, dir := range ds {
-			p.fail(model.SrcErrorf(dir.pos, "//mcp:%s belongs on a function or method, not on a %s declaration", dir.kind, d.Tok))
+			p.fail(model.SrcErrorf(dir.pos, "//mcp:%s belongs on %s, not on a %s declaration", dir.kind, directiveTarget(dir.kind), d.Tok))
 		}
 	case *ast.FuncDecl:
 		ds := p.directives(d.Doc)
@@ -133,10 +139,12 @@ func (p *scanner) decl(decl ast.Decl) {
 			if err := p.resource(d, ds[0]); err != nil {
 				p.fail(err)
 			}
+		case "form":
+			p.fail(model.SrcErrorf(ds[0].pos, "//mcp:form belongs on a struct type declaration, not on a function or method"))
 		case "schema":
 			p.fail(model.SrcErrorf(ds[0].pos, "//mcp:schema is a package option, not a handler's: put it in a comment of its own, e.g. above the package clause"))
 		default:
-			p.fail(model.SrcErrorf(ds[0].pos, "unknown directive //mcp:%s: use //mcp:tool, //mcp:prompt or //mcp:resource", ds[0].kind))
+			p.fail(model.SrcErrorf(ds[0].pos, "unknown directive //mcp:%s: use //mcp:tool, //mcp:prompt or //mcp:resource (or //mcp:form on a struct type)", ds[0].kind))
 		}
 	}
 }

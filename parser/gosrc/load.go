@@ -1,6 +1,7 @@
 // Package gosrc is mcpgen's Go source front-end: it loads a user's package
 // with golang.org/x/tools/go/packages, finds the functions and methods
-// annotated with //mcp:tool, //mcp:prompt or //mcp:resource, checks their
+// annotated with //mcp:tool, //mcp:prompt or //mcp:resource and the struct
+// types annotated with //mcp:form, checks their
 // signatures and lowers their input and output types into the handler model
 // (model.Handlers). Every mistake is a *model.PosError with file:line and a
 // message saying what to do.
@@ -87,6 +88,21 @@
 //     never added. Without enum=, the default must be one of the
 //     constants, and some constant must pass the field's other keywords.
 //
+// A struct type's doc comment may hold
+//
+//	//mcp:form
+//
+// which makes the struct an elicitation form: the generated file holds its
+// requestedSchema, a decoder that checks an answer against it, and
+// ElicitT(ctx, message string, opts ...server.InputOption) (T,
+// mcp.ElicitResultAction, error) (elicitT for an unexported T), which
+// asks it through server.ElicitForm. Each field, with its doc comment and
+// mcp tag as in a tool's input, is a string (title, minLength, maxLength,
+// format=email|uri|date|date-time, default), a string enum (a named
+// string type with constants, or enum=), an integer or number (minimum,
+// maximum, default) or a bool (default); a pointer or omitempty makes it
+// optional. Nested structs, slices, maps and other keywords are refused.
+//
 // One more directive is a package option rather than a handler's: a
 // comment line of its own (not part of a declaration's doc comment, e.g.
 // just above or below the package clause) in any file of the package,
@@ -129,9 +145,9 @@ const GeneratedFile = "mcpgen_gen.go"
 const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo
 
 // generatedSymbol matches the undefined names that only the generated file
-// declares: errors about them come from code that uses a previous
+// declares (Register functions, a form's Elicit function, its own): errors about them come from code that uses a previous
 // mcpgen_gen.go, which the load leaves out, and must not block regenerating it.
-var generatedSymbol = regexp.MustCompile(`undefined: (Register\w*|mcpgen\w*)$`)
+var generatedSymbol = regexp.MustCompile(`undefined: (Register\w*|mcpgen\w*|[Ee]licit\w*)$`)
 
 // load loads the package in dir, with its previous mcpgen_gen.go replaced by
 // an empty file of the same package.

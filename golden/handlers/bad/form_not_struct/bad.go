@@ -1,0 +1,6 @@
+package formnotstruct
+
+// Name is a string type.
+//
+//mcp:form
+type Name string

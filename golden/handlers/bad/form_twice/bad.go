@@ -1,0 +1,9 @@
+package formtwice
+
+// Trip says it is a form twice.
+//
+//mcp:form
+//mcp:form
+type Trip struct {
+	City string `json:"city"`
+}
