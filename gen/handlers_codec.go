@@ -58,6 +58,8 @@ func (g *handlerGen) codecValue(v *model.Value, rules *model.Rules) *codecValue 
 		cv.Kind, cv.Scan, cv.Conv = codecScalar, scanTime, nil
 	case model.ValBytes:
 		cv.Kind, cv.Scan = codecScalar, scanBytes
+	case model.ValText:
+		cv.Kind, cv.Scan, cv.Conv = codecScalar, scanText, nil
 	case model.ValRaw:
 		cv.Kind, cv.Scan = codecScalar, scanCall
 		cv.Read = jen.Id("s").Dot("Raw").Call()
@@ -259,10 +261,10 @@ func (g *handlerGen) objectEncoder(o *model.Object) {
 		emit := []jen.Code{jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit(","+jsonString(p.JSONName)+":").Op("..."))}
 		v := p.Value
 		val := src.Clone()
-		if v.Kind == model.ValPointer {
+		if v.Kind == model.ValPointer { // written only when not nil: see omitCond
 			v, val = v.Elem, jen.Op("*").Add(src.Clone())
-			if v.Kind == model.ValSlice || v.Kind == model.ValArray || v.Kind == model.ValMap {
-				val = jen.Parens(val) // to index it
+			if derefInParens(g.codecValue(v, nil)) {
+				val = jen.Parens(val)
 			}
 		}
 		emit = append(emit, g.encodeValue(val, v, wrap, 0)...)
@@ -312,7 +314,10 @@ func omitCond(src *jen.Statement, p *model.Property) jen.Code {
 			return jen.Op("!").Add(src.Clone()).Dot("IsZero").Call()
 		}
 	}
-	return nil // structs and arrays: always written
+	// Structs, arrays and text types are always written: whether
+	// encoding/json would leave a text type out depends on its kind,
+	// which the model does not keep, and writing it is never wrong.
+	return nil
 }
 
 // article puts "a" or "an" before a type name, by its first letter.
