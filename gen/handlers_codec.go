@@ -195,6 +195,13 @@ func (g *handlerGen) objectDecoder(o *model.Object) {
 			target = target.Dot(name)
 		}
 		body := []jen.Code{}
+		if nullIsAbsent(p) {
+			body = append(body,
+				jen.List(jen.Id("null"), jen.Err()).Op(":=").Id("s").Dot("Null").Call(),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(atField(p.JSONName)(jen.Err()))),
+				jen.If(jen.Id("null")).Block(jen.Break().Comment("absent")),
+			)
+		}
 		if p.Required || p.Rules.Default != nil && p.Value.Kind != model.ValPointer {
 			idx := jen.Lit(tracked)
 			body = append(body, jen.Id("seen").Index(idx).Op("=").True())
@@ -236,6 +243,20 @@ func (g *handlerGen) objectDecoder(o *model.Object) {
 	g.f.Commentf("%s reads %s object into x, checking its schema (%s).", name, article(o.Go.Name), o.Pos)
 	g.f.Func().Id(name).Params(jen.Id("s").Op("*").Qual(jsonrpcPkg, "Scanner"), jen.Id("x").Op("*").Add(g.goType(&model.Value{Go: o.Go}))).Error().Block(body...)
 	g.f.Line()
+}
+
+// nullIsAbsent reports whether the decoder reads a null given for p as
+// p left out. Models send null for an optional argument they mean to leave
+// out, so an optional field (a pointer, omitempty or omitzero) takes it as
+// absent, though its schema, which has no null, refuses it. A field of
+// any JSON by value (any, json.RawMessage) keeps its null as a value, as
+// in encoding/json, which sets only pointers to nil for null. A required
+// field's null is refused by its reader ("expected string, got null").
+func nullIsAbsent(p *model.Property) bool {
+	if p.Value.Kind == model.ValPointer {
+		return true
+	}
+	return !p.Required && p.Value.Kind != model.ValAny && p.Value.Kind != model.ValRaw
 }
 
 // literal writes a Literal as an untyped Go constant.

@@ -570,6 +570,13 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 			}
 			x.B = int(v0)
 		case "words":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "words")
+			}
+			if null {
+				break // absent
+			}
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "words")
 			}
@@ -593,6 +600,13 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 			}
 			x.Words = sl0
 		case "round":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "round")
+			}
+			if null {
+				break // absent
+			}
 			v0, err := s.String()
 			if err != nil {
 				return fielderr.AtField(err, "round")
@@ -604,6 +618,13 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 			}
 			x.Round = v0
 		case "scale":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "scale")
+			}
+			if null {
+				break // absent
+			}
 			v0, err := s.Int64()
 			if err != nil {
 				return fielderr.AtField(err, "scale")
@@ -671,6 +692,13 @@ func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 			}
 			x.Words = sl0
 		case "note":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "note")
+			}
+			if null {
+				break // absent
+			}
 			p0 := new(string)
 			v1, err := s.String()
 			if err != nil {
