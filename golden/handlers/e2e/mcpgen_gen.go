@@ -35,6 +35,35 @@ var (
 	_ func(*Vault, context.Context, EntryVars) (string, error)     = (*Vault).Entry
 )
 
+// mcpgenStaleRunGoGenerate accepts only a value of type T. The guards below
+// pass it the package's structs where the fields, types and tags this file
+// was generated from are wanted: a build failing in them means that a struct
+// has changed since. Run go generate.
+func mcpgenStaleRunGoGenerate[T any](T) struct{} {
+	return struct{}{}
+}
+
+var (
+	_ = mcpgenStaleRunGoGenerate[struct {
+		A     int      `json:"a"`
+		B     int      `json:"b" mcp:"minimum=0,maximum=100"`
+		Words []string `json:"words,omitempty" mcp:"maxItems=3"`
+		Round string   `json:"round,omitempty" mcp:"enum=up|down"`
+		Scale int      `json:"scale,omitempty" mcp:"enum=1|10"`
+	}](AddInput{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Sum   int      `json:"sum"`
+		Words []string `json:"words"`
+		Note  *string  `json:"note,omitempty"`
+	}](AddOutput{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Name string `json:"name"`
+	}](EntryVars{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Name string `json:"name" mcp:"minLength=1"`
+	}](GreetInput{})
+)
+
 // Register adds the package's tools, prompts and resources to s: add, ship, plan_trip, motd, note.
 func Register(s *server.Server) error {
 	if err := handler.AddTool(s, mcpgenToolAdd, mcpgenInputSchemaAdd, mcpgenOutputSchemaAdd, mcpgenCallAdd, server.InputCheckedByHandler(), server.WithOutputValidator(mcpgenCheckOutputAdd)); err != nil {
