@@ -20,7 +20,8 @@ import (
 )
 
 // handlerCases lists the folders of golden/handlers that hold a testdata
-// package with an expected mcpgen_gen.go.golden.
+// package with an expected mcpgen_gen.go.golden: all but bad and the live
+// packages (see isLive).
 func handlerCases(t *testing.T) (string, []string) {
 	t.Helper()
 	dir := filepath.Join(repoRoot(t), "golden", "handlers")
@@ -30,7 +31,7 @@ func handlerCases(t *testing.T) (string, []string) {
 	}
 	var cases []string
 	for _, e := range entries {
-		if e.IsDir() && e.Name() != "bad" && e.Name() != "e2e" {
+		if e.IsDir() && e.Name() != "bad" && !isLive(filepath.Join(dir, e.Name())) {
 			cases = append(cases, e.Name())
 		}
 	}
@@ -38,6 +39,13 @@ func handlerCases(t *testing.T) (string, []string) {
 		t.Fatal("no cases in golden/handlers")
 	}
 	return dir, cases
+}
+
+// isLive reports whether a folder of golden/handlers is a live package:
+// one whose generated mcpgen_gen.go is committed beside its own tests.
+func isLive(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, gen.HandlersFile))
+	return err == nil
 }
 
 // sample is one input of samples.json with the verdicts it should get.
@@ -311,31 +319,49 @@ func runHarness(t *testing.T, dir, tmp string, cases []string, overlay map[strin
 	}
 }
 
-// TestHandlersE2E checks that the committed golden/handlers/e2e/mcpgen_gen.go
-// is what the generator writes today (-update rewrites it); the package's
-// own test serves it end to end.
-func TestHandlersE2E(t *testing.T) {
-	dir := filepath.Join(repoRoot(t), "golden", "handlers", "e2e")
-	h, err := gosrc.Parse(dir)
+// TestHandlersLive checks that the committed mcpgen_gen.go of each live
+// package of golden/handlers (e2e, kinds, tracker) is what the generator
+// writes today (-update rewrites them); each package's own test serves
+// its generated code end to end.
+func TestHandlersLive(t *testing.T) {
+	root := filepath.Join(repoRoot(t), "golden", "handlers")
+	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := gen.Handlers(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, gen.HandlersFile)
-	if *update {
-		if _, err := gen.WriteHandlers(dir, src); err != nil {
-			t.Fatal(err)
+	n := 0
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		if !e.IsDir() || !isLive(dir) {
+			continue
 		}
-		return
+		n++
+		t.Run(e.Name(), func(t *testing.T) {
+			h, err := gosrc.Parse(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := gen.Handlers(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, gen.HandlersFile)
+			if *update {
+				if _, err := gen.WriteHandlers(dir, src); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			have, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(have, src) {
+				t.Errorf("%s is stale: run go generate ./golden/handlers/%s or go test ./gen -run TestHandlersLive -update%s", path, e.Name(), firstDiff(have, src))
+			}
+		})
 	}
-	have, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(have, src) {
-		t.Errorf("%s is stale: run go generate ./golden/handlers/e2e or go test ./gen -run TestHandlersE2E -update%s", path, firstDiff(have, src))
+	if n < 3 {
+		t.Errorf("found %d live packages in golden/handlers, want e2e, kinds and tracker", n)
 	}
 }
