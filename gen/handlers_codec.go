@@ -199,7 +199,7 @@ func (g *handlerGen) objectDecoder(o *model.Object) {
 			body = append(body,
 				jen.List(jen.Id("null"), jen.Err()).Op(":=").Id("s").Dot("Null").Call(),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(atField(p.JSONName)(jen.Err()))),
-				jen.If(jen.Id("null")).Block(jen.Break().Comment("absent")),
+				jen.If(jen.Id("null")).Block(jen.Break().Comment("null: as if left out")),
 			)
 		}
 		if p.Required || p.Rules.Default != nil && p.Value.Kind != model.ValPointer {

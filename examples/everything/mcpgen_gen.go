@@ -1806,7 +1806,7 @@ func mcpgenReadSlowComputeArgs(s *jsonrpc.Scanner, x *slowComputeArgs) error {
 				return fielderr.AtField(err, "label")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			v0, err := s.String()
 			if err != nil {

@@ -246,7 +246,7 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				return fielderr.AtField(err, "offset")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(int)
 			v1, err := s.Int64()
@@ -264,7 +264,7 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				return fielderr.AtField(err, "order")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			v0, err := s.String()
 			if err != nil {
@@ -282,7 +282,7 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				return fielderr.AtField(err, "tags")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "tags")
@@ -312,7 +312,7 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				return fielderr.AtField(err, "within")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(Range)
 			if err := mcpgenReadRange(s, &*p0); err != nil {
@@ -325,7 +325,7 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				return fielderr.AtField(err, "archived")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			v0, err := s.Bool()
 			if err != nil {
@@ -338,7 +338,7 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 				return fielderr.AtField(err, "minScore")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			v0, err := s.Float64()
 			if err != nil {
@@ -392,7 +392,7 @@ func mcpgenReadRange(s *jsonrpc.Scanner, x *Range) error {
 				return fielderr.AtField(err, "to")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			v0, err := s.String()
 			if err != nil {

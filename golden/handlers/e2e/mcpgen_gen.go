@@ -604,7 +604,7 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 				return fielderr.AtField(err, "words")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "words")
@@ -634,7 +634,7 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 				return fielderr.AtField(err, "round")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			v0, err := s.String()
 			if err != nil {
@@ -652,7 +652,7 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 				return fielderr.AtField(err, "scale")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			v0, err := s.Int64()
 			if err != nil {
@@ -726,7 +726,7 @@ func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 				return fielderr.AtField(err, "note")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(string)
 			v1, err := s.String()

@@ -1788,7 +1788,7 @@ func mcpgenReadNested(s *jsonrpc.Scanner, x *Nested) error {
 				return fielderr.AtField(err, "deep")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new([]map[string]*Color)
 			if err := s.ArrayStart(); err != nil {
@@ -1843,7 +1843,7 @@ func mcpgenReadNested(s *jsonrpc.Scanner, x *Nested) error {
 				return fielderr.AtField(err, "inner")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(Ptrs)
 			if err := mcpgenReadPtrs(s, &*p0); err != nil {
@@ -1856,7 +1856,7 @@ func mcpgenReadNested(s *jsonrpc.Scanner, x *Nested) error {
 				return fielderr.AtField(err, "opt")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			v0, err := s.String()
 			if err != nil {
@@ -1869,7 +1869,7 @@ func mcpgenReadNested(s *jsonrpc.Scanner, x *Nested) error {
 				return fielderr.AtField(err, "when")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			v0, err := s.String()
 			if err != nil {
@@ -1886,7 +1886,7 @@ func mcpgenReadNested(s *jsonrpc.Scanner, x *Nested) error {
 				return fielderr.AtField(err, "blobs")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			if err := s.ObjectStart(); err != nil {
 				return fielderr.AtField(err, "blobs")
@@ -1922,7 +1922,7 @@ func mcpgenReadNested(s *jsonrpc.Scanner, x *Nested) error {
 				return fielderr.AtField(err, "bytes")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "bytes")
@@ -2034,7 +2034,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "bool")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(bool)
 			v1, err := s.Bool()
@@ -2049,7 +2049,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "int")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(int)
 			v1, err := s.Int64()
@@ -2064,7 +2064,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "int8")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(int8)
 			v1, err := s.Int64()
@@ -2085,7 +2085,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "uint16")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(uint16)
 			v1, err := s.Int64()
@@ -2106,7 +2106,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "float")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(float32)
 			v1, err := s.Float64()
@@ -2121,7 +2121,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "string")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(string)
 			v1, err := s.String()
@@ -2136,7 +2136,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "color")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(Color)
 			v1, err := s.String()
@@ -2156,7 +2156,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "size")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(Size)
 			v1, err := s.Int64()
@@ -2176,7 +2176,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "bytes")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new([]byte)
 			v1, err := s.StringBytes()
@@ -2195,7 +2195,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "blob")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(Blob)
 			v1, err := s.StringBytes()
@@ -2214,7 +2214,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "time")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(time.Time)
 			v1, err := s.String()
@@ -2233,7 +2233,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "dur")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(time.Duration)
 			v1, err := s.Int64()
@@ -2248,7 +2248,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "addr")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(netip.Addr)
 			v1, err := s.StringBytes()
@@ -2267,7 +2267,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "level")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(Level)
 			v1, err := s.StringBytes()
@@ -2286,7 +2286,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "raw")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(json.RawMessage)
 			v1, err := s.Raw()
@@ -2301,7 +2301,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "any")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(any)
 			v1, err := handler.DecodeAny(s)
@@ -2316,7 +2316,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "point")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(Point)
 			if err := mcpgenReadPoint(s, &*p0); err != nil {
@@ -2329,7 +2329,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "slice")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new([]string)
 			if err := s.ArrayStart(); err != nil {
@@ -2358,7 +2358,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "array")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new([2]int)
 			if err := s.ArrayStart(); err != nil {
@@ -2392,7 +2392,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "map")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(map[string]int)
 			if err := s.ObjectStart(); err != nil {
@@ -2422,7 +2422,7 @@ func mcpgenReadPtrs(s *jsonrpc.Scanner, x *Ptrs) error {
 				return fielderr.AtField(err, "colors")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(map[Color]*float64)
 			if err := s.ObjectStart(); err != nil {

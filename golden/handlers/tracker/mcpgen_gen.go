@@ -928,7 +928,7 @@ func mcpgenReadCreateInput(s *jsonrpc.Scanner, x *CreateInput) error {
 				return fielderr.AtField(err, "body")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(string)
 			v1, err := s.String()
@@ -943,7 +943,7 @@ func mcpgenReadCreateInput(s *jsonrpc.Scanner, x *CreateInput) error {
 				return fielderr.AtField(err, "priority")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			seen[1] = true
 			v0, err := s.String()
@@ -962,7 +962,7 @@ func mcpgenReadCreateInput(s *jsonrpc.Scanner, x *CreateInput) error {
 				return fielderr.AtField(err, "due")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(time.Time)
 			v1, err := s.String()
@@ -992,7 +992,7 @@ func mcpgenReadCreateInput(s *jsonrpc.Scanner, x *CreateInput) error {
 				return fielderr.AtField(err, "labels")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "labels")
@@ -1067,7 +1067,7 @@ func mcpgenReadIssue(s *jsonrpc.Scanner, x *Issue) error {
 				return fielderr.AtField(err, "body")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(string)
 			v1, err := s.String()
@@ -1106,7 +1106,7 @@ func mcpgenReadIssue(s *jsonrpc.Scanner, x *Issue) error {
 				return fielderr.AtField(err, "due")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(time.Time)
 			v1, err := s.String()
@@ -1157,7 +1157,7 @@ func mcpgenReadIssue(s *jsonrpc.Scanner, x *Issue) error {
 				return fielderr.AtField(err, "reason")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			v0, err := s.String()
 			if err != nil {
@@ -1245,7 +1245,7 @@ func mcpgenReadListInput(s *jsonrpc.Scanner, x *ListInput) error {
 				return fielderr.AtField(err, "status")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(Status)
 			v1, err := s.String()
@@ -1265,7 +1265,7 @@ func mcpgenReadListInput(s *jsonrpc.Scanner, x *ListInput) error {
 				return fielderr.AtField(err, "dueBefore")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(time.Time)
 			v1, err := s.String()
@@ -1284,7 +1284,7 @@ func mcpgenReadListInput(s *jsonrpc.Scanner, x *ListInput) error {
 				return fielderr.AtField(err, "limit")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			seen[0] = true
 			v0, err := s.Int64()
@@ -1385,7 +1385,7 @@ func mcpgenReadUpdateInput(s *jsonrpc.Scanner, x *UpdateInput) error {
 				return fielderr.AtField(err, "title")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(string)
 			v1, err := s.String()
@@ -1406,7 +1406,7 @@ func mcpgenReadUpdateInput(s *jsonrpc.Scanner, x *UpdateInput) error {
 				return fielderr.AtField(err, "body")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(string)
 			v1, err := s.String()
@@ -1421,7 +1421,7 @@ func mcpgenReadUpdateInput(s *jsonrpc.Scanner, x *UpdateInput) error {
 				return fielderr.AtField(err, "priority")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(Priority)
 			v1, err := s.String()
@@ -1441,7 +1441,7 @@ func mcpgenReadUpdateInput(s *jsonrpc.Scanner, x *UpdateInput) error {
 				return fielderr.AtField(err, "due")
 			}
 			if null {
-				break // absent
+				break // null: as if left out
 			}
 			p0 := new(time.Time)
 			v1, err := s.String()
