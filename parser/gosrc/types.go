@@ -233,6 +233,11 @@ func basicBits(k types.BasicKind) int {
 // form, or has half a text form, is refused with the message returned:
 // its methods may write any JSON at all, so no schema can be derived for
 // it. time.Time, json.RawMessage and error are handled before.
+//
+// A type with both forms takes its text form, whatever its MarshalJSON
+// writes (*big.Int's is a number), so that its schema is one mcpgen can
+// state; and a struct that embeds a type with a text form has that form
+// too, its methods promoted, as encoding/json sees it.
 func selfMarshaling(t *types.Named) (text bool, problem string) {
 	ms := types.NewMethodSet(types.NewPointer(t))
 	has := func(name string, sig func(*types.Signature) bool) bool {
