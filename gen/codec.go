@@ -45,6 +45,7 @@ const (
 	scanBool                   // s.Bool; jsonrpc.AppendBool
 	scanBytes                  // s.StringBytes decoded as base64; base64 in quotes
 	scanTime                   // s.String parsed as RFC 3339; formatted back
+	scanText                   // s.StringBytes read by UnmarshalText; MarshalText in quotes
 	scanCall                   // Read and Append, given by the lowering (raw JSON, any)
 )
 
@@ -126,7 +127,7 @@ func (v *codecValue) read() jen.Code {
 		return s.Dot("Float64").Call()
 	case scanBool:
 		return s.Dot("Bool").Call()
-	case scanBytes:
+	case scanBytes, scanText:
 		return s.Dot("StringBytes").Call()
 	}
 	return v.Read
@@ -243,13 +244,22 @@ func (c *codec) decodeScalar(v *codecValue, wrap wrapFunc, d int, store func(jen
 	case scanBytes:
 		got = "b" + n
 		code = append(code,
-			jen.List(jen.Id(got), jen.Err()).Op(":=").Qual("encoding/base64", "StdEncoding").Dot("AppendDecode").Call(jen.Nil(), jen.Id(val)),
+			// Onto an empty slice, not nil: "" reads as empty bytes, as
+			// in encoding/json, and a round trip keeps them.
+			jen.List(jen.Id(got), jen.Err()).Op(":=").Qual("encoding/base64", "StdEncoding").Dot("AppendDecode").Call(jen.Index().Byte().Values(), jen.Id(val)),
 			jen.If(jen.Err().Op("!=").Nil()).Block(ret(errCall("Format", jen.Lit("byte")))))
 	case scanTime:
 		got = "t" + n
 		code = append(code,
 			jen.List(jen.Id(got), jen.Err()).Op(":=").Qual("time", "Parse").Call(jen.Qual("time", "RFC3339Nano"), jen.Id(val)),
 			jen.If(jen.Err().Op("!=").Nil()).Block(ret(errCall("Format", jen.Lit("date-time")))))
+	case scanText:
+		// The type's own parser judges the text; its error, on the
+		// value's path, is the message.
+		got = "t" + n
+		code = append(code,
+			jen.Var().Id(got).Add(v.GoType),
+			jen.If(jen.Err().Op(":=").Id(got).Dot("UnmarshalText").Call(jen.Id(val)), jen.Err().Op("!=").Nil()).Block(ret(jen.Err())))
 	}
 	if c.inline {
 		code = append(code, c.keywordChecks(jen.Id(val), v, ret)...)
@@ -423,6 +433,14 @@ func encodeAssignsErr(v *codecValue) bool {
 	return false
 }
 
+// derefInParens reports whether *p, p a pointer to v, must be written
+// (*p) to be used as the encoder uses v: indexed, passed to a function
+// with &, or given a method call (time.Time's AppendFormat, a text
+// type's MarshalText). Conversions such as string(*p) need no parentheses.
+func derefInParens(v *codecValue) bool {
+	return v.Kind != codecScalar || v.Scan == scanTime || v.Scan == scanText
+}
+
 // encode appends x, of value v, to dst; errors leave through wrap.
 func (c *codec) encode(x *jen.Statement, v *codecValue, wrap wrapFunc, d int) []jen.Code {
 	n := strconv.Itoa(d)
@@ -435,8 +453,8 @@ func (c *codec) encode(x *jen.Statement, v *codecValue, wrap wrapFunc, d int) []
 		return []jen.Code{jen.List(jen.Id("dst"), jen.Err()).Op("=").Add(v.Encode(x.Clone())), checkErr()}
 	case codecPointer:
 		deref := jen.Op("*").Add(x.Clone())
-		if v.Elem.Kind != codecScalar {
-			deref = jen.Parens(deref) // to index it or call its method
+		if derefInParens(v.Elem) {
+			deref = jen.Parens(deref)
 		}
 		elem := c.encode(deref, v.Elem, wrap, d+1)
 		if v.Nullable {
@@ -470,6 +488,11 @@ func (c *codec) encode(x *jen.Statement, v *codecValue, wrap wrapFunc, d int) []
 				set(x.Clone().Dot("AppendFormat").Call(dst, jen.Qual("time", "RFC3339Nano"))),
 				set(jen.Append(dst, jen.LitRune('"'))),
 			}
+		case scanText:
+			b := "b" + n
+			return []jen.Code{jen.If(jen.List(jen.Id(b), jen.Err()).Op(":=").Add(x.Clone()).Dot("MarshalText").Call(), jen.Err().Op("!=").Nil()).Block(
+				ret(jen.Err()),
+			).Else().Block(set(jen.Qual(jsonrpcPkg, "AppendStringBytes").Call(dst, jen.Id(b))))}
 		}
 		return v.Append(x.Clone(), ret, n)
 	case codecSlice, codecArray:

@@ -253,6 +253,54 @@ func (g *handlerGen) guards() {
 	g.f.Comment("The handlers must keep the signatures this file was generated for; run go generate after changing one.")
 	g.f.Var().Defs(defs...)
 	g.f.Line()
+	g.structGuards()
+}
+
+// structGuards writes one call per struct of the package that a codec
+// reads or writes, passing a value of the struct where the struct type
+// this file was generated from is wanted: a value is assignable to an
+// unnamed struct type only when fields, types and tags are all identical
+// (a conversion would ignore the tags), so editing the struct without
+// running go generate breaks the build here, at an error naming
+// mcpgenStaleRunGoGenerate, instead of the codecs misreading it at run time.
+func (g *handlerGen) structGuards() {
+	all := map[string]*model.Object{}
+	for id, o := range g.decoders {
+		all[id] = o
+	}
+	for id, o := range g.encoders {
+		all[id] = o
+	}
+	var calls []jen.Code
+	for _, o := range sortedObjects(all) {
+		if o.Shape == nil {
+			continue
+		}
+		fields := make([]jen.Code, len(o.Shape))
+		for i, f := range o.Shape {
+			field := g.goType(f.Type)
+			if !f.Embedded {
+				field = jen.Id(f.Name).Add(field)
+			}
+			if f.Tag != "" {
+				field = field.Add(rawString(f.Tag))
+			}
+			fields[i] = field
+		}
+		struc := g.goType(&model.Value{Go: o.Go})
+		calls = append(calls, jen.Id("_").Op("=").Id(staleGuard).Index(jen.Struct(fields...)).Call(struc.Values()))
+	}
+	if len(calls) == 0 {
+		return
+	}
+	g.f.Commentf("%s accepts only a value of type T. The guards below", staleGuard)
+	g.f.Comment("pass it the package's structs where the fields, types and tags this file")
+	g.f.Comment("was generated from are wanted: a build failing in them means that a struct")
+	g.f.Comment("has changed since. Run go generate.")
+	g.f.Func().Id(staleGuard).Types(jen.Id("T").Any()).Params(jen.Id("T")).Struct().Block(jen.Return(jen.Struct().Values()))
+	g.f.Line()
+	g.f.Var().Defs(calls...)
+	g.f.Line()
 }
 
 // guard is one signature guard: _ func(...) (out, error) = handler.

@@ -58,6 +58,8 @@ func (g *handlerGen) codecValue(v *model.Value, rules *model.Rules) *codecValue 
 		cv.Kind, cv.Scan, cv.Conv = codecScalar, scanTime, nil
 	case model.ValBytes:
 		cv.Kind, cv.Scan = codecScalar, scanBytes
+	case model.ValText:
+		cv.Kind, cv.Scan, cv.Conv = codecScalar, scanText, nil
 	case model.ValRaw:
 		cv.Kind, cv.Scan = codecScalar, scanCall
 		cv.Read = jen.Id("s").Dot("Raw").Call()
@@ -193,6 +195,13 @@ func (g *handlerGen) objectDecoder(o *model.Object) {
 			target = target.Dot(name)
 		}
 		body := []jen.Code{}
+		if nullIsAbsent(p) {
+			body = append(body,
+				jen.List(jen.Id("null"), jen.Err()).Op(":=").Id("s").Dot("Null").Call(),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(atField(p.JSONName)(jen.Err()))),
+				jen.If(jen.Id("null")).Block(jen.Break().Comment("null: as if left out")),
+			)
+		}
 		if p.Required || p.Rules.Default != nil && p.Value.Kind != model.ValPointer {
 			idx := jen.Lit(tracked)
 			body = append(body, jen.Id("seen").Index(idx).Op("=").True())
@@ -236,6 +245,20 @@ func (g *handlerGen) objectDecoder(o *model.Object) {
 	g.f.Line()
 }
 
+// nullIsAbsent reports whether the decoder reads a null given for p as
+// p left out. Models send null for an optional argument they mean to leave
+// out, so an optional field (a pointer, omitempty or omitzero) takes it as
+// absent, though its schema, which has no null, refuses it. A field of
+// any JSON by value (any, json.RawMessage) keeps its null as a value, as
+// in encoding/json, which sets only pointers to nil for null. A required
+// field's null is refused by its reader ("expected string, got null").
+func nullIsAbsent(p *model.Property) bool {
+	if p.Value.Kind == model.ValPointer {
+		return true
+	}
+	return !p.Required && p.Value.Kind != model.ValAny && p.Value.Kind != model.ValRaw
+}
+
 // literal writes a Literal as an untyped Go constant.
 func literal(l model.Literal) jen.Code {
 	switch l.Kind {
@@ -259,10 +282,10 @@ func (g *handlerGen) objectEncoder(o *model.Object) {
 		emit := []jen.Code{jen.Id("dst").Op("=").Append(jen.Id("dst"), jen.Lit(","+jsonString(p.JSONName)+":").Op("..."))}
 		v := p.Value
 		val := src.Clone()
-		if v.Kind == model.ValPointer {
+		if v.Kind == model.ValPointer { // written only when not nil: see omitCond
 			v, val = v.Elem, jen.Op("*").Add(src.Clone())
-			if v.Kind == model.ValSlice || v.Kind == model.ValArray || v.Kind == model.ValMap {
-				val = jen.Parens(val) // to index it
+			if derefInParens(g.codecValue(v, nil)) {
+				val = jen.Parens(val)
 			}
 		}
 		emit = append(emit, g.encodeValue(val, v, wrap, 0)...)
@@ -312,7 +335,10 @@ func omitCond(src *jen.Statement, p *model.Property) jen.Code {
 			return jen.Op("!").Add(src.Clone()).Dot("IsZero").Call()
 		}
 	}
-	return nil // structs and arrays: always written
+	// Structs, arrays and text types are always written: whether
+	// encoding/json would leave a text type out depends on its kind,
+	// which the model does not keep, and writing it is never wrong.
+	return nil
 }
 
 // article puts "a" or "an" before a type name, by its first letter.

@@ -190,7 +190,7 @@ func (w *schemaWriter) schema(v *model.Value, rules *model.Rules, desc string) *
 // own; a struct is an object, written with its properties.
 var jsonTypes = map[model.ValueKind]string{
 	model.ValBool: `"boolean"`, model.ValInt: `"integer"`, model.ValUint: `"integer"`, model.ValFloat: `"number"`,
-	model.ValString: `"string"`, model.ValBytes: `"string"`, model.ValTime: `"string"`,
+	model.ValString: `"string"`, model.ValBytes: `"string"`, model.ValTime: `"string"`, model.ValText: `"string"`,
 	model.ValSlice: `"array"`, model.ValArray: `"array"`, model.ValMap: `"object"`,
 }
 

@@ -20,7 +20,8 @@ import (
 )
 
 // handlerCases lists the folders of golden/handlers that hold a testdata
-// package with an expected mcpgen_gen.go.golden.
+// package with an expected mcpgen_gen.go.golden: all but bad and the live
+// packages (see isLive).
 func handlerCases(t *testing.T) (string, []string) {
 	t.Helper()
 	dir := filepath.Join(repoRoot(t), "golden", "handlers")
@@ -30,7 +31,7 @@ func handlerCases(t *testing.T) (string, []string) {
 	}
 	var cases []string
 	for _, e := range entries {
-		if e.IsDir() && e.Name() != "bad" && e.Name() != "e2e" {
+		if e.IsDir() && e.Name() != "bad" && !isLive(filepath.Join(dir, e.Name())) {
 			cases = append(cases, e.Name())
 		}
 	}
@@ -40,12 +41,23 @@ func handlerCases(t *testing.T) (string, []string) {
 	return dir, cases
 }
 
-// sample is one input of samples.json with the verdict it should get.
+// isLive reports whether a folder of golden/handlers is a live package:
+// one whose generated mcpgen_gen.go is committed beside its own tests.
+func isLive(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, gen.HandlersFile))
+	return err == nil
+}
+
+// sample is one input of samples.json with the verdicts it should get.
 type sample struct {
 	Pkg   string          `json:"pkg"` // the case's package: tool names repeat across cases
 	Tool  string          `json:"tool"`
 	Args  json.RawMessage `json:"args"`
-	Valid bool            `json:"valid"`
+	Valid bool            `json:"valid"` // the generated decoder's verdict
+	// Schema is the JSON Schema's verdict: Valid, except for a null given
+	// to an optional field, which the decoder reads as absent and the
+	// schema, having no null, refuses.
+	Schema bool `json:"-"`
 }
 
 // TestHandlers generates each golden/handlers/<case> package and compares
@@ -94,8 +106,8 @@ func TestHandlers(t *testing.T) {
 			}
 			for _, s := range samples {
 				err := schemas[s.Tool].Validate(mustInstance(t, s.Args))
-				if (err == nil) != s.Valid {
-					t.Errorf("%s: sample %s: marked valid=%v, but santhosh says %v", s.Tool, s.Args, s.Valid, err)
+				if (err == nil) != s.Schema {
+					t.Errorf("%s: sample %s: the schema should say valid=%v, but santhosh says %v", s.Tool, s.Args, s.Schema, err)
 				}
 			}
 			all = append(all, samples...)
@@ -168,14 +180,16 @@ func mustInstance(t *testing.T, data []byte) any {
 	return v
 }
 
-// readSamples reads samples.json: tool name → {"valid": [...], "invalid": [...]}.
+// readSamples reads samples.json: tool name → {"valid": [...], "invalid":
+// [...], "nullAbsent": [...]}, the last optional: arguments with a null
+// for an optional field, which the schema refuses and the decoder accepts.
 func readSamples(t *testing.T, caseDir string, h *model.Handlers) []sample {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(caseDir, "samples.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var byTool map[string]struct{ Valid, Invalid []json.RawMessage }
+	var byTool map[string]struct{ Valid, Invalid, NullAbsent []json.RawMessage }
 	if err := json.Unmarshal(data, &byTool); err != nil {
 		t.Fatal(err)
 	}
@@ -194,10 +208,13 @@ func readSamples(t *testing.T, caseDir string, h *model.Handlers) []sample {
 			continue
 		}
 		for _, a := range s.Valid {
-			out = append(out, sample{Pkg: h.Package, Tool: name, Args: a, Valid: true})
+			out = append(out, sample{Pkg: h.Package, Tool: name, Args: a, Valid: true, Schema: true})
 		}
 		for _, a := range s.Invalid {
-			out = append(out, sample{Pkg: h.Package, Tool: name, Args: a, Valid: false})
+			out = append(out, sample{Pkg: h.Package, Tool: name, Args: a, Valid: false, Schema: false})
+		}
+		for _, a := range s.NullAbsent {
+			out = append(out, sample{Pkg: h.Package, Tool: name, Args: a, Valid: true, Schema: false})
 		}
 	}
 	return out
@@ -279,7 +296,7 @@ func harnessSource(t *testing.T, h *model.Handlers) []byte {
 		n++
 		err := check(s.Args)
 		if (err == nil) != s.Valid {
-			t.Errorf("%s %s: generated checker says %v, JSON Schema says valid=%v", s.Tool, s.Args, err, s.Valid)
+			t.Errorf("%s %s: generated checker says %v, want valid=%v", s.Tool, s.Args, err, s.Valid)
 		}
 	}
 	if n == 0 && len(checks) > 0 {
@@ -320,31 +337,49 @@ func runHarness(t *testing.T, dir, tmp string, cases []string, overlay map[strin
 	}
 }
 
-// TestHandlersE2E checks that the committed golden/handlers/e2e/mcpgen_gen.go
-// is what the generator writes today (-update rewrites it); the package's
-// own test serves it end to end.
-func TestHandlersE2E(t *testing.T) {
-	dir := filepath.Join(repoRoot(t), "golden", "handlers", "e2e")
-	h, err := gosrc.Parse(dir)
+// TestHandlersLive checks that the committed mcpgen_gen.go of each live
+// package of golden/handlers (e2e, kinds, tracker) is what the generator
+// writes today (-update rewrites them); each package's own test serves
+// its generated code end to end.
+func TestHandlersLive(t *testing.T) {
+	root := filepath.Join(repoRoot(t), "golden", "handlers")
+	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := gen.Handlers(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, gen.HandlersFile)
-	if *update {
-		if _, err := gen.WriteHandlers(dir, src); err != nil {
-			t.Fatal(err)
+	n := 0
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		if !e.IsDir() || !isLive(dir) {
+			continue
 		}
-		return
+		n++
+		t.Run(e.Name(), func(t *testing.T) {
+			h, err := gosrc.Parse(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := gen.Handlers(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, gen.HandlersFile)
+			if *update {
+				if _, err := gen.WriteHandlers(dir, src); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			have, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(have, src) {
+				t.Errorf("%s is stale: run go generate ./golden/handlers/%s or go test ./gen -run TestHandlersLive -update%s", path, e.Name(), firstDiff(have, src))
+			}
+		})
 	}
-	have, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(have, src) {
-		t.Errorf("%s is stale: run go generate ./golden/handlers/e2e or go test ./gen -run TestHandlersE2E -update%s", path, firstDiff(have, src))
+	if n < 3 {
+		t.Errorf("found %d live packages in golden/handlers, want e2e, kinds and tracker", n)
 	}
 }

@@ -132,8 +132,11 @@ const (
 	objectRead   = namePrefix + "Read"   // reads a struct from a Scanner
 	objectAppend = namePrefix + "Append" // appends a struct's JSON
 
-	readEmpty     = namePrefix + "ReadEmpty" // reads {}
-	patternPrefix = namePrefix + "Pattern"   // + index: a compiled pattern
+	readEmpty = namePrefix + "ReadEmpty" // reads {}
+	// staleGuard takes a value of exactly its type argument: the guards
+	// on scanned structs call it, and a build that fails there names it.
+	staleGuard    = namePrefix + "StaleRunGoGenerate"
+	patternPrefix = namePrefix + "Pattern" // + index: a compiled pattern
 )
 
 var (
@@ -261,6 +264,7 @@ func newNames(h *model.Handlers, objects []*model.Object) (*names, error) {
 	}
 	owners = append(owners, formOwners(h)...)
 	owners = append(owners, &owner{what: "the generated " + readEmpty, cands: []string{readEmpty}})
+	owners = append(owners, &owner{what: "the generated " + staleGuard, cands: []string{staleGuard}})
 	if err := settle(owners); err != nil {
 		return nil, err
 	}

@@ -306,6 +306,10 @@ const (
 	ValMap               // map[string-kind]Elem
 	ValStruct            // a named struct type: Struct
 	ValPointer           // *Elem: the value is optional
+	// ValText is a type that marshals itself as text
+	// (encoding.TextMarshaler and encoding.TextUnmarshaler): a string,
+	// read with UnmarshalText and written with MarshalText.
+	ValText
 )
 
 // GoType names a Go type: a predeclared type (Path ""), a defined type, or
@@ -343,6 +347,21 @@ type Object struct {
 	Pos       SrcPos
 	Fields    []*Property
 	Recursive bool // reaches itself: written once under $defs and referenced
+	// Shape is every field of the struct as Go declares it, in order,
+	// for the generated file's guard against a struct edited since: nil
+	// when a field's type cannot be written from the model (a channel, a
+	// function, an unexported type of another package), and for structs
+	// of other packages, which the guard leaves alone.
+	Shape []*GoField
+}
+
+// GoField is one field of a struct declaration as Go sees it, whether or
+// not JSON does: its name, type and tag.
+type GoField struct {
+	Name     string // the field name; for an embedded field its type's name
+	Embedded bool
+	Type     *Value // only Go, Kind and Elem, Len, Key are meaningful
+	Tag      string // the whole tag as written, without quotes
 }
 
 // Property is one property of a struct.

@@ -67,6 +67,48 @@ var (
 	_ func(context.Context, templateVars) (string, error)                     = templateResource
 )
 
+// mcpgenStaleRunGoGenerate accepts only a value of type T. The guards below
+// pass it the package's structs where the fields, types and tags this file
+// was generated from are wanted: a build failing in them means that a struct
+// has changed since. Run go generate.
+func mcpgenStaleRunGoGenerate[T any](T) struct{} {
+	return struct{}{}
+}
+
+var (
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Color string `json:"color"`
+	}](colorAnswer{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Confirm bool `json:"confirm"`
+	}](confirmAnswer{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Filename string `json:"filename"`
+	}](confirmDeleteArgs{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Context string `json:"context"`
+	}](contextAnswer{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Message string `json:"message"`
+	}](elicitationArgs{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Name string `json:"name"`
+	}](greetArgs{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Name string `json:"name"`
+	}](nameAnswer{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		OK bool `json:"ok"`
+	}](okAnswer{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Prompt string `json:"prompt"`
+	}](samplingArgs{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Seconds float64 `json:"seconds" mcp:"minimum=0,maximum=600"`
+		Label   string  `json:"label,omitempty"`
+	}](slowComputeArgs{})
+)
+
 // Register adds the package's tools, prompts and resources to s: test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types, test_tool_with_logging, test_error_handling, test_tool_with_progress, test_sampling, test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums, json_schema_2020_12_tool, test_custom_header, test_reconnection, test_input_required_result_elicitation, test_input_required_result_sampling, test_input_required_result_list_roots, test_input_required_result_request_state, test_input_required_result_multiple_inputs, test_input_required_result_multi_round, test_input_required_result_tampered_state, test_input_required_result_capabilities, test_missing_capability, test_streaming_elicitation, test_logging_tool, greet, slow_compute, failing_job, protocol_error_job, confirm_delete, multi_input, test_tool_with_task, test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image, test_input_required_result_prompt, static-text, static-binary, template-data.
 func Register(s *server.Server) error {
 	if err := handler.AddTool(s, mcpgenToolSimpleTextTool, mcpgenInputSchemaSimpleTextTool, "", mcpgenCallSimpleTextTool, server.WithInputValidator(mcpgenCheckInputSimpleTextTool)); err != nil {
@@ -2084,6 +2126,13 @@ func mcpgenReadSlowComputeArgs(s *jsonrpc.Scanner, x *slowComputeArgs) error {
 			}
 			x.Seconds = v0
 		case "label":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "label")
+			}
+			if null {
+				break // null: as if left out
+			}
 			v0, err := s.String()
 			if err != nil {
 				return fielderr.AtField(err, "label")

@@ -299,6 +299,8 @@ func describe(v *model.Value) string {
 		return "[]byte (a base64 string)"
 	case model.ValTime:
 		return "a time.Time"
+	case model.ValText:
+		return "a type with its own text form (MarshalText and UnmarshalText)"
 	case model.ValRaw, model.ValAny:
 		return "any JSON value"
 	case model.ValSlice:

@@ -1,6 +1,7 @@
 package gosrc
 
 import (
+	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/token"
@@ -103,6 +104,11 @@ func (l *lowerer) value(t types.Type, pos token.Pos, what string) (*model.Value,
 		gt, err := l.goType(t, pos, what)
 		if err != nil {
 			return nil, err
+		}
+		if text, err := selfMarshaling(t); err != "" {
+			return fail("%s", err)
+		} else if text {
+			return &model.Value{Kind: model.ValText, Go: gt}, nil
 		}
 		if st, ok := t.Underlying().(*types.Struct); ok {
 			o, err := l.object(t, st, gt)
@@ -220,6 +226,58 @@ func basicBits(k types.BasicKind) int {
 	return 64
 }
 
+// selfMarshaling reports whether the named type t has a text form, both
+// MarshalText and UnmarshalText, in the method set of *T (which holds
+// T's): such a type is a JSON string read and written through them, as
+// encoding/json does. A type that marshals itself as JSON without a text
+// form, or has half a text form, is refused with the message returned:
+// its methods may write any JSON at all, so no schema can be derived for
+// it. time.Time, json.RawMessage and error are handled before.
+//
+// A type with both forms takes its text form, whatever its MarshalJSON
+// writes (*big.Int's is a number), so that its schema is one mcpgen can
+// state; and a struct that embeds a type with a text form has that form
+// too, its methods promoted, as encoding/json sees it.
+func selfMarshaling(t *types.Named) (text bool, problem string) {
+	ms := types.NewMethodSet(types.NewPointer(t))
+	has := func(name string, sig func(*types.Signature) bool) bool {
+		sel := ms.Lookup(nil, name)
+		if sel == nil {
+			return false
+		}
+		fn, ok := sel.Obj().(*types.Func)
+		return ok && sig(fn.Signature())
+	}
+	marshals := func(s *types.Signature) bool { // func() ([]byte, error)
+		return s.Params().Len() == 0 && s.Results().Len() == 2 && isByteSlice(s.Results().At(0).Type()) && isError(s.Results().At(1).Type())
+	}
+	unmarshals := func(s *types.Signature) bool { // func([]byte) error
+		return s.Params().Len() == 1 && s.Results().Len() == 1 && isByteSlice(s.Params().At(0).Type()) && isError(s.Results().At(0).Type())
+	}
+	mt, ut := has("MarshalText", marshals), has("UnmarshalText", unmarshals)
+	mj, uj := has("MarshalJSON", marshals), has("UnmarshalJSON", unmarshals)
+	name := typeName(t)
+	switch {
+	case mt && ut:
+		return true, ""
+	case mt || ut:
+		have, lack := "MarshalText", "UnmarshalText"
+		if ut {
+			have, lack = lack, have
+		}
+		return false, fmt.Sprintf("%s has %s but no %s: mcpgen reads and writes a type that marshals itself as text through both; add %s", name, have, lack, lack)
+	case mj || uj:
+		iface := "json.Marshaler and json.Unmarshaler"
+		if !mj {
+			iface = "json.Unmarshaler"
+		} else if !uj {
+			iface = "json.Marshaler"
+		}
+		return false, fmt.Sprintf("%s implements %s: mcpgen cannot know its schema; give it a text form (MarshalText/UnmarshalText) or write the tool's schema with input-schema=FILE.json (output-schema=FILE.json for a result)", name, iface)
+	}
+	return false, ""
+}
+
 // goType names a named type, lowering its type arguments.
 func (l *lowerer) goType(t *types.Named, pos token.Pos, what string) (*model.GoType, error) {
 	obj := t.Obj()
@@ -314,7 +372,94 @@ func (l *lowerer) object(t *types.Named, st *types.Struct, gt *model.GoType) (*m
 		return nil, err
 	}
 	o.Fields = props
+	if gt.Path == l.root {
+		o.Shape = l.shape(st)
+	}
 	return o, nil
+}
+
+// shape lists every field of st as Go declares it, for the generated
+// guard that breaks the build when the struct changes without go generate
+// being run again; nil when a field's type cannot be written from the
+// model, which leaves the struct unguarded.
+func (l *lowerer) shape(st *types.Struct) []*model.GoField {
+	fields := make([]*model.GoField, st.NumFields())
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if _, alias := f.Type().(*types.Alias); alias && f.Embedded() {
+			return nil // embedded under the alias's name, which the model does not keep
+		}
+		t := l.shapeType(f.Type())
+		if t == nil {
+			return nil
+		}
+		fields[i] = &model.GoField{Name: f.Name(), Embedded: f.Embedded(), Type: t, Tag: st.Tag(i)}
+	}
+	return fields
+}
+
+// shapeType is a Go type as a model.Value that names it and nothing more,
+// without lowering it (no rules, no objects, no errors): nil for a type
+// the model cannot write, such as a channel, a function, a non-empty
+// interface or an unexported type of another package.
+func (l *lowerer) shapeType(t types.Type) *model.Value {
+	switch t := types.Unalias(t).(type) {
+	case *types.Named:
+		obj := t.Obj()
+		gt := &model.GoType{Name: obj.Name()}
+		if obj.Pkg() != nil {
+			gt.Path = obj.Pkg().Path()
+			if gt.Path != l.root && !obj.Exported() || obj.Parent() != obj.Pkg().Scope() {
+				return nil
+			}
+		}
+		if args := t.TypeArgs(); args != nil {
+			for i := range args.Len() {
+				a := l.shapeType(args.At(i))
+				if a == nil {
+					return nil
+				}
+				gt.Args = append(gt.Args, a)
+			}
+		}
+		return &model.Value{Kind: model.ValStruct, Go: gt}
+	case *types.Basic:
+		if t.Info()&types.IsUntyped != 0 || t.Kind() == types.UnsafePointer {
+			return nil
+		}
+		name := t.Name()
+		if n, ok := map[string]string{"byte": "uint8", "rune": "int32"}[name]; ok {
+			name = n
+		}
+		return &model.Value{Kind: model.ValString, Go: &model.GoType{Name: name}}
+	case *types.Interface:
+		if t.Empty() && !t.IsComparable() {
+			return &model.Value{Kind: model.ValAny}
+		}
+	case *types.Pointer, *types.Slice, *types.Array, *types.Map:
+		var v *model.Value
+		switch t := t.(type) {
+		case *types.Pointer:
+			v = &model.Value{Kind: model.ValPointer, Elem: l.shapeType(t.Elem())}
+		case *types.Slice:
+			if isByteSlice(t) {
+				return &model.Value{Kind: model.ValBytes} // written []byte
+			}
+			v = &model.Value{Kind: model.ValSlice, Elem: l.shapeType(t.Elem())}
+		case *types.Array:
+			v = &model.Value{Kind: model.ValArray, Elem: l.shapeType(t.Elem()), Len: int(t.Len())}
+		case *types.Map:
+			v = &model.Value{Kind: model.ValMap, Elem: l.shapeType(t.Elem()), Key: l.shapeType(t.Key())}
+			if v.Key == nil {
+				return nil
+			}
+		}
+		if v.Elem == nil {
+			return nil
+		}
+		return v
+	}
+	return nil
 }
 
 // objectID returns an identifier for a struct type unique in the package:

@@ -19,6 +19,34 @@ var (
 	_ func(context.Context, Input) (Result, error) = Search
 )
 
+// mcpgenStaleRunGoGenerate accepts only a value of type T. The guards below
+// pass it the package's structs where the fields, types and tags this file
+// was generated from are wanted: a build failing in them means that a struct
+// has changed since. Run go generate.
+func mcpgenStaleRunGoGenerate[T any](T) struct{} {
+	return struct{}{}
+}
+
+var (
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Query    string   `json:"query" mcp:"minLength=1,maxLength=200"`
+		Limit    int      `json:"limit" mcp:"minimum=1,maximum=100"`
+		Offset   *int     `json:"offset,omitempty" mcp:"minimum=0"`
+		Order    Order    `json:"order,omitempty"`
+		Tags     []string `json:"tags,omitempty" mcp:"maxItems=10"`
+		Within   *Range   `json:"within,omitempty"`
+		Archived bool     `json:"archived,omitempty"`
+		MinScore float64  `json:"minScore,omitempty" mcp:"minimum=0,maximum=1"`
+	}](Input{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		From string `json:"from"`
+		To   string `json:"to,omitempty"`
+	}](Range{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Hits []string `json:"hits"`
+	}](Result{})
+)
+
 // Register adds the package's tools to s: search.
 func Register(s *server.Server) error {
 	if err := handler.AddTool(s, mcpgenToolSearch, mcpgenInputSchemaSearch, mcpgenOutputSchemaSearch, mcpgenCallSearch, server.InputCheckedByHandler(), server.WithOutputValidator(mcpgenCheckOutputSearch)); err != nil {
@@ -213,6 +241,13 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 			}
 			x.Limit = int(v0)
 		case "offset":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "offset")
+			}
+			if null {
+				break // null: as if left out
+			}
 			p0 := new(int)
 			v1, err := s.Int64()
 			if err != nil {
@@ -224,6 +259,13 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 			*p0 = int(v1)
 			x.Offset = p0
 		case "order":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "order")
+			}
+			if null {
+				break // null: as if left out
+			}
 			v0, err := s.String()
 			if err != nil {
 				return fielderr.AtField(err, "order")
@@ -235,6 +277,13 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 			}
 			x.Order = Order(v0)
 		case "tags":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "tags")
+			}
+			if null {
+				break // null: as if left out
+			}
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "tags")
 			}
@@ -258,18 +307,39 @@ func mcpgenReadInput(s *jsonrpc.Scanner, x *Input) error {
 			}
 			x.Tags = sl0
 		case "within":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "within")
+			}
+			if null {
+				break // null: as if left out
+			}
 			p0 := new(Range)
 			if err := mcpgenReadRange(s, &*p0); err != nil {
 				return fielderr.AtField(err, "within")
 			}
 			x.Within = p0
 		case "archived":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "archived")
+			}
+			if null {
+				break // null: as if left out
+			}
 			v0, err := s.Bool()
 			if err != nil {
 				return fielderr.AtField(err, "archived")
 			}
 			x.Archived = v0
 		case "minScore":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "minScore")
+			}
+			if null {
+				break // null: as if left out
+			}
 			v0, err := s.Float64()
 			if err != nil {
 				return fielderr.AtField(err, "minScore")
@@ -317,6 +387,13 @@ func mcpgenReadRange(s *jsonrpc.Scanner, x *Range) error {
 			}
 			x.From = v0
 		case "to":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "to")
+			}
+			if null {
+				break // null: as if left out
+			}
 			v0, err := s.String()
 			if err != nil {
 				return fielderr.AtField(err, "to")

@@ -35,6 +35,35 @@ var (
 	_ func(*Vault, context.Context, EntryVars) (string, error)     = (*Vault).Entry
 )
 
+// mcpgenStaleRunGoGenerate accepts only a value of type T. The guards below
+// pass it the package's structs where the fields, types and tags this file
+// was generated from are wanted: a build failing in them means that a struct
+// has changed since. Run go generate.
+func mcpgenStaleRunGoGenerate[T any](T) struct{} {
+	return struct{}{}
+}
+
+var (
+	_ = mcpgenStaleRunGoGenerate[struct {
+		A     int      `json:"a"`
+		B     int      `json:"b" mcp:"minimum=0,maximum=100"`
+		Words []string `json:"words,omitempty" mcp:"maxItems=3"`
+		Round string   `json:"round,omitempty" mcp:"enum=up|down"`
+		Scale int      `json:"scale,omitempty" mcp:"enum=1|10"`
+	}](AddInput{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Sum   int      `json:"sum"`
+		Words []string `json:"words"`
+		Note  *string  `json:"note,omitempty"`
+	}](AddOutput{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Name string `json:"name"`
+	}](EntryVars{})
+	_ = mcpgenStaleRunGoGenerate[struct {
+		Name string `json:"name" mcp:"minLength=1"`
+	}](GreetInput{})
+)
+
 // Register adds the package's tools, prompts and resources to s: add, ship, plan_trip, motd, note.
 func Register(s *server.Server) error {
 	if err := handler.AddTool(s, mcpgenToolAdd, mcpgenInputSchemaAdd, mcpgenOutputSchemaAdd, mcpgenCallAdd, server.InputCheckedByHandler(), server.WithOutputValidator(mcpgenCheckOutputAdd)); err != nil {
@@ -570,6 +599,13 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 			}
 			x.B = int(v0)
 		case "words":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "words")
+			}
+			if null {
+				break // null: as if left out
+			}
 			if err := s.ArrayStart(); err != nil {
 				return fielderr.AtField(err, "words")
 			}
@@ -593,6 +629,13 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 			}
 			x.Words = sl0
 		case "round":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "round")
+			}
+			if null {
+				break // null: as if left out
+			}
 			v0, err := s.String()
 			if err != nil {
 				return fielderr.AtField(err, "round")
@@ -604,6 +647,13 @@ func mcpgenReadAddInput(s *jsonrpc.Scanner, x *AddInput) error {
 			}
 			x.Round = v0
 		case "scale":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "scale")
+			}
+			if null {
+				break // null: as if left out
+			}
 			v0, err := s.Int64()
 			if err != nil {
 				return fielderr.AtField(err, "scale")
@@ -671,6 +721,13 @@ func mcpgenReadAddOutput(s *jsonrpc.Scanner, x *AddOutput) error {
 			}
 			x.Words = sl0
 		case "note":
+			null, err := s.Null()
+			if err != nil {
+				return fielderr.AtField(err, "note")
+			}
+			if null {
+				break // null: as if left out
+			}
 			p0 := new(string)
 			v1, err := s.String()
 			if err != nil {
