@@ -20,18 +20,19 @@
 // A directive is a line of a function's or method's doc comment, written
 // with no space after the slashes (// mcp:tool is an error, not a comment):
 //
-//	//mcp:tool [name=N] [title="T"] [readonly] [destructive] [idempotent] [openworld] [task=optional|required [input-before-task]] [rate=N/s|N/m|N/h [burst=B]] [scopes=S|S...] [input-schema=F.json] [output-schema=F.json]
-//	//mcp:prompt [name=N] [title="T"] [scopes=S|S...]
-//	//mcp:resource uri=URI [name=N] [title="T"] [mime=type/subtype] [scopes=S|S...]
-//	//mcp:resource uri-template=TEMPLATE [name=N] [title="T"] [mime=type/subtype] [scopes=S|S...]
+//	//mcp:tool [name=N] [title="T"] [description="D"] [readonly] [destructive] [idempotent] [openworld] [task=optional|required [input-before-task]] [rate=N/s|N/m|N/h [burst=B]] [scopes=S|S...] [input-schema=F.json] [output-schema=F.json]
+//	//mcp:prompt [name=N] [title="T"] [description="D"] [scopes=S|S...]
+//	//mcp:resource uri=URI [name=N] [title="T"] [description="D"] [mime=type/subtype] [scopes=S|S...]
+//	//mcp:resource uri-template=TEMPLATE [name=N] [title="T"] [description="D"] [mime=type/subtype] [scopes=S|S...]
+//	//mcp:form                                   (on a struct type)
 //	//mcp:schema draft-07|2020-12
 //
 // Options are separated by spaces and each is written once. An option is
 // key=value or, for flags, a bare key. A value holding spaces is a Go
 // double-quoted string (title="Add numbers"); a quote inside an unquoted
-// value is an error. A function carries at most one directive; a directive
-// on a type, var or const declaration is an error, and so is an unknown
-// one. Upcoming: a //mcp:form directive for typed elicitation forms.
+// value is an error. A function carries at most one directive; //mcp:form
+// goes on a struct type and no other; a directive anywhere else is an
+// error, and so is an unknown one.
 //
 // # //mcp:tool
 //
@@ -39,6 +40,8 @@
 //     Default: the Go name in snake_case (AddNumbers → add_numbers,
 //     GetURLFor → get_url_for). Tool names are unique in the package.
 //   - title="T": the display title.
+//   - description="D": the description, sent as written instead of the
+//     doc comment's (see What is generated); an empty one is refused.
 //   - readonly, destructive, idempotent, openworld: the annotations
 //     readOnlyHint, destructiveHint, idempotentHint and openWorldHint.
 //     Bare means true; readonly=false and the like are written out as
@@ -75,15 +78,37 @@
 // # //mcp:prompt
 //
 // name= (default: snake_case of the Go name, unique among prompts),
-// title= and scopes= (Register passes server.PromptScopes) as for tools.
+// title=, description= and scopes= (Register passes server.PromptScopes)
+// as for tools.
 //
 // # //mcp:resource
 //
 // Exactly one of uri=URI (a fixed resource; no template braces) or
 // uri-template=TEMPLATE (an RFC 6570 template, parsed by
 // runtime/uritemplate), each unique in the package. name= (default:
-// snake_case of the Go name), title=, mime=type/subtype (the contents'
-// mimeType) and scopes= (Register passes server.ResourceScopes).
+// snake_case of the Go name), title=, description=, mime=type/subtype
+// (the contents' mimeType) and scopes= (Register passes
+// server.ResourceScopes).
+//
+// # //mcp:form
+//
+// On a struct type's doc comment, with no options: the struct becomes an
+// elicitation form. The generated file holds its requestedSchema, a
+// decoder that checks an answer against it, and
+//
+//	func ElicitT(ctx context.Context, message string, opts ...server.InputOption) (T, mcp.ElicitResultAction, error)
+//
+// (elicitT for an unexported T), which asks the form through
+// server.ElicitForm in either era: a request to a legacy session's
+// client, a round of a 2026-07-28 call, a question of a running task. The
+// action says accept, decline or cancel; T is filled only on accept. Each
+// field, with its JSON name, doc comment and mcp tag as in a tool's input,
+// is a string (title, minLength, maxLength, format=email|uri|date|date-time,
+// default), a string enum (a named string type with constants, or enum=),
+// an integer or number (minimum, maximum, default) or a bool (default); a
+// pointer, omitempty or omitzero makes it optional. Nested structs,
+// slices, maps, time.Time, integer enums and other keywords are refused,
+// since elicitation cannot ask them.
 //
 // # //mcp:schema
 //
@@ -149,9 +174,15 @@
 // which refuses a nil r. The descriptions come from doc comments: a
 // handler's doc comment (without its directive line) describes the tool,
 // prompt or resource, and a field's doc comment, or else its line comment,
-// describes the property or prompt argument. Upcoming: a description will
-// drop the leading identifier that Go doc comments begin with, and
-// description="..." on a directive will set it outright.
+// describes the property or prompt argument. A handler's description
+// drops the Go name a doc comment begins with when a verb in the third
+// person follows it ("CreateIssue files a new issue." → "Files a new
+// issue."), or "is"/"are" and an article ("Readme is the project's
+// README." → "The project's README."); a field's drops only the second
+// form ("Title is the issue's title." → "The issue's title."). Anything
+// else is kept whole, and description= on the directive replaces the doc
+// comment outright (for an imperative such as "List issues by label.",
+// which the first rule would cut).
 //
 // # Struct fields
 //
@@ -163,7 +194,9 @@
 //
 // A property is required unless its field is a pointer or its json tag
 // says omitempty or omitzero. A pointer is optional and never ["null", T]:
-// null is not accepted for it. Upcoming: optional fields will accept null.
+// the schema does not list null, but the generated decoder reads null for
+// an optional property as the property left out (models often send null
+// for optional arguments); a required property refuses null.
 // Every object schema has "additionalProperties": false.
 //
 // # The mcp:"..." tag
@@ -191,6 +224,16 @@
 //     generated validator for date-time (RFC 3339), date and byte (base64).
 //   - enum, default: strings, numbers and booleans, each value parsed as
 //     the field's type (and in its range, for sized integers).
+//
+// The keywords must agree with the field's type and with one another:
+// bounds that leave no value (minimum above maximum, exclusive bounds
+// with no integer between them, minimum=200 on an int8), minLength above
+// maxLength and minItems above maxItems are refused; every enum value is
+// distinct and passes the field's other keywords (bounds, lengths,
+// pattern, and the formats the validator checks); the default passes them
+// too and is one of the enum's values. On a named type with constants,
+// enum= narrows the constants (a value that is not one is refused), and
+// without enum= the default must be one of them.
 //   - title: any field.
 //   - deprecated: any field (an annotation).
 //
@@ -205,6 +248,9 @@
 //	uint8, uint16, uint32                       {"type":"integer"} with 0 and the type's maximum
 //	float32, float64                            {"type":"number"}
 //	time.Time                                   {"type":"string","format":"date-time"}
+//	a type with MarshalText and UnmarshalText   {"type":"string"}, read with UnmarshalText and written
+//	(netip.Addr, net.IP, slog.Level, ...)       with MarshalText; its error is the field's error
+//	time.Duration                               {"type":"integer"}: nanoseconds, as encoding/json writes it
 //	[]byte                                      {"type":"string","format":"byte","contentEncoding":"base64"}
 //	[]T                                         {"type":"array","items":T}
 //	[N]T                                        {"type":"array","items":T,"minItems":N,"maxItems":N}
@@ -220,8 +266,17 @@
 // A named map key type with constants gives "propertyNames" with their
 // enum. Types of the standard library are not enums (time.Duration's
 // units are not a list of choices). Instantiated generic types are
-// lowered like any other. An mcp tag's enum replaces the constants. Upcoming:
-// types that implement encoding.TextMarshaler will map to strings.
+// lowered like any other. An mcp tag's enum narrows the constants. A
+// type that marshals itself as JSON (json.Marshaler or json.Unmarshaler)
+// without a text form is refused: mcpgen cannot know its schema; give it
+// MarshalText and UnmarshalText, or write the schema with input-schema=
+// or output-schema=.
+//
+// The generated file guards every struct its codecs read or write: a
+// field's name, type or tag changed, or a field added or removed, without
+// running go generate breaks the build at a line naming
+// mcpgenStaleRunGoGenerate, instead of the codecs misreading the struct
+// at run time.
 //
 // # Refused
 //
