@@ -32,11 +32,29 @@ func allSchemas(tb testing.TB) []pipeline.Schema {
 
 // TestStale regenerates generated/mcp in memory and fails when the
 // committed files differ. With -update it rewrites them instead.
-func TestStale(t *testing.T) {
-	files, err := pipeline.Protocol(allSchemas(t), "mcp")
-	if err != nil {
-		t.Fatal(err)
+// protocolOnce is the protocol package generated from every schema, made
+// once for the tests that only read it: generating it is the slowest step
+// of gen's tests under the race detector.
+var protocolOnce struct {
+	sync.Once
+	files map[string][]byte
+	err   error
+}
+
+// allProtocol returns the protocol package of every schema, which the
+// caller must not modify.
+func allProtocol(t *testing.T) map[string][]byte {
+	t.Helper()
+	schemas := allSchemas(t)
+	protocolOnce.Do(func() { protocolOnce.files, protocolOnce.err = pipeline.Protocol(schemas, "mcp") })
+	if protocolOnce.err != nil {
+		t.Fatal(protocolOnce.err)
 	}
+	return protocolOnce.files
+}
+
+func TestStale(t *testing.T) {
+	files := allProtocol(t)
 	// Doc comments name the schema file each type comes from, but never by
 	// the path this machine keeps it at.
 	for name, src := range files {
@@ -60,12 +78,8 @@ func TestStale(t *testing.T) {
 // TestDeterministic generates twice from freshly built models and wants the
 // same bytes.
 func TestDeterministic(t *testing.T) {
-	schemas := allSchemas(t)
-	first, err := pipeline.Protocol(schemas, "mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := pipeline.Protocol(schemas, "mcp")
+	first := allProtocol(t)
+	second, err := pipeline.Protocol(allSchemas(t), "mcp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,10 +194,7 @@ func TestParallelOnOneModel(t *testing.T) {
 // declarations of every file of the protocol package, the support files'
 // copies included, and each file as gofmt writes it.
 func TestDeclsSpaced(t *testing.T) {
-	files, err := pipeline.Protocol(allSchemas(t), "mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := allProtocol(t)
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if formatted, err := format.Source(files[name]); err != nil || !bytes.Equal(formatted, files[name]) {
 			t.Errorf("%s is not gofmt'ed (%v)", name, err)
