@@ -183,13 +183,20 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 
 // check holds verified claims to the issuer, the resource and the clock.
 func (v *JWTVerifier) check(claims map[string]any) (*TokenInfo, error) {
-	if iss, _ := claims["iss"].(string); iss != v.issuer {
-		return nil, invalid("it was issued by %q, not %q", iss, v.issuer)
+	return checkClaims(claims, v.issuer, v.resource, v.now(), v.leeway, true)
+}
+
+// checkClaims holds a token's claims, from its JWT or its introspection,
+// to what this resource server accepts: issued by issuer, for resource
+// (RFC 8707), within its times, and naming a subject to bind it to.
+func checkClaims(claims map[string]any, issuer, resource string, now time.Time, leeway time.Duration, needExp bool) (*TokenInfo, error) {
+	if iss, _ := claims["iss"].(string); iss != issuer {
+		return nil, invalid("it was issued by %q, not %q", iss, issuer)
 	}
-	if !audienceHas(audienceOf(claims), v.resource) {
+	if !audienceHas(audienceOf(claims), resource) {
 		return nil, invalid("it was not issued for this resource (aud)")
 	}
-	exp, err := checkTimes(claims, v.now(), v.leeway, true)
+	exp, err := checkTimes(claims, now, leeway, needExp)
 	if err != nil {
 		return nil, err
 	}
