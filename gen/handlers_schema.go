@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/model"
 )
@@ -149,7 +150,7 @@ func join(items []string) string {
 // schema renders v with the keywords of a field's tag (rules may be nil),
 // in a fixed order: type (or $ref), title, description, an object's
 // properties, format, the scalar keywords, the container keywords,
-// deprecated.
+// deprecated; nullable then widens the type (see admitNull).
 func (w *schemaWriter) schema(v *model.Value, rules *model.Rules, desc string) *jsonObject {
 	if v.Kind == model.ValPointer {
 		return w.schema(v.Elem, rules, desc)
@@ -183,7 +184,29 @@ func (w *schemaWriter) schema(v *model.Value, rules *model.Rules, desc string) *
 	if rules.Deprecated {
 		s.set("deprecated", "true")
 	}
+	if rules.Nullable {
+		admitNull(s)
+	}
 	return s
+}
+
+// admitNull lets a nullable field's schema take null too, in a form both
+// dialects read alike: a single type becomes ["T","null"] and an enum
+// gains null (an enum alone would still refuse it); a $ref, whose
+// siblings draft-07 ignores, becomes "anyOf":[{"$ref":...},{"type":"null"}].
+// The other keywords constrain only values of their own type, so null
+// passes them.
+func admitNull(s *jsonObject) {
+	for i, k := range s.keys {
+		switch k {
+		case "type":
+			s.vals[i] = "[" + s.vals[i] + `,"null"]`
+		case "enum":
+			s.vals[i] = strings.TrimSuffix(s.vals[i], "]") + ",null]"
+		case "$ref":
+			s.keys[i], s.vals[i] = "anyOf", `[{"$ref":`+s.vals[i]+`},{"type":"null"}]`
+		}
+	}
 }
 
 // jsonTypes are the JSON Schema types of the kinds that have one of their

@@ -193,10 +193,16 @@
 // tagged one breaking a tie, a remaining tie hiding them all.
 //
 // A property is required unless its field is a pointer or its json tag
-// says omitempty or omitzero. A pointer is optional and never ["null", T]:
-// the schema does not list null, but the generated decoder reads null for
-// an optional property as the property left out (models often send null
-// for optional arguments); a required property refuses null.
+// says omitempty or omitzero. A pointer is optional and never ["null", T]
+// unless the field asks for it: the schema does not list null, but the
+// generated decoder reads null for an optional property as the property
+// left out (models often send null for optional arguments); a required
+// property refuses null. An optional field tagged mcp:"nullable" has a
+// schema that admits null too, so that the schema and the decoder agree
+// on it: its type becomes ["T","null"] ({"type":["string","null"]}), an
+// enum gains null ("enum":["a","b",null]), and a recursive struct's $ref
+// becomes "anyOf":[{"$ref":...},{"type":"null"}], the same forms in
+// 2020-12 and draft-07. The decoder still reads the null as left out.
 // Every object schema has "additionalProperties": false.
 //
 // # The mcp:"..." tag
@@ -209,7 +215,7 @@
 //	Mode  string   `json:"mode,omitempty" mcp:"enum=fast|safe,default=safe"`
 //
 // Items are key=value, separated by commas. Booleans may be bare
-// (uniqueItems is uniqueItems=true). A value holding commas, spaces or
+// (uniqueItems is uniqueItems=true, nullable is nullable=true). A value holding commas, spaces or
 // quotes is single-quoted, a quote inside it written twice. Enum values are
 // separated by |, with \| for a bar inside one. Each keyword is written
 // once, and applies to the pointed-to value of a pointer field:
@@ -236,6 +242,12 @@
 // without enum= the default must be one of them.
 //   - title: any field.
 //   - deprecated: any field (an annotation).
+//   - nullable: optional fields (a pointer, omitempty or omitzero) whose
+//     schema has a type: the schema admits null as well (see Struct
+//     fields). It is refused on a required field, since the decoder
+//     refuses a null there; on any and json.RawMessage, whose schema has
+//     no type and admits null already; and in an //mcp:form, whose fields
+//     each have one type.
 //
 // # Type mapping
 //

@@ -395,6 +395,10 @@ type Rules struct {
 	Default          *Literal
 	UniqueItems      bool
 	Deprecated       bool
+	// Nullable (nullable) lets the schema of an optional field take null
+	// as well; the decoder reads a null as the field being absent either
+	// way.
+	Nullable bool
 }
 
 // Empty reports whether no keyword is set.
@@ -402,7 +406,7 @@ func (r *Rules) Empty() bool {
 	return r.Minimum == nil && r.Maximum == nil && r.ExclusiveMinimum == nil && r.ExclusiveMaximum == nil &&
 		r.MinLength == nil && r.MaxLength == nil && r.MinItems == nil && r.MaxItems == nil &&
 		r.Pattern == "" && r.Format == "" && r.Title == "" && r.Enum == nil && r.Default == nil &&
-		!r.UniqueItems && !r.Deprecated
+		!r.UniqueItems && !r.Deprecated && !r.Nullable
 }
 
 // Bound is a numeric keyword value as written, checked against the field's type.

@@ -93,6 +93,8 @@ func formField(form string, f *model.Property) error {
 		return fail("minItems, maxItems and uniqueItems apply to arrays, which an elicitation form does not ask for")
 	case r.Deprecated:
 		return fail("deprecated is not allowed in an elicitation form: drop the field")
+	case r.Nullable:
+		return fail("nullable is not allowed in an elicitation form, whose fields have one type each: a field left unanswered is already absent; drop nullable")
 	case r.Format != "" && !formFormats[r.Format]:
 		return fail("format=%s: an elicitation form allows the formats email, uri, date and date-time", r.Format)
 	case enum != nil && (r.MinLength != nil || r.MaxLength != nil || r.Format != ""):

@@ -65,7 +65,8 @@
 // (strings, counted in characters), pattern (a Go regexp, matched
 // unanchored), format (strings), enum (values separated by |, \| for a
 // bar), default (strings, numbers and booleans), minItems, maxItems and
-// uniqueItems (slices and arrays), title and deprecated. Items are
+// uniqueItems (slices and arrays), title, deprecated, and nullable (an
+// optional field whose schema has a type: the schema admits null). Items are
 // key=value separated by commas; a value holding commas or spaces is
 // single-quoted, a quote inside it doubled; booleans may be bare. A pointer
 // field's keywords apply to the value pointed to. The keywords must agree
@@ -86,7 +87,10 @@
 //     declares (which are its enum), enum= names some of those constants
 //     and so narrows the set; a value that is not a constant is refused,
 //     never added. Without enum=, the default must be one of the
-//     constants, and some constant must pass the field's other keywords.
+//     constants, and some constant must pass the field's other keywords;
+//   - nullable is on an optional field (a required one refuses null in
+//     the decoder) whose value is not any or json.RawMessage (whose
+//     schema admits null already).
 //
 // A struct type's doc comment may hold
 //

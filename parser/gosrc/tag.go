@@ -79,7 +79,7 @@ func splitTag(tag string) ([]tagItem, string) {
 }
 
 // tagKeys lists the keywords an mcp tag may hold.
-const tagKeys = "minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength, pattern, format, enum, default, minItems, maxItems, uniqueItems, title, deprecated"
+const tagKeys = "minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength, pattern, format, enum, default, minItems, maxItems, uniqueItems, title, deprecated, nullable"
 
 // parseRules reads an mcp:"..." tag for a property whose value is v (the
 // pointed-to value for pointer fields). The returned message says what is
@@ -126,6 +126,23 @@ func parseRules(tag string, v *model.Value) (model.Rules, string) {
 		return r, msg
 	}
 	return r, ""
+}
+
+// nullableRequired refuses nullable on a required field: the decoder reads
+// a null as the property being absent only for optional fields and refuses
+// it for a required one, so a schema admitting null there would pass what
+// the decoder refuses.
+const nullableRequired = "nullable applies to optional fields (a pointer, or omitempty/omitzero): " +
+	"a required property that may be null is one that may be absent, and the decoder refuses a null for a required one; " +
+	"make the field a pointer or add omitempty, or drop nullable"
+
+// checkOptional returns the message for keywords a required field may not
+// hold, "" when there is none.
+func checkOptional(r *model.Rules, required bool) string {
+	if required && r.Nullable {
+		return nullableRequired
+	}
+	return ""
 }
 
 func applyRule(r *model.Rules, it tagItem, v *model.Value) string {
@@ -182,7 +199,7 @@ func applyRule(r *model.Rules, it tagItem, v *model.Value) string {
 		default:
 			r.MaxItems = &n
 		}
-	case "uniqueItems", "deprecated":
+	case "uniqueItems", "deprecated", "nullable":
 		b := true
 		if !it.bare {
 			var err error
@@ -192,6 +209,13 @@ func applyRule(r *model.Rules, it tagItem, v *model.Value) string {
 		}
 		if it.key == "deprecated" {
 			r.Deprecated = b
+			break
+		}
+		if it.key == "nullable" {
+			if v.Kind == model.ValAny || v.Kind == model.ValRaw {
+				return "nullable applies to fields with one JSON type; this field is " + describe(v) + ", whose schema already admits null: drop nullable"
+			}
+			r.Nullable = b
 			break
 		}
 		if v.Kind != model.ValSlice && v.Kind != model.ValArray {

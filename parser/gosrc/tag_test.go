@@ -30,6 +30,7 @@ var (
 	vBytes   = &model.Value{Kind: model.ValBytes}
 	vTime    = &model.Value{Kind: model.ValTime}
 	vAny     = &model.Value{Kind: model.ValAny}
+	vRaw     = &model.Value{Kind: model.ValRaw}
 	vStruct  = &model.Value{Kind: model.ValStruct}
 	// vColor and vLevel are named types with constants, an enum of their own.
 	vColor = &model.Value{Kind: model.ValString, Go: &model.GoType{Path: "example.com/p", Name: "Color"}, Enum: []model.Literal{
@@ -152,6 +153,13 @@ func TestParseRules(t *testing.T) {
 		{"deprecated bare", "deprecated", vStruct, model.Rules{Deprecated: true}},
 		{"deprecated=true", "deprecated=true", vString, model.Rules{Deprecated: true}},
 		{"empty tag", "", vString, model.Rules{}},
+		{"nullable bare", "nullable", vString, model.Rules{Nullable: true}},
+		{"nullable=false", "nullable=false", vString, model.Rules{}},
+		{"nullable with an enum", "nullable,enum=a|b", vString, model.Rules{Nullable: true, Enum: []model.Literal{str("a"), str("b")}}},
+		{"nullable on a type with constants", "nullable", vColor, model.Rules{Nullable: true}},
+		{"nullable on a struct", "nullable", vStruct, model.Rules{Nullable: true}},
+		{"nullable on a slice with counts", "maxItems=2,nullable=true", vStrings, model.Rules{Nullable: true, MaxItems: intp(2)}},
+		{"nullable on []byte", "nullable", vBytes, model.Rules{Nullable: true}},
 		// The keywords agree with one another.
 		{"exclusive bounds leave one integer", "exclusiveMinimum=0,exclusiveMaximum=2", vInt, model.Rules{ExclusiveMinimum: bound(0), ExclusiveMaximum: bound(2)}},
 		{"a bound beyond the kind's range on one side", "minimum=-1000", vInt8, model.Rules{Minimum: bound(-1000)}},
@@ -283,6 +291,10 @@ func TestParseRulesRefused(t *testing.T) {
 		{"uniqueItems on a string", "uniqueItems", vString, "uniqueItems applies to slices and arrays; this field is a string"},
 		{"uniqueItems on structs", "uniqueItems", vStructs, "uniqueItems needs elements that are strings, numbers or booleans; these are a struct"},
 		{"deprecated not a boolean", "deprecated=soon", vString, "deprecated=soon: write deprecated, deprecated=true or deprecated=false"},
+		{"nullable not a boolean", "nullable=maybe", vString, "nullable=maybe: write nullable, nullable=true or nullable=false"},
+		{"nullable on any", "nullable", vAny, "nullable applies to fields with one JSON type; this field is any JSON value, whose schema already admits null: drop nullable"},
+		{"nullable on json.RawMessage", "nullable", vRaw, "nullable applies to fields with one JSON type; this field is any JSON value, whose schema already admits null: drop nullable"},
+		{"nullable twice", "nullable,nullable=false", vString, "keyword nullable is given twice: keep one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -290,6 +302,35 @@ func TestParseRulesRefused(t *testing.T) {
 				t.Errorf("parseRules(%q) message\n%s\nwant\n%s", tt.tag, msg, tt.msg)
 			}
 		})
+	}
+}
+
+// nullable needs an optional field: checkOptional refuses it on a
+// required one and lets every other combination pass.
+func TestCheckOptional(t *testing.T) {
+	tests := []struct {
+		name     string
+		rules    model.Rules
+		required bool
+		msg      string
+	}{
+		{"nullable on a required field", model.Rules{Nullable: true}, true, nullableRequired},
+		{"nullable on an optional field", model.Rules{Nullable: true}, false, ""},
+		{"other keywords on a required field", model.Rules{Deprecated: true, MaxLength: intp(3)}, true, ""},
+		{"no keywords on an optional field", model.Rules{}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if msg := checkOptional(&tt.rules, tt.required); msg != tt.msg {
+				t.Errorf("checkOptional(%+v, %v) = %q, want %q", tt.rules, tt.required, msg, tt.msg)
+			}
+		})
+	}
+	want := "nullable applies to optional fields (a pointer, or omitempty/omitzero): " +
+		"a required property that may be null is one that may be absent, and the decoder refuses a null for a required one; " +
+		"make the field a pointer or add omitempty, or drop nullable"
+	if nullableRequired != want {
+		t.Errorf("the message for nullable on a required field is\n%s\nwant\n%s", nullableRequired, want)
 	}
 }
 

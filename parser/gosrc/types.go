@@ -605,6 +605,9 @@ func (l *lowerer) collect(st *types.Struct, path []string, depth int, visiting m
 				target = v.Elem
 			}
 			rules, msg := parseRules(mcpTag, target)
+			if msg == "" {
+				msg = checkOptional(&rules, prop.Required)
+			}
 			if msg != "" {
 				return model.SrcErrorf(prop.Pos, "field %s: mcp tag: %s", f.Name(), msg)
 			}

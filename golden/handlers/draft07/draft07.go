@@ -1,7 +1,8 @@
 // Package draft07 is a golden case: the package option that makes every
 // schema JSON Schema draft-07, with a recursive type (definitions instead
-// of $defs), exclusive bounds (numbers, as draft-06 and later write them)
-// and a tool without input.
+// of $defs), exclusive bounds (numbers, as draft-06 and later write them),
+// nullable fields (a type list, and an anyOf around a $ref, whose siblings
+// draft-07 ignores) and a tool without input.
 package draft07
 
 //mcp:schema draft-07
@@ -19,6 +20,9 @@ type Node struct {
 type CountInput struct {
 	Root  Node    `json:"root"`
 	Ratio float64 `json:"ratio,omitempty" mcp:"exclusiveMinimum=0,exclusiveMaximum=1"`
+	// A second tree, or null for none.
+	Other *Node   `json:"other,omitempty" mcp:"nullable"`
+	Label *string `json:"label" mcp:"nullable,minLength=1"`
 }
 
 // Count counts nodes.

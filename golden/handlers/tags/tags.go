@@ -19,6 +19,22 @@ type Input struct {
 	Quote   string   `json:"quote,omitempty" mcp:"pattern='^it''s,[a-z]*$'"`
 	Small   int8     `json:"small,omitempty" mcp:"minimum=-1000"`
 	Counter uint32   `json:"counter,omitempty"`
+	Note    *string  `json:"note" mcp:"nullable,maxLength=5"`
+	Shade   string   `json:"shade,omitempty" mcp:"nullable,enum=dark|light"`
+	Sizes   []int    `json:"sizes,omitzero" mcp:"nullable,maxItems=2"`
+	Where   *Point   `json:"where,omitempty" mcp:"nullable"`
+	Chain   *Link    `json:"chain,omitempty" mcp:"nullable,title='A chain'"`
+}
+
+// Point is a plain struct: a nullable one keeps its schema inline.
+type Point struct {
+	X int `json:"x"`
+}
+
+// Link is recursive, so its schema is a $ref: a nullable one is an anyOf.
+type Link struct {
+	Name string `json:"name"`
+	Next *Link  `json:"next,omitempty" mcp:"nullable"`
 }
 
 // Check checks its input.
