@@ -158,7 +158,7 @@ func (s *Server) answerCall(r *request, t *tool, p *mcp.CallToolRequestParams, r
 		return nil, jsonrpc.ErrInternal("tool " + p.Name + " returned no result")
 	}
 	if err := t.checkOutput(res); err != nil {
-		s.log.Error("tool result does not match its output schema", "tool", p.Name, "error", err)
+		s.log.Error("tool result does not match its output schema", "tool", p.Name, principalAttr(r.principal), "error", err)
 		return nil, jsonrpc.ErrInternal("tool " + p.Name + " returned a result that does not match its outputSchema: " + err.Error())
 	}
 	return res, nil
@@ -198,7 +198,7 @@ func missingCapability(capability string) error {
 func (s *Server) runTool(ctx context.Context, t *tool, p *mcp.CallToolRequestParams) (r *mcp.CallToolResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.log.Error("tool handler panicked", "tool", p.Name, "panic", v, "stack", string(debug.Stack()))
+			s.log.Error("tool handler panicked", "tool", p.Name, principalAttr(PrincipalFrom(ctx)), "panic", v, "stack", string(debug.Stack()))
 			r, err = nil, fmt.Errorf("tool %s failed: internal error", p.Name)
 		}
 	}()

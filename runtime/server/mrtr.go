@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -343,6 +344,23 @@ func argsDigest(args []byte) string {
 // A principal that is a string is itself; one with a String method is
 // what it says; anything else is its Go syntax representation, which is
 // stable for the value types identities usually are.
+// principalAttr is the principal for a log line: what it says of itself
+// (a string, or its String method: runtime/auth's Principal writes its
+// issuer and subject, never a credential), or for any other value only
+// its digest, since its fields may hold secrets; nothing when there is
+// none.
+func principalAttr(p any) slog.Attr {
+	switch v := p.(type) {
+	case nil:
+		return slog.Attr{}
+	case string:
+		return slog.String("principal", v)
+	case fmt.Stringer:
+		return slog.String("principal", v.String())
+	}
+	return slog.String("principal", "digest:"+principalDigest(p))
+}
+
 func principalDigest(p any) string {
 	if p == nil {
 		return ""

@@ -340,7 +340,7 @@ func (s *Server) Close(ctx context.Context) error {
 func (s *Server) invoke(ctx context.Context, t *tool, p *mcp.CallToolRequestParams) (res *mcp.CallToolResult, err error, panicked bool) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.log.Error("tool handler panicked", "tool", p.Name, "panic", v, "stack", string(debug.Stack()))
+			s.log.Error("tool handler panicked", "tool", p.Name, "task", TaskID(ctx), principalAttr(PrincipalFrom(ctx)), "panic", v, "stack", string(debug.Stack()))
 			res, err, panicked = nil, nil, true
 		}
 	}()
@@ -369,7 +369,7 @@ func (s *Server) settle(r *request, t *tool, p *mcp.CallToolRequestParams, res *
 		return failed(jsonrpc.ErrInternal("tool " + p.Name + " returned no result"))
 	}
 	if err := t.checkOutput(res); err != nil {
-		s.log.Error("tool result does not match its output schema", "tool", p.Name, "error", err)
+		s.log.Error("tool result does not match its output schema", "tool", p.Name, principalAttr(r.principal), "error", err)
 		return failed(jsonrpc.ErrInternal("tool " + p.Name + " returned a result that does not match its outputSchema"))
 	}
 	var msg mcp.Message = res
