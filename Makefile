@@ -15,8 +15,15 @@ SHARED := $(SHARED)
 # Tests run in their package's directory, so give them an absolute path.
 export MCPGEN_SHARED := $(abspath $(SHARED))
 
+# The repository's Go modules, each a folder with its own go.mod: the core
+# (github.com/mcpgen/mcpgen), the examples and the benchmarks. go.work at the
+# root ties them together, yet `./...` matches only the packages of the
+# module whose folder it names: from the root it is the core alone, and
+# ./examples/... names the examples.
+MODULES := . examples bench
+
 .DEFAULT_GOAL := test
-.PHONY: generate check test interop bench soak fuzz hostile conformance
+.PHONY: generate check test modules interop bench soak fuzz hostile conformance
 
 # Regenerate the protocol package from the official schemas, and the tasks
 # extension's package, whose copies of core definitions are generated/mcp's
@@ -25,21 +32,36 @@ generate:
 	go run ./cmd/mcpgen protocol $(foreach v,$(VERSIONS),--schema $(v)=$(SHARED)/schema/$(v)/schema.json) --out generated/mcp --package mcp
 	go run ./cmd/mcpgen protocol --schema draft=$(SHARED)/schema/ext-tasks/draft/schema.json --core $(SHARED)/schema/$(lastword $(VERSIONS))/schema.json --core-package github.com/mcpgen/mcpgen/generated/mcp --out generated/tasks --package tasks
 
-# Formatting, vet, and the generator's tests, which include the check that
-# the committed generated/mcp is what `generate` would write.
+# Formatting of every module, vet of the core and the examples (the bench
+# module's is in `test`), and the generator's tests, which include the check
+# that the committed generated/mcp is what `generate` would write.
 check:
 	@out=$$(find . -name '*.go' -not -path './.cache/*' -not -path '*/testdata/*' -exec gofmt -l {} + 2>&1); \
 	if [ -n "$$out" ]; then echo "gofmt -l:"; echo "$$out"; exit 1; fi
-	go vet ./...
+	go vet ./... ./examples/...
 	go test ./generated/... ./gen/...
 
-# All tests of the main module under the race detector, then the bench
-# module's vet and tests (its benchmarks do not run here: see `bench`),
-# then the interop tests.
+# All tests of the core and the examples modules under the race detector,
+# in one run, then the bench module's vet and tests (its benchmarks do not
+# run here: see `bench`), then the interop tests. Each module's tests run
+# once: ./... stops at the nested modules' folders.
 test:
-	go test -race -count=1 ./...
+	go test -race -count=1 ./... ./examples/...
 	cd bench && go vet ./... && go test -count=1 -run . ./...
 	$(MAKE) interop
+
+# Each module on its own, outside the workspace (GOWORK=off), as a user of
+# it builds it: it builds and vets with only its own go.mod, and
+# `go mod tidy` would change neither its go.mod nor its go.sum. This is
+# what catches a module that builds only thanks to go.work, such as the
+# core coming to require a nested module, which the first line forbids.
+modules:
+	@if GOWORK=off go list -m all | grep '^github.com/mcpgen/mcpgen/'; then \
+		echo "modules: the core module requires a module of this repository (above)"; exit 1; fi
+	@set -e; for m in $(MODULES); do \
+		echo "==> $$m (GOWORK=off)"; \
+		(cd $$m && GOWORK=off go build ./... && GOWORK=off go vet ./... && GOWORK=off go mod tidy -diff); \
+	done
 
 # mcpgen against the official TypeScript SDK and reference server, pinned
 # by interop/package-lock.json. Needs node and npm on PATH.
@@ -61,7 +83,7 @@ soak:
 # Time each fuzz target gets in `fuzz`.
 FUZZTIME ?= 60s
 
-# Every fuzz target of both modules for FUZZTIME each, one go test run
+# Every fuzz target of every module for FUZZTIME each, one go test run
 # per target (see .ci/fuzz). A failing input is saved under the package's
 # testdata/fuzz, where the ordinary tests replay it.
 fuzz:

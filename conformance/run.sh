@@ -101,7 +101,9 @@ trap cleanup EXIT
 
 url=${CONFORMANCE_SERVER_URL:-}
 if [[ -z $url ]]; then
-	(cd "$root" && go build -o "$work/everything" ./examples/everything)
+	# The examples are a module of their own: build in its folder, which works
+	# in the repository's workspace (go.work) and with GOWORK=off alike.
+	go build -C "$root/examples" -o "$work/everything" ./everything
 	port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
 	url="http://127.0.0.1:$port/mcp"
 	"$work/everything" -http "127.0.0.1:$port" 2>"$work/everything.log" &
@@ -149,7 +151,7 @@ fi
 
 # --- client legs --------------------------------------------------------------
 
-(cd "$root" && go build -o "$work/everything-client" ./examples/everything-client)
+go build -C "$root/examples" -o "$work/everything-client" ./everything-client
 for set in "${client_sets[@]}"; do
 	leg="client@$set"
 	echo "=== $leg: conformance client --requirements $set" >&2

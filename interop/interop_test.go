@@ -75,15 +75,24 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
+// buildExample builds the example examples/<name> and returns the
+// binary's path. The examples are a module of their own (examples/go.mod),
+// so the build runs in that module's folder: it then works both in the
+// repository's workspace (go.work) and with GOWORK=off, where the examples'
+// replace directive points at this repository's core module.
+func buildExample(t *testing.T, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("go", "build", "-C", "../examples", "-o", bin, "./"+name).CombinedOutput(); err != nil {
+		t.Fatalf("go build -C ../examples ./%s: %v\n%s", name, err, out)
+	}
+	return bin
+}
+
 // buildHello builds examples/hello and returns the binary's path.
 func buildHello(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "hello")
-	out, err := exec.Command("go", "build", "-o", bin, "../examples/hello").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build ../examples/hello: %v\n%s", err, out)
-	}
-	return bin
+	return buildExample(t, "hello")
 }
 
 // tsReport is what ts-client.mjs prints, decoded into mcpgen's protocol
@@ -422,11 +431,7 @@ func freeAddr(t *testing.T) string {
 // path.
 func buildEverything(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "everything")
-	if out, err := exec.Command("go", "build", "-o", bin, "../examples/everything").CombinedOutput(); err != nil {
-		t.Fatalf("go build ../examples/everything: %v\n%s", err, out)
-	}
-	return bin
+	return buildExample(t, "everything")
 }
 
 // startEverything builds and starts examples/everything over Streamable
