@@ -45,6 +45,7 @@ func main() {
 	flag.StringVar(&am.Scope, "auth-scope", "mcp", "the `scopes` a client is told to ask for first, space-separated")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: everything [-http ADDR | -stdio] [-watch-interval D] [-auth-issuer URL -auth-resource URI [-auth-jwks URL]]\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "%s=HEX[,HEX...] shares the key sealing requestState and cursors between replicas (32 bytes each)\n", stateKeyEnv)
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -61,6 +62,10 @@ func main() {
 	if err != nil {
 		log.Error("everything", "error", err)
 		os.Exit(1)
+	}
+	if err := setStateKey(e.srv, os.Getenv); err != nil {
+		log.Error("everything", "error", err)
+		os.Exit(2)
 	}
 	var authOn *authMode
 	if am.Issuer != "" || am.Resource != "" {
