@@ -24,6 +24,7 @@ func TestRedisDown(t *testing.T) {
 	client := srv.newClient(t)
 	ts := NewTaskStore(client, TaskOptions{})
 	ss := NewSessionStore(client, SessionOptions{})
+	es := NewEventStore(client, EventOptions{})
 	ctx := context.Background()
 	task := mustCreate(t, ts, "alice", tasks.CreateParams{})
 
@@ -86,5 +87,8 @@ func TestRedisDown(t *testing.T) {
 	}
 	if err := ss.Create(ctx, streamable.SessionRecord{ID: "s"}); err != nil {
 		t.Errorf("SessionStore.Create after Redis returned: %v", err)
+	}
+	if err := es.Append(ctx, "s", streamable.Event{Seq: 1, Data: []byte("{}")}); err != nil {
+		t.Errorf("EventStore.Append after Redis returned: %v", err)
 	}
 }

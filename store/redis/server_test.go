@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "store/redis tests need a redis-server on PATH: install it (apt-get install redis-server, or `make redis`)")
 		os.Exit(1)
 	}
+	// The outage test makes the client log every failed dial; the
+	// test's own errors say what matters.
+	goredis.SetLogger(quietLogger{})
 	dir, err := os.MkdirTemp("", "mcpgen-redis-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -62,8 +65,9 @@ func startServer(dir, addr string) (*testServer, error) {
 	cmd := exec.Command("redis-server",
 		"--port", port, "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", dir,
+		"--logfile", "redis-"+port+".log",
 	)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start redis-server: %w", err)
 	}
@@ -109,3 +113,8 @@ func (s *testServer) newClient(t testing.TB) *goredis.Client {
 func testPrefix(t testing.TB) string {
 	return "{test:" + t.Name() + ":" + strconv.FormatInt(time.Now().UnixNano(), 36) + "}:"
 }
+
+// quietLogger drops go-redis's log lines.
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
