@@ -1,7 +1,8 @@
 // Package redis keeps mcpgen's shared state in Redis, so that several
-// replicas of one server see the same tasks and sessions: [TaskStore]
-// implements tasks.Store and [SessionStore] implements
-// streamable.SessionStore.
+// replicas of one server see the same tasks, sessions and stored events:
+// [TaskStore] implements tasks.Store, [SessionStore] implements
+// streamable.SessionStore and [EventStore] implements
+// streamable.EventStore.
 //
 // It lives in its own module so that the core module, and every server
 // that keeps its state in memory, never depends on a Redis client.
@@ -13,7 +14,8 @@
 // reach Redis returns an error wrapping the client's; it never hangs on a
 // context without a deadline longer than the client's timeouts allow.
 //
-// Every key of a store starts with its prefix, which holds a hash tag
-// ("{mcpgen:tasks}:" by default), so the keys a script touches share one
-// cluster slot.
+// Every key of a store starts with its prefix. The keys one operation
+// touches share a hash tag (the task store's prefix, "{mcpgen:tasks}:" by
+// default, or an event store's session id), so in a cluster they sit in
+// one slot.
 package redis

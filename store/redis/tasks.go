@@ -115,6 +115,8 @@ func (s *TaskStore) Create(ctx context.Context, owner string, p tasks.CreatePara
 	ttl = min(ttl, s.opts.MaxTTL)
 	poll := max(p.PollInterval, 0)
 	id := rand.Text()
+	// UTC drops the monotonic reading: the record holds wall clock
+	// times, and the caller's copy must equal what Get returns later.
 	now := time.Now().UTC()
 	reply, err := createScript.Run(ctx, s.client,
 		[]string{s.allKey(), s.ownerKey(owner), s.seqKey()},
@@ -145,8 +147,8 @@ func (s *TaskStore) Create(ctx context.Context, owner string, p tasks.CreatePara
 		Owner:        owner,
 		Seq:          uint64(n),
 		Status:       tasks.StatusWorking,
-		Created:      time.Unix(0, now.UnixNano()).UTC(),
-		Updated:      time.Unix(0, now.UnixNano()).UTC(),
+		Created:      now,
+		Updated:      now,
 		TTL:          ttl,
 		PollInterval: poll,
 	}, nil
