@@ -16,14 +16,15 @@ SHARED := $(SHARED)
 export MCPGEN_SHARED := $(abspath $(SHARED))
 
 # The repository's Go modules, each a folder with its own go.mod: the core
-# (github.com/mcpgen/mcpgen), the examples and the benchmarks. go.work at the
-# root ties them together, yet `./...` matches only the packages of the
-# module whose folder it names: from the root it is the core alone, and
-# ./examples/... names the examples.
-MODULES := . examples bench
+# (github.com/mcpgen/mcpgen), the examples, the benchmarks and the Redis
+# stores (store/redis, whose tests `redis` runs). go.work at the root ties
+# them together, yet `./...` matches only the packages of the module whose
+# folder it names: from the root it is the core alone, and ./examples/...
+# names the examples.
+MODULES := . examples bench store/redis
 
 .DEFAULT_GOAL := test
-.PHONY: generate check test modules interop bench soak fuzz hostile conformance
+.PHONY: generate check test modules interop bench soak fuzz hostile conformance redis
 
 # Regenerate the protocol package from the official schemas, and the tasks
 # extension's package, whose copies of core definitions are generated/mcp's
@@ -62,6 +63,14 @@ modules:
 		echo "==> $$m (GOWORK=off)"; \
 		(cd $$m && GOWORK=off go build ./... && GOWORK=off go vet ./... && GOWORK=off go mod tidy -diff); \
 	done
+
+# The Redis stores' module (store/redis, its own go.mod), alone (GOWORK=off,
+# as `modules` builds it), tested against a real redis-server that the tests
+# start on a free port; installs the Debian package when redis-server is
+# missing, as .ci/run does for make.
+redis:
+	@command -v redis-server >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }
+	cd store/redis && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
 
 # mcpgen against the official TypeScript SDK and reference server, pinned
 # by interop/package-lock.json. Needs node and npm on PATH.
