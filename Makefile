@@ -66,11 +66,13 @@ modules:
 
 # The Redis stores' module (store/redis, its own go.mod), alone (GOWORK=off,
 # as `modules` builds it), tested against a real redis-server that the tests
-# start on a free port; installs the Debian package when redis-server is
-# missing, as .ci/run does for make.
+# start on a free port, then examples/everything's -redis mode (its tests
+# under the redis build tag: two replicas sharing one Redis); installs the
+# Debian package when redis-server is missing, as .ci/run does for make.
 redis:
 	@command -v redis-server >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }
 	cd store/redis && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
+	cd examples && GOWORK=off go vet -tags redis ./everything/ && GOWORK=off go test -race -count=1 -tags redis -run Redis ./everything/
 
 # mcpgen against the official TypeScript SDK and reference server, pinned
 # by interop/package-lock.json. Needs node and npm on PATH.

@@ -28,6 +28,9 @@ type authMode struct {
 	JWKS string
 	// Scope is what a client is told to ask for first.
 	Scope string
+	// shared, when not nil, keeps the handler's sessions and events in
+	// Redis (-redis).
+	shared *shared
 }
 
 // scopeNotesWrite is the scope the notes_write tool requires: a client
@@ -57,7 +60,7 @@ func (a *authMode) handler(srv *server.Server, log *slog.Logger) (*guarded, erro
 	if err != nil {
 		return nil, err
 	}
-	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Logger: log, Authenticate: auth.Authenticate})
+	h := streamable.NewHandler(srv, a.shared.handlerOptions(&streamable.HandlerOptions{Logger: log, Authenticate: auth.Authenticate}))
 	mux := http.NewServeMux()
 	if err := m.Mount(mux, endpoint, h); err != nil {
 		h.Close()

@@ -13,16 +13,18 @@ import (
 const endpoint = "/mcp"
 
 // serveHTTP serves srv over Streamable HTTP at http://addr/mcp until ctx
-// ends; behind bearer tokens when am is not nil.
-func serveHTTP(ctx context.Context, srv *server.Server, addr string, log *slog.Logger, am *authMode) error {
+// ends; behind bearer tokens when am is not nil, with the sessions and
+// events in Redis when sh is not nil.
+func serveHTTP(ctx context.Context, srv *server.Server, addr string, log *slog.Logger, am *authMode, sh *shared) error {
 	if am != nil {
+		am.shared = sh
 		g, err := am.handler(srv, log)
 		if err != nil {
 			return err
 		}
 		return streamable.ListenAndServe(ctx, addr, g)
 	}
-	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Logger: log})
+	h := streamable.NewHandler(srv, sh.handlerOptions(&streamable.HandlerOptions{Logger: log}))
 	return streamable.ListenAndServe(ctx, addr, onlyAt{endpoint, h})
 }
 

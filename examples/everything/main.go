@@ -20,11 +20,18 @@
 // issuer for that resource, serves its Protected Resource Metadata, and
 // adds the tools whoami and notes_write (which needs notes:write).
 //
+// With -redis redis://HOST:PORT/DB the tasks, and the Streamable HTTP
+// handler's session records and SSE events, are kept in that Redis
+// (store/redis), so that replicas sharing it and EVERYTHING_STATE_KEY
+// serve each other's tasks; without it everything is in memory. A bad URL
+// exits with 2, a Redis that does not answer at start with 1.
+//
 // Logs go to stderr, so that with -stdio stdout carries the protocol alone.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -43,8 +50,9 @@ func main() {
 	flag.StringVar(&am.Resource, "auth-resource", "", "the server's canonical resource `URI`, which tokens must name in aud")
 	flag.StringVar(&am.JWKS, "auth-jwks", "", "the issuer's JWKS `URL` (default: from the issuer's metadata)")
 	flag.StringVar(&am.Scope, "auth-scope", "mcp", "the `scopes` a client is told to ask for first, space-separated")
+	redisURL := flag.String("redis", "", "keep tasks, sessions and SSE events in the Redis at `URL` (redis://HOST:PORT/DB)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: everything [-http ADDR | -stdio] [-watch-interval D] [-auth-issuer URL -auth-resource URI [-auth-jwks URL]]\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: everything [-http ADDR | -stdio] [-watch-interval D] [-auth-issuer URL -auth-resource URI [-auth-jwks URL]] [-redis URL]\n")
 		fmt.Fprintf(flag.CommandLine.Output(), "%s=HEX[,HEX...] shares the key sealing requestState and cursors between replicas (32 bytes each)\n", stateKeyEnv)
 		flag.PrintDefaults()
 	}
@@ -58,14 +66,35 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	e, err := newEverything(log)
+	keys, err := stateKeys(os.Getenv)
+	if err != nil {
+		log.Error("everything", "error", err)
+		os.Exit(2)
+	}
+	var sh *shared
+	if *redisURL != "" {
+		sh, err = openShared(ctx, *redisURL, keys)
+		if err != nil {
+			log.Error("everything", "error", err)
+			var pe parseError
+			if errors.As(err, &pe) {
+				os.Exit(2)
+			}
+			os.Exit(1)
+		}
+		defer sh.close()
+		log.Info("state in Redis", "tasks", true, "sessions", !*stdio, "events", !*stdio)
+	}
+	e, err := newEverythingShared(log, sh)
 	if err != nil {
 		log.Error("everything", "error", err)
 		os.Exit(1)
 	}
-	if err := setStateKey(e.srv, os.Getenv); err != nil {
-		log.Error("everything", "error", err)
-		os.Exit(2)
+	if keys != nil {
+		if err := e.srv.SetStateKeys(keys...); err != nil {
+			log.Error("everything", "error", err)
+			os.Exit(2)
+		}
 	}
 	var authOn *authMode
 	if am.Issuer != "" || am.Resource != "" {
@@ -87,7 +116,7 @@ func main() {
 		err = e.srv.ServeStdio(ctx)
 	} else {
 		log.Info("serving Streamable HTTP", "url", "http://"+*httpAddr+"/mcp")
-		err = serveHTTP(ctx, e.srv, *httpAddr, log, authOn)
+		err = serveHTTP(ctx, e.srv, *httpAddr, log, authOn, sh)
 	}
 	// The tasks still running are cancelled; their handlers get a moment
 	// to return.

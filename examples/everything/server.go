@@ -23,12 +23,22 @@ type everything struct {
 // newEverything registers the tools, resources and prompts, which the
 // annotated functions in tools*.go, prompts.go and resources.go declare
 // and mcpgen_gen.go adds, and the completion handler, which no directive
-// can declare.
+// can declare. Its tasks are kept in memory.
 func newEverything(log *slog.Logger) (*everything, error) {
+	return newEverythingShared(log, nil)
+}
+
+// newEverythingShared is newEverything with the tasks kept in Redis when
+// sh is not nil (-redis).
+func newEverythingShared(log *slog.Logger, sh *shared) (*everything, error) {
+	// Tasks suggest polling every 100ms: the suite and the tests wait on
+	// short tasks, and the default second would slow them down.
+	opts := &server.Options{Logger: log, TaskPollInterval: 100 * time.Millisecond}
+	if sh != nil {
+		opts.TaskStore = sh.tasks
+	}
 	e := &everything{
-		// Tasks suggest polling every 100ms: the suite and the tests wait on
-		// short tasks, and the default second would slow them down.
-		srv: server.New(mcp.Implementation{Name: "mcpgen-everything", Version: "1.0.0"}, &server.Options{Logger: log, TaskPollInterval: 100 * time.Millisecond}),
+		srv: server.New(mcp.Implementation{Name: "mcpgen-everything", Version: "1.0.0"}, opts),
 	}
 	if err := Register(e.srv); err != nil {
 		return nil, err

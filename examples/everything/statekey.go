@@ -20,18 +20,27 @@ const stateKeyEnv = "EVERYTHING_STATE_KEY"
 // and all opening, so that a key can be rotated without failing the
 // states in flight.
 func setStateKey(srv *server.Server, getenv func(string) string) error {
+	keys, err := stateKeys(getenv)
+	if err != nil || keys == nil {
+		return err
+	}
+	return srv.SetStateKeys(keys...)
+}
+
+// stateKeys returns the keys of stateKeyEnv, nil when it is unset.
+func stateKeys(getenv func(string) string) ([][]byte, error) {
 	v := getenv(stateKeyEnv)
 	if v == "" {
-		return nil
+		return nil, nil
 	}
 	var keys [][]byte
 	for i, h := range strings.Split(v, ",") {
 		k, err := hex.DecodeString(h)
 		if err != nil || len(k) != 32 {
 			// The value is a secret: say what is wrong, not what it is.
-			return fmt.Errorf("%s: key %d is not 64 hex digits (32 bytes)", stateKeyEnv, i+1)
+			return nil, fmt.Errorf("%s: key %d is not 64 hex digits (32 bytes)", stateKeyEnv, i+1)
 		}
 		keys = append(keys, k)
 	}
-	return srv.SetStateKeys(keys...)
+	return keys, nil
 }

@@ -1,0 +1,265 @@
+//go:build redis
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/streamable"
+)
+
+// The -redis mode against a real redis-server (`make redis`): two
+// replicas sharing one Redis and one state key serve each other's
+// 2026-07-28 tasks and input rounds, and record their sessions there.
+
+// startRedis starts a redis-server on a free port, stopped when t ends,
+// and returns its URL.
+func startRedis(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Fatal("the -redis test needs a redis-server on PATH: install it (apt-get install redis-server, or `make redis`)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", t.TempDir(), "--logfile", "redis.log")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// openShared pings with a timeout of its own; wait for the port first.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return "redis://" + addr + "/0"
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server on %s does not listen: %v", addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// replica is one everything server of the -redis mode behind httptest.
+type replica struct {
+	url string
+	sh  *shared
+}
+
+// newReplica starts a replica on the Redis of url with the state keys.
+// The X-User header names the request's principal.
+func newReplica(t *testing.T, url string, keys [][]byte) *replica {
+	t.Helper()
+	sh, err := openShared(testContext(t), url, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEverythingShared(nil, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.SetStateKeys(keys...); err != nil {
+		t.Fatal(err)
+	}
+	h := streamable.NewHandler(e.srv, sh.handlerOptions(&streamable.HandlerOptions{
+		Authenticate: func(r *http.Request) (any, error) { return r.Header.Get("X-User"), nil },
+	}))
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		ts.Close()
+		h.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		e.srv.Close(ctx)
+		sh.close()
+	})
+	return &replica{url: ts.URL, sh: sh}
+}
+
+// rpcAnswer is a JSON-RPC response as the test reads it.
+type rpcAnswer struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+	header http.Header
+}
+
+// post sends body to the replica as user, with the headers given in
+// pairs, and returns the response to it (from JSON or an SSE stream).
+func (r *replica) post(t *testing.T, user, body string, hdr ...string) *rpcAnswer {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, r.url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-User", user)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var msgs [][]byte
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data:")); ok {
+				msgs = append(msgs, bytes.TrimSpace(d))
+			}
+		}
+	} else {
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		msgs = append(msgs, b.Bytes())
+	}
+	for _, m := range msgs {
+		var a rpcAnswer
+		if json.Unmarshal(m, &a) == nil && a.ID != nil && (a.Result != nil || a.Error != nil) {
+			a.header = resp.Header
+			return &a
+		}
+	}
+	t.Fatalf("%s answered %d with no response: %q", r.url, resp.StatusCode, msgs)
+	return nil
+}
+
+// modernCall is a 2026-07-28 request's body and headers.
+func modernCall(id, method, name, caps, members string) (string, []string) {
+	params := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps +
+		`,"io.modelcontextprotocol/clientInfo":{"name":"redis-test","version":"1"}},` + members + `}`
+	hdr := []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method}
+	if name != "" {
+		hdr = append(hdr, "Mcp-Name", name)
+	}
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`, hdr
+}
+
+func (r *replica) modern(t *testing.T, user, id, method, name, caps, members string) *rpcAnswer {
+	t.Helper()
+	body, hdr := modernCall(id, method, name, caps, members)
+	return r.post(t, user, body, hdr...)
+}
+
+func TestRedisReplicas(t *testing.T) {
+	url := startRedis(t)
+	keys, err := stateKeys(func(string) string {
+		return "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := newReplica(t, url, keys), newReplica(t, url, keys)
+
+	// A task created through A is polled through B until it completes.
+	const taskCaps = `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+	created := a.modern(t, "alice", "1", "tools/call", "slow_compute", taskCaps,
+		`"name":"slow_compute","arguments":{"seconds":0.2,"label":"shared"}`)
+	if created.Error != nil {
+		t.Fatalf("slow_compute on A: %+v", created.Error)
+	}
+	var task struct {
+		ResultType string `json:"resultType"`
+		TaskID     string `json:"taskId"`
+		Status     string `json:"status"`
+	}
+	if err := json.Unmarshal(created.Result, &task); err != nil || task.ResultType != "task" || task.TaskID == "" {
+		t.Fatalf("slow_compute on A did not create a task: %s %v", created.Result, err)
+	}
+	getTask := `"taskId":"` + task.TaskID + `"`
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := b.modern(t, "alice", "2", "tasks/get", task.TaskID, taskCaps, getTask)
+		if got.Error != nil {
+			t.Fatalf("tasks/get on B: %+v", got.Error)
+		}
+		if err := json.Unmarshal(got.Result, &task); err != nil {
+			t.Fatal(err)
+		}
+		if task.Status == "completed" {
+			if !strings.Contains(string(got.Result), "shared: computed in 0.2s") {
+				t.Fatalf("the completed task on B has not its result: %s", got.Result)
+			}
+			break
+		}
+		if task.Status != "working" || time.Now().After(deadline) {
+			t.Fatalf("tasks/get on B: %s", got.Result)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// Another principal does not find it, on either replica.
+	for _, r := range []*replica{a, b} {
+		got := r.modern(t, "bob", "3", "tasks/get", task.TaskID, taskCaps, getTask)
+		if got.Error == nil || got.Error.Code != -32602 {
+			t.Fatalf("bob's tasks/get of alice's task: %s %+v, want -32602", got.Result, got.Error)
+		}
+	}
+
+	// An input_required round started on A completes on B.
+	const call = `"name":"test_input_required_result_elicitation","arguments":{}`
+	first := a.modern(t, "alice", "4", "tools/call", "test_input_required_result_elicitation", allCaps, call)
+	var ir struct {
+		ResultType   string `json:"resultType"`
+		RequestState string `json:"requestState"`
+	}
+	if first.Error != nil || json.Unmarshal(first.Result, &ir) != nil || ir.ResultType != "input_required" || ir.RequestState == "" {
+		t.Fatalf("round 1 on A: %s %+v", first.Result, first.Error)
+	}
+	answer := `,"inputResponses":{"user_name":{"action":"accept","content":{"name":"Alice"}}},"requestState":"` + ir.RequestState + `"`
+	second := b.modern(t, "alice", "5", "tools/call", "test_input_required_result_elicitation", allCaps, call+answer)
+	if second.Error != nil || !strings.Contains(string(second.Result), "Hello, Alice!") {
+		t.Fatalf("round 2 on B: %s %+v", second.Result, second.Error)
+	}
+
+	// A legacy session A runs is recorded where B's store reads it.
+	init := a.post(t, "alice", `{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"redis-test","version":"1"}}}`)
+	sid := init.header.Get("Mcp-Session-Id")
+	if init.Error != nil || sid == "" {
+		t.Fatalf("initialize on A: %s %+v, session %q", init.Result, init.Error, sid)
+	}
+	if _, err := b.sh.sessions.Get(testContext(t), sid); err != nil {
+		t.Fatalf("B's session store does not have A's session %s: %v", sid, err)
+	}
+}
+
+// TestRedisBadURL checks that a bad -redis URL and an unreachable Redis
+// are errors that do not repeat the password.
+func TestRedisBadURL(t *testing.T) {
+	for _, u := range []string{"http://user:s3cret@127.0.0.1:1/0", "redis://user:s3cret@127.0.0.1:6379/x", "redis://:s3cret@127.0.0.1:1/0", "redis://user:s3cret@[::1/0"} {
+		_, err := openShared(testContext(t), u, nil)
+		if err == nil {
+			t.Errorf("%q was taken", u)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("the error repeats the password: %v", err)
+		}
+	}
+}
