@@ -98,6 +98,12 @@ type Options struct {
 	// gets a batch of responses, in the order the handlers finish.
 	RejectBatches bool
 
+	// FirstID is the id before the first request Call sends: they are
+	// numbered FirstID+1, FirstID+2, and so on. Replicas that serve one
+	// session each send requests to the same client, so each starts from
+	// a base of its own for no two to send the same id.
+	FirstID int64
+
 	// Logger receives what the Conn cannot tell its peer: handler panics,
 	// failed writes, responses nobody waits for. Nil discards it.
 	Logger *slog.Logger
@@ -223,6 +229,7 @@ func NewConn(t Transport, h Handler, opts Options) *Conn {
 	}
 	_, c.concurrent = t.(ConcurrentWriter)
 	c.rejectBatches.Store(opts.RejectBatches)
+	c.nextID.Store(opts.FirstID)
 	return c
 }
 

@@ -66,7 +66,13 @@ func levelIndex(level mcp.LoggingLevel) int {
 
 func (s *Server) newSession(t jsonrpc.Transport) *Session {
 	sess := &Session{srv: s, subs: map[string]bool{}, chain: s.currentChain(), changeHas: make(chan struct{}, 1), taskOwner: newSessionOwner()}
+	var firstID int64
+	if rt, ok := t.(ReplicatedTransport); ok {
+		sess.taskOwner = rt.SessionOwner()
+		firstID = rt.RequestIDBase()
+	}
 	sess.conn = jsonrpc.NewConn(t, sess, jsonrpc.Options{
+		FirstID:        firstID,
 		MaxInFlight:    s.opts.MaxInFlight,
 		MaxQueued:      s.opts.MaxQueued,
 		MaxQueuedBytes: s.opts.MaxQueuedBytes,
@@ -85,6 +91,22 @@ func (s *Server) newSession(t jsonrpc.Transport) *Session {
 		RejectBatches: true,
 	})
 	return sess
+}
+
+// ReplicatedTransport is the transport of a session that several
+// replicas serve at once, each with a Session of its own: Streamable HTTP
+// behind a load balancer, where any replica may take the session's next
+// request.
+type ReplicatedTransport interface {
+	jsonrpc.Transport
+	// SessionOwner names the session alike on every replica, so that a
+	// task it created on one is its own on the others. It must be as
+	// hard to guess as the session id it stands for.
+	SessionOwner() string
+	// RequestIDBase is the id after which this replica numbers its
+	// requests to the client, apart from the other replicas' numbers, so
+	// that the client's response names one request only.
+	RequestIDBase() int64
 }
 
 // ProtocolVersion is the version negotiated by initialize, "" before it.

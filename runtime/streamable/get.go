@@ -25,6 +25,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request, identity any, vers
 			httpError(w, status, msg)
 			return
 		}
+		h.tookStandalone(r.Context(), s, st)
 		h.pump(w, r, s, st, "")
 		return
 	}
@@ -33,6 +34,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request, identity any, vers
 		httpError(w, http.StatusConflict, "the session already has a GET stream open")
 		return
 	}
+	h.tookStandalone(r.Context(), s, st)
 	h.pump(w, r, s, st, primingID)
 }
 
@@ -43,7 +45,7 @@ func (s *session) openStandalone(prime bool) (st *stream, primingID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.standalone == nil {
-		s.standalone = newStream(0)
+		s.standalone = newStream(s.base)
 		s.standalone.keep = true
 	}
 	st = s.standalone
@@ -65,11 +67,13 @@ func (s *session) resume(ctx context.Context, last string) (*stream, int, string
 	num, seq, ok := parseEventID(last)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !ok || num > s.nextStream {
+	// A clustered session's stream numbers start at each replica's base:
+	// any number may name another replica's stream, in the Events store.
+	if !ok || !s.h.clustered() && num > s.nextStream {
 		return nil, http.StatusBadRequest, errUnknownEvent.Error() + " " + quote(last)
 	}
 	st := s.streams[num]
-	if num == 0 {
+	if num == s.base {
 		st = s.standalone
 	}
 	if st != nil && st.json {
@@ -82,7 +86,20 @@ func (s *session) resume(ctx context.Context, last string) (*stream, int, string
 	if err != nil {
 		return nil, http.StatusInternalServerError, "cannot read the stream's events: " + err.Error()
 	}
-	if st == nil {
+	switch {
+	case st == nil && s.foreignStandalone(num):
+		// Another replica's GET stream, which that replica no longer
+		// writes: what it stored is replayed, then this replica's GET
+		// stream carries on.
+		if s.standalone == nil {
+			s.standalone = newStream(s.base)
+			s.standalone.keep = true
+		}
+		st = s.standalone
+		if st.attached {
+			return nil, http.StatusConflict, "the session already has a GET stream open"
+		}
+	case st == nil:
 		st = newStream(num)
 		st.finished = true
 	}
@@ -94,4 +111,13 @@ func (s *session) resume(ctx context.Context, last string) (*stream, int, string
 		st.buffered += len(ev)
 	}
 	return st, 0, ""
+}
+
+// tookStandalone tells the other replicas that this one now writes the
+// session's GET stream, so that they send what they would have put on
+// theirs here.
+func (h *Handler) tookStandalone(ctx context.Context, s *session, st *stream) {
+	if h.clustered() && st.num == s.base {
+		h.publish(ctx, relay{Session: s.id, Kind: relayGetStream})
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/bus"
 	"github.com/mcpgen/mcpgen/runtime/internal/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
@@ -50,6 +51,20 @@ type HandlerOptions struct {
 	// Events keeps the events of SSE streams for resumption with
 	// Last-Event-ID; nil means a MemoryEventStore with the default bounds.
 	Events EventStore
+
+	// Bus, when set, makes the Handler one of several replicas that share
+	// Sessions, Events and Bus behind a load balancer: a legacy session
+	// is served by whichever replica gets its request, without sticky
+	// routing (see replica.go). Every replica's Server must share its
+	// list changes and resource updates on a bus too, for the clients
+	// whose GET stream another replica holds. Nil keeps every session
+	// with the replica that started it.
+	Bus bus.Bus
+
+	// BusTopic is the topic of the messages the replicas exchange on Bus;
+	// empty means DefaultBusTopic. Replicas of different servers sharing
+	// one bus need topics of their own.
+	BusTopic string
 
 	// AllowedHosts lists the Host names (or host:port) served besides
 	// localhost, 127.0.0.1 and [::1]: the names a reverse proxy forwards
@@ -149,6 +164,10 @@ type Handler struct {
 	livePeak    int                   // the most sessions live and byID held, for deleteShrink
 	byIDPeak    int
 	stopJanitor chan struct{} // nil until the janitor runs
+
+	origin  string        // names this replica's messages on the bus
+	busStop func()        // ends the bus subscription; nil until one is made
+	relays  chan struct{} // a slot per relayed message being fed
 }
 
 // NewHandler returns a Handler serving srv's sessions. Nil opts are the
@@ -184,6 +203,10 @@ func NewHandler(srv Server, opts *HandlerOptions) *Handler {
 		h.events = NewMemoryEventStore(0, 0)
 	}
 	h.ctx, h.cancel = context.WithCancelCause(context.Background())
+	if h.clustered() {
+		h.origin = bus.NewOrigin()
+		h.relays = make(chan struct{}, maxRelays)
+	}
 	return h
 }
 
@@ -201,12 +224,34 @@ func (h *Handler) start(s *session) error {
 			return err
 		}
 		h.byID[s.id] = s
+		h.joinBus()
 		if h.stopJanitor == nil {
 			h.stopJanitor = make(chan struct{})
 			h.wg.Add(1)
 			go h.janitor(h.stopJanitor)
 		}
 	}
+	h.run(s)
+	return nil
+}
+
+// startAdopted is start for a session brought up from its record, unless
+// this replica runs one of that id already, which it returns acquired.
+func (h *Handler) startAdopted(s *session) (running *session, err error) {
+	h.mu.Lock()
+	running = h.byID[s.id]
+	if running != nil {
+		running.acquire()
+	}
+	h.mu.Unlock()
+	if running != nil {
+		return running, nil
+	}
+	return nil, h.start(s)
+}
+
+// run starts the engine's goroutine for a session. h.mu is held.
+func (h *Handler) run(s *session) {
 	h.live[s] = struct{}{}
 	h.wg.Add(1)
 	go func() {
@@ -218,7 +263,6 @@ func (h *Handler) start(s *session) error {
 		}
 		h.end(s)
 	}()
-	return nil
 }
 
 var errClosedHandler = errors.New("streamable: the handler is closed")
@@ -238,14 +282,12 @@ func (h *Handler) end(s *session) {
 	if !live || s.id == "" {
 		return
 	}
+	if h.clustered() && !s.terminated.Load() {
+		return // other replicas may serve it yet: its record stays
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := h.sessions.Delete(ctx, s.id); err != nil {
-		h.log.Warn("streamable: cannot delete the session record", "session", s.id, "err", err)
-	}
-	if err := h.events.Forget(ctx, s.id); err != nil {
-		h.log.Warn("streamable: cannot forget the session's events", "session", s.id, "err", err)
-	}
+	h.dropRecord(ctx, s.id)
 }
 
 // janitor ends idle sessions until stop is closed.
@@ -375,12 +417,29 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request, identity any) 
 	}
 	h.mu.Lock()
 	s := h.byID[id]
+	if s != nil {
+		s.acquire()
+	}
 	h.mu.Unlock()
+	if s == nil && h.clustered() {
+		if r.Method == http.MethodDelete {
+			h.forget(w, r, id, identity)
+			return nil
+		}
+		return h.adopt(w, r, id, identity)
+	}
 	if s == nil || !reflect.DeepEqual(s.owner, identity) {
+		if s != nil {
+			s.release()
+		}
 		httpError(w, http.StatusNotFound, "unknown or terminated session: send initialize to start a new one")
 		return nil
 	}
-	s.acquire()
+	if err := s.waitReady(r.Context()); err != nil {
+		s.release()
+		httpError(w, http.StatusServiceUnavailable, "cannot bring the session up on this replica: "+err.Error())
+		return nil
+	}
 	return s
 }
 
@@ -390,6 +449,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, identity any) {
 		return
 	}
 	s.release()
+	s.terminated.Store(true)
 	h.end(s)
 	w.WriteHeader(http.StatusNoContent)
 }

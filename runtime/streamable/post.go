@@ -138,6 +138,8 @@ func (h *Handler) newSession(w http.ResponseWriter, init *jsonrpc.Message, owner
 	s := newSession(h, newSessionID())
 	s.owner = owner
 	s.record = SessionRecord{ID: s.id, Initialize: bytes.Clone(init.Params), Created: time.Now()}
+	key, shareable := ownerKey(owner)
+	s.record.Owner, s.record.Unshared = key, !shareable
 	s.acquire()
 	if err := h.start(s); err != nil {
 		if e, ok := err.(*capError); ok {
@@ -171,7 +173,12 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, b
 			}
 		}
 	}
+	clustered := h.clustered() && s.id != ""
 	if b.requests == 0 {
+		if clustered {
+			h.relayIncoming(r.Context(), s, b)
+			defer s.answered(b.msgs)
+		}
 		if err := s.feed(r.Context(), b.frame); err != nil {
 			h.feedFailed(w, err)
 			return
@@ -181,6 +188,9 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, b
 	}
 	if h.refuseScopes(w, r, b, identity) {
 		return
+	}
+	if clustered {
+		h.share(r.Context(), s, b)
 	}
 	prime := !asJSON && version >= mcp.Version20251125
 	st, err := s.open(b, r, identity, asJSON, prime)
@@ -343,29 +353,8 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, b *body,
 func (h *Handler) initialize(ctx context.Context, s *session, version mcp.ProtocolVersion) error {
 	frame := jsonrpc.AppendRequest(nil, jsonrpc.StringID("mcpgen-stateless-initialize"), mcp.MethodInitialize,
 		[]byte(`{"protocolVersion":"`+string(version)+`","capabilities":{},"clientInfo":{"name":"stateless-client","version":"0"}}`))
-	msgs, _, err := jsonrpc.DecodeBatch(frame)
-	if err != nil {
+	if err := h.swallow(ctx, s, frame); err != nil {
 		return err
-	}
-	st, err := s.open(&body{frame: frame, msgs: msgs, requests: 1}, nil, nil, true, false)
-	if err != nil {
-		return err
-	}
-	st.swallow = true // nothing can write to st before the feed below
-	if err := s.feed(ctx, frame); err != nil {
-		return err
-	}
-	for {
-		if _, finished := s.take(st); finished {
-			break
-		}
-		select {
-		case <-st.wake:
-		case <-s.closed:
-			return errSessionClosed
-		case <-ctx.Done():
-			return ctx.Err()
-		}
 	}
 	if s.protocolVersion() == "" {
 		return errors.New("the engine refused initialize")

@@ -29,6 +29,14 @@ type session struct {
 	lastActive atomic.Int64 // unix nanoseconds of the last HTTP request's start or end
 	busy       atomic.Int32 // HTTP requests of the session in progress
 
+	// Serving a session from several replicas: see replica.go.
+	taskOwner  string        // the owner of its tasks, alike on every replica
+	base       uint64        // where this replica's stream and request numbers start; 0 unless clustered
+	adopted    bool          // brought up here from its record
+	ready      chan struct{} // closed once an adopted session is brought up; nil otherwise
+	readyErr   error         // why it could not be, set before ready is closed
+	terminated atomic.Bool   // the client deleted it: its record goes too
+
 	mu         sync.Mutex
 	record     SessionRecord            // as last stored
 	version    mcp.ProtocolVersion      // negotiated by initialize
@@ -36,6 +44,9 @@ type session struct {
 	streams    map[uint64]*stream       // streams still owed responses
 	nextStream uint64
 	standalone *stream // the GET stream, once one was opened
+	// sentRequests are this replica's requests to the client still
+	// awaiting their response, when clustered.
+	sentRequests map[jsonrpc.ID]struct{}
 }
 
 var _ jsonrpc.ConcurrentWriter = (*session)(nil)
@@ -119,6 +130,11 @@ func newSession(h *Handler, id string) *session {
 		closed: make(chan struct{}),
 		done:   make(chan struct{}),
 	}
+	s.taskOwner = sessionOwner(id)
+	if h.clustered() && id != "" {
+		s.base = randomBase()
+		s.nextStream = s.base
+	}
 	s.touch()
 	return s
 }
@@ -196,11 +212,22 @@ func (s *session) Write(ctx context.Context, frame []byte) error {
 		return nil
 	}
 	isRequest := msgs[0].Kind() == jsonrpc.MessageRequest
+	if s.h.clustered() && s.id != "" {
+		s.mu.Lock()
+		s.track(msgs)
+		s.mu.Unlock()
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err // the handler's request has ended: its stream may be gone
 		}
 		room, err := s.send(ctx, frame, isRequest)
+		if err == errNoStream && s.h.clustered() && s.id != "" {
+			if relayStandalone(msgs[0].Method) {
+				s.h.publish(ctx, relay{Session: s.id, Kind: relayForGet, Frame: frame})
+			}
+			return nil // another replica may hold the GET stream
+		}
 		if room == nil {
 			return err
 		}
@@ -233,9 +260,11 @@ func (s *session) send(ctx context.Context, frame []byte, isRequest bool) (<-cha
 		}
 	}
 	switch {
-	case st == nil || st.swallow:
-		if isRequest {
-			return nil, errors.New("streamable: no stream open to carry a request to the client: it has no GET stream open")
+	case st != nil && st.swallow:
+		return nil, nil // the reply to a request the client did not send
+	case st == nil:
+		if isRequest || s.h.clustered() && s.id != "" {
+			return nil, errNoStream
 		}
 		return nil, nil // a notification nobody listens for
 	case st.json:
@@ -295,7 +324,7 @@ func (s *session) initialized(ctx context.Context, result []byte) {
 		return
 	}
 	s.version = mcp.ProtocolVersion(r.ProtocolVersion)
-	if s.id == "" {
+	if s.id == "" || s.adopted {
 		return
 	}
 	s.record.ProtocolVersion = r.ProtocolVersion
@@ -362,6 +391,10 @@ func (s *session) shrink() {
 		s.streams = nil
 	}
 }
+
+// errNoStream is the error of sending a request to the client when no
+// stream can carry it.
+var errNoStream = errors.New("streamable: no stream open to carry a request to the client: it has no GET stream open")
 
 // errDraining is the error of opening a stream once Shutdown has begun.
 var errDraining = errors.New("streamable: the server is shutting down")

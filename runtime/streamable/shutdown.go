@@ -139,6 +139,12 @@ func (h *Handler) stop() {
 		s.refuse(ctx, errShuttingDown)
 	}
 	h.cancel(server.ErrShutdown)
+	h.mu.Lock()
+	busStop := h.busStop
+	h.mu.Unlock()
+	if busStop != nil {
+		busStop()
+	}
 	for _, s := range all {
 		h.end(s)
 	}

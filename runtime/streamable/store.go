@@ -19,6 +19,18 @@ type SessionRecord struct {
 	// enough to bring an equivalent engine session up elsewhere.
 	Initialize []byte
 	Created    time.Time
+	// Owner names the identity that started the session, alike on every
+	// replica (see ownerKey); "" for none.
+	Owner string
+	// Unshared marks a session whose owner has no such name: no other
+	// replica may serve it.
+	Unshared bool
+	// LogLevel is the level of the client's last logging/setLevel, ""
+	// before one.
+	LogLevel string
+	// Subscriptions are the URIs of the client's resources/subscribe
+	// requests still in force, in the order it made them.
+	Subscriptions []string
 }
 
 // ErrUnknownSession is returned by a SessionStore for an id it does not

@@ -58,12 +58,19 @@ type sessionJSON struct {
 	ProtocolVersion string    `json:"protocolVersion,omitempty"`
 	Initialize      []byte    `json:"initialize,omitempty"`
 	Created         time.Time `json:"created"`
+	Owner           string    `json:"owner,omitempty"`
+	Unshared        bool      `json:"unshared,omitempty"`
+	LogLevel        string    `json:"logLevel,omitempty"`
+	Subscriptions   []string  `json:"subscriptions,omitempty"`
 }
 
 func (s *SessionStore) key(id string) string { return s.opts.Prefix + id }
 
 func encodeSession(rec streamable.SessionRecord) ([]byte, error) {
-	return json.Marshal(sessionJSON{ProtocolVersion: rec.ProtocolVersion, Initialize: rec.Initialize, Created: rec.Created})
+	return json.Marshal(sessionJSON{
+		ProtocolVersion: rec.ProtocolVersion, Initialize: rec.Initialize, Created: rec.Created,
+		Owner: rec.Owner, Unshared: rec.Unshared, LogLevel: rec.LogLevel, Subscriptions: rec.Subscriptions,
+	})
 }
 
 // Create implements streamable.SessionStore.
@@ -96,7 +103,10 @@ func (s *SessionStore) Get(ctx context.Context, id string) (streamable.SessionRe
 	if err := json.Unmarshal(b, &v); err != nil {
 		return streamable.SessionRecord{}, fmt.Errorf("get session %s: malformed record: %w", id, err)
 	}
-	return streamable.SessionRecord{ID: id, ProtocolVersion: v.ProtocolVersion, Initialize: v.Initialize, Created: v.Created}, nil
+	return streamable.SessionRecord{
+		ID: id, ProtocolVersion: v.ProtocolVersion, Initialize: v.Initialize, Created: v.Created,
+		Owner: v.Owner, Unshared: v.Unshared, LogLevel: v.LogLevel, Subscriptions: v.Subscriptions,
+	}, nil
 }
 
 // Update implements streamable.SessionStore. It restarts the record's idle
