@@ -75,7 +75,7 @@ type Options struct {
 	// jsonrpc.DefaultDrainTimeout (10s); a negative value does not wait.
 	DrainTimeout time.Duration
 	// OnRootsListChanged is called when a client of a legacy session says
-	// its roots changed.
+	// its roots changed; s.ListRoots asks it for the new ones.
 	OnRootsListChanged func(ctx context.Context, s *Session)
 	// Caching is what 2026-07-28 results of list and read methods and of
 	// server/discover say about caching them. The zero value, immediately

@@ -127,6 +127,18 @@ func (s *Session) ClientInfo() *mcp.InitializeRequestParams {
 // Close ends the session.
 func (s *Session) Close() error { return s.conn.Close() }
 
+// ListRoots asks the session's client for its roots: what an
+// OnRootsListChanged callback calls to learn the new ones.
+func (s *Session) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
+	if s.state.Load() != stateInitialized {
+		return nil, ErrNotInitialized
+	}
+	if c := s.ClientInfo(); c == nil || c.Capabilities.Roots == nil {
+		return nil, &CapabilityError{Capability: "roots"}
+	}
+	return (&mcp.ClientAPI{Caller: s.conn}).ListRoots(ctx, nil)
+}
+
 // Handle implements jsonrpc.Handler: the era gate, then the legacy
 // lifecycle or the stateless path, then the middleware chain and the
 // generated dispatch.

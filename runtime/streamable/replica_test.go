@@ -1,0 +1,434 @@
+package streamable
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/bus"
+	"github.com/mcpgen/mcpgen/runtime/server"
+)
+
+// cluster is n replicas, each a Handler over an engine of its own, that
+// share one session store, one event store and one bus, as replicas
+// behind a load balancer share Redis.
+type cluster struct {
+	handlers []*Handler
+	servers  []*httptest.Server
+	engines  []*server.Server
+	events   *MemoryEventStore
+	sessions *MemorySessionStore
+}
+
+func newCluster(t *testing.T, n int, engine func(i int) *server.Server) *cluster {
+	t.Helper()
+	b := bus.NewMemory(0)
+	t.Cleanup(func() { b.Close() })
+	c := &cluster{events: NewMemoryEventStore(0, 0), sessions: NewMemorySessionStore()}
+	for i := range n {
+		srv := engine(i)
+		h, ts := serveEngine(t, srv, &HandlerOptions{Sessions: c.sessions, Events: c.events, Bus: b})
+		c.handlers = append(c.handlers, h)
+		c.servers = append(c.servers, ts)
+		c.engines = append(c.engines, srv)
+	}
+	return c
+}
+
+// at points the client at replica i.
+func (c *client) at(cl *cluster, i int) *client {
+	c.url = cl.servers[i].URL
+	return c
+}
+
+// addWarn registers the tool warn, which logs a warning and answers ok.
+func addWarn(t testing.TB, s *server.Server) {
+	addTool(t, s, "warn", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		if err := server.Log(ctx, mcp.LoggingLevelWarning, "warn", "careful"); err != nil {
+			return nil, err
+		}
+		return textResult("ok"), nil
+	})
+}
+
+func engines(t *testing.T) func(int) *server.Server {
+	return func(int) *server.Server {
+		s := newMCP(t)
+		addWarn(t, s)
+		return s
+	}
+}
+
+// result returns the text of a tools/call response among msgs, and the
+// methods of the other messages.
+func result(t *testing.T, msgs []string) (text string, methods []string) {
+	t.Helper()
+	for _, m := range msgs {
+		if mm := method(t, m); mm != "" {
+			methods = append(methods, mm)
+			continue
+		}
+		var r struct {
+			Result struct {
+				Content []struct{ Text string }
+			}
+			Error *struct{ Message string }
+		}
+		if err := json.Unmarshal([]byte(m), &r); err != nil {
+			t.Fatalf("response %s: %v", m, err)
+		}
+		if r.Error != nil {
+			t.Fatalf("error response %s", m)
+		}
+		if len(r.Result.Content) > 0 {
+			text = r.Result.Content[0].Text
+		}
+	}
+	return text, methods
+}
+
+func TestReplicaServesAnotherReplicasSession(t *testing.T) {
+	cl := newCluster(t, 3, engines(t))
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", "")
+	for i, replica := range []int{1, 2, 0, 1} {
+		resp := c.at(cl, replica).do("POST", callBody(i+1, "echo", `{"text":"hi"}`))
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("call on replica %d: %s", replica, resp.Status)
+		}
+		if text, _ := result(t, messages(t, resp)); text != "hi" {
+			t.Fatalf("call on replica %d answered %q", replica, text)
+		}
+	}
+	for i, h := range cl.handlers {
+		if h.byIDForTest(c.sid) == nil {
+			t.Fatalf("replica %d does not run the session", i)
+		}
+	}
+	if n := cl.sessions.Len(); n != 1 {
+		t.Fatalf("the store holds %d records, want 1", n)
+	}
+
+	// A DELETE on one replica ends the session on all of them.
+	if code, body := c.at(cl, 2).status("DELETE", ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", code, body)
+	}
+	eventually(t, "every replica ends the session", func() bool {
+		for _, h := range cl.handlers {
+			if h.byIDForTest(c.sid) != nil {
+				return false
+			}
+		}
+		return true
+	})
+	for i := range cl.handlers {
+		if code, _ := c.at(cl, i).status("POST", callBody(9, "echo", `{"text":"hi"}`)); code != http.StatusNotFound {
+			t.Fatalf("call on replica %d after DELETE: %d, want 404", i, code)
+		}
+	}
+	if n := cl.sessions.Len(); n != 0 {
+		t.Fatalf("the store holds %d records after DELETE", n)
+	}
+}
+
+func TestReplicaRefusesAnotherOwnersSession(t *testing.T) {
+	b := bus.NewMemory(0)
+	t.Cleanup(func() { b.Close() })
+	sessions, events := NewMemorySessionStore(), NewMemoryEventStore(0, 0)
+	auth := func(r *http.Request) (any, error) { return r.Header.Get("X-User"), nil }
+	var urls []string
+	for range 2 {
+		_, ts := serveEngine(t, newMCP(t), &HandlerOptions{Sessions: sessions, Events: events, Bus: b, Authenticate: auth})
+		urls = append(urls, ts.URL)
+	}
+	c := &client{t: t, url: urls[0], hc: &http.Client{Timeout: 10 * time.Second}}
+	resp := c.do("POST", initBody("2025-11-25", ""), "X-User", "ada")
+	resp.Body.Close()
+	c.sid, c.version = resp.Header.Get("Mcp-Session-Id"), "2025-11-25"
+	c.url = urls[1]
+	if code, _ := c.status("POST", callBody(1, "echo", `{"text":"x"}`), "X-User", "eve"); code != http.StatusNotFound {
+		t.Fatalf("another user's call on the other replica: %d, want 404", code)
+	}
+	if code, _ := c.status("DELETE", "", "X-User", "eve"); code != http.StatusNotFound {
+		t.Fatalf("another user's DELETE on the other replica: %d, want 404", code)
+	}
+	if code, _ := c.status("POST", callBody(2, "echo", `{"text":"x"}`), "X-User", "ada"); code != http.StatusOK {
+		t.Fatalf("the owner's call on the other replica: %d, want 200", code)
+	}
+}
+
+// An identity without a stable text keeps its session on its replica.
+func TestReplicaKeepsAnUnnamedOwnersSession(t *testing.T) {
+	type user struct{ name []string }
+	b := bus.NewMemory(0)
+	t.Cleanup(func() { b.Close() })
+	sessions, events := NewMemorySessionStore(), NewMemoryEventStore(0, 0)
+	u := &user{name: []string{"ada"}}
+	auth := func(r *http.Request) (any, error) { return u, nil }
+	var urls []string
+	for range 2 {
+		_, ts := serveEngine(t, newMCP(t), &HandlerOptions{Sessions: sessions, Events: events, Bus: b, Authenticate: auth})
+		urls = append(urls, ts.URL)
+	}
+	c := &client{t: t, url: urls[0], hc: &http.Client{Timeout: 10 * time.Second}}
+	c.initialize("2025-11-25", "")
+	c.url = urls[1]
+	if code, _ := c.status("POST", callBody(1, "echo", `{"text":"x"}`)); code != http.StatusNotFound {
+		t.Fatalf("call on the other replica: %d, want 404", code)
+	}
+}
+
+// The client answers a replica's question on another replica.
+func TestReplicaRelaysTheClientsResponse(t *testing.T) {
+	cl := newCluster(t, 3, engines(t))
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", `{"elicitation":{}}`)
+
+	resp := c.at(cl, 1).do("POST", callBody(1, "chatty", ""))
+	defer resp.Body.Close()
+	sse := newSSE(resp)
+	var question string
+	for question == "" {
+		ev, err := sse.next()
+		if err != nil {
+			t.Fatalf("the stream ended before the question: %v", err)
+		}
+		if ev.data != "" && method(t, ev.data) == "elicitation/create" {
+			question = ev.data
+		}
+	}
+	var q struct{ ID json.RawMessage }
+	json.Unmarshal([]byte(question), &q)
+	answer := `{"jsonrpc":"2.0","id":` + string(q.ID) + `,"result":{"action":"accept","content":{"name":"Ada"}}}`
+	if code, body := c.at(cl, 2).status("POST", answer); code != http.StatusAccepted {
+		t.Fatalf("the answer on another replica: %d %s", code, body)
+	}
+	var rest []string
+	for {
+		ev, err := sse.next()
+		if err != nil {
+			break
+		}
+		if ev.data != "" {
+			rest = append(rest, ev.data)
+		}
+	}
+	if text, _ := result(t, rest); text != "accept:Ada" {
+		t.Fatalf("chatty answered %q, after %q", text, rest)
+	}
+}
+
+func TestReplicaSharesTheLogLevel(t *testing.T) {
+	cl := newCluster(t, 2, engines(t))
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", "")
+	// Replica 1 brings the session up before the level changes, and
+	// hears of the change from the bus.
+	if _, methods := result(t, messages(t, c.at(cl, 1).do("POST", callBody(1, "warn", "")))); !containsMethod(methods, "notifications/message") {
+		t.Fatalf("warn logged nothing at the default level: %q", methods)
+	}
+	setLevel := `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"error"}}`
+	if code, body := c.at(cl, 0).status("POST", setLevel); code != http.StatusOK {
+		t.Fatalf("setLevel: %d %s", code, body)
+	}
+	eventually(t, "replica 1 applies the level", func() bool {
+		_, methods := result(t, messages(t, c.at(cl, 1).do("POST", callBody(3, "warn", ""))))
+		return !containsMethod(methods, "notifications/message")
+	})
+	rec, err := cl.sessions.Get(t.Context(), c.sid)
+	if err != nil || rec.LogLevel != "error" {
+		t.Fatalf("record %+v, %v: want level error", rec, err)
+	}
+
+	// A replica that brings the session up later reads it from the record.
+	cl2 := newCluster(t, 2, engines(t))
+	c2 := newClient(t, cl2.servers[0])
+	c2.initialize("2025-11-25", "")
+	if code, _ := c2.status("POST", setLevel); code != http.StatusOK {
+		t.Fatalf("setLevel: %d", code)
+	}
+	if _, methods := result(t, messages(t, c2.at(cl2, 1).do("POST", callBody(3, "warn", "")))); containsMethod(methods, "notifications/message") {
+		t.Fatalf("warn logged at level error on a replica brought up later: %q", methods)
+	}
+}
+
+func containsMethod(methods []string, m string) bool {
+	for _, x := range methods {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// What a replica without the GET stream sends there reaches the client
+// through the replica that holds it, and the client's answer finds its
+// way back.
+func TestReplicaRelaysToTheGetStream(t *testing.T) {
+	roots := make(chan string, 1)
+	cl := newCluster(t, 3, func(int) *server.Server {
+		return server.New(mcp.Implementation{Name: "test", Version: "1"}, &server.Options{
+			OnRootsListChanged: func(ctx context.Context, s *server.Session) {
+				r, err := s.ListRoots(ctx)
+				if err != nil {
+					roots <- "error: " + err.Error()
+					return
+				}
+				roots <- r.Roots[0].URI
+			},
+		})
+	})
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", `{"roots":{"listChanged":true}}`)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	get, err := c.hc.Do(c.at(cl, 0).request(ctx, "GET", ""))
+	if err != nil || get.StatusCode != http.StatusOK {
+		t.Fatalf("GET: %v %v", err, get.Status)
+	}
+	defer get.Body.Close()
+	sse := newSSE(get)
+	// Replica 1 brings the session up; a GET stream taken on replica 0
+	// after that would be announced, this one was before.
+	if code, body := c.at(cl, 1).status("POST", `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`); code != http.StatusAccepted {
+		t.Fatalf("list_changed: %d %s", code, body)
+	}
+	var ask string
+	for ask == "" {
+		ev, err := sse.next()
+		if err != nil {
+			select {
+			case r := <-roots:
+				t.Fatalf("the GET stream ended: %v; the callback got %s", err, r)
+			default:
+			}
+			t.Fatalf("the GET stream ended: %v", err)
+		}
+		if ev.data != "" {
+			ask = ev.data
+		}
+	}
+	if method(t, ask) != "roots/list" {
+		t.Fatalf("the GET stream carried %s", ask)
+	}
+	var q struct{ ID json.RawMessage }
+	json.Unmarshal([]byte(ask), &q)
+	answer := `{"jsonrpc":"2.0","id":` + string(q.ID) + `,"result":{"roots":[{"uri":"file:///ada"}]}}`
+	if code, body := c.at(cl, 2).status("POST", answer); code != http.StatusAccepted {
+		t.Fatalf("the answer: %d %s", code, body)
+	}
+	select {
+	case got := <-roots:
+		if got != "file:///ada" {
+			t.Fatalf("roots/list gave %q", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the answer never reached the replica that asked")
+	}
+}
+
+// A GET stream cut on one replica resumes on another with Last-Event-ID.
+func TestReplicaResumesAnotherReplicasGetStream(t *testing.T) {
+	cl := newCluster(t, 2, engines(t))
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", "")
+	ctx, cancel := context.WithCancel(t.Context())
+	get, err := c.hc.Do(c.at(cl, 0).request(ctx, "GET", ""))
+	if err != nil || get.StatusCode != http.StatusOK {
+		t.Fatalf("GET: %v", err)
+	}
+	sse := newSSE(get)
+	prime, err := sse.next()
+	if err != nil || !prime.hasID {
+		t.Fatalf("no priming event: %+v %v", prime, err)
+	}
+	addEcho(t, cl.engines[0]) // a list change on replica 0's stream
+	ev, err := sse.next()
+	if err != nil || !strings.Contains(ev.data, "notifications/tools/list_changed") {
+		t.Fatalf("GET stream: %+v %v", ev, err)
+	}
+	cancel()
+	get.Body.Close()
+	eventually(t, "replica 0 lets go of the stream", func() bool {
+		s := cl.handlers[0].byIDForTest(c.sid)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return !s.standalone.attached
+	})
+
+	// Resumed on replica 1 from the priming event: replica 0's event is
+	// replayed, then replica 1's own follow on the same response.
+	ctx2, cancel2 := context.WithCancel(t.Context())
+	defer cancel2()
+	resumed, err := c.hc.Do(c.at(cl, 1).request(ctx2, "GET", "", "Last-Event-ID", prime.id))
+	if err != nil || resumed.StatusCode != http.StatusOK {
+		t.Fatalf("resume on replica 1: %v %v", err, resumed.Status)
+	}
+	defer resumed.Body.Close()
+	rs := newSSE(resumed)
+	first, err := rs.next()
+	if err != nil || first.id != ev.id || first.data != ev.data {
+		t.Fatalf("resumed with %+v %v, want %+v", first, err, ev)
+	}
+	cl.engines[1].RemoveTool("echo")
+	next, err := rs.next()
+	if err != nil || !strings.Contains(next.data, "notifications/tools/list_changed") {
+		t.Fatalf("the resumed stream then carried %+v %v", next, err)
+	}
+	if next.id == ev.id || strings.Split(next.id, "-")[0] == strings.Split(ev.id, "-")[0] {
+		t.Fatalf("replica 1's event id %q is not of a stream of its own (replica 0's was %q)", next.id, ev.id)
+	}
+}
+
+func TestReplicaNumbersApart(t *testing.T) {
+	seen := map[uint64]bool{}
+	for range 100 {
+		b := randomBase()
+		if b == 0 || b >= 1<<52 || b&(1<<streamBaseBits-1) != 0 || seen[b] {
+			t.Fatalf("base %d", b)
+		}
+		seen[b] = true
+	}
+	for _, tc := range []struct {
+		identity any
+		want     string
+		ok       bool
+	}{
+		{nil, "", true},
+		{"ada", "string:ada", true},
+		{42, "int:42", true},
+		{[]string{"ada"}, "", false},
+		{struct{ A string }{"a"}, "", false},
+	} {
+		got, ok := ownerKey(tc.identity)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("ownerKey(%#v) = %q, %t; want %q, %t", tc.identity, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestReplicaDropsMalformedBusMessages(t *testing.T) {
+	cl := newCluster(t, 1, engines(t))
+	h := cl.handlers[0]
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", "")
+	for _, msg := range []string{
+		``, `{`, `[]`, `{"o":"x"}`, `{"o":"x","s":"` + c.sid + `","k":"nonsense"}`,
+		`{"o":"x","s":"` + c.sid + `","k":"response","f":"not json"}`,
+		`{"o":"x","s":"` + c.sid + `","k":"cancel","f":{"jsonrpc":"2.0"}}`,
+		`{"o":"x","s":"` + c.sid + `","k":"apply","m":"tools/call","f":{}}`,
+		`{"o":"x","s":"` + c.sid + `","k":"standalone","f":{"jsonrpc":"2.0","method":"x"}}`,
+		`{"o":"x","s":"unknown","k":"end"}`,
+	} {
+		h.delivered([]byte(msg))
+	}
+	h.delivered(make([]byte, maxRelayBytes+1))
+	if text, _ := result(t, messages(t, c.do("POST", callBody(1, "echo", `{"text":"still"}`)))); text != "still" {
+		t.Fatalf("after malformed bus messages the session answered %q", text)
+	}
+}
