@@ -69,12 +69,12 @@ const (
 
 // The kinds of relayed messages.
 const (
-	relayResponse   = "response"   // the client answered a request: Frame
-	relayCancel     = "cancel"     // the client cancelled a request: Frame
-	relayForGet     = "standalone" // for the GET stream: Frame
-	relayGetStream  = "get"        // a replica opened the GET stream
-	relayApply      = "apply"      // a request changed the session: Method, Frame its params
-	relayEnd        = "end"        // the client deleted the session
+	relayResponse  = "response"   // the client answered a request: Frame
+	relayCancel    = "cancel"     // the client cancelled a request: Frame
+	relayForGet    = "standalone" // for the GET stream: Frame
+	relayGetStream = "get"        // a replica opened the GET stream
+	relayApply     = "apply"      // a request changed the session: Method, Frame its params
+	relayEnd       = "end"        // the client deleted the session
 )
 
 // relay is one message on the bus.
