@@ -28,11 +28,20 @@ func TestSessionStore(t *testing.T) {
 		t.Errorf("Get = %+v, %v; want %+v", got, err, rec)
 	}
 	rec.ProtocolVersion = "2025-11-25"
+	rec.Owner, rec.LogLevel, rec.Subscriptions = "string:ada", "error", []string{"file:///a", "file:///b"}
 	if err := s.Update(ctx, rec); err != nil {
 		t.Fatalf("Update: %v", err)
 	}
-	if got, err := s.Get(ctx, "s1"); err != nil || got.ProtocolVersion != "2025-11-25" {
+	if got, err := s.Get(ctx, "s1"); err != nil || got.ProtocolVersion != "2025-11-25" || got.Owner != rec.Owner || got.Unshared ||
+		got.LogLevel != "error" || len(got.Subscriptions) != 2 || got.Subscriptions[1] != "file:///b" {
 		t.Errorf("Get after Update = %+v, %v", got, err)
+	}
+	rec.Unshared = true
+	if err := s.Update(ctx, rec); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if got, err := s.Get(ctx, "s1"); err != nil || !got.Unshared {
+		t.Errorf("Get after Update of Unshared = %+v, %v", got, err)
 	}
 	if err := s.Update(ctx, streamable.SessionRecord{ID: "nope"}); !errors.Is(err, streamable.ErrUnknownSession) {
 		t.Errorf("Update of an unknown session: %v; want ErrUnknownSession", err)
