@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/bus"
 	"github.com/mcpgen/mcpgen/runtime/server"
+	"github.com/mcpgen/mcpgen/runtime/tasks"
 )
 
 // cluster is n replicas, each a Handler over an engine of its own, that
@@ -430,5 +433,121 @@ func TestReplicaDropsMalformedBusMessages(t *testing.T) {
 	h.delivered(make([]byte, maxRelayBytes+1))
 	if text, _ := result(t, messages(t, c.do("POST", callBody(1, "echo", `{"text":"still"}`)))); text != "still" {
 		t.Fatalf("after malformed bus messages the session answered %q", text)
+	}
+}
+
+// A task one replica runs for a session is the session's on the others.
+func TestReplicaSharesTheSessionsTasks(t *testing.T) {
+	store := tasks.NewMemoryStore(tasks.Options{})
+	release := make(chan struct{})
+	cl := newCluster(t, 2, func(int) *server.Server {
+		s := server.New(mcp.Implementation{Name: "test", Version: "1"}, &server.Options{TaskStore: store})
+		var def mcp.Tool
+		json.Unmarshal([]byte(`{"name":"job","inputSchema":{"type":"object"}}`), &def)
+		err := s.AddTool(def, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return textResult("done"), nil
+		}, server.WithTaskSupport(server.TaskOptional))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", `{"tasks":{}}`)
+	msgs := messages(t, c.do("POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"job","arguments":{},"task":{"ttl":60000}}}`))
+	var created struct {
+		Result struct{ Task struct{ TaskID string } }
+	}
+	if len(msgs) != 1 || json.Unmarshal([]byte(msgs[0]), &created) != nil || created.Result.Task.TaskID == "" {
+		t.Fatalf("tools/call with a task answered %q", msgs)
+	}
+	get := `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"` + created.Result.Task.TaskID + `"}}`
+	if msgs := messages(t, c.at(cl, 1).do("POST", get)); len(msgs) != 1 || !strings.Contains(msgs[0], `"status":"working"`) {
+		t.Fatalf("tasks/get on the other replica: %q", msgs)
+	}
+	close(release)
+	eventually(t, "the task completes", func() bool {
+		msgs := messages(t, c.at(cl, 1).do("POST", get))
+		return len(msgs) == 1 && strings.Contains(msgs[0], `"status":"completed"`)
+	})
+
+	// Another session, on the same replica, does not see it.
+	other := newClient(t, cl.servers[1])
+	other.initialize("2025-11-25", `{"tasks":{}}`)
+	if msgs := messages(t, other.do("POST", get)); len(msgs) != 1 || !strings.Contains(msgs[0], `"error"`) {
+		t.Fatalf("another session's tasks/get: %q", msgs)
+	}
+}
+
+func TestReplicaRemembersTheSessionsState(t *testing.T) {
+	s := &session{}
+	steps := []struct {
+		method, params string
+		changed        bool
+		level          string
+		subs           string
+	}{
+		{"logging/setLevel", `{"level":"error"}`, true, "error", ""},
+		{"logging/setLevel", `{"level":"error"}`, false, "error", ""},
+		{"resources/subscribe", `{"uri":"file:///a"}`, true, "error", "file:///a"},
+		{"resources/subscribe", `{"uri":"file:///b"}`, true, "error", "file:///a file:///b"},
+		{"resources/subscribe", `{"uri":"file:///a"}`, false, "error", "file:///a file:///b"},
+		{"resources/unsubscribe", `{"uri":"file:///a"}`, true, "error", "file:///b"},
+		{"resources/unsubscribe", `{"uri":"file:///zzz"}`, false, "error", "file:///b"},
+		{"resources/subscribe", `not json`, false, "error", "file:///b"},
+	}
+	for _, st := range steps {
+		if got := s.remember(st.method, []byte(st.params)); got != st.changed {
+			t.Errorf("%s %s changed the record: %t, want %t", st.method, st.params, got, st.changed)
+		}
+		if s.record.LogLevel != st.level || strings.Join(s.record.Subscriptions, " ") != st.subs {
+			t.Errorf("after %s %s: level %q, subscriptions %q", st.method, st.params, s.record.LogLevel, s.record.Subscriptions)
+		}
+	}
+	for i := range maxRecordedSubscriptions + 10 {
+		s.remember("resources/subscribe", []byte(`{"uri":"file:///`+strconv.Itoa(i)+`"}`))
+	}
+	if n := len(s.record.Subscriptions); n != maxRecordedSubscriptions {
+		t.Errorf("the record keeps %d subscriptions, want the bound %d", n, maxRecordedSubscriptions)
+	}
+}
+
+// A cancellation sent to another replica stops the request.
+func TestReplicaRelaysTheClientsCancellation(t *testing.T) {
+	cl := newCluster(t, 2, engines(t))
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", "")
+	c.at(cl, 1).status("POST", callBody(1, "echo", `{"text":"up"}`)) // replica 1 runs the session
+	done := make(chan []string, 1)
+	req := c.request(context.Background(), "POST", callBody(7, "wait", ""))
+	go func() {
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			done <- []string{err.Error()}
+			return
+		}
+		done <- messages(t, resp)
+	}()
+	eventually(t, "replica 1 serves the call", func() bool {
+		return slices.Contains(cl.handlers[1].byIDForTest(c.sid).requestIDsForTest(), "7")
+	})
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`
+	if code, body := c.at(cl, 0).status("POST", cancel); code != http.StatusAccepted {
+		t.Fatalf("cancel: %d %s", code, body)
+	}
+	select {
+	case msgs := <-done:
+		for _, m := range msgs {
+			if method(t, m) == "" {
+				t.Fatalf("the cancelled call was answered: %q", msgs)
+			}
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancellation never reached the replica serving the call")
 	}
 }
