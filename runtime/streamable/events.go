@@ -15,6 +15,10 @@ type Event struct {
 	Stream uint64 // the stream within the session; 0 is the standalone GET stream
 	Seq    uint64 // the event's place in its stream, from 1
 	Data   []byte // one JSON-RPC message or batch
+	// Last marks the final event of a POST's stream, the one that
+	// carried its last response: a replica resuming another replica's
+	// stream knows from it that nothing follows.
+	Last bool
 }
 
 // ID returns the SSE event id of e, which names its stream and its place

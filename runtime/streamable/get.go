@@ -3,6 +3,7 @@ package streamable
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 )
@@ -99,6 +100,18 @@ func (s *session) resume(ctx context.Context, last string) (*stream, int, string
 		if st.attached {
 			return nil, http.StatusConflict, "the session already has a GET stream open"
 		}
+	case st == nil && s.foreignStream(num):
+		// A POST's stream that another replica writes, or wrote: its
+		// events are read from the Events store until the last one.
+		st = newStream(num)
+		st.seq = seq
+		if n := len(events); n > 0 {
+			st.seq = events[n-1].Seq
+			st.finished = events[n-1].Last
+		}
+		if !st.finished {
+			s.h.tail(s, st)
+		}
 	case st == nil:
 		st = newStream(num)
 		st.finished = true
@@ -111,6 +124,76 @@ func (s *session) resume(ctx context.Context, last string) (*stream, int, string
 		st.buffered += len(ev)
 	}
 	return st, 0, ""
+}
+
+// foreignStream reports whether a stream number names a POST's stream of
+// another replica. s.mu is held.
+func (s *session) foreignStream(num uint64) bool {
+	return s.h.clustered() && (num <= s.base || num > s.nextStream) && !s.foreignStandalone(num)
+}
+
+// Bounds of following another replica's stream.
+const (
+	// tailInterval is how often the Events store is read for the stream's
+	// new events.
+	tailInterval = 100 * time.Millisecond
+	// tailIdle ends the following when no event came for that long: the
+	// replica writing the stream may have died. The client reconnects
+	// with Last-Event-ID if it still waits.
+	tailIdle = 30 * time.Second
+)
+
+// tail follows a stream another replica writes into the Events store,
+// until its last event, tailIdle without one, the client going away or
+// the session ending. s.mu is held.
+func (h *Handler) tail(s *session, st *stream) {
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		t := time.NewTicker(tailInterval)
+		defer t.Stop()
+		quiet := time.Now()
+		for {
+			select {
+			case <-t.C:
+			case <-s.closed:
+				return
+			case <-h.ctx.Done():
+				return
+			}
+			s.mu.Lock()
+			seq, attached := st.seq, st.attached
+			s.mu.Unlock()
+			if !attached {
+				return // the client went away; its next GET follows afresh
+			}
+			ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+			events, err := h.events.After(ctx, s.id, st.num, seq)
+			cancel()
+			if err != nil {
+				h.log.Warn("streamable: cannot read another replica's stream", "session", s.id, "err", err)
+			}
+			s.mu.Lock()
+			for _, e := range events {
+				ev := appendEvent(nil, e.ID(), e.Data)
+				st.queue = append(st.queue, ev)
+				st.buffered += len(ev)
+				st.seq = e.Seq
+				st.finished = st.finished || e.Last
+			}
+			if len(events) > 0 {
+				quiet = time.Now()
+			} else if time.Since(quiet) > tailIdle {
+				st.finished = true
+			}
+			finished := st.finished
+			st.signal()
+			s.mu.Unlock()
+			if finished {
+				return
+			}
+		}
+	}()
 }
 
 // tookStandalone tells the other replicas that this one now writes the

@@ -551,3 +551,59 @@ func TestReplicaRelaysTheClientsCancellation(t *testing.T) {
 		t.Fatal("the cancellation never reached the replica serving the call")
 	}
 }
+
+// A POST's stream cut on one replica resumes on another, which follows
+// the events the first one goes on writing until the response.
+func TestReplicaFollowsAnotherReplicasPostStream(t *testing.T) {
+	release := make(chan struct{})
+	cl := newCluster(t, 2, func(int) *server.Server {
+		s := newMCP(t)
+		addTool(t, s, "slow", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if err := server.Log(ctx, mcp.LoggingLevelWarning, "slow", "almost"); err != nil {
+				return nil, err
+			}
+			return textResult("late"), nil
+		})
+		return s
+	})
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", "")
+	ctx, cancel := context.WithCancel(t.Context())
+	resp, err := c.hc.Do(c.request(ctx, "POST", callBody(5, "slow", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prime, err := newSSE(resp).next()
+	if err != nil || !prime.hasID {
+		t.Fatalf("no priming event: %+v %v", prime, err)
+	}
+	cancel() // the connection breaks; the call goes on
+	resp.Body.Close()
+
+	resumed, err := c.hc.Do(c.at(cl, 1).request(t.Context(), "GET", "", "Last-Event-ID", prime.id))
+	if err != nil || resumed.StatusCode != http.StatusOK {
+		t.Fatalf("resume on replica 1: %v %v", err, resumed.Status)
+	}
+	defer resumed.Body.Close()
+	close(release)
+	var got []string
+	rs := newSSE(resumed)
+	for {
+		ev, err := rs.next()
+		if err != nil {
+			break // the stream ends after the response
+		}
+		if ev.data != "" {
+			got = append(got, ev.data)
+		}
+	}
+	text, methods := result(t, got)
+	if text != "late" || !containsMethod(methods, "notifications/message") {
+		t.Fatalf("the resumed stream carried %q", got)
+	}
+}

@@ -354,7 +354,8 @@ func (s *session) push(ctx context.Context, st *stream, frame []byte) {
 func (s *session) pushEvent(ctx context.Context, st *stream, frame, ev []byte) {
 	st.seq++
 	if st.keep {
-		if err := s.h.events.Append(ctx, s.id, Event{Stream: st.num, Seq: st.seq, Data: frame}); err != nil {
+		last := st.num != s.base && st.pending <= 0 // the standalone stream has no end
+		if err := s.h.events.Append(ctx, s.id, Event{Stream: st.num, Seq: st.seq, Data: frame, Last: last}); err != nil {
 			s.h.log.Warn("streamable: cannot keep an event", "session", s.id, "err", err)
 		}
 	}

@@ -85,12 +85,16 @@ func (s *EventStore) Append(ctx context.Context, session string, e streamable.Ev
 		return fmt.Errorf("append event %s to session %s: Seq starts at 1", e.ID(), session)
 	}
 	stream, set := s.streamKey(session, e.Stream), s.setKey(session)
+	values := []any{"d", e.Data}
+	if e.Last {
+		values = append(values, "l", "1")
+	}
 	_, err := s.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 		p.XAdd(ctx, &goredis.XAddArgs{
 			Stream: stream,
 			MaxLen: s.opts.MaxLen,
 			ID:     strconv.FormatUint(e.Seq, 10) + "-0",
-			Values: []any{"d", e.Data},
+			Values: values,
 		})
 		p.SAdd(ctx, set, e.Stream)
 		p.PExpire(ctx, stream, s.opts.TTL)
@@ -120,7 +124,8 @@ func (s *EventStore) After(ctx context.Context, session string, stream, seq uint
 		if err != nil || !ok {
 			return nil, fmt.Errorf("events of session %s stream %d: malformed entry %s", session, stream, m.ID)
 		}
-		out = append(out, streamable.Event{Stream: stream, Seq: n, Data: []byte(data)})
+		_, last := m.Values["l"]
+		out = append(out, streamable.Event{Stream: stream, Seq: n, Data: []byte(data), Last: last})
 	}
 	return out, nil
 }

@@ -13,6 +13,9 @@ func eventIDs(events []streamable.Event) string {
 	var s []string
 	for _, e := range events {
 		s = append(s, e.ID()+"="+string(e.Data))
+		if e.Last {
+			s = append(s, "last")
+		}
 	}
 	return fmt.Sprint(s)
 }
@@ -25,7 +28,7 @@ func TestEventStoreResume(t *testing.T) {
 		{Stream: 3, Seq: 1, Data: []byte(`{"b":1}`)},
 		{Stream: 0, Seq: 2, Data: []byte(`{"a":2}`)},
 		{Stream: 0, Seq: 3, Data: []byte(`{"a":3}`)},
-		{Stream: 3, Seq: 2, Data: []byte(`{"b":2}`)},
+		{Stream: 3, Seq: 2, Data: []byte(`{"b":2}`), Last: true},
 	} {
 		if err := s.Append(ctx, "sess", e); err != nil {
 			t.Fatalf("Append %s: %v", e.ID(), err)
@@ -42,7 +45,7 @@ func TestEventStoreResume(t *testing.T) {
 		{"sess", 0, 0, `[0-1={"a":1} 0-2={"a":2} 0-3={"a":3}]`},
 		{"sess", 0, 1, `[0-2={"a":2} 0-3={"a":3}]`},
 		{"sess", 0, 3, `[]`},
-		{"sess", 3, 1, `[3-2={"b":2}]`},
+		{"sess", 3, 1, `[3-2={"b":2} last]`},
 		{"sess", 7, 0, `[]`},
 		{"other", 0, 0, `[0-1={"c":1}]`},
 		{"nobody", 0, 0, `[]`},
