@@ -101,6 +101,13 @@ type Options struct {
 	// TaskPollInterval is the polling interval tasks suggest to clients.
 	// Zero means DefaultTaskPollInterval.
 	TaskPollInterval time.Duration
+	// TaskLease, for replicas sharing TaskStore, is how long a running
+	// task's record may go unrefreshed before another replica reading it
+	// takes its replica for dead and fails it (see tasklease.go). The
+	// replica running it refreshes it every third of the lease: one store
+	// update per running task. Zero means no lease: a task whose
+	// replica died stays working until it expires.
+	TaskLease time.Duration
 	// MaxRunningTasks bounds the handlers this Server runs as tasks at
 	// once; a call that would start one more is refused with a -32603
 	// error saying the server is busy. Zero means DefaultMaxRunningTasks.

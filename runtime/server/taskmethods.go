@@ -80,7 +80,7 @@ func (s *Server) getTask(ctx context.Context, r *request, params []byte) (mcp.Me
 	if err := p.Validate(); err != nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid params: " + err.Error())
 	}
-	rec, err := s.taskStore.Get(ctx, taskOwner(r), p.TaskID)
+	rec, err := s.readTask(ctx, taskOwner(r), p.TaskID)
 	if err != nil {
 		return nil, s.storeError("get", p.TaskID, err)
 	}
@@ -255,7 +255,7 @@ func (d dispatcher) GetTask(ctx context.Context, p *mcp.GetTaskRequestParams) (*
 	if err != nil {
 		return nil, err
 	}
-	rec, err := d.srv.taskStore.Get(ctx, taskOwner(r), p.TaskID)
+	rec, err := d.srv.readTask(ctx, taskOwner(r), p.TaskID)
 	if err != nil {
 		return nil, d.srv.storeError("get", p.TaskID, err)
 	}
@@ -319,7 +319,7 @@ func (d dispatcher) GetTaskPayload(ctx context.Context, p *mcp.GetTaskPayloadReq
 	owner := taskOwner(r)
 	var rec tasks.Task
 	for {
-		if rec, err = s.taskStore.Get(ctx, owner, p.TaskID); err != nil {
+		if rec, err = s.readTask(ctx, owner, p.TaskID); err != nil {
 			return nil, s.storeError("get", p.TaskID, err)
 		}
 		if rec.Status.Terminal() {

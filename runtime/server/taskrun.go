@@ -42,6 +42,10 @@ type taskRun struct {
 	// cancelled, deleted or expired), so it stores nothing more.
 	status tasks.Status
 	gone   bool
+	// message and inputs are the status message and input requests the
+	// run last stored, which a lease refresh stores again.
+	message string
+	inputs  []byte
 	// pending are the questions the handler waits on (2026-07-28), by key.
 	pending map[string]*question
 	keys    int // questions asked so far, for the keys of unnamed ones
@@ -271,6 +275,9 @@ func (s *Server) newTask(ctx context.Context, r *request, p *mcp.CallToolRequest
 	s.starting--
 	s.running[run.id] = run
 	s.tasksMu.Unlock()
+	if lease := s.opts.taskLease(); lease > 0 {
+		s.taskWG.Go(func() { run.keepAlive(lease) })
+	}
 	return run, nil
 }
 
@@ -421,7 +428,7 @@ func (run *taskRun) setLocked(c tasks.Change) (tasks.Task, bool) {
 		run.cancel()
 		return tasks.Task{}, false
 	}
-	run.status = rec.Status
+	run.status, run.message, run.inputs = rec.Status, c.Message, c.InputRequests
 	run.srv.taskChanged(run.id)
 	return rec, true
 }
