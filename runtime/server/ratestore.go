@@ -48,8 +48,9 @@ type RateLimitStore interface {
 	Take(ctx context.Context, c RateCheck) (wait time.Duration, perTool bool, err error)
 }
 
-// RateCheck is what a RateLimitStore is asked for one tools/call: at
-// least one of its limits is set.
+// RateCheck is what a RateLimitStore is asked for one tools/call. At
+// least one of its limits is set, and a limit that is set has a finite
+// positive Rate and a Burst of at least 1.
 type RateCheck struct {
 	// Caller names who is charged, as the buckets in memory key it (see
 	// ratelimit.go): "a" for the anonymous 2026-07-28 requests, "l:"
