@@ -146,10 +146,15 @@ func (s *RateLimitStore) Take(ctx context.Context, c server.RateCheck) (time.Dur
 // RateLimit for none.
 func limits(l server.RateLimit) bool { return l.Rate > 0 }
 
+// maxInterval caps the emission interval, in microseconds: about 31
+// years a token, which is no refill at all, and keeps the script's
+// arithmetic finite for a rate near zero.
+const maxInterval = 1e15
+
 // appendBucket appends a bucket's script arguments: its emission interval
 // in microseconds and its burst, at least 1.
 func appendBucket(args []any, l server.RateLimit) []any {
-	interval := 1e6 / float64(l.Rate)
+	interval := min(1e6/float64(l.Rate), maxInterval)
 	return append(args, strconv.FormatFloat(interval, 'g', -1, 64), max(l.Burst, 1))
 }
 

@@ -347,3 +347,16 @@ func TestRateLimitRedisDown(t *testing.T) {
 		t.Errorf("call after Redis returned: %v, %d runs", err, runs.Load())
 	}
 }
+
+// TestRateLimitNearZeroRate checks that a rate too small to refill within
+// a lifetime still limits, without the script's arithmetic failing.
+func TestRateLimitNearZeroRate(t *testing.T) {
+	s := NewRateLimitStore(shared.newClient(t), RateLimitOptions{Prefix: testPrefix(t)})
+	check := server.RateCheck{Caller: "s:alice", Tool: "echo", ToolLimit: server.RateLimit{Rate: 1e-300, Burst: 1}}
+	if wait, _, err := s.Take(context.Background(), check); err != nil || wait != 0 {
+		t.Fatalf("first call: wait %v, %v", wait, err)
+	}
+	if wait, _, err := s.Take(context.Background(), check); err != nil || wait < 24*time.Hour {
+		t.Errorf("second call: wait %v, %v; want a refusal for years", wait, err)
+	}
+}
