@@ -15,14 +15,16 @@ import (
 	"github.com/mcpgen/mcpgen/store/redis"
 )
 
-// shared is the state replicas keep in Redis with -redis: the tasks, and
-// the Streamable HTTP handler's session records and SSE events. A nil
-// *shared is the in-memory server of one process.
+// shared is the state replicas keep in Redis with -redis: the tasks, the
+// Streamable HTTP handler's session records and SSE events, and the token
+// buckets of the rate limits. A nil *shared is the in-memory server of
+// one process.
 type shared struct {
 	client   *goredis.Client
 	tasks    *redis.TaskStore
 	sessions *redis.SessionStore
 	events   *redis.EventStore
+	rates    *redis.RateLimitStore
 }
 
 // redisTimeout bounds the first PING, which tells an unreachable Redis at
@@ -69,6 +71,7 @@ func openShared(ctx context.Context, rawURL string, stateKeys [][]byte) (*shared
 		tasks:    redis.NewTaskStore(c, redis.TaskOptions{CursorKey: cursorKey}),
 		sessions: redis.NewSessionStore(c, redis.SessionOptions{}),
 		events:   redis.NewEventStore(c, redis.EventOptions{}),
+		rates:    redis.NewRateLimitStore(c, redis.RateLimitOptions{}),
 	}, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/server"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
 
@@ -63,6 +64,7 @@ func startRedis(t *testing.T) string {
 type replica struct {
 	url string
 	sh  *shared
+	srv *server.Server
 }
 
 // newReplica starts a replica on the Redis of url with the state keys.
@@ -92,7 +94,7 @@ func newReplica(t *testing.T, url string, keys [][]byte) *replica {
 		e.srv.Close(ctx)
 		sh.close()
 	})
-	return &replica{url: ts.URL, sh: sh}
+	return &replica{url: ts.URL, sh: sh, srv: e.srv}
 }
 
 // rpcAnswer is a JSON-RPC response as the test reads it.

@@ -28,14 +28,15 @@ func newEverything(log *slog.Logger) (*everything, error) {
 	return newEverythingShared(log, nil)
 }
 
-// newEverythingShared is newEverything with the tasks kept in Redis when
-// sh is not nil (-redis).
+// newEverythingShared is newEverything with the tasks and the rate
+// limits' buckets kept in Redis when sh is not nil (-redis).
 func newEverythingShared(log *slog.Logger, sh *shared) (*everything, error) {
 	// Tasks suggest polling every 100ms: the suite and the tests wait on
 	// short tasks, and the default second would slow them down.
 	opts := &server.Options{Logger: log, TaskPollInterval: 100 * time.Millisecond}
 	if sh != nil {
 		opts.TaskStore = sh.tasks
+		opts.RateLimitStore = sh.rates
 	}
 	e := &everything{
 		srv: server.New(mcp.Implementation{Name: "mcpgen-everything", Version: "1.0.0"}, opts),

@@ -117,7 +117,7 @@ func (d dispatcher) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) 
 	if err := checkScopes(ctx, t.scopes); err != nil {
 		return nil, err
 	}
-	if err := s.limitCall(r, t); err != nil {
+	if err := s.limitCall(ctx, r, t); err != nil {
 		return nil, err
 	}
 	asTask, err := s.taskDecision(r, t, p)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -192,18 +193,24 @@ func RetryAfter(err error) (time.Duration, bool) {
 
 // limitCall takes a token for a call of t from each of the caller's
 // buckets that applies, or returns the *RateLimitError that refuses the
-// call.
-func (s *Server) limitCall(r *request, t *tool) error {
+// call, or an error saying that the rate limit store could not be asked.
+func (s *Server) limitCall(ctx context.Context, r *request, t *tool) error {
 	perTool := t.rateLimit
 	all := s.opts.ToolCallLimit.normal()
 	if perTool == nil && !all.limits() {
 		return nil
 	}
-	kind, id := callerKey(r)
-	var toolKey bucketKey
 	var toolLimit RateLimit
 	if perTool != nil {
-		toolKey, toolLimit = bucketKey{tool: t.def.Name, kind: kind, id: id}, *perTool
+		toolLimit = *perTool
+	}
+	if s.opts.RateLimitStore != nil {
+		return s.limitCallStored(ctx, r, t, toolLimit, all)
+	}
+	kind, id := callerKey(r)
+	var toolKey bucketKey
+	if perTool != nil {
+		toolKey = bucketKey{tool: t.def.Name, kind: kind, id: id}
 	}
 	wait, byTool := s.rates.take(s.rates.now(), toolKey, toolLimit, bucketKey{kind: kind, id: id}, all)
 	if wait > 0 {
@@ -221,6 +228,7 @@ const (
 	callerString                 // id: the string principal itself
 	callerStringer               // id: what the principal's String method says
 	callerDigest                 // id: principalDigest of the principal
+	callerNamed                  // id: a RateCheck.Caller (MemoryRateLimitStore)
 )
 
 // keyInline is the longest principal kept as it is in a bucket's key;

@@ -403,7 +403,7 @@ func BenchmarkRateLimit(b *testing.B) {
 		r := &request{principal: "alice"}
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := s.limitCall(r, t); err != nil {
+			if err := s.limitCall(context.Background(), r, t); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -414,7 +414,7 @@ func BenchmarkRateLimit(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			r := &request{principal: "caller" + strconv.FormatInt(n.Add(1), 10)}
 			for pb.Next() {
-				if err := s.limitCall(r, t); err != nil {
+				if err := s.limitCall(context.Background(), r, t); err != nil {
 					b.Fatal(err)
 				}
 			}

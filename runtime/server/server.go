@@ -120,6 +120,11 @@ type Options struct {
 	// MaxRateLimitKeys bounds the token buckets kept for the rate limits;
 	// zero means DefaultMaxRateLimitKeys, and below 32 it is 32.
 	MaxRateLimitKeys int
+	// RateLimitStore keeps the token buckets of the rate limits where
+	// every replica sees them, so that a limit holds across replicas; a
+	// call is refused when the store fails (see ratestore.go). Nil keeps
+	// them in this process, bounded by MaxRateLimitKeys.
+	RateLimitStore RateLimitStore
 }
 
 // Defaults for Options left zero.

@@ -21,6 +21,16 @@ const (
 
 // quota counts a handler's sessions against its caps, in total and per
 // identity. It is guarded by the handler's mutex.
+//
+// Both counts are the process's own, also when replicas share their
+// session records (HandlerOptions.Sessions): each replica holds an
+// identity to MaxSessionsPerIdentity of the sessions it serves. The
+// total cap bounds what one process holds in memory, which only that
+// process can count. The per-identity cap is a policy that could be
+// counted across replicas, but such a count is taken and given under the
+// handler's mutex, where a round trip must not wait, and needs a lease
+// each session renews so that a replica that dies does not leave its
+// sessions counted; it is left to a later change.
 type quota struct {
 	max, perIdentity int // negative: no cap
 	total            int

@@ -1,8 +1,9 @@
 // Package redis keeps mcpgen's shared state in Redis, so that several
 // replicas of one server see the same tasks, sessions and stored events:
 // [TaskStore] implements tasks.Store, [SessionStore] implements
-// streamable.SessionStore and [EventStore] implements
-// streamable.EventStore.
+// streamable.SessionStore, [EventStore] implements
+// streamable.EventStore and [RateLimitStore] implements
+// server.RateLimitStore.
 //
 // It lives in its own module so that the core module, and every server
 // that keeps its state in memory, never depends on a Redis client.
