@@ -28,6 +28,9 @@ func newEverything(log *slog.Logger) (*everything, error) {
 	return newEverythingShared(log, nil)
 }
 
+// taskLease is the tasks' lease with -redis (see server.Options.TaskLease).
+const taskLease = 15 * time.Second
+
 // newEverythingShared is newEverything with the tasks and the rate
 // limits' buckets kept in Redis when sh is not nil (-redis).
 func newEverythingShared(log *slog.Logger, sh *shared) (*everything, error) {
@@ -37,6 +40,9 @@ func newEverythingShared(log *slog.Logger, sh *shared) (*everything, error) {
 	if sh != nil {
 		opts.TaskStore = sh.tasks
 		opts.RateLimitStore = sh.rates
+		// A replica that dies leaves its tasks to be failed by the
+		// others within this, instead of working until they expire.
+		opts.TaskLease = taskLease
 	}
 	e := &everything{
 		srv: server.New(mcp.Implementation{Name: "mcpgen-everything", Version: "1.0.0"}, opts),
