@@ -11,19 +11,27 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/mcpgen/mcpgen/runtime/server"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
 	"github.com/mcpgen/mcpgen/store/redis"
 )
 
 // shared is the state replicas keep in Redis with -redis: the tasks, and
-// the Streamable HTTP handler's session records and SSE events. A nil
-// *shared is the in-memory server of one process.
+// the Streamable HTTP handler's session records and SSE events; and the
+// bus on which they tell each other's clients of list changes, resource
+// updates and task changes. A nil *shared is the in-memory server of one
+// process.
 type shared struct {
 	client   *goredis.Client
 	tasks    *redis.TaskStore
 	sessions *redis.SessionStore
 	events   *redis.EventStore
+	bus      *redis.Bus
 }
+
+// busTopic is the topic on which the replicas of everything share their
+// changes.
+const busTopic = "everything"
 
 // redisTimeout bounds the first PING, which tells an unreachable Redis at
 // start from one that is up.
@@ -69,7 +77,17 @@ func openShared(ctx context.Context, rawURL string, stateKeys [][]byte) (*shared
 		tasks:    redis.NewTaskStore(c, redis.TaskOptions{CursorKey: cursorKey}),
 		sessions: redis.NewSessionStore(c, redis.SessionOptions{}),
 		events:   redis.NewEventStore(c, redis.EventOptions{}),
+		bus:      redis.NewBus(c, redis.BusOptions{}),
 	}, nil
+}
+
+// joinBus puts srv on sh's bus until ctx ends or leave is called, which
+// must come before close. Without sh there is nothing to join.
+func (sh *shared) joinBus(ctx context.Context, srv *server.Server) (leave func(), err error) {
+	if sh == nil {
+		return func() {}, nil
+	}
+	return srv.JoinBus(ctx, sh.bus, busTopic)
 }
 
 // handlerOptions are the Streamable HTTP handler's options: with sh, its
