@@ -118,10 +118,13 @@ func (b *Bus) Subscribe(ctx context.Context, topic string, deliver func(msg []by
 				return false
 			}
 		}
+		in := queue // nil once closed: the client was closed under the subscription
 		for !ended() {
 			select {
-			case msg := <-queue:
-				if !ended() {
+			case msg, ok := <-in:
+				if !ok {
+					in = nil
+				} else if !ended() {
 					deliver(msg)
 				}
 			case <-stopping:

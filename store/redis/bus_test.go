@@ -112,6 +112,21 @@ func TestBusStop(t *testing.T) {
 	}
 }
 
+// TestBusClientClosed checks that a subscription whose client is closed
+// under it delivers nothing more and still stops.
+func TestBusClientClosed(t *testing.T) {
+	client := shared.newClient(t)
+	b := NewBus(client, BusOptions{Prefix: testPrefix(t)})
+	got, deliver := receiver()
+	stop, err := b.Subscribe(t.Context(), "t", deliver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.Close()
+	nothing(t, got)
+	stop()
+}
+
 func TestBusDropsForASlowSubscriber(t *testing.T) {
 	b := NewBus(shared.newClient(t), BusOptions{Prefix: testPrefix(t), Queue: 2})
 	release := make(chan struct{})
