@@ -130,9 +130,9 @@ type busLink struct {
 // JoinBus subscribes to topic before it returns; a failure to subscribe
 // is its error. The membership lasts until ctx ends or leave is called;
 // leave ends the subscription and the publisher goroutine, waits for
-// both, and drops the changes not yet published. leave may be called more
-// than once, but not from within a handler of a bus message. A Server is
-// on at most one bus at a time: JoinBus fails while a membership lasts.
+// both, and drops the changes not yet published; it may be called more
+// than once. A Server is on at most one bus at a time: JoinBus fails
+// while a membership lasts.
 func (s *Server) JoinBus(ctx context.Context, b bus.Bus, topic string) (leave func(), err error) {
 	if b == nil || topic == "" {
 		return nil, errors.New("server: JoinBus needs a bus and a topic")
