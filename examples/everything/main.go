@@ -23,8 +23,10 @@
 // With -redis redis://HOST:PORT/DB the tasks, and the Streamable HTTP
 // handler's session records and SSE events, are kept in that Redis
 // (store/redis), so that replicas sharing it and EVERYTHING_STATE_KEY
-// serve each other's tasks; without it everything is in memory. A bad URL
-// exits with 2, a Redis that does not answer at start with 1.
+// serve each other's tasks, and the replicas tell each other's clients of
+// list changes and resource updates over its pub/sub; without it
+// everything is in memory. A bad URL exits with 2, a Redis that does not
+// answer at start with 1.
 //
 // Logs go to stderr, so that with -stdio stdout carries the protocol alone.
 package main
@@ -83,13 +85,19 @@ func main() {
 			os.Exit(1)
 		}
 		defer sh.close()
-		log.Info("state in Redis", "tasks", true, "sessions", !*stdio, "events", !*stdio)
+		log.Info("state in Redis", "tasks", true, "sessions", !*stdio, "events", !*stdio, "bus", true)
 	}
 	e, err := newEverythingShared(log, sh)
 	if err != nil {
 		log.Error("everything", "error", err)
 		os.Exit(1)
 	}
+	leave, err := sh.joinBus(ctx, e.srv)
+	if err != nil {
+		log.Error("everything", "error", err)
+		os.Exit(1)
+	}
+	defer leave()
 	if keys != nil {
 		if err := e.srv.SetStateKeys(keys...); err != nil {
 			log.Error("everything", "error", err)

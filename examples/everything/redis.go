@@ -11,21 +11,29 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/mcpgen/mcpgen/runtime/server"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
 	"github.com/mcpgen/mcpgen/store/redis"
 )
 
 // shared is the state replicas keep in Redis with -redis: the tasks, the
-// Streamable HTTP handler's session records and SSE events, and the token
-// buckets of the rate limits. A nil *shared is the in-memory server of
-// one process.
+// Streamable HTTP handler's session records and SSE events, the token
+// buckets of the rate limits, and the bus on which the replicas tell each
+// other's clients of list changes, resource updates and task changes and
+// relay the messages of the legacy sessions they all serve. A nil *shared
+// is the in-memory server of one process.
 type shared struct {
 	client   *goredis.Client
 	tasks    *redis.TaskStore
 	sessions *redis.SessionStore
 	events   *redis.EventStore
 	rates    *redis.RateLimitStore
+	bus      *redis.Bus
 }
+
+// busTopic is the topic on which the replicas of everything share their
+// changes.
+const busTopic = "everything"
 
 // redisTimeout bounds the first PING, which tells an unreachable Redis at
 // start from one that is up.
@@ -72,7 +80,17 @@ func openShared(ctx context.Context, rawURL string, stateKeys [][]byte) (*shared
 		sessions: redis.NewSessionStore(c, redis.SessionOptions{}),
 		events:   redis.NewEventStore(c, redis.EventOptions{}),
 		rates:    redis.NewRateLimitStore(c, redis.RateLimitOptions{}),
+		bus:      redis.NewBus(c, redis.BusOptions{}),
 	}, nil
+}
+
+// joinBus puts srv on sh's bus until ctx ends or leave is called, which
+// must come before close. Without sh there is nothing to join.
+func (sh *shared) joinBus(ctx context.Context, srv *server.Server) (leave func(), err error) {
+	if sh == nil {
+		return func() {}, nil
+	}
+	return srv.JoinBus(ctx, sh.bus, busTopic)
 }
 
 // handlerOptions are the Streamable HTTP handler's options: with sh, its

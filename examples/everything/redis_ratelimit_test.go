@@ -42,7 +42,7 @@ func TestRedisRateLimit(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}}, nil
 	}
 	for _, r := range replicas {
-		if err := r.srv.AddTool(def, h, server.WithRateLimit(1.0/3600, 3)); err != nil {
+		if err := r.e.srv.AddTool(def, h, server.WithRateLimit(1.0/3600, 3)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -16,13 +16,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpgen/mcpgen/runtime/server"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
 
 // The -redis mode against a real redis-server (`make redis`): two
 // replicas sharing one Redis and one state key serve each other's
-// 2026-07-28 tasks and input rounds, and record their sessions there.
+// 2026-07-28 tasks and input rounds, record their sessions there, and
+// tell each other's clients of list changes and resource updates.
 
 // startRedis starts a redis-server on a free port, stopped when t ends,
 // and returns its URL.
@@ -64,7 +64,7 @@ func startRedis(t *testing.T) string {
 type replica struct {
 	url string
 	sh  *shared
-	srv *server.Server
+	e   *everything
 }
 
 // newReplica starts a replica on the Redis of url with the state keys.
@@ -82,6 +82,10 @@ func newReplica(t *testing.T, url string, keys [][]byte) *replica {
 	if err := e.srv.SetStateKeys(keys...); err != nil {
 		t.Fatal(err)
 	}
+	leave, err := sh.joinBus(context.Background(), e.srv)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := streamable.NewHandler(e.srv, sh.handlerOptions(&streamable.HandlerOptions{
 		Authenticate: func(r *http.Request) (any, error) { return r.Header.Get("X-User"), nil },
 	}))
@@ -89,12 +93,13 @@ func newReplica(t *testing.T, url string, keys [][]byte) *replica {
 	t.Cleanup(func() {
 		ts.Close()
 		h.Close()
+		leave()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		e.srv.Close(ctx)
 		sh.close()
 	})
-	return &replica{url: ts.URL, sh: sh, srv: e.srv}
+	return &replica{url: ts.URL, sh: sh, e: e}
 }
 
 // rpcAnswer is a JSON-RPC response as the test reads it.
@@ -248,6 +253,122 @@ func TestRedisReplicas(t *testing.T) {
 	}
 	if _, err := b.sh.sessions.Get(testContext(t), sid); err != nil {
 		t.Fatalf("B's session store does not have A's session %s: %v", sid, err)
+	}
+}
+
+// TestRedisReplicasShareChanges checks that a tool-list change and a
+// resource update made on replica A reach a legacy session's GET stream
+// and a 2026-07-28 subscriptions/listen stream on replica B, over the
+// Redis bus.
+func TestRedisReplicasShareChanges(t *testing.T) {
+	url := startRedis(t)
+	keys, err := stateKeys(func(string) string {
+		return "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := newReplica(t, url, keys), newReplica(t, url, keys)
+
+	// A legacy session on B, subscribed to the watched resource, with its
+	// GET stream open.
+	init := b.post(t, "alice", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"redis-test","version":"1"}}}`)
+	sid := init.header.Get("Mcp-Session-Id")
+	if init.Error != nil || sid == "" {
+		t.Fatalf("initialize on B: %s %+v, session %q", init.Result, init.Error, sid)
+	}
+	session := []string{"Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25"}
+	b.send(t, "alice", http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, session...).Body.Close()
+	if sub := b.post(t, "alice", `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+watchedURI+`"}}`, session...); sub.Error != nil {
+		t.Fatalf("resources/subscribe on B: %+v", sub.Error)
+	}
+	legacy := events(t, b.send(t, "alice", http.MethodGet, "", session...))
+
+	// A 2026-07-28 subscriptions/listen on B.
+	body, hdr := modernCall("3", "subscriptions/listen", "", "{}",
+		`"notifications":{"toolsListChanged":true,"resourceSubscriptions":["`+watchedURI+`"]}`)
+	modern := events(t, b.send(t, "alice", http.MethodPost, body, hdr...))
+	waitEvent(t, "the listen stream", modern, "notifications/subscriptions/acknowledged")
+
+	if got := a.modern(t, "alice", "4", "tools/call", "test_trigger_tool_change", "{}", `"name":"test_trigger_tool_change","arguments":{}`); got.Error != nil {
+		t.Fatalf("test_trigger_tool_change on A: %+v", got.Error)
+	}
+	waitEvent(t, "the legacy GET stream", legacy, "notifications/tools/list_changed")
+	waitEvent(t, "the listen stream", modern, "notifications/tools/list_changed")
+
+	a.e.touchWatched(testContext(t))
+	waitEvent(t, "the legacy GET stream", legacy, `"method":"notifications/resources/updated","params":{"uri":"`+watchedURI+`"}`)
+	waitEvent(t, "the listen stream", modern, "notifications/resources/updated")
+}
+
+// send sends a request with body (none when empty) to the replica as
+// user, with the headers given in pairs, and returns the response.
+func (r *replica) send(t *testing.T, user, method, body string, hdr ...string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, r.url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-User", user)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("%s %s: %d %s", method, r.url, resp.StatusCode, b.Bytes())
+	}
+	return resp
+}
+
+// events returns the data of each SSE event of resp as it arrives; the
+// stream is closed when the test ends.
+func events(t *testing.T, resp *http.Response) <-chan string {
+	t.Helper()
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body.Close()
+		t.Fatalf("not an SSE stream: %s", resp.Header.Get("Content-Type"))
+	}
+	out := make(chan string, 64)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data:")); ok {
+				out <- string(bytes.TrimSpace(d))
+			}
+		}
+	}()
+	// Before the replicas' cleanup, which waits for open requests.
+	t.Cleanup(func() { resp.Body.Close(); <-done })
+	return out
+}
+
+// waitEvent waits for an event of stream containing want, skipping
+// others.
+func waitEvent(t *testing.T, name string, stream <-chan string, want string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case d := <-stream:
+			if strings.Contains(d, want) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("%s carried no %s", name, want)
+		}
 	}
 }
 

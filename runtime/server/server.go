@@ -229,6 +229,11 @@ type Server struct {
 
 	// rates holds the callers' token buckets of the rate limits.
 	rates *rateLimits
+
+	// bus is the Server's membership of the bus it shares with its
+	// replicas, nil when on none; busMu serializes JoinBus.
+	busMu sync.Mutex
+	bus   atomic.Pointer[busLink]
 }
 
 type tool struct {
@@ -599,12 +604,20 @@ func (s *Server) SetCompletion(h CompletionHandler) {
 
 // ResourceUpdated tells every client subscribed to uri that it changed:
 // legacy sessions that sent resources/subscribe, and 2026-07-28
-// subscriptions/listen requests that name it.
+// subscriptions/listen requests that name it. On a bus (JoinBus), the
+// other replicas tell theirs.
 //
 // It does not wait for any client: each session sends its changes on its
 // own, collapsing repeats while its client is slow to read, so a client
 // that stops reading holds up nobody else. ctx is not used.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
+	s.tellResourceUpdated(uri)
+	s.broadcast(change{Kind: changeResource, URI: uri})
+}
+
+// tellResourceUpdated tells this process's clients subscribed to uri that
+// it changed.
+func (s *Server) tellResourceUpdated(uri string) {
 	for _, sess := range s.liveSessions() {
 		sess.post("", uri)
 	}
@@ -656,8 +669,16 @@ func (s *Server) liveSessions() []*Session {
 }
 
 // notifyAll sends a list-changed notification to every initialized
-// session and to every subscription that asked for it.
+// session and to every subscription that asked for it, here and, on a
+// bus, in the other replicas.
 func (s *Server) notifyAll(method string) {
+	s.tellListChanged(method)
+	s.broadcast(change{Kind: changeList, Method: method})
+}
+
+// tellListChanged sends a list-changed notification to this process's
+// clients.
+func (s *Server) tellListChanged(method string) {
 	for _, sess := range s.liveSessions() {
 		sess.post(method, "")
 	}

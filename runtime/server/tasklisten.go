@@ -26,9 +26,10 @@ import (
 // notifications: a task that changes twice before its notification goes
 // out is sent once, as it is then.
 //
-// Only the changes this process makes are seen: a task another replica
-// runs over a shared store is reported when this one changes it
-// (tasks/cancel), and otherwise only by polling.
+// Only the changes this process makes are seen, unless the replicas share
+// a bus (JoinBus): then a change another replica makes to a task in the
+// shared store is announced on the bus by the task's id, and this process
+// reads the task from the store before it notifies.
 
 // MaxListenTasks bounds the task ids one subscriptions/listen may name.
 const MaxListenTasks = 1000
@@ -87,8 +88,15 @@ func withTaskIDs(f mcp.SubscriptionFilter, ids []string) (mcp.SubscriptionFilter
 }
 
 // taskChanged tells the open subscriptions that name task id that its
-// status changed.
+// status changed, here and, on a bus, in the other replicas.
 func (s *Server) taskChanged(id string) {
+	s.tellTaskChanged(id)
+	s.broadcast(change{Kind: changeTask, Task: id})
+}
+
+// tellTaskChanged tells this process's open subscriptions that name task
+// id that its status changed.
+func (s *Server) tellTaskChanged(id string) {
 	s.eachListener(func(l *listener) { l.taskChanged(id) })
 }
 
