@@ -24,8 +24,9 @@ import (
 
 // MaxBusMessage bounds a message taken from the bus; a longer one is
 // dropped. A change message holds an origin, a kind and one method, URI
-// or task id.
-const MaxBusMessage = 16 << 10
+// or task id; the answers of a tasks/update relayed to the replica
+// running the task make the longest.
+const MaxBusMessage = 1 << 20
 
 // busQueue bounds the changes waiting to be published; a change that
 // finds the queue full reaches only the local clients.
@@ -48,6 +49,11 @@ const (
 	changeList     = "list"     // a list changed: Method is its list_changed notification
 	changeResource = "resource" // a resource changed: URI
 	changeTask     = "task"     // a task's status changed: Task is its id
+	// A client's tasks/cancel or tasks/update reached a replica that does
+	// not run the task: Task and Owner name it, Responses are the answers
+	// of an update. The replica running it acts on it.
+	changeTaskCancel = "task-cancel"
+	changeTaskUpdate = "task-update"
 )
 
 // change is the message replicas exchange on the bus.
@@ -58,6 +64,9 @@ type change struct {
 	Method string `json:"method,omitempty"`
 	URI    string `json:"uri,omitempty"`
 	Task   string `json:"task,omitempty"`
+	Owner  string `json:"owner,omitempty"`
+	// Responses are a tasks/update's inputResponses.
+	Responses map[string]json.RawMessage `json:"responses,omitempty"`
 }
 
 // listChangedMethods are the methods a list change message may carry.
@@ -87,6 +96,8 @@ func decodeChange(msg []byte) (change, error) {
 	case c.Kind == changeList && listChangedMethods[c.Method]:
 	case c.Kind == changeResource && c.URI != "":
 	case c.Kind == changeTask && c.Task != "":
+	case c.Kind == changeTaskCancel && c.Task != "" && c.Owner != "":
+	case c.Kind == changeTaskUpdate && c.Task != "" && c.Owner != "" && c.Responses != nil:
 	default:
 		return c, fmt.Errorf("kind %q with method %q, uri %q, task %q", c.Kind, c.Method, c.URI, c.Task)
 	}
@@ -233,6 +244,16 @@ func (s *Server) received(l *busLink, msg []byte) {
 		s.tellResourceUpdated(c.URI)
 	case changeTask:
 		s.tellTaskChanged(c.Task)
+	case changeTaskCancel:
+		// Both store the task's new status, which must not hold up the
+		// bus: the task's goroutines, which Close waits for, do it.
+		if run := s.localTask(c.Owner, c.Task); run != nil {
+			s.taskWG.Go(func() { run.stop("cancelled by the client") })
+		}
+	case changeTaskUpdate:
+		if run := s.localTask(c.Owner, c.Task); run != nil {
+			s.taskWG.Go(func() { run.answer(c.Responses) })
+		}
 	}
 }
 

@@ -345,3 +345,54 @@ func TestBusTaskStatus(t *testing.T) {
 	for status() != "completed" {
 	}
 }
+
+// A tasks/update or tasks/cancel that reaches a replica other than the
+// one running the task is carried to it over the bus.
+func TestBusTaskUpdateAndCancel(t *testing.T) {
+	m := bus.NewMemory(0)
+	defer m.Close()
+	store := tasks.NewMemoryStore(tasks.Options{})
+	g := newGate()
+	servers := make([]*Server, 2)
+	for i := range servers {
+		s := taskServer(t, &Options{TaskStore: store}, g)
+		addTool(t, s, "ask", func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			r, err := Elicit(ctx, nameQuestion("Name?"), InputKey("who"))
+			if err != nil {
+				return nil, err
+			}
+			return textOf("Hello, " + nameOf(r)), nil
+		}, WithTaskSupport(TaskOptional))
+		join(t, s, m)
+		servers[i] = s
+	}
+	a, b := servers[0], servers[1]
+	ctx := context.Background()
+	call := func(s *Server, method, members string) []byte {
+		t.Helper()
+		raw, err := modernCall(t, ctx, s, method, tasksCaps, members)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		return raw
+	}
+
+	id := decodeTask(t, call(a, "tools/call", `"name":"ask"`)).TaskID
+	get := func() ([]byte, error) { return modernCall(t, ctx, b, "tasks/get", tasksCaps, `"taskId":"`+id+`"`) }
+	waitStatus(t, get, "input_required")
+	call(b, "tasks/update", `"taskId":"`+id+`","inputResponses":{"who":{"action":"accept","content":{"name":"Ada"}}}`)
+	if v := waitStatus(t, get, "completed"); !strings.Contains(string(v.Result), "Hello, Ada") {
+		t.Fatalf("result = %s", v.Result)
+	}
+
+	job := decodeTask(t, call(a, "tools/call", `"name":"job"`)).TaskID
+	call(b, "tasks/cancel", `"taskId":"`+job+`"`)
+	select {
+	case err := <-g.returned:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the handler returned %v, want its ctx cancelled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cancel on replica b never stopped the handler on replica a")
+	}
+}

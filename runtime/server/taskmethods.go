@@ -208,6 +208,9 @@ func (s *Server) updateTask(ctx context.Context, r *request, params []byte) (mcp
 	}
 	if run := s.localTask(owner, *p.TaskID); run != nil {
 		run.answer(p.InputResponses)
+	} else {
+		// Another replica may run it.
+		s.broadcast(change{Kind: changeTaskUpdate, Task: *p.TaskID, Owner: owner, Responses: p.InputResponses})
 	}
 	return asResult(&mcptasks.UpdateTaskResult{Meta: s.resultMeta(nil)})
 }
@@ -218,6 +221,10 @@ func (s *Server) updateTask(ctx context.Context, r *request, params []byte) (mcp
 func (s *Server) cancelTask(ctx context.Context, owner, id string) (tasks.Task, error) {
 	if run := s.localTask(owner, id); run != nil {
 		run.stop("cancelled by the client")
+	} else {
+		// Another replica may run it: its handler stops now rather than
+		// at its next status change.
+		s.broadcast(change{Kind: changeTaskCancel, Task: id, Owner: owner})
 	}
 	for range 4 {
 		rec, err := s.taskStore.Get(ctx, owner, id)
