@@ -99,6 +99,8 @@ func (sh *shared) handlerOptions(opts *streamable.HandlerOptions) *streamable.Ha
 	if sh != nil {
 		opts.Sessions = sh.sessions
 		opts.Events = sh.events
+		// Any replica serves any legacy session: no sticky routing.
+		opts.Bus, opts.BusTopic = sh.bus, busTopic+":sessions"
 	}
 	return opts
 }

@@ -386,3 +386,63 @@ func TestRedisBadURL(t *testing.T) {
 		}
 	}
 }
+
+// A legacy session started on one replica is served by the other, as a
+// load balancer without sticky routing sends its requests: calls, a
+// question to the client answered on the other replica, and DELETE.
+func TestRedisReplicasShareLegacySessions(t *testing.T) {
+	url := startRedis(t)
+	keys, err := stateKeys(func(string) string {
+		return "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := newReplica(t, url, keys), newReplica(t, url, keys)
+	init := a.post(t, "alice", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"redis-test","version":"1"}}}`)
+	sid := init.header.Get("Mcp-Session-Id")
+	if init.Error != nil || sid == "" {
+		t.Fatalf("initialize on A: %+v, session %q", init.Error, sid)
+	}
+	session := []string{"Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25"}
+	b.send(t, "alice", http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, session...).Body.Close()
+
+	if got := b.post(t, "alice", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}`, session...); got.Error != nil {
+		t.Fatalf("a call on B of A's session: %+v", got.Error)
+	}
+	req, _ := http.NewRequest(http.MethodPost, b.url, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-User", "mallory")
+	for i := 0; i < len(session); i += 2 {
+		req.Header.Set(session[i], session[i+1])
+	}
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("another user with alice's session id on B: %v %v, want 404", err, resp.Status)
+	} else {
+		resp.Body.Close()
+	}
+
+	// test_elicitation asks the client from B; the answer goes to A.
+	stream := events(t, b.send(t, "alice", http.MethodPost, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"Name?"}}}`, session...))
+	var question struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	for question.Method != "elicitation/create" {
+		select {
+		case d := <-stream:
+			json.Unmarshal([]byte(d), &question)
+		case <-time.After(10 * time.Second):
+			t.Fatal("B asked nothing")
+		}
+	}
+	a.send(t, "alice", http.MethodPost, `{"jsonrpc":"2.0","id":`+string(question.ID)+`,"result":{"action":"accept","content":{"username":"ada","email":"ada@example.com"}}}`, session...).Body.Close()
+	waitEvent(t, "B's stream", stream, `"id":4,"result"`)
+
+	b.send(t, "alice", http.MethodDelete, "", session...).Body.Close()
+	rec, err := a.sh.sessions.Get(testContext(t), sid)
+	if err == nil {
+		t.Fatalf("the record outlived DELETE: %+v", rec)
+	}
+}
