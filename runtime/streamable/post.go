@@ -174,6 +174,12 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, b
 		}
 	}
 	clustered := h.clustered() && s.id != ""
+	if clustered && b.init == nil {
+		if err := s.initializeOnce(r.Context(), b); err != nil {
+			h.feedFailed(w, err)
+			return
+		}
+	}
 	if b.requests == 0 {
 		if clustered {
 			h.relayIncoming(r.Context(), s, b)

@@ -345,6 +345,9 @@ func (h *Handler) bringUp(ctx context.Context, s *session, rec SessionRecord) er
 	if err := s.feed(ctx, jsonrpc.AppendNotification(nil, mcp.MethodInitializedNotification, nil)); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	s.clientReady = true
+	s.mu.Unlock()
 	if rec.LogLevel != "" {
 		params, _ := json.Marshal(map[string]string{"level": rec.LogLevel})
 		if err := h.replay(ctx, s, mcp.MethodSetLevel, params); err != nil {
@@ -627,4 +630,25 @@ func relayStandalone(method string) bool {
 		return false
 	}
 	return true
+}
+
+// initializeOnce makes sure the engine of a clustered session has heard
+// notifications/initialized before it serves anything else of the
+// client's: the client sent it after initialize, but perhaps to another
+// replica, and a request reaching this one says the client holds itself
+// initialized. The engine takes a second one as a no-op.
+func (s *session) initializeOnce(ctx context.Context, b *body) error {
+	s.mu.Lock()
+	done := s.clientReady
+	s.clientReady = true
+	s.mu.Unlock()
+	if done {
+		return nil
+	}
+	for i := range b.msgs {
+		if b.msgs[i].Method == mcp.MethodInitializedNotification {
+			return nil // this body brings it
+		}
+	}
+	return s.feed(ctx, jsonrpc.AppendNotification(nil, mcp.MethodInitializedNotification, nil))
 }

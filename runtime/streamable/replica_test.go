@@ -607,3 +607,34 @@ func TestReplicaFollowsAnotherReplicasPostStream(t *testing.T) {
 		t.Fatalf("the resumed stream carried %q", got)
 	}
 }
+
+// notifications/initialized sent to another replica: the replica that
+// answered initialize still asks the client questions.
+func TestReplicaInitializedElsewhere(t *testing.T) {
+	cl := newCluster(t, 2, engines(t))
+	c := newClient(t, cl.servers[0])
+	resp := c.do("POST", initBody("2025-11-25", `{"elicitation":{}}`))
+	resp.Body.Close()
+	c.sid, c.version = resp.Header.Get("Mcp-Session-Id"), "2025-11-25"
+	if code, _ := c.at(cl, 1).status("POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`); code != http.StatusAccepted {
+		t.Fatalf("notifications/initialized on replica 1: %d", code)
+	}
+	resp = c.at(cl, 0).do("POST", callBody(1, "chatty", ""))
+	defer resp.Body.Close()
+	sse := newSSE(resp)
+	for {
+		ev, err := sse.next()
+		if err != nil {
+			t.Fatalf("the stream ended without a question: %v", err)
+		}
+		if ev.data == "" {
+			continue
+		}
+		if method(t, ev.data) == "elicitation/create" {
+			return
+		}
+		if method(t, ev.data) == "" {
+			t.Fatalf("chatty answered without asking: %s", ev.data)
+		}
+	}
+}

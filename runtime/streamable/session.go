@@ -36,6 +36,9 @@ type session struct {
 	ready      chan struct{} // closed once an adopted session is brought up; nil otherwise
 	readyErr   error         // why it could not be, set before ready is closed
 	terminated atomic.Bool   // the client deleted it: its record goes too
+	// clientReady says the engine was fed notifications/initialized, by
+	// the client or by initializeOnce; guarded by mu.
+	clientReady bool
 
 	mu         sync.Mutex
 	record     SessionRecord            // as last stored
