@@ -24,7 +24,7 @@ export MCPGEN_SHARED := $(abspath $(SHARED))
 MODULES := . examples bench store/redis
 
 .DEFAULT_GOAL := test
-.PHONY: generate check test modules interop bench soak fuzz hostile conformance redis cluster
+.PHONY: generate check test modules interop bench soak fuzz hostile conformance redis cluster bench-cluster
 
 # Regenerate the protocol package from the official schemas, and the tasks
 # extension's package, whose copies of core definitions are generated/mcp's
@@ -122,3 +122,10 @@ conformance:
 # redis-server from Debian when missing. A few minutes.
 cluster:
 	bash cluster/run.sh
+
+# Tool calls a second through nginx, and the processor time per call of
+# the replicas and of Redis, with 1, 2 and 3 replicas sharing one Redis
+# and with one replica in memory, for legacy sessions and 2026-07-28
+# calls (bench/cluster, on cluster/up.sh): a table, in about a minute.
+bench-cluster:
+	cd bench && go run ./cluster
