@@ -39,8 +39,13 @@ for c in "${checks[@]}"; do
 done
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mcpgen-cluster.XXXXXX")
+# The check running now, in a process group of its own (set -m below).
+check=
 down() {
 	local status=$?
+	if [[ -n $check ]]; then
+		kill -TERM -- "-$check" 2>/dev/null || true
+	fi
 	if [[ ${CLUSTER_KEEP:-0} == 1 ]]; then
 		echo "cluster: kept $dir" >&2
 	fi
@@ -60,7 +65,19 @@ run_check() {
 	local name=$1
 	shift
 	printf '\n=== cluster: %s (at %ds)\n' "$name" "$SECONDS"
-	if "$@"; then
+	# In the background, in a process group of its own, and waited for:
+	# bash runs the INT and TERM traps as soon as the signal comes, where
+	# it would let a foreground check that catches the signal swallow it
+	# and go on to the next check; the EXIT trap then ends the check's
+	# whole group.
+	set -m
+	"$@" &
+	check=$!
+	set +m
+	local status=0
+	wait "$check" || status=$?
+	check=
+	if ((status == 0)); then
 		verdicts+=("PASS $name")
 	else
 		verdicts+=("FAIL $name")
