@@ -274,6 +274,15 @@ func toolText(raw json.RawMessage) string {
 	return res.Content[0].Text
 }
 
+// needReplicas fails t unless the cluster has at least n replicas: a
+// test that kills one needs another to go on.
+func (cc *clusterClient) needReplicas(t *testing.T, n int) {
+	t.Helper()
+	if len(cc.c.Replicas) < n {
+		t.Fatalf("this test needs a cluster of at least %d replicas, not %d (CLUSTER_REPLICAS)", n, len(cc.c.Replicas))
+	}
+}
+
 // killReplica SIGKILLs replica i and restarts it when t ends, checking
 // that nginx sends requests to it again.
 func (cc *clusterClient) killReplica(t *testing.T, i int) {
@@ -312,6 +321,7 @@ func (cc *clusterClient) killReplica(t *testing.T, i int) {
 // input round included, on the replicas left.
 func TestClusterModernFailover(t *testing.T) {
 	cc := newClusterClient(t)
+	cc.needReplicas(t, 2)
 	const victim, clients = 2, 4
 	const runFor, killAt = 4 * time.Second, 1500 * time.Millisecond
 
@@ -443,6 +453,7 @@ func TestClusterModernFailover(t *testing.T) {
 // call must be answered, with the same Mcp-Session-Id, by any replica.
 func TestClusterLegacySession(t *testing.T) {
 	cc := newClusterClient(t)
+	cc.needReplicas(t, 2)
 	sid, owner := cc.initialize(t, cc.c.URL)
 	t.Logf("session %s opened on replica %d", sid, owner)
 	killed := 0
@@ -484,6 +495,7 @@ func TestClusterLegacySession(t *testing.T) {
 // middle of its call is taken up.
 func TestClusterSSEResume(t *testing.T) {
 	cc := newClusterClient(t)
+	cc.needReplicas(t, 2)
 	sid, owner := cc.initialize(t, cc.c.URL)
 	t.Logf("session %s opened on replica %d", sid, owner)
 	ownerURL := cc.replicaURL(owner)
