@@ -20,7 +20,9 @@
 #
 # Usage: cluster/run.sh [CHECK...]   (default: conformance interop failover)
 #
-#   CLUSTER_REPLICAS=N  replicas (default 3)
+#   CLUSTER_REPLICAS=N  replicas (default 3); with 1, conformance and interop
+#                       check the harness itself (nginx, SSE, headers), and
+#                       the failover tests, which need 2, fail saying so
 #   CLUSTER_KEEP=1      keep the cluster's directory (logs, nginx.conf) at exit
 #
 # Needs Go, bash, npm and root for apt-get when nginx or redis-server is
