@@ -89,9 +89,13 @@ run_check() {
 for c in "${checks[@]}"; do
 	case $c in
 	conformance)
+		# Its output is kept too, for the counts per requirement set.
 		run_check "conformance (server legs 2026-07-28 and 2025-11-25 through nginx, no baseline)" \
 			env CONFORMANCE_SERVER_URL="$url" CONFORMANCE_LEGS=server CONFORMANCE_BASELINE=/dev/null \
-			bash conformance/run.sh
+			bash -c 'bash conformance/run.sh 2>&1 | tee "$0"; exit "${PIPESTATUS[0]}"' "$dir/conformance.out"
+		while IFS= read -r line; do
+			verdicts+=("     $line")
+		done < <(grep -E '^server@[0-9-]+: ' "$dir/conformance.out" || true)
 		;;
 	interop)
 		(cd interop && npm ci --silent --no-audit --no-fund)
@@ -109,6 +113,6 @@ printf '\n=== cluster: verdicts (%ds)\n' "$SECONDS"
 failed=0
 for v in "${verdicts[@]}"; do
 	echo "$v"
-	[[ $v == PASS* ]] || failed=1
+	[[ $v != FAIL* ]] || failed=1
 done
 exit $failed
