@@ -24,7 +24,7 @@ export MCPGEN_SHARED := $(abspath $(SHARED))
 MODULES := . examples bench store/redis
 
 .DEFAULT_GOAL := test
-.PHONY: generate check test modules interop bench soak fuzz hostile conformance redis
+.PHONY: generate check test modules interop bench soak fuzz hostile conformance redis cluster bench-cluster
 
 # Regenerate the protocol package from the official schemas, and the tasks
 # extension's package, whose copies of core definitions are generated/mcp's
@@ -112,3 +112,20 @@ hostile:
 # not excuse.
 conformance:
 	bash conformance/run.sh
+
+# Three replicas of examples/everything sharing one Redis behind nginx
+# round-robin, without stickiness (cluster/up.sh), and through nginx: the
+# conformance suite's server legs with nothing excused, the TypeScript
+# SDK's clients of both eras, and the failover tests (a replica killed
+# under calls, a legacy session and its SSE streams outliving their
+# replica, Redis stopped); see cluster/run.sh. Installs nginx and
+# redis-server from Debian when missing. A few minutes.
+cluster:
+	bash cluster/run.sh
+
+# Tool calls a second through nginx, and the processor time per call of
+# the replicas and of Redis, with 1, 2 and 3 replicas sharing one Redis
+# and with one replica in memory, for legacy sessions and 2026-07-28
+# calls (bench/cluster, on cluster/up.sh): a table, in about a minute.
+bench-cluster:
+	cd bench && go run ./cluster

@@ -40,7 +40,10 @@
 #
 # CONFORMANCE_SERVER_URL=http://HOST:PORT/mcp tests a server already running
 # there instead of building and starting examples/everything; it must serve
-# both revisions at that one URL.
+# both revisions at that one URL. CONFORMANCE_LEGS=server runs the server
+# legs alone (default: "server client"), and CONFORMANCE_BASELINE=FILE reads
+# the excused checks from FILE instead of conformance/baseline.txt; make
+# cluster runs the server legs through nginx this way, with no excuses.
 #
 # Needs Go, bash and npm; Node 22 is installed under .cache/node22 when the
 # node on PATH is older. Results stay in $CONFORMANCE_RESULTS (default: a
@@ -73,6 +76,14 @@ results=${CONFORMANCE_RESULTS:-$work/results}
 # server process, and the sets the client legs run, in this order.
 server_sets=(2026-07-28 2025-11-25)
 client_sets=(2026-07-28 2025-11-25)
+legs_wanted=${CONFORMANCE_LEGS:-server client}
+[[ " $legs_wanted " == *" server "* ]] || server_sets=()
+[[ " $legs_wanted " == *" client "* ]] || client_sets=()
+if ((${#server_sets[@]} + ${#client_sets[@]} == 0)); then
+	echo "conformance: CONFORMANCE_LEGS=$legs_wanted names no leg (want server, client or both)" >&2
+	exit 2
+fi
+baseline=${CONFORMANCE_BASELINE:-$here/baseline.txt}
 server_legs=() client_legs=()
 for set in "${server_sets[@]}"; do
 	server_legs+=("server@$set")
@@ -100,7 +111,9 @@ trap cleanup EXIT
 # --- server legs --------------------------------------------------------------
 
 url=${CONFORMANCE_SERVER_URL:-}
-if [[ -z $url ]]; then
+if ((${#server_sets[@]} == 0)); then
+	: # no server leg
+elif [[ -z $url ]]; then
 	# The examples are a module of their own: build in its folder, which works
 	# in the repository's workspace (go.work) and with GOWORK=off alike.
 	go build -C "$root/examples" -o "$work/everything" ./everything
@@ -151,7 +164,7 @@ fi
 
 # --- client legs --------------------------------------------------------------
 
-go build -C "$root/examples" -o "$work/everything-client" ./everything-client
+((${#client_sets[@]} == 0)) || go build -C "$root/examples" -o "$work/everything-client" ./everything-client
 for set in "${client_sets[@]}"; do
 	leg="client@$set"
 	echo "=== $leg: conformance client --requirements $set" >&2
@@ -170,7 +183,7 @@ legs=()
 for leg in "${server_legs[@]}" "${client_legs[@]}"; do
 	legs+=("$leg" "$work/$leg.out")
 done
-node --input-type=module - "$results" "$here/baseline.txt" "$verbose" "${legs[@]}" <<'EOF'
+node --input-type=module - "$results" "$baseline" "$verbose" "${legs[@]}" <<'EOF'
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
