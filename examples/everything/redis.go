@@ -60,6 +60,19 @@ func openShared(ctx context.Context, rawURL string, stateKeys [][]byte) (*shared
 		return nil, parseError(fmt.Sprintf("-redis %s: %s", safe, msg))
 	}
 	opts.DialTimeout = redisTimeout
+	// While Redis is down, a request that needs it should fail in about
+	// a second, not after go-redis's defaults (3 s reads, 3 retries with
+	// backoff): a URL's read_timeout, write_timeout or max_retries win.
+	q := u.Query()
+	if !q.Has("read_timeout") {
+		opts.ReadTimeout = time.Second
+	}
+	if !q.Has("write_timeout") {
+		opts.WriteTimeout = time.Second
+	}
+	if !q.Has("max_retries") {
+		opts.MaxRetries = 1
+	}
 	c := goredis.NewClient(opts)
 	pctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()

@@ -155,7 +155,8 @@ func (h *Handler) newSession(w http.ResponseWriter, init *jsonrpc.Message, owner
 	if err := h.sessions.Create(ctx, s.record); err != nil {
 		h.log.Error("streamable: cannot record a new session", "err", err)
 		h.end(s)
-		httpError(w, http.StatusInternalServerError, "cannot start a session")
+		w.Header().Set("Retry-After", "1")
+		httpError(w, http.StatusServiceUnavailable, "cannot start a session: the session store cannot be reached; try again")
 		return nil
 	}
 	w.Header().Set(headerSessionID, s.id)
