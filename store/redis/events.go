@@ -43,8 +43,8 @@ type EventOptions struct {
 // Each SSE stream of a session is a Redis stream whose entry ids are the
 // events' Seq ("<seq>-0"), trimmed to MaxLen entries, and a set lists the
 // streams a session has, for Forget. A session's keys share the hash tag
-// of its id. Append is one MULTI/EXEC round trip, After one XRANGE, and
-// Forget one script.
+// of its id. Append is one script, After one XRANGE, and Forget one
+// script.
 //
 // It bounds events by count per stream, not by bytes as the memory store
 // does: Redis has no byte bound per key, and MaxLen times the largest
@@ -84,23 +84,12 @@ func (s *EventStore) Append(ctx context.Context, session string, e streamable.Ev
 	if e.Seq == 0 {
 		return fmt.Errorf("append event %s to session %s: Seq starts at 1", e.ID(), session)
 	}
-	stream, set := s.streamKey(session, e.Stream), s.setKey(session)
-	values := []any{"d", e.Data}
+	last := "0"
 	if e.Last {
-		values = append(values, "l", "1")
+		last = "1"
 	}
-	_, err := s.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
-		p.XAdd(ctx, &goredis.XAddArgs{
-			Stream: stream,
-			MaxLen: s.opts.MaxLen,
-			ID:     strconv.FormatUint(e.Seq, 10) + "-0",
-			Values: values,
-		})
-		p.SAdd(ctx, set, e.Stream)
-		p.PExpire(ctx, stream, s.opts.TTL)
-		p.PExpire(ctx, set, s.opts.TTL)
-		return nil
-	})
+	err := appendScript.Run(ctx, s.client, []string{s.streamKey(session, e.Stream), s.setKey(session)},
+		strconv.FormatUint(e.Seq, 10)+"-0", s.opts.MaxLen, s.opts.TTL.Milliseconds(), e.Stream, e.Data, last).Err()
 	if err != nil {
 		return fmt.Errorf("append event %s to session %s: redis: %w", e.ID(), session, err)
 	}
@@ -129,6 +118,22 @@ func (s *EventStore) After(ctx context.Context, session string, stream, seq uint
 	}
 	return out, nil
 }
+
+// appendScript: KEYS the stream and the session's set of streams; ARGV
+// the entry id, MaxLen, the TTL in milliseconds, the stream's number, the
+// data and "1" for the stream's last event. One command where a MULTI/EXEC
+// of four costs the replica more to write and Redis more to parse.
+var appendScript = goredis.NewScript(`
+if ARGV[6] == '1' then
+  redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], ARGV[1], 'd', ARGV[5], 'l', '1')
+else
+  redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], ARGV[1], 'd', ARGV[5])
+end
+redis.call('SADD', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 0
+`)
 
 // forgetScript: KEYS the session's set of streams; ARGV the prefix of
 // its stream keys. Deletes every stream the set names, then the set.
