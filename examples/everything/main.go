@@ -92,7 +92,7 @@ func main() {
 		log.Error("everything", "error", err)
 		os.Exit(1)
 	}
-	leave, err := sh.joinBus(ctx, e.srv)
+	leave, err := sh.joinBus(ctx, e)
 	if err != nil {
 		log.Error("everything", "error", err)
 		os.Exit(1)

@@ -780,20 +780,20 @@ func mcpgenCheckInputReconnectionTool(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolEverythingTriggerToolChange is the definition of tool test_trigger_tool_change (tools_changes.go:25), but for its schemas: handler.AddTool adds them.
+// mcpgenToolEverythingTriggerToolChange is the definition of tool test_trigger_tool_change (tools_changes.go:26), but for its schemas: handler.AddTool adds them.
 var mcpgenToolEverythingTriggerToolChange = mcp.Tool{
 	Name:        "test_trigger_tool_change",
 	Description: "Adds or removes the tool test_dynamic_tool, which changes the tool list.",
 }
 
-// mcpgenInputSchemaEverythingTriggerToolChange is the input schema of tool test_trigger_tool_change (tools_changes.go:25).
+// mcpgenInputSchemaEverythingTriggerToolChange is the input schema of tool test_trigger_tool_change (tools_changes.go:26).
 const mcpgenInputSchemaEverythingTriggerToolChange = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallEverythingTriggerToolChange handles a call of tool test_trigger_tool_change with everything.triggerToolChange (tools_changes.go:25).
+// mcpgenCallEverythingTriggerToolChange handles a call of tool test_trigger_tool_change with everything.triggerToolChange (tools_changes.go:26).
 func mcpgenCallEverythingTriggerToolChange(ctx context.Context, r *everything, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := r.triggerToolChange(ctx)
 	if err != nil {
@@ -802,25 +802,25 @@ func mcpgenCallEverythingTriggerToolChange(ctx context.Context, r *everything, p
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputEverythingTriggerToolChange accepts only an empty object: tool test_trigger_tool_change (tools_changes.go:25) takes no arguments.
+// mcpgenCheckInputEverythingTriggerToolChange accepts only an empty object: tool test_trigger_tool_change (tools_changes.go:26) takes no arguments.
 func mcpgenCheckInputEverythingTriggerToolChange(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }
 
-// mcpgenToolEverythingTriggerPromptChange is the definition of tool test_trigger_prompt_change (tools_changes.go:46), but for its schemas: handler.AddTool adds them.
+// mcpgenToolEverythingTriggerPromptChange is the definition of tool test_trigger_prompt_change (tools_changes.go:34), but for its schemas: handler.AddTool adds them.
 var mcpgenToolEverythingTriggerPromptChange = mcp.Tool{
 	Name:        "test_trigger_prompt_change",
 	Description: "Adds or removes the prompt test_dynamic_prompt, which changes the prompt\nlist.",
 }
 
-// mcpgenInputSchemaEverythingTriggerPromptChange is the input schema of tool test_trigger_prompt_change (tools_changes.go:46).
+// mcpgenInputSchemaEverythingTriggerPromptChange is the input schema of tool test_trigger_prompt_change (tools_changes.go:34).
 const mcpgenInputSchemaEverythingTriggerPromptChange = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false
 }`
 
-// mcpgenCallEverythingTriggerPromptChange handles a call of tool test_trigger_prompt_change with everything.triggerPromptChange (tools_changes.go:46).
+// mcpgenCallEverythingTriggerPromptChange handles a call of tool test_trigger_prompt_change with everything.triggerPromptChange (tools_changes.go:34).
 func mcpgenCallEverythingTriggerPromptChange(ctx context.Context, r *everything, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	out, err := r.triggerPromptChange(ctx)
 	if err != nil {
@@ -829,7 +829,7 @@ func mcpgenCallEverythingTriggerPromptChange(ctx context.Context, r *everything,
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(out)}}}}, nil
 }
 
-// mcpgenCheckInputEverythingTriggerPromptChange accepts only an empty object: tool test_trigger_prompt_change (tools_changes.go:46) takes no arguments.
+// mcpgenCheckInputEverythingTriggerPromptChange accepts only an empty object: tool test_trigger_prompt_change (tools_changes.go:34) takes no arguments.
 func mcpgenCheckInputEverythingTriggerPromptChange(args []byte) error {
 	return handler.Decode(args, mcpgenReadEmpty)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -11,7 +12,6 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/mcpgen/mcpgen/runtime/server"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
 	"github.com/mcpgen/mcpgen/store/redis"
 )
@@ -97,13 +97,68 @@ func openShared(ctx context.Context, rawURL string, stateKeys [][]byte) (*shared
 	}, nil
 }
 
-// joinBus puts srv on sh's bus until ctx ends or leave is called, which
-// must come before close. Without sh there is nothing to join.
-func (sh *shared) joinBus(ctx context.Context, srv *server.Server) (leave func(), err error) {
+// joinBus puts e's engine on sh's bus, and e on the topic of the dynamic
+// entries, until ctx ends or leave is called, which must come before
+// close; e lists the dynamic entries Redis says are listed. Without sh
+// there is nothing to join.
+func (sh *shared) joinBus(ctx context.Context, e *everything) (leave func(), err error) {
 	if sh == nil {
 		return func() {}, nil
 	}
-	return srv.JoinBus(ctx, sh.bus, busTopic)
+	leaveServer, err := e.srv.JoinBus(ctx, sh.bus, busTopic)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := sh.bus.Subscribe(ctx, dynamicTopic, func(msg []byte) { sh.follow(ctx, e, string(msg)) })
+	if err != nil {
+		leaveServer()
+		return nil, fmt.Errorf("subscribe to %s: %w", dynamicTopic, err)
+	}
+	for _, name := range []string{dynamicTool, dynamicPrompt} {
+		sh.follow(ctx, e, name)
+	}
+	return func() { stop(); leaveServer() }, nil
+}
+
+// dynamicTopic is the bus topic on which a replica that toggled a dynamic
+// entry names it, for the others to follow.
+const dynamicTopic = busTopic + ":dynamic"
+
+// dynamicKey is the counter of a dynamic entry's toggles: odd means listed.
+func dynamicKey(name string) string { return "everything:dynamic:" + name }
+
+// toggle flips a dynamic entry for every replica: it counts the toggle in
+// Redis, lists or unlists the entry here as the count says, and names the
+// entry on the bus for the others to read the count too.
+func (sh *shared) toggle(ctx context.Context, e *everything, name string) (present bool, err error) {
+	n, err := sh.client.Incr(ctx, dynamicKey(name)).Result()
+	if err != nil {
+		return false, fmt.Errorf("toggle %s: redis: %w", name, err)
+	}
+	present = n%2 == 1
+	if err := e.setDynamic(name, present); err != nil {
+		return false, err
+	}
+	if err := sh.bus.Publish(ctx, dynamicTopic, []byte(name)); err != nil {
+		return false, fmt.Errorf("toggle %s: tell the other replicas: %w", name, err)
+	}
+	return present, nil
+}
+
+// follow lists or unlists a dynamic entry as its count in Redis says. It
+// reads the count rather than trusting the message, so that toggles
+// crossing on the bus still leave every replica as Redis says.
+func (sh *shared) follow(ctx context.Context, e *everything, name string) {
+	if name != dynamicTool && name != dynamicPrompt {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	n, err := sh.client.Get(ctx, dynamicKey(name)).Int64()
+	if err != nil && !errors.Is(err, goredis.Nil) {
+		return // Redis is down; the next toggle's message tries again
+	}
+	e.setDynamic(name, n%2 == 1)
 }
 
 // handlerOptions are the Streamable HTTP handler's options: with sh, its

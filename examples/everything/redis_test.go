@@ -82,7 +82,7 @@ func newReplica(t *testing.T, url string, keys [][]byte) *replica {
 	if err := e.srv.SetStateKeys(keys...); err != nil {
 		t.Fatal(err)
 	}
-	leave, err := sh.joinBus(context.Background(), e.srv)
+	leave, err := sh.joinBus(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,11 @@ func (r *replica) post(t *testing.T, user, body string, hdr ...string) *rpcAnswe
 // modernCall is a 2026-07-28 request's body and headers.
 func modernCall(id, method, name, caps, members string) (string, []string) {
 	params := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps +
-		`,"io.modelcontextprotocol/clientInfo":{"name":"redis-test","version":"1"}},` + members + `}`
+		`,"io.modelcontextprotocol/clientInfo":{"name":"redis-test","version":"1"}}`
+	if members != "" {
+		params += "," + members
+	}
+	params += "}"
 	hdr := []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method}
 	if name != "" {
 		hdr = append(hdr, "Mcp-Name", name)
@@ -295,6 +299,22 @@ func TestRedisReplicasShareChanges(t *testing.T) {
 	}
 	waitEvent(t, "the legacy GET stream", legacy, "notifications/tools/list_changed")
 	waitEvent(t, "the listen stream", modern, "notifications/tools/list_changed")
+
+	// B lists the tool A added, and so does a replica started afterwards.
+	lists := func(r *replica) bool {
+		got := r.modern(t, "alice", "5", "tools/list", "", "{}", "")
+		return got.Error == nil && strings.Contains(string(got.Result), `"`+dynamicTool+`"`)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !lists(b) {
+		if time.Now().After(deadline) {
+			t.Fatalf("B does not list %s after A added it", dynamicTool)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if c := newReplica(t, url, keys); !lists(c) {
+		t.Fatalf("a replica started after the change does not list %s", dynamicTool)
+	}
 
 	a.e.touchWatched(testContext(t))
 	waitEvent(t, "the legacy GET stream", legacy, `"method":"notifications/resources/updated","params":{"uri":"`+watchedURI+`"}`)

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,8 +17,12 @@ import (
 // suite's tools, resources and prompts registered.
 type everything struct {
 	srv *server.Server
+	sh  *shared // the state in Redis with -redis; nil in memory
 	// watched counts the changes of test://watched-resource.
 	watched atomic.Int64
+
+	dynMu   sync.Mutex
+	dynamic map[string]bool // the dynamic entries listed now (tools_changes.go)
 }
 
 // newEverything registers the tools, resources and prompts, which the
@@ -45,7 +50,9 @@ func newEverythingShared(log *slog.Logger, sh *shared) (*everything, error) {
 		opts.TaskLease = taskLease
 	}
 	e := &everything{
-		srv: server.New(mcp.Implementation{Name: "mcpgen-everything", Version: "1.0.0"}, opts),
+		sh:      sh,
+		dynamic: map[string]bool{},
+		srv:     server.New(mcp.Implementation{Name: "mcpgen-everything", Version: "1.0.0"}, opts),
 	}
 	if err := Register(e.srv); err != nil {
 		return nil, err
