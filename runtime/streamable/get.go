@@ -2,7 +2,9 @@ package streamable
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -132,27 +134,50 @@ func (s *session) foreignStream(num uint64) bool {
 	return s.h.clustered() && (num <= s.base || num > s.nextStream) && !s.foreignStandalone(num)
 }
 
-// Bounds of following another replica's stream.
-const (
+// Bounds of following another replica's stream; variables for the
+// tests' sake.
+var (
 	// tailInterval is how often the Events store is read for the stream's
 	// new events.
 	tailInterval = 100 * time.Millisecond
-	// tailIdle ends the following when no event came for that long: the
-	// replica writing the stream may have died. The client reconnects
-	// with Last-Event-ID if it still waits.
+	// tailProbe is how long a followed stream may stay quiet before this
+	// replica asks, over the bus, whether the replica writing it still
+	// does; it asks again as often while the quiet lasts.
+	tailProbe = time.Second
+	// tailDead ends the following when the stream was quiet that long and
+	// no replica answered the probes: the one writing it died, and with
+	// it the stream's requests. The client learns at once instead of
+	// waiting for a response that cannot come.
+	tailDead = 3 * time.Second
+	// tailIdle ends the following when no event came for that long and
+	// the probes could not be sent (the bus is down). The client
+	// reconnects with Last-Event-ID if it still waits.
 	tailIdle = 30 * time.Second
 )
 
 // tail follows a stream another replica writes into the Events store,
-// until its last event, tailIdle without one, the client going away or
-// the session ending. s.mu is held.
+// until its last event, the client going away, the session ending, or
+// the writer falling silent: tailDead without an event or an answer to
+// the probes, or tailIdle when the probes cannot be sent. s.mu is held.
 func (h *Handler) tail(s *session, st *stream) {
+	if s.tails == nil {
+		s.tails = make(map[uint64]*stream)
+	}
+	s.tails[st.num] = st
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
+		defer func() {
+			s.mu.Lock()
+			if s.tails[st.num] == st {
+				delete(s.tails, st.num)
+			}
+			s.mu.Unlock()
+		}()
 		t := time.NewTicker(tailInterval)
 		defer t.Stop()
 		quiet := time.Now()
+		var probed, lastProbe time.Time // the first probe of this quiet spell, the last
 		for {
 			select {
 			case <-t.C:
@@ -181,9 +206,20 @@ func (h *Handler) tail(s *session, st *stream) {
 				st.seq = e.Seq
 				st.finished = st.finished || e.Last
 			}
+			now := time.Now()
 			if len(events) > 0 {
-				quiet = time.Now()
-			} else if time.Since(quiet) > tailIdle {
+				quiet = now
+			}
+			if st.heard.After(quiet) {
+				quiet = st.heard
+			}
+			if !probed.IsZero() && !quiet.Before(probed) {
+				probed = time.Time{} // the writer spoke since: a new spell of quiet starts
+			}
+			switch {
+			case !probed.IsZero() && now.Sub(probed) > tailDead:
+				st.finished = true // nobody answered: nobody writes it any more
+			case now.Sub(quiet) > tailIdle:
 				st.finished = true
 			}
 			finished := st.finished
@@ -191,6 +227,12 @@ func (h *Handler) tail(s *session, st *stream) {
 			s.mu.Unlock()
 			if finished {
 				return
+			}
+			if now.Sub(quiet) > tailProbe && now.Sub(lastProbe) > tailProbe {
+				lastProbe = now
+				if h.publish(h.ctx, relay{Session: s.id, Kind: relayProbe, Frame: json.RawMessage(strconv.FormatUint(st.num, 10))}) && probed.IsZero() {
+					probed = now
+				}
 			}
 		}
 	}()

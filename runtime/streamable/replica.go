@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -75,6 +76,8 @@ const (
 	relayGetStream = "get"        // a replica opened the GET stream
 	relayApply     = "apply"      // a request changed the session: Method, Frame its params
 	relayEnd       = "end"        // the client deleted the session
+	relayProbe     = "probe"      // is the POST stream Frame (a number) still running?
+	relayAlive     = "alive"      // it is: the stream Frame still waits for responses
 )
 
 // relay is one message on the bus.
@@ -116,18 +119,20 @@ func (h *Handler) busTopic() string {
 
 // publish sends a message to the other replicas. It is best effort: a bus
 // that is down loses it, as it would lose a message to a replica that is.
-func (h *Handler) publish(ctx context.Context, m relay) {
+func (h *Handler) publish(ctx context.Context, m relay) (published bool) {
 	m.Origin = h.origin
 	data, err := json.Marshal(m)
 	if err != nil {
 		h.log.Warn("streamable: cannot encode a message for the other replicas", "err", err)
-		return
+		return false
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := h.opts.Bus.Publish(ctx, h.busTopic(), data); err != nil {
 		h.log.Warn("streamable: cannot reach the other replicas", "session", m.Session, "kind", m.Kind, "err", err)
+		return false
 	}
+	return true
 }
 
 // delivered acts on a message from the bus. It never waits for a
@@ -167,6 +172,16 @@ func (h *Handler) delivered(data []byte) {
 		if id, ok := cancelledID(m.Frame); ok && s.serves(id) {
 			s.cancelled(id)
 			h.relayed(s, m.Frame)
+		}
+	case relayProbe:
+		if num, err := strconv.ParseUint(string(m.Frame), 10, 64); err == nil && s.writes(num) {
+			h.spawn(func(ctx context.Context) {
+				h.publish(ctx, relay{Session: s.id, Kind: relayAlive, Frame: m.Frame})
+			})
+		}
+	case relayAlive:
+		if num, err := strconv.ParseUint(string(m.Frame), 10, 64); err == nil {
+			s.heard(num)
 		}
 	case relayApply:
 		if applies(m.Method) {
@@ -651,4 +666,23 @@ func (s *session) initializeOnce(ctx context.Context, b *body) error {
 		}
 	}
 	return s.feed(ctx, jsonrpc.AppendNotification(nil, mcp.MethodInitializedNotification, nil))
+}
+
+// writes reports whether this replica writes the POST stream num of s:
+// its requests still wait for responses here.
+func (s *session) writes(num uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.streams[num]
+	return st != nil && !st.finished
+}
+
+// heard notes that the replica writing the stream num, which this one
+// follows, said it still does.
+func (s *session) heard(num uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.tails[num]; st != nil {
+		st.heard = time.Now()
+	}
 }

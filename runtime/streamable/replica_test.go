@@ -638,3 +638,84 @@ func TestReplicaInitializedElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// shortTails makes a followed stream's probes quick for one test.
+func shortTails(t *testing.T) {
+	probe, dead := tailProbe, tailDead
+	tailProbe, tailDead = 50*time.Millisecond, 300*time.Millisecond
+	t.Cleanup(func() { tailProbe, tailDead = probe, dead })
+}
+
+// A followed stream whose writer is alive but quiet for longer than the
+// probes' bound is not ended: the writer answers the probes.
+func TestReplicaKeepsFollowingAQuietStream(t *testing.T) {
+	shortTails(t)
+	release := make(chan struct{})
+	cl := newCluster(t, 2, func(int) *server.Server {
+		s := newMCP(t)
+		addTool(t, s, "slow", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return textResult("late"), nil
+		})
+		return s
+	})
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", "")
+	ctx, cancel := context.WithCancel(t.Context())
+	resp, err := c.hc.Do(c.request(ctx, "POST", callBody(5, "slow", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prime, err := newSSE(resp).next()
+	if err != nil || !prime.hasID {
+		t.Fatalf("no priming event: %+v %v", prime, err)
+	}
+	cancel()
+	resp.Body.Close()
+	resumed, err := c.hc.Do(c.at(cl, 1).request(t.Context(), "GET", "", "Last-Event-ID", prime.id))
+	if err != nil || resumed.StatusCode != http.StatusOK {
+		t.Fatalf("resume on replica 1: %v", err)
+	}
+	defer resumed.Body.Close()
+	time.Sleep(4 * tailDead) // quiet for longer than a dead writer may be
+	close(release)
+	if text, _ := result(t, messages(t, resumed)); text != "late" {
+		t.Fatal("the stream of a live but quiet replica was ended before its response")
+	}
+}
+
+// A followed stream that no replica writes any more (its replica died)
+// ends once the probes go unanswered, instead of holding the client.
+func TestReplicaEndsTheStreamOfADeadReplica(t *testing.T) {
+	shortTails(t)
+	cl := newCluster(t, 2, engines(t))
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", "")
+	// Events of a POST stream of a replica that has gone: stored, with
+	// no last one.
+	const num = 5 << streamBaseBits
+	for seq := uint64(1); seq <= 2; seq++ {
+		frame := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + strconv.FormatUint(seq, 10) + `}}`)
+		if err := cl.events.Append(t.Context(), c.sid, Event{Stream: num + 1, Seq: seq, Data: frame}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	resp, err := c.hc.Do(c.at(cl, 1).request(ctx, "GET", "", "Last-Event-ID", eventID(num+1, 1)))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("resume: %v", err)
+	}
+	defer resp.Body.Close()
+	got := messages(t, resp) // returns once the stream ends
+	if ctx.Err() != nil {
+		t.Fatal("the stream of a dead replica was still open after 10 s")
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `"data":2`) {
+		t.Fatalf("the resumed stream carried %q, want the one stored event after the first", got)
+	}
+}

@@ -50,6 +50,9 @@ type session struct {
 	// sentRequests are this replica's requests to the client still
 	// awaiting their response, when clustered.
 	sentRequests map[jsonrpc.ID]struct{}
+	// tails are the streams of other replicas this one follows (see
+	// Handler.tail), by number.
+	tails map[uint64]*stream
 }
 
 var _ jsonrpc.ConcurrentWriter = (*session)(nil)
@@ -83,6 +86,7 @@ type stream struct {
 	buffered int           // bytes of SSE events queued or being written out
 	room     chan struct{} // closed when buffered shrinks or the stream stops taking events; nil until a writer waits
 	wake     chan struct{}
+	heard    time.Time // when the replica writing a followed stream last said it still does
 }
 
 func newStream(num uint64) *stream {
