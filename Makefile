@@ -21,7 +21,7 @@ export MCPGEN_SHARED := $(abspath $(SHARED))
 # them together, yet `./...` matches only the packages of the module whose
 # folder it names: from the root it is the core alone, and ./examples/...
 # names the examples.
-MODULES := . examples bench store/redis
+MODULES := . examples bench store/redis gateway
 
 .DEFAULT_GOAL := test
 .PHONY: generate check test modules interop bench soak fuzz hostile conformance redis cluster bench-cluster
