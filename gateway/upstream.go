@@ -20,7 +20,7 @@ import (
 
 // MaxMessageSize bounds one message from a stdio upstream; a bigger one
 // ends the connection with an error instead of growing without bound.
-const MaxMessageSize = 16 << 20
+var MaxMessageSize = 16 << 20
 
 // maxStderrLine bounds one line of an upstream's stderr in the log.
 const maxStderrLine = 4096
@@ -41,6 +41,7 @@ type upstream struct {
 
 	mu   sync.Mutex
 	sess *client.Session // nil while disconnected
+	proc *client.Process // the stdio upstream's process, when there is one
 	// calls are the downstream contexts of calls in flight, for server
 	// requests that arrive without one (a legacy upstream's).
 	calls map[*int]context.Context
@@ -135,10 +136,17 @@ func (u *upstream) dial() (jsonrpc.Transport, error) {
 		for k, v := range u.cfg.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
-		return client.CommandTransport(cmd, &client.CommandOptions{
+		p, err := client.CommandTransport(cmd, &client.CommandOptions{
 			Stderr:         &lineLog{log: u.log},
 			MaxMessageSize: MaxMessageSize,
 		})
+		if err != nil {
+			return nil, err
+		}
+		u.mu.Lock()
+		u.proc = p
+		u.mu.Unlock()
+		return p, nil
 	}
 	h := http.Header{}
 	for name, sec := range u.cfg.Headers {
