@@ -147,7 +147,7 @@ func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) erro
 	prefix := u.cfg.PrefixOf()
 	for _, t := range l.tools {
 		upName := strings.TrimPrefix(t.Name, prefix)
-		if err := v.srv.AddTool(t, v.callTool(u, upName), upstreamValidates...); err != nil {
+		if err := v.srv.AddTool(t, v.callTool(u, upName), upstreamValidates(t)...); err != nil {
 			v.dropLocked(u)
 			return fmt.Errorf("upstream %s: tool %s: %w", u.cfg.Name, t.Name, err)
 		}
@@ -186,9 +186,14 @@ func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) erro
 // upstreamValidates leaves a tool's arguments and structured content to
 // the upstream that owns the tool: it checks them against its own schema,
 // and a second check here would only add latency and a second opinion.
-var upstreamValidates = []server.ToolOption{
-	server.WithInputValidator(func([]byte) error { return nil }),
-	server.WithOutputValidator(func([]byte) error { return nil }),
+// The output validator is given only to a tool with an output schema: with
+// one, the server requires structuredContent in every result.
+func upstreamValidates(t mcp.Tool) []server.ToolOption {
+	opts := []server.ToolOption{server.WithInputValidator(func([]byte) error { return nil })}
+	if t.OutputSchema != nil {
+		opts = append(opts, server.WithOutputValidator(func([]byte) error { return nil }))
+	}
+	return opts
 }
 
 func (v *virtual) own(u *upstream, e entry) {
