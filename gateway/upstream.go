@@ -226,7 +226,12 @@ func (u *upstream) run(ctx context.Context, s *client.Session) {
 	backoff := minBackoff
 	for {
 		if s != nil {
-			_ = s.Wait()
+			select {
+			case <-u.done(s):
+			case <-ctx.Done():
+				u.disconnect()
+				return
+			}
 			u.log.Warn("upstream disconnected")
 			u.disconnect()
 			backoff = minBackoff
