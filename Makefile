@@ -21,10 +21,10 @@ export MCPGEN_SHARED := $(abspath $(SHARED))
 # them together, yet `./...` matches only the packages of the module whose
 # folder it names: from the root it is the core alone, and ./examples/...
 # names the examples.
-MODULES := . examples bench store/redis
+MODULES := . examples bench store/redis gateway
 
 .DEFAULT_GOAL := test
-.PHONY: generate check test modules interop bench soak fuzz hostile conformance redis cluster bench-cluster
+.PHONY: generate check test modules interop bench soak fuzz hostile conformance redis cluster bench-cluster gateway
 
 # Regenerate the protocol package from the official schemas, and the tasks
 # extension's package, whose copies of core definitions are generated/mcp's
@@ -129,3 +129,17 @@ cluster:
 # calls (bench/cluster, on cluster/up.sh): a table, in about a minute.
 bench-cluster:
 	cd bench && go run ./cluster
+
+# Transparency of the gateway: examples/everything over stdio behind
+# mcpgen-gateway with an empty prefix, and the conformance suite's server
+# legs (2025-11-25 and 2026-07-28) against the gateway's /mcp, with no
+# excused checks. Needs what conformance/run.sh needs.
+GATEWAY_ADDR ?= 127.0.0.1:18090
+gateway:
+	@set -e; dir=$$(mktemp -d); trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null; rm -rf $$dir' EXIT; \
+	go build -o $$dir/everything ./examples/everything; \
+	(cd gateway && go build -o $$dir/mcpgen-gateway ./cmd/mcpgen-gateway); \
+	printf 'listen: %s\nservers:\n  default:\n    upstreams:\n      - name: everything\n        command: ["%s/everything", "-stdio"]\n        prefix: ""\n' $(GATEWAY_ADDR) $$dir > $$dir/gateway.yaml; \
+	$$dir/mcpgen-gateway serve --config $$dir/gateway.yaml 2>$$dir/gateway.log & pid=$$!; \
+	for i in $$(seq 50); do curl -s -o /dev/null http://$(GATEWAY_ADDR)/mcp && break; sleep 0.2; done; \
+	CONFORMANCE_SERVER_URL=http://$(GATEWAY_ADDR)/mcp CONFORMANCE_LEGS=server CONFORMANCE_BASELINE=/dev/null conformance/run.sh -v || { tail -20 $$dir/gateway.log; exit 1; }

@@ -1,0 +1,299 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/client"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/server"
+	"github.com/mcpgen/mcpgen/runtime/streamable"
+)
+
+// MaxMessageSize bounds one message from a stdio upstream; a bigger one
+// ends the connection with an error instead of growing without bound.
+var MaxMessageSize = 16 << 20
+
+// maxStderrLine bounds one line of an upstream's stderr in the log.
+const maxStderrLine = 4096
+
+// Restart backoff for a stdio upstream that exited.
+const (
+	minBackoff = 100 * time.Millisecond
+	maxBackoff = 30 * time.Second
+)
+
+// upstream is one connection from a virtual server to an MCP server: it
+// connects, lists, registers what it lists on the virtual server, and on
+// exit unregisters it all and connects again.
+type upstream struct {
+	cfg *UpstreamConfig
+	v   *virtual
+	log *slog.Logger
+
+	mu   sync.Mutex
+	sess *client.Session // nil while disconnected
+	proc *client.Process // the stdio upstream's process, when there is one
+	// calls are the downstream contexts of calls in flight, for server
+	// requests that arrive without one (a legacy upstream's).
+	calls map[*int]context.Context
+}
+
+type callKey struct{}
+
+func (u *upstream) session() (*client.Session, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.sess == nil {
+		return nil, fmt.Errorf("upstream %s is not connected", u.cfg.Name)
+	}
+	return u.sess, nil
+}
+
+// track records ctx as a call in flight until the returned func runs.
+func (u *upstream) track(ctx context.Context) (context.Context, func()) {
+	k := new(int)
+	u.mu.Lock()
+	u.calls[k] = ctx
+	u.mu.Unlock()
+	return context.WithValue(ctx, callKey{}, k), func() {
+		u.mu.Lock()
+		delete(u.calls, k)
+		u.mu.Unlock()
+	}
+}
+
+// downstream returns the downstream call's context for a server request
+// the upstream sent: ctx itself when it came through a call (2026-07-28
+// input rounds), else the one call in flight; with none or several, a
+// legacy upstream's request cannot be attributed and gets an error.
+func (u *upstream) downstream(ctx context.Context) (context.Context, error) {
+	if ctx.Value(callKey{}) != nil {
+		return ctx, nil
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.calls) == 1 {
+		for _, c := range u.calls {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("upstream %s: request outside a single call in flight cannot be forwarded", u.cfg.Name)
+}
+
+func (u *upstream) clientOptions(resync func()) *client.Options {
+	return &client.Options{
+		Logger: u.log,
+		Elicit: func(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitResult, error) {
+			d, err := u.downstream(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return server.Elicit(d, p)
+		},
+		CreateMessage: func(ctx context.Context, p *mcp.CreateMessageRequestParams) (*mcp.CreateMessageResult, error) {
+			d, err := u.downstream(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return server.CreateMessage(d, p)
+		},
+		Roots: func(ctx context.Context) ([]mcp.Root, error) {
+			d, err := u.downstream(ctx)
+			if err != nil {
+				return nil, err
+			}
+			r, err := server.ListRoots(d)
+			if err != nil {
+				return nil, err
+			}
+			return r.Roots, nil
+		},
+		OnLog: func(p *mcp.LoggingMessageNotificationParams) {
+			if d, err := u.downstream(context.Background()); err == nil {
+				_ = server.Log(d, p.Level, p.Logger, p.Data)
+			}
+		},
+		OnToolsListChanged:     resync,
+		OnPromptsListChanged:   resync,
+		OnResourcesListChanged: resync,
+	}
+}
+
+// dial opens the transport to the upstream.
+func (u *upstream) dial() (jsonrpc.Transport, error) {
+	if len(u.cfg.Command) > 0 {
+		cmd := exec.Command(u.cfg.Command[0], u.cfg.Command[1:]...)
+		cmd.Env = os.Environ()
+		for k, v := range u.cfg.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		p, err := client.CommandTransport(cmd, &client.CommandOptions{
+			Stderr:         &lineLog{log: u.log},
+			MaxMessageSize: MaxMessageSize,
+		})
+		if err != nil {
+			return nil, err
+		}
+		u.mu.Lock()
+		u.proc = p
+		u.mu.Unlock()
+		return p, nil
+	}
+	h := http.Header{}
+	for name, sec := range u.cfg.Headers {
+		v, err := sec.value()
+		if err != nil {
+			return nil, fmt.Errorf("header %s: %w", name, err)
+		}
+		h.Set(name, v)
+	}
+	return streamable.NewClientTransport(u.cfg.URL, &streamable.ClientOptions{Header: h}), nil
+}
+
+// connect dials, negotiates the era and registers the upstream's lists.
+// It returns the session, or an error with nothing left registered.
+func (u *upstream) connect(ctx context.Context) (*client.Session, error) {
+	t, err := u.dial()
+	if err != nil {
+		return nil, err
+	}
+	resync := make(chan struct{}, 1)
+	c := client.New(mcp.Implementation{Name: "mcpgen-gateway", Version: "0.1.0"}, u.clientOptions(func() {
+		select {
+		case resync <- struct{}{}:
+		default:
+		}
+	}))
+	s, err := c.Connect(ctx, t)
+	if err != nil {
+		_ = t.Close()
+		return nil, err
+	}
+	u.mu.Lock()
+	u.sess = s
+	u.mu.Unlock()
+	if err := u.v.sync(ctx, u, s); err != nil {
+		u.disconnect()
+		return nil, err
+	}
+	go func() {
+		for {
+			select {
+			case <-resync:
+				if err := u.v.sync(ctx, u, s); err != nil {
+					u.log.Warn("re-list failed", "err", err)
+				}
+			case <-ctx.Done():
+				return
+			case <-u.done(s):
+				return
+			}
+		}
+	}()
+	return s, nil
+}
+
+func (u *upstream) done(s *client.Session) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() { _ = s.Wait(); close(ch) }()
+	return ch
+}
+
+// disconnect closes the session and unregisters everything it listed.
+func (u *upstream) disconnect() {
+	u.mu.Lock()
+	s := u.sess
+	u.sess = nil
+	u.mu.Unlock()
+	if s != nil {
+		_ = s.Close()
+	}
+	u.v.drop(u)
+}
+
+// run keeps the upstream connected until ctx ends, reconnecting with
+// backoff after the connection ends. s is the first session.
+func (u *upstream) run(ctx context.Context, s *client.Session) {
+	backoff := minBackoff
+	for {
+		if s != nil {
+			select {
+			case <-u.done(s):
+			case <-ctx.Done():
+				u.disconnect()
+				return
+			}
+			u.log.Warn("upstream disconnected")
+			u.disconnect()
+			backoff = minBackoff
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		var err error
+		s, err = u.connect(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			u.log.Warn("reconnect failed", "err", err, "retry_in", backoff)
+			backoff = min(backoff*2, maxBackoff)
+			continue
+		}
+		u.log.Info("upstream reconnected")
+	}
+}
+
+// lineLog writes an upstream's stderr into the log a line at a time, each
+// line cut to maxStderrLine bytes.
+type lineLog struct {
+	log  *slog.Logger
+	mu   sync.Mutex
+	buf  []byte
+	skip bool // the current line was already logged cut short
+}
+
+func (l *lineLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		if !l.skip {
+			room := maxStderrLine - len(l.buf)
+			if len(chunk) > room {
+				l.buf = append(l.buf, chunk[:room]...)
+				l.log.Info("stderr", "line", string(l.buf), "truncated", true)
+				l.buf = l.buf[:0]
+				l.skip = true
+			} else {
+				l.buf = append(l.buf, chunk...)
+			}
+		}
+		if i < 0 {
+			break
+		}
+		if !l.skip {
+			l.log.Info("stderr", "line", string(l.buf))
+		}
+		l.buf = l.buf[:0]
+		l.skip = false
+		p = p[i+1:]
+	}
+	return n, nil
+}

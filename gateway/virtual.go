@@ -1,0 +1,314 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/client"
+	"github.com/mcpgen/mcpgen/runtime/server"
+)
+
+// kind is what a registered name names.
+type kind string
+
+const (
+	kindTool     kind = "tool"
+	kindPrompt   kind = "prompt"
+	kindResource kind = "resource"
+	kindTemplate kind = "resource template"
+)
+
+type entry struct {
+	kind kind
+	name string // downstream name, or URI / URI template
+}
+
+// CollisionError is two upstreams offering the same name (after their
+// prefixes) on one virtual server.
+type CollisionError struct {
+	Server, Kind, Name string
+	First, Second      string
+}
+
+func (e *CollisionError) Error() string {
+	return fmt.Sprintf("virtual server %s: %s %q is offered by upstream %s and upstream %s; give one of them a prefix or a filter",
+		e.Server, e.Kind, e.Name, e.First, e.Second)
+}
+
+// virtual is one virtual server: a server.Server whose tools, prompts and
+// resources are those its upstreams list.
+type virtual struct {
+	name string
+	srv  *server.Server
+	ups  []*upstream
+
+	mu     sync.Mutex // guards owner and owned; held across a whole sync
+	owner  map[entry]*upstream
+	owned  map[*upstream][]entry
+	synced map[*upstream]bool
+}
+
+func newVirtual(name string, srv *server.Server) *virtual {
+	v := &virtual{name: name, srv: srv, owner: map[entry]*upstream{}, owned: map[*upstream][]entry{}, synced: map[*upstream]bool{}}
+	srv.SetCompletion(v.complete)
+	return v
+}
+
+// listing is everything one upstream offers, after its filters, under
+// downstream names.
+type listing struct {
+	tools     []mcp.Tool
+	prompts   []mcp.Prompt
+	resources []mcp.Resource
+	templates []mcp.ResourceTemplate
+}
+
+func (v *virtual) list(ctx context.Context, u *upstream, s *client.Session) (*listing, error) {
+	var l listing
+	caps := s.ServerCapabilities()
+	prefix := u.cfg.PrefixOf()
+	if caps == nil || caps.Tools != nil {
+		for t, err := range s.AllTools(ctx) {
+			if err != nil {
+				return nil, fmt.Errorf("upstream %s: tools/list: %w", u.cfg.Name, err)
+			}
+			if u.cfg.Keeps(t.Name) {
+				t.Name = prefix + t.Name
+				l.tools = append(l.tools, t)
+			}
+		}
+	}
+	if caps == nil || caps.Prompts != nil {
+		for p, err := range s.AllPrompts(ctx) {
+			if err != nil {
+				return nil, fmt.Errorf("upstream %s: prompts/list: %w", u.cfg.Name, err)
+			}
+			if u.cfg.Keeps(p.Name) {
+				p.Name = prefix + p.Name
+				l.prompts = append(l.prompts, p)
+			}
+		}
+	}
+	if caps == nil || caps.Resources != nil {
+		for r, err := range s.AllResources(ctx) {
+			if err != nil {
+				return nil, fmt.Errorf("upstream %s: resources/list: %w", u.cfg.Name, err)
+			}
+			l.resources = append(l.resources, r)
+		}
+		for t, err := range s.AllResourceTemplates(ctx) {
+			if err != nil {
+				return nil, fmt.Errorf("upstream %s: resources/templates/list: %w", u.cfg.Name, err)
+			}
+			l.templates = append(l.templates, t)
+		}
+	}
+	return &l, nil
+}
+
+// sync lists the upstream and makes the virtual server offer exactly what
+// it listed. A name another upstream already offers is refused with a
+// CollisionError, and nothing of this listing is registered.
+func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) error {
+	l, err := v.list(ctx, u, s)
+	if err != nil {
+		return err
+	}
+	var want []entry
+	for _, t := range l.tools {
+		want = append(want, entry{kindTool, t.Name})
+	}
+	for _, p := range l.prompts {
+		want = append(want, entry{kindPrompt, p.Name})
+	}
+	for _, r := range l.resources {
+		want = append(want, entry{kindResource, r.URI})
+	}
+	for _, t := range l.templates {
+		want = append(want, entry{kindTemplate, t.URITemplate})
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	seen := map[entry]bool{}
+	for _, e := range want {
+		if o := v.owner[e]; (o != nil && o != u) || seen[e] {
+			first := u.cfg.Name
+			if o != nil {
+				first = o.cfg.Name
+			}
+			return &CollisionError{Server: v.name, Kind: string(e.kind), Name: e.name, First: first, Second: u.cfg.Name}
+		}
+		seen[e] = true
+	}
+	v.dropLocked(u)
+	prefix := u.cfg.PrefixOf()
+	for _, t := range l.tools {
+		upName := strings.TrimPrefix(t.Name, prefix)
+		if err := v.srv.AddTool(t, v.callTool(u, upName), upstreamValidates(t)...); err != nil {
+			v.dropLocked(u)
+			return fmt.Errorf("upstream %s: tool %s: %w", u.cfg.Name, t.Name, err)
+		}
+		v.own(u, entry{kindTool, t.Name})
+	}
+	for _, p := range l.prompts {
+		upName := strings.TrimPrefix(p.Name, prefix)
+		if err := v.srv.AddPrompt(p, v.getPrompt(u, upName)); err != nil {
+			v.dropLocked(u)
+			return fmt.Errorf("upstream %s: prompt %s: %w", u.cfg.Name, p.Name, err)
+		}
+		v.own(u, entry{kindPrompt, p.Name})
+	}
+	for _, r := range l.resources {
+		if err := v.srv.AddResource(r, v.readResource(u)); err != nil {
+			v.dropLocked(u)
+			return fmt.Errorf("upstream %s: resource %s: %w", u.cfg.Name, r.URI, err)
+		}
+		v.own(u, entry{kindResource, r.URI})
+	}
+	for _, t := range l.templates {
+		read := v.readResource(u)
+		h := func(ctx context.Context, p *mcp.ReadResourceRequestParams, _ map[string]string) (*mcp.ReadResourceResult, error) {
+			return read(ctx, p)
+		}
+		if err := v.srv.AddResourceTemplate(t, h); err != nil {
+			v.dropLocked(u)
+			return fmt.Errorf("upstream %s: resource template %s: %w", u.cfg.Name, t.URITemplate, err)
+		}
+		v.own(u, entry{kindTemplate, t.URITemplate})
+	}
+	v.synced[u] = true
+	return nil
+}
+
+// upstreamValidates leaves a tool's arguments and structured content to
+// the upstream that owns the tool: it checks them against its own schema,
+// and a second check here would only add latency and a second opinion.
+// The output validator is given only to a tool with an output schema: with
+// one, the server requires structuredContent in every result.
+func upstreamValidates(t mcp.Tool) []server.ToolOption {
+	opts := []server.ToolOption{server.WithInputValidator(func([]byte) error { return nil })}
+	if t.OutputSchema != nil {
+		opts = append(opts, server.WithOutputValidator(func([]byte) error { return nil }))
+	}
+	return opts
+}
+
+func (v *virtual) own(u *upstream, e entry) {
+	v.owner[e] = u
+	v.owned[u] = append(v.owned[u], e)
+}
+
+// drop unregisters everything the upstream offered.
+func (v *virtual) drop(u *upstream) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.dropLocked(u)
+	delete(v.synced, u)
+}
+
+func (v *virtual) dropLocked(u *upstream) {
+	for _, e := range v.owned[u] {
+		delete(v.owner, e)
+		switch e.kind {
+		case kindTool:
+			v.srv.RemoveTool(e.name)
+		case kindPrompt:
+			v.srv.RemovePrompt(e.name)
+		case kindResource:
+			v.srv.RemoveResource(e.name)
+		case kindTemplate:
+			v.srv.RemoveResourceTemplate(e.name)
+		}
+	}
+	delete(v.owned, u)
+}
+
+func (v *virtual) callTool(u *upstream, name string) server.ToolHandler {
+	return func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		s, err := u.session()
+		if err != nil {
+			return nil, err
+		}
+		ctx, done := u.track(ctx)
+		defer done()
+		q := *p
+		q.Name = name
+		q.Meta = nil
+		r, err := s.CallTool(ctx, &q)
+		if err != nil {
+			return nil, fmt.Errorf("upstream %s: tools/call %s: %w", u.cfg.Name, name, err)
+		}
+		return r, nil
+	}
+}
+
+func (v *virtual) getPrompt(u *upstream, name string) server.PromptHandler {
+	return func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+		s, err := u.session()
+		if err != nil {
+			return nil, err
+		}
+		ctx, done := u.track(ctx)
+		defer done()
+		q := *p
+		q.Name = name
+		q.Meta = nil
+		r, err := s.GetPrompt(ctx, &q)
+		if err != nil {
+			return nil, fmt.Errorf("upstream %s: prompts/get %s: %w", u.cfg.Name, name, err)
+		}
+		return r, nil
+	}
+}
+
+func (v *virtual) readResource(u *upstream) server.ResourceHandler {
+	return func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+		s, err := u.session()
+		if err != nil {
+			return nil, err
+		}
+		ctx, done := u.track(ctx)
+		defer done()
+		q := *p
+		q.Meta = nil
+		r, err := s.ReadResource(ctx, &q)
+		if err != nil {
+			return nil, fmt.Errorf("upstream %s: resources/read %s: %w", u.cfg.Name, p.URI, err)
+		}
+		return r, nil
+	}
+}
+
+// complete routes completion/complete to the upstream that offers the
+// prompt or resource template it names.
+func (v *virtual) complete(ctx context.Context, p *mcp.CompleteRequestParams) (*mcp.CompleteResult, error) {
+	q := *p
+	q.Meta = nil
+	var u *upstream
+	v.mu.Lock()
+	switch ref := p.Ref.Value.(type) {
+	case *mcp.PromptReference:
+		u = v.owner[entry{kindPrompt, ref.Name}]
+		if u != nil {
+			r := *ref
+			r.Name = strings.TrimPrefix(ref.Name, u.cfg.PrefixOf())
+			q.Ref.Value = &r
+		}
+	case *mcp.ResourceTemplateReference:
+		u = v.owner[entry{kindTemplate, ref.URI}]
+	}
+	v.mu.Unlock()
+	if u == nil {
+		return &mcp.CompleteResult{Completion: mcp.CompleteResultCompletion{Values: []string{}}}, nil
+	}
+	s, err := u.session()
+	if err != nil {
+		return nil, err
+	}
+	ctx, done := u.track(ctx)
+	defer done()
+	return s.Complete(ctx, &q)
+}
