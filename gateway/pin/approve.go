@@ -202,7 +202,9 @@ func resolve(all []Result, name string, opts Options) (int, error) {
 
 // LockFile writes a new lock file at path that pins every tool the
 // upstreams list now; it is what `mcpgen-gateway lock` does. It refuses
-// to replace an existing file (ErrLockExists) unless opts.Force is set.
+// to replace an existing file (ErrLockExists) unless opts.Force is set,
+// which the CLI sets for `lock --force`; even two runs at once cannot
+// both create the file.
 // The gateway pins tools only when its config names a lock file; without
 // one it neither calls this package nor quarantines anything.
 func LockFile(path string, tools map[string][]json.RawMessage, opts Options) (Summary, error) {

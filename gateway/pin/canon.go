@@ -44,7 +44,10 @@ func Canonical(raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return n.canonical(), c.end()
+	if err := c.end(); err != nil {
+		return nil, err
+	}
+	return n.canonical(), nil
 }
 
 // Hash returns the hash that pins one tool: "sha256:" and the hex SHA-256
@@ -121,7 +124,7 @@ func parseDefinition(raw []byte) (*definition, error) {
 		return nil, errors.New("tool definition has no name")
 	}
 	if err := json.Unmarshal(name, &d.name); err != nil || d.name == "" {
-		return nil, fmt.Errorf("tool name %s is not a non-empty string", name)
+		return nil, errors.New("tool name is not a non-empty string")
 	}
 	d.hidden = c.findings
 

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -20,7 +21,8 @@ import (
 const Version = 1
 
 // Lock is the content of a lock file: the approved definition of every
-// tool of every upstream. A nil *Lock holds no tools.
+// tool of every upstream. A nil *Lock holds no tools. Check and Approve
+// only read a Lock, so goroutines may share one as long as none writes it.
 type Lock struct {
 	// Version is the file format; Read accepts only Version.
 	Version int `json:"version"`
@@ -65,7 +67,8 @@ func summaryOf(d *definition) string {
 	return quoteInvisible(line)
 }
 
-// clone returns a deep copy of l, never nil.
+// clone returns a copy of l, never nil, whose maps can be changed without
+// changing l. Entries are shared; nothing modifies one in place.
 func (l *Lock) clone() *Lock {
 	out := &Lock{Version: Version, Upstreams: map[string]map[string]Entry{}}
 	if l == nil {
@@ -93,7 +96,31 @@ func (l *Lock) Marshal() ([]byte, error) {
 	if err := enc.Encode(c); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return escapeHidden(b.Bytes()), nil
+}
+
+// escapeHidden writes every hidden character in JSON text as a \u escape,
+// so that a tool name holding one cannot reorder or hide text in a review
+// of the lock file. The text keeps its meaning: outside strings JSON is
+// ASCII, and encoding/json has escaped the control characters already.
+func escapeHidden(text []byte) []byte {
+	if !bytes.ContainsFunc(text, func(r rune) bool { return classify(r) != 0 }) {
+		return text
+	}
+	var b bytes.Buffer
+	for _, r := range string(text) {
+		if classify(r) == 0 {
+			b.WriteRune(r)
+			continue
+		}
+		if r > 0xFFFF {
+			hi, lo := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
+			continue
+		}
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.Bytes()
 }
 
 var hashPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)

@@ -192,3 +192,28 @@ func assertOnlyFiles(t *testing.T, dir string, names ...string) {
 		t.Errorf("%s holds %q, want %q", dir, got, names)
 	}
 }
+
+func TestMarshalEscapesHiddenCharacters(t *testing.T) {
+	l := &Lock{Version: Version, Upstreams: map[string]map[string]Entry{
+		"ev": {"a\u202eb\U000E0041\u0085": {Hash: hashA, Summary: "x\u200by"}},
+	}}
+	text, err := l.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range string(text) {
+		if classify(r) != 0 && r != '\n' {
+			t.Fatalf("lock text holds U+%04X:\n%s", r, text)
+		}
+	}
+	if !strings.Contains(string(text), `"a\u202eb\udb40\udc41\u0085"`) {
+		t.Errorf("tool name not escaped as expected:\n%s", text)
+	}
+	back, err := Parse("g.lock", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, l) {
+		t.Errorf("round trip = %+v, want %+v", back, l)
+	}
+}
