@@ -74,7 +74,7 @@ func TestDecide(t *testing.T) {
 
 func TestEvalErrorsNeverWiden(t *testing.T) {
 	r, err := Compile(Config{Default: Allow, Rules: []Rule{
-		{Name: "admins", Allow: `principal.claims.role == "admin"`}, // fails when role is missing
+		{Name: "admins", Allow: `principal.claims.role == "admin"`},      // fails when role is missing
 		{Name: "block-by-team", Deny: `principal.claims.team != "core"`}, // fails when team is missing
 	}})
 	if err != nil {
