@@ -1,0 +1,117 @@
+package policy
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// BreakerConfig sets when a Breaker opens and for how long.
+type BreakerConfig struct {
+	// Failures is the consecutive failures that open it; zero disables
+	// the breaker.
+	Failures int `yaml:"failures,omitempty"`
+	// Cooldown is how long it stays open before one probe is let
+	// through; zero means 30s.
+	Cooldown time.Duration `yaml:"cooldown,omitempty"`
+}
+
+// State is a Breaker's state.
+type State int
+
+// The states.
+const (
+	Closed   State = iota // calls go through
+	Open                  // calls are refused until the cooldown ends
+	HalfOpen              // one probe call is in flight
+)
+
+// UnavailableError refuses a call to an upstream whose breaker is open.
+type UnavailableError struct {
+	Upstream string
+	// Until is when a probe call will be let through.
+	Until time.Time
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("upstream %s is unavailable until %s after repeated failures", e.Upstream, e.Until.UTC().Format(time.RFC3339))
+}
+
+// Breaker is the circuit breaker of one upstream: closed, it opens after
+// Failures consecutive failures; open, it refuses calls until the
+// cooldown ends; then it lets one probe through (half-open), and closes
+// when the probe succeeds or opens again when it fails. A nil *Breaker
+// never opens.
+type Breaker struct {
+	upstream string
+	cfg      BreakerConfig
+	now      func() time.Time
+	mu       sync.Mutex
+	state    State
+	failures int
+	until    time.Time
+}
+
+// NewBreaker returns the Breaker of upstream, nil when c disables it; now
+// nil means time.Now.
+func NewBreaker(upstream string, c BreakerConfig, now func() time.Time) *Breaker {
+	if c.Failures <= 0 {
+		return nil
+	}
+	if c.Cooldown <= 0 {
+		c.Cooldown = 30 * time.Second
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Breaker{upstream: upstream, cfg: c, now: now}
+}
+
+// Allow says whether a call may go to the upstream now: nil, after which
+// the caller must report its outcome with Done, or an *UnavailableError.
+func (b *Breaker) Allow() error {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch b.state {
+	case Open:
+		if b.now().Before(b.until) {
+			return &UnavailableError{Upstream: b.upstream, Until: b.until}
+		}
+		b.state = HalfOpen
+		return nil
+	case HalfOpen:
+		return &UnavailableError{Upstream: b.upstream, Until: b.until}
+	}
+	return nil
+}
+
+// Done reports the outcome of a call Allow let through; failed means the
+// upstream failed (not that the tool reported an error).
+func (b *Breaker) Done(failed bool) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !failed {
+		b.state, b.failures = Closed, 0
+		return
+	}
+	b.failures++
+	if b.state == HalfOpen || b.failures >= b.cfg.Failures {
+		b.state, b.until = Open, b.now().Add(b.cfg.Cooldown)
+	}
+}
+
+// State returns the breaker's state.
+func (b *Breaker) State() State {
+	if b == nil {
+		return Closed
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state
+}
