@@ -8,9 +8,19 @@ import (
 
 // BreakerConfig sets when a Breaker opens and for how long.
 type BreakerConfig struct {
-	// Failures is the consecutive failures that open it; zero disables
-	// the breaker.
+	// Failures is the consecutive failures that open it; zero means no
+	// such trigger.
 	Failures int `yaml:"failures,omitempty"`
+	// FailureRatio opens it when, within one Window, at least MinCalls
+	// calls were made and this share of them failed; zero means no such
+	// trigger. With neither trigger the breaker is disabled.
+	FailureRatio float64 `yaml:"failureRatio,omitempty"`
+	// Window is the length of the fixed windows FailureRatio counts in;
+	// zero means one minute.
+	Window time.Duration `yaml:"window,omitempty"`
+	// MinCalls is the calls a window needs before FailureRatio applies;
+	// zero means 10.
+	MinCalls int `yaml:"minCalls,omitempty"`
 	// Cooldown is how long it stays open before one probe is let
 	// through; zero means 30s.
 	Cooldown time.Duration `yaml:"cooldown,omitempty"`
@@ -38,7 +48,8 @@ func (e *UnavailableError) Error() string {
 }
 
 // Breaker is the circuit breaker of one upstream: closed, it opens after
-// Failures consecutive failures; open, it refuses calls until the
+// Failures consecutive failures, or when FailureRatio of a window's calls
+// failed; open, it refuses calls until the
 // cooldown ends; then it lets one probe through (half-open), and closes
 // when the probe succeeds or opens again when it fails. A nil *Breaker
 // never opens.
@@ -48,15 +59,24 @@ type Breaker struct {
 	now      func() time.Time
 	mu       sync.Mutex
 	state    State
-	failures int
+	failures int       // consecutive
+	winStart time.Time // the current window's start
+	winCalls int
+	winFails int
 	until    time.Time
 }
 
 // NewBreaker returns the Breaker of upstream, nil when c disables it; now
 // nil means time.Now.
 func NewBreaker(upstream string, c BreakerConfig, now func() time.Time) *Breaker {
-	if c.Failures <= 0 {
+	if c.Failures <= 0 && c.FailureRatio <= 0 {
 		return nil
+	}
+	if c.Window <= 0 {
+		c.Window = time.Minute
+	}
+	if c.MinCalls <= 0 {
+		c.MinCalls = 10
 	}
 	if c.Cooldown <= 0 {
 		c.Cooldown = 30 * time.Second
@@ -96,13 +116,23 @@ func (b *Breaker) Done(failed bool) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := b.now()
+	if now.Sub(b.winStart) >= b.cfg.Window {
+		b.winStart, b.winCalls, b.winFails = now, 0, 0
+	}
+	b.winCalls++
 	if !failed {
 		b.state, b.failures = Closed, 0
 		return
 	}
 	b.failures++
-	if b.state == HalfOpen || b.failures >= b.cfg.Failures {
-		b.state, b.until = Open, b.now().Add(b.cfg.Cooldown)
+	b.winFails++
+	consecutive := b.cfg.Failures > 0 && b.failures >= b.cfg.Failures
+	ratio := b.cfg.FailureRatio > 0 && b.winCalls >= b.cfg.MinCalls &&
+		float64(b.winFails) >= b.cfg.FailureRatio*float64(b.winCalls)
+	if b.state == HalfOpen || consecutive || ratio {
+		b.state, b.until = Open, now.Add(b.cfg.Cooldown)
+		b.winStart, b.winCalls, b.winFails = now, 0, 0
 	}
 }
 

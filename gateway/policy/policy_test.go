@@ -142,6 +142,36 @@ func TestBreaker(t *testing.T) {
 	}
 }
 
+func TestBreakerRatio(t *testing.T) {
+	c := newClock()
+	b := NewBreaker("fs", BreakerConfig{FailureRatio: 0.5, MinCalls: 4, Window: time.Minute, Cooldown: time.Second}, c.now)
+	outcome := func(failed ...bool) {
+		for _, f := range failed {
+			if err := b.Allow(); err != nil {
+				t.Fatalf("refused while closed: %v", err)
+			}
+			b.Done(f)
+		}
+	}
+	outcome(true, false, false) // 1 of 3: too few calls to judge
+	if b.State() != Closed {
+		t.Fatal("opened before MinCalls")
+	}
+	c.add(time.Minute) // a new window forgets them
+	outcome(true, false, true)
+	if b.State() != Closed {
+		t.Fatal("opened before MinCalls in the new window")
+	}
+	outcome(false) // 2 of 4: the ratio is reached only on a failure
+	if b.State() != Closed {
+		t.Fatal("a success opened it")
+	}
+	outcome(true) // 3 of 5
+	if b.State() != Open {
+		t.Fatal("3 failures of 5 should open it")
+	}
+}
+
 func TestDestructive(t *testing.T) {
 	over := []Approval{{Tool: "fs__rm*", Require: true}, {Tool: "db__*", Require: false}}
 	tests := []struct {
