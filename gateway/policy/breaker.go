@@ -100,9 +100,16 @@ func (b *Breaker) Allow() error {
 		if b.now().Before(b.until) {
 			return &UnavailableError{Upstream: b.upstream, Until: b.until}
 		}
-		b.state = HalfOpen
+		// The probe has a cooldown to report; a probe that never
+		// reports (its caller gave up) does not hold the breaker
+		// half-open for ever: the next call after it becomes the probe.
+		b.state, b.until = HalfOpen, b.now().Add(b.cfg.Cooldown)
 		return nil
 	case HalfOpen:
+		if now := b.now(); !now.Before(b.until) {
+			b.until = now.Add(b.cfg.Cooldown)
+			return nil
+		}
 		return &UnavailableError{Upstream: b.upstream, Until: b.until}
 	}
 	return nil

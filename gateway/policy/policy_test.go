@@ -137,6 +137,14 @@ func TestBreaker(t *testing.T) {
 	if b.Allow() != nil || b.State() != HalfOpen || b.Allow() == nil {
 		t.Error("half-open should let exactly one probe through")
 	}
+	c.add(time.Minute) // the probe never reported: another is let through
+	if b.Allow() != nil || b.State() != HalfOpen {
+		t.Error("a lost probe should not hold the breaker half-open")
+	}
+	b.Done(false)
+	if b.State() != Closed {
+		t.Error("the second probe's success should close it")
+	}
 	if NewBreaker("x", BreakerConfig{}, nil).Allow() != nil {
 		t.Error("disabled breaker refused")
 	}
