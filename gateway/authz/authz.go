@@ -140,6 +140,7 @@ type RuleError struct {
 	Msg string
 }
 
+// Error names the rule, the position and the problem.
 func (e *RuleError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "authz: %s", e.Name)
@@ -159,8 +160,10 @@ type EvalError struct {
 	Err error
 }
 
+// Error names the rule and what CEL reported.
 func (e *EvalError) Error() string { return "authz: " + e.Rule + ": " + e.Err.Error() }
 
+// Unwrap returns what CEL reported.
 func (e *EvalError) Unwrap() error { return e.Err }
 
 // Rules is a compiled Config. It is safe for concurrent use. A nil *Rules

@@ -38,11 +38,13 @@ const (
 
 // UnavailableError refuses a call to an upstream whose breaker is open.
 type UnavailableError struct {
+	// Upstream is the upstream's name.
 	Upstream string
 	// Until is when a probe call will be let through.
 	Until time.Time
 }
 
+// Error names the upstream and when it will be tried again.
 func (e *UnavailableError) Error() string {
 	return fmt.Sprintf("upstream %s is unavailable until %s after repeated failures", e.Upstream, e.Until.UTC().Format(time.RFC3339))
 }

@@ -28,6 +28,7 @@ type RateLimitError struct {
 	RetryAfter time.Duration
 }
 
+// Error names the bucket and the wait.
 func (e *RateLimitError) Error() string {
 	return fmt.Sprintf("rate limit exceeded for %s: retry after %s", e.Key, e.RetryAfter)
 }
