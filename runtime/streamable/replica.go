@@ -627,11 +627,7 @@ func (s *session) sendStandalone(ctx context.Context, frame []byte) {
 	if s.isClosed() || st == nil || !st.attached {
 		return
 	}
-	var ev []byte
-	if st.attached {
-		ev = appendEvent(nil, eventID(st.num, st.seq+1), frame)
-	}
-	s.pushEvent(ctx, st, frame, ev)
+	s.pushEvent(ctx, st, frame, appendEvent(nil, eventID(st.num, st.seq+1), frame))
 }
 
 // relayStandalone reports whether a frame with nowhere to go here should

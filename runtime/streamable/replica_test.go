@@ -571,19 +571,7 @@ func TestReplicaFollowsAnotherReplicasPostStream(t *testing.T) {
 		})
 		return s
 	})
-	c := newClient(t, cl.servers[0])
-	c.initialize("2025-11-25", "")
-	ctx, cancel := context.WithCancel(t.Context())
-	resp, err := c.hc.Do(c.request(ctx, "POST", callBody(5, "slow", "")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prime, err := newSSE(resp).next()
-	if err != nil || !prime.hasID {
-		t.Fatalf("no priming event: %+v %v", prime, err)
-	}
-	cancel() // the connection breaks; the call goes on
-	resp.Body.Close()
+	c, prime := cutCall(t, cl, "slow")
 
 	resumed, err := c.hc.Do(c.at(cl, 1).request(t.Context(), "GET", "", "Last-Event-ID", prime.id))
 	if err != nil || resumed.StatusCode != http.StatusOK {
@@ -663,19 +651,7 @@ func TestReplicaKeepsFollowingAQuietStream(t *testing.T) {
 		})
 		return s
 	})
-	c := newClient(t, cl.servers[0])
-	c.initialize("2025-11-25", "")
-	ctx, cancel := context.WithCancel(t.Context())
-	resp, err := c.hc.Do(c.request(ctx, "POST", callBody(5, "slow", "")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prime, err := newSSE(resp).next()
-	if err != nil || !prime.hasID {
-		t.Fatalf("no priming event: %+v %v", prime, err)
-	}
-	cancel()
-	resp.Body.Close()
+	c, prime := cutCall(t, cl, "slow")
 	resumed, err := c.hc.Do(c.at(cl, 1).request(t.Context(), "GET", "", "Last-Event-ID", prime.id))
 	if err != nil || resumed.StatusCode != http.StatusOK {
 		t.Fatalf("resume on replica 1: %v", err)
@@ -718,4 +694,25 @@ func TestReplicaEndsTheStreamOfADeadReplica(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0], `"data":2`) {
 		t.Fatalf("the resumed stream carried %q, want the one stored event after the first", got)
 	}
+}
+
+// cutCall starts a session on replica 0, calls tool there and breaks the
+// connection after the priming event: the call goes on, its stream into
+// the Events store. It returns the client and that event.
+func cutCall(t *testing.T, cl *cluster, tool string) (*client, event) {
+	t.Helper()
+	c := newClient(t, cl.servers[0])
+	c.initialize("2025-11-25", "")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	resp, err := c.hc.Do(c.request(ctx, "POST", callBody(5, tool, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	prime, err := newSSE(resp).next()
+	if err != nil || !prime.hasID {
+		t.Fatalf("no priming event: %+v %v", prime, err)
+	}
+	return c, prime
 }
