@@ -624,8 +624,12 @@ func TestClusterRedisOutage(t *testing.T) {
 		wg.Go(func() { replies[i] = req.send() })
 	}
 	for i := range cc.c.Replicas {
-		if r := stateless(); r.failure() != "" || r.elapsed > time.Second {
-			t.Errorf("a stateless 2026-07-28 call (%d of %d) with Redis stopped: %s, want its answer at once\n%s", i+1, len(cc.c.Replicas), r.failure(), r)
+		// Not timed: that it makes no Redis round trip is
+		// store/redis's TestRoundTripsPerCall; here it must answer.
+		if r := stateless(); r.failure() != "" {
+			t.Errorf("a stateless 2026-07-28 call (%d of %d) with Redis stopped: %s, want its answer\n%s", i+1, len(cc.c.Replicas), r.failure(), r)
+		} else {
+			t.Logf("a stateless 2026-07-28 call with Redis stopped: answered after %v", r.elapsed.Round(time.Millisecond))
 		}
 	}
 	wg.Wait()
