@@ -11,7 +11,14 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpgen/mcpgen/gateway/audit"
+	"github.com/mcpgen/mcpgen/gateway/authz"
+	"github.com/mcpgen/mcpgen/gateway/policy"
 )
+
+// badFunc makes a ConfigError at a line (0 when unknown).
+type badFunc func(line int, format string, args ...any) error
 
 // Config is the gateway's configuration file.
 type Config struct {
@@ -23,6 +30,20 @@ type Config struct {
 	// Servers are the virtual servers by name, each served at /mcp/<name>
 	// ("default" also at /mcp). They never share upstreams or tools.
 	Servers map[string]*ServerConfig `yaml:"servers"`
+	// Auth is what callers must present (front.go); nil lets anyone in.
+	Auth *AuthConfig `yaml:"auth"`
+	// REST is the facade for clients that do not speak MCP (front.go).
+	REST *RESTConfig `yaml:"rest"`
+	// Audit is where the audit lines go (govern.go); nil writes none.
+	Audit *audit.Config `yaml:"audit"`
+	// Telemetry configures traces and metrics (observe.go).
+	Telemetry *TelemetryConfig `yaml:"telemetry"`
+	// Watch, when true, reloads the configuration when its file
+	// changes (reload.go).
+	Watch bool `yaml:"watch"`
+
+	// file is the file the configuration was read from.
+	file string
 }
 
 // ServerConfig is one virtual server.
@@ -30,6 +51,16 @@ type ServerConfig struct {
 	// Upstreams are aggregated in this order, which is the order of the
 	// merged lists.
 	Upstreams []*UpstreamConfig `yaml:"upstreams"`
+	// Trust is a label for the trust level of the server's upstreams,
+	// written in audit lines and metrics; servers of different trust are
+	// never merged.
+	Trust string `yaml:"trust"`
+	// Authz decides which callers see and use which entries (govern.go).
+	Authz *authz.Config `yaml:"authz"`
+	// Policy is the server's rate limits and approvals (govern.go).
+	Policy *policy.Config `yaml:"policy"`
+	// Cache is how long list results are kept (reload.go).
+	Cache *CacheConfig `yaml:"cache"`
 }
 
 // UpstreamConfig is one MCP server behind a virtual server.
@@ -58,6 +89,13 @@ type UpstreamConfig struct {
 	// expressions; it wins over Include.
 	Exclude      []string `yaml:"exclude"`
 	ExcludeRegex []string `yaml:"excludeRegex"`
+	// Transport picks the HTTP transport of URL (dial.go).
+	Transport string `yaml:"transport"`
+	// Auth is the credential the gateway presents to URL (dial.go).
+	Auth *UpstreamAuthConfig `yaml:"auth"`
+	// Policy bounds the upstream's calls: concurrency, timeout, circuit
+	// breaker (govern.go).
+	Policy *policy.UpstreamConfig `yaml:"policy"`
 
 	includeRe, excludeRe []*regexp.Regexp
 	line                 int
@@ -126,6 +164,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	if err := c.validate(name); err != nil {
 		return nil, err
 	}
+	c.file = name
 	return &c, nil
 }
 
@@ -223,9 +262,22 @@ func (c *Config) validate(file string) error {
 			if u.excludeRe, err = compileAll(u.ExcludeRegex); err != nil {
 				return bad(u.line, "%s (%s): excludeRegex: %v", where, u.Name, err)
 			}
+			if err := u.validateDial(where, bad); err != nil {
+				return err
+			}
+		}
+		where := "servers." + sname
+		if err := s.validateGovern(where, bad); err != nil {
+			return err
+		}
+		if err := s.validateCache(where, bad); err != nil {
+			return err
 		}
 	}
-	return nil
+	if err := c.validateFront(bad); err != nil {
+		return err
+	}
+	return c.validateTelemetry(bad)
 }
 
 func compileAll(exprs []string) ([]*regexp.Regexp, error) {

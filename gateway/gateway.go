@@ -6,9 +6,9 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -24,26 +24,43 @@ type Gateway struct {
 	virtuals map[string]*virtual
 	handlers map[string]*streamable.Handler
 
+	gov  *governance // govern.go
+	obs  *observer   // observe.go
+	pins *pinning    // pinning.go
+
 	wg     sync.WaitGroup // the upstreams' run loops
 	cancel context.CancelFunc
 }
 
 // New builds the gateway of cfg; Start connects it. log may be nil.
-func New(cfg *Config, log *slog.Logger) *Gateway {
+func New(cfg *Config, log *slog.Logger) (*Gateway, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	g := &Gateway{cfg: cfg, log: log, virtuals: map[string]*virtual{}, handlers: map[string]*streamable.Handler{}}
+	var err error
+	if g.gov, err = newGovernance(cfg, log); err != nil {
+		return nil, err
+	}
+	if g.obs, err = newObserver(cfg, log); err != nil {
+		_ = g.gov.close()
+		return nil, err
+	}
+	if g.pins, err = newPinning(cfg); err != nil {
+		_ = g.gov.close()
+		_ = g.obs.close()
+		return nil, err
+	}
 	for _, name := range cfg.ServerNames() {
 		srv := server.New(mcp.Implementation{Name: "mcpgen-gateway/" + name, Version: "0.1.0"}, &server.Options{Logger: log.With("server", name)})
-		v := newVirtual(name, srv)
+		v := newVirtual(g, name, srv)
 		for _, uc := range cfg.Servers[name].Upstreams {
 			v.ups = append(v.ups, &upstream{cfg: uc, v: v, log: log.With("server", name, "upstream", uc.Name), calls: map[*int]context.Context{}})
 		}
 		g.virtuals[name] = v
 		g.handlers[name] = streamable.NewHandler(srv, nil)
 	}
-	return g
+	return g, nil
 }
 
 // Start connects every upstream, in configuration order, and lists them.
@@ -94,20 +111,7 @@ func (g *Gateway) Close() error {
 			u.disconnect()
 		}
 	}
-	return nil
-}
-
-// Handler serves each virtual server at /mcp/<name>, and "default" also
-// at /mcp.
-func (g *Gateway) Handler() http.Handler {
-	mux := http.NewServeMux()
-	for name, h := range g.handlers {
-		mux.Handle("/mcp/"+name, h)
-		if name == "default" {
-			mux.Handle("/mcp", h)
-		}
-	}
-	return mux
+	return errors.Join(g.gov.close(), g.obs.close())
 }
 
 // Server returns the virtual server of that name, or nil.

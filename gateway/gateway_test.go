@@ -67,7 +67,10 @@ func startGateway(t *testing.T, upstreams string) (*Gateway, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := New(cfg, nil)
+	g, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	if err := g.Start(ctx); err != nil {

@@ -5,17 +5,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"os"
-	"os/exec"
 	"sync"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/client"
-	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
-	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
 
 // MaxMessageSize bounds one message from a stdio upstream; a bigger one
@@ -126,37 +121,6 @@ func (u *upstream) clientOptions(resync func()) *client.Options {
 		OnPromptsListChanged:   resync,
 		OnResourcesListChanged: resync,
 	}
-}
-
-// dial opens the transport to the upstream.
-func (u *upstream) dial() (jsonrpc.Transport, error) {
-	if len(u.cfg.Command) > 0 {
-		cmd := exec.Command(u.cfg.Command[0], u.cfg.Command[1:]...)
-		cmd.Env = os.Environ()
-		for k, v := range u.cfg.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-		p, err := client.CommandTransport(cmd, &client.CommandOptions{
-			Stderr:         &lineLog{log: u.log},
-			MaxMessageSize: MaxMessageSize,
-		})
-		if err != nil {
-			return nil, err
-		}
-		u.mu.Lock()
-		u.proc = p
-		u.mu.Unlock()
-		return p, nil
-	}
-	h := http.Header{}
-	for name, sec := range u.cfg.Headers {
-		v, err := sec.value()
-		if err != nil {
-			return nil, fmt.Errorf("header %s: %w", name, err)
-		}
-		h.Set(name, v)
-	}
-	return streamable.NewClientTransport(u.cfg.URL, &streamable.ClientOptions{Header: h}), nil
 }
 
 // connect dials, negotiates the era and registers the upstream's lists.

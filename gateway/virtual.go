@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -19,6 +20,9 @@ const (
 	kindPrompt   kind = "prompt"
 	kindResource kind = "resource"
 	kindTemplate kind = "resource template"
+	// kindCompletion is a completion/complete request, routed by the
+	// prompt or template it completes.
+	kindCompletion kind = "completion"
 )
 
 type entry struct {
@@ -41,6 +45,7 @@ func (e *CollisionError) Error() string {
 // virtual is one virtual server: a server.Server whose tools, prompts and
 // resources are those its upstreams list.
 type virtual struct {
+	g    *Gateway
 	name string
 	srv  *server.Server
 	ups  []*upstream
@@ -51,8 +56,8 @@ type virtual struct {
 	synced map[*upstream]bool
 }
 
-func newVirtual(name string, srv *server.Server) *virtual {
-	v := &virtual{name: name, srv: srv, owner: map[entry]*upstream{}, owned: map[*upstream][]entry{}, synced: map[*upstream]bool{}}
+func newVirtual(g *Gateway, name string, srv *server.Server) *virtual {
+	v := &virtual{g: g, name: name, srv: srv, owner: map[entry]*upstream{}, owned: map[*upstream][]entry{}, synced: map[*upstream]bool{}}
 	srv.SetCompletion(v.complete)
 	return v
 }
@@ -147,7 +152,7 @@ func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) erro
 	prefix := u.cfg.PrefixOf()
 	for _, t := range l.tools {
 		upName := strings.TrimPrefix(t.Name, prefix)
-		if err := v.srv.AddTool(t, v.callTool(u, upName), upstreamValidates(t)...); err != nil {
+		if err := v.srv.AddTool(t, v.callTool(u, t, upName), upstreamValidates(t)...); err != nil {
 			v.dropLocked(u)
 			return fmt.Errorf("upstream %s: tool %s: %w", u.cfg.Name, t.Name, err)
 		}
@@ -155,7 +160,7 @@ func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) erro
 	}
 	for _, p := range l.prompts {
 		upName := strings.TrimPrefix(p.Name, prefix)
-		if err := v.srv.AddPrompt(p, v.getPrompt(u, upName)); err != nil {
+		if err := v.srv.AddPrompt(p, v.getPrompt(u, p.Name, upName)); err != nil {
 			v.dropLocked(u)
 			return fmt.Errorf("upstream %s: prompt %s: %w", u.cfg.Name, p.Name, err)
 		}
@@ -226,59 +231,66 @@ func (v *virtual) dropLocked(u *upstream) {
 	delete(v.owned, u)
 }
 
-func (v *virtual) callTool(u *upstream, name string) server.ToolHandler {
+// op is one downstream request the virtual server routes to an
+// upstream: what governance (govern.go) and observation (observe.go) see.
+type op struct {
+	kind   kind   // kindTool, kindPrompt, kindResource (templates read as resources) or kindCompletion
+	name   string // the name the client used (prefix included), or the URI
+	upName string // the upstream's own name for it; the URI for a resource
+	u      *upstream
+	// args are a tool call's arguments, or a prompt's arguments as a
+	// JSON object; nil for other kinds.
+	args json.RawMessage
+	// tool is the tool's definition as the virtual server lists it (nil
+	// for other kinds).
+	tool *mcp.Tool
+}
+
+// route runs one downstream request: observation and governance around
+// the forward to the upstream. finish and end hear the forward's result
+// (a *mcp.CallToolResult, *mcp.GetPromptResult, ...) or error.
+func route[R any](ctx context.Context, v *virtual, o *op, forward func(ctx context.Context) (R, error)) (R, error) {
+	var zero R
+	ctx, end := v.observe(ctx, o)
+	ctx, finish, err := v.admit(ctx, o)
+	if err != nil {
+		end(nil, err)
+		return zero, err
+	}
+	r, err := forward(ctx)
+	finish(r, err)
+	end(r, err)
+	return r, err
+}
+
+func (v *virtual) callTool(u *upstream, def mcp.Tool, upName string) server.ToolHandler {
 	return func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		s, err := u.session()
-		if err != nil {
-			return nil, err
-		}
-		ctx, done := u.track(ctx)
-		defer done()
-		q := *p
-		q.Name = name
-		q.Meta = nil
-		r, err := s.CallTool(ctx, &q)
-		if err != nil {
-			return nil, fmt.Errorf("upstream %s: tools/call %s: %w", u.cfg.Name, name, err)
-		}
-		return r, nil
+		o := &op{kind: kindTool, name: def.Name, upName: upName, u: u, args: p.Arguments, tool: &def}
+		return route(ctx, v, o, func(ctx context.Context) (*mcp.CallToolResult, error) {
+			return u.callTool(ctx, upName, p)
+		})
 	}
 }
 
-func (v *virtual) getPrompt(u *upstream, name string) server.PromptHandler {
+func (v *virtual) getPrompt(u *upstream, name, upName string) server.PromptHandler {
 	return func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-		s, err := u.session()
-		if err != nil {
-			return nil, err
+		var args json.RawMessage
+		if len(p.Arguments) > 0 {
+			args, _ = json.Marshal(p.Arguments)
 		}
-		ctx, done := u.track(ctx)
-		defer done()
-		q := *p
-		q.Name = name
-		q.Meta = nil
-		r, err := s.GetPrompt(ctx, &q)
-		if err != nil {
-			return nil, fmt.Errorf("upstream %s: prompts/get %s: %w", u.cfg.Name, name, err)
-		}
-		return r, nil
+		o := &op{kind: kindPrompt, name: name, upName: upName, u: u, args: args}
+		return route(ctx, v, o, func(ctx context.Context) (*mcp.GetPromptResult, error) {
+			return u.getPrompt(ctx, upName, p)
+		})
 	}
 }
 
 func (v *virtual) readResource(u *upstream) server.ResourceHandler {
 	return func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-		s, err := u.session()
-		if err != nil {
-			return nil, err
-		}
-		ctx, done := u.track(ctx)
-		defer done()
-		q := *p
-		q.Meta = nil
-		r, err := s.ReadResource(ctx, &q)
-		if err != nil {
-			return nil, fmt.Errorf("upstream %s: resources/read %s: %w", u.cfg.Name, p.URI, err)
-		}
-		return r, nil
+		o := &op{kind: kindResource, name: p.URI, upName: p.URI, u: u}
+		return route(ctx, v, o, func(ctx context.Context) (*mcp.ReadResourceResult, error) {
+			return u.readResource(ctx, p)
+		})
 	}
 }
 
@@ -286,11 +298,12 @@ func (v *virtual) readResource(u *upstream) server.ResourceHandler {
 // prompt or resource template it names.
 func (v *virtual) complete(ctx context.Context, p *mcp.CompleteRequestParams) (*mcp.CompleteResult, error) {
 	q := *p
-	q.Meta = nil
 	var u *upstream
+	name := ""
 	v.mu.Lock()
 	switch ref := p.Ref.Value.(type) {
 	case *mcp.PromptReference:
+		name = ref.Name
 		u = v.owner[entry{kindPrompt, ref.Name}]
 		if u != nil {
 			r := *ref
@@ -298,17 +311,15 @@ func (v *virtual) complete(ctx context.Context, p *mcp.CompleteRequestParams) (*
 			q.Ref.Value = &r
 		}
 	case *mcp.ResourceTemplateReference:
+		name = ref.URI
 		u = v.owner[entry{kindTemplate, ref.URI}]
 	}
 	v.mu.Unlock()
 	if u == nil {
 		return &mcp.CompleteResult{Completion: mcp.CompleteResultCompletion{Values: []string{}}}, nil
 	}
-	s, err := u.session()
-	if err != nil {
-		return nil, err
-	}
-	ctx, done := u.track(ctx)
-	defer done()
-	return s.Complete(ctx, &q)
+	o := &op{kind: kindCompletion, name: name, upName: name, u: u}
+	return route(ctx, v, o, func(ctx context.Context) (*mcp.CompleteResult, error) {
+		return u.complete(ctx, &q)
+	})
 }

@@ -64,7 +64,10 @@ func serve(c *cli.Context) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	g := gateway.New(cfg, log)
+	g, err := gateway.New(cfg, log)
+	if err != nil {
+		return err
+	}
 	if err := g.Start(ctx); err != nil {
 		return err
 	}

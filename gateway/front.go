@@ -1,0 +1,38 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mcpgen/mcpgen/gateway/authz"
+)
+
+// Handler serves each virtual server at /mcp/<name>, and "default" also
+// at /mcp.
+func (g *Gateway) Handler() http.Handler {
+	mux := http.NewServeMux()
+	for name, h := range g.handlers {
+		mux.Handle("/mcp/"+name, h)
+		if name == "default" {
+			mux.Handle("/mcp", h)
+		}
+	}
+	return mux
+}
+
+// callerOf returns the principal of the downstream request ctx serves, as
+// authorization rules see it; the zero Principal for an anonymous caller.
+func callerOf(ctx context.Context) authz.Principal {
+	return authz.Principal{}
+}
+
+// validateFront checks the auth and rest sections.
+func (c *Config) validateFront(bad badFunc) error {
+	return nil
+}
+
+// AuthConfig is what callers must present to reach the gateway.
+type AuthConfig struct{}
+
+// RESTConfig is the REST facade of the aggregated tools.
+type RESTConfig struct{}
