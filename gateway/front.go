@@ -5,12 +5,15 @@ import (
 	"net/http"
 
 	"github.com/mcpgen/mcpgen/gateway/authz"
+	"github.com/mcpgen/mcpgen/runtime/auth"
+	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
 // Handler serves each virtual server at /mcp/<name>, and "default" also
 // at /mcp.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
+	g.obs.mount(mux)
 	for name, h := range g.handlers {
 		mux.Handle("/mcp/"+name, h)
 		if name == "default" {
@@ -23,6 +26,14 @@ func (g *Gateway) Handler() http.Handler {
 // callerOf returns the principal of the downstream request ctx serves, as
 // authorization rules see it; the zero Principal for an anonymous caller.
 func callerOf(ctx context.Context) authz.Principal {
+	switch p := server.PrincipalFrom(ctx).(type) {
+	case authz.Principal:
+		return p
+	case *authz.Principal:
+		return *p
+	case auth.Principal:
+		return authz.Principal{Subject: p.Subject, Issuer: p.Issuer}
+	}
 	return authz.Principal{}
 }
 

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"log/slog"
+	"net/http"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 )
@@ -35,3 +36,6 @@ func (c *Config) validateTelemetry(bad badFunc) error {
 
 // TelemetryConfig configures the gateway's traces and metrics.
 type TelemetryConfig struct{}
+
+// mount adds the telemetry endpoints (/metrics) to mux.
+func (o *observer) mount(mux *http.ServeMux) {}
