@@ -70,16 +70,19 @@ func newFront(cfg *Config, log *slog.Logger) (*front, error) {
 // returns its Streamable HTTP handler.
 func (f *front) serve(name string, srv *server.Server) *streamable.Handler {
 	var authenticate func(*http.Request) (any, error)
+	perPrincipal := 0
 	if f.guarded() {
 		authenticate = identityOf
+		perPrincipal = f.cfg.Auth.MaxSessionsPerPrincipal
 	}
 	log := f.log.With("server", name)
-	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Authenticate: authenticate, Logger: log})
+	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Authenticate: authenticate, MaxSessionsPerIdentity: perPrincipal, Logger: log})
 	f.streamable[name] = h
 	f.legacy[name] = streamable.NewLegacyHandler(srv, &streamable.LegacyOptions{
-		Endpoint:     "message", // beside the stream's path, wherever it is
-		Authenticate: authenticate,
-		Logger:       log,
+		Endpoint:               "message", // beside the stream's path, wherever it is
+		Authenticate:           authenticate,
+		MaxSessionsPerIdentity: perPrincipal,
+		Logger:                 log,
 	})
 	f.servers[name] = srv
 	f.names = append(f.names, name)

@@ -25,6 +25,11 @@ type AuthConfig struct {
 	Keys []*APIKeyConfig `yaml:"keys"`
 	// OAuth makes the gateway an OAuth 2.1 resource server.
 	OAuth *OAuthConfig `yaml:"oauth"`
+	// MaxSessionsPerPrincipal caps the MCP sessions one principal holds
+	// at once, per virtual server and transport (an API key shared by
+	// many agents may need more); zero means
+	// streamable.DefaultMaxSessionsPerIdentity, a negative value no cap.
+	MaxSessionsPerPrincipal int `yaml:"maxSessionsPerPrincipal"`
 }
 
 // APIKeyConfig is one static API key, presented as

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -10,11 +11,13 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,11 +34,17 @@ import (
 // tools of addFrontTools.
 func startFront(t *testing.T, front string) (*Gateway, *httptest.Server) {
 	t.Helper()
+	return startFrontLog(t, front, nil)
+}
+
+// startFrontLog is startFront with the gateway logging to log.
+func startFrontLog(t *testing.T, front string, log *slog.Logger) (*Gateway, *httptest.Server) {
+	t.Helper()
 	cfg, err := ParseConfig("test.yaml", []byte("listen: 127.0.0.1:0\n"+front+"servers:\n  default:\n    upstreams:\n"+upstreamConfig(t, "a", nil, "")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := New(cfg, nil)
+	g, err := New(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +94,14 @@ func addFrontTools(t *testing.T, srv *server.Server) {
 	must(addTool(mcp.Tool{Name: "unavailable", InputSchema: obj}, refuse(-31503)))
 	must(addTool(mcp.Tool{Name: "broken", InputSchema: obj}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return nil, errors.New("upstream a: connection lost")
+	}))
+	must(addTool(mcp.Tool{Name: "nap", InputSchema: obj}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		select {
+		case <-time.After(300 * time.Millisecond):
+			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "rested"}}}}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}))
 	must(addTool(mcp.Tool{Name: "slow", InputSchema: obj}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		<-ctx.Done()
@@ -336,7 +353,8 @@ const testAudience = "https://gw.example/mcp"
 func TestOAuth(t *testing.T) {
 	is := newTestIssuer(t)
 	t.Setenv("GW_TEST_ALICE", aliceKey)
-	_, ts := startFront(t, `auth:
+	var logs syncBuffer
+	_, ts := startFrontLog(t, `auth:
   keys:
     - {subject: ci, key: {env: GW_TEST_ALICE}}
   oauth:
@@ -345,7 +363,13 @@ func TestOAuth(t *testing.T) {
     jwksUri: `+is.srv.URL+`/jwks
     scopes: [mcp]
 rest: {}
-`)
+`, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() {
+		// Neither keys nor tokens reach the log.
+		if l := logs.String(); strings.Contains(l, aliceKey) || strings.Contains(l, "eyJ") {
+			t.Errorf("a credential was logged:\n%s", l)
+		}
+	})
 	metadata := "https://gw.example/.well-known/oauth-protected-resource/mcp"
 	good := is.token(t, map[string]any{"sub": "carol", "scope": "mcp tools.read", "role": "admin", "groups": []string{"ops"}})
 	t.Run("refused", func(t *testing.T) {
@@ -405,4 +429,22 @@ rest: {}
 			}
 		})
 	}
+}
+
+// syncBuffer is a bytes.Buffer for a logger that goroutines share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -80,22 +80,106 @@ func (r *restFacade) mount(mux *http.ServeMux, name string) {
 		bases = append(bases, "/rest")
 	}
 	for _, base := range bases {
-		mux.Handle("GET "+base+"/openapi.json", r.f.guard(r.bounded(func(w http.ResponseWriter, req *http.Request) {
+		mux.Handle("GET "+base+"/openapi.json", restErrors(r.f.guard(r.bounded(func(w http.ResponseWriter, req *http.Request) {
 			r.document(w, req, name, base)
-		})))
-		mux.Handle("POST "+base+"/tools/{tool}", r.f.guard(r.bounded(func(w http.ResponseWriter, req *http.Request) {
+		}))))
+		mux.Handle("POST "+base+"/tools/{tool}", restErrors(r.f.guard(r.bounded(func(w http.ResponseWriter, req *http.Request) {
 			r.call(w, req, name)
-		})))
+		}))))
 	}
 }
 
-// bounded gives a REST request its timeout.
+// restErrors gives the refusals of the OAuth middleware, which answers
+// as an MCP transport does (a JSON-RPC error), the facade's own shape:
+// {"error": message}, status and challenge unchanged.
+func restErrors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ew := &errorShaper{ResponseWriter: w}
+		next.ServeHTTP(ew, req)
+		ew.flush()
+	})
+}
+
+// errorShaper holds back the body of an error answer (they are small:
+// it keeps at most maxShapedError bytes) to rewrite it when it is a
+// JSON-RPC error.
+type errorShaper struct {
+	http.ResponseWriter
+	status int // of an error answer held back; 0 when passing through
+	body   []byte
+}
+
+const maxShapedError = 64 << 10
+
+func (e *errorShaper) WriteHeader(status int) {
+	if status >= 400 && e.status == 0 && e.body == nil {
+		e.status = status
+		return
+	}
+	e.ResponseWriter.WriteHeader(status)
+}
+
+func (e *errorShaper) Write(p []byte) (int, error) {
+	if e.status == 0 {
+		return e.ResponseWriter.Write(p)
+	}
+	if len(e.body)+len(p) > maxShapedError {
+		e.flush()
+		return e.ResponseWriter.Write(p)
+	}
+	e.body = append(e.body, p...)
+	return len(p), nil
+}
+
+// Unwrap gives http.ResponseController the ResponseWriter underneath.
+func (e *errorShaper) Unwrap() http.ResponseWriter { return e.ResponseWriter }
+
+// flush sends what was held back, rewritten when it is a JSON-RPC
+// error.
+func (e *errorShaper) flush() {
+	if e.status == 0 {
+		return
+	}
+	status, body := e.status, e.body
+	e.status, e.body = 0, nil
+	var m struct {
+		JSONRPC string `json:"jsonrpc"`
+		Error   struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &m) == nil && m.JSONRPC != "" && m.Error.Message != "" {
+		e.Header().Del("Content-Length")
+		writeJSONError(e.ResponseWriter, status, m.Error.Message)
+		return
+	}
+	e.ResponseWriter.WriteHeader(status)
+	_, _ = e.ResponseWriter.Write(body)
+}
+
+// bounded gives a REST request its timeout. The http.Server's
+// ReadTimeout and WriteTimeout bound a whole exchange, which would cut a
+// call longer than they are (and a ReadTimeout that expires after the
+// body was read cancels the request's ctx): so, as streamable's handlers
+// do, the read deadline is lifted once the body is read (liftRead), and
+// the write deadline leaves room for the facade's own timeout.
 func (r *restFacade) bounded(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		ctx, cancel := context.WithTimeout(req.Context(), r.timeout)
 		defer cancel()
+		if srv, _ := req.Context().Value(http.ServerContextKey).(*http.Server); srv != nil && srv.WriteTimeout > 0 {
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(r.timeout + srv.WriteTimeout))
+		}
 		h(w, req.WithContext(ctx))
 	})
+}
+
+// liftRead lifts the connection's read deadline of a request whose body
+// has been read.
+func liftRead(w http.ResponseWriter, req *http.Request) {
+	if srv, _ := req.Context().Value(http.ServerContextKey).(*http.Server); srv != nil && srv.ReadTimeout > 0 {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	}
 }
 
 // session connects an in-memory MCP client to the virtual server name,
@@ -140,6 +224,7 @@ func visibleTools(ctx context.Context, s *client.Session) ([]mcp.Tool, error) {
 // document serves the OpenAPI document of the tools the caller may see.
 func (r *restFacade) document(w http.ResponseWriter, req *http.Request, name, base string) {
 	ctx := req.Context()
+	liftRead(w, req)
 	s, end, err := r.session(ctx, name)
 	if err != nil {
 		r.fail(w, ctx, err)
@@ -167,6 +252,7 @@ func (r *restFacade) call(w http.ResponseWriter, req *http.Request, name string)
 	ctx := req.Context()
 	tool := req.PathValue("tool")
 	args, status, msg := readArguments(w, req, r.maxBody)
+	liftRead(w, req)
 	if status != 0 {
 		writeJSONError(w, status, msg)
 		return

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -96,6 +98,10 @@ rest:
 func TestRESTOAuthCaller(t *testing.T) {
 	is := newTestIssuer(t)
 	_, ts := startFront(t, "auth:\n  oauth: {issuer: "+is.srv.URL+", audience: "+testAudience+", jwksUri: "+is.srv.URL+"/jwks}\nrest: {}\n")
+	// The middleware's refusals are in the facade's shape (rest checks it).
+	if status, body := rest(t, "POST", ts.URL+"/rest/tools/whoami", "", "", ""); status != 401 || !strings.Contains(string(body), "needs an OAuth access token") {
+		t.Fatalf("no token: %d %s", status, body)
+	}
 	req, _ := http.NewRequest("POST", ts.URL+"/rest/tools/whoami", nil)
 	req.Header.Set("Authorization", "Bearer "+is.token(t, map[string]any{"sub": "dave", "scope": "a b", "team": "red"}))
 	resp, err := http.DefaultClient.Do(req)
@@ -239,5 +245,21 @@ func checkOpenAPI(t *testing.T, data []byte, base string) {
 	check(content, `{"type":"text"}`, false)
 	if add := obj(obj(paths["/tools/add"])["post"]); add["summary"] != "Add" || add["description"] != "Adds a and b." {
 		t.Errorf("add: %v", add)
+	}
+}
+
+// TestRESTOutlastsServerTimeouts calls a tool that takes longer than the
+// http.Server's ReadTimeout and WriteTimeout, which bound a whole
+// exchange: the facade's own timeout governs the call.
+func TestRESTOutlastsServerTimeouts(t *testing.T) {
+	g, _ := startFront(t, "rest: {timeoutMs: 5000}\n")
+	ts := httptest.NewUnstartedServer(g.Handler())
+	ts.Config.ReadTimeout = 50 * time.Millisecond
+	ts.Config.WriteTimeout = 50 * time.Millisecond
+	ts.Start()
+	t.Cleanup(ts.Close)
+	status, body := rest(t, "POST", ts.URL+"/rest/tools/nap", "", "application/json", "{}")
+	if status != 200 || !strings.Contains(string(body), "rested") {
+		t.Fatalf("%d %s", status, body)
 	}
 }
