@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -261,5 +262,46 @@ func TestRESTOutlastsServerTimeouts(t *testing.T) {
 	status, body := rest(t, "POST", ts.URL+"/rest/tools/nap", "", "application/json", "{}")
 	if status != 200 || !strings.Contains(string(body), "rested") {
 		t.Fatalf("%d %s", status, body)
+	}
+}
+
+// TestOAuthIntrospection checks opaque tokens with the issuer's
+// introspection endpoint, the gateway authenticating there with a secret
+// read from a file.
+func TestOAuthIntrospection(t *testing.T) {
+	const issuer = "https://as.example"
+	secretFile := t.TempDir() + "/secret"
+	if err := os.WriteFile(secretFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, secret, _ := r.BasicAuth()
+		active := id == "gw" && secret == "s3cret" && r.PostFormValue("token") == "opaque-erin"
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"active": active, "sub": "erin", "iss": issuer, "aud": testAudience, "scope": "x y", "exp": time.Now().Add(time.Hour).Unix(), "dept": "qa"})
+	}))
+	t.Cleanup(as.Close)
+	_, ts := startFront(t, "auth:\n  oauth:\n    issuer: "+issuer+"\n    audience: "+testAudience+"\n    introspection: {endpoint: "+as.URL+", clientId: gw, clientSecret: {file: "+secretFile+"}}\nrest: {}\n")
+	req, _ := http.NewRequest("POST", ts.URL+"/rest/tools/whoami", nil)
+	req.Header.Set("Authorization", "Bearer opaque-erin")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w whoami
+	err = json.NewDecoder(resp.Body).Decode(&w)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || w.Sub != "erin" || w.Iss != issuer || !slices.Equal(w.Scopes, []string{"x", "y"}) || w.Claims["dept"] != "qa" {
+		t.Fatalf("%d %v %+v", resp.StatusCode, err, w)
+	}
+	req, _ = http.NewRequest("POST", ts.URL+"/rest/tools/whoami", nil)
+	req.Header.Set("Authorization", "Bearer opaque-mallory")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+		t.Fatalf("an inactive token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
 }
