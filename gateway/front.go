@@ -2,22 +2,143 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"net/http"
+	"net/url"
+	"sort"
 
 	"github.com/mcpgen/mcpgen/gateway/authz"
 	"github.com/mcpgen/mcpgen/runtime/auth"
 	"github.com/mcpgen/mcpgen/runtime/server"
+	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
 
+// The downstream endpoints of a virtual server NAME:
+//
+//	/mcp/NAME           Streamable HTTP, both eras ("default" also at /mcp)
+//	/mcp/NAME/sse       the HTTP+SSE transport of 2024-11-05: the stream (GET)
+//	/mcp/NAME/message   and its messages (POST), as the endpoint event says
+//	                    ("default" also at /sse and /message)
+//	/rest/NAME/...      the REST facade, with a rest section (rest.go)
+//
+// A virtual server may itself be named "sse" or "message": it is served
+// at /mcp/sse, which the legacy endpoints of "default" never take, since
+// they sit at the root as streamable.Mux puts them.
+
+// front is the gateway's front door: the downstream transports of every
+// virtual server, and the authentication in front of them.
+type front struct {
+	cfg  *Config
+	log  *slog.Logger
+	keys *keyring         // nil without API keys
+	mw   *auth.Middleware // nil without OAuth
+	rest *restFacade      // nil without a rest section
+
+	names      []string // the virtual servers, sorted
+	streamable map[string]*streamable.Handler
+	legacy     map[string]*streamable.LegacyHandler
+	servers    map[string]*server.Server
+}
+
+func newFront(cfg *Config, log *slog.Logger) (*front, error) {
+	f := &front{
+		cfg:        cfg,
+		log:        log,
+		streamable: map[string]*streamable.Handler{},
+		legacy:     map[string]*streamable.LegacyHandler{},
+		servers:    map[string]*server.Server{},
+	}
+	if a := cfg.Auth; a != nil {
+		var err error
+		if f.keys, err = newKeyring(a.Keys); err != nil {
+			return nil, err
+		}
+		if a.OAuth != nil {
+			if f.mw, err = newOAuth(a.OAuth, log); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if cfg.REST != nil {
+		f.rest = newRESTFacade(cfg.REST, f)
+	}
+	return f, nil
+}
+
+// serve makes the downstream transports of the virtual server name, and
+// returns its Streamable HTTP handler.
+func (f *front) serve(name string, srv *server.Server) *streamable.Handler {
+	var authenticate func(*http.Request) (any, error)
+	perPrincipal := 0
+	if f.guarded() {
+		authenticate = identityOf
+		perPrincipal = f.cfg.Auth.MaxSessionsPerPrincipal
+	}
+	log := f.log.With("server", name)
+	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Authenticate: authenticate, MaxSessionsPerIdentity: perPrincipal, Logger: log})
+	f.streamable[name] = h
+	f.legacy[name] = streamable.NewLegacyHandler(srv, &streamable.LegacyOptions{
+		Endpoint:               "message", // beside the stream's path, wherever it is
+		Authenticate:           authenticate,
+		MaxSessionsPerIdentity: perPrincipal,
+		Logger:                 log,
+	})
+	f.servers[name] = srv
+	f.names = append(f.names, name)
+	sort.Strings(f.names)
+	return h
+}
+
+// close ends every downstream session and waits for them.
+func (f *front) close() error {
+	var errs []error
+	for _, name := range f.names {
+		f.streamable[name].Close()
+		errs = append(errs, f.legacy[name].Close())
+	}
+	return errors.Join(errs...)
+}
+
+// guarded reports whether callers must authenticate.
+func (f *front) guarded() bool { return f.keys != nil || f.mw != nil }
+
+// identityOf is the Authenticate of the transports behind the guard: the
+// principal the guard put in the request's ctx, which binds the sessions
+// the request starts.
+func identityOf(r *http.Request) (any, error) {
+	if p := server.PrincipalFrom(r.Context()); p != nil {
+		return p, nil
+	}
+	return nil, errors.New("unauthenticated") // the guard lets no such request through
+}
+
 // Handler serves each virtual server at /mcp/<name>, and "default" also
-// at /mcp.
+// at /mcp, over Streamable HTTP; the HTTP+SSE transport of 2024-11-05 at
+// /mcp/<name>/sse (and /sse for "default"); the REST facade under
+// /rest/<name> when configured; the Protected Resource Metadata when
+// OAuth is; and the telemetry endpoints.
 func (g *Gateway) Handler() http.Handler {
+	f := g.door
 	mux := http.NewServeMux()
 	g.obs.mount(mux)
-	for name, h := range g.handlers {
+	if f.mw != nil {
+		if u, err := url.Parse(f.mw.MetadataURL()); err == nil {
+			mux.Handle(u.EscapedPath(), f.mw.MetadataHandler())
+		}
+	}
+	for _, name := range f.names {
+		h, lh := f.guard(f.streamable[name]), f.guard(f.legacy[name])
 		mux.Handle("/mcp/"+name, h)
+		mux.Handle("/mcp/"+name+"/sse", lh)
+		mux.Handle("/mcp/"+name+"/message", lh)
 		if name == "default" {
 			mux.Handle("/mcp", h)
+			mux.Handle("/sse", lh)
+			mux.Handle("/message", lh)
+		}
+		if f.rest != nil {
+			f.rest.mount(mux, name)
 		}
 	}
 	return mux
@@ -25,25 +146,39 @@ func (g *Gateway) Handler() http.Handler {
 
 // callerOf returns the principal of the downstream request ctx serves, as
 // authorization rules see it; the zero Principal for an anonymous caller.
+// A caller of an API key is what its configuration says; one of an OAuth
+// token has the issuer and subject of the session's principal and the
+// claims and scopes of the token its current request came with (a
+// refreshed or stepped-up token changes them within one session).
 func callerOf(ctx context.Context) authz.Principal {
 	switch p := server.PrincipalFrom(ctx).(type) {
+	case *keyPrincipal:
+		return p.caller
 	case authz.Principal:
 		return p
 	case *authz.Principal:
 		return *p
 	case auth.Principal:
-		return authz.Principal{Subject: p.Subject, Issuer: p.Issuer}
+		out := authz.Principal{Subject: p.Subject, Issuer: p.Issuer}
+		if t := p.Token(ctx); t != nil {
+			out.Claims, out.Scopes = t.Claims, t.Scopes
+		}
+		return out
 	}
 	return authz.Principal{}
 }
 
 // validateFront checks the auth and rest sections.
 func (c *Config) validateFront(bad badFunc) error {
+	if c.Auth != nil {
+		if err := c.Auth.validate(bad); err != nil {
+			return err
+		}
+	}
+	if c.REST != nil {
+		if err := c.REST.validate(bad); err != nil {
+			return err
+		}
+	}
 	return nil
 }
-
-// AuthConfig is what callers must present to reach the gateway.
-type AuthConfig struct{}
-
-// RESTConfig is the REST facade of the aggregated tools.
-type RESTConfig struct{}

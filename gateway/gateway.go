@@ -27,6 +27,7 @@ type Gateway struct {
 	gov  *governance // govern.go
 	obs  *observer   // observe.go
 	pins *pinning    // pinning.go
+	door *front      // front.go
 
 	wg     sync.WaitGroup // the upstreams' run loops
 	cancel context.CancelFunc
@@ -51,6 +52,11 @@ func New(cfg *Config, log *slog.Logger) (*Gateway, error) {
 		_ = g.obs.close()
 		return nil, err
 	}
+	if g.door, err = newFront(cfg, log); err != nil {
+		_ = g.gov.close()
+		_ = g.obs.close()
+		return nil, err
+	}
 	for _, name := range cfg.ServerNames() {
 		srv := server.New(mcp.Implementation{Name: "mcpgen-gateway/" + name, Version: "0.1.0"}, &server.Options{Logger: log.With("server", name)})
 		v := newVirtual(g, name, srv)
@@ -58,7 +64,7 @@ func New(cfg *Config, log *slog.Logger) (*Gateway, error) {
 			v.ups = append(v.ups, &upstream{cfg: uc, v: v, log: log.With("server", name, "upstream", uc.Name), calls: map[*int]context.Context{}})
 		}
 		g.virtuals[name] = v
-		g.handlers[name] = streamable.NewHandler(srv, nil)
+		g.handlers[name] = g.door.serve(name, srv)
 	}
 	return g, nil
 }
@@ -111,7 +117,7 @@ func (g *Gateway) Close() error {
 			u.disconnect()
 		}
 	}
-	return errors.Join(g.gov.close(), g.obs.close())
+	return errors.Join(g.door.close(), g.gov.close(), g.obs.close())
 }
 
 // Server returns the virtual server of that name, or nil.

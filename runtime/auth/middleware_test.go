@@ -173,6 +173,17 @@ func TestPrincipal(t *testing.T) {
 	if h := a1.RequestScopes(context.Background()); h != nil {
 		t.Fatalf("scopes without a token: %v", h)
 	}
+	// Its token, claims and all, likewise.
+	info.Claims = map[string]any{"sub": "alice", "role": "admin"}
+	if tok := a2.Token(ctx); tok != info || tok.Claims["role"] != "admin" {
+		t.Fatalf("alice's token: %+v", tok)
+	}
+	if tok := others[0].Token(ctx); tok != nil {
+		t.Fatalf("bob has alice's token: %+v", tok)
+	}
+	if tok := a1.Token(context.Background()); tok != nil {
+		t.Fatalf("a token without a request: %+v", tok)
+	}
 }
 
 func TestProtectedResourceMetadata(t *testing.T) {

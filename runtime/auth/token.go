@@ -107,6 +107,19 @@ func (p Principal) RequestScopes(ctx context.Context) server.ScopeHolder {
 
 var _ server.RequestScoper = Principal{}
 
+// Token returns the verified token of the request ctx serves when it
+// belongs to p, and nil otherwise: the claims and scopes of the request
+// at hand, for authorization decisions on more than the identity. Within
+// one session they may change from request to request as the client
+// refreshes or steps up its token, while p stays the same.
+func (p Principal) Token(ctx context.Context) *TokenInfo {
+	g := grantFrom(ctx)
+	if g == nil || g.info.Principal() != p {
+		return nil
+	}
+	return g.info
+}
+
 // grant is a verified request: its token, and the response that a scope
 // refusal may turn into a 403.
 type grant struct {
