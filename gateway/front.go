@@ -14,12 +14,8 @@ import (
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
 	g.obs.mount(mux)
-	for name, h := range g.handlers {
-		mux.Handle("/mcp/"+name, h)
-		if name == "default" {
-			mux.Handle("/mcp", h)
-		}
-	}
+	mux.HandleFunc("/mcp", g.serveMCP)
+	mux.HandleFunc("/mcp/", g.serveMCP)
 	return mux
 }
 
