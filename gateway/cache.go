@@ -27,7 +27,8 @@ import (
 // 2026-07-28 era sends nothing unless asked through subscriptions/listen,
 // so its listing is kept for the ttlMs its list results give (the
 // shortest of them), never less than MinRelist, and listed again by the
-// first downstream list request, of any kind, that finds it expired. The
+// first downstream list request, of any kind, that finds it expired, or
+// else within IdleRelist of expiring (relistIdle). The
 // upstream's cacheScope needs no bookkeeping here: the gateway lists
 // every upstream under its own single credential, so even a private
 // result is the one authorization context the gateway has there, and
@@ -49,6 +50,12 @@ import (
 // its ttlMs: an upstream that says its lists are stale at once (ttlMs 0)
 // is listed at most once per MinRelist, not once per downstream request.
 var MinRelist = time.Second
+
+// IdleRelist is how often a 2026-07-28 upstream whose listing expired is
+// listed again when no downstream list request did it first: the clients
+// that list once and then wait for list_changed, as legacy clients do,
+// learn of its changes that late at most.
+var IdleRelist = 30 * time.Second
 
 // maxListPages bounds the pages of one upstream list; an upstream that
 // keeps giving new cursors past it fails the listing.
@@ -320,18 +327,41 @@ func cursorOf(raw []byte) (map[string]json.RawMessage, string, error) {
 func (v *virtual) refreshExpired(ctx context.Context) {
 	now := time.Now()
 	var due []*upstream
-	v.mu.Lock()
-	for _, u := range v.ups {
-		if t, ok := v.lists.expires[u]; ok && !now.Before(t) {
+	for _, u := range v.upstreams() {
+		if v.expired(u, now) {
 			due = append(due, u)
 		}
 	}
-	v.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, u := range due {
 		wg.Go(func() { v.refresh(ctx, u) })
 	}
 	wg.Wait()
+}
+
+// expired reports whether u's listing is to be listed again by now.
+func (v *virtual) expired(u *upstream, now time.Time) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	t, ok := v.lists.expires[u]
+	return ok && !now.Before(t)
+}
+
+// relistIdle lists u again every IdleRelist that finds its listing
+// expired, until ctx ends.
+func (v *virtual) relistIdle(ctx context.Context, u *upstream) {
+	tick := time.NewTicker(IdleRelist)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			if v.expired(u, now) {
+				v.refresh(ctx, u)
+			}
+		}
+	}
 }
 
 // refresh lists u again; a refresh already under way is waited for

@@ -153,19 +153,21 @@ func (g *Gateway) Start(ctx context.Context) error {
 	return nil
 }
 
-// startRun keeps u connected in a loop of its own until ctx ends; s is
-// its first session, or nil to connect in the loop.
+// startRun keeps u connected in a loop of its own until ctx ends, and
+// lists it again when it goes idle past its listing's expiry; s is its
+// first session, or nil to connect in the loop.
 func (g *Gateway) startRun(ctx context.Context, cancel context.CancelFunc, u *upstream, s *client.Session) {
 	r := &run{cancel: cancel, done: make(chan struct{})}
 	g.mu.Lock()
 	g.runs[u] = r
 	g.mu.Unlock()
-	g.wg.Add(1)
-	go func() {
-		defer g.wg.Done()
-		defer close(r.done)
-		u.run(ctx, s)
-	}()
+	var loops sync.WaitGroup
+	loops.Go(func() { u.run(ctx, s) })
+	loops.Go(func() { u.v.relistIdle(ctx, u) })
+	g.wg.Go(func() {
+		loops.Wait()
+		close(r.done)
+	})
 }
 
 // stopRun ends u's loop, disconnects it and unregisters what it listed.

@@ -495,3 +495,29 @@ func firstDiff(a, b []string) int {
 	}
 	return min(len(a), len(b))
 }
+
+func TestModernUpstreamRelistedWhenIdle(t *testing.T) {
+	oldMin, oldIdle := MinRelist, IdleRelist
+	MinRelist, IdleRelist = time.Millisecond, 10*time.Millisecond
+	t.Cleanup(func() { MinRelist, IdleRelist = oldMin, oldIdle })
+	g := startConfig(t, parse(t, configYAML(serverYAML("default", "", upstreamYAML(t, "a", map[string]string{"GATEWAY_TEST_GROW": "1", "GATEWAY_TEST_TTL_MS": "30"}, "")))), nil)
+	var changed atomic.Int32
+	s := connectAt(t, serve(t, g)+"/mcp", &client.Options{Era: mcp.EraLegacy, OnToolsListChanged: func() { changed.Add(1) }})
+	if got := toolNames(t, s); slices.Contains(got, "a__grown") {
+		t.Fatalf("tools before growing %q", got)
+	}
+	if _, err := s.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "a__grow"}); err != nil {
+		t.Fatal(err)
+	}
+	// No list request from here until the notification: the gateway
+	// lists the upstream again by itself.
+	eventually(t, func() error {
+		if changed.Load() == 0 {
+			return errors.New("no tools/list_changed")
+		}
+		return nil
+	})
+	if got := toolNames(t, s); !slices.Contains(got, "a__grown") {
+		t.Fatalf("tools after the notification %q", got)
+	}
+}
