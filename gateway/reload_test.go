@@ -318,7 +318,8 @@ func TestReloadServers(t *testing.T) {
 func TestReloadErrors(t *testing.T) {
 	a := upstreamYAML(t, "a", nil, "")
 	cfg := parse(t, configYAML(serverYAML("default", "", a)))
-	g, err := New(cfg, nil)
+	log, lines := newLogs()
+	g, err := New(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,8 +329,6 @@ func TestReloadErrors(t *testing.T) {
 	if err := g.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	log, lines := newLogs()
-	g.log = log
 	// listen is kept; an upstream that cannot start is retried, and said.
 	bad := parse(t, strings.Replace(configYAML(serverYAML("default", "", a, "      - name: nope\n        command: [\"/nonexistent/upstream\"]\n")), "127.0.0.1:0", "127.0.0.1:1", 1))
 	err = g.Reload(bad)
