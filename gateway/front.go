@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"sort"
 
 	"github.com/mcpgen/mcpgen/gateway/authz"
 	"github.com/mcpgen/mcpgen/runtime/auth"
@@ -34,21 +33,30 @@ type front struct {
 	keys *keyring         // nil without API keys
 	mw   *auth.Middleware // nil without OAuth
 	rest *restFacade      // nil without a rest section
-
-	names      []string // the virtual servers, sorted
-	streamable map[string]*streamable.Handler
-	legacy     map[string]*streamable.LegacyHandler
-	servers    map[string]*server.Server
+	// lookup finds the endpoint of a virtual server in force.
+	lookup func(name string) *endpoint
 }
 
-func newFront(cfg *Config, log *slog.Logger) (*front, error) {
-	f := &front{
-		cfg:        cfg,
-		log:        log,
-		streamable: map[string]*streamable.Handler{},
-		legacy:     map[string]*streamable.LegacyHandler{},
-		servers:    map[string]*server.Server{},
+// endpoint is what serves one virtual server downstream: its transports,
+// each behind the guard.
+type endpoint struct {
+	srv        *server.Server
+	streamable http.Handler // guarded
+	legacy     http.Handler // guarded
+	closers    []func() error
+}
+
+// close ends the endpoint's sessions and waits for them.
+func (e *endpoint) close() error {
+	var errs []error
+	for _, c := range e.closers {
+		errs = append(errs, c())
 	}
+	return errors.Join(errs...)
+}
+
+func newFront(cfg *Config, log *slog.Logger, lookup func(string) *endpoint) (*front, error) {
+	f := &front{cfg: cfg, log: log, lookup: lookup}
 	if a := cfg.Auth; a != nil {
 		var err error
 		if f.keys, err = newKeyring(a.Keys); err != nil {
@@ -66,9 +74,8 @@ func newFront(cfg *Config, log *slog.Logger) (*front, error) {
 	return f, nil
 }
 
-// serve makes the downstream transports of the virtual server name, and
-// returns its Streamable HTTP handler.
-func (f *front) serve(name string, srv *server.Server) *streamable.Handler {
+// serve makes the downstream transports of the virtual server name.
+func (f *front) serve(name string, srv *server.Server) *endpoint {
 	var authenticate func(*http.Request) (any, error)
 	perPrincipal := 0
 	if f.guarded() {
@@ -77,27 +84,18 @@ func (f *front) serve(name string, srv *server.Server) *streamable.Handler {
 	}
 	log := f.log.With("server", name)
 	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Authenticate: authenticate, MaxSessionsPerIdentity: perPrincipal, Logger: log})
-	f.streamable[name] = h
-	f.legacy[name] = streamable.NewLegacyHandler(srv, &streamable.LegacyOptions{
+	lh := streamable.NewLegacyHandler(srv, &streamable.LegacyOptions{
 		Endpoint:               "message", // beside the stream's path, wherever it is
 		Authenticate:           authenticate,
 		MaxSessionsPerIdentity: perPrincipal,
 		Logger:                 log,
 	})
-	f.servers[name] = srv
-	f.names = append(f.names, name)
-	sort.Strings(f.names)
-	return h
-}
-
-// close ends every downstream session and waits for them.
-func (f *front) close() error {
-	var errs []error
-	for _, name := range f.names {
-		f.streamable[name].Close()
-		errs = append(errs, f.legacy[name].Close())
+	return &endpoint{
+		srv:        srv,
+		streamable: f.guard(h),
+		legacy:     f.guard(lh),
+		closers:    []func() error{func() error { h.Close(); return nil }, lh.Close},
 	}
-	return errors.Join(errs...)
 }
 
 // guarded reports whether callers must authenticate.
@@ -127,19 +125,11 @@ func (g *Gateway) Handler() http.Handler {
 			mux.Handle(u.EscapedPath(), f.mw.MetadataHandler())
 		}
 	}
-	for _, name := range f.names {
-		h, lh := f.guard(f.streamable[name]), f.guard(f.legacy[name])
-		mux.Handle("/mcp/"+name, h)
-		mux.Handle("/mcp/"+name+"/sse", lh)
-		mux.Handle("/mcp/"+name+"/message", lh)
-		if name == "default" {
-			mux.Handle("/mcp", h)
-			mux.Handle("/sse", lh)
-			mux.Handle("/message", lh)
-		}
-		if f.rest != nil {
-			f.rest.mount(mux, name)
-		}
+	for _, p := range []string{"/mcp", "/mcp/", "/sse", "/message"} {
+		mux.HandleFunc(p, g.serveMCP)
+	}
+	if f.rest != nil {
+		f.rest.mount(mux)
 	}
 	return mux
 }

@@ -9,28 +9,45 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/server"
-	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
 
-// Gateway serves the virtual servers of a Config.
+// Gateway serves the virtual servers of a Config. Reload, or the file
+// watcher of a config with watch: true, changes them while it runs.
 type Gateway struct {
-	cfg      *Config
-	log      *slog.Logger
-	virtuals map[string]*virtual
-	handlers map[string]*streamable.Handler
+	log *slog.Logger
 
 	gov  *governance // govern.go
 	obs  *observer   // observe.go
 	pins *pinning    // pinning.go
 	door *front      // front.go
 
-	wg     sync.WaitGroup // the upstreams' run loops
+	// mu guards cfg, virtuals, handlers and runs. They change only under
+	// reloadMu as well, so a reload reads them without mu.
+	mu       sync.Mutex
+	cfg      *Config
+	virtuals map[string]*virtual
+	handlers map[string]*endpoint
+	runs     map[*upstream]*run // the run loop of each started upstream
+
+	// reloadMu serializes Start, Reload and Close.
+	reloadMu sync.Mutex
+	ctx      context.Context // Start's; the parent of every upstream's loop
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup // the upstreams' run loops and the watcher
+	closed   bool
+}
+
+// run is the loop that keeps one upstream connected.
+type run struct {
 	cancel context.CancelFunc
+	done   chan struct{} // closed when the loop has returned
 }
 
 // New builds the gateway of cfg; Start connects it. log may be nil.
@@ -38,7 +55,7 @@ func New(cfg *Config, log *slog.Logger) (*Gateway, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	g := &Gateway{cfg: cfg, log: log, virtuals: map[string]*virtual{}, handlers: map[string]*streamable.Handler{}}
+	g := &Gateway{cfg: cfg, log: log, virtuals: map[string]*virtual{}, handlers: map[string]*endpoint{}, runs: map[*upstream]*run{}}
 	var err error
 	if g.gov, err = newGovernance(cfg, log); err != nil {
 		return nil, err
@@ -52,78 +69,223 @@ func New(cfg *Config, log *slog.Logger) (*Gateway, error) {
 		_ = g.obs.close()
 		return nil, err
 	}
-	if g.door, err = newFront(cfg, log); err != nil {
+	if g.door, err = newFront(cfg, log, g.endpointOf); err != nil {
 		_ = g.gov.close()
 		_ = g.obs.close()
 		return nil, err
 	}
 	for _, name := range cfg.ServerNames() {
-		srv := server.New(mcp.Implementation{Name: "mcpgen-gateway/" + name, Version: "0.1.0"}, &server.Options{Logger: log.With("server", name)})
-		v := newVirtual(g, name, srv)
-		for _, uc := range cfg.Servers[name].Upstreams {
-			v.ups = append(v.ups, &upstream{cfg: uc, v: v, log: log.With("server", name, "upstream", uc.Name), calls: map[*int]context.Context{}})
+		v, h, err := g.newServer(name, cfg.Servers[name])
+		if err != nil {
+			_ = g.gov.close()
+			_ = g.obs.close()
+			return nil, err
 		}
 		g.virtuals[name] = v
-		g.handlers[name] = g.door.serve(name, srv)
+		g.handlers[name] = h
 	}
 	return g, nil
+}
+
+// newServer builds the virtual server name of sc, with its upstreams
+// not yet connected, and the handler that serves it.
+func (g *Gateway) newServer(name string, sc *ServerConfig) (*virtual, *endpoint, error) {
+	srv := server.New(mcp.Implementation{Name: "mcpgen-gateway/" + name, Version: "0.1.0"}, &server.Options{
+		Logger:  g.log.With("server", name),
+		Caching: sc.caching(),
+	})
+	v := newVirtual(g, name, srv)
+	srv.Use(v.listMiddleware)
+	for _, uc := range sc.Upstreams {
+		v.ups = append(v.ups, g.newUpstream(v, uc))
+	}
+	if err := v.setGovern(sc); err != nil {
+		return nil, nil, fmt.Errorf("virtual server %s: %w", name, err)
+	}
+	return v, g.door.serve(name, srv), nil
+}
+
+func (g *Gateway) newUpstream(v *virtual, uc *UpstreamConfig) *upstream {
+	return &upstream{cfg: uc, v: v, log: g.log.With("server", v.name, "upstream", uc.Name), calls: map[*int]context.Context{}}
 }
 
 // Start connects every upstream, in configuration order, and lists them.
 // An upstream that cannot be reached or lists a name another upstream
 // already offers fails the start, and what was started is stopped. Once
-// started, each upstream reconnects by itself until ctx ends or Close.
+// started, each upstream reconnects by itself until ctx ends or Close;
+// with watch: true in the config, its file is watched from then on.
 func (g *Gateway) Start(ctx context.Context) error {
-	ctx, g.cancel = context.WithCancel(ctx)
+	g.reloadMu.Lock()
+	defer g.reloadMu.Unlock()
+	if g.ctx != nil || g.closed {
+		return errors.New("gateway: Start called twice, or after Close")
+	}
+	g.ctx, g.cancel = context.WithCancel(ctx)
 	type started struct {
-		u *upstream
-		s *client.Session
+		u      *upstream
+		s      *client.Session
+		ctx    context.Context
+		cancel context.CancelFunc
 	}
 	var ok []started
 	for _, name := range g.cfg.ServerNames() {
-		for _, u := range g.virtuals[name].ups {
-			s, err := u.connect(ctx)
+		for _, u := range g.virtuals[name].upstreams() {
+			uctx, cancel := context.WithCancel(g.ctx)
+			s, err := u.connect(uctx)
 			if err != nil {
+				cancel()
 				for _, st := range ok {
+					st.cancel()
 					st.u.disconnect()
 				}
 				g.cancel()
 				return fmt.Errorf("virtual server %s: upstream %s: %w", name, u.cfg.Name, err)
 			}
-			ok = append(ok, started{u, s})
+			ok = append(ok, started{u, s, uctx, cancel})
 		}
 	}
 	if g.cfg.Lock == "" {
 		g.log.Info("pinning is off: the config has no lock key")
 	}
 	for _, st := range ok {
-		g.wg.Add(1)
-		go func() {
-			defer g.wg.Done()
-			st.u.run(ctx, st.s)
-		}()
+		g.startRun(st.ctx, st.cancel, st.u, st.s)
+	}
+	if g.cfg.Watch {
+		if err := g.watch(g.ctx); err != nil {
+			g.log.Warn("config: not watched", "err", err)
+		}
 	}
 	return nil
 }
 
-// Close disconnects every upstream and waits for their loops to end.
+// startRun keeps u connected in a loop of its own until ctx ends, and
+// lists it again when it goes idle past its listing's expiry; s is its
+// first session, or nil to connect in the loop.
+func (g *Gateway) startRun(ctx context.Context, cancel context.CancelFunc, u *upstream, s *client.Session) {
+	r := &run{cancel: cancel, done: make(chan struct{})}
+	g.mu.Lock()
+	g.runs[u] = r
+	g.mu.Unlock()
+	var loops sync.WaitGroup
+	loops.Go(func() { u.run(ctx, s) })
+	loops.Go(func() { u.v.relistIdle(ctx, u) })
+	g.wg.Go(func() {
+		loops.Wait()
+		close(r.done)
+	})
+}
+
+// stopRun ends u's loop, disconnects it and unregisters what it listed.
+func (g *Gateway) stopRun(u *upstream) {
+	g.mu.Lock()
+	r := g.runs[u]
+	delete(g.runs, u)
+	g.mu.Unlock()
+	if r != nil {
+		r.cancel()
+		<-r.done
+	}
+	u.disconnect()
+}
+
+// Close ends every downstream session, disconnects every upstream and
+// waits for their loops to end.
 func (g *Gateway) Close() error {
-	if g.cancel != nil {
-		g.cancel()
+	// reloadMu is not held while the loops end: the watcher may be
+	// waiting for it, to find the gateway closed.
+	g.reloadMu.Lock()
+	g.closed = true
+	cancel := g.cancel
+	g.reloadMu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
 	g.wg.Wait()
-	for _, v := range g.virtuals {
-		for _, u := range v.ups {
+	g.mu.Lock()
+	virtuals, handlers := g.virtuals, g.handlers
+	g.runs = map[*upstream]*run{}
+	g.mu.Unlock()
+	var errs []error
+	for _, h := range handlers {
+		errs = append(errs, h.close())
+	}
+	for _, v := range virtuals {
+		for _, u := range v.upstreams() {
 			u.disconnect()
 		}
 	}
-	return errors.Join(g.door.close(), g.gov.close(), g.obs.close())
+	return errors.Join(append(errs, g.gov.close(), g.obs.close())...)
 }
 
 // Server returns the virtual server of that name, or nil.
 func (g *Gateway) Server(name string) *server.Server {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if v := g.virtuals[name]; v != nil {
 		return v.srv
 	}
 	return nil
+}
+
+// config returns the configuration in force.
+func (g *Gateway) config() *Config {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.cfg
+}
+
+// servers returns the virtual servers in force, by name.
+func (g *Gateway) servers() map[string]*virtual {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make(map[string]*virtual, len(g.virtuals))
+	for n, v := range g.virtuals {
+		out[n] = v
+	}
+	return out
+}
+
+// endpointOf returns what serves the virtual server name downstream, or
+// nil.
+func (g *Gateway) endpointOf(name string) *endpoint {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.handlers[name]
+}
+
+// serveMCP routes a request to the virtual server its path names, looking
+// the name up on every request: a server a reload added is served at
+// once, and one it removed answers 404. The paths are those front.go
+// lists.
+func (g *Gateway) serveMCP(w http.ResponseWriter, r *http.Request) {
+	name, legacy := "default", false
+	switch p := r.URL.Path; p {
+	case "/mcp":
+	case "/sse", "/message":
+		legacy = true
+	default:
+		rest, ok := strings.CutPrefix(p, "/mcp/")
+		if !ok || rest == "" {
+			http.NotFound(w, r)
+			return
+		}
+		name = rest
+		if n, sub, ok := strings.Cut(rest, "/"); ok {
+			if sub != "sse" && sub != "message" {
+				http.NotFound(w, r)
+				return
+			}
+			name, legacy = n, true
+		}
+	}
+	e := g.endpointOf(name)
+	if e == nil {
+		http.NotFound(w, r)
+		return
+	}
+	if legacy {
+		e.legacy.ServeHTTP(w, r)
+		return
+	}
+	e.streamable.ServeHTTP(w, r)
 }

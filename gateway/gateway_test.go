@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 }
 
 func serveUpstream(name string) {
-	s := server.New(mcp.Implementation{Name: name, Version: "1"}, nil)
+	s := server.New(mcp.Implementation{Name: name, Version: "1"}, upstreamOptions())
 	text := func(t string) *mcp.CallToolResult {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: t}}}}
 	}
@@ -46,6 +46,7 @@ func serveUpstream(name string) {
 	_ = s.AddResource(mcp.Resource{URI: name + "://r", Name: "r"}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{URI: p.URI, Text: name}}}}, nil
 	})
+	extendUpstream(s)
 	fmt.Fprintln(os.Stderr, "upstream", name, "ready")
 	_ = s.ServeStdio(context.Background())
 }

@@ -73,17 +73,32 @@ func newRESTFacade(c *RESTConfig, f *front) *restFacade {
 	return r
 }
 
-// mount adds the REST endpoints of the virtual server name to mux.
-func (r *restFacade) mount(mux *http.ServeMux, name string) {
-	bases := []string{"/rest/" + name}
-	if name == "default" {
-		bases = append(bases, "/rest")
-	}
-	for _, base := range bases {
+// mount adds the REST endpoints to mux: those of every virtual server
+// NAME under /rest/NAME, and those of "default" also under /rest. The
+// name is looked up on every request, so that a server a reload added or
+// removed is served, or not, at once.
+func (r *restFacade) mount(mux *http.ServeMux) {
+	for _, base := range []string{"/rest/{server}", "/rest"} {
+		named := func(req *http.Request) (name, at string) {
+			if name = req.PathValue("server"); name == "" {
+				return "default", "/rest"
+			}
+			return name, "/rest/" + name
+		}
 		mux.Handle("GET "+base+"/openapi.json", restErrors(r.f.guard(r.bounded(func(w http.ResponseWriter, req *http.Request) {
-			r.document(w, req, name, base)
+			name, at := named(req)
+			if r.f.lookup(name) == nil {
+				http.NotFound(w, req)
+				return
+			}
+			r.document(w, req, name, at)
 		}))))
 		mux.Handle("POST "+base+"/tools/{tool}", restErrors(r.f.guard(r.bounded(func(w http.ResponseWriter, req *http.Request) {
+			name, _ := named(req)
+			if r.f.lookup(name) == nil {
+				http.NotFound(w, req)
+				return
+			}
 			r.call(w, req, name)
 		}))))
 	}
@@ -187,7 +202,11 @@ func liftRead(w http.ResponseWriter, req *http.Request) {
 // guard put there reach the handlers as they would over HTTP. end closes
 // the session and waits for the server's side to stop.
 func (r *restFacade) session(ctx context.Context, name string) (s *client.Session, end func(), err error) {
-	srv := r.f.servers[name]
+	e := r.f.lookup(name)
+	if e == nil {
+		return nil, nil, fmt.Errorf("no virtual server %s", name)
+	}
+	srv := e.srv
 	a, b := transport.NewPipe()
 	ctx, cancel := context.WithCancel(ctx)
 	served := make(chan struct{})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/client"
@@ -48,18 +49,29 @@ type virtual struct {
 	g    *Gateway
 	name string
 	srv  *server.Server
-	ups  []*upstream
 
-	mu     sync.Mutex // guards owner and owned; held across a whole sync
+	mu sync.Mutex // guards ups, owner, owned, synced and lists; held across a whole sync
+	// ups are the upstreams in configuration order, the order of the
+	// merged lists; a reload replaces the slice, never an element of it
+	// (read it with upstreams).
+	ups    []*upstream
 	owner  map[entry]*upstream
 	owned  map[*upstream][]entry
 	synced map[*upstream]bool
+	lists  *listState // what each upstream's entries came from (cache.go)
 }
 
 func newVirtual(g *Gateway, name string, srv *server.Server) *virtual {
-	v := &virtual{g: g, name: name, srv: srv, owner: map[entry]*upstream{}, owned: map[*upstream][]entry{}, synced: map[*upstream]bool{}}
+	v := &virtual{g: g, name: name, srv: srv, owner: map[entry]*upstream{}, owned: map[*upstream][]entry{}, synced: map[*upstream]bool{}, lists: newListState()}
 	srv.SetCompletion(v.complete)
 	return v
+}
+
+// upstreams returns the upstreams in configuration order.
+func (v *virtual) upstreams() []*upstream {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.ups
 }
 
 // listing is everything one upstream offers, after its filters, under
@@ -69,14 +81,21 @@ type listing struct {
 	prompts   []mcp.Prompt
 	resources []mcp.Resource
 	templates []mcp.ResourceTemplate
+	// ttl is the shortest ttlMs of the upstream's list results, for a
+	// 2026-07-28 upstream that sends no list_changed (cache.go); nil for
+	// one that does.
+	ttl *time.Duration
 }
 
 func (v *virtual) list(ctx context.Context, u *upstream, s *client.Session) (*listing, error) {
 	var l listing
 	caps := s.ServerCapabilities()
 	prefix := u.cfg.PrefixOf()
+	if s.Era() == mcp.EraModern {
+		l.ttl = unknownTTL()
+	}
 	if caps == nil || caps.Tools != nil {
-		for t, err := range s.AllTools(ctx) {
+		for t, err := range allTools(ctx, s, &l) {
 			if err != nil {
 				return nil, fmt.Errorf("upstream %s: tools/list: %w", u.cfg.Name, err)
 			}
@@ -87,7 +106,7 @@ func (v *virtual) list(ctx context.Context, u *upstream, s *client.Session) (*li
 		}
 	}
 	if caps == nil || caps.Prompts != nil {
-		for p, err := range s.AllPrompts(ctx) {
+		for p, err := range allPrompts(ctx, s, &l) {
 			if err != nil {
 				return nil, fmt.Errorf("upstream %s: prompts/list: %w", u.cfg.Name, err)
 			}
@@ -98,13 +117,13 @@ func (v *virtual) list(ctx context.Context, u *upstream, s *client.Session) (*li
 		}
 	}
 	if caps == nil || caps.Resources != nil {
-		for r, err := range s.AllResources(ctx) {
+		for r, err := range allResources(ctx, s, &l) {
 			if err != nil {
 				return nil, fmt.Errorf("upstream %s: resources/list: %w", u.cfg.Name, err)
 			}
 			l.resources = append(l.resources, r)
 		}
-		for t, err := range s.AllResourceTemplates(ctx) {
+		for t, err := range allTemplates(ctx, s, &l) {
 			if err != nil {
 				return nil, fmt.Errorf("upstream %s: resources/templates/list: %w", u.cfg.Name, err)
 			}
@@ -137,6 +156,9 @@ func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) erro
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.unchangedLocked(u, l) {
+		return nil
+	}
 	seen := map[entry]bool{}
 	for _, e := range want {
 		if o := v.owner[e]; (o != nil && o != u) || seen[e] {
@@ -149,29 +171,44 @@ func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) erro
 		seen[e] = true
 	}
 	v.dropLocked(u)
+	if err := v.registerLocked(u, l, true); err != nil {
+		v.dropLocked(u)
+		return err
+	}
+	v.synced[u] = true
+	v.listedLocked(u, l)
+	return nil
+}
+
+// registerLocked adds what l lists to the virtual server, with u as its
+// owner when own is set; without it, the entries are already u's and are
+// added again only to move them to the end of the server's lists.
+func (v *virtual) registerLocked(u *upstream, l *listing, own bool) error {
 	prefix := u.cfg.PrefixOf()
+	note := func(e entry) {
+		if own {
+			v.own(u, e)
+		}
+	}
 	for _, t := range l.tools {
 		upName := strings.TrimPrefix(t.Name, prefix)
 		if err := v.srv.AddTool(t, v.callTool(u, t, upName), upstreamValidates(t)...); err != nil {
-			v.dropLocked(u)
 			return fmt.Errorf("upstream %s: tool %s: %w", u.cfg.Name, t.Name, err)
 		}
-		v.own(u, entry{kindTool, t.Name})
+		note(entry{kindTool, t.Name})
 	}
 	for _, p := range l.prompts {
 		upName := strings.TrimPrefix(p.Name, prefix)
 		if err := v.srv.AddPrompt(p, v.getPrompt(u, p.Name, upName)); err != nil {
-			v.dropLocked(u)
 			return fmt.Errorf("upstream %s: prompt %s: %w", u.cfg.Name, p.Name, err)
 		}
-		v.own(u, entry{kindPrompt, p.Name})
+		note(entry{kindPrompt, p.Name})
 	}
 	for _, r := range l.resources {
 		if err := v.srv.AddResource(r, v.readResource(u)); err != nil {
-			v.dropLocked(u)
 			return fmt.Errorf("upstream %s: resource %s: %w", u.cfg.Name, r.URI, err)
 		}
-		v.own(u, entry{kindResource, r.URI})
+		note(entry{kindResource, r.URI})
 	}
 	for _, t := range l.templates {
 		read := v.readResource(u)
@@ -179,12 +216,10 @@ func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) erro
 			return read(ctx, p)
 		}
 		if err := v.srv.AddResourceTemplate(t, h); err != nil {
-			v.dropLocked(u)
 			return fmt.Errorf("upstream %s: resource template %s: %w", u.cfg.Name, t.URITemplate, err)
 		}
-		v.own(u, entry{kindTemplate, t.URITemplate})
+		note(entry{kindTemplate, t.URITemplate})
 	}
-	v.synced[u] = true
 	return nil
 }
 
@@ -215,6 +250,7 @@ func (v *virtual) drop(u *upstream) {
 }
 
 func (v *virtual) dropLocked(u *upstream) {
+	v.forgetLocked(u)
 	for _, e := range v.owned[u] {
 		delete(v.owner, e)
 		switch e.kind {

@@ -72,10 +72,37 @@ func serve(c *cli.Context) error {
 		return err
 	}
 	defer g.Close()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go reloadOnHangup(ctx, hup, g, c.String("config"), log)
 	log.Info("serving", "listen", cfg.Listen)
 	err = streamable.ListenAndServe(ctx, cfg.Listen, g.Handler())
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
+}
+
+// reloadOnHangup reloads the configuration file on each signal from hup
+// until ctx ends; a file that does not load is logged, and the running
+// configuration stays.
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, g *gateway.Gateway, file string, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		cfg, err := gateway.LoadConfig(file)
+		if err != nil {
+			log.Error("config: not reloaded; the running configuration stays", "err", err)
+			continue
+		}
+		if err := g.Reload(cfg); err != nil {
+			log.Warn("config: reloaded, with errors", "err", err)
+			continue
+		}
+		log.Info("config: reloaded on SIGHUP", "file", file)
+	}
 }
