@@ -59,13 +59,17 @@ type virtual struct {
 func newVirtual(g *Gateway, name string, srv *server.Server) *virtual {
 	v := &virtual{g: g, name: name, srv: srv, owner: map[entry]*upstream{}, owned: map[*upstream][]entry{}, synced: map[*upstream]bool{}}
 	srv.SetCompletion(v.complete)
+	srv.Use(v.pinGuard)
 	return v
 }
 
 // listing is everything one upstream offers, after its filters, under
 // downstream names.
 type listing struct {
-	tools     []mcp.Tool
+	tools []mcp.Tool
+	// raw holds each tool's definition as pinning hashes it: under the
+	// upstream's own name (toolDefinition).
+	raw       []json.RawMessage
 	prompts   []mcp.Prompt
 	resources []mcp.Resource
 	templates []mcp.ResourceTemplate
@@ -81,6 +85,11 @@ func (v *virtual) list(ctx context.Context, u *upstream, s *client.Session) (*li
 				return nil, fmt.Errorf("upstream %s: tools/list: %w", u.cfg.Name, err)
 			}
 			if u.cfg.Keeps(t.Name) {
+				raw, err := toolDefinition(t)
+				if err != nil {
+					return nil, fmt.Errorf("upstream %s: tool %q: %w", u.cfg.Name, t.Name, err)
+				}
+				l.raw = append(l.raw, raw)
 				t.Name = prefix + t.Name
 				l.tools = append(l.tools, t)
 			}
@@ -115,13 +124,23 @@ func (v *virtual) list(ctx context.Context, u *upstream, s *client.Session) (*li
 }
 
 // sync lists the upstream and makes the virtual server offer exactly what
-// it listed. A name another upstream already offers is refused with a
-// CollisionError, and nothing of this listing is registered.
+// it listed, less the tools pinning quarantines (pinning.go). A name
+// another upstream already offers is refused with a CollisionError, and
+// nothing of this listing is registered.
 func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) error {
 	l, err := v.list(ctx, u, s)
 	if err != nil {
 		return err
 	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.applyLocked(u, l)
+}
+
+// applyLocked registers the listing l of u in place of what u offered
+// before. A quarantined tool still takes its name (a collision is a
+// collision), but is not registered. v.mu is held.
+func (v *virtual) applyLocked(u *upstream, l *listing) error {
 	var want []entry
 	for _, t := range l.tools {
 		want = append(want, entry{kindTool, t.Name})
@@ -135,8 +154,6 @@ func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) erro
 	for _, t := range l.templates {
 		want = append(want, entry{kindTemplate, t.URITemplate})
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
 	seen := map[entry]bool{}
 	for _, e := range want {
 		if o := v.owner[e]; (o != nil && o != u) || seen[e] {
@@ -149,8 +166,13 @@ func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) erro
 		seen[e] = true
 	}
 	v.dropLocked(u)
+	held := v.g.pins.check(v, u, l)
 	prefix := u.cfg.PrefixOf()
-	for _, t := range l.tools {
+	for i, t := range l.tools {
+		if held[i] != nil {
+			v.own(u, entry{kindTool, t.Name}) // held back, but the name stays taken
+			continue
+		}
 		upName := strings.TrimPrefix(t.Name, prefix)
 		if err := v.srv.AddTool(t, v.callTool(u, t, upName), upstreamValidates(t)...); err != nil {
 			v.dropLocked(u)
@@ -215,6 +237,7 @@ func (v *virtual) drop(u *upstream) {
 }
 
 func (v *virtual) dropLocked(u *upstream) {
+	v.g.pins.forget(v, u)
 	for _, e := range v.owned[u] {
 		delete(v.owner, e)
 		switch e.kind {
