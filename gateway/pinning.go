@@ -43,6 +43,7 @@ type pinning struct {
 	stamp os.FileInfo // of the file lock was read from
 	gen   int         // counts the locks read
 	bad   os.FileInfo // the file last found unreadable, logged once
+	gone  bool        // the file was missing at the last look, logged once
 	held  map[*virtual]map[*upstream]*checked
 	// logged holds, per tool, what its quarantine was last logged as,
 	// so that each change is logged once.
@@ -88,18 +89,19 @@ func newPinning(cfg *Config) (*pinning, error) {
 	return p, nil
 }
 
-// current returns the lock and its generation, first re-reading the file
-// if it changed. A lock that cannot be read now is logged once and the
-// last good one kept. p.mu is held.
+// currentLocked returns the lock and its generation, first re-reading
+// the file if it changed. A lock that cannot be read now is logged once
+// and the last good one kept. p.mu is held.
 func (p *pinning) currentLocked(log *slog.Logger) (*pin.Lock, int) {
 	fi, err := os.Stat(p.path)
 	if err != nil {
-		if p.bad == nil {
-			log.Error("lock file unreadable; the last lock read stays in force", "lock", p.path, "err", err)
-			p.bad = p.stamp
+		if !p.gone {
+			log.Error("lock file cannot be read; the last lock read stays in force", "lock", p.path, "err", err)
+			p.gone = true
 		}
 		return p.lock, p.gen
 	}
+	p.gone = false
 	if sameFile(fi, p.stamp) || sameFile(fi, p.bad) {
 		return p.lock, p.gen
 	}
