@@ -134,6 +134,9 @@ func toolDefinition(t mcp.Tool) (json.RawMessage, error) {
 // back, records it for u, and logs each quarantine once per change. It
 // returns one error per tool of l, nil for a tool to serve. v.mu is held.
 func (p *pinning) check(v *virtual, u *upstream, l *listing) []error {
+	if p == nil { // a gateway built without New
+		return make([]error, len(l.tools))
+	}
 	log := v.g.log
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -197,6 +200,9 @@ func logName(s string) string {
 // forget drops what the last sync of u recorded, as its tools are
 // unregistered. v.mu is held.
 func (p *pinning) forget(v *virtual, u *upstream) {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.held[v], u)
@@ -251,6 +257,9 @@ func (p *pinning) anyQuarantined(v *virtual) bool {
 // is not.
 func (v *virtual) quarantined(name string) error {
 	p := v.g.pins
+	if p == nil {
+		return nil
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range p.held[v] {
@@ -264,6 +273,9 @@ func (v *virtual) quarantined(name string) error {
 // quarantinedCount is how many tools are quarantined across the gateway.
 func (g *Gateway) quarantinedCount() int {
 	p := g.pins
+	if p == nil {
+		return 0
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := 0
@@ -300,6 +312,9 @@ func (v *virtual) repin(u *upstream, l *listing) {
 func (v *virtual) pinGuard(next server.HandlerFunc) server.HandlerFunc {
 	return func(ctx context.Context, req *server.Request) (mcp.Message, error) {
 		p := v.g.pins
+		if p == nil {
+			return next(ctx, req)
+		}
 		if req.Method == mcp.MethodListTools && p.path != "" && p.anyQuarantined(v) {
 			p.refresh(v.g.log)
 		}
