@@ -87,14 +87,14 @@ func parse(t *testing.T, yaml string) *Config {
 	return cfg
 }
 
-// logs is a slog.Handler that keeps each record's message and err.
-type logs struct {
+// msgLog is a slog.Handler that keeps each record's message and err.
+type msgLog struct {
 	mu  *sync.Mutex
 	out *[]string
 }
 
 func newLogs() (*slog.Logger, func() []string) {
-	l := logs{&sync.Mutex{}, new([]string)}
+	l := msgLog{&sync.Mutex{}, new([]string)}
 	return slog.New(l), func() []string {
 		l.mu.Lock()
 		defer l.mu.Unlock()
@@ -102,8 +102,8 @@ func newLogs() (*slog.Logger, func() []string) {
 	}
 }
 
-func (l logs) Enabled(context.Context, slog.Level) bool { return true }
-func (l logs) Handle(_ context.Context, r slog.Record) error {
+func (l msgLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l msgLog) Handle(_ context.Context, r slog.Record) error {
 	line := r.Message
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "err" {
@@ -116,8 +116,8 @@ func (l logs) Handle(_ context.Context, r slog.Record) error {
 	l.mu.Unlock()
 	return nil
 }
-func (l logs) WithAttrs([]slog.Attr) slog.Handler { return l }
-func (l logs) WithGroup(string) slog.Handler      { return l }
+func (l msgLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l msgLog) WithGroup(string) slog.Handler      { return l }
 
 func startConfig(t *testing.T, cfg *Config, log *slog.Logger) *Gateway {
 	t.Helper()

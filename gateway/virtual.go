@@ -64,6 +64,7 @@ type virtual struct {
 func newVirtual(g *Gateway, name string, srv *server.Server) *virtual {
 	v := &virtual{g: g, name: name, srv: srv, owner: map[entry]*upstream{}, owned: map[*upstream][]entry{}, synced: map[*upstream]bool{}, lists: newListState()}
 	srv.SetCompletion(v.complete)
+	srv.Use(v.pinGuard)
 	return v
 }
 
@@ -77,7 +78,10 @@ func (v *virtual) upstreams() []*upstream {
 // listing is everything one upstream offers, after its filters, under
 // downstream names.
 type listing struct {
-	tools     []mcp.Tool
+	tools []mcp.Tool
+	// raw holds each tool's definition as pinning hashes it: under the
+	// upstream's own name (toolDefinition).
+	raw       []json.RawMessage
 	prompts   []mcp.Prompt
 	resources []mcp.Resource
 	templates []mcp.ResourceTemplate
@@ -100,6 +104,11 @@ func (v *virtual) list(ctx context.Context, u *upstream, s *client.Session) (*li
 				return nil, fmt.Errorf("upstream %s: tools/list: %w", u.cfg.Name, err)
 			}
 			if u.cfg.Keeps(t.Name) {
+				raw, err := toolDefinition(t)
+				if err != nil {
+					return nil, fmt.Errorf("upstream %s: tool %q: %w", u.cfg.Name, t.Name, err)
+				}
+				l.raw = append(l.raw, raw)
 				t.Name = prefix + t.Name
 				l.tools = append(l.tools, t)
 			}
@@ -134,13 +143,28 @@ func (v *virtual) list(ctx context.Context, u *upstream, s *client.Session) (*li
 }
 
 // sync lists the upstream and makes the virtual server offer exactly what
-// it listed. A name another upstream already offers is refused with a
-// CollisionError, and nothing of this listing is registered.
+// it listed, less the tools pinning quarantines (pinning.go). A name
+// another upstream already offers is refused with a CollisionError, and
+// nothing of this listing is registered.
 func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) error {
 	l, err := v.list(ctx, u, s)
 	if err != nil {
 		return err
 	}
+	v.mu.Lock()
+	if v.unchangedLocked(u, l) {
+		v.mu.Unlock()
+		v.g.pins.refresh(v.g.log) // a lock approved since still applies
+		return nil
+	}
+	defer v.mu.Unlock()
+	return v.applyLocked(u, l)
+}
+
+// applyLocked registers the listing l of u in place of what u offered
+// before. A quarantined tool still takes its name (a collision is a
+// collision), but is not registered. v.mu is held.
+func (v *virtual) applyLocked(u *upstream, l *listing) error {
 	var want []entry
 	for _, t := range l.tools {
 		want = append(want, entry{kindTool, t.Name})
@@ -153,11 +177,6 @@ func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) erro
 	}
 	for _, t := range l.templates {
 		want = append(want, entry{kindTemplate, t.URITemplate})
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.unchangedLocked(u, l) {
-		return nil
 	}
 	seen := map[entry]bool{}
 	for _, e := range want {
@@ -182,7 +201,8 @@ func (v *virtual) sync(ctx context.Context, u *upstream, s *client.Session) erro
 
 // registerLocked adds what l lists to the virtual server, with u as its
 // owner when own is set; without it, the entries are already u's and are
-// added again only to move them to the end of the server's lists.
+// added again only to move them to the end of the server's lists. A tool
+// pinning quarantines (pinning.go) keeps its name but is not added.
 func (v *virtual) registerLocked(u *upstream, l *listing, own bool) error {
 	prefix := u.cfg.PrefixOf()
 	note := func(e entry) {
@@ -190,7 +210,15 @@ func (v *virtual) registerLocked(u *upstream, l *listing, own bool) error {
 			v.own(u, e)
 		}
 	}
-	for _, t := range l.tools {
+	var held []error
+	if own {
+		held = v.g.pins.check(v, u, l)
+	}
+	for i, t := range l.tools {
+		if (own && held[i] != nil) || (!own && v.quarantined(t.Name) != nil) {
+			note(entry{kindTool, t.Name}) // held back, but the name stays taken
+			continue
+		}
 		upName := strings.TrimPrefix(t.Name, prefix)
 		if err := v.srv.AddTool(t, v.callTool(u, t, upName), upstreamValidates(t)...); err != nil {
 			return fmt.Errorf("upstream %s: tool %s: %w", u.cfg.Name, t.Name, err)
@@ -251,6 +279,7 @@ func (v *virtual) drop(u *upstream) {
 
 func (v *virtual) dropLocked(u *upstream) {
 	v.forgetLocked(u)
+	v.g.pins.forget(v, u)
 	for _, e := range v.owned[u] {
 		delete(v.owner, e)
 		switch e.kind {

@@ -40,8 +40,9 @@ type Summary struct {
 	// Pending holds the tools still quarantined because approve was given
 	// names and theirs was not among them.
 	Pending []Result
-	// Hidden holds the tools recorded (or pinned already) that stay
-	// quarantined for hidden characters until the upstream removes them.
+	// Hidden holds the tools recorded (or pinned already) with hidden
+	// characters: the gateway serves them as approved, so the CLI shows
+	// each character for the operator to judge.
 	Hidden []Result
 	// Invalid holds the definitions that cannot be recorded.
 	Invalid []Result
@@ -81,7 +82,7 @@ func (s Summary) String() string {
 		line("pending", r, r.Reason())
 	}
 	for _, r := range s.Hidden {
-		line("hidden", r, "stays quarantined: "+r.hiddenReason())
+		line("hidden", r, "approved with "+r.hiddenReason())
 	}
 	for _, r := range s.Invalid {
 		line("invalid", r, r.Err.Error())
@@ -105,8 +106,9 @@ func (s Summary) String() string {
 // or locked, or matches two, is an error, as is naming an Invalid tool;
 // naming a pinned tool does nothing.
 //
-// Recording a tool does not lift a quarantine for hidden characters: such
-// tools are listed in Summary.Hidden.
+// Recording a tool lifts its quarantine for hidden characters too, for
+// exactly that definition; such tools are listed in Summary.Hidden so that
+// the operator sees each character.
 func Approve(l *Lock, tools map[string][]json.RawMessage, names []string, opts Options) (*Lock, Summary, error) {
 	var all []Result
 	ups := map[string]bool{}
@@ -204,9 +206,9 @@ func resolve(all []Result, name string, opts Options) (int, error) {
 // upstreams list now; it is what `mcpgen-gateway lock` does. It refuses
 // to replace an existing file (ErrLockExists) unless opts.Force is set,
 // which the CLI sets for `lock --force`; even two runs at once cannot
-// both create the file.
-// The gateway pins tools only when its config names a lock file; without
-// one it neither calls this package nor quarantines anything.
+// both create the file. The gateway pins tools only when its config
+// names a lock file; without one it quarantines only hidden characters
+// (Scan).
 func LockFile(path string, tools map[string][]json.RawMessage, opts Options) (Summary, error) {
 	l, sum, err := Approve(nil, tools, nil, opts)
 	if err != nil {

@@ -24,6 +24,9 @@ const (
 	// string name, a duplicate key, invalid UTF-8, or a name the upstream
 	// lists twice). Quarantined, and approve cannot record it.
 	Invalid
+	// Unpinned: pinning is off (Scan), so only hidden characters
+	// quarantine the tool.
+	Unpinned
 )
 
 func (s Status) String() string {
@@ -38,6 +41,8 @@ func (s Status) String() string {
 		return "removed"
 	case Invalid:
 		return "invalid"
+	case Unpinned:
+		return "unpinned"
 	}
 	return "Status(" + strconv.Itoa(int(s)) + ")"
 }
@@ -54,6 +59,8 @@ type Result struct {
 	Index int
 	// Hash is the tool's current hash; empty for Removed and Invalid.
 	Hash string
+	// Was is the hash the lock has for a Changed tool.
+	Was string
 	// Changes names, for a Changed tool, each member that differs, as
 	// "description changed", "outputSchema added" or "title removed", in
 	// the order name, title, description, inputSchema, outputSchema,
@@ -61,7 +68,8 @@ type Result struct {
 	// changed".
 	Changes []string
 	// Hidden lists the hidden characters in the definition. Any of them
-	// quarantine the tool, whatever its Status.
+	// quarantine the tool unless the lock approves this exact definition
+	// (Pinned): an operator who approved it was shown each of them.
 	Hidden []Finding
 	// Err says why an Invalid definition cannot be pinned.
 	Err error
@@ -75,7 +83,7 @@ func (r Result) Quarantined() bool {
 	switch r.Status {
 	case Changed, New, Invalid:
 		return true
-	case Pinned:
+	case Unpinned:
 		return len(r.Hidden) > 0
 	}
 	return false
@@ -87,7 +95,7 @@ func (r Result) Reason() string {
 	var parts []string
 	switch r.Status {
 	case Changed:
-		parts = append(parts, strings.Join(r.Changes, ", ")+" since it was approved")
+		parts = append(parts, fmt.Sprintf("%s since it was approved (%s, now %s)", strings.Join(r.Changes, ", "), Short(r.Was), Short(r.Hash)))
 	case New:
 		parts = append(parts, "new since the lock was written")
 	case Removed:
@@ -95,10 +103,20 @@ func (r Result) Reason() string {
 	case Invalid:
 		parts = append(parts, "definition cannot be pinned: "+r.Err.Error())
 	}
-	if len(r.Hidden) > 0 {
+	if len(r.Hidden) > 0 && r.Status != Pinned {
 		parts = append(parts, r.hiddenReason())
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Short is the short form of a hash for messages: "sha256:" and its
+// first 12 hex digits.
+func Short(hash string) string {
+	const n = len("sha256:") + 12
+	if len(hash) > n {
+		return hash[:n]
+	}
+	return hash
 }
 
 func (r Result) hiddenReason() string {
@@ -144,12 +162,11 @@ func (e *QuarantineError) Error() string {
 		b.WriteString(" The upstream must fix its definition.")
 		return b.String()
 	}
-	if r.Status == Changed || r.Status == New {
-		fmt.Fprintf(&b, " An operator must review it and run `mcpgen-gateway approve --config FILE %s/%s`.", r.Upstream, name)
+	if r.Status == Unpinned {
+		b.WriteString(" The upstream must remove them, or an operator pin the gateway's tools and approve this definition.")
+		return b.String()
 	}
-	if len(r.Hidden) > 0 {
-		b.WriteString(" The hidden characters keep it quarantined until the upstream removes them; approving does not lift that.")
-	}
+	fmt.Fprintf(&b, " An operator must review it and run `mcpgen-gateway approve --config FILE %s/%s`.", r.Upstream, name)
 	return b.String()
 }
 
@@ -182,6 +199,7 @@ func (l *Lock) Check(upstream string, tools []json.RawMessage) []Result {
 			r.Status = Pinned
 		default:
 			r.Status = Changed
+			r.Was = e.Hash
 			r.Changes = changes(e.Members, d.memberHashes())
 		}
 		byName[d.name] = append(byName[d.name], len(out))
@@ -194,7 +212,7 @@ func (l *Lock) Check(upstream string, tools []json.RawMessage) []Result {
 		for _, i := range idx {
 			out[i].Status = Invalid
 			out[i].Err = fmt.Errorf("the upstream lists %d tools named %q", len(idx), quoteInvisible(name))
-			out[i].Changes, out[i].Hash, out[i].def = nil, "", nil
+			out[i].Changes, out[i].Hash, out[i].Was, out[i].def = nil, "", "", nil
 		}
 	}
 	for _, name := range sortedKeys(locked) {
@@ -223,6 +241,19 @@ func changes(locked, now map[string]string) []string {
 	}
 	if len(out) == 0 {
 		return []string{"definition changed"}
+	}
+	return out
+}
+
+// Scan is Check for a gateway that does not pin: every tool the
+// upstream lists is Unpinned (quarantined only for hidden characters) or
+// Invalid, and nothing is Removed.
+func Scan(upstream string, tools []json.RawMessage) []Result {
+	out := (*Lock)(nil).Check(upstream, tools)
+	for i := range out {
+		if out[i].Status == New {
+			out[i].Status = Unpinned
+		}
 	}
 	return out
 }

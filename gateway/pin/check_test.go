@@ -35,7 +35,7 @@ const (
 
 func TestCheck(t *testing.T) {
 	l := lockOf(t, map[string][]json.RawMessage{"ev": raws(echoTool, addTool, oldTool)})
-	// A lock that pinned a tool with a hidden character: pinned, yet quarantined.
+	// A lock that pinned a tool with a hidden character: approved as it is.
 	hiddenTool := `{"name":"sly","description":"Fine\u202e."}`
 	lh := lockOf(t, map[string][]json.RawMessage{"ev": raws(hiddenTool)})
 	type want struct {
@@ -66,8 +66,11 @@ func TestCheck(t *testing.T) {
 		{"new tool", nil, []string{echoTool, addTool, oldTool, `{"name":"fresh"}`}, []want{
 			{"echo", Pinned, nil, 0, false}, {"add", Pinned, nil, 0, false}, {"old", Pinned, nil, 0, false}, {"fresh", New, nil, 0, true},
 		}},
-		{"hidden characters quarantine a pinned tool", lh, []string{hiddenTool}, []want{
-			{"sly", Pinned, nil, 1, true},
+		{"an approved definition with hidden characters is served", lh, []string{hiddenTool}, []want{
+			{"sly", Pinned, nil, 1, false},
+		}},
+		{"hidden characters quarantine a new tool", lh, []string{hiddenTool, "{\"name\":\"sly2\",\"title\":\"\u2066x\"}"}, []want{
+			{"sly", Pinned, nil, 1, false}, {"sly2", New, nil, 1, true},
 		}},
 		{"invalid and duplicate", nil, []string{`[]`, echoTool, echoTool}, []want{
 			{"", Invalid, nil, 0, true}, {"echo", Invalid, nil, 0, true}, {"echo", Invalid, nil, 0, true}, {"add", Removed, nil, 0, false}, {"old", Removed, nil, 0, false},
@@ -128,7 +131,8 @@ func TestQuarantineError(t *testing.T) {
 		not                []string
 	}{
 		{"changed", strings.Replace(echoTool, "Echoes", "Repeats", 1), "ev__echo", []string{
-			`tool "ev__echo" ("echo" of upstream "ev") is quarantined: description changed since it was approved.`,
+			`tool "ev__echo" ("echo" of upstream "ev") is quarantined: description changed since it was approved (sha256:`,
+			"now sha256:",
 			"An operator must review it and run `mcpgen-gateway approve --config FILE ev/echo`.",
 		}, []string{"hidden"}},
 		{"new", `{"name":"fresh"}`, "", []string{
@@ -136,8 +140,9 @@ func TestQuarantineError(t *testing.T) {
 			"mcpgen-gateway approve --config FILE ev/fresh",
 		}, nil},
 		{"hidden", "{\"name\":\"echo\",\"description\":\"Echoes\u200b the input.\",\"inputSchema\":{\"type\":\"object\"}}", "echo", []string{
-			`tool "echo" of upstream "ev" is quarantined: description changed since it was approved; hidden characters (/description character 7: U+200B, a zero-width character).`,
-			"approving does not lift that",
+			`tool "echo" of upstream "ev" is quarantined: description changed since it was approved (`,
+			`; hidden characters (/description character 7: U+200B, a zero-width character).`,
+			"mcpgen-gateway approve --config FILE ev/echo",
 		}, []string{"\u200b"}},
 		{"invalid", `{"name":"echo","name":"echo"}`, "", []string{
 			"definition cannot be pinned", "The upstream must fix its definition.",
@@ -162,5 +167,37 @@ func TestQuarantineError(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestScan(t *testing.T) {
+	hidden := "{\"name\":\"sly\",\"description\":\"Fine\u202e.\"}"
+	got := Scan("ev", raws(echoTool, hidden, `[]`))
+	want := []struct {
+		tool   string
+		status Status
+		quar   bool
+	}{{"echo", Unpinned, false}, {"sly", Unpinned, true}, {"", Invalid, true}}
+	if len(got) != len(want) {
+		t.Fatalf("Scan returned %d results, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Tool != w.tool || got[i].Status != w.status || got[i].Quarantined() != w.quar {
+			t.Errorf("result %d = {%q %v quarantined %v}, want %+v", i, got[i].Tool, got[i].Status, got[i].Quarantined(), w)
+		}
+	}
+	err := got[1].Error("ev__sly")
+	if err == nil || !strings.Contains(err.Error(), "hidden characters (/description character 5: U+202E, a bidirectional control)") ||
+		!strings.Contains(err.Error(), "The upstream must remove them") || strings.Contains(err.Error(), "\u202e") {
+		t.Errorf("Scan quarantine error = %v", err)
+	}
+}
+
+func TestShort(t *testing.T) {
+	if got := Short(hashA); got != hashA[:19] {
+		t.Errorf("Short = %q, want %q", got, hashA[:19])
+	}
+	if got := Short("x"); got != "x" {
+		t.Errorf("Short(x) = %q", got)
 	}
 }

@@ -25,8 +25,11 @@
 // upstream and what changed, until an operator reviews it and runs
 // `mcpgen-gateway approve` (ApproveFile). A tool whose name, title,
 // description, schemas or annotations hold a hidden character (see Class)
-// is quarantined even if pinned; approving records it but does not lift
-// that, the upstream has to remove the characters.
+// is quarantined too, with each character named, whether or not the
+// gateway pins (Scan checks a tool when it does not), unless the lock
+// approves that exact definition: approve prints every hidden character
+// of what it records, so an emoji joined by a zero-width joiner can be
+// accepted by someone who has seen it.
 //
 // The hash covers exactly the members a model reads as instructions or an
 // operator reviews: name, title, description, inputSchema, outputSchema
@@ -36,8 +39,8 @@
 // change it; any other difference, down to how a number is written, does.
 //
 // Pinning is on only when the gateway config has a lock key. Without it
-// the gateway says at start that pinning is off and never calls this
-// package; with a lock key naming a missing file it refuses to start
+// the gateway says at start that pinning is off and only Scans; with a
+// lock key naming a missing file it refuses to start
 // (Read returns ErrNoLock) and says to run `mcpgen-gateway lock`.
 //
 // # Lock file

@@ -31,7 +31,7 @@ func ExampleLock_Check() {
 	}
 	// Output:
 	// echo: changed
-	// tool "ev__echo" ("echo" of upstream "ev") is quarantined: description changed since it was approved. An operator must review it and run `mcpgen-gateway approve --config FILE ev/echo`.
+	// tool "ev__echo" ("echo" of upstream "ev") is quarantined: description changed since it was approved (sha256:22914305e735, now sha256:3279c4ebf7f8). An operator must review it and run `mcpgen-gateway approve --config FILE ev/echo`.
 	// mail: new
 	// tool "ev__mail" ("mail" of upstream "ev") is quarantined: new since the lock was written. An operator must review it and run `mcpgen-gateway approve --config FILE ev/mail`.
 }

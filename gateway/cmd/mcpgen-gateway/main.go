@@ -2,16 +2,20 @@
 // configuration, in front of the upstream MCP servers it names.
 //
 //	mcpgen-gateway serve --config gateway.yaml
+//	mcpgen-gateway lock --config gateway.yaml [--force]
+//	mcpgen-gateway approve --config gateway.yaml [NAME...]
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -20,8 +24,17 @@ import (
 )
 
 func main() {
+	if err := newApp(os.Stdout, os.Stderr).Run(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpgen-gateway:", err)
+		os.Exit(1)
+	}
+}
+
+// newApp is the command line; lock and approve print their summaries to
+// stdout and log to stderr.
+func newApp(stdout, stderr io.Writer) *cli.App {
 	configFlag := &cli.StringFlag{Name: "config", Usage: "the gateway's YAML configuration `FILE`", Required: true}
-	app := &cli.App{
+	return &cli.App{
 		Name:  "mcpgen-gateway",
 		Usage: "one MCP endpoint in front of many MCP servers",
 		Commands: []*cli.Command{
@@ -32,28 +45,69 @@ func main() {
 				Action: serve,
 			},
 			{
-				Name:   "lock",
-				Usage:  "write the lock file of pinned tool definitions",
-				Flags:  []cli.Flag{configFlag},
-				Action: notYet,
+				Name:  "lock",
+				Usage: "connect to every upstream and write the lock file of their tool definitions",
+				Flags: []cli.Flag{configFlag, &cli.BoolFlag{Name: "force", Usage: "replace an existing lock file"}},
+				Action: func(c *cli.Context) error {
+					return lock(c, stdout, stderr)
+				},
 			},
 			{
 				Name:      "approve",
-				Usage:     "record changed or new tool definitions in the lock file",
+				Usage:     "record the current definitions of changed or new tools in the lock file (all of them without NAME)",
 				ArgsUsage: "[NAME...]",
 				Flags:     []cli.Flag{configFlag},
-				Action:    notYet,
+				Action: func(c *cli.Context) error {
+					return approve(c, stdout, stderr)
+				},
 			},
 		},
-	}
-	if err := app.Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "mcpgen-gateway:", err)
-		os.Exit(1)
+		Writer:    stdout,
+		ErrWriter: stderr,
 	}
 }
 
-func notYet(c *cli.Context) error {
-	return fmt.Errorf("%s is not implemented yet", c.Command.Name)
+// pinTimeout bounds how long lock and approve wait for the upstreams.
+const pinTimeout = 2 * time.Minute
+
+func lock(c *cli.Context, stdout, stderr io.Writer) error {
+	cfg, err := gateway.LoadConfig(c.String("config"))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := pinContext(c.Context)
+	defer cancel()
+	sum, err := gateway.WriteLock(ctx, cfg, c.Bool("force"), slog.New(slog.NewTextHandler(stderr, nil)))
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, sum.String())
+	return err
+}
+
+func approve(c *cli.Context, stdout, stderr io.Writer) error {
+	cfg, err := gateway.LoadConfig(c.String("config"))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := pinContext(c.Context)
+	defer cancel()
+	sum, err := gateway.ApproveLock(ctx, cfg, c.Args().Slice(), slog.New(slog.NewTextHandler(stderr, nil)))
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, sum.String())
+	return err
+}
+
+// pinContext ends on an interrupt or after pinTimeout.
+func pinContext(parent context.Context) (context.Context, context.CancelFunc) {
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithTimeout(ctx, pinTimeout)
+	return ctx, func() { cancel(); stop() }
 }
 
 func serve(c *cli.Context) error {
