@@ -31,15 +31,18 @@ type observer struct {
 	metrics *metrics
 	// entries caches, per entryKey, what observe needs of a registered
 	// name: its span name and its metric series. It grows with the names
-	// upstreams list, never with what clients send.
-	entries sync.Map
+	// upstreams list, never with what clients send. A map under a lock
+	// rather than a sync.Map: looking a struct key up in a sync.Map boxes
+	// it, an allocation on every request.
+	mu      sync.RWMutex
+	entries map[entryKey]*entryObs
 	// server serves /metrics on telemetry.metricsListen; nil when /metrics
 	// is on the gateway's own mux (or off).
 	server *metricsServer
 }
 
 func newObserver(g *Gateway) (*observer, error) {
-	o := &observer{}
+	o := &observer{entries: map[entryKey]*entryObs{}}
 	tc := g.cfg.Telemetry
 	if tc == nil {
 		tc = &TelemetryConfig{}
@@ -97,10 +100,13 @@ func (o *observer) entry(v *virtual, op *op) *entryObs {
 	if op.kind != kindResource {
 		k.name = op.name
 	}
-	if e, ok := o.entries.Load(k); ok {
-		return e.(*entryObs)
+	o.mu.RLock()
+	e := o.entries[k]
+	o.mu.RUnlock()
+	if e != nil {
+		return e
 	}
-	e := &entryObs{method: methodOf(op.kind)}
+	e = &entryObs{method: methodOf(op.kind)}
 	e.spanName = e.method
 	if op.kind == kindTool || op.kind == kindPrompt {
 		e.spanName += " " + op.name
@@ -108,8 +114,13 @@ func (o *observer) entry(v *virtual, op *op) *entryObs {
 	if o.metrics != nil {
 		e.series = o.metrics.series(k, e.method)
 	}
-	actual, _ := o.entries.LoadOrStore(k, e)
-	return actual.(*entryObs)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if prev := o.entries[k]; prev != nil {
+		return prev
+	}
+	o.entries[k] = e
+	return e
 }
 
 // methodOf is the MCP method a request of kind k arrived as.
