@@ -474,6 +474,13 @@ func TestTracingOffPassesContext(t *testing.T) {
 	if got := mu.lastTraceparent(); got != clientParent {
 		t.Fatalf("upstream got traceparent %q, want the client's %q", got, clientParent)
 	}
+	// A malformed one is not passed on.
+	if _, err := s.CallTool(ctx, &mcp.CallToolRequestParams{Name: "a__meta", Meta: withTraceparent("00-not-a-trace\n-01")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mu.lastTraceparent(); got != "" {
+		t.Fatalf("a malformed traceparent reached the upstream as %q", got)
+	}
 }
 
 // The OTLP exporter sends the spans to the configured collector, at the
