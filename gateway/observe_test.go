@@ -182,12 +182,13 @@ func TestMetricsUpstreamHealth(t *testing.T) {
 	p, _ := os.FindProcess(pid)
 	_ = p.Kill()
 	// Down from the disconnect until the restart has reconnected (at
-	// least the minimum backoff), then up again.
-	seen := []float64{}
+	// least the minimum backoff), then up again. seen holds the values in
+	// the order they changed, from the 1 read before the kill.
+	seen := []float64{1}
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		v := scrape(t, ts.URL+"/metrics")[up]
-		if len(seen) == 0 || seen[len(seen)-1] != v {
+		if seen[len(seen)-1] != v {
 			seen = append(seen, v)
 		}
 		if len(seen) >= 3 {
