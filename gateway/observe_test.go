@@ -24,6 +24,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -487,18 +490,28 @@ func TestTracingOffPassesContext(t *testing.T) {
 // The OTLP exporter sends the spans to the configured collector, at the
 // standard path when the URL has none, by Close at the latest.
 func TestTracingOTLPExport(t *testing.T) {
-	type post struct{ path, ctype string }
-	got := make(chan post, 16)
+	type post struct {
+		path, ctype string
+		req         coltracepb.ExportTraceServiceRequest
+		err         error
+	}
+	got := make(chan *post, 16)
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
+		p := &post{path: r.URL.Path, ctype: r.Header.Get("Content-Type")}
+		body, err := io.ReadAll(r.Body)
+		if p.err = err; err == nil {
+			p.err = proto.Unmarshal(body, &p.req)
+		}
 		select {
-		case got <- post{r.URL.Path, r.Header.Get("Content-Type")}:
+		case got <- p:
 		default:
 		}
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		w.WriteHeader(http.StatusOK)
 	}))
 	t.Cleanup(collector.Close)
+	t.Setenv("OTEL_SERVICE_NAME", "")
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "")
 	g := startConfig(t, "listen: 127.0.0.1:0\nservers:\n  default:\n    upstreams:\n"+upstreamConfig(t, "a", nil, "")+
 		"telemetry:\n  otlpEndpoint: "+collector.URL+"\n")
 	s := connect(t, g, nil)
@@ -509,13 +522,31 @@ func TestTracingOTLPExport(t *testing.T) {
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}
+	var p *post
 	select {
-	case p := <-got:
-		if p.path != "/v1/traces" || p.ctype != "application/x-protobuf" {
-			t.Fatalf("collector got %s %s", p.path, p.ctype)
-		}
+	case p = <-got:
 	default:
 		t.Fatal("the collector got no spans by Close")
+	}
+	if p.path != "/v1/traces" || p.ctype != "application/x-protobuf" || p.err != nil {
+		t.Fatalf("collector got %s %s: %v", p.path, p.ctype, p.err)
+	}
+	var service string
+	var names []string
+	for _, rs := range p.req.ResourceSpans {
+		for _, kv := range rs.GetResource().GetAttributes() {
+			if kv.Key == "service.name" {
+				service = kv.GetValue().GetStringValue()
+			}
+		}
+		for _, ss := range rs.ScopeSpans {
+			for _, sp := range ss.Spans {
+				names = append(names, sp.Name)
+			}
+		}
+	}
+	if service != "mcpgen-gateway" || !slices.Contains(names, "tools/call a__echo") {
+		t.Fatalf("exported service %q, spans %q", service, names)
 	}
 }
 

@@ -68,7 +68,12 @@ func (o *observer) startTracing(tc *TelemetryConfig) error {
 	if err != nil {
 		return fmt.Errorf("telemetry.otlpEndpoint: %w", err)
 	}
+	// The service is mcpgen-gateway unless OTEL_SERVICE_NAME or
+	// OTEL_RESOURCE_ATTRIBUTES say otherwise.
 	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(attribute.String("service.name", "mcpgen-gateway")))
+	if err == nil {
+		res, err = resource.Merge(res, resource.Environment())
+	}
 	if err != nil {
 		return fmt.Errorf("telemetry: resource: %w", err)
 	}
