@@ -44,6 +44,8 @@ type endpoint struct {
 	streamable http.Handler // guarded
 	legacy     http.Handler // guarded
 	closers    []func() error
+	// sessions counts the downstream sessions open on both transports.
+	sessions func() int
 }
 
 // close ends the endpoint's sessions and waits for them.
@@ -95,6 +97,7 @@ func (f *front) serve(name string, srv *server.Server) *endpoint {
 		streamable: f.guard(h),
 		legacy:     f.guard(lh),
 		closers:    []func() error{func() error { h.Close(); return nil }, lh.Close},
+		sessions:   func() int { return h.SessionCount() + lh.SessionCount() },
 	}
 }
 

@@ -60,7 +60,7 @@ func New(cfg *Config, log *slog.Logger) (*Gateway, error) {
 	if g.gov, err = newGovernance(cfg, log); err != nil {
 		return nil, err
 	}
-	if g.obs, err = newObserver(cfg, log); err != nil {
+	if g.obs, err = newObserver(g); err != nil {
 		_ = g.gov.close()
 		return nil, err
 	}

@@ -91,6 +91,7 @@ func (s *Server) modernRequest(ctx context.Context, c *Call, m requestMeta) (*re
 		logLevel:      -1,
 		principal:     ctx.Value(principalKey{}),
 		progressToken: m.progressToken,
+		meta:          m.raw,
 		out:           c.Out,
 	}
 	if m.logLevel != nil {

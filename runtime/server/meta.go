@@ -22,7 +22,8 @@ const (
 // decodes them, so that the request context exists before any handler
 // runs. Values are slices of the params.
 type requestMeta struct {
-	present bool // params has a _meta object
+	present bool   // params has a _meta object
+	raw     []byte // the _meta object itself, for RequestMeta
 	// modern: _meta holds a per-request field of the stateless era, so the
 	// client speaks it (a legacy client never sends these keys).
 	modern        bool
@@ -51,7 +52,7 @@ func scanMeta(params []byte) requestMeta {
 	if sc.ObjectStart() != nil {
 		return m
 	}
-	m.present = true
+	m.present, m.raw = true, raw
 	for {
 		k, more, err := sc.NextKey()
 		if err != nil || !more {

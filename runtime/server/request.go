@@ -41,6 +41,8 @@ type request struct {
 	// progressToken is the raw JSON of _meta.progressToken, nil when the
 	// client asked for no progress. It is echoed byte for byte.
 	progressToken []byte
+	// meta is the raw JSON of params._meta, nil when the request has none.
+	meta []byte
 	// out carries the notifications a 2026-07-28 request causes to its
 	// client (its SSE stream, or the stdio stream); nil for a legacy
 	// request, whose session sends them.
@@ -172,6 +174,27 @@ func ClientInfo(ctx context.Context) *mcp.Implementation {
 		return r.clientInfo()
 	}
 	return nil
+}
+
+// RequestMeta returns the raw JSON of the params._meta object of the
+// request that ctx serves, or nil when it has none or ctx serves no
+// request. It lets a handler read the keys the engine does not, such as
+// the trace context ("traceparent", "tracestate"). The caller must not
+// modify it.
+func RequestMeta(ctx context.Context) []byte {
+	if r := requestOf(ctx); r != nil {
+		return r.meta
+	}
+	return nil
+}
+
+// RequestID returns the JSON-RPC id of the request that ctx serves, or the
+// zero ID when ctx serves none.
+func RequestID(ctx context.Context) jsonrpc.ID {
+	if r := requestOf(ctx); r != nil {
+		return r.id
+	}
+	return jsonrpc.ID{}
 }
 
 // noCapabilities is what a client that declared nothing has.

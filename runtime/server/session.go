@@ -173,6 +173,7 @@ func (s *Session) Handle(ctx context.Context, req *jsonrpc.Request) ([]byte, err
 		logLevel:      -1,
 		principal:     ctx.Value(principalKey{}),
 		progressToken: m.progressToken,
+		meta:          m.raw,
 	}
 	s.mu.Unlock()
 	return s.srv.serve(ctx, r, req.Params)

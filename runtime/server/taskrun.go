@@ -182,6 +182,7 @@ func taskRequest(r *request, run *taskRun) *request {
 		client:    r.clientInfo(),
 		logLevel:  -1,
 		principal: r.principal,
+		meta:      r.meta,
 		task:      run,
 	}
 	if r.session != nil {
