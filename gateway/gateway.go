@@ -63,6 +63,11 @@ func New(cfg *Config, log *slog.Logger) (*Gateway, error) {
 		for _, uc := range cfg.Servers[name].Upstreams {
 			v.ups = append(v.ups, &upstream{cfg: uc, v: v, log: log.With("server", name, "upstream", uc.Name), calls: map[*int]context.Context{}})
 		}
+		if err := v.setGovern(cfg.Servers[name]); err != nil {
+			_ = g.gov.close()
+			_ = g.obs.close()
+			return nil, err
+		}
 		g.virtuals[name] = v
 		g.handlers[name] = g.door.serve(name, srv)
 	}

@@ -1,0 +1,177 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"path"
+	"slices"
+	"time"
+
+	"github.com/mcpgen/mcpgen/gateway/audit"
+	"github.com/mcpgen/mcpgen/gateway/authz"
+	"github.com/mcpgen/mcpgen/gateway/policy"
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/server"
+)
+
+// What each caller sees: the virtual server's authorization rules decide,
+// per caller, which entries its lists hold; an entry they deny is Hidden
+// (a call of it answers as one of an unknown name), and a quarantined
+// tool is Unlisted (a call of it reaches admit, which says why it is
+// refused). The engine keeps each caller's filtered lists under the
+// digest of everything the rules read of the caller, so the rules run
+// once per caller and registry change, not once per list.
+
+// callerViews is the server.Visibility of a virtual server.
+type callerViews struct{ v *virtual }
+
+// Sight decides what the caller of ctx sees of e.
+func (c callerViews) Sight(ctx context.Context, e server.Entry) server.Sight {
+	v := c.v
+	k := kindOf(e.Kind)
+	v.mu.Lock()
+	u := v.owner[entry{k, e.Name}]
+	v.mu.Unlock()
+	if u == nil {
+		return server.Shown // not an upstream's: the gateway's own, if ever
+	}
+	sec := v.sectionsOf()
+	if sec == nil {
+		sec = &sections{}
+	}
+	if !sec.rules.Allowed(ctx, callerOf(ctx), v.authzRequest(k, e.Name, u, e.Tool, sec)) {
+		return server.Hidden
+	}
+	if k == kindTool && v.quarantined(e.Name) != nil {
+		return server.Unlisted
+	}
+	return server.Shown
+}
+
+// ViewKey digests what the rules may read of the caller.
+func (c callerViews) ViewKey(ctx context.Context) string {
+	return viewKey(callerOf(ctx))
+}
+
+// viewKey is the digest of a principal's identity, scopes and claims; ""
+// (decide every time) for claims that do not encode.
+func viewKey(p authz.Principal) string {
+	scopes := slices.Clone(p.Scopes)
+	slices.Sort(scopes)
+	b, err := json.Marshal([]any{p.Subject, p.Issuer, scopes, p.Claims})
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return string(sum[:])
+}
+
+// refreshViews makes every caller's lists be decided afresh, and tells
+// the clients that their lists changed: for a change the rules read that
+// re-registering nothing (a tool quarantined or approved).
+func (v *virtual) refreshViews() {
+	v.g.gov.mu.Lock()
+	sg := v.g.gov.servers[v.name]
+	v.g.gov.mu.Unlock()
+	if sg != nil && sg.views != nil {
+		sg.views.Reset()
+	}
+}
+
+func kindOf(k server.EntryKind) kind {
+	switch k {
+	case server.EntryTool:
+		return kindTool
+	case server.EntryPrompt:
+		return kindPrompt
+	case server.EntryResource:
+		return kindResource
+	}
+	return kindTemplate
+}
+
+// authzRequest is the request the rules decide on for the entry of kind
+// k named name, offered by u; tool is its definition for a tool.
+func (v *virtual) authzRequest(k kind, name string, u *upstream, tool *mcp.Tool, sec *sections) authz.Request {
+	req := authz.Request{Name: name, Upstream: u.cfg.Name, Server: v.name}
+	switch k {
+	case kindTool:
+		req.Kind = authz.KindTool
+		ann := annotationsOf(tool)
+		req.Annotations = ann
+		req.ReadOnly, _ = ann["readOnlyHint"].(bool)
+		req.Destructive = policy.Destructive(name, ann, sec.approval)
+	case kindPrompt:
+		req.Kind = authz.KindPrompt
+	case kindCompletion:
+		// A completion is decided as the prompt or template it
+		// completes.
+		req.Kind = authz.KindResource
+		v.mu.Lock()
+		if v.owner[entry{kindPrompt, name}] != nil {
+			req.Kind = authz.KindPrompt
+		}
+		v.mu.Unlock()
+	default:
+		req.Kind = authz.KindResource
+	}
+	return req
+}
+
+// annotationsOf is a tool's annotations as the upstream sent them, as
+// decoded JSON; nil when it sent none.
+func annotationsOf(t *mcp.Tool) map[string]any {
+	if t == nil || t.Annotations == nil {
+		return nil
+	}
+	b, err := t.Annotations.MarshalJSON()
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// auditLists is the middleware that writes the audit line of each list a
+// client asks for; calls, gets and reads are written by admit.
+func (v *virtual) auditLists(next server.HandlerFunc) server.HandlerFunc {
+	return func(ctx context.Context, req *server.Request) (mcp.Message, error) {
+		switch req.Method {
+		case mcp.MethodListTools, mcp.MethodListPrompts, mcp.MethodListResources, mcp.MethodListResourceTemplates:
+		default:
+			return next(ctx, req)
+		}
+		gov := v.g.gov
+		if gov.audit == nil {
+			return next(ctx, req)
+		}
+		start := time.Now()
+		msg, err := next(ctx, req)
+		p := callerOf(ctx)
+		rec := audit.Record{
+			Time:      start,
+			Principal: audit.Principal(p.Subject, p.Issuer),
+			Server:    v.name,
+			Method:    req.Method,
+			Decision:  audit.Allowed,
+			Latency:   time.Since(start),
+		}
+		if sec := v.sectionsOf(); sec != nil {
+			rec.Trust = sec.trust
+		}
+		if err != nil {
+			rec.Decision, rec.Reason = audit.Error, err.Error()
+		} else {
+			rec.ResultSize = resultSize(msg)
+		}
+		gov.record(rec)
+		return msg, err
+	}
+}
+
+// matchGlob checks a glob of names (path.Match).
+func matchGlob(glob string) (bool, error) { return path.Match(glob, "") }
