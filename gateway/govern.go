@@ -44,8 +44,9 @@ type governance struct {
 	// now is the clock of rate limits and breakers; tests step it.
 	now func() time.Time
 
-	mu      sync.Mutex
-	servers map[string]*serverGov // by virtual server name
+	// servers are the virtual servers' governance, by name: a sync.Map
+	// since every request reads it and only New adds to it.
+	servers sync.Map // string → *serverGov
 }
 
 // serverGov is one virtual server's governance.
@@ -79,11 +80,11 @@ type upPolicy struct {
 const auditTimeout = 5 * time.Second
 
 func newGovernance(cfg *Config, log *slog.Logger) (*governance, error) {
-	g := &governance{log: log, now: time.Now, servers: map[string]*serverGov{}}
+	g := &governance{log: log, now: time.Now}
 	if cfg.Audit != nil {
 		l, err := audit.Open(*cfg.Audit)
 		if err != nil {
-			return nil, fmt.Errorf("audit: %w", err)
+			return nil, err // it says "audit:"
 		}
 		g.audit = l
 	}
@@ -112,13 +113,18 @@ func (g *governance) record(r audit.Record) {
 // sectionsOf returns the virtual server's current sections; nil before
 // setGovern, which allows everything.
 func (v *virtual) sectionsOf() *sections {
-	v.g.gov.mu.Lock()
-	sg := v.g.gov.servers[v.name]
-	v.g.gov.mu.Unlock()
-	if sg == nil {
-		return nil
+	if sg := v.g.gov.server(v.name); sg != nil {
+		return sg.cur.Load()
 	}
-	return sg.cur.Load()
+	return nil
+}
+
+// server returns the governance of the virtual server name, nil before
+// its setGovern.
+func (g *governance) server(name string) *serverGov {
+	sg, _ := g.servers.Load(name)
+	s, _ := sg.(*serverGov)
+	return s
 }
 
 // methodOf is the MCP method of a request of kind k.
@@ -349,17 +355,12 @@ func (s *ServerConfig) validateGovern(where string, bad badFunc) error {
 // sc, as a reload of the configuration changed them. The first call,
 // when the gateway is built, also puts the callers' views and the audit
 // of lists in front of the server. Rate-limit buckets, concurrency slots
-// and breakers whose settings did not change are kept.
+// and breakers whose settings did not change are kept. Calls for one
+// virtual server must not overlap.
 func (v *virtual) setGovern(sc *ServerConfig) error {
 	gov := v.g.gov
-	gov.mu.Lock()
-	sg := gov.servers[v.name]
-	first := sg == nil
-	if first {
-		sg = &serverGov{}
-		gov.servers[v.name] = sg
-	}
-	gov.mu.Unlock()
+	loaded, found := gov.servers.LoadOrStore(v.name, &serverGov{})
+	sg, first := loaded.(*serverGov), !found
 	old := sg.cur.Load()
 	sec, err := gov.compile(v.name, sc, old)
 	if err != nil {

@@ -438,6 +438,7 @@ func TestTimeout(t *testing.T) {
 	if r != nil {
 		msg = firstText(r)
 	}
+	t.Logf("timeout: %s", msg)
 	if !strings.Contains(msg, "upstream h") || !strings.Contains(msg, "deadline exceeded") {
 		t.Fatalf("timeout error %q does not say what happened", msg)
 	}
@@ -573,8 +574,27 @@ func BenchmarkCallerViews(b *testing.B) {
 			list(b)
 		}
 	})
+	// What a list adds on each side: the rules run for every tool
+	// (cold), against the caller's view key (warm).
+	vis := callerViews{g.virtuals["default"]}
+	var entries []server.Entry
+	for name := range tools {
+		entries = append(entries, server.Entry{Kind: server.EntryTool, Name: "h__" + name})
+	}
+	b.Run("rules for 100 tools", func(b *testing.B) {
+		for b.Loop() {
+			for _, e := range entries {
+				vis.Sight(ctx, e)
+			}
+		}
+	})
+	b.Run("view key", func(b *testing.B) {
+		for b.Loop() {
+			vis.ViewKey(ctx)
+		}
+	})
 	b.Run("cold", func(b *testing.B) {
-		views := g.gov.servers["default"].views
+		views := g.gov.server("default").views
 		for b.Loop() {
 			views.Reset()
 			list(b)

@@ -71,10 +71,7 @@ func viewKey(p authz.Principal) string {
 // the clients that their lists changed: for a change the rules read that
 // re-registering nothing (a tool quarantined or approved).
 func (v *virtual) refreshViews() {
-	v.g.gov.mu.Lock()
-	sg := v.g.gov.servers[v.name]
-	v.g.gov.mu.Unlock()
-	if sg != nil && sg.views != nil {
+	if sg := v.g.gov.server(v.name); sg != nil && sg.views != nil {
 		sg.views.Reset()
 	}
 }
