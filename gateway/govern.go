@@ -159,6 +159,7 @@ func (v *virtual) admit(ctx context.Context, o *op) (context.Context, func(res a
 	refuse := func(d audit.Decision, reason string, err error) (context.Context, func(any, error), error) {
 		rec.Decision, rec.Reason, rec.Latency = d, reason, time.Since(start)
 		gov.record(rec)
+		noteAudited(ctx)
 		return ctx, nil, err
 	}
 	if sec == nil {
@@ -226,6 +227,7 @@ func (v *virtual) admit(ctx context.Context, o *op) (context.Context, func(res a
 				rec.ResultSize = resultSize(res)
 			}
 			gov.record(rec)
+			noteAudited(ctx)
 		})
 	}
 	return ctx, finish, nil
@@ -368,8 +370,8 @@ func (v *virtual) setGovern(sc *ServerConfig) error {
 	}
 	sg.cur.Store(sec)
 	if first {
+		v.srv.Use(v.auditRequests) // first: outside the views
 		sg.views = v.srv.SetVisibility(callerViews{v}, 0)
-		v.srv.Use(v.auditLists)
 		return nil
 	}
 	sg.views.Reset()

@@ -503,14 +503,26 @@ func TestAuditLines(t *testing.T) {
 	if _, err := carol.ReadResource(ctx, &mcp.ReadResourceRequestParams{URI: "a://r"}); err != nil {
 		t.Fatal(err)
 	}
+	bob := gv.connectAs(t, "bob", &client.Options{Era: mcp.EraLegacy})
+	if _, err := bob.CallTool(ctx, &mcp.CallToolRequestParams{Name: "a__secret_write", Arguments: json.RawMessage(`{"password":"hunter2-value"}`)}); err == nil {
+		t.Fatal("bob called a tool he may not see")
+	}
 	raw, lines := "", gv.auditLines(t)
 	byMethod := map[string]map[string]any{}
+	var denied map[string]any
 	for _, l := range lines {
 		b, _ := json.Marshal(l)
 		raw += string(b) + "\n"
+		if l["decision"] == "denied" {
+			denied = l
+			continue
+		}
 		byMethod[l["method"].(string)] = l
 	}
-	for _, secret := range []string{"s3cr3t-token-value", "private-note-value", "abc.def.ghi"} {
+	if denied == nil || denied["principal"] != "bob@https://idp.test" || denied["name"] != "a__secret_write" || denied["method"] != "tools/call" {
+		t.Fatalf("no denied line for bob's call:\n%s", raw)
+	}
+	for _, secret := range []string{"s3cr3t-token-value", "private-note-value", "abc.def.ghi", "hunter2-value"} {
 		if strings.Contains(raw, secret) {
 			t.Fatalf("the audit log holds %q:\n%s", secret, raw)
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"path"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/gateway/audit"
@@ -133,21 +135,31 @@ func annotationsOf(t *mcp.Tool) map[string]any {
 	return m
 }
 
-// auditLists is the middleware that writes the audit line of each list a
-// client asks for; calls, gets and reads are written by admit.
-func (v *virtual) auditLists(next server.HandlerFunc) server.HandlerFunc {
+// auditRequests is the middleware that writes the audit line of each
+// list a client asks for, and of each call, get or read that admit did
+// not see: one naming an entry the caller may not see (answered as an
+// unknown one before it is routed), or refused by the engine. It is the
+// outermost middleware of the virtual server, so it sees those answers.
+func (v *virtual) auditRequests(next server.HandlerFunc) server.HandlerFunc {
 	return func(ctx context.Context, req *server.Request) (mcp.Message, error) {
-		switch req.Method {
-		case mcp.MethodListTools, mcp.MethodListPrompts, mcp.MethodListResources, mcp.MethodListResourceTemplates:
-		default:
-			return next(ctx, req)
-		}
 		gov := v.g.gov
 		if gov.audit == nil {
 			return next(ctx, req)
 		}
+		var n *auditNote
+		switch req.Method {
+		case mcp.MethodListTools, mcp.MethodListPrompts, mcp.MethodListResources, mcp.MethodListResourceTemplates:
+		case mcp.MethodCallTool, mcp.MethodGetPrompt, mcp.MethodReadResource:
+			n = &auditNote{}
+			ctx = context.WithValue(ctx, auditNoteKey{}, n)
+		default:
+			return next(ctx, req)
+		}
 		start := time.Now()
 		msg, err := next(ctx, req)
+		if n != nil && n.written.Load() {
+			return msg, err // admit wrote it
+		}
 		p := callerOf(ctx)
 		rec := audit.Record{
 			Time:      start,
@@ -160,13 +172,35 @@ func (v *virtual) auditLists(next server.HandlerFunc) server.HandlerFunc {
 		if sec := v.sectionsOf(); sec != nil {
 			rec.Trust = sec.trust
 		}
-		if err != nil {
+		switch {
+		case n != nil:
+			var params struct {
+				Name      string          `json:"name"`
+				URI       string          `json:"uri"`
+				Arguments json.RawMessage `json:"arguments"`
+			}
+			_ = json.Unmarshal(req.Params, &params)
+			rec.Name, rec.Arguments = params.Name+params.URI, params.Arguments
+			rec.Decision, rec.Reason = audit.Denied, "not routed: "+fmt.Sprint(err)
+		case err != nil:
 			rec.Decision, rec.Reason = audit.Error, err.Error()
-		} else {
+		default:
 			rec.ResultSize = resultSize(msg)
 		}
 		gov.record(rec)
 		return msg, err
+	}
+}
+
+// auditNote tells auditRequests that admit wrote a request's line.
+type auditNote struct{ written atomic.Bool }
+
+type auditNoteKey struct{}
+
+// noteAudited marks the request ctx serves as written to the audit log.
+func noteAudited(ctx context.Context) {
+	if n, ok := ctx.Value(auditNoteKey{}).(*auditNote); ok {
+		n.written.Store(true)
 	}
 }
 
