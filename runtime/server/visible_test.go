@@ -70,7 +70,9 @@ func TestVisibility(t *testing.T) {
 		t.Fatalf("second listing %q decided %d more", got, vis.decided.Load()-n)
 	}
 	// A registration changes the list, and the view follows.
-	addTool(t, s, "a4", func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return textOf("a4"), nil })
+	addTool(t, s, "a4", func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return textOf("a4"), nil
+	})
 	if got := list(); got != "a1 a2 a3 a4" {
 		t.Fatalf("after a registration: %q", got)
 	}
