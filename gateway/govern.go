@@ -23,8 +23,8 @@ import (
 // passes (policy), and the line each request leaves (audit).
 //
 // A request routed to an upstream passes, in order: the authorization
-// rules (a denied entry answers as an unknown one: lists never show it,
-// see govern_views.go), the pin check, a human's approval for a
+// rules (a denied entry answers as an unknown one, completions of it
+// included, and lists never show it: see govern_views.go), the pin check, a human's approval for a
 // destructive tool, the rate limits per principal and per tool, the
 // upstream's concurrency limit and timeout, and its circuit breaker.
 // Each refusal, and each forwarded request once answered, is one audit
@@ -370,7 +370,7 @@ func (v *virtual) setGovern(sc *ServerConfig) error {
 	}
 	sg.cur.Store(sec)
 	if first {
-		v.srv.Use(v.auditRequests) // first: outside the views
+		v.srv.Use(v.auditRequests, v.hideCompletions) // first: outside the views
 		sg.views = v.srv.SetVisibility(callerViews{v}, 0)
 		return nil
 	}

@@ -192,6 +192,14 @@ func TestAuthzFiltersPerCaller(t *testing.T) {
 	if denied == nil || unknown == nil || strings.ReplaceAll(denied.Error(), "a__secret_write", "X") != strings.ReplaceAll(unknown.Error(), "a__nothing_here", "X") {
 		t.Fatalf("denied %v, unknown %v", denied, unknown)
 	}
+	// A completion of a hidden prompt answers as one of an unknown prompt.
+	anon := gv.connectAs(t, "", &client.Options{Era: mcp.EraLegacy})
+	for _, name := range []string{"a__greet", "a__no_such_prompt"} {
+		c, err := anon.Complete(ctx, &mcp.CompleteRequestParams{Ref: mcp.CompleteRequestParamsRef{Value: &mcp.PromptReference{Name: name}}, Argument: mcp.CompleteRequestParamsArgument{Name: "x"}})
+		if err != nil || len(c.Completion.Values) != 0 {
+			t.Fatalf("completion of %s: %v %+v", name, err, c)
+		}
+	}
 	carol := gv.connectAs(t, "carol", &client.Options{Era: mcp.EraLegacy})
 	if r, err := carol.CallTool(ctx, &mcp.CallToolRequestParams{Name: "a__secret_write"}); err != nil || firstText(r) != "a:secret_write" {
 		t.Fatalf("carol a__secret_write: %v %q", err, firstText(r))

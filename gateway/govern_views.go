@@ -192,6 +192,36 @@ func (v *virtual) auditRequests(next server.HandlerFunc) server.HandlerFunc {
 	}
 }
 
+// hideCompletions answers a completion/complete whose ref names a prompt
+// or resource template hidden from the caller as complete answers a ref
+// that names nothing: with no values, so that completions cannot probe
+// either.
+func (v *virtual) hideCompletions(next server.HandlerFunc) server.HandlerFunc {
+	return func(ctx context.Context, req *server.Request) (mcp.Message, error) {
+		if req.Method != mcp.MethodComplete {
+			return next(ctx, req)
+		}
+		var p struct {
+			Ref struct {
+				Type string `json:"type"`
+				Name string `json:"name"`
+				URI  string `json:"uri"`
+			} `json:"ref"`
+		}
+		if json.Unmarshal(req.Params, &p) != nil {
+			return next(ctx, req)
+		}
+		e := server.Entry{Kind: server.EntryPrompt, Name: p.Ref.Name}
+		if p.Ref.Type == "ref/resource" {
+			e = server.Entry{Kind: server.EntryTemplate, Name: p.Ref.URI}
+		}
+		if (callerViews{v}).Sight(ctx, e) != server.Hidden {
+			return next(ctx, req)
+		}
+		return &mcp.CompleteResult{Completion: mcp.CompleteResultCompletion{Values: []string{}}}, nil
+	}
+}
+
 // auditNote tells auditRequests that admit wrote a request's line.
 type auditNote struct{ written atomic.Bool }
 
