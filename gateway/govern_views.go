@@ -42,7 +42,7 @@ func (c callerViews) Sight(ctx context.Context, e server.Entry) server.Sight {
 	if sec == nil {
 		sec = &sections{}
 	}
-	if !sec.rules.Allowed(ctx, callerOf(ctx), v.authzRequest(k, e.Name, u, e.Tool, sec)) {
+	if sec.rules != nil && !sec.rules.Allowed(ctx, callerOf(ctx), v.authzRequest(k, e.Name, u, e.Tool, sec)) {
 		return server.Hidden
 	}
 	if k == kindTool && v.quarantined(e.Name) != nil {
