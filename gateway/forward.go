@@ -19,9 +19,9 @@ func (u *upstream) callTool(ctx context.Context, name string, p *mcp.CallToolReq
 	}
 	ctx, done := u.track(ctx)
 	defer done()
-	q := *p
-	q.Name = name
-	q.Meta = upstreamMeta(ctx)
+	// A fresh params: the downstream's requestState and inputResponses
+	// answer the gateway's own questions, never the upstream's.
+	q := mcp.CallToolRequestParams{Name: name, Arguments: p.Arguments, Task: p.Task, Extra: p.Extra, Meta: upstreamMeta(ctx)}
 	r, err := s.CallTool(ctx, &q)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: tools/call %s: %w", u.cfg.Name, name, err)
@@ -36,9 +36,7 @@ func (u *upstream) getPrompt(ctx context.Context, name string, p *mcp.GetPromptR
 	}
 	ctx, done := u.track(ctx)
 	defer done()
-	q := *p
-	q.Name = name
-	q.Meta = upstreamMeta(ctx)
+	q := mcp.GetPromptRequestParams{Name: name, Arguments: p.Arguments, Extra: p.Extra, Meta: upstreamMeta(ctx)}
 	r, err := s.GetPrompt(ctx, &q)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: prompts/get %s: %w", u.cfg.Name, name, err)
@@ -53,8 +51,7 @@ func (u *upstream) readResource(ctx context.Context, p *mcp.ReadResourceRequestP
 	}
 	ctx, done := u.track(ctx)
 	defer done()
-	q := *p
-	q.Meta = upstreamMeta(ctx)
+	q := mcp.ReadResourceRequestParams{URI: p.URI, Extra: p.Extra, Meta: upstreamMeta(ctx)}
 	r, err := s.ReadResource(ctx, &q)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: resources/read %s: %w", u.cfg.Name, p.URI, err)

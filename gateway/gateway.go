@@ -81,6 +81,11 @@ func New(cfg *Config, log *slog.Logger) (*Gateway, error) {
 			_ = g.obs.close()
 			return nil, err
 		}
+		if err := v.setGovern(cfg.Servers[name]); err != nil {
+			_ = g.gov.close()
+			_ = g.obs.close()
+			return nil, err
+		}
 		g.virtuals[name] = v
 		g.handlers[name] = h
 	}

@@ -239,6 +239,7 @@ func (l *Logger) format(r Record) []byte {
 		Time:        formatTime(t),
 		Principal:   r.Principal,
 		Server:      r.Server,
+		Trust:       r.Trust,
 		Upstream:    r.Upstream,
 		Name:        scrubString(r.Name),
 		Method:      r.Method,
@@ -269,7 +270,7 @@ func (l *Logger) format(r Record) []byte {
 	// shrinks until the line fits; with every string empty but for its
 	// mark it fits in MinMaxLineBytes.
 	for n := cutStrings; ; n /= 4 {
-		for _, s := range []*string{&ln.Principal, &ln.Server, &ln.Upstream, &ln.Name, &ln.Method, &ln.Reason} {
+		for _, s := range []*string{&ln.Principal, &ln.Server, &ln.Trust, &ln.Upstream, &ln.Name, &ln.Method, &ln.Reason} {
 			*s = cut(*s, n)
 		}
 		ln.Decision = Decision(cut(string(ln.Decision), n))

@@ -12,7 +12,8 @@ const (
 	Allowed          Decision = "allowed"           // forwarded to the upstream
 	Denied           Decision = "denied"            // refused by an authorization rule
 	Quarantined      Decision = "quarantined"       // the tool's definition differs from the lock file
-	ApprovalDeclined Decision = "approval-declined" // a human declined a destructive call
+	ApprovalDeclined Decision = "approval-declined" // a human declined a destructive call, or the client cannot ask one
+	ApprovalAsked    Decision = "approval-asked"    // a 2026-07-28 round ended asking the human; its retry is logged apart
 	RateLimited      Decision = "rate-limited"      // refused by a rate limit, a concurrency limit or an open circuit
 	Error            Decision = "error"             // forwarded, and the upstream or the transport failed
 )
@@ -25,6 +26,8 @@ type Record struct {
 	Principal string
 	// Server is the virtual server the client reached.
 	Server string
+	// Trust is the virtual server's trust label, from the configuration.
+	Trust string
 	// Upstream is the upstream the request went, or would have gone, to;
 	// empty for a list that spans every upstream.
 	Upstream string
@@ -65,6 +68,7 @@ type line struct {
 	Time        string         `json:"time"`
 	Principal   string         `json:"principal"`
 	Server      string         `json:"server,omitempty"`
+	Trust       string         `json:"trust,omitempty"`
 	Upstream    string         `json:"upstream,omitempty"`
 	Name        string         `json:"name,omitempty"`
 	Method      string         `json:"method"`

@@ -67,6 +67,10 @@ type Rule struct {
 	Allow string `yaml:"allow,omitempty"`
 	// Deny is the expression of a deny rule.
 	Deny string `yaml:"deny,omitempty"`
+	// Line is the line of the expression's first line in the
+	// configuration file, 0 when unknown: UnmarshalYAML sets it, so that
+	// errors point into the file.
+	Line int `yaml:"-"`
 }
 
 // Principal is the caller a decision is made for. The zero Principal is

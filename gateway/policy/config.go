@@ -16,7 +16,10 @@ type Config struct {
 	// DefaultMaxBuckets.
 	MaxBuckets int `yaml:"maxBuckets,omitempty"`
 	// Approval overrides the annotations that decide which tools need a
-	// human approval (see Destructive).
+	// human approval (see Destructive). Approvals are asked for on the
+	// virtual servers that have a policy section, even an empty one:
+	// there, a tool without annotations needs one, as MCP's defaults
+	// read; a server without the section forwards every call as it comes.
 	Approval []Approval `yaml:"approval,omitempty"`
 }
 

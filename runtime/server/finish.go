@@ -39,6 +39,9 @@ func (c Caching) scope() string {
 // requests.
 func (s *Server) finish(r *request, msg mcp.Message) mcp.Message {
 	c := s.opts.Caching
+	if r.caching != nil { // a resource's own, or a list filtered per caller (visible.go)
+		c = *r.caching
+	}
 	switch v := msg.(type) {
 	case *mcp.CallToolResult:
 		out := *v
@@ -55,9 +58,6 @@ func (s *Server) finish(r *request, msg mcp.Message) mcp.Message {
 	case *mcp.ReadResourceResult:
 		out := *v
 		out.ResultType, out.Meta = "complete", s.resultMeta(v.Meta)
-		if r.caching != nil {
-			c = *r.caching
-		}
 		if out.CacheScope == "" {
 			out.CacheScope = mcp.ReadResourceResultCacheScope(c.scope())
 			out.SetTTLMs(c.ttlMs())

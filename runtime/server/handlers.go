@@ -75,9 +75,9 @@ func listPage[E any, D any](ctx context.Context, s *Server, p *mcp.PaginatedRequ
 // ListTools lists the registered tools, a page at a time.
 func (d dispatcher) ListTools(ctx context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error) {
 	s := d.srv
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	items, next, err := listPage(ctx, s, p, s.tools, func(x *tool) mcp.Tool { return x.def })
+	tools, done := visibleList(ctx, s, &s.tools, EntryTool, toolEntry)
+	defer done()
+	items, next, err := listPage(ctx, s, p, tools, func(x *tool) mcp.Tool { return x.def })
 	if err != nil {
 		return nil, err
 	}
@@ -225,12 +225,12 @@ func (t *tool) checkOutput(r *mcp.CallToolResult) error {
 // ListPrompts lists the registered prompts.
 func (d dispatcher) ListPrompts(ctx context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListPromptsResult, error) {
 	s := d.srv
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if len(s.prompts) == 0 {
+	if !s.holds(func() bool { return len(s.prompts) > 0 }) {
 		return nil, notOffered(mcp.MethodListPrompts) // the prompts capability is not declared
 	}
-	items, next, err := listPage(ctx, s, p, s.prompts, func(x *prompt) mcp.Prompt { return x.def })
+	prompts, done := visibleList(ctx, s, &s.prompts, EntryPrompt, promptEntry)
+	defer done()
+	items, next, err := listPage(ctx, s, p, prompts, func(x *prompt) mcp.Prompt { return x.def })
 	if err != nil {
 		return nil, err
 	}
@@ -281,12 +281,12 @@ func (s *Server) recoverInto(what string, err *error) {
 // ListResources lists the resources with fixed URIs.
 func (d dispatcher) ListResources(ctx context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListResourcesResult, error) {
 	s := d.srv
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if len(s.resources) == 0 && len(s.templates) == 0 {
+	if !s.holds(func() bool { return len(s.resources) > 0 || len(s.templates) > 0 }) {
 		return nil, notOffered(mcp.MethodListResources)
 	}
-	items, next, err := listPage(ctx, s, p, s.resources, func(x *resource) mcp.Resource { return x.def })
+	resources, done := visibleList(ctx, s, &s.resources, EntryResource, resourceEntry)
+	defer done()
+	items, next, err := listPage(ctx, s, p, resources, func(x *resource) mcp.Resource { return x.def })
 	if err != nil {
 		return nil, err
 	}
@@ -296,12 +296,12 @@ func (d dispatcher) ListResources(ctx context.Context, p *mcp.PaginatedRequestPa
 // ListResourceTemplates lists the resource templates.
 func (d dispatcher) ListResourceTemplates(ctx context.Context, p *mcp.PaginatedRequestParams) (*mcp.ListResourceTemplatesResult, error) {
 	s := d.srv
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if len(s.resources) == 0 && len(s.templates) == 0 {
+	if !s.holds(func() bool { return len(s.resources) > 0 || len(s.templates) > 0 }) {
 		return nil, notOffered(mcp.MethodListResourceTemplates)
 	}
-	items, next, err := listPage(ctx, s, p, s.templates, func(x *template) mcp.ResourceTemplate { return x.def })
+	templates, done := visibleList(ctx, s, &s.templates, EntryTemplate, templateEntry)
+	defer done()
+	items, next, err := listPage(ctx, s, p, templates, func(x *template) mcp.ResourceTemplate { return x.def })
 	if err != nil {
 		return nil, err
 	}
