@@ -404,7 +404,7 @@ func (v *virtual) refresh(ctx context.Context, u *upstream) {
 // caching them: the ttl of the cache section, and public only while no
 // authorization rule makes lists depend on the caller.
 func (sc *ServerConfig) caching() server.Caching {
-	c := server.Caching{Public: sc.Authz == nil || len(sc.Authz.Rules) == 0}
+	c := server.Caching{Public: !sc.filtersPerCaller()}
 	if sc.Cache != nil && sc.Cache.TTLMs != nil {
 		c.TTL = time.Duration(*sc.Cache.TTLMs) * time.Millisecond
 	}

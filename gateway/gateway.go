@@ -77,11 +77,9 @@ func New(cfg *Config, log *slog.Logger) (*Gateway, error) {
 	for _, name := range cfg.ServerNames() {
 		v, h, err := g.newServer(name, cfg.Servers[name])
 		if err != nil {
-			_ = g.gov.close()
-			_ = g.obs.close()
-			return nil, err
-		}
-		if err := v.setGovern(cfg.Servers[name]); err != nil {
+			for _, e := range g.handlers {
+				_ = e.close()
+			}
 			_ = g.gov.close()
 			_ = g.obs.close()
 			return nil, err

@@ -14,7 +14,6 @@ import (
 	"github.com/mcpgen/mcpgen/gateway/audit"
 	"github.com/mcpgen/mcpgen/gateway/authz"
 	"github.com/mcpgen/mcpgen/gateway/policy"
-	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
@@ -43,10 +42,6 @@ type governance struct {
 	audit *audit.Logger // nil when the configuration has no audit section
 	// now is the clock of rate limits and breakers; tests step it.
 	now func() time.Time
-
-	// servers are the virtual servers' governance, by name: a sync.Map
-	// since every request reads it and only New adds to it.
-	servers sync.Map // string → *serverGov
 }
 
 // serverGov is one virtual server's governance.
@@ -113,31 +108,10 @@ func (g *governance) record(r audit.Record) {
 // sectionsOf returns the virtual server's current sections; nil before
 // setGovern, which allows everything.
 func (v *virtual) sectionsOf() *sections {
-	if sg := v.g.gov.server(v.name); sg != nil {
+	if sg := v.gov.Load(); sg != nil {
 		return sg.cur.Load()
 	}
 	return nil
-}
-
-// server returns the governance of the virtual server name, nil before
-// its setGovern.
-func (g *governance) server(name string) *serverGov {
-	sg, _ := g.servers.Load(name)
-	s, _ := sg.(*serverGov)
-	return s
-}
-
-// methodOf is the MCP method of a request of kind k.
-func methodOf(k kind) string {
-	switch k {
-	case kindTool:
-		return mcp.MethodCallTool
-	case kindPrompt:
-		return mcp.MethodGetPrompt
-	case kindResource, kindTemplate:
-		return mcp.MethodReadResource
-	}
-	return mcp.MethodComplete
 }
 
 // admit decides whether the request o may go to its upstream. When it may,
@@ -363,8 +337,10 @@ func (s *ServerConfig) validateGovern(where string, bad badFunc) error {
 // virtual server must not overlap.
 func (v *virtual) setGovern(sc *ServerConfig) error {
 	gov := v.g.gov
-	loaded, found := gov.servers.LoadOrStore(v.name, &serverGov{})
-	sg, first := loaded.(*serverGov), !found
+	sg, first := v.gov.Load(), false
+	if sg == nil {
+		sg, first = &serverGov{}, true
+	}
 	old := sg.cur.Load()
 	sec, err := gov.compile(v.name, sc, old)
 	if err != nil {
@@ -372,12 +348,27 @@ func (v *virtual) setGovern(sc *ServerConfig) error {
 	}
 	sg.cur.Store(sec)
 	if first {
-		v.srv.Use(v.auditRequests, v.hideCompletions) // first: outside the views
-		sg.views = v.srv.SetVisibility(callerViews{v}, 0)
+		v.gov.Store(sg)
+		v.srv.Use(v.auditRequests) // first: outside the views
+		if sc.filtersPerCaller() {
+			v.srv.Use(v.hideCompletions)
+			sg.views = v.srv.SetVisibility(callerViews{v}, 0)
+		}
 		return nil
 	}
-	sg.views.Reset()
+	if sg.views != nil {
+		sg.views.Reset()
+	}
 	return nil
+}
+
+// filtersPerCaller reports whether the authz section can show callers
+// different lists. Whether it does is fixed for the life of a virtual
+// server (its lists are marked private, and are filtered); a reload that
+// changes it builds the server anew (reload.go).
+func (sc *ServerConfig) filtersPerCaller() bool {
+	a := sc.Authz
+	return a != nil && (len(a.Rules) > 0 || a.Default == authz.Deny)
 }
 
 // compile turns sc's sections into the sections of the virtual server

@@ -148,13 +148,6 @@ func upstreamTools(t testing.TB, tools map[string]server.ToolHandler, annotation
 	return fmt.Sprintf("      - name: h\n        url: %q\n", ts.URL)
 }
 
-func allTools(t *testing.T, s *client.Session) []string {
-	t.Helper()
-	names := toolNames(t, s)
-	slices.Sort(names)
-	return names
-}
-
 const authzSection = `    trust: internal
     authz:
       rules:
@@ -177,7 +170,7 @@ func TestAuthzFiltersPerCaller(t *testing.T) {
 		"":      nil,         // anonymous: the default denies
 	} {
 		s := gv.connectAs(t, who, &client.Options{Era: mcp.EraLegacy})
-		if got := allTools(t, s); !slices.Equal(got, want) {
+		if got := sortedToolNames(t, s); !slices.Equal(got, want) {
 			t.Errorf("%q sees %q, want %q", who, got, want)
 		}
 	}
@@ -220,7 +213,7 @@ func TestAuthzReload(t *testing.T) {
 	gv := startGoverned(t, authzSection, upstreamConfig(t, "a", nil, ""), false, "", nil)
 	changed := make(chan struct{}, 8)
 	bob := gv.connectAs(t, "bob", &client.Options{Era: mcp.EraLegacy, OnToolsListChanged: func() { changed <- struct{}{} }})
-	if got := allTools(t, bob); len(got) != 1 {
+	if got := sortedToolNames(t, bob); len(got) != 1 {
 		t.Fatalf("before: %q", got)
 	}
 	cfg, err := ParseConfig("test.yaml", []byte("listen: 127.0.0.1:0\nservers:\n  default:\n    authz:\n      rules:\n        - allow: 'true'\n    upstreams:\n"+upstreamConfig(t, "a", nil, "")))
@@ -236,7 +229,7 @@ func TestAuthzReload(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no list_changed after the rules changed")
 	}
-	if got := allTools(t, bob); len(got) != 3 {
+	if got := sortedToolNames(t, bob); len(got) != 3 {
 		t.Fatalf("after the reload: %q", got)
 	}
 }
@@ -614,7 +607,7 @@ func BenchmarkCallerViews(b *testing.B) {
 		}
 	})
 	b.Run("cold", func(b *testing.B) {
-		views := g.gov.server("default").views
+		views := g.virtuals["default"].gov.Load().views
 		for b.Loop() {
 			views.Reset()
 			list(b)

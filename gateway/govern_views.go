@@ -73,7 +73,7 @@ func viewKey(p authz.Principal) string {
 // the clients that their lists changed: for a change the rules read that
 // re-registering nothing (a tool quarantined or approved).
 func (v *virtual) refreshViews() {
-	if sg := v.g.gov.server(v.name); sg != nil && sg.views != nil {
+	if sg := v.gov.Load(); sg != nil && sg.views != nil {
 		sg.views.Reset()
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -48,6 +49,7 @@ func (e *CollisionError) Error() string {
 type virtual struct {
 	g    *Gateway
 	name string
+	gov  atomic.Pointer[serverGov] // set by setGovern (govern.go)
 	srv  *server.Server
 
 	mu sync.Mutex // guards ups, owner, owned, synced and lists; held across a whole sync
