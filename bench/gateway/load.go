@@ -15,6 +15,17 @@ type sample struct {
 	calls    int
 	elapsed  time.Duration
 	p50, p99 time.Duration
+	// cpu is the processor time this process used during the run: the
+	// callers', and the gateway's when the calls went through it.
+	cpu time.Duration
+}
+
+// cpuPerCall is the processor time of this process per call.
+func (s sample) cpuPerCall() time.Duration {
+	if s.calls == 0 {
+		return 0
+	}
+	return s.cpu / time.Duration(s.calls)
 }
 
 // perSec is the run's completed calls a second.
@@ -41,6 +52,7 @@ func load(ctx context.Context, callers []caller, d time.Duration, n int64) (samp
 		lat      = make([][]time.Duration, len(callers))
 		wg       sync.WaitGroup
 	)
+	cpu0 := processCPU()
 	start := time.Now()
 	deadline := start.Add(d)
 	for i, c := range callers {
@@ -68,7 +80,7 @@ func load(ctx context.Context, callers []caller, d time.Duration, n int64) (samp
 		})
 	}
 	wg.Wait()
-	s := sample{elapsed: time.Since(start)}
+	s := sample{elapsed: time.Since(start), cpu: processCPU() - cpu0}
 	if firstErr != nil {
 		return s, firstErr
 	}

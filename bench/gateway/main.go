@@ -27,7 +27,10 @@
 // connection (and its own session when legacy). Rows take turns with
 // their direct and gateway runs in every round and report the median;
 // the load runs on the same machine, so on few cores the figures are
-// relative.
+// relative. The last column is the processor time a call costs this
+// process through the gateway less what it costs directly: over HTTP,
+// what the gateway spends per call; over stdio, that less what an mcpgen
+// client spends on a call to a stdio server.
 package main
 
 import (
@@ -194,6 +197,8 @@ func median(ss []sample, f func(sample) float64) float64 {
 	return xs[len(xs)/2]
 }
 
+func cpuMicros(s sample) float64 { return float64(s.cpuPerCall()) / 1e3 }
+
 func micros(s sample, q float64) float64 {
 	if q == 0.5 {
 		return float64(s.p50) / 1e3
@@ -204,8 +209,8 @@ func micros(s sample, q float64) float64 {
 // printRows writes the latency and throughput table in Markdown.
 func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
 	fmt.Fprintf(w, "Tool calls through mcpgen-gateway against the upstream directly: median of %d runs of %v each way; latencies in µs\n\n", rounds, d)
-	fmt.Fprintln(w, "| upstream | tool | era | C | p50 direct | p50 gateway | added p50 | p99 direct | p99 gateway | added p99 | calls/s direct | calls/s gateway | ratio |")
-	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| upstream | tool | era | C | p50 direct | p50 gateway | added p50 | p99 direct | p99 gateway | added p99 | calls/s direct | calls/s gateway | ratio | gateway CPU/call |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, x := range rows {
 		p50d := median(x.direct, func(s sample) float64 { return micros(s, 0.5) })
 		p50g := median(x.gateway, func(s sample) float64 { return micros(s, 0.5) })
@@ -213,8 +218,9 @@ func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
 		p99g := median(x.gateway, func(s sample) float64 { return micros(s, 0.99) })
 		tpd := median(x.direct, sample.perSec)
 		tpg := median(x.gateway, sample.perSec)
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %.0f | %+.0f (%+.0f%%) | %.0f | %.0f | %+.0f | %.0f | %.0f | %.2fx |\n",
-			x.transport, x.tool, x.era, x.clients, p50d, p50g, p50g-p50d, 100*(p50g-p50d)/p50d, p99d, p99g, p99g-p99d, tpd, tpg, tpg/tpd)
+		cpu := median(x.gateway, cpuMicros) - median(x.direct, cpuMicros)
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %.0f | %+.0f (%+.0f%%) | %.0f | %.0f | %+.0f | %.0f | %.0f | %.2fx | %.0f |\n",
+			x.transport, x.tool, x.era, x.clients, p50d, p50g, p50g-p50d, 100*(p50g-p50d)/p50d, p99d, p99g, p99g-p99d, tpd, tpg, tpg/tpd, cpu)
 	}
 	fmt.Fprintln(w)
 }
