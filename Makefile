@@ -135,7 +135,7 @@ bench-cluster:
 # upstream directly (stdio and Streamable HTTP upstreams, legacy sessions
 # and 2026-07-28 clients, 1 and 16 clients, an echo tool and a 2 ms one),
 # p50/p99 latency, calls a second and their ratio, and the heap per
-# downstream session (bench/gateway): a table, in about four minutes.
+# downstream session (bench/gateway): a table, in about two minutes.
 .PHONY: bench-gateway
 bench-gateway:
 	cd bench && go run ./gateway
