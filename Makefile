@@ -131,6 +131,15 @@ cluster:
 bench-cluster:
 	cd bench && go run ./cluster
 
+# What mcpgen-gateway costs: tool calls through it against the same
+# upstream directly (stdio and Streamable HTTP upstreams, legacy sessions
+# and 2026-07-28 clients, 1 and 16 clients, an echo tool and a 2 ms one),
+# p50/p99 latency, calls a second and their ratio, and the heap per
+# downstream session (bench/gateway): a table, in about two minutes.
+.PHONY: bench-gateway
+bench-gateway:
+	cd bench && go run ./gateway
+
 # Transparency of the gateway: examples/everything over stdio behind
 # mcpgen-gateway with an empty prefix, and the conformance suite's server
 # legs (2025-11-25 and 2026-07-28) against the gateway's /mcp, with no

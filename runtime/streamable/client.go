@@ -115,7 +115,13 @@ func NewClientTransport(url string, opts *ClientOptions) *ClientTransport {
 	}
 	t.hc = o.HTTPClient
 	if t.hc == nil {
-		t.hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		// Every call in flight has a connection of its own, and all go to
+		// one host: keep as many idle as DefaultTransport keeps for all
+		// hosts, rather than its two per host, which closes the rest after
+		// each call and dials again for the next.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = tr.MaxIdleConns
+		t.hc = &http.Client{Transport: tr}
 		t.ownHC = true
 	}
 	t.hdr = o.Header.Clone()
@@ -150,6 +156,14 @@ func (t *ClientTransport) ProtocolVersion() string {
 	defer t.mu.Unlock()
 	return t.version
 }
+
+// WritesConcurrently implements jsonrpc.ConcurrentWriter: each Write is a
+// POST of its own, and a 2026-07-28 request's Write lasts until its reply
+// begins, so a Conn that sent one frame at a time would send one call at a
+// time.
+func (t *ClientTransport) WritesConcurrently() {}
+
+var _ jsonrpc.ConcurrentWriter = (*ClientTransport)(nil)
 
 // Read returns the next message the server sent.
 func (t *ClientTransport) Read(ctx context.Context) ([]byte, error) {

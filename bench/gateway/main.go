@@ -1,0 +1,236 @@
+// Command gateway measures what mcpgen-gateway costs: tool calls through
+// the gateway against the same upstream called directly, with the
+// upstream over stdio and over Streamable HTTP, for a legacy (2025-11-25)
+// session and a stateless 2026-07-28 client, with 1 and 16 concurrent
+// clients. It prints, per row, p50 and p99 latency and calls a second
+// each way, what the gateway adds and the throughput ratio, then the heap
+// the gateway holds per downstream session against the upstream's own.
+// Progress goes to stderr.
+//
+//	cd bench && go run ./gateway
+//	go run ./gateway -duration 3s -rounds 5 -clients 1,4,16
+//
+// Two tools: echo, which answers at once, so that the gateway's cost in
+// microseconds shows, and work, which takes 2 ms, as a tool that does
+// something might, against which that cost should fade (the targets: at
+// most 10% more p50 latency with one client, at least 0.9x the direct
+// throughput with 16).
+//
+// The gateway runs in this process, serving HTTP on loopback, in front
+// of an upstream that is this program started again (see upstreamEnv)
+// with the tools under their own names (an empty prefix). Direct HTTP
+// calls go to the same upstream process; direct stdio calls go through
+// an mcpgen client session to a second process of the same program, the
+// way the gateway itself reaches a stdio upstream, so the stdio rows'
+// added cost includes the HTTP hop a client makes to the gateway. The
+// callers are the same lean HTTP client both ways, each with its own
+// connection (and its own session when legacy). Rows take turns with
+// their direct and gateway runs in every round and report the median;
+// the load runs on the same machine, so on few cores the figures are
+// relative. The last column is the processor time a call costs this
+// process through the gateway less what it costs directly: over HTTP,
+// what the gateway spends per call; over stdio, that less what an mcpgen
+// client spends on a call to a stdio server.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if mode := os.Getenv(upstreamEnv); mode != "" {
+		if err := serveUpstream(mode); err != nil {
+			fmt.Fprintln(os.Stderr, "upstream:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	duration := flag.Duration("duration", time.Second, "how long each run of a row lasts")
+	rounds := flag.Int("rounds", 3, "runs of each row, each way; the table gives the median")
+	clientsFlag := flag.String("clients", "1,16", "the numbers of concurrent clients, comma-separated")
+	sessions := flag.Int("sessions", 2000, "downstream sessions opened to measure the memory of one")
+	flag.Parse()
+	var clients []int
+	for f := range strings.SplitSeq(*clientsFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "gateway: -clients: %q is not a positive number\n", f)
+			os.Exit(2)
+		}
+		clients = append(clients, n)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Stdout, clients, *duration, max(*rounds, 1), *sessions); err != nil {
+		fmt.Fprintln(os.Stderr, "gateway:", err)
+		os.Exit(1)
+	}
+}
+
+// row is one line of the table: a transport, tool, era and client count,
+// measured both ways.
+type row struct {
+	transport, tool string
+	era             era
+	clients         int
+	direct, gateway []sample // a sample per round
+}
+
+func run(ctx context.Context, w io.Writer, clients []int, d time.Duration, rounds, sessions int) error {
+	var rows []*row
+	for _, tr := range transports {
+		r, err := newRig(ctx, tr)
+		if err != nil {
+			return fmt.Errorf("%s upstream: %w", tr, err)
+		}
+		for _, tool := range []string{toolEcho, toolWork} {
+			for _, e := range eras {
+				for _, c := range clients {
+					x := &row{transport: tr, tool: tool, era: e, clients: c}
+					fmt.Fprintf(os.Stderr, "gateway: %s upstream, %s, %s, %d client(s)\n", tr, tool, e, c)
+					if err := measureRow(ctx, r, x, d, rounds); err != nil {
+						_ = r.close()
+						return fmt.Errorf("%s upstream, %s, %s, %d clients: %w", tr, tool, e, c, err)
+					}
+					rows = append(rows, x)
+				}
+			}
+		}
+		if err := r.close(); err != nil {
+			return err
+		}
+	}
+	printRows(w, rows, d, rounds)
+
+	fmt.Fprintf(os.Stderr, "gateway: memory of %d sessions\n", sessions)
+	mem, err := measureMemory(ctx, sessions)
+	if err != nil {
+		return err
+	}
+	printMemory(w, mem, sessions)
+	return nil
+}
+
+// measureRow runs x's callers both ways, warmed up, taking turns.
+func measureRow(ctx context.Context, r *rig, x *row, d time.Duration, rounds int) error {
+	ways := map[string][]caller{}
+	for _, via := range []string{viaDirect, viaGateway} {
+		cs, done, err := r.callers(ctx, via, x.era, x.tool, x.clients)
+		if err != nil {
+			return fmt.Errorf("%s: %w", via, err)
+		}
+		defer done()
+		ways[via] = cs
+		if _, err := load(ctx, cs, min(d/4, 250*time.Millisecond), 0); err != nil {
+			return fmt.Errorf("%s: warm-up: %w", via, err)
+		}
+	}
+	for range rounds {
+		for _, via := range []string{viaDirect, viaGateway} {
+			s, err := load(ctx, ways[via], d, 0)
+			if err != nil {
+				return fmt.Errorf("%s: %w", via, err)
+			}
+			if via == viaDirect {
+				x.direct = append(x.direct, s)
+			} else {
+				x.gateway = append(x.gateway, s)
+			}
+		}
+	}
+	return nil
+}
+
+// memRow is the heap per downstream client of one era, direct and
+// through the gateway.
+type memRow struct {
+	era             era
+	direct, gateway float64
+}
+
+// measureMemory measures sessionMemory for each era against the
+// upstream's handler served in this process and against the gateway (in
+// front of an HTTP upstream process).
+func measureMemory(ctx context.Context, n int) ([]memRow, error) {
+	ds, err := startDirectServer()
+	if err != nil {
+		return nil, err
+	}
+	defer ds.close()
+	r, err := newRig(ctx, overHTTP)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	var rows []memRow
+	for _, e := range eras {
+		m := memRow{era: e}
+		if m.direct, err = sessionMemory(ctx, r.hc, ds.url, e, n); err != nil {
+			return nil, fmt.Errorf("direct, %s: %w", e, err)
+		}
+		if m.gateway, err = sessionMemory(ctx, r.hc, r.gwURL, e, n); err != nil {
+			return nil, fmt.Errorf("gateway, %s: %w", e, err)
+		}
+		rows = append(rows, m)
+	}
+	return rows, nil
+}
+
+// median returns the sample whose f is the median of the samples' f.
+func median(ss []sample, f func(sample) float64) float64 {
+	xs := make([]float64, len(ss))
+	for i, s := range ss {
+		xs[i] = f(s)
+	}
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+func cpuMicros(s sample) float64 { return float64(s.cpuPerCall()) / 1e3 }
+
+func micros(s sample, q float64) float64 {
+	if q == 0.5 {
+		return float64(s.p50) / 1e3
+	}
+	return float64(s.p99) / 1e3
+}
+
+// printRows writes the latency and throughput table in Markdown.
+func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
+	fmt.Fprintf(w, "Tool calls through mcpgen-gateway against the upstream directly: median of %d runs of %v each way; latencies in µs\n\n", rounds, d)
+	fmt.Fprintln(w, "| upstream | tool | era | C | p50 direct | p50 gateway | added p50 | p99 direct | p99 gateway | added p99 | calls/s direct | calls/s gateway | ratio | gateway CPU/call |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, x := range rows {
+		p50d := median(x.direct, func(s sample) float64 { return micros(s, 0.5) })
+		p50g := median(x.gateway, func(s sample) float64 { return micros(s, 0.5) })
+		p99d := median(x.direct, func(s sample) float64 { return micros(s, 0.99) })
+		p99g := median(x.gateway, func(s sample) float64 { return micros(s, 0.99) })
+		tpd := median(x.direct, sample.perSec)
+		tpg := median(x.gateway, sample.perSec)
+		cpu := median(x.gateway, cpuMicros) - median(x.direct, cpuMicros)
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %.0f | %+.0f (%+.0f%%) | %.0f | %.0f | %+.0f | %.0f | %.0f | %.2fx | %.0f |\n",
+			x.transport, x.tool, x.era, x.clients, p50d, p50g, p50g-p50d, 100*(p50g-p50d)/p50d, p99d, p99g, p99g-p99d, tpd, tpg, tpg/tpd, cpu)
+	}
+	fmt.Fprintln(w)
+}
+
+// printMemory writes the memory table in Markdown.
+func printMemory(w io.Writer, rows []memRow, n int) {
+	fmt.Fprintf(w, "Heap held per downstream client, %d clients: legacy sessions left open; 2026-07-28 clients that made one call each\n\n", n)
+	fmt.Fprintln(w, "| era | upstream directly | through the gateway |")
+	fmt.Fprintln(w, "|---|---:|---:|")
+	for _, m := range rows {
+		fmt.Fprintf(w, "| %s | %.0f B | %.0f B |\n", m.era, m.direct, m.gateway)
+	}
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+
+	"github.com/mcpgen/mcpgen/gateway"
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/client"
+	"github.com/mcpgen/mcpgen/runtime/streamable"
+)
+
+// The transports an upstream is reached over.
+const (
+	overStdio = "stdio"
+	overHTTP  = "http"
+)
+
+var transports = []string{overStdio, overHTTP}
+
+// The two ways to the upstream a row compares.
+const (
+	viaDirect  = "direct"
+	viaGateway = "gateway"
+)
+
+// rig is one upstream transport's setup: the gateway, in this process,
+// serving Streamable HTTP in front of an upstream process with an empty
+// prefix, and the way to reach the same kind of upstream directly. Over
+// HTTP, direct calls go to the very process the gateway forwards to; over
+// stdio, to a second process of the same program, through an mcpgen
+// client session per era, since a stdio server has one client.
+type rig struct {
+	transport string
+	hc        *http.Client
+
+	gw     *gateway.Gateway
+	gwURL  string
+	stop   context.CancelFunc
+	served chan error
+
+	up    *httpUpstream           // over HTTP
+	stdio map[era]*client.Session // over stdio, opened on first use
+}
+
+// newRig starts the upstream and the gateway of transport.
+func newRig(ctx context.Context, transport string) (r *rig, err error) {
+	r = &rig{transport: transport, hc: newHTTPClient(64), stdio: map[era]*client.Session{}}
+	defer func() {
+		if err != nil {
+			_ = r.close()
+		}
+	}()
+	var upstreamYAML string
+	switch transport {
+	case overHTTP:
+		if r.up, err = startHTTPUpstream(); err != nil {
+			return nil, err
+		}
+		upstreamYAML = fmt.Sprintf("        url: %q\n", r.up.url)
+	case overStdio:
+		argv, env, err := upstreamCommand("stdio")
+		if err != nil {
+			return nil, err
+		}
+		upstreamYAML = fmt.Sprintf("        command: [%q]\n        env: {%s: %s}\n", argv[0], upstreamEnv, env[len(upstreamEnv)+1:])
+	default:
+		return nil, fmt.Errorf("unknown transport %q", transport)
+	}
+	yaml := "listen: 127.0.0.1:0\nservers:\n  default:\n    upstreams:\n      - name: up\n        prefix: \"\"\n" + upstreamYAML
+	cfg, err := gateway.ParseConfig("bench-gateway.yaml", []byte(yaml))
+	if err != nil {
+		return nil, err
+	}
+	if r.gw, err = gateway.New(cfg, nil); err != nil {
+		return nil, err
+	}
+	if err := r.gw.Start(ctx); err != nil {
+		r.gw = nil
+		return nil, err
+	}
+	ln, err := streamable.Listen("127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r.gwURL = "http://" + ln.Addr().String() + "/mcp"
+	var sctx context.Context
+	sctx, r.stop = context.WithCancel(context.Background())
+	r.served = make(chan error, 1)
+	h := r.gw.Handler()
+	go func() { r.served <- streamable.Serve(sctx, ln, h, nil) }()
+	return r, nil
+}
+
+// url is where HTTP callers of via go; "" for a direct stdio upstream.
+func (r *rig) url(via string) string {
+	switch {
+	case via == viaGateway:
+		return r.gwURL
+	case r.transport == overHTTP:
+		return r.up.url
+	}
+	return ""
+}
+
+// callers returns n callers of tool in era through via; close ends the
+// sessions they opened.
+func (r *rig) callers(ctx context.Context, via string, e era, tool string, n int) (cs []caller, close func(), err error) {
+	url := r.url(via)
+	var sids []string
+	close = func() {
+		for _, sid := range sids {
+			_ = closeSession(context.Background(), r.hc, url, sid)
+		}
+	}
+	if url == "" {
+		s, err := r.stdioSession(ctx, e)
+		if err != nil {
+			return nil, nil, err
+		}
+		for range n {
+			cs = append(cs, newSessionCaller(s, tool))
+		}
+		return cs, func() {}, nil
+	}
+	for range n {
+		c, err := newHTTPCaller(ctx, r.hc, url, e, tool)
+		if err != nil {
+			close()
+			return nil, nil, err
+		}
+		if c.sid != "" {
+			sids = append(sids, c.sid)
+		}
+		cs = append(cs, c)
+	}
+	return cs, close, nil
+}
+
+// stdioSession returns the direct session of era with a stdio upstream
+// process of its own, started on first use.
+func (r *rig) stdioSession(ctx context.Context, e era) (*client.Session, error) {
+	if s := r.stdio[e]; s != nil {
+		return s, nil
+	}
+	argv, env, err := upstreamCommand("stdio")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env)
+	t, err := client.CommandTransport(cmd, nil)
+	if err != nil {
+		return nil, err
+	}
+	opts := &client.Options{ProtocolVersion: mcp.ProtocolVersion(e)}
+	s, err := client.New(mcp.Implementation{Name: "bench-gateway", Version: "1"}, opts).Connect(ctx, t)
+	if err != nil {
+		_ = t.Close()
+		return nil, fmt.Errorf("direct stdio upstream, %s: %w", e, err)
+	}
+	r.stdio[e] = s
+	return s, nil
+}
+
+// close stops everything the rig started.
+func (r *rig) close() error {
+	var errs []error
+	for _, s := range r.stdio {
+		errs = append(errs, s.Close())
+	}
+	if r.stop != nil {
+		r.stop()
+		if err := <-r.served; !errors.Is(err, context.Canceled) {
+			errs = append(errs, err)
+		}
+	}
+	if r.gw != nil {
+		errs = append(errs, r.gw.Close())
+	}
+	if r.up != nil {
+		errs = append(errs, r.up.close())
+	}
+	r.hc.CloseIdleConnections()
+	return errors.Join(errs...)
+}
