@@ -25,13 +25,19 @@ import (
 const inspectorPackage = "@modelcontextprotocol/inspector"
 
 // gatewayScenario is one run of mcpgen-gateway in front of the three
-// peers: the base configuration plus config, checked by check. Scenarios
-// that need a feature add its YAML here and check what it does with the
-// client helpers of gatewayRun.
+// peers: the base configuration plus what config returns (nil adds
+// nothing), checked by check. Scenarios that need a feature add its YAML
+// here, start what else they need in config, and check what the gateway
+// does with the client helpers of gatewayRun.
 type gatewayScenario struct {
 	name   string
-	config gatewayConfig
+	config func(t *testing.T, p *gatewayPeers) gatewayConfig
 	check  func(t *testing.T, g *gatewayRun)
+}
+
+// fixed is a scenario's config that needs nothing started.
+func fixed(c gatewayConfig) func(*testing.T, *gatewayPeers) gatewayConfig {
+	return func(*testing.T, *gatewayPeers) gatewayConfig { return c }
 }
 
 // gatewayConfig is what a scenario adds to the base configuration. Each
@@ -45,6 +51,9 @@ type gatewayConfig struct {
 	// Upstream holds keys added to an upstream, by name: gostdio,
 	// tsstdio or tsv2 (see writeGatewayConfig).
 	Upstream map[string]string
+	// Servers holds more virtual servers, keys under servers: each name
+	// and its body. gatewayRun.At reaches them.
+	Servers string
 }
 
 // gatewayFilters keeps and drops some of each upstream's tools, one kind
@@ -64,8 +73,13 @@ var gatewayScenarios = []gatewayScenario{
 	},
 	{
 		name:   "filters",
-		config: gatewayFilters,
+		config: fixed(gatewayFilters),
 		check:  checkFilters,
+	},
+	{
+		name:   "HTTP+SSE upstreams",
+		config: sseUpstreams,
+		check:  checkSSEUpstreams,
 	},
 }
 
@@ -88,7 +102,11 @@ func TestGateway(t *testing.T) {
 	peers := startGatewayPeers(t)
 	for _, sc := range gatewayScenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			sc.check(t, peers.start(t, sc.config))
+			var extra gatewayConfig
+			if sc.config != nil {
+				extra = sc.config(t, peers)
+			}
+			sc.check(t, peers.start(t, extra))
 		})
 	}
 }
@@ -166,6 +184,107 @@ func checkFilters(t *testing.T, g *gatewayRun) {
 			checkCalls(t, r, calls)
 		})
 	}
+}
+
+// sseUpstreams starts the TypeScript server-everything over the HTTP+SSE
+// transport of 2024-11-05 and puts it behind two more virtual servers:
+// "sse" reaches it with transport: sse, "auto" with transport: auto,
+// which tries Streamable HTTP first. They are virtual servers of their
+// own because the server lists the resources tsstdio lists, under the
+// same URIs.
+func sseUpstreams(t *testing.T, p *gatewayPeers) gatewayConfig {
+	url := startTSEverythingSSE(t, p)
+	return gatewayConfig{Servers: fmt.Sprintf(`sse:
+  upstreams:
+    - name: legacy
+      url: %[1]s
+      transport: sse
+      prefix: sse__
+auto:
+  upstreams:
+    - name: probed
+      url: %[1]s
+      transport: auto
+      prefix: auto__
+`, url)}
+}
+
+func checkSSEUpstreams(t *testing.T, g *gatewayRun) {
+	for _, server := range []string{"sse", "auto"} {
+		calls := []gatewayCall{{Name: server + "__echo", Arguments: map[string]any{"message": "over " + server}, want: "Echo: over " + server}}
+		for _, c := range gatewayClients {
+			t.Run(server+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				r := c.run(g.At(server), t, gatewayPlan{Calls: calls})
+				if n := countPrefixed(r.Tools, server+"__"); n == 0 || n != len(r.Tools) {
+					t.Errorf("virtual server %s lists %v, want only %s__ tools", server, r.Tools, server)
+				}
+				checkCalls(t, r, calls)
+			})
+		}
+	}
+}
+
+// startTSEverythingSSE runs the TypeScript server-everything over
+// HTTP+SSE until the test ends, and returns its SSE endpoint.
+func startTSEverythingSSE(t *testing.T, p *gatewayPeers) string {
+	t.Helper()
+	addr := freeAddr(t)
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(p.node, p.tsEverything, "sse")
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	var stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("server-everything sse:\n%s", stderr.String())
+		}
+	})
+	waitListening(t, addr, "server-everything sse", nil)
+	return "http://" + addr + "/sse"
+}
+
+// lockedBuffer is a bytes.Buffer a process writes while a test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitListening returns once addr accepts connections, and fails the test
+// after 30s or once exited (which may be nil) is closed.
+func waitListening(t *testing.T, addr, what string, exited <-chan struct{}) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before it listened", what)
+		default:
+		}
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s did not listen on %s within 30s", what, addr)
 }
 
 func countPrefixed(names []string, prefix string) int {
@@ -276,7 +395,9 @@ func (p *gatewayPeers) writeGatewayConfig(t *testing.T, dir, addr string, extra 
 	var b strings.Builder
 	fmt.Fprintf(&b, "listen: %s\n", addr)
 	b.WriteString(extra.Top)
-	b.WriteString("servers:\n  default:\n")
+	b.WriteString("servers:\n")
+	b.WriteString(indent(extra.Servers, 2))
+	b.WriteString("  default:\n")
 	b.WriteString(indent(extra.Server, 4))
 	b.WriteString("    upstreams:\n")
 	upstream := func(name, body string) {
@@ -359,22 +480,18 @@ func (p *gatewayPeers) start(t *testing.T, extra gatewayConfig) *gatewayRun {
 		}
 	})
 	// The upstreams connect before the gateway listens: a stdio node
-	// server takes a second or so on a busy machine.
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-exited:
-			t.Fatalf("mcpgen-gateway exited before it listened:\n%s", g.Log(t))
-		default:
-		}
-		if c, err := net.Dial("tcp", g.addr); err == nil {
-			c.Close()
-			return g
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("mcpgen-gateway did not listen on %s within 30s:\n%s", g.addr, g.Log(t))
-	return nil
+	// server takes a second or so on a busy machine. Its log is shown
+	// when this fails.
+	waitListening(t, g.addr, "mcpgen-gateway", exited)
+	return g
+}
+
+// At returns the gateway as reached at the virtual server of that name,
+// /mcp/<name>.
+func (g *gatewayRun) At(server string) *gatewayRun {
+	at := *g
+	at.url = "http://" + g.addr + "/mcp/" + server
+	return &at
 }
 
 // Log returns what the gateway has logged so far, for scenarios that
@@ -492,7 +609,7 @@ func (g *gatewayRun) tsClient(t *testing.T, sdk string, plan gatewayPlan) *gatew
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("gateway-client.mjs %s printed %s: %v\n%s", sdk, out, err, stderr)
 	}
-	if r.ServerInfo.Name != "mcpgen-gateway/default" {
+	if !strings.HasPrefix(r.ServerInfo.Name, "mcpgen-gateway/") {
 		t.Errorf("serverInfo %+v, want the gateway's", r.ServerInfo)
 	}
 	return &r
@@ -509,7 +626,7 @@ func (g *gatewayRun) Inspector(t *testing.T, era mcp.Era, args ...string) (resul
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	argv := append([]string{g.peers.inspector, "--cli", g.url, "--protocol-era", eraFlag, "--format", "json", "-q"}, args...)
+	argv := append([]string{g.peers.inspector, "--cli", g.url, "--transport", "http", "--protocol-era", eraFlag, "--format", "json", "-q"}, args...)
 	cmd := exec.CommandContext(ctx, g.peers.node, argv...)
 	// The Inspector keeps a catalog and storage under HOME: give it the
 	// scenario's folder.
