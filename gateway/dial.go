@@ -53,9 +53,10 @@ type UpstreamAuthConfig struct {
 	ClientCredentials *ClientCredentialsConfig `yaml:"clientCredentials"`
 }
 
-// ClientCredentialsConfig is an OAuth client of the gateway's own. Tokens
-// are kept until shortly before they expire, or until the upstream
-// refuses one with 401, and fetched again then.
+// ClientCredentialsConfig is an OAuth client of the gateway's own. Each
+// connection to the upstream fetches a token when it first needs one and
+// keeps it until shortly before it expires, or until the upstream refuses
+// it with 401, then fetches another.
 type ClientCredentialsConfig struct {
 	// TokenURL is the authorization server's token endpoint: https, or
 	// http to a loopback address.
@@ -150,7 +151,7 @@ func (u *UpstreamConfig) header() (http.Header, error) {
 // checkHeaderValue refuses a value HTTP cannot carry, without quoting it.
 func checkHeaderValue(v string) error {
 	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
 			return fmt.Errorf("the value has a control character at byte %d", i)
 		}
 	}

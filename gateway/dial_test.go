@@ -241,7 +241,9 @@ func TestUpstreamClientCredentials(t *testing.T) {
 	if n := tokens.fetches(); n != 1 {
 		t.Fatalf("%d token fetches for one session, want 1: the token is not kept", n)
 	}
+	tokens.mu.Lock()
 	form := tokens.forms[0]
+	tokens.mu.Unlock()
 	if form["scope"] != "tools.read tools.call" || form["audience"] != "upstream-a" || form["resource"] != "https://upstream.example/mcp" {
 		t.Fatalf("token request %v: scope, audience or resource missing", form)
 	}
@@ -254,6 +256,34 @@ func TestUpstreamClientCredentials(t *testing.T) {
 	}
 	if n := tokens.fetches(); n != 2 {
 		t.Fatalf("%d token fetches after a revocation, want 2", n)
+	}
+}
+
+// TestUpstreamTokenRenewedBeforeExpiry runs a gateway whose tokens last
+// 11 s: with the 10 s margin, a token is replaced after a second, without
+// waiting for the upstream to refuse it (it would not, for 11 s).
+func TestUpstreamTokenRenewedBeforeExpiry(t *testing.T) {
+	const secret = "s3cret-client-secret"
+	t.Setenv("GW_TEST_CLIENT_SECRET", secret)
+	tokens, tokenURL := newTokenServer(t, secret, 11)
+	url := serveModern(t, "cc", tokens.valid)
+	g, err := startGateway(t, urlUpstream("cc", url, clientCredentials(tokenURL, "GW_TEST_CLIENT_SECRET")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := connect(t, g, nil)
+	call := func() {
+		t.Helper()
+		if r, err := s.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "cc__echo"}); err != nil || firstText(r) != "cc:echo" {
+			t.Fatalf("cc__echo: %v %q", err, firstText(r))
+		}
+	}
+	call()
+	before := tokens.fetches()
+	time.Sleep(1100 * time.Millisecond) // past the token's renewal time
+	call()
+	if after := tokens.fetches(); after <= before {
+		t.Fatalf("%d token fetches before the renewal time and %d after: the token was not renewed", before, after)
 	}
 }
 
