@@ -7,20 +7,24 @@
 // PLAN is a JSON object:
 //
 //	{"calls": [{"name": NAME, "arguments": {...}}, ...],
+//	 "gets": [{"name": NAME, "arguments": {...}}, ...],
+//	 "reads": [URI, ...],
 //	 "elicit": "accept" | "decline" | "cancel"}
 //
 // The client lists every page of tools, prompts and resources, then makes
-// the calls in order; elicit is how it answers an elicitation request
-// (an approval round, say), "accept" by default, filling every property of
-// the requested schema. It prints one JSON object:
+// the tool calls, the prompts/get and the resources/read requests in
+// order; elicit is how it answers an elicitation request (an approval
+// round, say), "accept" by default, filling every property of the
+// requested schema. It prints one JSON object:
 //
 //	{"protocolVersion": ..., "serverInfo": ..., "tools": [NAME, ...],
 //	 "prompts": [NAME, ...], "resources": [URI, ...],
 //	 "calls": [{"name": NAME, "result": {...}} or {"name": NAME, "error": {"code": ..., "message": ...}}],
+//	 "gets": [likewise], "reads": [{"uri": URI, "result": ...} or {"uri": URI, "error": ...}],
 //	 "elicitations": [{"message": ...}, ...]}
 //
-// A call that fails is reported, not thrown, so that a test can expect a
-// refusal. Anything else that fails, the SDK's own checks of the gateway's
+// A request that fails is reported, not thrown, so that a test can expect
+// a refusal. Anything else that fails, the SDK's own checks of the gateway's
 // messages included, exits non-zero with the error on stderr.
 
 const [sdk, url, planText] = process.argv.slice(2);
@@ -98,13 +102,23 @@ try {
     calls: [],
     elicitations,
   };
-  for (const call of plan.calls ?? []) {
+  const attempt = async (key, request) => {
     try {
-      const result = await client.callTool({ name: call.name, arguments: call.arguments ?? {} });
-      out.calls.push({ name: call.name, result });
+      return { ...key, result: await request() };
     } catch (err) {
-      out.calls.push({ name: call.name, error: { code: err.code ?? null, message: err.message } });
+      return { ...key, error: { code: err.code ?? null, message: err.message } };
     }
+  };
+  for (const c of plan.calls ?? []) {
+    out.calls.push(await attempt({ name: c.name }, () => client.callTool({ name: c.name, arguments: c.arguments ?? {} })));
+  }
+  out.gets = [];
+  for (const g of plan.gets ?? []) {
+    out.gets.push(await attempt({ name: g.name }, () => client.getPrompt({ name: g.name, arguments: g.arguments ?? {} })));
+  }
+  out.reads = [];
+  for (const uri of plan.reads ?? []) {
+    out.reads.push(await attempt({ uri }, () => client.readResource({ uri })));
   }
   process.stdout.write(JSON.stringify(out) + "\n");
 } catch (err) {

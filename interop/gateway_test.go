@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -92,6 +93,20 @@ var gatewayCalls = []gatewayCall{
 	{Name: "v2__whoami", Arguments: map[string]any{}, want: "ts-v2-server"},
 }
 
+// gatewayGets and gatewayReads are prompts/get and resources/read
+// requests each client makes through the gateway, one per upstream that
+// has prompts and resources. Resource URIs keep the upstream's names.
+var (
+	gatewayGets = []gatewayGet{
+		{Name: "go__test_simple_prompt", want: "This is a simple prompt for testing."},
+		{Name: "ts__args-prompt", Arguments: map[string]string{"city": "Paris"}, want: "What's weather in Paris?"},
+	}
+	gatewayReads = []gatewayRead{
+		{URI: "test://static-text", want: "This is the content of the static text resource."},
+		{URI: "demo://resource/static/document/architecture.md", want: "# Everything Server – Architecture"},
+	}
+)
+
 // TestGateway runs mcpgen-gateway in front of examples/everything (stdio,
 // mcpgen, both eras), the TypeScript SDK's server-everything (stdio, 2025
 // era) and gateway-v2-server.mjs (Streamable HTTP, TypeScript SDK v2,
@@ -115,7 +130,7 @@ func checkAggregateAndRoute(t *testing.T, g *gatewayRun) {
 	for _, c := range gatewayClients {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := c.run(g, t, gatewayPlan{Calls: gatewayCalls})
+			r := c.run(g, t, gatewayPlan{Calls: gatewayCalls, Gets: gatewayGets, Reads: gatewayReads})
 			// The Inspector does not say what it negotiated.
 			if r.ProtocolVersion != "" && mcp.ProtocolVersion(r.ProtocolVersion).Era() != c.era {
 				t.Errorf("negotiated %s, want a version of the client's era", r.ProtocolVersion)
@@ -144,6 +159,7 @@ func checkAggregateAndRoute(t *testing.T, g *gatewayRun) {
 				}
 			}
 			checkCalls(t, r, gatewayCalls)
+			checkGetsAndReads(t, r, gatewayGets, gatewayReads)
 		})
 	}
 }
@@ -315,6 +331,46 @@ func checkCalls(t *testing.T, r *gatewayReport, want []gatewayCall) {
 			t.Errorf("%s: %s", c.Name, got.Error.Message)
 		case got.Result == nil || got.Result.IsError || got.text() != c.want:
 			t.Errorf("%s answered %s, want %q", c.Name, got.text(), c.want)
+		}
+	}
+}
+
+// checkGetsAndReads checks that every prompts/get and resources/read got
+// its answer: the first message's text, the first contents' text
+// beginning with want.
+func checkGetsAndReads(t *testing.T, r *gatewayReport, gets []gatewayGet, reads []gatewayRead) {
+	t.Helper()
+	if len(r.Gets) != len(gets) || len(r.Reads) != len(reads) {
+		t.Fatalf("%d gets and %d reads reported, want %d and %d", len(r.Gets), len(r.Reads), len(gets), len(reads))
+	}
+	for i, want := range gets {
+		got := r.Gets[i]
+		switch {
+		case got.Error != nil:
+			t.Errorf("prompts/get %s: %s", want.Name, got.Error.Message)
+		case got.Result == nil || len(got.Result.Messages) == 0:
+			t.Errorf("prompts/get %s: no messages", want.Name)
+		default:
+			if tc, ok := got.Result.Messages[0].Content.Value.(*mcp.TextContent); !ok {
+				t.Errorf("prompts/get %s: first message is a %T, want text", want.Name, got.Result.Messages[0].Content.Value)
+			} else if tc.Text != want.want {
+				t.Errorf("prompts/get %s: first message %q, want %q", want.Name, tc.Text, want.want)
+			}
+		}
+	}
+	for i, want := range reads {
+		got := r.Reads[i]
+		switch {
+		case got.Error != nil:
+			t.Errorf("resources/read %s: %s", want.URI, got.Error.Message)
+		case got.Result == nil || len(got.Result.Contents) == 0:
+			t.Errorf("resources/read %s: no contents", want.URI)
+		default:
+			if tc, ok := got.Result.Contents[0].Value.(*mcp.TextResourceContents); !ok {
+				t.Errorf("resources/read %s: first contents is a %T, want text", want.URI, got.Result.Contents[0].Value)
+			} else if tc.URI != want.URI || !strings.HasPrefix(tc.Text, want.want) {
+				t.Errorf("resources/read %s: first contents %s %.40q, want %s beginning %q", want.URI, tc.URI, tc.Text, want.URI, want.want)
+			}
 		}
 	}
 }
@@ -509,6 +565,8 @@ func (g *gatewayRun) Log(t *testing.T) string {
 // PLAN.
 type gatewayPlan struct {
 	Calls []gatewayCall `json:"calls"`
+	Gets  []gatewayGet  `json:"gets,omitempty"`
+	Reads []gatewayRead `json:"-"` // sent as their URIs
 	// Elicit is how the client answers an elicitation request: "accept"
 	// (the default), "decline" or "cancel".
 	Elicit string `json:"elicit,omitempty"`
@@ -523,6 +581,34 @@ type gatewayCall struct {
 	refused bool   // an error, or a result with isError
 }
 
+// gatewayGet is a prompts/get and the text its first message must hold.
+type gatewayGet struct {
+	Name      string            `json:"name"`
+	Arguments map[string]string `json:"arguments,omitempty"`
+
+	want string
+}
+
+// gatewayRead is a resources/read and how the text of its first contents
+// must begin.
+type gatewayRead struct {
+	URI  string
+	want string
+}
+
+// MarshalJSON writes the plan as gateway-client.mjs reads it.
+func (p gatewayPlan) MarshalJSON() ([]byte, error) {
+	type plan gatewayPlan
+	uris := []string{}
+	for _, r := range p.Reads {
+		uris = append(uris, r.URI)
+	}
+	return json.Marshal(struct {
+		plan
+		Reads []string `json:"reads"`
+	}{plan(p), uris})
+}
+
 // gatewayReport is what a client saw: gateway-client.mjs's output, and
 // the same gathered from the Inspector's runs.
 type gatewayReport struct {
@@ -532,6 +618,8 @@ type gatewayReport struct {
 	Prompts         []string           `json:"prompts"`
 	Resources       []string           `json:"resources"`
 	Calls           []gatewayOutcome   `json:"calls"`
+	Gets            []gatewayPrompt    `json:"gets"`
+	Reads           []gatewayContents  `json:"reads"`
 	Elicitations    []struct {
 		Message string `json:"message"`
 	} `json:"elicitations"`
@@ -541,10 +629,25 @@ type gatewayReport struct {
 type gatewayOutcome struct {
 	Name   string              `json:"name"`
 	Result *mcp.CallToolResult `json:"result"`
-	Error  *struct {
-		Code    any    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
+	Error  *gatewayError       `json:"error"`
+}
+
+// gatewayPrompt is the result of a prompts/get, or its error.
+type gatewayPrompt struct {
+	Result *mcp.GetPromptResult `json:"result"`
+	Error  *gatewayError        `json:"error"`
+}
+
+// gatewayContents is the result of a resources/read, or its error.
+type gatewayContents struct {
+	Result *mcp.ReadResourceResult `json:"result"`
+	Error  *gatewayError           `json:"error"`
+}
+
+// gatewayError is a request's failure as the client reported it.
+type gatewayError struct {
+	Code    any    `json:"code"` // the JSON-RPC code, or the SDK's
+	Message string `json:"message"`
 }
 
 // text is the result's one text block, or a description of what came
@@ -647,7 +750,7 @@ func (g *gatewayRun) Inspector(t *testing.T, era mcp.Era, args ...string) (resul
 }
 
 // inspectorSession runs the plan as one Inspector run per request:
-// tools/list, then each call.
+// tools/list, then each call, get and read.
 func (g *gatewayRun) inspectorSession(t *testing.T, era mcp.Era, plan gatewayPlan) *gatewayReport {
 	t.Helper()
 	if plan.Elicit != "" {
@@ -673,10 +776,7 @@ func (g *gatewayRun) inspectorSession(t *testing.T, era mcp.Era, plan gatewayPla
 		o := gatewayOutcome{Name: c.Name}
 		res, refusal, err := g.Inspector(t, era, "--method", "tools/call", "--tool-name", c.Name, "--tool-args-json", string(args))
 		if err != nil {
-			o.Error = &struct {
-				Code    any    `json:"code"`
-				Message string `json:"message"`
-			}{Message: fmt.Sprintf("%v: %s", err, refusal)}
+			o.Error = &gatewayError{Message: fmt.Sprintf("%v: %s", err, refusal)}
 		} else {
 			o.Result = &mcp.CallToolResult{}
 			if err := json.Unmarshal(res, o.Result); err != nil {
@@ -684,6 +784,33 @@ func (g *gatewayRun) inspectorSession(t *testing.T, era mcp.Era, plan gatewayPla
 			}
 		}
 		r.Calls = append(r.Calls, o)
+	}
+	for _, get := range plan.Gets {
+		args := []string{"--method", "prompts/get", "--prompt-name", get.Name}
+		if len(get.Arguments) > 0 {
+			args = append(args, "--prompt-args")
+			for _, k := range slices.Sorted(maps.Keys(get.Arguments)) {
+				args = append(args, k+"="+get.Arguments[k])
+			}
+		}
+		var o gatewayPrompt
+		res, refusal, err := g.Inspector(t, era, args...)
+		if err != nil {
+			o.Error = &gatewayError{Message: fmt.Sprintf("%v: %s", err, refusal)}
+		} else if o.Result = new(mcp.GetPromptResult); json.Unmarshal(res, o.Result) != nil {
+			t.Fatalf("prompts/get %s: %s", get.Name, res)
+		}
+		r.Gets = append(r.Gets, o)
+	}
+	for _, read := range plan.Reads {
+		var o gatewayContents
+		res, refusal, err := g.Inspector(t, era, "--method", "resources/read", "--uri", read.URI)
+		if err != nil {
+			o.Error = &gatewayError{Message: fmt.Sprintf("%v: %s", err, refusal)}
+		} else if o.Result = new(mcp.ReadResourceResult); json.Unmarshal(res, o.Result) != nil {
+			t.Fatalf("resources/read %s: %s", read.URI, res)
+		}
+		r.Reads = append(r.Reads, o)
 	}
 	return r
 }
