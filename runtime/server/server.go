@@ -449,8 +449,14 @@ func (s *Server) AddTool(def mcp.Tool, h ToolHandler, opts ...ToolOption) error 
 	}
 	switch t.taskSupport {
 	case "", TaskForbidden:
-		if t.def.Execution != nil {
-			t.def.Execution.TaskSupport = ""
+		// Forbidden is the default, left unsaid; a fresh ToolExecution
+		// drops the presence a decoded one carries, which would write
+		// "taskSupport":"".
+		if e := t.def.Execution; e != nil {
+			t.def.Execution = nil
+			if len(e.Extra) > 0 {
+				t.def.Execution = &mcp.ToolExecution{Extra: e.Extra}
+			}
 		}
 	case TaskOptional, TaskRequired:
 		exec := mcp.ToolExecution{}

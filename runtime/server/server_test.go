@@ -718,3 +718,31 @@ func TestToolDefinitionCompacted(t *testing.T) {
 		t.Fatalf("tools/list = %s", out)
 	}
 }
+
+// TestToolForbiddenTaskSupportUnsaid registers tools decoded from another
+// server's tools/list, as a gateway does, and checks that forbidden task
+// support, the default, is left out rather than written as "".
+func TestToolForbiddenTaskSupportUnsaid(t *testing.T) {
+	s := newServer(nil)
+	for _, raw := range []string{
+		`{"name":"forbidden","inputSchema":{"type":"object"},"execution":{"taskSupport":"forbidden"}}`,
+		`{"name":"extra","inputSchema":{"type":"object"},"execution":{"taskSupport":"forbidden","x-note":1}}`,
+	} {
+		var def mcp.Tool
+		if err := json.Unmarshal([]byte(raw), &def); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddTool(def, func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := start(t, s)
+	p.initialize(t, "2025-11-25", "")
+	out, err := p.call(t, "tools/list", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), `"taskSupport"`) || !strings.Contains(string(out), `"execution":{"x-note":1}`) {
+		t.Fatalf("tools/list = %s", out)
+	}
+}

@@ -146,7 +146,11 @@ func (t *ClientTransport) refused(x *exchange, resp *http.Response) {
 		t.fail(x, jsonrpc.CodeInternalError, e.Error(), httpStatusData(e.StatusCode))
 		return
 	}
-	t.fail(x, e.RPC.Code, e.RPC.Message, e.RPC.Data)
+	data := e.RPC.Data
+	if len(data) == 0 { // the status, for DialClientTransport's probe to see an HTTP+SSE server
+		data = httpStatusData(e.StatusCode)
+	}
+	t.fail(x, e.RPC.Code, e.RPC.Message, data)
 }
 
 func httpStatusData(status int) []byte {

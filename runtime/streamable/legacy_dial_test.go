@@ -149,3 +149,25 @@ func TestDialCloseBeforeWrite(t *testing.T) {
 		t.Errorf("Read after Close: %v, want jsonrpc.ErrClosed", err)
 	}
 }
+
+// TestDialFallsBackForClientOfBothEras dials an HTTP+SSE server with a
+// client of both eras, whose first request is a 2026-07-28 one: its
+// refusal, a JSON-RPC error in a 400, must still send the probe to
+// HTTP+SSE.
+func TestDialFallsBackForClientOfBothEras(t *testing.T) {
+	_, ts := serveLegacy(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tr, err := DialClientTransport(ctx, ts.URL+"/sse", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := mcpclient.New(mcp.Implementation{Name: "dial-test", Version: "1"}, nil).Connect(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if _, ok := tr.(*probe).t.(*legacyClient); !ok {
+		t.Error("the probe did not choose HTTP+SSE for a legacy-only server")
+	}
+}

@@ -1,0 +1,816 @@
+//go:build interop
+
+package interop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+)
+
+// inspectorPackage is the Inspector, whose CLI is one of the gateway's
+// clients.
+const inspectorPackage = "@modelcontextprotocol/inspector"
+
+// gatewayScenario is one run of mcpgen-gateway in front of the three
+// peers: the base configuration plus what config returns (nil adds
+// nothing), checked by check. Scenarios that need a feature add its YAML
+// here, start what else they need in config, and check what the gateway
+// does with the client helpers of gatewayRun.
+type gatewayScenario struct {
+	name   string
+	config func(t *testing.T, p *gatewayPeers) gatewayConfig
+	check  func(t *testing.T, g *gatewayRun)
+}
+
+// fixed is a scenario's config that needs nothing started.
+func fixed(c gatewayConfig) func(*testing.T, *gatewayPeers) gatewayConfig {
+	return func(*testing.T, *gatewayPeers) gatewayConfig { return c }
+}
+
+// gatewayConfig is what a scenario adds to the base configuration. Each
+// field is YAML written from column 0; the helper indents it.
+type gatewayConfig struct {
+	// Top holds top-level keys: audit, telemetry, lock, auth, rest.
+	Top string
+	// Server holds keys of the virtual server "default" besides its
+	// upstreams: policy, authz, trust, cache.
+	Server string
+	// Upstream holds keys added to an upstream, by name: gostdio,
+	// tsstdio or tsv2 (see writeGatewayConfig).
+	Upstream map[string]string
+	// Servers holds more virtual servers, keys under servers: each name
+	// and its body. gatewayRun.At reaches them.
+	Servers string
+}
+
+// gatewayFilters keeps and drops some of each upstream's tools, one kind
+// of filter per upstream and each kind at least once.
+var gatewayFilters = gatewayConfig{Upstream: map[string]string{
+	"gostdio": "include: [\"test_*\", greet, confirm_delete]\nexclude: [\"test_input_required_*\", \"test_trigger_*\"]\n",
+	"tsstdio": "exclude: [\"trigger-*\", \"toggle-*\"]\nexcludeRegex: [\"^gzip-\"]\n",
+	"tsv2":    "includeRegex: [\"^(whoami|delete_records)$\"]\n",
+}}
+
+// gatewayScenarios are the end-to-end checks of mcpgen-gateway with real
+// upstreams and real clients.
+var gatewayScenarios = []gatewayScenario{
+	{
+		name:  "aggregate and route",
+		check: checkAggregateAndRoute,
+	},
+	{
+		name:   "filters",
+		config: fixed(gatewayFilters),
+		check:  checkFilters,
+	},
+	{
+		name:   "HTTP+SSE upstreams",
+		config: sseUpstreams,
+		check:  checkSSEUpstreams,
+	},
+}
+
+// gatewayCalls are calls each client makes through the gateway, one per
+// upstream, each answered in a way only that upstream answers.
+var gatewayCalls = []gatewayCall{
+	{Name: "go__greet", Arguments: map[string]any{"name": "Ada"}, want: "Hello, Ada!"},
+	{Name: "ts__echo", Arguments: map[string]any{"message": "through the gateway"}, want: "Echo: through the gateway"},
+	{Name: "ts__get-sum", Arguments: map[string]any{"a": 2, "b": 3.5}, want: "The sum of 2 and 3.5 is 5.5."},
+	{Name: "v2__whoami", Arguments: map[string]any{}, want: "ts-v2-server"},
+}
+
+// gatewayGets and gatewayReads are prompts/get and resources/read
+// requests each client makes through the gateway, one per upstream that
+// has prompts and resources. Resource URIs keep the upstream's names.
+var (
+	gatewayGets = []gatewayGet{
+		{Name: "go__test_simple_prompt", want: "This is a simple prompt for testing."},
+		{Name: "ts__args-prompt", Arguments: map[string]string{"city": "Paris"}, want: "What's weather in Paris?"},
+	}
+	gatewayReads = []gatewayRead{
+		{URI: "test://static-text", want: "This is the content of the static text resource."},
+		{URI: "demo://resource/static/document/architecture.md", want: "# Everything Server – Architecture"},
+	}
+)
+
+// TestGateway runs mcpgen-gateway in front of examples/everything (stdio,
+// mcpgen, both eras), the TypeScript SDK's server-everything (stdio, 2025
+// era) and gateway-v2-server.mjs (Streamable HTTP, TypeScript SDK v2,
+// 2026-07-28 only), and drives it with the TypeScript SDK 1.32.2 Client
+// (2025 era), the SDK v2 Client (2026-07-28) and the Inspector CLI in
+// each era, scenario by scenario.
+func TestGateway(t *testing.T) {
+	peers := startGatewayPeers(t)
+	for _, sc := range gatewayScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			var extra gatewayConfig
+			if sc.config != nil {
+				extra = sc.config(t, peers)
+			}
+			sc.check(t, peers.start(t, extra))
+		})
+	}
+}
+
+func checkAggregateAndRoute(t *testing.T, g *gatewayRun) {
+	for _, c := range gatewayClients {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := c.run(g, t, gatewayPlan{Calls: gatewayCalls, Gets: gatewayGets, Reads: gatewayReads})
+			// The Inspector does not say what it negotiated.
+			if r.ProtocolVersion != "" && mcp.ProtocolVersion(r.ProtocolVersion).Era() != c.era {
+				t.Errorf("negotiated %s, want a version of the client's era", r.ProtocolVersion)
+			}
+			for _, name := range r.Tools {
+				if !strings.HasPrefix(name, "go__") && !strings.HasPrefix(name, "ts__") && !strings.HasPrefix(name, "v2__") {
+					t.Errorf("tool %s has none of the three prefixes", name)
+				}
+			}
+			for _, want := range []string{"go__test_simple_text", "go__slow_compute", "go__greet", "ts__echo", "ts__get-sum", "ts__trigger-long-running-operation", "v2__whoami", "v2__delete_records", "v2__stats"} {
+				if !slices.Contains(r.Tools, want) {
+					t.Errorf("tools/list lacks %s: %v", want, r.Tools)
+				}
+			}
+			if c.lists {
+				for _, want := range []string{"go__test_simple_prompt", "ts__simple-prompt"} {
+					if !slices.Contains(r.Prompts, want) {
+						t.Errorf("prompts/list lacks %s: %v", want, r.Prompts)
+					}
+				}
+				// Resource URIs are routed as the upstreams name them.
+				for _, want := range []string{"test://static-text", "demo://resource/static/document/architecture.md"} {
+					if !slices.Contains(r.Resources, want) {
+						t.Errorf("resources/list lacks %s: %v", want, r.Resources)
+					}
+				}
+			}
+			checkCalls(t, r, gatewayCalls)
+			checkGetsAndReads(t, r, gatewayGets, gatewayReads)
+		})
+	}
+}
+
+func checkFilters(t *testing.T, g *gatewayRun) {
+	kept := []string{"go__test_simple_text", "go__greet", "go__confirm_delete", "ts__echo", "ts__get-sum", "ts__get-env", "v2__whoami", "v2__delete_records"}
+	dropped := []string{
+		"go__slow_compute",                           // not in include
+		"go__test_input_required_result_elicitation", // exclude glob
+		"go__test_trigger_tool_change",               // exclude glob
+		"ts__trigger-long-running-operation",         // exclude glob
+		"ts__toggle-simulated-logging",               // exclude glob
+		"ts__gzip-file-as-resource",                  // excludeRegex
+		"v2__stats",                                  // not in includeRegex
+	}
+	calls := []gatewayCall{
+		{Name: "v2__whoami", Arguments: map[string]any{}, want: "ts-v2-server"},
+		{Name: "v2__stats", Arguments: map[string]any{}, refused: true},
+		{Name: "go__slow_compute", Arguments: map[string]any{}, refused: true},
+	}
+	for _, c := range gatewayClients {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := c.run(g, t, gatewayPlan{Calls: calls})
+			for _, want := range kept {
+				if !slices.Contains(r.Tools, want) {
+					t.Errorf("the filters dropped %s: %v", want, r.Tools)
+				}
+			}
+			for _, name := range dropped {
+				if slices.Contains(r.Tools, name) {
+					t.Errorf("the filters kept %s", name)
+				}
+			}
+			if got := countPrefixed(r.Tools, "v2__"); got != 2 {
+				t.Errorf("%d tools of tsv2, want 2 (whoami, delete_records): %v", got, r.Tools)
+			}
+			checkCalls(t, r, calls)
+		})
+	}
+}
+
+// sseUpstreams starts the TypeScript server-everything over the HTTP+SSE
+// transport of 2024-11-05 and puts it behind two more virtual servers:
+// "sse" reaches it with transport: sse, "auto" with transport: auto,
+// which tries Streamable HTTP first. They are virtual servers of their
+// own because the server lists the resources tsstdio lists, under the
+// same URIs.
+func sseUpstreams(t *testing.T, p *gatewayPeers) gatewayConfig {
+	url := startTSEverythingSSE(t, p)
+	return gatewayConfig{Servers: fmt.Sprintf(`sse:
+  upstreams:
+    - name: legacy
+      url: %[1]s
+      transport: sse
+      prefix: sse__
+auto:
+  upstreams:
+    - name: probed
+      url: %[1]s
+      transport: auto
+      prefix: auto__
+`, url)}
+}
+
+func checkSSEUpstreams(t *testing.T, g *gatewayRun) {
+	for _, server := range []string{"sse", "auto"} {
+		calls := []gatewayCall{{Name: server + "__echo", Arguments: map[string]any{"message": "over " + server}, want: "Echo: over " + server}}
+		for _, c := range gatewayClients {
+			t.Run(server+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				r := c.run(g.At(server), t, gatewayPlan{Calls: calls})
+				if n := countPrefixed(r.Tools, server+"__"); n == 0 || n != len(r.Tools) {
+					t.Errorf("virtual server %s lists %v, want only %s__ tools", server, r.Tools, server)
+				}
+				checkCalls(t, r, calls)
+			})
+		}
+	}
+}
+
+// startTSEverythingSSE runs the TypeScript server-everything over
+// HTTP+SSE until the test ends, and returns its SSE endpoint.
+func startTSEverythingSSE(t *testing.T, p *gatewayPeers) string {
+	t.Helper()
+	addr := freeAddr(t)
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(p.node, p.tsEverything, "sse")
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	var stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("server-everything sse:\n%s", stderr.String())
+		}
+	})
+	waitListening(t, addr, "server-everything sse", nil)
+	return "http://" + addr + "/sse"
+}
+
+// lockedBuffer is a bytes.Buffer a process writes while a test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitListening returns once addr accepts connections, and fails the test
+// after 30s or once exited (which may be nil) is closed.
+func waitListening(t *testing.T, addr, what string, exited <-chan struct{}) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before it listened", what)
+		default:
+		}
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s did not listen on %s within 30s", what, addr)
+}
+
+func countPrefixed(names []string, prefix string) int {
+	n := 0
+	for _, name := range names {
+		if strings.HasPrefix(name, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// checkCalls checks that every call of want got its answer, or was
+// refused when it should be.
+func checkCalls(t *testing.T, r *gatewayReport, want []gatewayCall) {
+	t.Helper()
+	if len(r.Calls) != len(want) {
+		t.Fatalf("%d calls reported, want %d: %+v", len(r.Calls), len(want), r.Calls)
+	}
+	for i, c := range want {
+		got := r.Calls[i]
+		switch {
+		case c.refused:
+			if got.Error == nil && (got.Result == nil || !got.Result.IsError) {
+				t.Errorf("%s was answered %s; want it refused", c.Name, got.text())
+			}
+		case got.Error != nil:
+			t.Errorf("%s: %s", c.Name, got.Error.Message)
+		case got.Result == nil || got.Result.IsError || got.text() != c.want:
+			t.Errorf("%s answered %s, want %q", c.Name, got.text(), c.want)
+		}
+	}
+}
+
+// checkGetsAndReads checks that every prompts/get and resources/read got
+// its answer: the first message's text, the first contents' text
+// beginning with want.
+func checkGetsAndReads(t *testing.T, r *gatewayReport, gets []gatewayGet, reads []gatewayRead) {
+	t.Helper()
+	if len(r.Gets) != len(gets) || len(r.Reads) != len(reads) {
+		t.Fatalf("%d gets and %d reads reported, want %d and %d", len(r.Gets), len(r.Reads), len(gets), len(reads))
+	}
+	for i, want := range gets {
+		got := r.Gets[i]
+		switch {
+		case got.Error != nil:
+			t.Errorf("prompts/get %s: %s", want.Name, got.Error.Message)
+		case got.Result == nil || len(got.Result.Messages) == 0:
+			t.Errorf("prompts/get %s: no messages", want.Name)
+		default:
+			if tc, ok := got.Result.Messages[0].Content.Value.(*mcp.TextContent); !ok {
+				t.Errorf("prompts/get %s: first message is a %T, want text", want.Name, got.Result.Messages[0].Content.Value)
+			} else if tc.Text != want.want {
+				t.Errorf("prompts/get %s: first message %q, want %q", want.Name, tc.Text, want.want)
+			}
+		}
+	}
+	for i, want := range reads {
+		got := r.Reads[i]
+		switch {
+		case got.Error != nil:
+			t.Errorf("resources/read %s: %s", want.URI, got.Error.Message)
+		case got.Result == nil || len(got.Result.Contents) == 0:
+			t.Errorf("resources/read %s: no contents", want.URI)
+		default:
+			if tc, ok := got.Result.Contents[0].Value.(*mcp.TextResourceContents); !ok {
+				t.Errorf("resources/read %s: first contents is a %T, want text", want.URI, got.Result.Contents[0].Value)
+			} else if tc.URI != want.URI || !strings.HasPrefix(tc.Text, want.want) {
+				t.Errorf("resources/read %s: first contents %s %.40q, want %s beginning %q", want.URI, tc.URI, tc.Text, want.URI, want.want)
+			}
+		}
+	}
+}
+
+// gatewayPeers are what every scenario shares: the binaries and the
+// HTTP upstream.
+type gatewayPeers struct {
+	node         string
+	gateway      string // mcpgen-gateway, built
+	everything   string // examples/everything, built
+	tsEverything string // the TypeScript server-everything's entry point
+	inspector    string // the Inspector's launcher
+	v2URL        string // gateway-v2-server.mjs
+}
+
+// startGatewayPeers builds mcpgen-gateway and examples/everything and
+// starts gateway-v2-server.mjs until the test ends.
+func startGatewayPeers(t *testing.T) *gatewayPeers {
+	t.Helper()
+	node := requireNode(t)
+	requireInspector(t)
+	dir := t.TempDir()
+	p := &gatewayPeers{
+		node:    node,
+		gateway: filepath.Join(dir, "mcpgen-gateway"),
+	}
+	var wg sync.WaitGroup
+	var gwOut []byte
+	var gwErr error
+	wg.Go(func() {
+		gwOut, gwErr = exec.Command("go", "build", "-C", "../gateway", "-o", p.gateway, "./cmd/mcpgen-gateway").CombinedOutput()
+	})
+	p.everything = buildEverything(t)
+	wg.Wait()
+	if gwErr != nil {
+		t.Fatalf("go build -C ../gateway ./cmd/mcpgen-gateway: %v\n%s", gwErr, gwOut)
+	}
+	abs := func(rel string) string {
+		a, err := filepath.Abs(rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	p.tsEverything = abs(filepath.Join("node_modules", everythingPackage, "dist", "index.js"))
+	p.inspector = abs(filepath.Join("node_modules", inspectorPackage, "clients", "launcher", "build", "index.js"))
+	p.v2URL = startNodeServer(t, node, "gateway-v2-server.mjs")
+	return p
+}
+
+// requireInspector fails the test unless node_modules holds the Inspector
+// version package.json pins.
+func requireInspector(t *testing.T) {
+	t.Helper()
+	var pins struct{ Dependencies map[string]string }
+	readJSON(t, "package.json", &pins)
+	path := filepath.Join("node_modules", inspectorPackage, "package.json")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s is not installed (%v): run `npm ci` in interop/, or `make interop`", inspectorPackage, err)
+	}
+	var installed struct{ Version string }
+	readJSON(t, path, &installed)
+	if want := pins.Dependencies[inspectorPackage]; installed.Version != want {
+		t.Fatalf("interop/node_modules holds %s@%s but package.json pins %s: run `npm ci` in interop/", inspectorPackage, installed.Version, want)
+	}
+}
+
+// writeGatewayConfig writes the configuration of a gateway listening on
+// addr, with the three upstreams and what extra adds, into dir.
+//
+//	gostdio  examples/everything over stdio, prefix go__
+//	tsstdio  the TypeScript server-everything over stdio, prefix ts__
+//	tsv2     gateway-v2-server.mjs over Streamable HTTP, prefix v2__
+//
+// The prefixes differ from the names, as a configured prefix does.
+func (p *gatewayPeers) writeGatewayConfig(t *testing.T, dir, addr string, extra gatewayConfig) string {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "listen: %s\n", addr)
+	b.WriteString(extra.Top)
+	b.WriteString("servers:\n")
+	b.WriteString(indent(extra.Servers, 2))
+	b.WriteString("  default:\n")
+	b.WriteString(indent(extra.Server, 4))
+	b.WriteString("    upstreams:\n")
+	upstream := func(name, body string) {
+		fmt.Fprintf(&b, "      - name: %s\n", name)
+		b.WriteString(indent(body+extra.Upstream[name], 8))
+	}
+	upstream("gostdio", fmt.Sprintf("command: [%q, -stdio]\nprefix: go__\n", p.everything))
+	upstream("tsstdio", fmt.Sprintf("command: [%q, %q, stdio]\nprefix: ts__\n", p.node, p.tsEverything))
+	upstream("tsv2", fmt.Sprintf("url: %s\nprefix: v2__\n", p.v2URL))
+	for name := range extra.Upstream {
+		if !slices.Contains([]string{"gostdio", "tsstdio", "tsv2"}, name) {
+			t.Fatalf("gatewayConfig.Upstream names %q, which is no upstream", name)
+		}
+	}
+	path := filepath.Join(dir, "gateway.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// indent puts n spaces before every line of s.
+func indent(s string, n int) string {
+	if s == "" {
+		return ""
+	}
+	pad := strings.Repeat(" ", n)
+	lines := strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = pad + l
+	}
+	return strings.Join(lines, "") + "\n"
+}
+
+// gatewayRun is a running mcpgen-gateway.
+type gatewayRun struct {
+	peers  *gatewayPeers
+	dir    string // the scenario's folder: config, log, the Inspector's home
+	config string // the configuration file
+	addr   string // host:port
+	url    string // the default virtual server's endpoint
+	log    string // the file the gateway's stderr goes to
+}
+
+// start runs mcpgen-gateway serve with the base configuration plus extra
+// until the test ends, and returns once it accepts connections. When the
+// test fails, its log is shown.
+func (p *gatewayPeers) start(t *testing.T, extra gatewayConfig) *gatewayRun {
+	t.Helper()
+	g := &gatewayRun{peers: p, dir: t.TempDir(), addr: freeAddr(t)}
+	g.url = "http://" + g.addr + "/mcp"
+	g.config = p.writeGatewayConfig(t, g.dir, g.addr, extra)
+	g.log = filepath.Join(g.dir, "gateway.log")
+	logFile, err := os.Create(g.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(p.gateway, "serve", "--config", g.config)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		logFile.Close()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			config, _ := os.ReadFile(g.config)
+			t.Logf("the gateway's configuration:\n%s\nits log:\n%s", config, g.Log(t))
+		}
+	})
+	// The upstreams connect before the gateway listens: a stdio node
+	// server takes a second or so on a busy machine. Its log is shown
+	// when this fails.
+	waitListening(t, g.addr, "mcpgen-gateway", exited)
+	return g
+}
+
+// At returns the gateway as reached at the virtual server of that name,
+// /mcp/<name>.
+func (g *gatewayRun) At(server string) *gatewayRun {
+	at := *g
+	at.url = "http://" + g.addr + "/mcp/" + server
+	return &at
+}
+
+// Log returns what the gateway has logged so far, for scenarios that
+// check its audit lines or its warnings.
+func (g *gatewayRun) Log(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(g.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// gatewayPlan is what a client does once connected: gateway-client.mjs's
+// PLAN.
+type gatewayPlan struct {
+	Calls []gatewayCall `json:"calls"`
+	Gets  []gatewayGet  `json:"gets,omitempty"`
+	Reads []gatewayRead `json:"-"` // sent as their URIs
+	// Elicit is how the client answers an elicitation request: "accept"
+	// (the default), "decline" or "cancel".
+	Elicit string `json:"elicit,omitempty"`
+}
+
+// gatewayCall is a tools/call and what a check expects of it.
+type gatewayCall struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+
+	want    string // the text of the one text block of the result
+	refused bool   // an error, or a result with isError
+}
+
+// gatewayGet is a prompts/get and the text its first message must hold.
+type gatewayGet struct {
+	Name      string            `json:"name"`
+	Arguments map[string]string `json:"arguments,omitempty"`
+
+	want string
+}
+
+// gatewayRead is a resources/read and how the text of its first contents
+// must begin.
+type gatewayRead struct {
+	URI  string
+	want string
+}
+
+// MarshalJSON writes the plan as gateway-client.mjs reads it.
+func (p gatewayPlan) MarshalJSON() ([]byte, error) {
+	type plan gatewayPlan
+	uris := []string{}
+	for _, r := range p.Reads {
+		uris = append(uris, r.URI)
+	}
+	return json.Marshal(struct {
+		plan
+		Reads []string `json:"reads"`
+	}{plan(p), uris})
+}
+
+// gatewayReport is what a client saw: gateway-client.mjs's output, and
+// the same gathered from the Inspector's runs.
+type gatewayReport struct {
+	ProtocolVersion string             `json:"protocolVersion"` // empty from the Inspector
+	ServerInfo      mcp.Implementation `json:"serverInfo"`
+	Tools           []string           `json:"tools"`
+	Prompts         []string           `json:"prompts"`
+	Resources       []string           `json:"resources"`
+	Calls           []gatewayOutcome   `json:"calls"`
+	Gets            []gatewayPrompt    `json:"gets"`
+	Reads           []gatewayContents  `json:"reads"`
+	Elicitations    []struct {
+		Message string `json:"message"`
+	} `json:"elicitations"`
+}
+
+// gatewayOutcome is the result of a call, or its error.
+type gatewayOutcome struct {
+	Name   string              `json:"name"`
+	Result *mcp.CallToolResult `json:"result"`
+	Error  *gatewayError       `json:"error"`
+}
+
+// gatewayPrompt is the result of a prompts/get, or its error.
+type gatewayPrompt struct {
+	Result *mcp.GetPromptResult `json:"result"`
+	Error  *gatewayError        `json:"error"`
+}
+
+// gatewayContents is the result of a resources/read, or its error.
+type gatewayContents struct {
+	Result *mcp.ReadResourceResult `json:"result"`
+	Error  *gatewayError           `json:"error"`
+}
+
+// gatewayError is a request's failure as the client reported it.
+type gatewayError struct {
+	Code    any    `json:"code"` // the JSON-RPC code, or the SDK's
+	Message string `json:"message"`
+}
+
+// text is the result's one text block, or a description of what came
+// instead.
+func (o gatewayOutcome) text() string {
+	if o.Error != nil {
+		return "error " + o.Error.Message
+	}
+	if o.Result == nil {
+		return "nothing"
+	}
+	if s, err := onlyText(o.Result); err == nil {
+		return s
+	}
+	data, _ := json.Marshal(o.Result)
+	return string(data)
+}
+
+// gatewayClient is a kind of client the scenarios drive.
+type gatewayClient struct {
+	name  string
+	era   mcp.Era // the era it must negotiate
+	lists bool    // it reports prompts and resources besides tools
+	run   func(g *gatewayRun, t *testing.T, plan gatewayPlan) *gatewayReport
+}
+
+// gatewayClients are the clients every scenario can drive. A scenario
+// may run them in parallel subtests: each has its own session.
+var gatewayClients = []gatewayClient{
+	{name: "TypeScript SDK 1.32.2", era: mcp.EraLegacy, lists: true, run: (*gatewayRun).tsClientV1},
+	{name: "TypeScript SDK 2.4.0", era: mcp.EraModern, lists: true, run: (*gatewayRun).tsClientV2},
+	{name: "Inspector CLI legacy", era: mcp.EraLegacy, run: func(g *gatewayRun, t *testing.T, plan gatewayPlan) *gatewayReport {
+		return g.inspectorSession(t, mcp.EraLegacy, plan)
+	}},
+	{name: "Inspector CLI modern", era: mcp.EraModern, run: func(g *gatewayRun, t *testing.T, plan gatewayPlan) *gatewayReport {
+		return g.inspectorSession(t, mcp.EraModern, plan)
+	}},
+}
+
+// tsClientV1 runs the plan with the TypeScript SDK 1.32.2 Client.
+func (g *gatewayRun) tsClientV1(t *testing.T, plan gatewayPlan) *gatewayReport {
+	return g.tsClient(t, "v1", plan)
+}
+
+// tsClientV2 runs the plan with the TypeScript SDK v2 Client, pinned to
+// 2026-07-28.
+func (g *gatewayRun) tsClientV2(t *testing.T, plan gatewayPlan) *gatewayReport {
+	return g.tsClient(t, "v2", plan)
+}
+
+func (g *gatewayRun) tsClient(t *testing.T, sdk string, plan gatewayPlan) *gatewayReport {
+	t.Helper()
+	planJSON, err := json.Marshal(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runNode(t, g.peers.node, "gateway-client.mjs", sdk, g.url, string(planJSON))
+	if err != nil {
+		t.Fatalf("gateway-client.mjs %s: %v\n%s", sdk, err, stderr)
+	}
+	var r gatewayReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("gateway-client.mjs %s printed %s: %v\n%s", sdk, out, err, stderr)
+	}
+	if !strings.HasPrefix(r.ServerInfo.Name, "mcpgen-gateway/") {
+		t.Errorf("serverInfo %+v, want the gateway's", r.ServerInfo)
+	}
+	return &r
+}
+
+// Inspector runs the Inspector CLI against the gateway in era with args
+// (--method and its options), and returns the result it printed, or the
+// error envelope and exit error of a refusal.
+func (g *gatewayRun) Inspector(t *testing.T, era mcp.Era, args ...string) (result json.RawMessage, refusal string, err error) {
+	t.Helper()
+	eraFlag := "legacy"
+	if era == mcp.EraModern {
+		eraFlag = "modern"
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	argv := append([]string{g.peers.inspector, "--cli", g.url, "--transport", "http", "--protocol-era", eraFlag, "--format", "json", "-q"}, args...)
+	cmd := exec.CommandContext(ctx, g.peers.node, argv...)
+	// The Inspector keeps a catalog and storage under HOME: give it the
+	// scenario's folder.
+	home := filepath.Join(g.dir, "inspector-home")
+	cmd.Env = append(os.Environ(), "HOME="+home, "MCP_CATALOG_PATH="+filepath.Join(home, "catalog.json"))
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return nil, strings.TrimSpace(out.String() + errOut.String()), fmt.Errorf("inspector %s: %w", strings.Join(args, " "), err)
+	}
+	var envelope struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &envelope); err != nil || envelope.Result == nil {
+		t.Fatalf("the Inspector printed %q (%v)\n%s", out.String(), err, errOut.String())
+	}
+	return envelope.Result, "", nil
+}
+
+// inspectorSession runs the plan as one Inspector run per request:
+// tools/list, then each call, get and read.
+func (g *gatewayRun) inspectorSession(t *testing.T, era mcp.Era, plan gatewayPlan) *gatewayReport {
+	t.Helper()
+	if plan.Elicit != "" {
+		t.Fatal("the Inspector CLI answers no elicitation: drive approvals with a TypeScript client")
+	}
+	res, refusal, err := g.Inspector(t, era, "--method", "tools/list")
+	if err != nil {
+		t.Fatalf("%v: %s", err, refusal)
+	}
+	var list mcp.ListToolsResult
+	if err := json.Unmarshal(res, &list); err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	r := &gatewayReport{}
+	for _, tool := range list.Tools {
+		r.Tools = append(r.Tools, tool.Name)
+	}
+	for _, c := range plan.Calls {
+		args, err := json.Marshal(c.Arguments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := gatewayOutcome{Name: c.Name}
+		res, refusal, err := g.Inspector(t, era, "--method", "tools/call", "--tool-name", c.Name, "--tool-args-json", string(args))
+		if err != nil {
+			o.Error = &gatewayError{Message: fmt.Sprintf("%v: %s", err, refusal)}
+		} else {
+			o.Result = &mcp.CallToolResult{}
+			if err := json.Unmarshal(res, o.Result); err != nil {
+				t.Fatalf("tools/call %s: %v", c.Name, err)
+			}
+		}
+		r.Calls = append(r.Calls, o)
+	}
+	for _, get := range plan.Gets {
+		args := []string{"--method", "prompts/get", "--prompt-name", get.Name}
+		if len(get.Arguments) > 0 {
+			args = append(args, "--prompt-args")
+			for _, k := range slices.Sorted(maps.Keys(get.Arguments)) {
+				args = append(args, k+"="+get.Arguments[k])
+			}
+		}
+		var o gatewayPrompt
+		res, refusal, err := g.Inspector(t, era, args...)
+		if err != nil {
+			o.Error = &gatewayError{Message: fmt.Sprintf("%v: %s", err, refusal)}
+		} else if o.Result = new(mcp.GetPromptResult); json.Unmarshal(res, o.Result) != nil {
+			t.Fatalf("prompts/get %s: %s", get.Name, res)
+		}
+		r.Gets = append(r.Gets, o)
+	}
+	for _, read := range plan.Reads {
+		var o gatewayContents
+		res, refusal, err := g.Inspector(t, era, "--method", "resources/read", "--uri", read.URI)
+		if err != nil {
+			o.Error = &gatewayError{Message: fmt.Sprintf("%v: %s", err, refusal)}
+		} else if o.Result = new(mcp.ReadResourceResult); json.Unmarshal(res, o.Result) != nil {
+			t.Fatalf("resources/read %s: %s", read.URI, res)
+		}
+		r.Reads = append(r.Reads, o)
+	}
+	return r
+}
