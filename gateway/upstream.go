@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -40,6 +41,23 @@ type upstream struct {
 	// calls are the downstream contexts of calls in flight, for server
 	// requests that arrive without one (a legacy upstream's).
 	calls map[*int]context.Context
+	// listening are the calls in flight whose downstream client hears
+	// log messages: the upstream's log messages name no request, so one
+	// goes to the one call that can hear it, if there is only one.
+	listening map[*int]context.Context
+	// progress maps the progress tokens the gateway gave the upstream to
+	// the downstream calls whose clients asked for progress.
+	progress map[string]context.Context
+	tokens   atomic.Int64
+	// pending are the calls of a legacy upstream parked on a question a
+	// 2026-07-28 downstream client must answer in a round of its own
+	// (bridge.go), by the id its requestState carries.
+	pending map[string]*parked
+
+	// taskKey binds the ids of the upstream's tasks, as the gateway hands
+	// them out, to the caller they were created for (tasks.go).
+	taskKeyOnce sync.Once
+	taskKey     []byte
 }
 
 type callKey struct{}
@@ -53,16 +71,66 @@ func (u *upstream) session() (*client.Session, error) {
 	return u.sess, nil
 }
 
-// track records ctx as a call in flight until the returned func runs.
-func (u *upstream) track(ctx context.Context) (context.Context, func()) {
+// track records ctx as a call in flight until the returned func runs:
+// one whose client hears log messages when listens, and one whose client
+// asked for progress under the gateway's token tok when tok is not "".
+func (u *upstream) track(ctx context.Context, listens bool, tok string) (context.Context, func()) {
 	k := new(int)
 	u.mu.Lock()
 	u.calls[k] = ctx
+	if listens {
+		if u.listening == nil {
+			u.listening = map[*int]context.Context{}
+		}
+		u.listening[k] = ctx
+	}
+	if tok != "" {
+		if u.progress == nil {
+			u.progress = map[string]context.Context{}
+		}
+		u.progress[tok] = ctx
+	}
 	u.mu.Unlock()
 	return context.WithValue(ctx, callKey{}, k), func() {
 		u.mu.Lock()
 		delete(u.calls, k)
+		delete(u.listening, k)
+		if tok != "" {
+			delete(u.progress, tok)
+		}
 		u.mu.Unlock()
+	}
+}
+
+// onProgress hands the upstream's progress on to the downstream call it
+// belongs to, under the downstream client's own token.
+func (u *upstream) onProgress(p *mcp.ProgressNotificationParams) {
+	tok, ok := p.ProgressToken.AsString()
+	if !ok {
+		return // a token the client made up for itself: nobody downstream asked
+	}
+	u.mu.Lock()
+	d := u.progress[tok]
+	u.mu.Unlock()
+	if d != nil {
+		_ = server.Progress(d, p.Progress, p.Total, p.Message)
+	}
+}
+
+// onLog hands a log message on to the one call in flight that hears log
+// messages; with several, the message cannot be attributed and is
+// dropped, as with none.
+func (u *upstream) onLog(p *mcp.LoggingMessageNotificationParams) {
+	var d context.Context
+	u.mu.Lock()
+	if len(u.listening) == 1 {
+		for _, c := range u.listening {
+			d = c
+		}
+	}
+	u.mu.Unlock()
+	if d != nil {
+		_ = server.Log(d, p.Level, p.Logger, p.Data)
 	}
 }
 
@@ -112,11 +180,8 @@ func (u *upstream) clientOptions(resync func()) *client.Options {
 			}
 			return r.Roots, nil
 		},
-		OnLog: func(p *mcp.LoggingMessageNotificationParams) {
-			if d, err := u.downstream(context.Background()); err == nil {
-				_ = server.Log(d, p.Level, p.Logger, p.Data)
-			}
-		},
+		OnLog:                  u.onLog,
+		OnProgress:             u.onProgress,
 		OnToolsListChanged:     resync,
 		OnPromptsListChanged:   resync,
 		OnResourcesListChanged: resync,
@@ -140,6 +205,10 @@ func (u *upstream) connect(ctx context.Context) (*client.Session, error) {
 	s, err := c.Connect(ctx, t)
 	if err != nil {
 		_ = t.Close()
+		return nil, err
+	}
+	if err := u.hearLogs(ctx, s); err != nil {
+		_ = s.Close()
 		return nil, err
 	}
 	u.mu.Lock()

@@ -177,6 +177,32 @@ func (q *queue) push(f func()) {
 	q.signal()
 }
 
+// flush waits until run has run everything pushed before it, or has
+// returned, or ctx ends. The func it pushes runs in order with the
+// callbacks.
+func (q *queue) flush(ctx context.Context) error {
+	ran := make(chan struct{})
+	q.mu.Lock()
+	closed := q.closed
+	if !closed {
+		q.items = append(q.items, func() { close(ran) })
+	}
+	q.mu.Unlock()
+	if closed {
+		ran = nil // run runs what was queued before it returns
+	} else {
+		q.signal()
+	}
+	select {
+	case <-ran:
+		return nil
+	case <-q.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // close makes run return once it has run what is queued.
 func (q *queue) close() {
 	q.mu.Lock()

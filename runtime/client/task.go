@@ -94,11 +94,52 @@ func (s *Session) wantsTask(ctx context.Context) bool {
 // that may become one and for a subscriptions/listen naming tasks, without
 // it otherwise.
 func (s *Session) capsFor(ctx context.Context, method string) []byte {
-	if strings.HasPrefix(method, "tasks/") || (method == mcp.MethodCallTool && s.wantsTask(ctx)) ||
-		(method == mcp.MethodSubscriptionsListen && ctx.Value(taskKey{}) != nil) {
+	tasks := strings.HasPrefix(method, "tasks/") || (method == mcp.MethodCallTool && s.wantsTask(ctx)) ||
+		(method == mcp.MethodSubscriptionsListen && ctx.Value(taskKey{}) != nil)
+	if caps, ok := ctx.Value(capsKey{}).(*mcp.ClientCapabilities); ok {
+		return s.requestCaps(caps, tasks)
+	}
+	if tasks {
 		return s.client.taskCapsJSON
 	}
 	return s.client.capsJSON
+}
+
+type capsKey struct{}
+
+// WithCapabilities returns a copy of ctx whose 2026-07-28 requests declare
+// caps instead of the Client's capabilities (Options.Capabilities and the
+// handlers'): for a proxy that declares, on each request it forwards, what
+// its own client declared. The tasks extension is declared as without it,
+// where the Session would declare it, and only there. A nil caps declares
+// none. Legacy sessions declare their capabilities once, in initialize,
+// and ignore it.
+func WithCapabilities(ctx context.Context, caps *mcp.ClientCapabilities) context.Context {
+	if caps == nil {
+		caps = &mcp.ClientCapabilities{}
+	}
+	return context.WithValue(ctx, capsKey{}, caps)
+}
+
+// requestCaps encodes the capabilities of WithCapabilities, with the tasks
+// extension when tasks, else without it.
+func (s *Session) requestCaps(caps *mcp.ClientCapabilities, tasks bool) []byte {
+	_, has := caps.Extensions[ExtensionTasks]
+	switch {
+	case tasks && !has:
+		return withTasksExtension(*caps, s.client.log)
+	case !tasks && has:
+		c := *caps
+		c.Extensions = maps.Clone(caps.Extensions)
+		delete(c.Extensions, ExtensionTasks)
+		caps = &c
+	}
+	raw, err := caps.MarshalJSON()
+	if err != nil {
+		s.client.log.Error("client: the capabilities of WithCapabilities do not encode; declaring none", "err", err)
+		return []byte(`{}`)
+	}
+	return raw
 }
 
 // withTasksExtension encodes caps with the tasks extension declared.
