@@ -43,8 +43,8 @@ import (
 // call is what the forwards share: the upstream request's _meta, the
 // tracking of the downstream call, and how rounds of input cross.
 type call struct {
-	u  *upstream
-	s  *client.Session
+	u *upstream
+	s *client.Session
 	// relay says the upstream's rounds of input go to the downstream
 	// client as they came: both ends speak 2026-07-28 and the downstream
 	// request can end a round.
