@@ -52,12 +52,15 @@ type call struct {
 	// wants says the downstream client hears log messages or progress,
 	// which the upstream may send ahead of its result.
 	wants bool
+	t     *tracked
 	done  func()
 }
 
-// begin prepares a forward for the downstream request ctx serves: it
-// returns the ctx of the upstream request and its _meta.
-func (u *upstream) begin(ctx context.Context, down *mcp.RequestMetaObject) (context.Context, *call, *mcp.RequestMetaObject, error) {
+// begin prepares a forward for the downstream request ctx serves, whose
+// _meta is down: it returns the ctx of the upstream request and its
+// _meta. bridge is the call's parked state when it crosses the era bridge
+// for questions (bridge.go), else nil.
+func (u *upstream) begin(ctx context.Context, down *mcp.RequestMetaObject, bridge *parked) (context.Context, *call, *mcp.RequestMetaObject, error) {
 	s, err := u.session()
 	if err != nil {
 		return nil, nil, nil, err
@@ -85,7 +88,7 @@ func (u *upstream) begin(ctx context.Context, down *mcp.RequestMetaObject) (cont
 	}
 	c.wants = listens || tok != ""
 	c.relay = modern && server.CanRequireInput(ctx)
-	ctx, c.done = u.track(ctx, listens, tok)
+	ctx, c.t, c.done = u.track(ctx, listens, tok, bridge)
 	if modern {
 		// The upstream may ask for what the downstream client handles, no
 		// more: the gateway hands every question on.
@@ -149,7 +152,14 @@ func (u *upstream) callTool(ctx context.Context, name string, p *mcp.CallToolReq
 		// A task the gateway runs itself: the call goes on as the task.
 		_ = server.StartTask(ctx)
 	}
-	uctx, c, meta, err := u.begin(ctx, p.Meta)
+	if u.bridges(ctx) {
+		return bridge(ctx, u, p.Meta, p.InputResponses, "tools/call", name, func(uctx context.Context, c *call, meta *mcp.RequestMetaObject) (*mcp.CallToolResult, error) {
+			q := *p
+			q.Name, q.Meta, q.Task, q.RequestState, q.InputResponses = name, meta, nil, "", nil
+			return c.s.CallTool(uctx, &q)
+		})
+	}
+	uctx, c, meta, err := u.begin(ctx, p.Meta, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +181,14 @@ func (u *upstream) callTool(ctx context.Context, name string, p *mcp.CallToolReq
 }
 
 func (u *upstream) getPrompt(ctx context.Context, name string, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-	uctx, c, meta, err := u.begin(ctx, p.Meta)
+	if u.bridges(ctx) {
+		return bridge(ctx, u, p.Meta, p.InputResponses, "prompts/get", name, func(uctx context.Context, c *call, meta *mcp.RequestMetaObject) (*mcp.GetPromptResult, error) {
+			q := *p
+			q.Name, q.Meta, q.RequestState, q.InputResponses = name, meta, "", nil
+			return c.s.GetPrompt(uctx, &q)
+		})
+	}
+	uctx, c, meta, err := u.begin(ctx, p.Meta, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +204,14 @@ func (u *upstream) getPrompt(ctx context.Context, name string, p *mcp.GetPromptR
 }
 
 func (u *upstream) readResource(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-	uctx, c, meta, err := u.begin(ctx, p.Meta)
+	if u.bridges(ctx) {
+		return bridge(ctx, u, p.Meta, p.InputResponses, "resources/read", p.URI, func(uctx context.Context, c *call, meta *mcp.RequestMetaObject) (*mcp.ReadResourceResult, error) {
+			q := *p
+			q.Meta, q.RequestState, q.InputResponses = meta, "", nil
+			return c.s.ReadResource(uctx, &q)
+		})
+	}
+	uctx, c, meta, err := u.begin(ctx, p.Meta, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +227,7 @@ func (u *upstream) readResource(ctx context.Context, p *mcp.ReadResourceRequestP
 }
 
 func (u *upstream) complete(ctx context.Context, p *mcp.CompleteRequestParams) (*mcp.CompleteResult, error) {
-	uctx, c, meta, err := u.begin(ctx, p.Meta)
+	uctx, c, meta, err := u.begin(ctx, p.Meta, nil)
 	if err != nil {
 		return nil, err
 	}
