@@ -126,6 +126,24 @@ func newBridgeServer(legacy bool) *server.Server {
 	add("waits", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return text(fmt.Sprintf("%d/%d", waiting.Load(), cancelled.Load())), nil
 	})
+	// job runs as a task when its client takes one; jobAsk asks first.
+	_ = s.AddTool(mcp.Tool{Name: "job"}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		if server.TaskID(ctx) == "" {
+			return text("job ran at once"), nil
+		}
+		return text("job ran as task"), nil
+	}, server.WithTaskSupport(server.TaskOptional))
+	_ = s.AddTool(mcp.Tool{Name: "job_ask"}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		r, err := server.Elicit(ctx, &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{Message: "go?",
+			RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{Properties: map[string]mcp.PrimitiveSchemaDefinition{}}}}, server.InputKey("go"))
+		if err != nil {
+			return nil, err
+		}
+		if server.TaskID(ctx) == "" {
+			return text("job_ask at once: " + string(r.Action)), nil
+		}
+		return text("job_ask as task: " + string(r.Action)), nil
+	}, server.WithTaskSupport(server.TaskOptional))
 	return s
 }
 
