@@ -132,6 +132,9 @@ func (s *Session) requestCaps(caps *mcp.ClientCapabilities, tasks bool) []byte {
 		c := *caps
 		c.Extensions = maps.Clone(caps.Extensions)
 		delete(c.Extensions, ExtensionTasks)
+		if len(c.Extensions) == 0 {
+			c.Extensions = nil
+		}
 		caps = &c
 	}
 	raw, err := caps.MarshalJSON()
