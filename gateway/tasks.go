@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,8 +75,26 @@ func (u *upstream) tagKey() []byte {
 // tag binds an upstream task id to the caller ctx serves.
 func (u *upstream) tag(ctx context.Context, id string) string {
 	m := hmac.New(sha256.New, u.tagKey())
-	fmt.Fprintf(m, "%v\x00%s", server.PrincipalFrom(ctx), id)
+	m.Write([]byte(owner(ctx)))
+	m.Write([]byte{0})
+	m.Write([]byte(id))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:12])
+}
+
+// owner names the caller ctx serves for the binding of its task ids:
+// what a principal says of itself, or the subject and issuer the
+// authorization rules see; "" for an anonymous caller.
+func owner(ctx context.Context) string {
+	switch p := server.PrincipalFrom(ctx).(type) {
+	case nil:
+		return ""
+	case string:
+		return "s:" + p
+	case fmt.Stringer:
+		return "t:" + p.String()
+	}
+	c := callerOf(ctx)
+	return "c:" + strconv.Quote(c.Subject) + "@" + strconv.Quote(c.Issuer)
 }
 
 // wrapTask is the id the downstream client knows the upstream's task by.
