@@ -40,6 +40,15 @@ import (
 //   - cancellation: the downstream request's ctx bounds the upstream's,
 //     whose end the client tells the upstream.
 
+// answered reports whether a forward's error is an answer of another
+// kind rather than a failure: a round of input handed on to the client
+// (server.ErrInputRequired), or the upstream's task handle
+// (server.ErrRelayed). Observation and governance count neither as an
+// error.
+func answered(err error) bool {
+	return errors.Is(err, server.ErrInputRequired) || errors.Is(err, server.ErrRelayed)
+}
+
 // call is what the forwards share: the upstream request's _meta, the
 // tracking of the downstream call, and how rounds of input cross.
 type call struct {

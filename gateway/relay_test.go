@@ -213,3 +213,21 @@ func TestBridgeRounds(t *testing.T) {
 		t.Fatalf("a retry after the timeout: %v, want -32602 saying the call ended", err)
 	}
 }
+
+// TestAnswered checks which forward errors are answers, not failures.
+func TestAnswered(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{server.ErrInputRequired, true},
+		{server.RelayResult(&mcp.Result{ResultType: "task"}), true},
+		{errors.New("upstream a: tools/call x: broken"), false},
+		{jsonrpc.ErrInvalidParams("invalid params"), false},
+		{nil, false},
+	} {
+		if got := answered(c.err); got != c.want {
+			t.Errorf("answered(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}

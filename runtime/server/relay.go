@@ -19,7 +19,14 @@ type relayed struct {
 	result mcp.Message
 }
 
-func (e *relayed) Error() string { return "server: the handler relays another server's result" }
+func (e *relayed) Error() string { return ErrRelayed.Error() }
+
+// Is makes errors.Is(err, ErrRelayed) report a RelayResult.
+func (e *relayed) Is(target error) bool { return target == ErrRelayed }
+
+// ErrRelayed is what errors.Is finds in the error of RelayResult: for
+// middleware and wrappers that tell a relayed answer from a failure.
+var ErrRelayed = errors.New("server: the handler relays another server's result")
 
 // RelayResult returns the error that ends the current tools/call,
 // prompts/get or resources/read with msg as its result, whatever the

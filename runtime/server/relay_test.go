@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -170,5 +171,11 @@ func TestLogLevelOf(t *testing.T) {
 	}
 	if _, ok := LogLevel(context.Background()); ok {
 		t.Error("a ctx of no request hears logs")
+	}
+}
+
+func TestErrRelayed(t *testing.T) {
+	if err := RelayResult(&mcp.Result{}); !errors.Is(err, ErrRelayed) || errors.Is(ErrInputRequired, ErrRelayed) {
+		t.Errorf("errors.Is(RelayResult(...), ErrRelayed) = %v", errors.Is(err, ErrRelayed))
 	}
 }
