@@ -126,6 +126,16 @@ func newBridgeServer(legacy bool) *server.Server {
 	add("waits", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return text(fmt.Sprintf("%d/%d", waiting.Load(), cancelled.Load())), nil
 	})
+	_ = s.AddPrompt(mcp.Prompt{Name: "ask_prompt"}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+		r, err := server.Elicit(ctx, &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{Message: "topic?",
+			RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{Properties: map[string]mcp.PrimitiveSchemaDefinition{
+				"name": {Value: &mcp.StringSchema{}}}}}})
+		if err != nil {
+			return nil, err
+		}
+		name, _ := r.Content["name"].Value.(mcp.ElicitResultContentValueString)
+		return &mcp.GetPromptResult{Description: "about " + string(name), Messages: []mcp.PromptMessage{}}, nil
+	})
 	// job runs as a task when its client takes one; jobAsk asks first.
 	_ = s.AddTool(mcp.Tool{Name: "job"}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		if server.TaskID(ctx) == "" {
@@ -279,6 +289,9 @@ func TestEraBridge(t *testing.T) {
 			}
 			if got := d.snapshot(&d.asked); !slices.Equal(got, []string{"elicit", "sample", "roots", "elicit", "sample", "roots"}) {
 				t.Errorf("the client was asked %q", got)
+			}
+			if p, err := d.s.GetPrompt(context.Background(), &mcp.GetPromptRequestParams{Name: "ask_prompt"}); err != nil || p.Description != "about Ada" {
+				t.Errorf("ask_prompt: %v %v", p, err)
 			}
 			if got := callText(t, d.s, "progress"); got != "progressed" {
 				t.Errorf("progress: %q", got)
