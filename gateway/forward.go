@@ -101,7 +101,7 @@ func (u *upstream) begin(ctx context.Context, down *mcp.RequestMetaObject, bridg
 	if modern {
 		// The upstream may ask for what the downstream client handles, no
 		// more: the gateway hands every question on.
-		ctx = client.WithCapabilities(ctx, server.ClientCapabilities(ctx))
+		ctx = client.WithCapabilities(ctx, server.ClientCapabilitiesJSON(ctx))
 	}
 	if c.relay {
 		ctx = client.ManualInput(ctx)

@@ -179,3 +179,34 @@ func TestErrRelayed(t *testing.T) {
 		t.Errorf("errors.Is(RelayResult(...), ErrRelayed) = %v", errors.Is(err, ErrRelayed))
 	}
 }
+
+// TestClientCapabilitiesJSON checks the capabilities a handler reads as
+// JSON: a 2026-07-28 request's as they came, a legacy session's encoded.
+func TestClientCapabilitiesJSON(t *testing.T) {
+	s := newServer(nil)
+	addTool(t, s, "caps", func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return textOf(string(ClientCapabilitiesJSON(ctx))), nil
+	})
+	p := start(t, s)
+	text := func(out []byte, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r mcp.CallToolResult
+		if err := r.UnmarshalJSON(out); err != nil {
+			t.Fatal(err)
+		}
+		return r.Content[0].Value.(*mcp.TextContent).Text
+	}
+	if got := text(p.modern(t, "tools/call", `{"sampling":{ }}`, `"name":"caps"`)); got != `{"sampling":{ }}` {
+		t.Errorf("2026-07-28: %s, want the _meta's bytes", got)
+	}
+	p.initialize(t, "2025-11-25", `{"roots":{"listChanged":true}}`)
+	if got := text(p.call(t, "tools/call", `{"name":"caps"}`)); got != `{"roots":{"listChanged":true}}` {
+		t.Errorf("legacy: %s", got)
+	}
+	if ClientCapabilitiesJSON(context.Background()) != nil {
+		t.Error("a ctx of no request has capabilities")
+	}
+}
