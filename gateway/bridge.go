@@ -95,7 +95,7 @@ func (u *upstream) bridges(ctx context.Context) bool {
 // the first round starts the upstream's call with send, a retry resumes
 // the call its requestState names with the client's answers.
 func bridge[R any](ctx context.Context, u *upstream, down *mcp.RequestMetaObject, answers mcp.InputResponses,
-	method, name string, send func(ctx context.Context, c *call, meta *mcp.RequestMetaObject) (R, error)) (R, error) {
+	method, name string, send func(ctx context.Context, c *upcall, meta *mcp.RequestMetaObject) (R, error)) (R, error) {
 	var zero R
 	var p *parked
 	if st := server.RoundState(ctx); len(st) > 0 {
@@ -145,7 +145,7 @@ func bridge[R any](ctx context.Context, u *upstream, down *mcp.RequestMetaObject
 
 // failed is the downstream error of the upstream call's error.
 func (p *parked) failed(ctx context.Context, u *upstream, method, name string) error {
-	c := &call{u: u}
+	c := &upcall{u: u}
 	return c.failed(ctx, method, name, p.err)
 }
 

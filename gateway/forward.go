@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -49,9 +50,9 @@ func answered(err error) bool {
 	return errors.Is(err, server.ErrInputRequired) || errors.Is(err, server.ErrRelayed)
 }
 
-// call is what the forwards share: the upstream request's _meta, the
+// upcall is what the forwards share: the upstream request's _meta, the
 // tracking of the downstream call, and how rounds of input cross.
-type call struct {
+type upcall struct {
 	u *upstream
 	s *client.Session
 	// relay says the upstream's rounds of input go to the downstream
@@ -69,12 +70,12 @@ type call struct {
 // _meta is down: it returns the ctx of the upstream request and its
 // _meta. bridge is the call's parked state when it crosses the era bridge
 // for questions (bridge.go), else nil.
-func (u *upstream) begin(ctx context.Context, down *mcp.RequestMetaObject, bridge *parked) (context.Context, *call, *mcp.RequestMetaObject, error) {
+func (u *upstream) begin(ctx context.Context, down *mcp.RequestMetaObject, bridge *parked) (context.Context, *upcall, *mcp.RequestMetaObject, error) {
 	s, err := u.session()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	c := &call{u: u, s: s}
+	c := &upcall{u: u, s: s}
 	meta := upstreamMeta(ctx)
 	level, listens := server.LogLevel(ctx)
 	tok := ""
@@ -112,7 +113,7 @@ func (u *upstream) begin(ctx context.Context, down *mcp.RequestMetaObject, bridg
 // end runs once the upstream has answered: the callbacks of what the
 // upstream sent ahead of its answer run first, so that its progress and
 // log messages reach the client ahead of the result.
-func (c *call) end(ctx context.Context) {
+func (c *upcall) end(ctx context.Context) {
 	if c.wants {
 		_ = c.s.Flush(ctx)
 	}
@@ -122,7 +123,7 @@ func (c *call) end(ctx context.Context) {
 // state returns the requestState to send the upstream: the one the
 // gateway's own requestState carries on a relayed round's retry, else
 // none, as the downstream client's is the gateway's own.
-func (c *call) state(ctx context.Context) string {
+func (c *upcall) state(ctx context.Context) string {
 	if !c.relay {
 		return ""
 	}
@@ -130,17 +131,22 @@ func (c *call) state(ctx context.Context) string {
 }
 
 // answers returns the inputResponses to send the upstream: the
-// downstream client's on a relayed round's retry, else none.
-func (c *call) answers(r mcp.InputResponses) mcp.InputResponses {
+// downstream client's on a relayed round's retry, but for the answer to
+// the gateway's own question (govern_approval.go), else none.
+func (c *upcall) answers(r mcp.InputResponses) mcp.InputResponses {
 	if !c.relay {
 		return nil
+	}
+	if _, ok := r[approvalKey]; ok {
+		r = maps.Clone(r)
+		delete(r, approvalKey)
 	}
 	return r
 }
 
 // failed turns the upstream's error into the downstream's: a round of
 // input relayed, or the error wrapped with where it came from.
-func (c *call) failed(ctx context.Context, method, name string, err error) error {
+func (c *upcall) failed(ctx context.Context, method, name string, err error) error {
 	if ir, ok := errors.AsType[*client.InputRequiredError](err); ok && c.relay {
 		if err := server.SetRoundState(ctx, []byte(ir.Result.RequestState)); err != nil {
 			return err
@@ -162,7 +168,7 @@ func (u *upstream) callTool(ctx context.Context, name string, p *mcp.CallToolReq
 		_ = server.StartTask(ctx)
 	}
 	if u.bridges(ctx) {
-		return bridge(ctx, u, p.Meta, p.InputResponses, "tools/call", name, func(uctx context.Context, c *call, meta *mcp.RequestMetaObject) (*mcp.CallToolResult, error) {
+		return bridge(ctx, u, p.Meta, p.InputResponses, "tools/call", name, func(uctx context.Context, c *upcall, meta *mcp.RequestMetaObject) (*mcp.CallToolResult, error) {
 			q := *p
 			q.Name, q.Meta, q.Task, q.RequestState, q.InputResponses = name, meta, nil, "", nil
 			return c.s.CallTool(uctx, &q)
@@ -191,7 +197,7 @@ func (u *upstream) callTool(ctx context.Context, name string, p *mcp.CallToolReq
 
 func (u *upstream) getPrompt(ctx context.Context, name string, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 	if u.bridges(ctx) {
-		return bridge(ctx, u, p.Meta, p.InputResponses, "prompts/get", name, func(uctx context.Context, c *call, meta *mcp.RequestMetaObject) (*mcp.GetPromptResult, error) {
+		return bridge(ctx, u, p.Meta, p.InputResponses, "prompts/get", name, func(uctx context.Context, c *upcall, meta *mcp.RequestMetaObject) (*mcp.GetPromptResult, error) {
 			q := *p
 			q.Name, q.Meta, q.RequestState, q.InputResponses = name, meta, "", nil
 			return c.s.GetPrompt(uctx, &q)
@@ -214,7 +220,7 @@ func (u *upstream) getPrompt(ctx context.Context, name string, p *mcp.GetPromptR
 
 func (u *upstream) readResource(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 	if u.bridges(ctx) {
-		return bridge(ctx, u, p.Meta, p.InputResponses, "resources/read", p.URI, func(uctx context.Context, c *call, meta *mcp.RequestMetaObject) (*mcp.ReadResourceResult, error) {
+		return bridge(ctx, u, p.Meta, p.InputResponses, "resources/read", p.URI, func(uctx context.Context, c *upcall, meta *mcp.RequestMetaObject) (*mcp.ReadResourceResult, error) {
 			q := *p
 			q.Meta, q.RequestState, q.InputResponses = meta, "", nil
 			return c.s.ReadResource(uctx, &q)

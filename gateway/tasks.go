@@ -125,7 +125,7 @@ func (v *virtual) unwrapTask(ctx context.Context, wrapped string) (u *upstream, 
 
 // callAsTask forwards a call the upstream may run as a task, and hands
 // its answer on: a task handle as it came, with the id wrapped.
-func (u *upstream) callAsTask(ctx, uctx context.Context, c *call, q *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+func (u *upstream) callAsTask(ctx, uctx context.Context, c *upcall, q *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	params, err := q.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: tools/call %s: %w", u.cfg.Name, q.Name, err)
@@ -169,7 +169,7 @@ func (u *upstream) retagged(ctx context.Context, raw []byte) (*mcp.Result, error
 // 2026-07-28 upstream: the upstream may run it as its task too, which is
 // followed to its end, answering its questions through the downstream
 // task; the upstream's task is cancelled when the downstream one is.
-func (u *upstream) followTask(uctx context.Context, c *call, q *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+func (u *upstream) followTask(uctx context.Context, c *upcall, q *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	t, err := c.s.StartToolTask(uctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: tools/call %s: %w", u.cfg.Name, q.Name, err)
