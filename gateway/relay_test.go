@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"maps"
 	"slices"
 	"strings"
@@ -229,5 +231,36 @@ func TestAnswered(t *testing.T) {
 		if got := answered(c.err); got != c.want {
 			t.Errorf("answered(%v) = %v, want %v", c.err, got, c.want)
 		}
+	}
+}
+
+// TestApprovalThenUpstreamQuestion checks that the gateway's own question
+// (the approval of a tool marked destructive) and the upstream's come to
+// the client one after the other, in every pair of eras, and that the
+// approval's answer is the gateway's alone.
+func TestApprovalThenUpstreamQuestion(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range eras {
+		t.Run(e.name, func(t *testing.T) {
+			env := "{GATEWAY_TEST_BRIDGE: up}"
+			if e.legacy {
+				env = "{GATEWAY_TEST_BRIDGE: up, GATEWAY_TEST_LEGACY: \"1\"}"
+			}
+			g, err := startGateway(t, fmt.Sprintf("      - name: up\n        command: [%q]\n        env: %s\n        prefix: \"\"\n", exe, env)+
+				"    policy:\n      approval: [{tool: ask, require: true}]\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := connectDown(t, g, e.down)
+			if got := callText(t, d.s, "ask"); got != "accept:Ada" {
+				t.Errorf("ask: %q", got)
+			}
+			if got := d.snapshot(&d.asked); !slices.Equal(got, []string{"elicit", "elicit"}) {
+				t.Errorf("the client was asked %q, want the approval then the upstream's question", got)
+			}
+		})
 	}
 }
