@@ -109,19 +109,22 @@ func bridge[R any](ctx context.Context, u *upstream, down *mcp.RequestMetaObject
 		}
 		p.q.answer <- raw
 	} else {
-		p = &parked{id: parkID(), asks: make(chan *question), done: make(chan struct{})}
-		uctx, c, meta, err := u.begin(ctx, down, p)
+		// The upstream's call outlives this request, whose values it
+		// keeps; p is whole before the call can reach it.
+		pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		p = &parked{id: parkID(), ctx: pctx, cancel: cancel, asks: make(chan *question), done: make(chan struct{})}
+		uctx, c, meta, err := u.begin(pctx, down, p)
 		if err != nil {
+			cancel()
 			return zero, err
 		}
 		p.t = c.t
-		pctx, cancel := context.WithCancel(context.WithoutCancel(uctx))
-		p.ctx, p.cancel = pctx, cancel
+		c.t.serve(ctx)
 		go func() {
 			defer cancel()
-			r, err := send(pctx, c, meta)
+			r, err := send(uctx, c, meta)
 			if c.wants {
-				_ = c.s.Flush(pctx)
+				_ = c.s.Flush(uctx)
 			}
 			p.res, p.err = r, err
 			close(p.done)
