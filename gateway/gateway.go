@@ -109,7 +109,7 @@ func (g *Gateway) newServer(name string, sc *ServerConfig) (*virtual, *endpoint,
 }
 
 func (g *Gateway) newUpstream(v *virtual, uc *UpstreamConfig) *upstream {
-	return &upstream{cfg: uc, v: v, log: g.log.With("server", v.name, "upstream", uc.Name), calls: map[*int]context.Context{}}
+	return &upstream{cfg: uc, v: v, log: g.log.With("server", v.name, "upstream", uc.Name)}
 }
 
 // Start connects every upstream, in configuration order, and lists them.

@@ -384,7 +384,7 @@ func ListTools(ctx context.Context, cfg *Config, log *slog.Logger) (map[string][
 // listOnce connects to one upstream, lists the tools its filters keep and
 // disconnects.
 func listOnce(ctx context.Context, uc *UpstreamConfig, log *slog.Logger) ([]json.RawMessage, []string, error) {
-	u := &upstream{cfg: uc, log: log, calls: map[*int]context.Context{}}
+	u := &upstream{cfg: uc, log: log}
 	t, err := u.dial()
 	if err != nil {
 		return nil, nil, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -37,9 +38,51 @@ type upstream struct {
 	mu   sync.Mutex
 	sess *client.Session // nil while disconnected
 	proc *client.Process // the stdio upstream's process, when there is one
-	// calls are the downstream contexts of calls in flight, for server
-	// requests that arrive without one (a legacy upstream's).
-	calls map[*int]context.Context
+	// calls are the downstream calls in flight, for what the upstream
+	// sends without naming its request: a legacy upstream's requests, and
+	// log messages, which go to the one call that can hear them (one of
+	// listening), if there is only one.
+	calls     map[*tracked]struct{}
+	listening int
+	// progress maps the progress tokens the gateway gave the upstream to
+	// the downstream calls whose clients asked for progress.
+	progress map[string]*tracked
+	tokens   atomic.Int64
+	// parked are the calls of a legacy upstream waiting on a question a
+	// 2026-07-28 downstream client answers in a round of its own
+	// (bridge.go), by the id the round's requestState carries.
+	parked map[string]*parked
+
+	// taskKey binds the ids of the upstream's tasks, as the gateway hands
+	// them out, to the caller they were created for (tasks.go).
+	taskKeyOnce sync.Once
+	taskKey     []byte
+}
+
+// tracked is one downstream call in flight on an upstream.
+type tracked struct {
+	listens bool   // the downstream client hears log messages
+	tok     string // the gateway's progress token for it, "" for none
+	// bridge is the legacy upstream's call a 2026-07-28 client answers
+	// the questions of in rounds (bridge.go); nil for other calls.
+	bridge *parked
+
+	mu  sync.Mutex
+	ctx context.Context // the downstream request's; nil while the call waits for a retry
+}
+
+// current returns the ctx of the downstream request that the call serves
+// now, nil when none does.
+func (t *tracked) current() context.Context {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ctx
+}
+
+func (t *tracked) serve(ctx context.Context) {
+	t.mu.Lock()
+	t.ctx = ctx
+	t.mu.Unlock()
 }
 
 type callKey struct{}
@@ -53,70 +96,150 @@ func (u *upstream) session() (*client.Session, error) {
 	return u.sess, nil
 }
 
-// track records ctx as a call in flight until the returned func runs.
-func (u *upstream) track(ctx context.Context) (context.Context, func()) {
-	k := new(int)
+// track records ctx as a call in flight until the returned func runs:
+// one whose client hears log messages when listens, and one whose client
+// asked for progress under the gateway's token tok when tok is not "".
+func (u *upstream) track(ctx context.Context, listens bool, tok string, bridge *parked) (context.Context, *tracked, func()) {
+	t := &tracked{ctx: ctx, listens: listens, tok: tok, bridge: bridge}
 	u.mu.Lock()
-	u.calls[k] = ctx
+	if u.calls == nil {
+		u.calls = map[*tracked]struct{}{}
+	}
+	u.calls[t] = struct{}{}
+	if listens {
+		u.listening++
+	}
+	if tok != "" {
+		if u.progress == nil {
+			u.progress = map[string]*tracked{}
+		}
+		u.progress[tok] = t
+	}
 	u.mu.Unlock()
-	return context.WithValue(ctx, callKey{}, k), func() {
+	return context.WithValue(ctx, callKey{}, t), t, func() {
 		u.mu.Lock()
-		delete(u.calls, k)
+		delete(u.calls, t)
+		if listens {
+			u.listening--
+		}
+		if tok != "" {
+			delete(u.progress, tok)
+		}
 		u.mu.Unlock()
 	}
 }
 
-// downstream returns the downstream call's context for a server request
-// the upstream sent: ctx itself when it came through a call (2026-07-28
+// onProgress hands the upstream's progress on to the downstream call it
+// belongs to, under the downstream client's own token.
+func (u *upstream) onProgress(p *mcp.ProgressNotificationParams) {
+	tok, ok := p.ProgressToken.AsString()
+	if !ok {
+		return // a token the client made up for itself: nobody downstream asked
+	}
+	u.mu.Lock()
+	t := u.progress[tok]
+	u.mu.Unlock()
+	if t == nil {
+		return
+	}
+	if d := t.current(); d != nil {
+		_ = server.Progress(d, p.Progress, p.Total, p.Message)
+	}
+}
+
+// onLog hands a log message on to the one call in flight that hears log
+// messages; with several, the message cannot be attributed and is
+// dropped, as with none.
+func (u *upstream) onLog(p *mcp.LoggingMessageNotificationParams) {
+	var t *tracked
+	u.mu.Lock()
+	if u.listening == 1 {
+		for c := range u.calls {
+			if c.listens {
+				t = c
+			}
+		}
+	}
+	u.mu.Unlock()
+	if t == nil {
+		return
+	}
+	if d := t.current(); d != nil {
+		_ = server.Log(d, p.Level, p.Logger, p.Data)
+	}
+}
+
+// caller returns the downstream call a server request of the upstream's
+// belongs to: the one ctx names when it came through a call (2026-07-28
 // input rounds), else the one call in flight; with none or several, a
 // legacy upstream's request cannot be attributed and gets an error.
-func (u *upstream) downstream(ctx context.Context) (context.Context, error) {
-	if ctx.Value(callKey{}) != nil {
-		return ctx, nil
+func (u *upstream) caller(ctx context.Context) (*tracked, error) {
+	if t, ok := ctx.Value(callKey{}).(*tracked); ok {
+		return t, nil
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if len(u.calls) == 1 {
-		for _, c := range u.calls {
-			return c, nil
+		for t := range u.calls {
+			return t, nil
 		}
 	}
-	return nil, fmt.Errorf("upstream %s: request outside a single call in flight cannot be forwarded", u.cfg.Name)
+	return nil, fmt.Errorf("upstream %s: a request outside a single call in flight cannot be forwarded", u.cfg.Name)
+}
+
+// ask hands a question of the upstream's on to the downstream client of
+// the call it belongs to: as a request of its legacy session, a question
+// of its 2026-07-28 task, or of a bridged call's round (bridge.go).
+func ask[R any, PR interface {
+	*R
+	UnmarshalJSON([]byte) error
+}](ctx context.Context, u *upstream, kind string, q mcp.InputRequestVariant, direct func(d context.Context) (PR, error)) (PR, error) {
+	t, err := u.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if t.bridge != nil {
+		raw, err := t.bridge.ask(ctx, kind, q)
+		if err != nil {
+			return nil, err
+		}
+		res := PR(new(R))
+		if err := res.UnmarshalJSON(raw); err != nil {
+			return nil, fmt.Errorf("the client's answer to %s does not decode: %w", kind, err)
+		}
+		return res, nil
+	}
+	d := t.current()
+	if d == nil {
+		return nil, fmt.Errorf("upstream %s: the call's client is not connected", u.cfg.Name)
+	}
+	return direct(d)
 }
 
 func (u *upstream) clientOptions(resync func()) *client.Options {
 	return &client.Options{
 		Logger: u.log,
 		Elicit: func(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitResult, error) {
-			d, err := u.downstream(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return server.Elicit(d, p)
+			return ask(ctx, u, "elicitation", &mcp.ElicitRequest{Params: *p}, func(d context.Context) (*mcp.ElicitResult, error) {
+				return server.Elicit(d, p)
+			})
 		},
 		CreateMessage: func(ctx context.Context, p *mcp.CreateMessageRequestParams) (*mcp.CreateMessageResult, error) {
-			d, err := u.downstream(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return server.CreateMessage(d, p)
+			return ask(ctx, u, "sampling", &mcp.CreateMessageRequest{Params: *p}, func(d context.Context) (*mcp.CreateMessageResult, error) {
+				return server.CreateMessage(d, p)
+			})
 		},
 		Roots: func(ctx context.Context) ([]mcp.Root, error) {
-			d, err := u.downstream(ctx)
-			if err != nil {
-				return nil, err
-			}
-			r, err := server.ListRoots(d)
+			r, err := ask(ctx, u, "roots", &mcp.ListRootsRequest{Params: &mcp.ListRootsRequestParams{}}, func(d context.Context) (*mcp.ListRootsResult, error) {
+				return server.ListRoots(d)
+			})
 			if err != nil {
 				return nil, err
 			}
 			return r.Roots, nil
 		},
-		OnLog: func(p *mcp.LoggingMessageNotificationParams) {
-			if d, err := u.downstream(context.Background()); err == nil {
-				_ = server.Log(d, p.Level, p.Logger, p.Data)
-			}
-		},
+		OnLog:                  u.onLog,
+		OnProgress:             u.onProgress,
 		OnToolsListChanged:     resync,
 		OnPromptsListChanged:   resync,
 		OnResourcesListChanged: resync,
@@ -140,6 +263,10 @@ func (u *upstream) connect(ctx context.Context) (*client.Session, error) {
 	s, err := c.Connect(ctx, t)
 	if err != nil {
 		_ = t.Close()
+		return nil, err
+	}
+	if err := u.hearLogs(ctx, s); err != nil {
+		_ = s.Close()
 		return nil, err
 	}
 	u.mu.Lock()

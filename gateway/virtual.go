@@ -67,6 +67,7 @@ func newVirtual(g *Gateway, name string, srv *server.Server) *virtual {
 	v := &virtual{g: g, name: name, srv: srv, owner: map[entry]*upstream{}, owned: map[*upstream][]entry{}, synced: map[*upstream]bool{}, lists: newListState()}
 	srv.SetCompletion(v.complete)
 	srv.Use(v.pinGuard)
+	srv.Use(v.relayTasks) // tasks.go: tasks/* naming an upstream's task go to it
 	return v
 }
 
@@ -262,6 +263,11 @@ func upstreamValidates(t mcp.Tool) []server.ToolOption {
 	opts := []server.ToolOption{server.WithInputValidator(func([]byte) error { return nil })}
 	if t.OutputSchema != nil {
 		opts = append(opts, server.WithOutputValidator(func([]byte) error { return nil }))
+	}
+	if t.Execution != nil && t.Execution.TaskSupport != "" && t.Execution.TaskSupport != "forbidden" {
+		// The forward decides whether the call is the upstream's task or
+		// one the gateway runs (tasks.go).
+		opts = append(opts, server.WithInputBeforeTask())
 	}
 	return opts
 }

@@ -157,6 +157,7 @@ type queue struct {
 
 	mu     sync.Mutex
 	items  []func()
+	busy   bool // run is running items it took
 	closed bool
 }
 
@@ -175,6 +176,36 @@ func (q *queue) push(f func()) {
 	}
 	q.mu.Unlock()
 	q.signal()
+}
+
+// flush waits until run has run everything pushed before it, or has
+// returned, or ctx ends. The func it pushes runs in order with the
+// callbacks.
+func (q *queue) flush(ctx context.Context) error {
+	q.mu.Lock()
+	if !q.busy && len(q.items) == 0 {
+		q.mu.Unlock()
+		return nil // nothing queued or running: most calls, at no cost
+	}
+	ran := make(chan struct{})
+	closed := q.closed
+	if !closed {
+		q.items = append(q.items, func() { close(ran) })
+	}
+	q.mu.Unlock()
+	if closed {
+		ran = nil // run runs what was queued before it returns
+	} else {
+		q.signal()
+	}
+	select {
+	case <-ran:
+		return nil
+	case <-q.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // close makes run return once it has run what is queued.
@@ -198,9 +229,15 @@ func (q *queue) run() {
 		q.mu.Lock()
 		items, closed := q.items, q.closed
 		q.items = nil
+		q.busy = len(items) > 0
 		q.mu.Unlock()
 		for _, f := range items {
 			q.call(f)
+		}
+		if len(items) > 0 {
+			q.mu.Lock()
+			q.busy = false
+			q.mu.Unlock()
 		}
 		if len(items) == 0 {
 			if closed {

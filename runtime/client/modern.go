@@ -224,3 +224,19 @@ var (
 	errNotModern = errors.New("client: the Session speaks the legacy era, which has no such call")
 	errNotLegacy = errors.New("client: the Session speaks the 2026-07-28 era, which has no such call")
 )
+
+// Forward sends a request of any method in the Session's era and returns
+// the server's raw result as it came, unchecked and not followed: for a
+// proxy that hands the result on to a client of its own. In 2026-07-28 a
+// tools/call declares the tasks extension, so that the server may answer
+// with a task handle (resultType "task"), which Forward returns as it is;
+// a result asking for input is fulfilled as for any request, or, with
+// ManualInput, fails with an *InputRequiredError. A legacy tools/call is
+// sent as it is, with the task param only when params have one.
+func (s *Session) Forward(ctx context.Context, method string, params []byte) ([]byte, error) {
+	if s.modern {
+		ctx = context.WithValue(ctx, taskKey{}, true)
+		return s.callModern(ctx, method, params)
+	}
+	return s.send(ctx, method, params)
+}

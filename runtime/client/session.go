@@ -102,6 +102,16 @@ func (s *Session) NotifyRootsListChanged(ctx context.Context) error {
 	return s.conn.Notify(ctx, mcp.MethodRootsListChangedNotification, nil)
 }
 
+// Flush waits until the callbacks of every notification the Session has
+// received so far (OnProgress, OnLog, ...) have run, or ctx ends. The
+// callbacks run on a goroutine of their own, so a request can return
+// before the callbacks of the notifications its server sent ahead of its
+// result have run: a proxy that hands those notifications on calls Flush
+// once the request returns, to send them ahead of the result too.
+func (s *Session) Flush(ctx context.Context) error {
+	return s.notes.flush(ctx)
+}
+
 // Close ends the Session: it closes the connection and its transport,
 // fails the requests still waiting, stops the handlers still running and
 // waits for every goroutine of the Session to finish. It returns the

@@ -1,7 +1,9 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -94,11 +96,60 @@ func (s *Session) wantsTask(ctx context.Context) bool {
 // that may become one and for a subscriptions/listen naming tasks, without
 // it otherwise.
 func (s *Session) capsFor(ctx context.Context, method string) []byte {
-	if strings.HasPrefix(method, "tasks/") || (method == mcp.MethodCallTool && s.wantsTask(ctx)) ||
-		(method == mcp.MethodSubscriptionsListen && ctx.Value(taskKey{}) != nil) {
+	tasks := strings.HasPrefix(method, "tasks/") || (method == mcp.MethodCallTool && s.wantsTask(ctx)) ||
+		(method == mcp.MethodSubscriptionsListen && ctx.Value(taskKey{}) != nil)
+	if caps, ok := ctx.Value(capsKey{}).(json.RawMessage); ok {
+		return s.requestCaps(caps, tasks)
+	}
+	if tasks {
 		return s.client.taskCapsJSON
 	}
 	return s.client.capsJSON
+}
+
+type capsKey struct{}
+
+// WithCapabilities returns a copy of ctx whose 2026-07-28 requests declare
+// caps, the JSON of a ClientCapabilities object, instead of the Client's
+// capabilities (Options.Capabilities and the handlers'): for a proxy that
+// declares, on each request it forwards, what its own client declared,
+// as it came. The tasks extension is declared as without it, where the
+// Session would declare it, and only there. Empty caps declare none.
+// Legacy sessions declare their capabilities once, in initialize, and
+// ignore it.
+func WithCapabilities(ctx context.Context, caps json.RawMessage) context.Context {
+	if len(caps) == 0 {
+		caps = json.RawMessage(`{}`)
+	}
+	return context.WithValue(ctx, capsKey{}, caps)
+}
+
+// requestCaps returns the capabilities of WithCapabilities, with the
+// tasks extension when tasks, else without it: as they came when they
+// need no change, which they mostly do not.
+func (s *Session) requestCaps(raw json.RawMessage, tasks bool) []byte {
+	if !tasks && !bytes.Contains(raw, []byte(ExtensionTasks)) {
+		return raw
+	}
+	var caps mcp.ClientCapabilities
+	if err := caps.UnmarshalJSON(raw); err != nil {
+		s.client.log.Error("client: the capabilities of WithCapabilities do not decode; declaring none", "err", err)
+		caps = mcp.ClientCapabilities{}
+	}
+	if tasks {
+		return withTasksExtension(caps, s.client.log)
+	}
+	if _, has := caps.Extensions[ExtensionTasks]; !has {
+		return raw
+	}
+	caps.Extensions = maps.Clone(caps.Extensions)
+	delete(caps.Extensions, ExtensionTasks) // an object left empty says the same: none
+	out, err := caps.MarshalJSON()
+	if err != nil {
+		s.client.log.Error("client: the capabilities of WithCapabilities do not encode; declaring none", "err", err)
+		return []byte(`{}`)
+	}
+	return out
 }
 
 // withTasksExtension encodes caps with the tasks extension declared.

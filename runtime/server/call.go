@@ -183,6 +183,8 @@ func (s *Server) dispatch(ctx context.Context, req *Request) (mcp.Message, error
 		return e.result, nil
 	case *taskCreated:
 		return e.result, nil
+	case *relayed:
+		return e.result, nil
 	}
 	return msg, err
 }

@@ -149,7 +149,10 @@ func (s *Server) answerCall(r *request, t *tool, p *mcp.CallToolRequestParams, r
 		return nil, err
 	}
 	if err != nil {
-		if e, ok := err.(*jsonrpc.Error); ok {
+		switch e := err.(type) {
+		case *jsonrpc.Error:
+			return nil, e
+		case *relayed:
 			return nil, e
 		}
 		return errorResult(err.Error()), nil

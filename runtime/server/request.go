@@ -167,6 +167,32 @@ func ClientCapabilities(ctx context.Context) *mcp.ClientCapabilities {
 	return nil
 }
 
+// ClientCapabilitiesJSON returns the capabilities of ClientCapabilities as
+// JSON: as the _meta of a 2026-07-28 request carried them, without an
+// encode, or encoded once per legacy session; nil when ctx serves no
+// request. It is for a proxy that declares them on to another server. The
+// caller must not modify it.
+func ClientCapabilitiesJSON(ctx context.Context) []byte {
+	r := requestOf(ctx)
+	switch {
+	case r == nil:
+		return nil
+	case r.capsRaw != nil:
+		return r.capsRaw
+	case r.session != nil:
+		return r.session.capabilitiesJSON()
+	}
+	return encodeCapabilities(r.capabilities())
+}
+
+func encodeCapabilities(c *mcp.ClientCapabilities) []byte {
+	raw, err := c.MarshalJSON()
+	if err != nil {
+		return []byte(`{}`) // decoded from JSON: it cannot fail
+	}
+	return raw
+}
+
 // ClientInfo returns what the client of the request that ctx serves said
 // of itself, or nil. It is self-reported: fit for logs, not for decisions.
 func ClientInfo(ctx context.Context) *mcp.Implementation {

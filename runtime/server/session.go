@@ -46,6 +46,21 @@ type Session struct {
 	client   *mcp.InitializeRequestParams
 	minLevel int // index into levels of the lowest level sent
 	subs     map[string]bool
+
+	capsOnce sync.Once
+	capsJSON []byte // the client's capabilities, encoded on first use
+}
+
+// capabilitiesJSON returns the capabilities the client declared in
+// initialize, encoded once.
+func (s *Session) capabilitiesJSON() []byte {
+	s.capsOnce.Do(func() {
+		s.mu.Lock()
+		c := s.client.Capabilities
+		s.mu.Unlock()
+		s.capsJSON = encodeCapabilities(&c)
+	})
+	return s.capsJSON
 }
 
 // levels orders the logging levels from least to most severe.

@@ -245,6 +245,16 @@ func (t *ClientTransport) start(ctx context.Context, x *exchange, run func(*exch
 	case <-x.sent:
 		return nil
 	case <-ctx.Done():
+		if x.call != nil {
+			// The caller stopped waiting before the POST was answered:
+			// closing a 2026-07-28 request's POST is its cancellation.
+			t.mu.Lock()
+			for _, id := range x.ids {
+				delete(t.waiting, id.String())
+			}
+			t.mu.Unlock()
+			x.call.cancel()
+		}
 		return ctx.Err()
 	case <-t.ctx.Done():
 		return ErrClientClosed

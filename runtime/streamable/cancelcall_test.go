@@ -1,0 +1,44 @@
+package streamable
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/server"
+)
+
+// TestCallCancelledBeforeReply checks that a 2026-07-28 request whose
+// caller gives up before the server has answered its POST is cancelled:
+// its POST is closed, and the handler's ctx ends.
+func TestCallCancelledBeforeReply(t *testing.T) {
+	s := server.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
+	started, ended := make(chan struct{}), make(chan struct{})
+	if err := s.AddTool(mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		close(started)
+		<-ctx.Done()
+		close(ended)
+		return nil, ctx.Err()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(NewHandler(s, nil))
+	defer ts.Close()
+	ct := NewClientTransport(ts.URL, nil)
+	defer ct.Close()
+	conn := jsonrpc.NewConn(ct, jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) ([]byte, error) { return nil, nil }), jsonrpc.Options{})
+	go conn.Run(context.Background())
+	defer conn.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	params := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"wait"}`
+	if _, err := conn.Call(ctx, mcp.MethodCallTool, []byte(params)); err == nil {
+		t.Fatal("a cancelled call returned no error")
+	}
+	<-ended // without the cancellation, the test ends on its timeout here
+}
