@@ -196,7 +196,12 @@ func (v *virtual) admit(ctx context.Context, o *op) (context.Context, func(res a
 			cancel()
 			rec.Latency = time.Since(start)
 			rec.Decision = audit.Allowed
-			if err != nil {
+			switch {
+			case errors.Is(err, server.ErrInputRequired):
+				rec.Reason = "input required" // the round's answers come with the retry
+			case errors.Is(err, server.ErrRelayed):
+				rec.Reason = "relayed" // a task handle or a round, handed on as it came
+			case err != nil:
 				rec.Decision, rec.Reason = audit.Error, err.Error()
 			}
 			if gov.audit != nil {
@@ -246,7 +251,7 @@ func rateLimited(err error, what string) error {
 // isError result, a question for the client and the downstream client
 // giving up are not its failures.
 func upstreamFailed(ctx context.Context, err error) bool {
-	if err == nil || errors.Is(err, server.ErrInputRequired) {
+	if err == nil || answered(err) {
 		return false
 	}
 	if errors.Is(err, context.Canceled) && !errors.Is(ctx.Err(), context.DeadlineExceeded) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
 // observer keeps the gateway's traces (observe_trace.go) and metrics
@@ -162,8 +163,9 @@ func (v *virtual) observe(ctx context.Context, o *op) (context.Context, func(res
 // outcome is how a request ended, in the terms of the MCP semantic
 // conventions and of the metrics' outcome label.
 type outcome struct {
-	// label is the metrics' outcome: ok, tool_error (a result with
-	// isError), rejected (a JSON-RPC code that blames the request),
+	// label is the metrics' outcome: ok, input_required (a 2026-07-28
+	// round ended with questions for the client), tool_error (a result
+	// with isError), rejected (a JSON-RPC code that blames the request),
 	// canceled, timeout or error.
 	label string
 	// errType is error.type: the JSON-RPC code, tool_error, timeout,
@@ -179,7 +181,10 @@ type outcome struct {
 
 // classify reads the outcome of a forward's result or error.
 func classify(res any, err error) outcome {
-	if err == nil {
+	if errors.Is(err, server.ErrInputRequired) {
+		return outcome{label: "input_required"}
+	}
+	if err == nil || errors.Is(err, server.ErrRelayed) {
 		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 			return outcome{label: "tool_error", errType: "tool_error", failed: true}
 		}
