@@ -3,6 +3,7 @@
 package interop
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -94,6 +95,7 @@ var gatewayScenarios = []gatewayScenario{
 		check:  checkSSEUpstreams,
 	},
 	governanceScenario(),
+	pinningScenario(),
 }
 
 // gatewayCalls are calls each client makes through the gateway, one per
@@ -1282,4 +1284,193 @@ func upstreamText(t *testing.T, url, tool string) string {
 		t.Fatalf("%s of %s: %v", tool, url, err)
 	}
 	return text
+}
+
+// pinningScenario runs `mcpgen-gateway lock` before the gateway serves,
+// and puts a gateway-v2-server.mjs of its own behind the virtual server
+// "pinned" (only its whoami, as pin__whoami), so that it can restart it
+// with another description of whoami. The gateway writes an audit file.
+func pinningScenario() gatewayScenario {
+	var up *v2Upstream
+	var audit string
+	return gatewayScenario{
+		name: "pinning",
+		config: func(t *testing.T, p *gatewayPeers) gatewayConfig {
+			up = startV2Upstream(t, p.node, "")
+			audit = filepath.Join(t.TempDir(), "audit.jsonl")
+			return gatewayConfig{Lock: true, Top: fmt.Sprintf("audit: {file: %q}\n", audit), Servers: fmt.Sprintf(`pinned:
+  upstreams:
+    - name: pinned
+      url: %s
+      prefix: pin__
+      include: [whoami]
+`, up.url)}
+		},
+		check: func(t *testing.T, g *gatewayRun) { checkPinning(t, g.At("pinned"), up, audit) },
+	}
+}
+
+// checkPinning checks that the pinned tool is served, that once the
+// upstream changed its description it is quarantined (unlisted, a call
+// refused naming the change, the gauge at one), that `mcpgen-gateway
+// approve` brings it back on the running gateway, and that every call
+// left an audit line.
+func checkPinning(t *testing.T, g *gatewayRun, up *v2Upstream, audit string) {
+	served := []gatewayCall{{Name: "pin__whoami", Arguments: map[string]any{}, want: "ts-v2-server"}}
+	refused := []gatewayCall{{Name: "pin__whoami", Arguments: map[string]any{}, refusedWith: "description changed"}}
+	clients := func(name string, calls []gatewayCall, listed bool) {
+		t.Run(name, func(t *testing.T) {
+			for _, c := range gatewayClients[:2] {
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					r := c.run(g, t, gatewayPlan{Calls: calls})
+					if slices.Contains(r.Tools, "pin__whoami") != listed {
+						t.Errorf("tools/list gives %v; want pin__whoami listed: %v", r.Tools, listed)
+					}
+					checkCalls(t, r, calls)
+				})
+			}
+		})
+	}
+	quarantined := func(want float64) {
+		t.Helper()
+		if got := g.Metrics(t, "").sum("mcpgen_gateway_quarantined_tools", nil); got != want {
+			t.Errorf("mcpgen_gateway_quarantined_tools = %v, want %v", got, want)
+		}
+	}
+
+	clients("pinned", served, true)
+	quarantined(0)
+	if t.Failed() {
+		return
+	}
+
+	up.restart(t, "Names the server that answers, and now does more.")
+	waitListed(t, g.url, "pin__whoami", false)
+	clients("changed", refused, false)
+	quarantined(1)
+	if !strings.Contains(g.Log(t), "tool quarantined") {
+		t.Error("the gateway did not log the quarantine")
+	}
+
+	out := g.Pin(t, "approve")
+	if !strings.Contains(out, "approved   pinned/whoami: description changed") {
+		t.Errorf("mcpgen-gateway approve printed\n%s\nwithout the approval of pinned/whoami", out)
+	}
+	clients("approved", served, true)
+	quarantined(0)
+
+	// Each call has its line: the four served, and the two refused
+	// while quarantined.
+	lines := waitAudit(t, audit, map[auditCount]int{{"anonymous", "tools/call", "pin__whoami", "allowed"}: 4})
+	if n := countFunc(lines, func(l auditLine) bool { return l.Method == "tools/call" && l.Name == "pin__whoami" }); n != 6 {
+		t.Errorf("%d audit lines of calls of pin__whoami, want 6", n)
+	}
+}
+
+func countFunc[T any](s []T, f func(T) bool) int {
+	n := 0
+	for _, v := range s {
+		if f(v) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitListed waits until a tools/list of the virtual server at url lists
+// the tool name, or does not (listed false): a 2026-07-28 upstream's
+// change shows once the gateway lists it again, which the first list
+// request after its listing expired does. It fails the test after 30s.
+func waitListed(t *testing.T, url, name string, listed bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	s, err := client.New(mcp.Implementation{Name: "mcpgen-interop", Version: "1.0.0"}, &client.Options{Era: mcp.EraModern}).
+		Connect(ctx, streamable.NewClientTransport(url, nil))
+	if err != nil {
+		t.Fatalf("connect to %s: %v", url, err)
+	}
+	defer s.Close()
+	var names []string
+	for {
+		names = names[:0]
+		for tool, err := range s.AllTools(ctx) {
+			if err != nil {
+				t.Fatalf("tools/list of %s (want %s listed: %v): %v", url, name, listed, err)
+			}
+			names = append(names, tool.Name)
+		}
+		if slices.Contains(names, name) == listed {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("tools/list of %s gives %v after 30s; want %s listed: %v", url, names, name, listed)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// v2Upstream is a gateway-v2-server.mjs of a scenario's own, which keeps
+// its port across restarts.
+type v2Upstream struct {
+	node, port string
+	url        string
+	cmd        *exec.Cmd
+}
+
+// startV2Upstream runs gateway-v2-server.mjs with whoami described by
+// description ("" for its own) until the test ends.
+func startV2Upstream(t *testing.T, node, description string) *v2Upstream {
+	t.Helper()
+	_, port, err := net.SplitHostPort(freeAddr(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &v2Upstream{node: node, port: port}
+	t.Cleanup(u.stop)
+	u.start(t, description)
+	return u
+}
+
+func (u *v2Upstream) start(t *testing.T, description string) {
+	t.Helper()
+	cmd := exec.Command(u.node, "gateway-v2-server.mjs")
+	cmd.Env = append(os.Environ(), "GATEWAY_V2_PORT="+u.port, "GATEWAY_V2_WHOAMI_DESCRIPTION="+description)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	u.cmd = cmd
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		t.Fatalf("gateway-v2-server.mjs on port %s printed nothing: %v", u.port, lines.Err())
+	}
+	url, ok := strings.CutPrefix(lines.Text(), "listening ")
+	if !ok {
+		t.Fatalf("gateway-v2-server.mjs printed %q", lines.Text())
+	}
+	u.url = url
+}
+
+// restart stops the server and starts it again, on the same port, with
+// whoami described by description.
+func (u *v2Upstream) restart(t *testing.T, description string) {
+	t.Helper()
+	u.stop()
+	u.start(t, description)
+}
+
+func (u *v2Upstream) stop() {
+	if u.cmd == nil {
+		return
+	}
+	_ = u.cmd.Process.Kill()
+	_ = u.cmd.Wait()
+	u.cmd = nil
 }
