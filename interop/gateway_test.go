@@ -987,6 +987,11 @@ func checkGovernance(t *testing.T, g *gatewayRun, keys governKeys) {
 					}
 				}
 				checkCalls(t, r, calls)
+				// SDK 1.32.2 reports the JSON-RPC code; SDK 2.4.0 one of
+				// its own for the HTTP 429 the refusal comes with.
+				if e := r.Calls[len(r.Calls)-1].Error; c.client.era == mcp.EraLegacy && (e == nil || e.Code != float64(-31429)) {
+					t.Errorf("the rate limit's refusal is %+v, want code -31429", e)
+				}
 			})
 		}
 		// The admin sees and calls ts__get-sum, and is asked to approve
