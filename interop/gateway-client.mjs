@@ -23,6 +23,10 @@
 //	 "gets": [likewise], "reads": [{"uri": URI, "result": ...} or {"uri": URI, "error": ...}],
 //	 "elicitations": [{"message": ...}, ...]}
 //
+// When $GATEWAY_CLIENT_API_KEY is set, every request carries it as
+// "Authorization: Bearer KEY" (it is taken from the environment so that
+// it shows on no command line).
+//
 // A request that fails is reported, not thrown, so that a test can expect
 // a refusal. Anything else that fails, the SDK's own checks of the gateway's
 // messages included, exits non-zero with the error on stderr.
@@ -48,6 +52,8 @@ const answer = (request) => {
 };
 
 const info = { name: `mcpgen-gateway-interop-${sdk}`, version: "1.0.0" };
+const apiKey = process.env.GATEWAY_CLIENT_API_KEY;
+const transportOptions = apiKey ? { requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } } : {};
 let client;
 let transport;
 let negotiated = () => null;
@@ -55,7 +61,7 @@ if (sdk === "v1") {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
   const { ElicitRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
-  transport = new StreamableHTTPClientTransport(new URL(url));
+  transport = new StreamableHTTPClientTransport(new URL(url), transportOptions);
   // SDK 1.x keeps the negotiated version only in the transport.
   let version = null;
   const set = transport.setProtocolVersion?.bind(transport);
@@ -68,7 +74,7 @@ if (sdk === "v1") {
   client.setRequestHandler(ElicitRequestSchema, answer);
 } else {
   const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
-  transport = new StreamableHTTPClientTransport(new URL(url));
+  transport = new StreamableHTTPClientTransport(new URL(url), transportOptions);
   client = new Client(info, {
     versionNegotiation: { mode: { pin: "2026-07-28" } },
     capabilities: { elicitation: { form: {} } },

@@ -9,15 +9,22 @@
 //	whoami          "ts-v2-server"; its description is $GATEWAY_V2_WHOAMI_DESCRIPTION
 //	                when set, for a test that changes a tool's definition
 //	delete_records  marked destructiveHint; "deleted by ts-v2-server"
-//	stats           "stats from ts-v2-server" (a test's filters drop it)
+//	stats           "stats from ts-v2-server: N deletions", N the calls of
+//	                delete_records it answered, for a test that checks a
+//	                refused call never reached it (a test's filters drop it)
 //
-// It listens on a free loopback port and prints
-// "listening http://127.0.0.1:PORT/mcp" on stdout once ready.
+// It listens on the loopback port $GATEWAY_V2_PORT, or a free one, and prints
+// "listening http://127.0.0.1:PORT/mcp" on stdout once ready; a test that
+// restarts it with another description gives the same port again.
 
 import http from "node:http";
 import { McpServer, createMcpHandler } from "@modelcontextprotocol/server";
 
 const text = (t) => ({ content: [{ type: "text", text: t }] });
+
+// deletions counts the calls of delete_records across sessions: the SDK
+// makes a server per request.
+let deletions = 0;
 
 function newServer() {
   const server = new McpServer({ name: "gateway-v2-server", version: "1.0.0" });
@@ -29,9 +36,14 @@ function newServer() {
   server.registerTool(
     "delete_records",
     { description: "Deletes every record.", annotations: { destructiveHint: true } },
-    () => text("deleted by ts-v2-server"),
+    () => {
+      deletions++;
+      return text("deleted by ts-v2-server");
+    },
   );
-  server.registerTool("stats", { description: "Counts the records." }, () => text("stats from ts-v2-server"));
+  server.registerTool("stats", { description: "Counts the records." }, () =>
+    text(`stats from ts-v2-server: ${deletions} deletions`),
+  );
   return server;
 }
 
@@ -72,7 +84,7 @@ const httpServer = http.createServer(async (req, res) => {
     res.end();
   }
 });
-httpServer.listen(0, "127.0.0.1", () => {
+httpServer.listen(Number(process.env.GATEWAY_V2_PORT ?? 0), "127.0.0.1", () => {
   process.stdout.write(`listening http://127.0.0.1:${httpServer.address().port}/mcp\n`);
 });
 process.on("SIGTERM", () => {

@@ -3,22 +3,30 @@
 package interop
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/client"
+	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
 
 // inspectorPackage is the Inspector, whose CLI is one of the gateway's
@@ -55,6 +63,10 @@ type gatewayConfig struct {
 	// Servers holds more virtual servers, keys under servers: each name
 	// and its body. gatewayRun.At reaches them.
 	Servers string
+	// Lock turns pinning on (lock: gateway.lock) and runs
+	// `mcpgen-gateway lock` before the gateway serves, so that every
+	// tool the upstreams list then is pinned.
+	Lock bool
 }
 
 // gatewayFilters keeps and drops some of each upstream's tools, one kind
@@ -82,6 +94,8 @@ var gatewayScenarios = []gatewayScenario{
 		config: sseUpstreams,
 		check:  checkSSEUpstreams,
 	},
+	governanceScenario(),
+	pinningScenario(),
 }
 
 // gatewayCalls are calls each client makes through the gateway, one per
@@ -323,9 +337,11 @@ func checkCalls(t *testing.T, r *gatewayReport, want []gatewayCall) {
 	for i, c := range want {
 		got := r.Calls[i]
 		switch {
-		case c.refused:
+		case c.refused || c.refusedWith != "":
 			if got.Error == nil && (got.Result == nil || !got.Result.IsError) {
 				t.Errorf("%s was answered %s; want it refused", c.Name, got.text())
+			} else if !strings.Contains(got.text(), c.refusedWith) {
+				t.Errorf("%s was refused with %s, want a message with %q", c.Name, got.text(), c.refusedWith)
 			}
 		case got.Error != nil:
 			t.Errorf("%s: %s", c.Name, got.Error.Message)
@@ -450,6 +466,9 @@ func (p *gatewayPeers) writeGatewayConfig(t *testing.T, dir, addr string, extra 
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "listen: %s\n", addr)
+	if extra.Lock {
+		b.WriteString("lock: gateway.lock\n")
+	}
 	b.WriteString(extra.Top)
 	b.WriteString("servers:\n")
 	b.WriteString(indent(extra.Servers, 2))
@@ -496,6 +515,7 @@ type gatewayRun struct {
 	addr   string // host:port
 	url    string // the default virtual server's endpoint
 	log    string // the file the gateway's stderr goes to
+	apiKey string // what the TypeScript clients and REST present, if anything
 }
 
 // start runs mcpgen-gateway serve with the base configuration plus extra
@@ -507,6 +527,9 @@ func (p *gatewayPeers) start(t *testing.T, extra gatewayConfig) *gatewayRun {
 	g.url = "http://" + g.addr + "/mcp"
 	g.config = p.writeGatewayConfig(t, g.dir, g.addr, extra)
 	g.log = filepath.Join(g.dir, "gateway.log")
+	if extra.Lock {
+		g.Pin(t, "lock")
+	}
 	logFile, err := os.Create(g.log)
 	if err != nil {
 		t.Fatal(err)
@@ -550,6 +573,14 @@ func (g *gatewayRun) At(server string) *gatewayRun {
 	return &at
 }
 
+// As returns the gateway as reached with the API key key: the TypeScript
+// clients send it as a bearer token, REST requests as X-API-Key.
+func (g *gatewayRun) As(key string) *gatewayRun {
+	as := *g
+	as.apiKey = key
+	return &as
+}
+
 // Log returns what the gateway has logged so far, for scenarios that
 // check its audit lines or its warnings.
 func (g *gatewayRun) Log(t *testing.T) string {
@@ -579,6 +610,9 @@ type gatewayCall struct {
 
 	want    string // the text of the one text block of the result
 	refused bool   // an error, or a result with isError
+	// refusedWith is what the refusal's message must contain; it
+	// implies refused.
+	refusedWith string
 }
 
 // gatewayGet is a prompts/get and the text its first message must hold.
@@ -704,7 +738,7 @@ func (g *gatewayRun) tsClient(t *testing.T, sdk string, plan gatewayPlan) *gatew
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := runNode(t, g.peers.node, "gateway-client.mjs", sdk, g.url, string(planJSON))
+	out, stderr, err := g.runClient(t, sdk, string(planJSON))
 	if err != nil {
 		t.Fatalf("gateway-client.mjs %s: %v\n%s", sdk, err, stderr)
 	}
@@ -716,6 +750,25 @@ func (g *gatewayRun) tsClient(t *testing.T, sdk string, plan gatewayPlan) *gatew
 		t.Errorf("serverInfo %+v, want the gateway's", r.ServerInfo)
 	}
 	return &r
+}
+
+// runClient runs gateway-client.mjs as runNode does, with the API key,
+// if any, in its environment rather than on its command line.
+func (g *gatewayRun) runClient(t *testing.T, sdk, plan string) (stdout, stderr []byte, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, g.peers.node, "gateway-client.mjs", sdk, g.url, plan)
+	cmd.Env = append(os.Environ(), "GATEWAY_CLIENT_API_KEY="+g.apiKey)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 5 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%w (gave up after a minute)", err)
+	}
+	return out.Bytes(), errOut.Bytes(), err
 }
 
 // Inspector runs the Inspector CLI against the gateway in era with args
@@ -813,4 +866,620 @@ func (g *gatewayRun) inspectorSession(t *testing.T, era mcp.Era, plan gatewayPla
 		r.Reads = append(r.Reads, o)
 	}
 	return r
+}
+
+// Pin runs `mcpgen-gateway CMD --config` (lock or approve) on the
+// gateway's configuration and returns what it printed.
+func (g *gatewayRun) Pin(t *testing.T, cmd string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, g.peers.gateway, cmd, "--config", g.config).CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcpgen-gateway %s: %v\n%s", cmd, err, out)
+	}
+	return string(out)
+}
+
+// governKeys are the API keys of the governance scenario, in files the
+// configuration names, and the audit file it writes.
+type governKeys struct {
+	admin, guest string // the keys
+	audit        string // the audit file
+}
+
+// adminPrincipal and guestPrincipal are the two keys' principals as audit
+// lines name them.
+const (
+	adminPrincipal = "admin@mcpgen-gateway:api-key"
+	guestPrincipal = "guest@mcpgen-gateway:api-key"
+)
+
+// governanceScenario checks authorization, policy, audit, metrics and
+// the REST facade together, on one gateway: two API keys, admin (scope
+// tools.admin) and guest (tools.read); a rule that hides ts__get-sum from
+// whoever lacks tools.admin; a policy section, which makes
+// v2__delete_records (destructiveHint) need an approval while the
+// overrides spare the go__ and ts__ tools; a per-tool rate limit of three
+// calls; an audit file and the REST facade.
+func governanceScenario() gatewayScenario {
+	var keys governKeys
+	return gatewayScenario{
+		name: "governance",
+		config: func(t *testing.T, _ *gatewayPeers) gatewayConfig {
+			dir := t.TempDir()
+			keys = governKeys{admin: newAPIKey(t), guest: newAPIKey(t), audit: filepath.Join(dir, "audit.jsonl")}
+			keyFile := func(name, key string) string {
+				path := filepath.Join(dir, name+".key")
+				if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return path
+			}
+			return gatewayConfig{
+				Top: fmt.Sprintf(`auth:
+  keys:
+    - key: {file: %q}
+      subject: admin
+      scopes: [tools.admin]
+    - key: {file: %q}
+      subject: guest
+      scopes: [tools.read]
+rest: {}
+audit:
+  file: %q
+`, keyFile("admin", keys.admin), keyFile("guest", keys.guest), keys.audit),
+				Server: `authz:
+  default: allow
+  rules:
+    - name: sums-for-admins
+      deny: 'request.name == "ts__get-sum" && !("tools.admin" in principal.scopes)'
+policy:
+  perTool: {perMinute: 0.001, burst: 3}  # three calls, then none for 16 hours
+  approval:
+    - {tool: "go__*", require: false}
+    - {tool: "ts__*", require: false}
+`,
+			}
+		},
+		check: func(t *testing.T, g *gatewayRun) { checkGovernance(t, g, keys) },
+	}
+}
+
+// newAPIKey returns a random API key.
+func newAPIKey(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return "mcpgen-test-" + hex.EncodeToString(b)
+}
+
+func checkGovernance(t *testing.T, g *gatewayRun, keys governKeys) {
+	admin, guest := g.As(keys.admin), g.As(keys.guest)
+	greet := gatewayCall{Name: "go__greet", Arguments: map[string]any{"name": "Ada"}, want: "Hello, Ada!"}
+	echo := gatewayCall{Name: "ts__echo", Arguments: map[string]any{"message": "limited"}, want: "Echo: limited"}
+	sum := gatewayCall{Name: "ts__get-sum", Arguments: map[string]any{"a": 2, "b": 3.5}, want: "The sum of 2 and 3.5 is 5.5."}
+	hiddenSum := gatewayCall{Name: "ts__get-sum", Arguments: map[string]any{"a": 1, "b": 1}, refusedWith: "unknown tool"}
+	deleted := gatewayCall{Name: "v2__delete_records", Arguments: map[string]any{}, want: "deleted by ts-v2-server"}
+	notDeleted := gatewayCall{Name: "v2__delete_records", Arguments: map[string]any{}, refusedWith: "was not called"}
+	limited := func(c gatewayCall) gatewayCall {
+		return gatewayCall{Name: c.Name, Arguments: c.Arguments, refusedWith: "rate limit exceeded"}
+	}
+	t.Run("clients", func(t *testing.T) {
+		// The guests use up the burst of three calls of one tool each,
+		// in each era, and do not see ts__get-sum.
+		for _, c := range []struct {
+			client gatewayClient
+			tool   gatewayCall
+		}{{gatewayClients[0], greet}, {gatewayClients[1], echo}} {
+			t.Run("guest/"+c.client.name, func(t *testing.T) {
+				t.Parallel()
+				calls := []gatewayCall{hiddenSum, c.tool, c.tool, c.tool, limited(c.tool)}
+				r := c.client.run(guest, t, gatewayPlan{Calls: calls})
+				if slices.Contains(r.Tools, "ts__get-sum") {
+					t.Errorf("the guest sees ts__get-sum, which rule sums-for-admins hides: %v", r.Tools)
+				}
+				for _, want := range []string{"go__greet", "ts__echo", "v2__delete_records"} {
+					if !slices.Contains(r.Tools, want) {
+						t.Errorf("the guest does not see %s: %v", want, r.Tools)
+					}
+				}
+				checkCalls(t, r, calls)
+				// SDK 1.32.2 reports the JSON-RPC code; SDK 2.4.0 one of
+				// its own for the HTTP 429 the refusal comes with.
+				if e := r.Calls[len(r.Calls)-1].Error; c.client.era == mcp.EraLegacy && (e == nil || e.Code != float64(-31429)) {
+					t.Errorf("the rate limit's refusal is %+v, want code -31429", e)
+				}
+			})
+		}
+		// The admin sees and calls ts__get-sum, and is asked to approve
+		// each call of v2__delete_records: the legacy client through an
+		// elicitation request, the 2026-07-28 one through an input round.
+		for _, c := range gatewayClients[:2] {
+			for _, answer := range []string{"accept", "decline"} {
+				t.Run("admin/"+c.name+"/"+answer, func(t *testing.T) {
+					t.Parallel()
+					calls := []gatewayCall{sum, deleted}
+					if answer == "decline" {
+						calls = []gatewayCall{notDeleted}
+					}
+					r := c.run(admin, t, gatewayPlan{Calls: calls, Elicit: answer})
+					if !slices.Contains(r.Tools, "ts__get-sum") {
+						t.Errorf("the admin does not see ts__get-sum: %v", r.Tools)
+					}
+					checkCalls(t, r, calls)
+					if len(r.Elicitations) != 1 || !strings.Contains(r.Elicitations[0].Message, "v2__delete_records") {
+						t.Errorf("the client was asked %+v, want one approval of v2__delete_records", r.Elicitations)
+					}
+				})
+			}
+		}
+		t.Run("REST", func(t *testing.T) {
+			t.Parallel()
+			checkGovernedREST(t, g, keys)
+		})
+	})
+	if t.Failed() {
+		return
+	}
+
+	// The two declined calls never reached the upstream. (It is every
+	// scenario's tsv2, but no other deletes.)
+	if got, want := upstreamText(t, g.peers.v2URL, "stats"), "stats from ts-v2-server: 2 deletions"; got != want {
+		t.Errorf("the upstream says %q, want %q: only the two approved calls reach it", got, want)
+	}
+
+	calls := func(who, name string, d string) auditCount { return auditCount{who, "tools/call", name, d} }
+	want := map[auditCount]int{
+		calls(guestPrincipal, "go__greet", "allowed"):                    3,
+		calls(guestPrincipal, "go__greet", "rate-limited"):               1,
+		calls(guestPrincipal, "ts__echo", "allowed"):                     3,
+		calls(guestPrincipal, "ts__echo", "rate-limited"):                1,
+		calls(guestPrincipal, "ts__get-sum", "denied"):                   2,
+		calls(adminPrincipal, "ts__get-sum", "allowed"):                  2,
+		calls(adminPrincipal, "go__greet", "allowed"):                    1, // by REST
+		calls(adminPrincipal, "v2__delete_records", "allowed"):           2,
+		calls(adminPrincipal, "v2__delete_records", "approval-declined"): 2,
+		calls(adminPrincipal, "v2__delete_records", "approval-asked"):    2, // the 2026-07-28 first rounds
+	}
+	lines := waitAudit(t, keys.audit, want)
+	for _, l := range lines {
+		if l.Principal != adminPrincipal && l.Principal != guestPrincipal {
+			t.Errorf("audit line of principal %q, want admin's or guest's: %s", l.Principal, l.raw)
+		}
+	}
+	for _, who := range []string{adminPrincipal, guestPrincipal} {
+		if !slices.ContainsFunc(lines, func(l auditLine) bool {
+			return l.Principal == who && l.Method == "tools/list" && l.Decision == "allowed"
+		}) {
+			t.Errorf("no audit line of a tools/list by %s", who)
+		}
+	}
+	audit, err := os.ReadFile(keys.audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, text := range map[string]string{"the audit file": string(audit), "the gateway's log": g.Log(t)} {
+		for _, key := range []string{keys.admin, keys.guest} {
+			if strings.Contains(text, key) {
+				t.Errorf("%s holds an API key", what)
+			}
+		}
+	}
+
+	m := g.Metrics(t, keys.admin)
+	for _, c := range []struct {
+		name, outcome string
+		want          float64
+	}{
+		{"go__greet", "ok", 4}, // three by the guest, one by REST
+		{"ts__echo", "ok", 3},
+		{"ts__get-sum", "ok", 2},
+		{"v2__delete_records", "ok", 2},
+	} {
+		labels := map[string]string{"server": "default", "method": "tools/call", "name": c.name, "outcome": c.outcome}
+		if got := m.sum("mcpgen_gateway_requests_total", labels); got != c.want {
+			t.Errorf("mcpgen_gateway_requests_total%v = %v, want %v", labels, got, c.want)
+		}
+	}
+	// The refusal of the fourth call is counted too, whatever its
+	// outcome label.
+	for _, name := range []string{"go__greet", "ts__echo"} {
+		all := m.sum("mcpgen_gateway_requests_total", map[string]string{"method": "tools/call", "name": name})
+		ok := m.sum("mcpgen_gateway_requests_total", map[string]string{"method": "tools/call", "name": name, "outcome": "ok"})
+		if all-ok != 1 {
+			t.Errorf("%v calls of %s counted that did not end ok, want 1 (rate-limited)", all-ok, name)
+		}
+	}
+}
+
+// checkGovernedREST checks the REST facade under the keys: each sees the
+// tools it may call in the OpenAPI document, a call answers with the
+// tool's result, and a hidden tool is not found.
+func checkGovernedREST(t *testing.T, g *gatewayRun, keys governKeys) {
+	paths := func(key string) []string {
+		status, body := g.REST(t, key, "GET", "/rest/openapi.json", "")
+		if status != 200 {
+			t.Fatalf("GET /rest/openapi.json: %d %s", status, body)
+		}
+		var doc struct {
+			Paths map[string]any `json:"paths"`
+		}
+		if err := json.Unmarshal(body, &doc); err != nil {
+			t.Fatalf("GET /rest/openapi.json: %v: %s", err, body)
+		}
+		return slices.Sorted(maps.Keys(doc.Paths))
+	}
+	guestPaths, adminPaths := paths(keys.guest), paths(keys.admin)
+	if !slices.Contains(guestPaths, "/tools/go__greet") || slices.Contains(guestPaths, "/tools/ts__get-sum") {
+		t.Errorf("the guest's OpenAPI document has paths %v, want /tools/go__greet and not /tools/ts__get-sum", guestPaths)
+	}
+	if !slices.Contains(adminPaths, "/tools/ts__get-sum") {
+		t.Errorf("the admin's OpenAPI document has paths %v, want /tools/ts__get-sum", adminPaths)
+	}
+	if status, body := g.REST(t, keys.admin, "POST", "/rest/tools/go__greet", `{"name": "REST"}`); status != 200 || !strings.Contains(string(body), "Hello, REST!") {
+		t.Errorf("POST /rest/tools/go__greet: %d %s, want 200 with Hello, REST!", status, body)
+	}
+	if status, body := g.REST(t, keys.guest, "POST", "/rest/tools/ts__get-sum", `{}`); status != 404 {
+		t.Errorf("the guest's POST /rest/tools/ts__get-sum: %d %s, want 404", status, body)
+	}
+	if status, body := g.REST(t, "", "GET", "/rest/openapi.json", ""); status != 401 {
+		t.Errorf("GET /rest/openapi.json without a key: %d %s, want 401", status, body)
+	}
+}
+
+// REST sends a request to the gateway's REST facade with the API key, if
+// any, as X-API-Key, and returns the status and body of the answer.
+func (g *gatewayRun) REST(t *testing.T, key, method, path, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, "http://"+g.addr+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	return httpDo(t, req)
+}
+
+func httpDo(t *testing.T, req *http.Request) (int, []byte) {
+	t.Helper()
+	c := &http.Client{Timeout: time.Minute}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	return resp.StatusCode, data
+}
+
+// promText is a scrape of /metrics.
+type promText string
+
+// Metrics scrapes the gateway's /metrics, with the API key key when it
+// is not empty.
+func (g *gatewayRun) Metrics(t *testing.T, key string) promText {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), "GET", "http://"+g.addr+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	status, body := httpDo(t, req)
+	if status != 200 {
+		t.Fatalf("GET /metrics: %d %s", status, body)
+	}
+	return promText(body)
+}
+
+// sum adds up the samples of the metric name whose labels include
+// labels.
+func (p promText) sum(name string, labels map[string]string) float64 {
+	total := 0.0
+	for _, line := range strings.Split(string(p), "\n") {
+		rest, ok := strings.CutPrefix(line, name)
+		if !ok || rest == "" || (rest[0] != '{' && rest[0] != ' ') {
+			continue
+		}
+		set, value := "", rest
+		if rest[0] == '{' {
+			end := strings.LastIndex(rest, "}")
+			if end < 0 {
+				continue
+			}
+			set, value = rest[1:end], rest[end+1:]
+		}
+		matched := true
+		for k, v := range labels {
+			if !strings.Contains(","+set+",", ","+k+"="+strconv.Quote(v)+",") {
+				matched = false
+				break
+			}
+		}
+		if f, err := strconv.ParseFloat(strings.TrimSpace(value), 64); matched && err == nil {
+			total += f
+		}
+	}
+	return total
+}
+
+// auditLine is one line of the audit file.
+type auditLine struct {
+	Principal string `json:"principal"`
+	Method    string `json:"method"`
+	Name      string `json:"name"`
+	Decision  string `json:"decision"`
+	Reason    string `json:"reason"`
+	raw       string
+}
+
+// auditCount is what waitAudit counts lines by.
+type auditCount struct{ principal, method, name, decision string }
+
+// waitAudit waits until the audit file holds at least the lines want
+// counts (the gateway writes them in the background), then checks it
+// holds exactly those, and returns every line.
+func waitAudit(t *testing.T, path string, want map[auditCount]int) []auditLine {
+	t.Helper()
+	var lines []auditLine
+	var got map[auditCount]int
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		data, err := os.ReadFile(path)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		lines, got = nil, map[auditCount]int{}
+		for _, text := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			if text == "" {
+				continue
+			}
+			l := auditLine{raw: text}
+			if err := json.Unmarshal([]byte(text), &l); err != nil {
+				t.Fatalf("audit line %s: %v", text, err)
+			}
+			lines = append(lines, l)
+			got[auditCount{l.Principal, l.Method, l.Name, l.Decision}]++
+		}
+		short := false
+		for k, n := range want {
+			short = short || got[k] < n
+		}
+		if !short || time.Now().After(deadline) {
+			break
+		}
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%d audit lines of %s %s %s by %s, want %d", got[k], k.method, k.name, k.decision, k.principal, n)
+		}
+	}
+	if t.Failed() {
+		for _, l := range lines {
+			t.Logf("audit: %s", l.raw)
+		}
+	}
+	return lines
+}
+
+// upstreamText calls the tool of the 2026-07-28 upstream at url, without
+// arguments and around the gateway, and returns its text.
+func upstreamText(t *testing.T, url, tool string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	s, err := client.New(mcp.Implementation{Name: "mcpgen-interop", Version: "1.0.0"}, &client.Options{Era: mcp.EraModern}).
+		Connect(ctx, streamable.NewClientTransport(url, nil))
+	if err != nil {
+		t.Fatalf("connect to %s: %v", url, err)
+	}
+	defer s.Close()
+	res, err := s.CallTool(ctx, &mcp.CallToolRequestParams{Name: tool, Arguments: json.RawMessage("{}")})
+	if err != nil {
+		t.Fatalf("%s of %s: %v", tool, url, err)
+	}
+	text, err := onlyText(res)
+	if err != nil {
+		t.Fatalf("%s of %s: %v", tool, url, err)
+	}
+	return text
+}
+
+// pinningScenario runs `mcpgen-gateway lock` before the gateway serves,
+// and puts a gateway-v2-server.mjs of its own behind the virtual server
+// "pinned" (only its whoami, as pin__whoami), so that it can restart it
+// with another description of whoami. The gateway writes an audit file.
+func pinningScenario() gatewayScenario {
+	var up *v2Upstream
+	var audit string
+	return gatewayScenario{
+		name: "pinning",
+		config: func(t *testing.T, p *gatewayPeers) gatewayConfig {
+			up = startV2Upstream(t, p.node, "")
+			audit = filepath.Join(t.TempDir(), "audit.jsonl")
+			return gatewayConfig{Lock: true, Top: fmt.Sprintf("audit: {file: %q}\n", audit), Servers: fmt.Sprintf(`pinned:
+  upstreams:
+    - name: pinned
+      url: %s
+      prefix: pin__
+      include: [whoami]
+`, up.url)}
+		},
+		check: func(t *testing.T, g *gatewayRun) { checkPinning(t, g.At("pinned"), up, audit) },
+	}
+}
+
+// checkPinning checks that the pinned tool is served, that once the
+// upstream changed its description it is quarantined (unlisted, a call
+// refused naming the change, the gauge at one), that `mcpgen-gateway
+// approve` brings it back on the running gateway, and that every call
+// left an audit line.
+func checkPinning(t *testing.T, g *gatewayRun, up *v2Upstream, audit string) {
+	served := []gatewayCall{{Name: "pin__whoami", Arguments: map[string]any{}, want: "ts-v2-server"}}
+	refused := []gatewayCall{{Name: "pin__whoami", Arguments: map[string]any{}, refusedWith: "description changed"}}
+	clients := func(name string, calls []gatewayCall, listed bool) {
+		t.Run(name, func(t *testing.T) {
+			for _, c := range gatewayClients[:2] {
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					r := c.run(g, t, gatewayPlan{Calls: calls})
+					if slices.Contains(r.Tools, "pin__whoami") != listed {
+						t.Errorf("tools/list gives %v; want pin__whoami listed: %v", r.Tools, listed)
+					}
+					checkCalls(t, r, calls)
+				})
+			}
+		})
+	}
+	quarantined := func(want float64) {
+		t.Helper()
+		if got := g.Metrics(t, "").sum("mcpgen_gateway_quarantined_tools", nil); got != want {
+			t.Errorf("mcpgen_gateway_quarantined_tools = %v, want %v", got, want)
+		}
+	}
+
+	clients("pinned", served, true)
+	quarantined(0)
+	if t.Failed() {
+		return
+	}
+
+	up.restart(t, "Names the server that answers, and now does more.")
+	waitListed(t, g.url, "pin__whoami", false)
+	clients("changed", refused, false)
+	quarantined(1)
+	if !strings.Contains(g.Log(t), "tool quarantined") {
+		t.Error("the gateway did not log the quarantine")
+	}
+
+	out := g.Pin(t, "approve")
+	if !strings.Contains(out, "approved   pinned/whoami: description changed") {
+		t.Errorf("mcpgen-gateway approve printed\n%s\nwithout the approval of pinned/whoami", out)
+	}
+	clients("approved", served, true)
+	quarantined(0)
+
+	// Each call has its line: the four served, and the two refused
+	// while quarantined.
+	lines := waitAudit(t, audit, map[auditCount]int{{"anonymous", "tools/call", "pin__whoami", "allowed"}: 4})
+	if n := countFunc(lines, func(l auditLine) bool { return l.Method == "tools/call" && l.Name == "pin__whoami" }); n != 6 {
+		t.Errorf("%d audit lines of calls of pin__whoami, want 6", n)
+	}
+}
+
+func countFunc[T any](s []T, f func(T) bool) int {
+	n := 0
+	for _, v := range s {
+		if f(v) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitListed waits until a tools/list of the virtual server at url lists
+// the tool name, or does not (listed false): a 2026-07-28 upstream's
+// change shows once the gateway lists it again, which the first list
+// request after its listing expired does. It fails the test after 30s.
+func waitListed(t *testing.T, url, name string, listed bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	s, err := client.New(mcp.Implementation{Name: "mcpgen-interop", Version: "1.0.0"}, &client.Options{Era: mcp.EraModern}).
+		Connect(ctx, streamable.NewClientTransport(url, nil))
+	if err != nil {
+		t.Fatalf("connect to %s: %v", url, err)
+	}
+	defer s.Close()
+	var names []string
+	for {
+		names = names[:0]
+		for tool, err := range s.AllTools(ctx) {
+			if err != nil {
+				t.Fatalf("tools/list of %s (want %s listed: %v): %v", url, name, listed, err)
+			}
+			names = append(names, tool.Name)
+		}
+		if slices.Contains(names, name) == listed {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("tools/list of %s gives %v after 30s; want %s listed: %v", url, names, name, listed)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// v2Upstream is a gateway-v2-server.mjs of a scenario's own, which keeps
+// its port across restarts.
+type v2Upstream struct {
+	node, port string
+	url        string
+	cmd        *exec.Cmd
+}
+
+// startV2Upstream runs gateway-v2-server.mjs with whoami described by
+// description ("" for its own) until the test ends.
+func startV2Upstream(t *testing.T, node, description string) *v2Upstream {
+	t.Helper()
+	_, port, err := net.SplitHostPort(freeAddr(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &v2Upstream{node: node, port: port}
+	t.Cleanup(u.stop)
+	u.start(t, description)
+	return u
+}
+
+func (u *v2Upstream) start(t *testing.T, description string) {
+	t.Helper()
+	cmd := exec.Command(u.node, "gateway-v2-server.mjs")
+	cmd.Env = append(os.Environ(), "GATEWAY_V2_PORT="+u.port, "GATEWAY_V2_WHOAMI_DESCRIPTION="+description)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	u.cmd = cmd
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		t.Fatalf("gateway-v2-server.mjs on port %s printed nothing: %v", u.port, lines.Err())
+	}
+	url, ok := strings.CutPrefix(lines.Text(), "listening ")
+	if !ok {
+		t.Fatalf("gateway-v2-server.mjs printed %q", lines.Text())
+	}
+	u.url = url
+}
+
+// restart stops the server and starts it again, on the same port, with
+// whoami described by description.
+func (u *v2Upstream) restart(t *testing.T, description string) {
+	t.Helper()
+	u.stop()
+	u.start(t, description)
+}
+
+func (u *v2Upstream) stop() {
+	if u.cmd == nil {
+		return
+	}
+	_ = u.cmd.Process.Kill()
+	_ = u.cmd.Wait()
+	u.cmd = nil
 }
