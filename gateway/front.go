@@ -122,7 +122,7 @@ func identityOf(r *http.Request) (any, error) {
 func (g *Gateway) Handler() http.Handler {
 	f := g.door
 	mux := http.NewServeMux()
-	g.obs.mount(mux)
+	g.obs.mount(mux, f.guard) // behind the same keys as /mcp; metricsListen serves it apart
 	if f.mw != nil {
 		if u, err := url.Parse(f.mw.MetadataURL()); err == nil {
 			mux.Handle(u.EscapedPath(), f.mw.MetadataHandler())

@@ -218,6 +218,18 @@ func TestAPIKeys(t *testing.T) {
     - subject: bob
       key: {file: `+bobFile+`}
 `)
+	t.Run("metrics with a key", func(t *testing.T) {
+		req, _ := http.NewRequest("GET", ts.URL+"/metrics", nil)
+		req.Header.Set(APIKeyHeader, aliceKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /metrics with a key: %s", resp.Status)
+		}
+	})
 	t.Run("refused", func(t *testing.T) {
 		for _, c := range []struct {
 			name, header, value, challenge string
@@ -227,7 +239,7 @@ func TestAPIKeys(t *testing.T) {
 			{"wrong header", APIKeyHeader, "nope-nope-nope-nope", `Bearer realm="mcpgen-gateway", error="invalid_token"`},
 			{"another scheme", "Authorization", "Basic " + aliceKey, `Bearer realm="mcpgen-gateway"`},
 		} {
-			for _, path := range []string{"/mcp", "/mcp/default", "/sse", "/mcp/default/message"} {
+			for _, path := range []string{"/mcp", "/mcp/default", "/sse", "/mcp/default/message", "/metrics"} {
 				req, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 				req.Header.Set("Content-Type", "application/json")
 				if c.header != "" {

@@ -98,13 +98,20 @@ func (g *Gateway) newServer(name string, sc *ServerConfig) (*virtual, *endpoint,
 		Caching: sc.caching(),
 	})
 	v := newVirtual(g, name, srv)
-	srv.Use(v.listMiddleware)
 	for _, uc := range sc.Upstreams {
 		v.ups = append(v.ups, g.newUpstream(v, uc))
 	}
+	// The middleware, outermost first: the audit, which must see each
+	// request's final answer; the lists' cursors and expiry (cache.go);
+	// the callers' views, which setGovern adds (govern.go), so that what
+	// a caller may not see answers as unknown before anything inside
+	// tells more; pinning's quarantine errors (pinning.go); and tasks/*
+	// routed to the upstream that runs the task (tasks.go).
+	srv.Use(v.auditRequests, v.listMiddleware)
 	if err := v.setGovern(sc); err != nil {
 		return nil, nil, fmt.Errorf("virtual server %s: %w", name, err)
 	}
+	srv.Use(v.pinGuard, v.relayTasks)
 	return v, g.door.serve(name, srv), nil
 }
 

@@ -354,7 +354,6 @@ func (v *virtual) setGovern(sc *ServerConfig) error {
 	sg.cur.Store(sec)
 	if first {
 		v.gov.Store(sg)
-		v.srv.Use(v.auditRequests) // first: outside the views
 		if sc.filtersPerCaller() {
 			v.srv.Use(v.hideCompletions)
 			sg.views = v.srv.SetVisibility(callerViews{v}, 0)

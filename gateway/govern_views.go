@@ -182,6 +182,9 @@ func (v *virtual) auditRequests(next server.HandlerFunc) server.HandlerFunc {
 			_ = json.Unmarshal(req.Params, &params)
 			rec.Name, rec.Arguments = params.Name+params.URI, params.Arguments
 			rec.Decision, rec.Reason = audit.Denied, "not routed: "+fmt.Sprint(err)
+			if req.Method == mcp.MethodCallTool && v.quarantined(params.Name) != nil {
+				rec.Decision, rec.Reason = audit.Quarantined, fmt.Sprint(err)
+			}
 		case err != nil:
 			rec.Decision, rec.Reason = audit.Error, err.Error()
 		default:

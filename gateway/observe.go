@@ -184,6 +184,15 @@ func classify(res any, err error) outcome {
 	if errors.Is(err, server.ErrInputRequired) {
 		return outcome{label: "input_required"}
 	}
+	var r *refusal
+	if errors.As(err, &r) {
+		out := outcome{label: "rejected", errType: "refused"}
+		var je *jsonrpc.Error
+		if errors.As(r.err, &je) {
+			out.errType, out.code, out.hasCode = strconv.FormatInt(je.Code, 10), je.Code, true
+		}
+		return out
+	}
 	if err == nil || errors.Is(err, server.ErrRelayed) {
 		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 			return outcome{label: "tool_error", errType: "tool_error", failed: true}
@@ -205,6 +214,14 @@ func classify(res any, err error) outcome {
 	}
 	return outcome{label: "error", errType: "_OTHER", failed: true}
 }
+
+// refusal is how route tells end that governance refused the request
+// (an authorization rule, a quarantine, a declined approval, a limit, an
+// open breaker): the gateway did its job, so it is no error of the server.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
 
 // blamesRequest reports whether a JSON-RPC error code says the caller sent
 // a request that could not be served; the conventions do not count those
@@ -282,8 +299,8 @@ func (t *TelemetryConfig) MetricsOn() bool {
 
 // mount adds the telemetry endpoints (/metrics) to mux, unless they are
 // off or served on telemetry.metricsListen.
-func (o *observer) mount(mux *http.ServeMux) {
+func (o *observer) mount(mux *http.ServeMux, guard func(http.Handler) http.Handler) {
 	if o.metrics != nil && o.server == nil {
-		mux.Handle("/metrics", o.metrics.handler())
+		mux.Handle("/metrics", guard(o.metrics.handler()))
 	}
 }

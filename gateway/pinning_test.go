@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/gateway/audit"
 	"github.com/mcpgen/mcpgen/gateway/pin"
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/client"
@@ -185,6 +187,8 @@ func TestPinQuarantineAndApprove(t *testing.T) {
 	if _, err := WriteLock(context.Background(), cfg, false, nil); err != nil {
 		t.Fatal(err)
 	}
+	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
+	cfg.Audit = &audit.Config{File: auditFile}
 	var lg logs
 	g := startPinned(t, cfg, lg.logger())
 	s := connect(t, g, nil)
@@ -247,6 +251,25 @@ func TestPinQuarantineAndApprove(t *testing.T) {
 	}
 	if len(lg.matching("tool released from quarantine", "tool=up__echo\n")) != 1 {
 		t.Errorf("release not logged: %q", lg.lines)
+	}
+
+	// The refused call's audit line says why.
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(auditFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decisions []string
+	for line := range strings.Lines(string(data)) {
+		var r struct{ Name, Method, Decision string }
+		if err := json.Unmarshal([]byte(line), &r); err == nil && r.Name == "up__echo" && r.Method == "tools/call" {
+			decisions = append(decisions, r.Decision)
+		}
+	}
+	if want := []string{"quarantined", "allowed"}; !slices.Equal(decisions, want) {
+		t.Errorf("audit decisions of the up__echo calls %q, want %q", decisions, want)
 	}
 }
 

@@ -66,8 +66,6 @@ type virtual struct {
 func newVirtual(g *Gateway, name string, srv *server.Server) *virtual {
 	v := &virtual{g: g, name: name, srv: srv, owner: map[entry]*upstream{}, owned: map[*upstream][]entry{}, synced: map[*upstream]bool{}, lists: newListState()}
 	srv.SetCompletion(v.complete)
-	srv.Use(v.pinGuard)
-	srv.Use(v.relayTasks) // tasks.go: tasks/* naming an upstream's task go to it
 	return v
 }
 
@@ -327,7 +325,7 @@ func route[R any](ctx context.Context, v *virtual, o *op, forward func(ctx conte
 	ctx, end := v.observe(ctx, o)
 	ctx, finish, err := v.admit(ctx, o)
 	if err != nil {
-		end(nil, err)
+		end(nil, &refusal{err})
 		return zero, err
 	}
 	r, err := forward(ctx)

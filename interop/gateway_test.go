@@ -1084,13 +1084,14 @@ func checkGovernance(t *testing.T, g *gatewayRun, keys governKeys) {
 			t.Errorf("mcpgen_gateway_requests_total%v = %v, want %v", labels, got, c.want)
 		}
 	}
-	// The refusal of the fourth call is counted too, whatever its
-	// outcome label.
+	// The refusal of the fourth call is counted too, as rejected: the
+	// gateway refused it, no server failed.
 	for _, name := range []string{"go__greet", "ts__echo"} {
 		all := m.sum("mcpgen_gateway_requests_total", map[string]string{"method": "tools/call", "name": name})
 		ok := m.sum("mcpgen_gateway_requests_total", map[string]string{"method": "tools/call", "name": name, "outcome": "ok"})
-		if all-ok != 1 {
-			t.Errorf("%v calls of %s counted that did not end ok, want 1 (rate-limited)", all-ok, name)
+		rejected := m.sum("mcpgen_gateway_requests_total", map[string]string{"method": "tools/call", "name": name, "outcome": "rejected"})
+		if all-ok != 1 || rejected != 1 {
+			t.Errorf("calls of %s: %v counted that did not end ok, %v rejected; want 1 and 1 (rate-limited)", name, all-ok, rejected)
 		}
 	}
 }
