@@ -75,11 +75,11 @@ func set(ms []member, key string, value []byte) []member {
 // withMeta returns params with the members add in its _meta object, made
 // when absent. A key the params' _meta already holds keeps its value: what
 // the caller wrote wins. Every 2026-07-28 request goes through here, so
-// it writes the result in one buffer, reading params twice rather than
-// splitting them into members: the output is what
-// object(set(members(params), "_meta", merged)) would be.
+// rather than splitting params into members it reads them in place and
+// writes two buffers, the merged _meta and the result; the bytes are what
+// object(set(members(params), "_meta", merged)) gives.
 func withMeta(params []byte, add []member) ([]byte, error) {
-	var meta []byte // the value of the last _meta, as encoding/json reads duplicates
+	var meta []byte // the last _meta's value, as encoding/json reads duplicates
 	var metaErr error
 	err := eachMember(params, func(key, value []byte) {
 		if string(key) == "_meta" {
@@ -95,57 +95,47 @@ func withMeta(params []byte, add []member) ([]byte, error) {
 	if metaErr != nil {
 		return nil, fmt.Errorf("params._meta: %w", metaErr)
 	}
-	n := len(params) + 16
+
+	n := len(meta) + 2
 	for _, a := range add {
 		n += len(a.key) + len(a.value) + 4
 	}
-	out := append(make([]byte, 0, n), '{')
-	first, metaDone := true, false
-	appendKey := func(key []byte) {
-		if !first {
-			out = append(out, ',')
-		}
-		first = false
-		out = append(jsonrpc.AppendStringBytes(out, key), ':')
-	}
-	appendMeta := func() {
-		out = append(out, '{')
-		inner := true
-		eachMember(meta, func(key, value []byte) {
-			if !inner {
-				out = append(out, ',')
-			}
-			inner = false
-			out = append(append(jsonrpc.AppendStringBytes(out, key), ':'), value...)
-		})
-		for i, a := range add {
-			if memberOf(meta, a.key) != nil || has(add[:i], a.key) {
-				continue
-			}
-			if !inner {
-				out = append(out, ',')
-			}
-			inner = false
-			out = append(append(jsonrpc.AppendString(out, a.key), ':'), a.value...)
-		}
-		out = append(out, '}')
-	}
-	eachMember(params, func(key, value []byte) {
-		switch {
-		case string(key) != "_meta":
-			appendKey(key)
-			out = append(out, value...)
-		case !metaDone: // the first _meta's place holds the merged object
-			appendKey(key)
-			appendMeta()
-			metaDone = true
-		}
+	merged := append(make([]byte, 0, n), '{')
+	eachMember(meta, func(key, value []byte) {
+		merged = append(append(jsonrpc.AppendStringBytes(comma(merged), key), ':'), value...)
 	})
-	if !metaDone {
-		appendKey([]byte("_meta"))
-		appendMeta()
+	for i, a := range add {
+		if memberOf(meta, a.key) == nil && !has(add[:i], a.key) {
+			merged = append(append(jsonrpc.AppendString(comma(merged), a.key), ':'), a.value...)
+		}
+	}
+	merged = append(merged, '}')
+
+	out := append(make([]byte, 0, len(params)+len(merged)+10), '{')
+	placed := false // the first _meta's place holds the merged one, and later ones go
+	eachMember(params, func(key, value []byte) {
+		if string(key) == "_meta" {
+			if placed {
+				return
+			}
+			value, placed = merged, true
+		}
+		out = append(append(jsonrpc.AppendStringBytes(comma(out), key), ':'), value...)
+	})
+	if !placed {
+		out = append(append(jsonrpc.AppendString(comma(out), "_meta"), ':'), merged...)
 	}
 	return append(out, '}'), nil
+}
+
+// comma appends the ',' that goes before a member of the JSON object
+// being written in out, unless the member is its first: out then ends
+// with the object's '{', which no JSON value ends with.
+func comma(out []byte) []byte {
+	if out[len(out)-1] == '{' {
+		return out
+	}
+	return append(out, ',')
 }
 
 // eachMember calls f with the key, unescaped, and the raw value of each

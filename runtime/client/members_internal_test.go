@@ -56,6 +56,10 @@ func TestWithMetaMatchesMembers(t *testing.T) {
 			t.Errorf("withMeta(%s) = %s, %v\nwant %s, %v", params, got, err, want, wantErr)
 		}
 	}
+	params := []byte(`{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":1}}`)
+	if n := testing.AllocsPerRun(100, func() { withMeta(params, add[:2]) }); n > 2 {
+		t.Errorf("withMeta allocates %v times, want the two buffers it writes", n)
+	}
 }
 
 func TestMemberOf(t *testing.T) {
