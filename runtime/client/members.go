@@ -22,31 +22,11 @@ type member struct {
 // members reads the members of a JSON object, in order. Empty input is
 // the empty object.
 func members(obj []byte) ([]member, error) {
-	if len(obj) == 0 {
-		return nil, nil
-	}
-	var s jsonrpc.Scanner
-	s.Reset(obj)
-	if err := s.ObjectStart(); err != nil {
-		return nil, err
-	}
 	var out []member
-	for {
-		k, more, err := s.NextKey()
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		key := string(k)
-		v, err := s.Raw()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, member{key: key, value: v})
-	}
-	if err := s.End(); err != nil {
+	err := eachMember(obj, func(key, value []byte) {
+		out = append(out, member{key: string(key), value: value})
+	})
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -94,26 +74,98 @@ func set(ms []member, key string, value []byte) []member {
 
 // withMeta returns params with the members add in its _meta object, made
 // when absent. A key the params' _meta already holds keeps its value: what
-// the caller wrote wins.
+// the caller wrote wins. Every 2026-07-28 request goes through here, so
+// rather than splitting params into members it reads them in place and
+// writes two buffers, the merged _meta and the result; the bytes are what
+// object(set(members(params), "_meta", merged)) gives.
 func withMeta(params []byte, add []member) ([]byte, error) {
-	top, err := members(params)
+	var meta []byte // the last _meta's value, as encoding/json reads duplicates
+	var metaErr error
+	err := eachMember(params, func(key, value []byte) {
+		if string(key) == "_meta" {
+			meta = value
+			if metaErr == nil {
+				metaErr = eachMember(value, func(_, _ []byte) {})
+			}
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("params: %w", err)
 	}
-	var meta []member
-	for _, m := range top {
-		if m.key == "_meta" {
-			if meta, err = members(m.value); err != nil {
-				return nil, fmt.Errorf("params._meta: %w", err)
-			}
-		}
+	if metaErr != nil {
+		return nil, fmt.Errorf("params._meta: %w", metaErr)
 	}
+
+	n := len(meta) + 2
 	for _, a := range add {
-		if !has(meta, a.key) {
-			meta = append(meta, a)
+		n += len(a.key) + len(a.value) + 4
+	}
+	merged := append(make([]byte, 0, n), '{')
+	eachMember(meta, func(key, value []byte) {
+		merged = append(append(jsonrpc.AppendStringBytes(comma(merged), key), ':'), value...)
+	})
+	for i, a := range add {
+		if memberOf(meta, a.key) == nil && !has(add[:i], a.key) {
+			merged = append(append(jsonrpc.AppendString(comma(merged), a.key), ':'), a.value...)
 		}
 	}
-	return object(set(top, "_meta", object(meta))), nil
+	merged = append(merged, '}')
+
+	out := append(make([]byte, 0, len(params)+len(merged)+10), '{')
+	placed := false // the first _meta's place holds the merged one, and later ones go
+	eachMember(params, func(key, value []byte) {
+		if string(key) == "_meta" {
+			if placed {
+				return
+			}
+			value, placed = merged, true
+		}
+		out = append(append(jsonrpc.AppendStringBytes(comma(out), key), ':'), value...)
+	})
+	if !placed {
+		out = append(append(jsonrpc.AppendString(comma(out), "_meta"), ':'), merged...)
+	}
+	return append(out, '}'), nil
+}
+
+// comma appends the ',' that goes before a member of the JSON object
+// being written in out, unless the member is its first: out then ends
+// with the object's '{', which no JSON value ends with.
+func comma(out []byte) []byte {
+	if out[len(out)-1] == '{' {
+		return out
+	}
+	return append(out, ',')
+}
+
+// eachMember calls f with the key, unescaped, and the raw value of each
+// member of a JSON object, in order, and returns the object's syntax
+// error, if any, after calling f for the members before it. Empty input
+// is the empty object. The key is valid only during the call.
+func eachMember(obj []byte, f func(key, value []byte)) error {
+	if len(obj) == 0 {
+		return nil
+	}
+	var s jsonrpc.Scanner
+	s.Reset(obj)
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	for {
+		k, more, err := s.NextKey()
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		v, err := s.Raw()
+		if err != nil {
+			return err
+		}
+		f(k, v)
+	}
+	return s.End()
 }
 
 func has(ms []member, key string) bool {
@@ -125,16 +177,19 @@ func has(ms []member, key string) bool {
 	return false
 }
 
-// memberOf returns the raw value of key in a JSON object, or nil.
+// memberOf returns the raw value of key in a JSON object, or nil, also
+// when obj is not a well-formed object. Of duplicate keys the first wins.
+// It allocates nothing: a call reads several members of its params and
+// result this way.
 func memberOf(obj []byte, key string) []byte {
-	ms, err := members(obj)
+	var found []byte
+	err := eachMember(obj, func(k, value []byte) {
+		if found == nil && string(k) == key {
+			found = value
+		}
+	})
 	if err != nil {
 		return nil
 	}
-	for _, m := range ms {
-		if m.key == key {
-			return m.value
-		}
-	}
-	return nil
+	return found
 }

@@ -167,8 +167,10 @@ func (s *Scanner) open(k Kind) error {
 // the ':' after it, leaving the member's value to be read next. Otherwise it
 // consumes the closing '}' and returns ok false.
 //
-// The key may alias the input or the Scanner's own buffer: it is valid only
-// until the next call on the Scanner.
+// The key may alias the input or the Scanner's own buffer: it is valid
+// until the next call on the Scanner that reads a string (NextKey, String,
+// StringBytes). Raw and Skip leave it alone, so a caller may read a
+// member's key, then its raw value, and use both.
 func (s *Scanner) NextKey() (key []byte, ok bool, err error) {
 	first := s.after('{')
 	s.skipSpace()

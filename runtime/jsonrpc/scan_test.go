@@ -208,6 +208,31 @@ func TestStringBytesAliasing(t *testing.T) {
 	}
 }
 
+// TestKeySurvivesRaw checks what NextKey promises: an escaped key, held
+// in the Scanner's buffer, is intact after Raw and Skip read values full
+// of escapes.
+func TestKeySurvivesRaw(t *testing.T) {
+	var s Scanner
+	s.Reset([]byte(`{"k\u0065y":{"a\nb":"c\td"},"s\u006bip":["\u00e9\""]}`))
+	if err := s.ObjectStart(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"key", "skip"} {
+		k, ok, err := s.NextKey()
+		if !ok || err != nil {
+			t.Fatalf("NextKey() = %q, %v, %v", k, ok, err)
+		}
+		if want == "key" {
+			_, err = s.Raw()
+		} else {
+			err = s.Skip()
+		}
+		if err != nil || string(k) != want {
+			t.Errorf("after reading its value, the key is %q (%v), want %q", k, err, want)
+		}
+	}
+}
+
 func TestNumber(t *testing.T) {
 	tests := []struct{ in, want, err string }{
 		{in: "0", want: "0"},

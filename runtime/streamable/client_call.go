@@ -2,7 +2,6 @@ package streamable
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -48,32 +47,113 @@ func modernCall(ctx context.Context, m *jsonrpc.Message) (*call, bool) {
 	if m.Kind() != jsonrpc.MessageRequest {
 		return nil, false
 	}
-	var p struct {
-		Meta *struct {
-			Version string `json:"io.modelcontextprotocol/protocolVersion"`
-		} `json:"_meta"`
-		Name      string          `json:"name"`
-		URI       string          `json:"uri"`
-		TaskID    string          `json:"taskId"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if json.Unmarshal(m.Params, &p) != nil || p.Meta == nil || p.Meta.Version == "" {
+	p, ok := readCallParams(m.Params)
+	if !ok || p.version == "" {
 		return nil, false
 	}
-	c := &call{version: p.Meta.Version, method: m.Method}
+	c := &call{version: p.version, method: m.Method}
 	switch m.Method {
 	case mcp.MethodCallTool, mcp.MethodGetPrompt:
-		c.name = p.Name
+		c.name = p.name
 	case mcp.MethodReadResource:
-		c.name = p.URI
+		c.name = p.uri
 	case mcptasks.MethodGetTask, mcptasks.MethodCancelTask, mcptasks.MethodUpdateTask:
-		c.name = p.TaskID // the tasks extension's routing header
+		c.name = p.taskID // the tasks extension's routing header
 	}
 	if m.Method == mcp.MethodCallTool {
-		c.args = p.Arguments
+		c.args = p.arguments
 		c.params = mcpheader.ParamsFrom(ctx)
 	}
 	return c, true
+}
+
+// callParams are the members of a request's params that a 2026-07-28
+// exchange mirrors into its headers.
+type callParams struct {
+	version   string // _meta's io.modelcontextprotocol/protocolVersion
+	name      string
+	uri       string
+	taskID    string
+	arguments []byte // raw, aliasing the params
+}
+
+// readCallParams reads the callParams of params with the scanner, in one
+// pass: every request of a session goes through here, so it allocates
+// only the strings it returns. As with encoding/json, a null member
+// counts as absent and of duplicate keys the last wins; params that are
+// not a well-formed object, or a member of the wrong type, report false.
+func readCallParams(params []byte) (p callParams, ok bool) {
+	var s jsonrpc.Scanner
+	s.Reset(params)
+	if s.ObjectStart() != nil {
+		return p, false
+	}
+	for {
+		k, more, err := s.NextKey()
+		if err != nil {
+			return p, false
+		}
+		if !more {
+			break
+		}
+		switch string(k) {
+		case "_meta":
+			err = readMetaVersion(&s, &p.version)
+		case "name":
+			err = readOptString(&s, &p.name)
+		case "uri":
+			err = readOptString(&s, &p.uri)
+		case "taskId":
+			err = readOptString(&s, &p.taskID)
+		case "arguments":
+			p.arguments, err = s.Raw()
+		default:
+			err = s.Skip()
+		}
+		if err != nil {
+			return p, false
+		}
+	}
+	return p, s.End() == nil
+}
+
+// readMetaVersion reads a _meta object into the protocol version it
+// names; a null _meta names none.
+func readMetaVersion(s *jsonrpc.Scanner, version *string) error {
+	if null, err := s.Null(); null || err != nil {
+		*version = ""
+		return err
+	}
+	if err := s.ObjectStart(); err != nil {
+		return err
+	}
+	for {
+		k, more, err := s.NextKey()
+		if err != nil || !more {
+			return err
+		}
+		if string(k) == "io.modelcontextprotocol/protocolVersion" {
+			err = readOptString(s, version)
+		} else {
+			err = s.Skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readOptString reads a string or null into v, which null leaves as it is.
+func readOptString(s *jsonrpc.Scanner, v *string) error {
+	if null, err := s.Null(); null || err != nil {
+		return err
+	}
+	str, err := s.String()
+	if err != nil {
+		return err
+	}
+	*v = str
+	return nil
 }
 
 // writeCall sends one 2026-07-28 request, returning once it is sent.

@@ -1,0 +1,54 @@
+package streamable
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestReadCallParamsMatchesJSON checks the scanner's reading of a
+// request's params against encoding/json's, which it replaced on the path
+// of every request: the same members, and false where json fails.
+func TestReadCallParamsMatchesJSON(t *testing.T) {
+	for _, params := range []string{
+		`{"name":"echo","arguments":{"x":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","other":[1,{"a":"b"}]}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"uri":"file:///a\u00e9"}`,
+		`{"taskId":"t1","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}`,
+		`{"name":null,"arguments":null,"_meta":{"io.modelcontextprotocol/protocolVersion":null}}`,
+		`{"name":"a","name":"b","_meta":null}`,
+		`{"name":"echo"}`,
+		`{}`,
+		`null`,
+		``,
+		`[]`,
+		`{"name":1}`,
+		`{"_meta":"v"}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":2}}`,
+		`{"name":"echo"`,
+		`{"name":"echo"} x`,
+	} {
+		var want struct {
+			Meta *struct {
+				Version string `json:"io.modelcontextprotocol/protocolVersion"`
+			} `json:"_meta"`
+			Name      string          `json:"name"`
+			URI       string          `json:"uri"`
+			TaskID    string          `json:"taskId"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		wantVersion := ""
+		if json.Unmarshal([]byte(params), &want) == nil && want.Meta != nil {
+			wantVersion = want.Meta.Version
+		}
+		got, ok := readCallParams([]byte(params))
+		if modern, wantModern := ok && got.version != "", wantVersion != ""; modern != wantModern {
+			t.Errorf("readCallParams(%s): a 2026-07-28 request: %v, by encoding/json %v", params, modern, wantModern)
+			continue
+		}
+		if wantVersion == "" {
+			continue // not a 2026-07-28 request: the members are not used
+		}
+		if got.version != wantVersion || got.name != want.Name || got.uri != want.URI || got.taskID != want.TaskID || string(got.arguments) != string(want.Arguments) {
+			t.Errorf("readCallParams(%s) = %+v; encoding/json reads %q %q %q %q %s", params, got, wantVersion, want.Name, want.URI, want.TaskID, want.Arguments)
+		}
+	}
+}
