@@ -520,3 +520,28 @@ func TestModernUpstreamRelistedWhenIdle(t *testing.T) {
 		t.Fatalf("tools after the notification %q", got)
 	}
 }
+
+// TestModernUpstreamChangesHeard: a 2026-07-28 upstream tells of its
+// list changes only on a subscriptions/listen stream, which the gateway
+// opens; the change reaches downstream sessions long before the
+// listing's ttl (here ten minutes) or the idle re-list would.
+func TestModernUpstreamChangesHeard(t *testing.T) {
+	g := startConfig(t, parse(t, configYAML(serverYAML("default", "", upstreamYAML(t, "a", map[string]string{"GATEWAY_TEST_GROW": "1", "GATEWAY_TEST_TTL_MS": "600000"}, "")))), nil)
+	if s, _ := g.virtuals["default"].upstreams()[0].session(); s.Era() != mcp.EraModern {
+		t.Fatalf("the upstream speaks %s", s.ProtocolVersion())
+	}
+	var changed atomic.Int32
+	s := connectAt(t, serve(t, g)+"/mcp", &client.Options{Era: mcp.EraLegacy, OnToolsListChanged: func() { changed.Add(1) }})
+	if _, err := s.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "a__grow"}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func() error {
+		if changed.Load() == 0 {
+			return errors.New("no tools/list_changed")
+		}
+		return nil
+	})
+	if got := toolNames(t, s); !slices.Contains(got, "a__grown") {
+		t.Fatalf("tools %q after list_changed", got)
+	}
+}

@@ -276,21 +276,75 @@ func (u *upstream) connect(ctx context.Context) (*client.Session, error) {
 		u.disconnect()
 		return nil, err
 	}
+	done := u.done(s)
+	changes := u.listen(ctx, s, done)
 	go func() {
 		for {
 			select {
 			case <-resync:
-				if err := u.v.sync(ctx, u, s); err != nil {
-					u.log.Warn("re-list failed", "err", err)
-				}
+			case <-changes:
 			case <-ctx.Done():
 				return
-			case <-u.done(s):
+			case <-done:
 				return
+			}
+			if err := u.v.sync(ctx, u, s); err != nil {
+				u.log.Warn("re-list failed", "err", err)
 			}
 		}
 	}()
 	return s, nil
+}
+
+// listenTimeout bounds the wait for a 2026-07-28 upstream to acknowledge
+// the gateway's subscriptions/listen.
+const listenTimeout = 10 * time.Second
+
+// listen asks a 2026-07-28 upstream, which sends list changes only on a
+// subscriptions/listen stream, for those of the lists it says change,
+// and returns a channel that receives when one did. It gives nil (a
+// channel that never receives) for a legacy upstream, which notifies its
+// session anyway, or when the upstream refuses: its lists are then
+// listed again as their ttlMs says (cache.go). The subscription ends with
+// the session; the goroutine that reads it, with ctx or done.
+func (u *upstream) listen(ctx context.Context, s *client.Session, done <-chan struct{}) <-chan struct{} {
+	caps := s.ServerCapabilities()
+	if s.Era() != mcp.EraModern || caps == nil {
+		return nil
+	}
+	var f mcp.SubscriptionFilter
+	f.ToolsListChanged = caps.Tools != nil && caps.Tools.ListChanged
+	f.PromptsListChanged = caps.Prompts != nil && caps.Prompts.ListChanged
+	f.ResourcesListChanged = caps.Resources != nil && caps.Resources.ListChanged
+	if !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged {
+		return nil
+	}
+	wait, cancel := context.WithTimeout(ctx, listenTimeout)
+	sub, err := s.Listen(wait, f)
+	cancel()
+	if err != nil {
+		u.log.Warn("list changes not heard: its lists are listed again when they expire", "err", err)
+		return nil
+	}
+	changed := make(chan struct{}, 1)
+	go func() {
+		defer sub.Close()
+		for {
+			if _, err := sub.Next(ctx); err != nil {
+				return // the session or ctx ended
+			}
+			select {
+			case changed <- struct{}{}:
+			default: // a re-list is already due
+			}
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	}()
+	return changed
 }
 
 func (u *upstream) done(s *client.Session) <-chan struct{} {
