@@ -268,3 +268,33 @@ func (u *upstream) hearLogs(ctx context.Context, s *client.Session) error {
 	}
 	return nil
 }
+
+// own makes an upstream's result the gateway's: the upstream's identity
+// in _meta and its resultType are dropped, for the engine to put the
+// gateway's in a 2026-07-28 client's result and neither in a legacy
+// client's. The result is the one the upstream's answer was decoded
+// into, which nothing else holds.
+func own(res any) {
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		r.ResultType, r.Meta = "", withoutIdentity(r.Meta)
+	case *mcp.GetPromptResult:
+		r.ResultType, r.Meta = "", withoutIdentity(r.Meta)
+	case *mcp.ReadResourceResult:
+		r.ResultType, r.Meta = "", withoutIdentity(r.Meta)
+	case *mcp.CompleteResult:
+		r.ResultType, r.Meta = "", withoutIdentity(r.Meta)
+	}
+}
+
+func withoutIdentity(m *mcp.ResultMetaObject) *mcp.ResultMetaObject {
+	if m == nil || m.ServerInfo == nil {
+		return m
+	}
+	if len(m.Extra) == 0 {
+		return nil
+	}
+	out := *m
+	out.ServerInfo = nil
+	return &out
+}

@@ -187,6 +187,17 @@ func (u *upstream) caller(ctx context.Context) (*tracked, error) {
 	return nil, fmt.Errorf("upstream %s: a request outside a single call in flight cannot be forwarded", u.cfg.Name)
 }
 
+// idle reports whether a request of the upstream's came outside any
+// downstream call: none is in flight, and ctx names none.
+func (u *upstream) idle(ctx context.Context) bool {
+	if _, ok := ctx.Value(callKey{}).(*tracked); ok {
+		return false
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.calls) == 0
+}
+
 // ask hands a question of the upstream's on to the downstream client of
 // the call it belongs to: as a request of its legacy session, a question
 // of its 2026-07-28 task, or of a bridged call's round (bridge.go).
@@ -230,6 +241,11 @@ func (u *upstream) clientOptions(resync func()) *client.Options {
 			})
 		},
 		Roots: func(ctx context.Context) ([]mcp.Root, error) {
+			if u.idle(ctx) {
+				// Asked outside any call (some servers ask at start):
+				// the gateway itself has no roots to give.
+				return []mcp.Root{}, nil
+			}
 			r, err := ask(ctx, u, "roots", &mcp.ListRootsRequest{Params: &mcp.ListRootsRequestParams{}}, func(d context.Context) (*mcp.ListRootsResult, error) {
 				return server.ListRoots(d)
 			})

@@ -329,6 +329,9 @@ func route[R any](ctx context.Context, v *virtual, o *op, forward func(ctx conte
 		return zero, err
 	}
 	r, err := forward(ctx)
+	if err == nil {
+		own(r)
+	}
 	finish(r, err)
 	end(r, err)
 	return r, err
