@@ -365,7 +365,7 @@ func startLogged(t *testing.T, upstreams, secret string) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log lockedBuffer
+	var log syncBuffer
 	g, err := New(cfg, slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		t.Fatal(err)
@@ -384,23 +384,6 @@ func startLogged(t *testing.T, upstreams, secret string) error {
 		t.Errorf("the log shows the secret:\n%s", log.String())
 	}
 	return err
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func TestValidateDialErrors(t *testing.T) {

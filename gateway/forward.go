@@ -196,47 +196,42 @@ func (u *upstream) callTool(ctx context.Context, name string, p *mcp.CallToolReq
 }
 
 func (u *upstream) getPrompt(ctx context.Context, name string, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-	if u.bridges(ctx) {
-		return bridge(ctx, u, p.Meta, p.InputResponses, "prompts/get", name, func(uctx context.Context, c *upcall, meta *mcp.RequestMetaObject) (*mcp.GetPromptResult, error) {
-			q := *p
-			q.Name, q.Meta, q.RequestState, q.InputResponses = name, meta, "", nil
-			return c.s.GetPrompt(uctx, &q)
-		})
-	}
-	uctx, c, meta, err := u.begin(ctx, p.Meta, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer c.end(ctx)
-	q := *p
-	q.Name, q.Meta = name, meta
-	q.RequestState, q.InputResponses = c.state(ctx), c.answers(p.InputResponses)
-	r, err := c.s.GetPrompt(uctx, &q)
-	if err != nil {
-		return nil, c.failed(ctx, "prompts/get", name, err)
-	}
-	return r, nil
+	return forwardRounds(ctx, u, p.Meta, p.InputResponses, "prompts/get", name, func(uctx context.Context, c *upcall, meta *mcp.RequestMetaObject, state string, answers mcp.InputResponses) (*mcp.GetPromptResult, error) {
+		q := *p
+		q.Name, q.Meta, q.RequestState, q.InputResponses = name, meta, state, answers
+		return c.s.GetPrompt(uctx, &q)
+	})
 }
 
 func (u *upstream) readResource(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	return forwardRounds(ctx, u, p.Meta, p.InputResponses, "resources/read", p.URI, func(uctx context.Context, c *upcall, meta *mcp.RequestMetaObject, state string, answers mcp.InputResponses) (*mcp.ReadResourceResult, error) {
+		q := *p
+		q.Meta, q.RequestState, q.InputResponses = meta, state, answers
+		return c.s.ReadResource(uctx, &q)
+	})
+}
+
+// forwardRounds forwards a request that may take rounds of input: across
+// the era bridge (bridge.go) when the call needs it, else with the
+// requestState and inputResponses of a relayed round's retry. send sends
+// it to the upstream with the _meta, state and answers given; down and
+// responses are the downstream request's _meta and inputResponses.
+func forwardRounds[R any](ctx context.Context, u *upstream, down *mcp.RequestMetaObject, responses mcp.InputResponses, method, name string,
+	send func(uctx context.Context, c *upcall, meta *mcp.RequestMetaObject, state string, answers mcp.InputResponses) (R, error)) (R, error) {
+	var zero R
 	if u.bridges(ctx) {
-		return bridge(ctx, u, p.Meta, p.InputResponses, "resources/read", p.URI, func(uctx context.Context, c *upcall, meta *mcp.RequestMetaObject) (*mcp.ReadResourceResult, error) {
-			q := *p
-			q.Meta, q.RequestState, q.InputResponses = meta, "", nil
-			return c.s.ReadResource(uctx, &q)
+		return bridge(ctx, u, down, responses, method, name, func(uctx context.Context, c *upcall, meta *mcp.RequestMetaObject) (R, error) {
+			return send(uctx, c, meta, "", nil)
 		})
 	}
-	uctx, c, meta, err := u.begin(ctx, p.Meta, nil)
+	uctx, c, meta, err := u.begin(ctx, down, nil)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	defer c.end(ctx)
-	q := *p
-	q.Meta = meta
-	q.RequestState, q.InputResponses = c.state(ctx), c.answers(p.InputResponses)
-	r, err := c.s.ReadResource(uctx, &q)
+	r, err := send(uctx, c, meta, c.state(ctx), c.answers(responses))
 	if err != nil {
-		return nil, c.failed(ctx, "resources/read", p.URI, err)
+		return zero, c.failed(ctx, method, name, err)
 	}
 	return r, nil
 }

@@ -240,21 +240,31 @@ func visibleTools(ctx context.Context, s *client.Session) ([]mcp.Tool, error) {
 	return tools, nil
 }
 
+// sessionTools opens the in-memory session of a REST request (see
+// session) and lists the tools its caller may see.
+func (r *restFacade) sessionTools(ctx context.Context, name string) (*client.Session, func(), []mcp.Tool, error) {
+	s, end, err := r.session(ctx, name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tools, err := visibleTools(ctx, s)
+	if err != nil {
+		end()
+		return nil, nil, nil, err
+	}
+	return s, end, tools, nil
+}
+
 // document serves the OpenAPI document of the tools the caller may see.
 func (r *restFacade) document(w http.ResponseWriter, req *http.Request, name, base string) {
 	ctx := req.Context()
 	liftRead(w, req)
-	s, end, err := r.session(ctx, name)
+	_, end, tools, err := r.sessionTools(ctx, name)
 	if err != nil {
 		r.fail(w, ctx, err)
 		return
 	}
 	defer end()
-	tools, err := visibleTools(ctx, s)
-	if err != nil {
-		r.fail(w, ctx, err)
-		return
-	}
 	doc, err := openAPI(name, base, tools, r.f)
 	if err != nil {
 		writeJSONError(w, http.StatusInternalServerError, "cannot build the OpenAPI document: "+err.Error())
@@ -276,17 +286,12 @@ func (r *restFacade) call(w http.ResponseWriter, req *http.Request, name string)
 		writeJSONError(w, status, msg)
 		return
 	}
-	s, end, err := r.session(ctx, name)
+	s, end, tools, err := r.sessionTools(ctx, name)
 	if err != nil {
 		r.fail(w, ctx, err)
 		return
 	}
 	defer end()
-	tools, err := visibleTools(ctx, s)
-	if err != nil {
-		r.fail(w, ctx, err)
-		return
-	}
 	var def *mcp.Tool
 	for i := range tools {
 		if tools[i].Name == tool {
