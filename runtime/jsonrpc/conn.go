@@ -601,6 +601,10 @@ func (c *Conn) readLoop(ctx context.Context) error {
 			if !errors.Is(err, ErrMessageTooLarge) {
 				return err
 			}
+			if c.failSkippedResponse(err) {
+				c.log.Warn("jsonrpc: a response skipped for its size; its call fails", "err", err)
+				continue
+			}
 			// The transport skipped it; say so, though without an id.
 			c.log.Warn("jsonrpc: incoming message skipped", "err", err)
 			c.send(ctx, AppendError(nil, ID{}, invalidRequest(err.Error())))
@@ -914,6 +918,55 @@ func (c *Conn) handle(ctx context.Context, req *Request) (result []byte, err err
 		}
 	}()
 	return c.handler.Handle(ctx, req)
+}
+
+// failSkippedResponse fails the Call waiting for a response the
+// transport skipped for its size, when the start it kept (a TooLargeError)
+// shows one: an id, then a result or an error. It reports whether it did.
+func (c *Conn) failSkippedResponse(err error) bool {
+	var tl *TooLargeError
+	if !errors.As(err, &tl) {
+		return false
+	}
+	var s Scanner
+	s.Reset(tl.Head)
+	if s.ObjectStart() != nil {
+		return false
+	}
+	id, haveID := int64(0), false
+	for {
+		key, ok, kerr := s.NextKey()
+		if kerr != nil || !ok {
+			return false // cut before it showed what it is
+		}
+		switch string(key) {
+		case "method":
+			return false // a request or a notification
+		case "id":
+			n, ierr := s.Int64()
+			if ierr != nil {
+				return false // not an id of this Conn's calls
+			}
+			id, haveID = n, true
+			continue
+		case "result", "error":
+			if !haveID {
+				return false
+			}
+			c.mu.Lock()
+			p := c.pending[id]
+			delete(c.pending, id)
+			c.mu.Unlock()
+			if p == nil {
+				return false
+			}
+			p <- response{err: fmt.Errorf("jsonrpc: the response was not read: %w", err)}
+			return true
+		}
+		if s.Skip() != nil {
+			return false
+		}
+	}
 }
 
 // deliver hands a response to the Call waiting for it.

@@ -728,3 +728,54 @@ func TestRequestFromContext(t *testing.T) {
 		t.Fatal("a ctx from elsewhere has a request")
 	}
 }
+
+// A response too large for the transport fails its Call at once, with an
+// error that says so, instead of leaving it to wait for an answer that
+// will never come; a request that happens to carry the same id does not.
+func TestSkippedResponseFailsItsCall(t *testing.T) {
+	testutil.NoLeak(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := jsonrpc.NewConn(transport.NewStream(inR, outW, transport.StreamOptions{MaxMessageSize: 100}), nil, jsonrpc.Options{})
+	runErr := make(chan error, 1)
+	go func() { runErr <- c.Run(context.Background()) }()
+	out := bufio.NewReader(outR)
+	sentFirst := make(chan struct{})
+	go func() {
+		// The peer reads the two calls, then answers: first a request of
+		// its own that reuses the first call's id and is too large too,
+		// then the oversized response, then the second call's answer.
+		for i := range 2 {
+			if _, err := out.ReadString('\n'); err != nil {
+				return
+			}
+			if i == 0 {
+				close(sentFirst)
+			}
+		}
+		go func() { _, _ = io.Copy(io.Discard, out) }() // what the Conn says of the skipped request
+		big := strings.Repeat("x", 200)
+		fmt.Fprintf(inW, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":[%q]}\n", big)
+		fmt.Fprintf(inW, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":[%q]}\n", big)
+		fmt.Fprintf(inW, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":[2]}\n")
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.Call(ctx, "a", nil)
+		first <- err
+	}()
+	<-sentFirst // the first call went out first, with id 1
+	res, err := c.Call(ctx, "b", nil)
+	if err != nil || string(res) != "[2]" {
+		t.Fatalf("second call: %s, %v", res, err)
+	}
+	if err := <-first; !errors.Is(err, jsonrpc.ErrMessageTooLarge) || ctx.Err() != nil {
+		t.Fatalf("first call: %v, want an error wrapping ErrMessageTooLarge before the deadline", err)
+	}
+	inW.Close()
+	<-runErr
+	outW.Close()
+	c.Wait()
+}

@@ -50,3 +50,22 @@ type ConcurrentWriter interface {
 // ErrMessageTooLarge is wrapped by the error a transport's Read returns
 // for an incoming message over its size limit.
 var ErrMessageTooLarge = errors.New("message too large")
+
+// TooLargeHead is how many of a skipped message's first bytes a
+// TooLargeError keeps.
+const TooLargeHead = 512
+
+// TooLargeError is the error a transport's Read may return for a message
+// it skipped for its size, with the message's first bytes: when they
+// show a response (an id, then a result or an error, as senders write
+// them), the Conn fails the Call waiting for it at once, instead of
+// leaving it to wait for an answer that will never come.
+type TooLargeError struct {
+	// Err wraps ErrMessageTooLarge and says what the limit was.
+	Err error
+	// Head is the start of the message, at most TooLargeHead bytes.
+	Head []byte
+}
+
+func (e *TooLargeError) Error() string { return e.Err.Error() }
+func (e *TooLargeError) Unwrap() error { return e.Err }

@@ -144,9 +144,12 @@ func (s *Stream) readFrame() ([]byte, error) {
 	for {
 		line, err := s.r.ReadSlice('\n')
 		var long []byte // a line that outgrew the bufio buffer, copied piece by piece
+		var head []byte // the start of a line too long, for the error
 		tooLarge := false
 		for err == bufio.ErrBufferFull {
 			if !tooLarge && len(long)+len(line) > s.max+len("\r\n") {
+				head = append(long, line...)
+				head = bytes.Clone(head[:min(len(head), jsonrpc.TooLargeHead)])
 				tooLarge, long = true, nil // drop it, but read on to its end
 			}
 			if !tooLarge {
@@ -158,7 +161,7 @@ func (s *Stream) readFrame() ([]byte, error) {
 			return nil, err
 		}
 		if tooLarge {
-			return nil, s.tooLarge()
+			return nil, &jsonrpc.TooLargeError{Err: s.tooLarge(), Head: head}
 		}
 		if long != nil {
 			line = append(long, line...)
@@ -174,7 +177,7 @@ func (s *Stream) readFrame() ([]byte, error) {
 			}
 			continue
 		case len(msg) > s.max:
-			return nil, s.tooLarge()
+			return nil, &jsonrpc.TooLargeError{Err: s.tooLarge(), Head: bytes.Clone(msg[:min(len(msg), jsonrpc.TooLargeHead)])}
 		case long == nil:
 			msg = bytes.Clone(msg) // ReadSlice's buffer is reused by the next read
 		}

@@ -313,3 +313,24 @@ func stdioChild(mode string) {
 	s.Close()
 	os.Exit(0) // leave the test framework's own output out of it
 }
+
+// A message skipped for its size comes with its start, for the Conn to
+// find the call it answers: short of the bufio buffer or far beyond it.
+func TestStreamTooLargeKeepsHead(t *testing.T) {
+	for _, c := range []struct{ max, size int }{{100, 300}, {100 << 10, 300 << 10}} {
+		line := `{"jsonrpc":"2.0","id":7,"result":"` + strings.Repeat("x", c.size) + `"}`
+		s := NewStream(strings.NewReader(line+"\n{}\n"), io.Discard, StreamOptions{MaxMessageSize: c.max})
+		_, err := s.Read(context.Background())
+		var tl *jsonrpc.TooLargeError
+		if !errors.As(err, &tl) || !errors.Is(err, jsonrpc.ErrMessageTooLarge) {
+			t.Fatalf("max %d: Read = %v, want a TooLargeError", c.max, err)
+		}
+		if len(tl.Head) != min(len(line), jsonrpc.TooLargeHead) || !strings.HasPrefix(line, string(tl.Head)) {
+			t.Errorf("max %d: head %.60q (%d bytes), want the line's first %d", c.max, tl.Head, len(tl.Head), jsonrpc.TooLargeHead)
+		}
+		if f, err := s.Read(context.Background()); err != nil || string(f) != "{}" {
+			t.Errorf("max %d: then %q, %v", c.max, f, err)
+		}
+		s.Close()
+	}
+}
