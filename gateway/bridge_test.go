@@ -347,3 +347,24 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestBridgeAsksOnlyWhatTheClientHandles: a legacy upstream's session
+// with the gateway declares every capability, but its questions reach a
+// client only if that client declared them: roots asked of one without
+// roots are none, elicitation asked of one without it is refused, in
+// either era of the client.
+func TestBridgeAsksOnlyWhatTheClientHandles(t *testing.T) {
+	for _, down := range []mcp.Era{mcp.EraModern, mcp.EraLegacy} {
+		t.Run(fmt.Sprint(down), func(t *testing.T) {
+			g := startBridge(t, true)
+			s := connect(t, g, &client.Options{Era: down})
+			if got := callText(t, s, "roots"); got != "roots:" {
+				t.Errorf("roots of a client without roots: %q", got)
+			}
+			r, err := s.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "ask"})
+			if err == nil && !r.IsError {
+				t.Errorf("elicitation of a client without it answered %q", firstText(r))
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -187,6 +188,23 @@ func (u *upstream) caller(ctx context.Context) (*tracked, error) {
 	return nil, fmt.Errorf("upstream %s: a request outside a single call in flight cannot be forwarded", u.cfg.Name)
 }
 
+// declares reports whether a client with caps handles the questions of
+// kind ("elicitation", "sampling" or "roots", as ask names them).
+func declares(caps *mcp.ClientCapabilities, kind string) bool {
+	if caps == nil {
+		return false
+	}
+	switch kind {
+	case "elicitation":
+		return caps.Elicitation != nil
+	case "sampling":
+		return caps.Sampling != nil
+	case "roots":
+		return caps.Roots != nil
+	}
+	return false
+}
+
 // idle reports whether a request of the upstream's came outside any
 // downstream call: none is in flight, and ctx names none.
 func (u *upstream) idle(ctx context.Context) bool {
@@ -208,6 +226,11 @@ func ask[R any, PR interface {
 	t, err := u.caller(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if d := t.current(); d != nil && !declares(server.ClientCapabilities(d), kind) {
+		// Neither a request nor a round may ask a client for what it did
+		// not declare.
+		return nil, &server.CapabilityError{Capability: kind}
 	}
 	if t.bridge != nil {
 		raw, err := t.bridge.ask(ctx, kind, q)
@@ -249,6 +272,10 @@ func (u *upstream) clientOptions(resync func()) *client.Options {
 			r, err := ask(ctx, u, "roots", &mcp.ListRootsRequest{Params: &mcp.ListRootsRequestParams{}}, func(d context.Context) (*mcp.ListRootsResult, error) {
 				return server.ListRoots(d)
 			})
+			var capErr *server.CapabilityError
+			if errors.As(err, &capErr) {
+				return []mcp.Root{}, nil // a client without roots has none to give
+			}
 			if err != nil {
 				return nil, err
 			}
