@@ -378,9 +378,9 @@ func TestDownstreamCaching(t *testing.T) {
 }
 
 func TestModernUpstreamRelistedAfterTTL(t *testing.T) {
-	old := MinRelist
-	MinRelist = time.Millisecond
-	t.Cleanup(func() { MinRelist = old })
+	old, oldListen := MinRelist, listenForChanges
+	MinRelist, listenForChanges = time.Millisecond, false // an upstream that tells nobody
+	t.Cleanup(func() { MinRelist, listenForChanges = old, oldListen })
 	g := startConfig(t, parse(t, configYAML(serverYAML("default", "", upstreamYAML(t, "a", map[string]string{"GATEWAY_TEST_GROW": "1", "GATEWAY_TEST_TTL_MS": "30"}, "")))), nil)
 	v := g.virtuals["default"]
 	u := v.upstreams()[0]
@@ -495,53 +495,49 @@ func firstDiff(a, b []string) int {
 	return min(len(a), len(b))
 }
 
-func TestModernUpstreamRelistedWhenIdle(t *testing.T) {
-	oldMin, oldIdle := MinRelist, IdleRelist
-	MinRelist, IdleRelist = time.Millisecond, 10*time.Millisecond
-	t.Cleanup(func() { MinRelist, IdleRelist = oldMin, oldIdle })
-	g := startConfig(t, parse(t, configYAML(serverYAML("default", "", upstreamYAML(t, "a", map[string]string{"GATEWAY_TEST_GROW": "1", "GATEWAY_TEST_TTL_MS": "30"}, "")))), nil)
-	var changed atomic.Int32
-	s := connectAt(t, serve(t, g)+"/mcp", &client.Options{Era: mcp.EraLegacy, OnToolsListChanged: func() { changed.Add(1) }})
-	if got := toolNames(t, s); slices.Contains(got, "a__grown") {
-		t.Fatalf("tools before growing %q", got)
-	}
-	if _, err := s.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "a__grow"}); err != nil {
-		t.Fatal(err)
-	}
-	// No list request from here until the notification: the gateway
-	// lists the upstream again by itself.
-	eventually(t, func() error {
-		if changed.Load() == 0 {
-			return errors.New("no tools/list_changed")
-		}
-		return nil
-	})
-	if got := toolNames(t, s); !slices.Contains(got, "a__grown") {
-		t.Fatalf("tools after the notification %q", got)
-	}
-}
-
-// TestModernUpstreamChangesHeard: a 2026-07-28 upstream tells of its
-// list changes only on a subscriptions/listen stream, which the gateway
-// opens; the change reaches downstream sessions long before the
-// listing's ttl (here ten minutes) or the idle re-list would.
-func TestModernUpstreamChangesHeard(t *testing.T) {
-	g := startConfig(t, parse(t, configYAML(serverYAML("default", "", upstreamYAML(t, "a", map[string]string{"GATEWAY_TEST_GROW": "1", "GATEWAY_TEST_TTL_MS": "600000"}, "")))), nil)
-	if s, _ := g.virtuals["default"].upstreams()[0].session(); s.Era() != mcp.EraModern {
-		t.Fatalf("the upstream speaks %s", s.ProtocolVersion())
-	}
-	var changed atomic.Int32
-	s := connectAt(t, serve(t, g)+"/mcp", &client.Options{Era: mcp.EraLegacy, OnToolsListChanged: func() { changed.Add(1) }})
-	if _, err := s.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "a__grow"}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, func() error {
-		if changed.Load() == 0 {
-			return errors.New("no tools/list_changed")
-		}
-		return nil
-	})
-	if got := toolNames(t, s); !slices.Contains(got, "a__grown") {
-		t.Fatalf("tools %q after list_changed", got)
+// TestModernUpstreamChangesReachClients: a 2026-07-28 upstream tells of
+// its list changes only on a subscriptions/listen stream, which the
+// gateway opens, so a change reaches downstream sessions long before the
+// listing's ttl (ten minutes here). Without the stream (an upstream that
+// refuses it), the gateway lists an idle upstream again by itself. In
+// both, no list request is made until the notification.
+func TestModernUpstreamChangesReachClients(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		listen bool
+		ttlMs  string
+	}{
+		{"heard on subscriptions/listen", true, "600000"},
+		{"listed again when idle", false, "30"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			oldMin, oldIdle, oldListen := MinRelist, IdleRelist, listenForChanges
+			t.Cleanup(func() { MinRelist, IdleRelist, listenForChanges = oldMin, oldIdle, oldListen })
+			listenForChanges = c.listen
+			if !c.listen {
+				MinRelist, IdleRelist = time.Millisecond, 10*time.Millisecond
+			}
+			g := startConfig(t, parse(t, configYAML(serverYAML("default", "", upstreamYAML(t, "a", map[string]string{"GATEWAY_TEST_GROW": "1", "GATEWAY_TEST_TTL_MS": c.ttlMs}, "")))), nil)
+			if s, _ := g.virtuals["default"].upstreams()[0].session(); s.Era() != mcp.EraModern {
+				t.Fatalf("the upstream speaks %s", s.ProtocolVersion())
+			}
+			var changed atomic.Int32
+			s := connectAt(t, serve(t, g)+"/mcp", &client.Options{Era: mcp.EraLegacy, OnToolsListChanged: func() { changed.Add(1) }})
+			if got := toolNames(t, s); slices.Contains(got, "a__grown") {
+				t.Fatalf("tools before growing %q", got)
+			}
+			if _, err := s.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "a__grow"}); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, func() error {
+				if changed.Load() == 0 {
+					return errors.New("no tools/list_changed")
+				}
+				return nil
+			})
+			if got := toolNames(t, s); !slices.Contains(got, "a__grown") {
+				t.Fatalf("tools after the notification %q", got)
+			}
+		})
 	}
 }

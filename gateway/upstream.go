@@ -339,6 +339,10 @@ func (u *upstream) connect(ctx context.Context) (*client.Session, error) {
 	return s, nil
 }
 
+// listenForChanges turns the subscription of listen on; tests turn it
+// off to see the idle re-list that serves upstreams refusing it.
+var listenForChanges = true
+
 // listenTimeout bounds the wait for a 2026-07-28 upstream to acknowledge
 // the gateway's subscriptions/listen.
 const listenTimeout = 10 * time.Second
@@ -352,7 +356,7 @@ const listenTimeout = 10 * time.Second
 // the session; the goroutine that reads it, with ctx or done.
 func (u *upstream) listen(ctx context.Context, s *client.Session, done <-chan struct{}) <-chan struct{} {
 	caps := s.ServerCapabilities()
-	if s.Era() != mcp.EraModern || caps == nil {
+	if !listenForChanges || s.Era() != mcp.EraModern || caps == nil {
 		return nil
 	}
 	var f mcp.SubscriptionFilter

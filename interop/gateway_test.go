@@ -1273,17 +1273,24 @@ func waitAudit(t *testing.T, path string, want map[auditCount]int) []auditLine {
 	return lines
 }
 
+// modernSession connects a 2026-07-28 mcpgen client to url.
+func modernSession(t *testing.T, ctx context.Context, url string) *client.Session {
+	t.Helper()
+	s, err := client.New(mcp.Implementation{Name: "mcpgen-interop", Version: "1.0.0"}, &client.Options{Era: mcp.EraModern}).
+		Connect(ctx, streamable.NewClientTransport(url, nil))
+	if err != nil {
+		t.Fatalf("connect to %s: %v", url, err)
+	}
+	return s
+}
+
 // upstreamText calls the tool of the 2026-07-28 upstream at url, without
 // arguments and around the gateway, and returns its text.
 func upstreamText(t *testing.T, url, tool string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	s, err := client.New(mcp.Implementation{Name: "mcpgen-interop", Version: "1.0.0"}, &client.Options{Era: mcp.EraModern}).
-		Connect(ctx, streamable.NewClientTransport(url, nil))
-	if err != nil {
-		t.Fatalf("connect to %s: %v", url, err)
-	}
+	s := modernSession(t, ctx, url)
 	defer s.Close()
 	res, err := s.CallTool(ctx, &mcp.CallToolRequestParams{Name: tool, Arguments: json.RawMessage("{}")})
 	if err != nil {
@@ -1396,11 +1403,7 @@ func waitListed(t *testing.T, url, name string, listed bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	s, err := client.New(mcp.Implementation{Name: "mcpgen-interop", Version: "1.0.0"}, &client.Options{Era: mcp.EraModern}).
-		Connect(ctx, streamable.NewClientTransport(url, nil))
-	if err != nil {
-		t.Fatalf("connect to %s: %v", url, err)
-	}
+	s := modernSession(t, ctx, url)
 	defer s.Close()
 	var names []string
 	for {
