@@ -63,18 +63,7 @@ func TestForward(t *testing.T) {
 // its ctx instead of the Client's, with the tasks extension only where the
 // Session adds it.
 func TestWithCapabilities(t *testing.T) {
-	sess, f, err := startScripted(t, nil, func(method string, params []byte, n int) ([]byte, error) {
-		switch method {
-		case mcp.MethodDiscover:
-			return []byte(discovered), nil
-		case mcp.MethodCallTool:
-			return []byte(doneResult), nil
-		}
-		return nil, jsonrpc.ErrMethodNotFound(method)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess, f := startCallsDone(t)
 	tasksExt := `{"extensions":{"` + client.ExtensionTasks + `":{}}}`
 	for _, c := range []struct {
 		name    string
@@ -94,6 +83,7 @@ func TestWithCapabilities(t *testing.T) {
 		if c.caps != "-" {
 			ctx = client.WithCapabilities(ctx, json.RawMessage(c.caps))
 		}
+		var err error
 		if c.forward {
 			_, err = sess.Forward(ctx, mcp.MethodCallTool, []byte(`{"name":"x"}`))
 		} else {

@@ -53,13 +53,10 @@ func taskIDOf(t *testing.T, params []byte) string {
 	return p.TaskID
 }
 
-func timeout(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func TestTaskAnsweredAtOnce(t *testing.T) {
+// startCallsDone starts a 2026-07-28 session with a server that answers
+// every tools/call with doneResult.
+func startCallsDone(t *testing.T) (*client.Session, *scripted) {
+	t.Helper()
 	sess, f, err := startScripted(t, nil, func(method string, params []byte, n int) ([]byte, error) {
 		switch method {
 		case mcp.MethodDiscover:
@@ -72,6 +69,17 @@ func TestTaskAnsweredAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sess, f
+}
+
+func timeout(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestTaskAnsweredAtOnce(t *testing.T) {
+	sess, f := startCallsDone(t)
 	ctx := timeout(t)
 	task, err := sess.StartToolTask(ctx, &mcp.CallToolRequestParams{Name: "quick"})
 	if err != nil {
