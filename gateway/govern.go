@@ -141,11 +141,8 @@ func (v *virtual) admit(ctx context.Context, o *op) (context.Context, func(res a
 	}
 	rec.Trust = sec.trust
 
-	if sec.rules != nil {
+	if sec.rules != nil && !v.vetted() {
 		if d := sec.rules.Decide(ctx, p, v.authzRequest(o.kind, o.name, o.u, o.tool, sec)); !d.Allowed {
-			// Lists never show it and a request naming it answers as
-			// one naming nothing (govern_views.go): this one raced a
-			// reload of the rules.
 			return refuse(audit.Denied, "rule "+d.Rule, unknownError(o))
 		}
 	}
@@ -332,6 +329,16 @@ func (s *ServerConfig) validateGovern(where string, bad badFunc) error {
 		}
 	}
 	return nil
+}
+
+// vetted reports whether the callers' views (govern_views.go) decide the
+// rules for every request before it is dispatched: one naming an entry
+// the caller may not see is answered as one naming nothing, and never
+// reaches admit, which need not run the rules a second time. A request
+// that raced a reload of the rules is decided by those it started with.
+func (v *virtual) vetted() bool {
+	sg := v.gov.Load()
+	return sg != nil && sg.views != nil
 }
 
 // setGovern makes the virtual server use the authz and policy sections of

@@ -3,7 +3,6 @@ package server
 import (
 	"container/list"
 	"context"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"sync"
@@ -185,35 +184,42 @@ func (w *Views) middleware(next HandlerFunc) HandlerFunc {
 
 // hides reports whether req names an entry Hidden from its caller.
 func (w *Views) hides(ctx context.Context, req *Request) bool {
-	var p struct {
-		Name string `json:"name"`
-		URI  string `json:"uri"`
+	key := "name"
+	if req.Method == mcp.MethodReadResource {
+		key = "uri"
 	}
-	if json.Unmarshal(req.Params, &p) != nil {
+	var sc jsonrpc.Scanner
+	sc.Reset(req.Params)
+	raw, ok := member(&sc, key)
+	if !ok {
 		return false // the dispatch refuses it as it refuses any malformed request
+	}
+	name, ok := rawString(raw)
+	if !ok {
+		return false
 	}
 	s := w.srv
 	var e Entry
 	switch req.Method {
 	case mcp.MethodCallTool:
-		t := s.tool(p.Name)
+		t := s.tool(name)
 		if t == nil {
 			return false
 		}
-		e = Entry{Kind: EntryTool, Name: p.Name, Tool: &t.def}
+		e = Entry{Kind: EntryTool, Name: name, Tool: &t.def}
 	case mcp.MethodGetPrompt:
-		if s.findPrompt(p.Name) == nil {
+		if s.findPrompt(name) == nil {
 			return false
 		}
-		e = Entry{Kind: EntryPrompt, Name: p.Name}
+		e = Entry{Kind: EntryPrompt, Name: name}
 	default:
 		// The entry the read would be served by: a Hidden one is not
 		// passed over for a later template that also matches, which the
 		// caller may see; it answers as if no resource matched.
-		res, tmpl, _ := s.findResource(p.URI)
+		res, tmpl, _ := s.findResource(name)
 		switch {
 		case res != nil:
-			e = Entry{Kind: EntryResource, Name: p.URI}
+			e = Entry{Kind: EntryResource, Name: name}
 		case tmpl != nil:
 			e = Entry{Kind: EntryTemplate, Name: tmpl.def.URITemplate}
 		default:
