@@ -756,19 +756,7 @@ func (g *gatewayRun) tsClient(t *testing.T, sdk string, plan gatewayPlan) *gatew
 // if any, in its environment rather than on its command line.
 func (g *gatewayRun) runClient(t *testing.T, sdk, plan string) (stdout, stderr []byte, err error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, g.peers.node, "gateway-client.mjs", sdk, g.url, plan)
-	cmd.Env = append(os.Environ(), "GATEWAY_CLIENT_API_KEY="+g.apiKey)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 5 * time.Second
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		err = fmt.Errorf("%w (gave up after a minute)", err)
-	}
-	return out.Bytes(), errOut.Bytes(), err
+	return runNodeEnv(t, g.peers.node, []string{"GATEWAY_CLIENT_API_KEY=" + g.apiKey}, "gateway-client.mjs", sdk, g.url, plan)
 }
 
 // Inspector runs the Inspector CLI against the gateway in era with args

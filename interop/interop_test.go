@@ -474,9 +474,18 @@ func startEverything(t *testing.T) string {
 // exits too.
 func runNode(t *testing.T, node string, args ...string) (stdout, stderr []byte, err error) {
 	t.Helper()
+	return runNodeEnv(t, node, nil, args...)
+}
+
+// runNodeEnv is runNode with env added to node's environment.
+func runNodeEnv(t *testing.T, node string, env []string, args ...string) (stdout, stderr []byte, err error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 5 * time.Second
 	var out, errOut bytes.Buffer
