@@ -157,7 +157,14 @@ func (c *upcall) failed(ctx context.Context, method, name string, err error) err
 		return err // a question of the bridge (bridge.go), ending the round
 	}
 	if e, ok := errors.AsType[*jsonrpc.Error](err); ok {
-		return e // the upstream's protocol error is the client's, as it came
+		if e.Code != jsonrpc.CodeInternalError {
+			return e // the upstream's protocol error is the client's, as it came
+		}
+		// An internal error, the upstream's or the transport's on the way
+		// back: the client learns which upstream failed, under the same code.
+		named := *e
+		named.Message = "upstream " + c.u.cfg.Name + ": " + e.Message
+		return &named
 	}
 	return fmt.Errorf("upstream %s: %s %s: %w", c.u.cfg.Name, method, name, err)
 }

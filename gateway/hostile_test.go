@@ -64,7 +64,7 @@ func TestHostileMalformedResults(t *testing.T) {
 			if err == nil && !r.IsError {
 				t.Fatalf("%v: %s: a malformed result came through: %+v", era, name, r)
 			}
-			if err != nil && !strings.Contains(err.Error(), "h") {
+			if err != nil && !strings.Contains(err.Error(), "upstream h: ") {
 				t.Errorf("%v: %s: %v", era, name, err)
 			}
 		}
