@@ -40,6 +40,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,7 +60,11 @@ func main() {
 	duration := flag.Duration("duration", time.Second, "how long each run of a row lasts")
 	rounds := flag.Int("rounds", 3, "runs of each row, each way; the table gives the median")
 	clientsFlag := flag.String("clients", "1,16", "the numbers of concurrent clients, comma-separated")
-	sessions := flag.Int("sessions", 2000, "downstream sessions opened to measure the memory of one")
+	sessions := flag.Int("sessions", 2000, "downstream sessions opened to measure the memory of one (0: skip)")
+	only := flag.String("only", "", "run only the rows whose name (transport/tool/era/C, e.g. http/work/2026-07-28/16) holds this")
+	cpuprofile := flag.String("cpuprofile", "", "write this process's CPU profile (the callers' and the gateway's) to this file")
+	memprofile := flag.String("memprofile", "", "write this process's allocation profile to this file at the end")
+	tracefile := flag.String("trace", "", "write an execution trace of this process to this file")
 	flag.Parse()
 	var clients []int
 	for f := range strings.SplitSeq(*clientsFlag, ",") {
@@ -72,9 +78,53 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Stdout, clients, *duration, max(*rounds, 1), *sessions); err != nil {
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gateway: -cpuprofile:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
+	if *tracefile != "" {
+		f, err := os.Create(*tracefile)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gateway: -trace:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer trace.Stop()
+	}
+	if *memprofile != "" {
+		defer writeHeapProfile(*memprofile)
+	}
+	if err := run(ctx, os.Stdout, clients, *only, *duration, max(*rounds, 1), *sessions); err != nil {
 		fmt.Fprintln(os.Stderr, "gateway:", err)
+		stop()
+		pprof.StopCPUProfile()
+		trace.Stop()
 		os.Exit(1)
+	}
+}
+
+// writeHeapProfile writes the allocations made since the start to file.
+func writeHeapProfile(file string) {
+	f, err := os.Create(file)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gateway: -memprofile:", err)
 	}
 }
 
@@ -85,11 +135,15 @@ type row struct {
 	era             era
 	clients         int
 	direct, gateway []sample // a sample per round
+	proxy           []sample // over HTTP: through a plain reverse proxy
 }
 
-func run(ctx context.Context, w io.Writer, clients []int, d time.Duration, rounds, sessions int) error {
+func run(ctx context.Context, w io.Writer, clients []int, only string, d time.Duration, rounds, sessions int) error {
 	var rows []*row
 	for _, tr := range transports {
+		if !wanted(only, tr, clients) {
+			continue
+		}
 		r, err := newRig(ctx, tr)
 		if err != nil {
 			return fmt.Errorf("%s upstream: %w", tr, err)
@@ -98,6 +152,9 @@ func run(ctx context.Context, w io.Writer, clients []int, d time.Duration, round
 			for _, e := range eras {
 				for _, c := range clients {
 					x := &row{transport: tr, tool: tool, era: e, clients: c}
+					if !strings.Contains(x.name(), only) {
+						continue
+					}
 					fmt.Fprintf(os.Stderr, "gateway: %s upstream, %s, %s, %d client(s)\n", tr, tool, e, c)
 					if err := measureRow(ctx, r, x, d, rounds); err != nil {
 						_ = r.close()
@@ -112,6 +169,9 @@ func run(ctx context.Context, w io.Writer, clients []int, d time.Duration, round
 		}
 	}
 	printRows(w, rows, d, rounds)
+	if sessions == 0 {
+		return nil
+	}
 
 	fmt.Fprintf(os.Stderr, "gateway: memory of %d sessions\n", sessions)
 	mem, err := measureMemory(ctx, sessions)
@@ -122,30 +182,53 @@ func run(ctx context.Context, w io.Writer, clients []int, d time.Duration, round
 	return nil
 }
 
-// measureRow runs x's callers both ways, warmed up, taking turns.
+// name is how -only picks the row.
+func (x *row) name() string {
+	return fmt.Sprintf("%s/%s/%s/%d", x.transport, x.tool, x.era, x.clients)
+}
+
+// wanted reports whether -only picks a row of transport.
+func wanted(only, transport string, clients []int) bool {
+	for _, tool := range []string{toolEcho, toolWork} {
+		for _, e := range eras {
+			for _, c := range clients {
+				x := row{transport: transport, tool: tool, era: e, clients: c}
+				if strings.Contains(x.name(), only) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// measureRow runs x's callers each way, warmed up, taking turns.
 func measureRow(ctx context.Context, r *rig, x *row, d time.Duration, rounds int) error {
-	ways := map[string][]caller{}
-	for _, via := range []string{viaDirect, viaGateway} {
+	callers := map[string][]caller{}
+	for _, via := range ways(r.transport) {
 		cs, done, err := r.callers(ctx, via, x.era, x.tool, x.clients)
 		if err != nil {
 			return fmt.Errorf("%s: %w", via, err)
 		}
 		defer done()
-		ways[via] = cs
+		callers[via] = cs
 		if _, err := load(ctx, cs, min(d/4, 250*time.Millisecond), 0); err != nil {
 			return fmt.Errorf("%s: warm-up: %w", via, err)
 		}
 	}
 	for range rounds {
-		for _, via := range []string{viaDirect, viaGateway} {
-			s, err := load(ctx, ways[via], d, 0)
+		for _, via := range ways(r.transport) {
+			s, err := load(ctx, callers[via], d, 0)
 			if err != nil {
 				return fmt.Errorf("%s: %w", via, err)
 			}
-			if via == viaDirect {
+			switch via {
+			case viaDirect:
 				x.direct = append(x.direct, s)
-			} else {
+			case viaGateway:
 				x.gateway = append(x.gateway, s)
+			case viaProxy:
+				x.proxy = append(x.proxy, s)
 			}
 		}
 	}
@@ -206,23 +289,56 @@ func micros(s sample, q float64) float64 {
 	return float64(s.p99) / 1e3
 }
 
-// printRows writes the latency and throughput table in Markdown.
+// printRows writes the latency and throughput tables in Markdown: the
+// gateway against the upstream directly, then, for the HTTP rows, the
+// gateway against a plain reverse proxy in its place.
 func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
 	fmt.Fprintf(w, "Tool calls through mcpgen-gateway against the upstream directly: median of %d runs of %v each way; latencies in µs\n\n", rounds, d)
 	fmt.Fprintln(w, "| upstream | tool | era | C | p50 direct | p50 gateway | added p50 | p99 direct | p99 gateway | added p99 | calls/s direct | calls/s gateway | ratio | gateway CPU/call |")
 	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, x := range rows {
-		p50d := median(x.direct, func(s sample) float64 { return micros(s, 0.5) })
-		p50g := median(x.gateway, func(s sample) float64 { return micros(s, 0.5) })
-		p99d := median(x.direct, func(s sample) float64 { return micros(s, 0.99) })
-		p99g := median(x.gateway, func(s sample) float64 { return micros(s, 0.99) })
-		tpd := median(x.direct, sample.perSec)
-		tpg := median(x.gateway, sample.perSec)
-		cpu := median(x.gateway, cpuMicros) - median(x.direct, cpuMicros)
+		g := compare(x.direct, x.gateway)
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %.0f | %+.0f (%+.0f%%) | %.0f | %.0f | %+.0f | %.0f | %.0f | %.2fx | %.0f |\n",
-			x.transport, x.tool, x.era, x.clients, p50d, p50g, p50g-p50d, 100*(p50g-p50d)/p50d, p99d, p99g, p99g-p99d, tpd, tpg, tpg/tpd, cpu)
+			x.transport, x.tool, x.era, x.clients, g.p50d, g.p50v, g.p50v-g.p50d, 100*(g.p50v-g.p50d)/g.p50d, g.p99d, g.p99v, g.p99v-g.p99d, g.tpd, g.tpv, g.tpv/g.tpd, g.cpu)
 	}
 	fmt.Fprintln(w)
+	if !slices.ContainsFunc(rows, func(x *row) bool { return len(x.proxy) > 0 }) {
+		return
+	}
+	fmt.Fprintln(w, "The HTTP rows again, with a plain reverse proxy in the gateway's place (net/http, copying bytes; see startProxy): what any HTTP hop costs here, against what the gateway costs")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| upstream | tool | era | C | added p50 proxy | added p50 gateway | added p99 proxy | added p99 gateway | ratio proxy | ratio gateway | proxy CPU/call | gateway CPU/call |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, x := range rows {
+		if len(x.proxy) == 0 {
+			continue
+		}
+		p, g := compare(x.direct, x.proxy), compare(x.direct, x.gateway)
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %+.0f (%+.0f%%) | %+.0f (%+.0f%%) | %+.0f | %+.0f | %.2fx | %.2fx | %.0f | %.0f |\n",
+			x.transport, x.tool, x.era, x.clients, p.p50v-p.p50d, 100*(p.p50v-p.p50d)/p.p50d, g.p50v-g.p50d, 100*(g.p50v-g.p50d)/g.p50d,
+			p.p99v-p.p99d, g.p99v-g.p99d, p.tpv/p.tpd, g.tpv/g.tpd, p.cpu, g.cpu)
+	}
+	fmt.Fprintln(w)
+}
+
+// comparison is the medians of a row's direct runs and of its runs
+// another way (via).
+type comparison struct {
+	p50d, p50v, p99d, p99v float64 // µs
+	tpd, tpv               float64 // calls a second
+	cpu                    float64 // µs of this process's processor time per call, via less direct
+}
+
+func compare(direct, via []sample) comparison {
+	return comparison{
+		p50d: median(direct, func(s sample) float64 { return micros(s, 0.5) }),
+		p50v: median(via, func(s sample) float64 { return micros(s, 0.5) }),
+		p99d: median(direct, func(s sample) float64 { return micros(s, 0.99) }),
+		p99v: median(via, func(s sample) float64 { return micros(s, 0.99) }),
+		tpd:  median(direct, sample.perSec),
+		tpv:  median(via, sample.perSec),
+		cpu:  median(via, cpuMicros) - median(direct, cpuMicros),
+	}
 }
 
 // printMemory writes the memory table in Markdown.

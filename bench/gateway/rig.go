@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 
@@ -22,11 +25,24 @@ const (
 
 var transports = []string{overStdio, overHTTP}
 
-// The two ways to the upstream a row compares.
+// The ways to the upstream a row compares. viaProxy, over HTTP only, is
+// a plain reverse proxy (net/http/httputil) in the gateway's place: a hop
+// that copies bytes and does nothing else, the least an HTTP
+// intermediary costs on this machine, against which the gateway's own
+// cost shows.
 const (
 	viaDirect  = "direct"
 	viaGateway = "gateway"
+	viaProxy   = "proxy"
 )
+
+// ways returns the ways a row of transport is measured.
+func ways(transport string) []string {
+	if transport == overHTTP {
+		return []string{viaDirect, viaGateway, viaProxy}
+	}
+	return []string{viaDirect, viaGateway}
+}
 
 // rig is one upstream transport's setup: the gateway, in this process,
 // serving Streamable HTTP in front of an upstream process with an empty
@@ -42,6 +58,10 @@ type rig struct {
 	gwURL  string
 	stop   context.CancelFunc
 	served chan error
+
+	proxy    *http.Server // over HTTP
+	proxyTr  *http.Transport
+	proxyURL string
 
 	up    *httpUpstream           // over HTTP
 	stdio map[era]*client.Session // over stdio, opened on first use
@@ -59,6 +79,9 @@ func newRig(ctx context.Context, transport string) (r *rig, err error) {
 	switch transport {
 	case overHTTP:
 		if r.up, err = startHTTPUpstream(); err != nil {
+			return nil, err
+		}
+		if err := r.startProxy(); err != nil {
 			return nil, err
 		}
 		upstreamYAML = fmt.Sprintf("        url: %q\n", r.up.url)
@@ -96,11 +119,61 @@ func newRig(ctx context.Context, transport string) (r *rig, err error) {
 	return r, nil
 }
 
+// startProxy serves the reverse proxy to the HTTP upstream on loopback:
+// each request goes out as it came on a pooled connection, and the
+// response comes back as it is read, flushed at every read so that event
+// streams pass at once.
+func (r *rig) startProxy() error {
+	target, err := url.Parse(r.up.url)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	r.proxyTr = &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}
+	r.proxy = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, in *http.Request) {
+		out := in.Clone(in.Context())
+		out.URL.Scheme, out.URL.Host, out.Host, out.RequestURI = target.Scheme, target.Host, "", ""
+		resp, err := r.proxyTr.RoundTrip(out)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		maps.Copy(w.Header(), resp.Header)
+		rc := http.NewResponseController(w)
+		// The request's body is still being sent upstream when the first
+		// event of a stream comes back and is flushed to the client.
+		_ = rc.EnableFullDuplex()
+		w.WriteHeader(resp.StatusCode)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := resp.Body.Read(buf)
+			if n > 0 {
+				if _, werr := w.Write(buf[:n]); werr != nil {
+					return
+				}
+				_ = rc.Flush()
+			}
+			if err != nil {
+				return
+			}
+		}
+	})}
+	r.proxyURL = "http://" + ln.Addr().String() + target.Path
+	go func() { _ = r.proxy.Serve(ln) }()
+	return nil
+}
+
 // url is where HTTP callers of via go; "" for a direct stdio upstream.
 func (r *rig) url(via string) string {
 	switch {
 	case via == viaGateway:
 		return r.gwURL
+	case via == viaProxy:
+		return r.proxyURL
 	case r.transport == overHTTP:
 		return r.up.url
 	}
@@ -182,9 +255,13 @@ func (r *rig) close() error {
 	if r.gw != nil {
 		errs = append(errs, r.gw.Close())
 	}
+	if r.proxy != nil {
+		errs = append(errs, r.proxy.Close())
+		r.proxyTr.CloseIdleConnections()
+	}
+	r.hc.CloseIdleConnections()
 	if r.up != nil {
 		errs = append(errs, r.up.close())
 	}
-	r.hc.CloseIdleConnections()
 	return errors.Join(errs...)
 }
