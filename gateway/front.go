@@ -8,6 +8,7 @@ import (
 	"net/url"
 
 	"github.com/mcpgen/mcpgen/gateway/authz"
+	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/auth"
 	"github.com/mcpgen/mcpgen/runtime/server"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
@@ -46,6 +47,9 @@ type endpoint struct {
 	closers    []func() error
 	// sessions counts the downstream sessions open on both transports.
 	sessions func() int
+	// tool returns the definition of a tool as the caller of ctx may
+	// call it (virtual.visibleTool).
+	tool func(ctx context.Context, name string) (mcp.Tool, bool)
 }
 
 // close ends the endpoint's sessions and waits for them.

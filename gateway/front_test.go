@@ -32,13 +32,13 @@ import (
 // upstream a of the test binary, with the front sections of front (YAML
 // at the top level), and serves it. It adds to the virtual server the
 // tools of addFrontTools.
-func startFront(t *testing.T, front string) (*Gateway, *httptest.Server) {
+func startFront(t testing.TB, front string) (*Gateway, *httptest.Server) {
 	t.Helper()
 	return startFrontLog(t, front, nil)
 }
 
 // startFrontLog is startFront with the gateway logging to log.
-func startFrontLog(t *testing.T, front string, log *slog.Logger) (*Gateway, *httptest.Server) {
+func startFrontLog(t testing.TB, front string, log *slog.Logger) (*Gateway, *httptest.Server) {
 	t.Helper()
 	cfg, err := ParseConfig("test.yaml", []byte("listen: 127.0.0.1:0\n"+front+"servers:\n  default:\n    upstreams:\n"+upstreamConfig(t, "a", nil, "")))
 	if err != nil {
@@ -65,7 +65,7 @@ func startFrontLog(t *testing.T, front string, log *slog.Logger) (*Gateway, *htt
 // unavailable return the refusals of authorization, rate limits and the
 // circuit breaker; broken fails as a dead upstream does; slow waits for
 // its ctx; add needs two integers.
-func addFrontTools(t *testing.T, srv *server.Server) {
+func addFrontTools(t testing.TB, srv *server.Server) {
 	t.Helper()
 	obj := mcp.ToolInputSchema{}
 	must := func(err error) {

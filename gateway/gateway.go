@@ -112,7 +112,9 @@ func (g *Gateway) newServer(name string, sc *ServerConfig) (*virtual, *endpoint,
 		return nil, nil, fmt.Errorf("virtual server %s: %w", name, err)
 	}
 	srv.Use(v.pinGuard, v.relayTasks)
-	return v, g.door.serve(name, srv), nil
+	e := g.door.serve(name, srv)
+	e.tool = v.visibleTool
+	return v, e, nil
 }
 
 func (g *Gateway) newUpstream(v *virtual, uc *UpstreamConfig) *upstream {

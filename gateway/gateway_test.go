@@ -51,7 +51,7 @@ func serveUpstream(name string) {
 	_ = s.ServeStdio(context.Background())
 }
 
-func upstreamConfig(t *testing.T, name string, prefix *string, extra string) string {
+func upstreamConfig(t testing.TB, name string, prefix *string, extra string) string {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,18 @@ func (c callerViews) Sight(ctx context.Context, e server.Entry) server.Sight {
 	return server.Shown
 }
 
+// visibleTool returns the definition of the tool name as the caller of
+// ctx may call it: false for one that is not registered, that the rules
+// hide from the caller or that is quarantined, as its lists leave them
+// out.
+func (v *virtual) visibleTool(ctx context.Context, name string) (mcp.Tool, bool) {
+	t, ok := v.srv.Tool(name)
+	if !ok {
+		return t, false
+	}
+	return t, callerViews{v}.Sight(ctx, server.Entry{Kind: server.EntryTool, Name: name, Tool: &t}) == server.Shown
+}
+
 // ViewKey digests what the rules may read of the caller.
 func (c callerViews) ViewKey(ctx context.Context) string {
 	return viewKey(callerOf(ctx))

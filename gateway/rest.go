@@ -17,9 +17,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
-	"github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
-	"github.com/mcpgen/mcpgen/runtime/transport"
+	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
 // RESTConfig is the REST facade of the aggregated tools, for clients that
@@ -87,19 +86,21 @@ func (r *restFacade) mount(mux *http.ServeMux) {
 		}
 		mux.Handle("GET "+base+"/openapi.json", restErrors(r.f.guard(r.bounded(func(w http.ResponseWriter, req *http.Request) {
 			name, at := named(req)
-			if r.f.lookup(name) == nil {
+			e := r.f.lookup(name)
+			if e == nil {
 				http.NotFound(w, req)
 				return
 			}
-			r.document(w, req, name, at)
+			r.document(w, req, e, name, at)
 		}))))
 		mux.Handle("POST "+base+"/tools/{tool}", restErrors(r.f.guard(r.bounded(func(w http.ResponseWriter, req *http.Request) {
 			name, _ := named(req)
-			if r.f.lookup(name) == nil {
+			e := r.f.lookup(name)
+			if e == nil {
 				http.NotFound(w, req)
 				return
 			}
-			r.call(w, req, name)
+			r.call(w, req, e)
 		}))))
 	}
 }
@@ -197,74 +198,72 @@ func liftRead(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
-// session connects an in-memory MCP client to the virtual server name,
-// serving it on ctx: the caller's principal (and verified token) that the
-// guard put there reach the handlers as they would over HTTP. end closes
-// the session and waits for the server's side to stop.
-func (r *restFacade) session(ctx context.Context, name string) (s *client.Session, end func(), err error) {
-	e := r.f.lookup(name)
-	if e == nil {
-		return nil, nil, fmt.Errorf("no virtual server %s", name)
-	}
-	srv := e.srv
-	a, b := transport.NewPipe()
-	ctx, cancel := context.WithCancel(ctx)
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = srv.Serve(ctx, a)
-	}()
-	s, err = client.New(mcp.Implementation{Name: "mcpgen-gateway/rest", Version: "0.1.0"}, &client.Options{Era: mcp.EraModern}).Connect(ctx, b)
-	if err != nil {
-		cancel()
-		<-served
-		return nil, nil, err
-	}
-	return s, func() {
-		_ = s.Close()
-		cancel()
-		<-served
-	}, nil
+// restMeta is the _meta of the facade's requests: it is a 2026-07-28
+// client that declares no capabilities, so that what needs one (an
+// approval, asked through elicitation) is refused as for any such client.
+var restMeta = &mcp.RequestMetaObject{
+	ProtocolVersion:    string(mcp.Version20260728),
+	ClientCapabilities: &mcp.ClientCapabilities{},
+	ClientInfo:         &mcp.Implementation{Name: "mcpgen-gateway/rest", Version: "0.1.0"},
 }
 
-// visibleTools lists the tools of the virtual server as the caller of
-// ctx may see them.
-func visibleTools(ctx context.Context, s *client.Session) ([]mcp.Tool, error) {
+// request serves one request of the caller of ctx on the virtual server
+// of e, in this process, as a stateless 2026-07-28 request: the
+// principal (and verified token) the guard put in ctx reach the handlers
+// as they would over HTTP, and the middleware (rules, policy, audit) runs
+// as for any request. What the request would send its client meanwhile
+// (progress, log messages) is dropped. It decodes the result into res.
+func request[R any, P interface{ *R }](ctx context.Context, e *endpoint, method string, params any, res P) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	out, err := e.srv.ServeCall(ctx, &server.Call{ID: jsonrpc.IntID(1), Method: method, Params: raw})
+	if err != nil {
+		return err
+	}
+	var kind struct {
+		ResultType string `json:"resultType"`
+	}
+	if err := json.Unmarshal(out, &kind); err != nil {
+		return err
+	}
+	if kind.ResultType == "input_required" {
+		return errAsksInput
+	}
+	return json.Unmarshal(out, res)
+}
+
+// errAsksInput is a request that asked its caller for input, which a REST
+// call has no way to give.
+var errAsksInput = errors.New("the request asks its caller for input, which a REST call cannot give")
+
+// visibleTools lists the tools of e as the caller of ctx may see them.
+func visibleTools(ctx context.Context, e *endpoint) ([]mcp.Tool, error) {
 	var tools []mcp.Tool
-	for t, err := range s.AllTools(ctx) {
-		if err != nil {
+	p := &mcp.PaginatedRequestParams{Meta: restMeta}
+	for {
+		var page mcp.ListToolsResult
+		if err := request(ctx, e, mcp.MethodListTools, p, &page); err != nil {
 			return nil, err
 		}
-		tools = append(tools, t)
+		tools = append(tools, page.Tools...)
+		if page.NextCursor == "" {
+			return tools, nil
+		}
+		p.Cursor = page.NextCursor
 	}
-	return tools, nil
-}
-
-// sessionTools opens the in-memory session of a REST request (see
-// session) and lists the tools its caller may see.
-func (r *restFacade) sessionTools(ctx context.Context, name string) (*client.Session, func(), []mcp.Tool, error) {
-	s, end, err := r.session(ctx, name)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	tools, err := visibleTools(ctx, s)
-	if err != nil {
-		end()
-		return nil, nil, nil, err
-	}
-	return s, end, tools, nil
 }
 
 // document serves the OpenAPI document of the tools the caller may see.
-func (r *restFacade) document(w http.ResponseWriter, req *http.Request, name, base string) {
+func (r *restFacade) document(w http.ResponseWriter, req *http.Request, e *endpoint, name, base string) {
 	ctx := req.Context()
 	liftRead(w, req)
-	_, end, tools, err := r.sessionTools(ctx, name)
+	tools, err := visibleTools(ctx, e)
 	if err != nil {
 		r.fail(w, ctx, err)
 		return
 	}
-	defer end()
 	doc, err := openAPI(name, base, tools, r.f)
 	if err != nil {
 		writeJSONError(w, http.StatusInternalServerError, "cannot build the OpenAPI document: "+err.Error())
@@ -277,7 +276,7 @@ func (r *restFacade) document(w http.ResponseWriter, req *http.Request, name, ba
 
 // call serves POST tools/{tool}: the body is the tool's arguments, the
 // answer its structuredContent, or its content when it has none.
-func (r *restFacade) call(w http.ResponseWriter, req *http.Request, name string) {
+func (r *restFacade) call(w http.ResponseWriter, req *http.Request, e *endpoint) {
 	ctx := req.Context()
 	tool := req.PathValue("tool")
 	args, status, msg := readArguments(w, req, r.maxBody)
@@ -286,34 +285,26 @@ func (r *restFacade) call(w http.ResponseWriter, req *http.Request, name string)
 		writeJSONError(w, status, msg)
 		return
 	}
-	s, end, tools, err := r.sessionTools(ctx, name)
-	if err != nil {
-		r.fail(w, ctx, err)
-		return
-	}
-	defer end()
-	var def *mcp.Tool
-	for i := range tools {
-		if tools[i].Name == tool {
-			def = &tools[i]
-			break
-		}
-	}
-	if def == nil {
+	def, ok := e.tool(ctx, tool)
+	if !ok {
 		writeJSONError(w, http.StatusNotFound, "no tool "+strconv.Quote(tool)+" on this server")
 		return
 	}
-	if err := r.schemas.check(def, args); err != nil {
+	if err := r.schemas.check(&def, args); err != nil {
 		writeJSONError(w, http.StatusBadRequest, "invalid arguments for tool "+tool+": "+err.Error())
 		return
 	}
-	res, err := s.CallTool(ctx, &mcp.CallToolRequestParams{Name: tool, Arguments: args})
+	var res mcp.CallToolResult
+	err := request(ctx, e, mcp.MethodCallTool, &mcp.CallToolRequestParams{Name: tool, Arguments: args, Meta: restMeta}, &res)
+	if err == nil {
+		err = ctx.Err() // a handler cut short may still answer, with an error result
+	}
 	if err != nil {
 		r.fail(w, ctx, err)
 		return
 	}
 	if res.IsError {
-		writeToolError(w, res)
+		writeToolError(w, &res)
 		return
 	}
 	body := []byte(res.StructuredContent)
@@ -385,7 +376,7 @@ func writeToolError(w http.ResponseWriter, res *mcp.CallToolResult) {
 	_, _ = w.Write(append(data, '\n'))
 }
 
-// fail answers an error of the in-memory session with its HTTP status:
+// fail answers an error of a request with its HTTP status:
 // see restStatus.
 func (r *restFacade) fail(w http.ResponseWriter, ctx context.Context, err error) {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
@@ -394,6 +385,10 @@ func (r *restFacade) fail(w http.ResponseWriter, ctx context.Context, err error)
 	}
 	if ctx.Err() != nil {
 		return // the client went away
+	}
+	if errors.Is(err, errAsksInput) {
+		writeJSONError(w, http.StatusForbidden, err.Error())
+		return
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {

@@ -305,3 +305,43 @@ func TestOAuthIntrospection(t *testing.T) {
 		t.Fatalf("an inactive token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
 }
+
+// BenchmarkRESTCall compares a tool call through the REST facade with the
+// same call over MCP (a stateless 2026-07-28 POST), both over loopback
+// HTTP to the gateway, which forwards it to a stdio upstream.
+func BenchmarkRESTCall(b *testing.B) {
+	b.Setenv("GW_TEST_ALICE", aliceKey)
+	_, ts := startFront(b, "auth:\n  keys:\n    - {subject: alice, key: {env: GW_TEST_ALICE}}\nrest: {}\n")
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	defer hc.CloseIdleConnections()
+	const meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}`
+	for _, c := range []struct {
+		name, path, body string
+		header           map[string]string
+	}{
+		{"rest", "/rest/tools/a__echo", `{"text":"hi"}`, nil},
+		{"mcp", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a__echo","arguments":{"text":"hi"},"_meta":` + meta + `}}`,
+			map[string]string{"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "a__echo"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				req, _ := http.NewRequest(http.MethodPost, ts.URL+c.path, strings.NewReader(c.body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set(APIKeyHeader, aliceKey)
+				for k, v := range c.header {
+					req.Header.Set(k, v)
+				}
+				resp, err := hc.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				data, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 || !bytes.Contains(data, []byte("a:echo")) {
+					b.Fatalf("%d %s", resp.StatusCode, data)
+				}
+			}
+		})
+	}
+}

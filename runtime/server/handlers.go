@@ -84,6 +84,18 @@ func (d dispatcher) ListTools(ctx context.Context, p *mcp.PaginatedRequestParams
 	return &mcp.ListToolsResult{Tools: items, NextCursor: next}, nil
 }
 
+// Tool returns the definition of the registered tool named name, or
+// false when there is none: all of it, before any Visibility decides what
+// a caller sees. The definition shares its schemas and maps with the
+// server's, which the caller must not modify.
+func (s *Server) Tool(name string) (mcp.Tool, bool) {
+	t := s.tool(name)
+	if t == nil {
+		return mcp.Tool{}, false
+	}
+	return t.def, true
+}
+
 func (s *Server) tool(name string) *tool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
