@@ -38,8 +38,8 @@ func TestPaths(t *testing.T) {
 				t.Errorf("%s: close: %v", tr, err)
 			}
 		})
-		for _, via := range ways(tr) {
-			for _, e := range eras {
+		for _, e := range eras {
+			for _, via := range ways(tr, e) {
 				for _, tool := range []string{toolEcho, toolWork} {
 					cs, done, err := r.callers(ctx, via, e, tool, 2)
 					if err != nil {
@@ -120,7 +120,7 @@ func BenchmarkGateway(b *testing.B) {
 			for _, tool := range []string{toolEcho, toolWork} {
 				for _, e := range eras {
 					for _, c := range []int{1, 16} {
-						for _, via := range ways(tr) {
+						for _, via := range ways(tr, e) {
 							name := fmt.Sprintf("%s/%s/C=%d/%s", tool, eraName(e), c, via)
 							b.Run(name, func(b *testing.B) { benchCalls(b, r, via, e, tool, c) })
 						}

@@ -135,7 +135,7 @@ type row struct {
 	era             era
 	clients         int
 	direct, gateway []sample // a sample per round
-	proxy           []sample // over HTTP: through a plain reverse proxy
+	proxy           []sample // through a bare HTTP hop (viaProxy), for the rows that have one
 }
 
 func run(ctx context.Context, w io.Writer, clients []int, only string, d time.Duration, rounds, sessions int) error {
@@ -205,7 +205,7 @@ func wanted(only, transport string, clients []int) bool {
 // measureRow runs x's callers each way, warmed up, taking turns.
 func measureRow(ctx context.Context, r *rig, x *row, d time.Duration, rounds int) error {
 	callers := map[string][]caller{}
-	for _, via := range ways(r.transport) {
+	for _, via := range ways(r.transport, x.era) {
 		cs, done, err := r.callers(ctx, via, x.era, x.tool, x.clients)
 		if err != nil {
 			return fmt.Errorf("%s: %w", via, err)
@@ -217,7 +217,7 @@ func measureRow(ctx context.Context, r *rig, x *row, d time.Duration, rounds int
 		}
 	}
 	for range rounds {
-		for _, via := range ways(r.transport) {
+		for _, via := range ways(r.transport, x.era) {
 			s, err := load(ctx, callers[via], d, 0)
 			if err != nil {
 				return fmt.Errorf("%s: %w", via, err)
@@ -290,8 +290,8 @@ func micros(s sample, q float64) float64 {
 }
 
 // printRows writes the latency and throughput tables in Markdown: the
-// gateway against the upstream directly, then, for the HTTP rows, the
-// gateway against a plain reverse proxy in its place.
+// gateway against the upstream directly, then the gateway against a bare
+// HTTP hop in its place (viaProxy), for the rows that have one.
 func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
 	fmt.Fprintf(w, "Tool calls through mcpgen-gateway against the upstream directly: median of %d runs of %v each way; latencies in µs\n\n", rounds, d)
 	fmt.Fprintln(w, "| upstream | tool | era | C | p50 direct | p50 gateway | added p50 | p99 direct | p99 gateway | added p99 | calls/s direct | calls/s gateway | ratio | gateway CPU/call |")
@@ -305,7 +305,7 @@ func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
 	if !slices.ContainsFunc(rows, func(x *row) bool { return len(x.proxy) > 0 }) {
 		return
 	}
-	fmt.Fprintln(w, "The HTTP rows again, with a plain reverse proxy in the gateway's place (net/http, copying bytes; see startProxy): what any HTTP hop costs here, against what the gateway costs")
+	fmt.Fprintln(w, "The rows again with a bare HTTP hop in the gateway's place, which only passes requests on: over HTTP a reverse proxy copying bytes, over stdio (2026-07-28 only) a relay to an mcpgen client session of the upstream. What any HTTP intermediary costs here, against what the gateway costs")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| upstream | tool | era | C | added p50 proxy | added p50 gateway | added p99 proxy | added p99 gateway | ratio proxy | ratio gateway | proxy CPU/call | gateway CPU/call |")
 	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")

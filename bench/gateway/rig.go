@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpgen/mcpgen/gateway"
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/client"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
 
@@ -25,20 +27,22 @@ const (
 
 var transports = []string{overStdio, overHTTP}
 
-// The ways to the upstream a row compares. viaProxy, over HTTP only, is
-// a plain reverse proxy (net/http/httputil) in the gateway's place: a hop
-// that copies bytes and does nothing else, the least an HTTP
-// intermediary costs on this machine, against which the gateway's own
-// cost shows.
+// The ways to the upstream a row compares. viaProxy is a bare HTTP hop
+// in the gateway's place, which does nothing but pass requests on: over
+// HTTP a reverse proxy copying bytes (startProxy), over stdio a relay
+// handing each 2026-07-28 request to an mcpgen client session of the
+// upstream (startRelay). It is the least an HTTP intermediary costs on
+// this machine, against which the gateway's own cost shows.
 const (
 	viaDirect  = "direct"
 	viaGateway = "gateway"
 	viaProxy   = "proxy"
 )
 
-// ways returns the ways a row of transport is measured.
-func ways(transport string) []string {
-	if transport == overHTTP {
+// ways returns the ways a row of transport and era is measured: the
+// stdio relay serves 2026-07-28 requests only, which need no session.
+func ways(transport string, e era) []string {
+	if transport == overHTTP || e == modern {
 		return []string{viaDirect, viaGateway, viaProxy}
 	}
 	return []string{viaDirect, viaGateway}
@@ -59,8 +63,8 @@ type rig struct {
 	stop   context.CancelFunc
 	served chan error
 
-	proxy    *http.Server // over HTTP
-	proxyTr  *http.Transport
+	proxy    *http.Server    // the reverse proxy over HTTP, the relay over stdio
+	proxyTr  *http.Transport // over HTTP
 	proxyURL string
 
 	up    *httpUpstream           // over HTTP
@@ -91,6 +95,9 @@ func newRig(ctx context.Context, transport string) (r *rig, err error) {
 			return nil, err
 		}
 		upstreamYAML = fmt.Sprintf("        command: [%q]\n        env: {%s: %s}\n", argv[0], upstreamEnv, env[len(upstreamEnv)+1:])
+		if err := r.startRelay(ctx); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("unknown transport %q", transport)
 	}
@@ -163,6 +170,47 @@ func (r *rig) startProxy() error {
 		}
 	})}
 	r.proxyURL = "http://" + ln.Addr().String() + target.Path
+	go func() { _ = r.proxy.Serve(ln) }()
+	return nil
+}
+
+// startRelay serves the relay to the direct 2026-07-28 stdio session on
+// loopback: each POST is one request, whose params go to the upstream as
+// they came (Session.Forward) and whose raw result comes back as the
+// response, as JSON.
+func (r *rig) startRelay(ctx context.Context) error {
+	s, err := r.stdioSession(ctx, modern)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	r.proxy = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, in *http.Request) {
+		body, err := io.ReadAll(in.Body)
+		if err != nil {
+			return
+		}
+		m, err := jsonrpc.DecodeMessage(body)
+		if err != nil || m.Kind() != jsonrpc.MessageRequest {
+			http.Error(w, "one JSON-RPC request, please", http.StatusBadRequest)
+			return
+		}
+		var out []byte
+		if res, err := s.Forward(in.Context(), m.Method, m.Params); err != nil {
+			e, ok := errors.AsType[*jsonrpc.Error](err)
+			if !ok {
+				e = jsonrpc.NewError(jsonrpc.CodeInternalError, err.Error())
+			}
+			out = jsonrpc.AppendError(nil, m.ID, e)
+		} else {
+			out = jsonrpc.AppendResult(nil, m.ID, res)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(out)
+	})}
+	r.proxyURL = "http://" + ln.Addr().String() + "/mcp"
 	go func() { _ = r.proxy.Serve(ln) }()
 	return nil
 }
@@ -257,6 +305,8 @@ func (r *rig) close() error {
 	}
 	if r.proxy != nil {
 		errs = append(errs, r.proxy.Close())
+	}
+	if r.proxyTr != nil {
 		r.proxyTr.CloseIdleConnections()
 	}
 	r.hc.CloseIdleConnections()
