@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"sync/atomic"
 	"context"
 	"errors"
 	"log/slog"
@@ -29,11 +30,16 @@ import (
 // front is the gateway's front door: the downstream transports of every
 // virtual server, and the authentication in front of them.
 type front struct {
-	cfg  *Config
-	log  *slog.Logger
-	keys *keyring         // nil without API keys
-	mw   *auth.Middleware // nil without OAuth
-	rest *restFacade      // nil without a rest section
+	cfg *Config
+	log *slog.Logger
+	// keys are the API keys in force, nil without any; a reload replaces
+	// them (reloadKeys).
+	keys atomic.Pointer[keyring]
+	// guards says callers must authenticate: the config had an auth
+	// section at start. It is fixed, as the handlers are built on it.
+	guards bool
+	mw     *auth.Middleware // nil without OAuth
+	rest   *restFacade      // nil without a rest section
 	// lookup finds the endpoint of a virtual server in force.
 	lookup func(name string) *endpoint
 }
@@ -62,12 +68,13 @@ func (e *endpoint) close() error {
 }
 
 func newFront(cfg *Config, log *slog.Logger, lookup func(string) *endpoint) (*front, error) {
-	f := &front{cfg: cfg, log: log, lookup: lookup}
+	f := &front{cfg: cfg, log: log, lookup: lookup, guards: cfg.Auth != nil}
 	if a := cfg.Auth; a != nil {
-		var err error
-		if f.keys, err = newKeyring(a.Keys); err != nil {
+		keys, err := newKeyring(a.Keys, nil)
+		if err != nil {
 			return nil, err
 		}
+		f.keys.Store(keys)
 		if a.OAuth != nil {
 			if f.mw, err = newOAuth(a.OAuth, log); err != nil {
 				return nil, err
@@ -106,7 +113,7 @@ func (f *front) serve(name string, srv *server.Server) *endpoint {
 }
 
 // guarded reports whether callers must authenticate.
-func (f *front) guarded() bool { return f.keys != nil || f.mw != nil }
+func (f *front) guarded() bool { return f.guards }
 
 // identityOf is the Authenticate of the transports behind the guard: the
 // principal the guard put in the request's ctx, which binds the sessions

@@ -4,9 +4,12 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -194,7 +197,11 @@ type keyring struct {
 	owners  []*keyPrincipal
 }
 
-func newKeyring(keys []*APIKeyConfig) (*keyring, error) {
+// newKeyring reads the values of keys. The principal of a key that prev
+// holds with the same value and the same subject, scopes and claims is
+// prev's, so that the sessions it opened and the quotas it counts against
+// stay its own across a reload.
+func newKeyring(keys []*APIKeyConfig, prev *keyring) (*keyring, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
@@ -220,10 +227,60 @@ func newKeyring(keys []*APIKeyConfig) (*keyring, error) {
 		}
 		claims["sub"], claims["iss"] = kc.Subject, APIKeyIssuer
 		scopes := append([]string{}, kc.Scopes...)
+		owner := &keyPrincipal{caller: authz.Principal{Subject: kc.Subject, Issuer: APIKeyIssuer, Claims: claims, Scopes: scopes}}
+		if same := prev.owner(d); same != nil && reflect.DeepEqual(same.caller, owner.caller) {
+			owner = same
+		}
 		k.digests = append(k.digests, d)
-		k.owners = append(k.owners, &keyPrincipal{caller: authz.Principal{Subject: kc.Subject, Issuer: APIKeyIssuer, Claims: claims, Scopes: scopes}})
+		k.owners = append(k.owners, owner)
 	}
 	return k, nil
+}
+
+// owner returns the principal of the key whose digest is d, or nil.
+func (k *keyring) owner(d [sha256.Size]byte) *keyPrincipal {
+	if k == nil {
+		return nil
+	}
+	for i := range k.digests {
+		if k.digests[i] == d {
+			return k.owners[i]
+		}
+	}
+	return nil
+}
+
+// reloadKeys puts the API keys of cfg in force, their values read anew
+// from the environment and files, so that a key added, rotated or revoked
+// takes effect without a restart: a request with a key no longer listed
+// is refused at once. It changes nothing when the keys cannot be read.
+// Whether callers must authenticate at all is fixed at start: a reload
+// that adds or removes the auth section leaves the keys as they are, and
+// logRestartOnly says so.
+func (f *front) reloadKeys(cfg *Config) error {
+	if !f.guards || cfg.Auth == nil {
+		return nil
+	}
+	keys, err := newKeyring(cfg.Auth.Keys, f.keys.Load())
+	if err != nil {
+		return err
+	}
+	if keys == nil && f.mw == nil {
+		return errors.New("auth: a reload cannot take away every API key of a gateway without OAuth; remove the auth section and restart to let anyone in")
+	}
+	if old := f.keys.Swap(keys); !sameKeys(old, keys) {
+		f.log.Info("config: API keys reloaded", "keys", len(cfg.Auth.Keys))
+	}
+	return nil
+}
+
+// sameKeys reports whether a and b hold the same keys for the same
+// principals.
+func sameKeys(a, b *keyring) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.Equal(a.digests, b.digests) && slices.Equal(a.owners, b.owners)
 }
 
 // lookup returns the principal of key, or nil. It compares digests in
@@ -289,8 +346,8 @@ func (f *front) guard(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, fromHeader := presentedKey(r)
-		if f.keys != nil && key != "" {
-			if p := f.keys.lookup(key); p != nil {
+		if keys := f.keys.Load(); keys != nil && key != "" {
+			if p := keys.lookup(key); p != nil {
 				next.ServeHTTP(w, r.WithContext(server.WithPrincipal(r.Context(), p)))
 				return
 			}

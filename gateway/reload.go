@@ -54,9 +54,14 @@ func (s *ServerConfig) validateCache(where string, bad badFunc) error {
 //     terms.
 //   - the authorization and policy of a virtual server that stays are
 //     replaced in place.
+//   - the API keys (auth.keys) are read anew, values included, so that a
+//     key added, rotated in its file or variable, or revoked takes effect
+//     at once; keys that cannot be read fail the reload before anything
+//     changes.
 //
-// listen, lock, auth, rest, audit, telemetry and watch take effect on
-// restart only; a change to them is logged and otherwise ignored.
+// listen, lock, the rest of auth (adding or removing the section, oauth,
+// maxSessionsPerPrincipal), rest, audit, telemetry and watch take effect
+// on restart only; a change to them is logged and otherwise ignored.
 //
 // An upstream that cannot be connected does not stop the reload: it is
 // retried in the background as after a disconnection, and the errors of
@@ -74,6 +79,9 @@ func (g *Gateway) Reload(cfg *Config) error {
 		return errors.New("gateway: Reload before Start")
 	}
 	old := g.cfg
+	if err := g.door.reloadKeys(cfg); err != nil {
+		return err
+	}
 	g.logRestartOnly(old, cfg)
 	var errs []error
 	for _, name := range old.ServerNames() {
@@ -111,7 +119,7 @@ func (g *Gateway) logRestartOnly(old, cfg *Config) {
 	}{
 		{"listen", old.Listen, cfg.Listen},
 		{"lock", old.Lock, cfg.Lock},
-		{"auth", old.Auth, cfg.Auth},
+		{"auth", restartAuth(old.Auth), restartAuth(cfg.Auth)},
 		{"rest", old.REST, cfg.REST},
 		{"audit", old.Audit, cfg.Audit},
 		{"telemetry", old.Telemetry, cfg.Telemetry},
@@ -121,6 +129,17 @@ func (g *Gateway) logRestartOnly(old, cfg *Config) {
 			g.log.Warn("config: "+k.key+" changed, which needs a restart; the running value stays", "key", k.key)
 		}
 	}
+}
+
+// restartAuth is what of an auth section takes a restart to change:
+// everything but the keys.
+func restartAuth(a *AuthConfig) *AuthConfig {
+	if a == nil {
+		return nil
+	}
+	out := *a
+	out.Keys = nil
+	return &out
 }
 
 // addServer builds the virtual server, connects its upstreams and serves

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -539,5 +540,90 @@ func TestModernUpstreamChangesReachClients(t *testing.T) {
 				t.Fatalf("tools after the notification %q", got)
 			}
 		})
+	}
+}
+
+// TestReloadAPIKeys rotates, revokes and adds API keys with Reload: each
+// change holds for the next request, a session opened with a key that
+// stays goes on, and keys that cannot be read fail the reload with the
+// running keys left as they were.
+func TestReloadAPIKeys(t *testing.T) {
+	const carolKey = "carol-key-0123456789abcdef-c"
+	t.Setenv("GW_TEST_ALICE", aliceKey)
+	t.Setenv("GW_TEST_CAROL", carolKey)
+	bobFile := filepath.Join(t.TempDir(), "bob")
+	if err := os.WriteFile(bobFile, []byte(bobKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := upstreamYAML(t, "a", nil, "")
+	withKeys := func(keys ...string) *Config {
+		return parse(t, "listen: 127.0.0.1:0\nauth:\n  keys:\n"+strings.Join(keys, "")+"servers:\n"+serverYAML("default", "", a))
+	}
+	alice := "    - {subject: alice, key: {env: GW_TEST_ALICE}}\n"
+	bob := "    - {subject: bob, key: {file: " + bobFile + "}}\n"
+	carol := "    - {subject: carol, key: {env: GW_TEST_CAROL}}\n"
+	log, logs := newLogs()
+	g := startConfig(t, withKeys(alice, bob), log)
+	url := serve(t, g)
+	status := func(key string) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, url+"/metrics", nil)
+		req.Header.Set(APIKeyHeader, key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	want := func(step string, codes map[string]int) {
+		t.Helper()
+		for key, code := range codes {
+			if got := status(key); got != code {
+				t.Errorf("%s: the key of %s: %d, want %d", step, key[:strings.IndexByte(key, '-')], got, code)
+			}
+		}
+	}
+	want("at start", map[string]int{aliceKey: 200, bobKey: 200, carolKey: 401})
+	tr := streamable.NewClientTransport(url+"/mcp", &streamable.ClientOptions{Header: http.Header{APIKeyHeader: {aliceKey}}})
+	s, err := client.New(mcp.Implementation{Name: "t", Version: "1"}, &client.Options{ProtocolVersion: mcp.Version20251125}).Connect(context.Background(), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	// Bob's key is rotated in its file, and carol's added: the old value of
+	// bob's is refused from the next request on.
+	const bobNew = "bob-key-rotated-0123456789abcdef"
+	if err := os.WriteFile(bobFile, []byte(bobNew+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Reload(withKeys(alice, bob, carol)); err != nil {
+		t.Fatal(err)
+	}
+	want("after rotating bob's and adding carol's", map[string]int{aliceKey: 200, bobKey: 401, bobNew: 200, carolKey: 200})
+	if !slices.Contains(logs(), "config: API keys reloaded") {
+		t.Errorf("the reload was not logged: %q", logs())
+	}
+	for _, line := range logs() {
+		if strings.Contains(line, "key-") {
+			t.Errorf("a log line shows a key: %q", line)
+		}
+	}
+
+	// A key that cannot be read fails the reload, and nothing changes.
+	if err := g.Reload(withKeys(alice, "    - {subject: dave, key: {env: GW_TEST_DAVE_UNSET}}\n")); err == nil || !strings.Contains(err.Error(), "dave") {
+		t.Fatalf("a reload with an unreadable key: err = %v, want one naming it", err)
+	}
+	want("after a failed reload", map[string]int{aliceKey: 200, bobNew: 200, carolKey: 200})
+
+	// Bob's and carol's are revoked; alice's session, opened before both
+	// reloads with a key that stayed, goes on.
+	if err := g.Reload(withKeys(alice)); err != nil {
+		t.Fatal(err)
+	}
+	want("after revoking bob's and carol's", map[string]int{aliceKey: 200, bobNew: 401, carolKey: 401})
+	if _, err := s.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "a__echo", Arguments: json.RawMessage(`{"text":"hi"}`)}); err != nil {
+		t.Errorf("alice's session after the reloads: %v", err)
 	}
 }

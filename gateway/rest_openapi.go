@@ -121,7 +121,7 @@ func openAPI(name, base string, tools []mcp.Tool, f *front) ([]byte, error) {
 		doc.Components.SecuritySchemes = map[string]openAPISecurityScheme{}
 		doc.Components.SecuritySchemes["bearer"] = openAPISecurityScheme{Type: "http", Scheme: "bearer", Description: "An API key or an OAuth access token."}
 		doc.Security = append(doc.Security, map[string][]string{"bearer": {}})
-		if f.keys != nil {
+		if f.keys.Load() != nil {
 			doc.Components.SecuritySchemes["apiKey"] = openAPISecurityScheme{Type: "apiKey", In: "header", Name: APIKeyHeader}
 			doc.Security = append(doc.Security, map[string][]string{"apiKey": {}})
 		}
