@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -215,6 +217,11 @@ func (c *Config) validate(file string) error {
 	if len(c.Servers) == 0 {
 		return bad(0, "servers: at least one virtual server is needed")
 	}
+	type firstUse struct {
+		server string
+		u      *UpstreamConfig
+	}
+	named := map[string]firstUse{} // an upstream name's first use, across servers
 	for _, sname := range c.ServerNames() {
 		s := c.Servers[sname]
 		if !namePattern.MatchString(sname) {
@@ -238,6 +245,14 @@ func (c *Config) validate(file string) error {
 			seen[u.Name] = i
 			if (len(u.Command) == 0) == (u.URL == "") {
 				return bad(u.line, "%s (%s): give exactly one of command and url", where, u.Name)
+			}
+			// The lock file, audit lines and metrics know an upstream by
+			// its name: in two virtual servers one name is one server,
+			// which each may filter and govern its own way.
+			if first, ok := named[u.Name]; !ok {
+				named[u.Name] = firstUse{sname, u}
+			} else if !sameServer(first.u, u) {
+				return bad(u.line, "%s: upstream %q of virtual server %s reaches another server (command, env, url or transport differ); the lock file, audit and metrics know upstreams by name, so name one of them otherwise", where, u.Name, first.server)
 			}
 			if len(u.Command) == 0 && len(u.Env) > 0 {
 				return bad(u.line, "%s (%s): env needs command", where, u.Name)
@@ -278,6 +293,11 @@ func (c *Config) validate(file string) error {
 		return err
 	}
 	return c.validateTelemetry(bad)
+}
+
+// sameServer reports whether a and b reach the same server the same way.
+func sameServer(a, b *UpstreamConfig) bool {
+	return slices.Equal(a.Command, b.Command) && maps.Equal(a.Env, b.Env) && a.URL == b.URL && a.Transport == b.Transport
 }
 
 func compileAll(exprs []string) ([]*regexp.Regexp, error) {

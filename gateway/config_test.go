@@ -15,6 +15,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"command and url", "listen: a:1\nservers:\n  default:\n    upstreams:\n      - name: x\n        command: [a]\n        url: http://h/mcp\n", "cfg.yaml:5: servers.default.upstreams[0] (x): give exactly one of command and url"},
 		{"neither", "listen: a:1\nservers:\n  default:\n    upstreams:\n      - name: x\n", "give exactly one of command and url"},
 		{"duplicate upstream", "listen: a:1\nservers:\n  default:\n    upstreams:\n      - name: x\n        command: [a]\n      - name: x\n        command: [b]\n", "cfg.yaml:7: servers.default.upstreams[1]: name \"x\" is also upstream 0"},
+		{"one name, two servers", "listen: a:1\nservers:\n  a:\n    upstreams:\n      - name: x\n        command: [a]\n  b:\n    upstreams:\n      - name: x\n        command: [b]\n", "cfg.yaml:9: servers.b.upstreams[0]: upstream \"x\" of virtual server a reaches another server"},
 		{"bad regex", "listen: a:1\nservers:\n  default:\n    upstreams:\n      - name: x\n        command: [a]\n        includeRegex: ['(']\n", "includeRegex"},
 		{"bad glob", "listen: a:1\nservers:\n  default:\n    upstreams:\n      - name: x\n        command: [a]\n        exclude: ['[']\n", "glob \"[\""},
 		{"header without source", "listen: a:1\nservers:\n  default:\n    upstreams:\n      - name: x\n        url: http://h/mcp\n        headers:\n          Authorization: {}\n", "header Authorization: give exactly one of env and file"},
@@ -28,6 +29,15 @@ func TestParseConfigErrors(t *testing.T) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestOneUpstreamInTwoServers: one upstream may serve several virtual
+// servers, each with its own filters and prefix.
+func TestOneUpstreamInTwoServers(t *testing.T) {
+	yaml := "listen: a:1\nservers:\n  a:\n    upstreams:\n      - name: x\n        command: [a, -v]\n        env: {K: v}\n        include: [read_*]\n  b:\n    upstreams:\n      - name: x\n        command: [a, -v]\n        env: {K: v}\n        prefix: \"\"\n"
+	if _, err := ParseConfig("cfg.yaml", []byte(yaml)); err != nil {
+		t.Fatal(err)
 	}
 }
 
