@@ -1,12 +1,12 @@
 package gateway
 
 import (
-	"sync/atomic"
 	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"sync/atomic"
 
 	"github.com/mcpgen/mcpgen/gateway/authz"
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -53,6 +53,9 @@ type endpoint struct {
 	closers    []func() error
 	// sessions counts the downstream sessions open on both transports.
 	sessions func() int
+	// endSessions ends the sessions, on both transports, whose owner
+	// match reports true, and returns how many.
+	endSessions func(match func(owner any) bool) int
 	// tool returns the definition of a tool as the caller of ctx may
 	// call it (virtual.visibleTool).
 	tool func(ctx context.Context, name string) (mcp.Tool, bool)
@@ -109,6 +112,9 @@ func (f *front) serve(name string, srv *server.Server) *endpoint {
 		legacy:     f.guard(lh),
 		closers:    []func() error{func() error { h.Close(); return nil }, lh.Close},
 		sessions:   func() int { return h.SessionCount() + lh.SessionCount() },
+		endSessions: func(match func(any) bool) int {
+			return h.EndSessions(match) + lh.EndSessions(match)
+		},
 	}
 }
 

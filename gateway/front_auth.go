@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -257,21 +258,54 @@ func (k *keyring) owner(d [sha256.Size]byte) *keyPrincipal {
 // Whether callers must authenticate at all is fixed at start: a reload
 // that adds or removes the auth section leaves the keys as they are, and
 // logRestartOnly says so.
-func (f *front) reloadKeys(cfg *Config) error {
+// It returns the principals of the keys that are gone, whose sessions the
+// caller ends.
+func (f *front) reloadKeys(cfg *Config) (revoked map[*keyPrincipal]bool, err error) {
 	if !f.guards || cfg.Auth == nil {
-		return nil
+		return nil, nil
 	}
 	keys, err := newKeyring(cfg.Auth.Keys, f.keys.Load())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if keys == nil && f.mw == nil {
-		return errors.New("auth: a reload cannot take away every API key of a gateway without OAuth; remove the auth section and restart to let anyone in")
+		return nil, errors.New("auth: a reload cannot take away every API key of a gateway without OAuth; remove the auth section and restart to let anyone in")
 	}
-	if old := f.keys.Swap(keys); !sameKeys(old, keys) {
-		f.log.Info("config: API keys reloaded", "keys", len(cfg.Auth.Keys))
+	old := f.keys.Swap(keys)
+	if sameKeys(old, keys) {
+		return nil, nil
 	}
-	return nil
+	f.log.Info("config: API keys reloaded", "keys", len(cfg.Auth.Keys))
+	if old != nil {
+		revoked = map[*keyPrincipal]bool{}
+		for _, p := range old.owners {
+			if keys == nil || !slices.Contains(keys.owners, p) {
+				revoked[p] = true
+			}
+		}
+	}
+	return revoked, nil
+}
+
+// endSessionsOf ends the downstream sessions opened with the keys of
+// revoked, on every virtual server: a revoked key keeps no stream open.
+func (g *Gateway) endSessionsOf(revoked map[*keyPrincipal]bool) {
+	if len(revoked) == 0 {
+		return
+	}
+	g.mu.Lock()
+	eps := slices.Collect(maps.Values(g.handlers))
+	g.mu.Unlock()
+	n := 0
+	for _, e := range eps {
+		n += e.endSessions(func(owner any) bool {
+			p, ok := owner.(*keyPrincipal)
+			return ok && revoked[p]
+		})
+	}
+	if n > 0 {
+		g.log.Info("config: the sessions of revoked API keys ended", "sessions", n)
+	}
 }
 
 // sameKeys reports whether a and b hold the same keys for the same

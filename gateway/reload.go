@@ -56,8 +56,8 @@ func (s *ServerConfig) validateCache(where string, bad badFunc) error {
 //     replaced in place.
 //   - the API keys (auth.keys) are read anew, values included, so that a
 //     key added, rotated in its file or variable, or revoked takes effect
-//     at once; keys that cannot be read fail the reload before anything
-//     changes.
+//     at once, and the sessions opened with a key that is gone end; keys
+//     that cannot be read fail the reload before anything changes.
 //
 // listen, lock, the rest of auth (adding or removing the section, oauth,
 // maxSessionsPerPrincipal), rest, audit, telemetry and watch take effect
@@ -79,9 +79,11 @@ func (g *Gateway) Reload(cfg *Config) error {
 		return errors.New("gateway: Reload before Start")
 	}
 	old := g.cfg
-	if err := g.door.reloadKeys(cfg); err != nil {
+	revoked, err := g.door.reloadKeys(cfg)
+	if err != nil {
 		return err
 	}
+	g.endSessionsOf(revoked)
 	g.logRestartOnly(old, cfg)
 	var errs []error
 	for _, name := range old.ServerNames() {

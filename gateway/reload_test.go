@@ -585,12 +585,21 @@ func TestReloadAPIKeys(t *testing.T) {
 		}
 	}
 	want("at start", map[string]int{aliceKey: 200, bobKey: 200, carolKey: 401})
-	tr := streamable.NewClientTransport(url+"/mcp", &streamable.ClientOptions{Header: http.Header{APIKeyHeader: {aliceKey}}})
-	s, err := client.New(mcp.Implementation{Name: "t", Version: "1"}, &client.Options{ProtocolVersion: mcp.Version20251125}).Connect(context.Background(), tr)
-	if err != nil {
-		t.Fatal(err)
+	open := func(key string) *client.Session {
+		t.Helper()
+		tr := streamable.NewClientTransport(url+"/mcp", &streamable.ClientOptions{Header: http.Header{APIKeyHeader: {key}}})
+		s, err := client.New(mcp.Implementation{Name: "t", Version: "1"}, &client.Options{ProtocolVersion: mcp.Version20251125}).Connect(context.Background(), tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
 	}
-	defer s.Close()
+	echo := func(s *client.Session) error {
+		_, err := s.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "a__echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
+		return err
+	}
+	s := open(aliceKey)
 
 	// Bob's key is rotated in its file, and carol's added: the old value of
 	// bob's is refused from the next request on.
@@ -617,13 +626,30 @@ func TestReloadAPIKeys(t *testing.T) {
 	}
 	want("after a failed reload", map[string]int{aliceKey: 200, bobNew: 200, carolKey: 200})
 
-	// Bob's and carol's are revoked; alice's session, opened before both
-	// reloads with a key that stayed, goes on.
+	// Bob's and carol's are revoked: bob's session ends; alice's, opened
+	// before both reloads with a key that stayed, goes on.
+	sb := open(bobNew)
+	if err := echo(sb); err != nil {
+		t.Fatalf("bob's session before his key is revoked: %v", err)
+	}
+	sessions := g.endpointOf("default").sessions
+	if n := sessions(); n != 2 {
+		t.Fatalf("%d sessions before the revocation, want alice's and bob's", n)
+	}
 	if err := g.Reload(withKeys(alice)); err != nil {
 		t.Fatal(err)
 	}
+	if n := sessions(); n != 1 {
+		t.Errorf("%d sessions after bob's key was revoked, want alice's alone", n)
+	}
 	want("after revoking bob's and carol's", map[string]int{aliceKey: 200, bobNew: 401, carolKey: 401})
-	if _, err := s.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "a__echo", Arguments: json.RawMessage(`{"text":"hi"}`)}); err != nil {
+	if err := echo(sb); err == nil {
+		t.Error("bob's session still calls tools after his key was revoked")
+	}
+	if !slices.Contains(logs(), "config: the sessions of revoked API keys ended") {
+		t.Errorf("the ended sessions were not logged: %q", logs())
+	}
+	if err := echo(s); err != nil {
 		t.Errorf("alice's session after the reloads: %v", err)
 	}
 }

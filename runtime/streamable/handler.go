@@ -322,6 +322,26 @@ func (h *Handler) expire(now time.Time) {
 	}
 }
 
+// EndSessions ends the sessions running here whose owner, the identity
+// that opened them (HandlerOptions.Authenticate), match reports true, as
+// a DELETE of each would, and returns how many it ended: for an identity
+// whose credentials were revoked, so that it keeps no stream open.
+func (h *Handler) EndSessions(match func(owner any) bool) int {
+	var ended []*session
+	h.mu.Lock()
+	for _, s := range h.byID {
+		if s.owner != nil && match(s.owner) {
+			ended = append(ended, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range ended {
+		s.terminated.Store(true)
+		h.end(s)
+	}
+	return len(ended)
+}
+
 // SessionCount returns how many sessions are running here, stateless ones
 // included.
 func (h *Handler) SessionCount() int {

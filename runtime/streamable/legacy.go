@@ -186,6 +186,24 @@ func (h *LegacyHandler) SessionCount() int {
 	return len(h.byID)
 }
 
+// EndSessions ends the sessions whose owner, the identity that opened
+// them (LegacyOptions.Authenticate), match reports true, and returns how
+// many it ended: for an identity whose credentials were revoked.
+func (h *LegacyHandler) EndSessions(match func(owner any) bool) int {
+	var ended []*legacySession
+	h.mu.Lock()
+	for _, s := range h.byID {
+		if s.owner != nil && match(s.owner) {
+			ended = append(ended, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range ended {
+		h.end(s)
+	}
+	return len(ended)
+}
+
 // end forgets a session and closes it. It may be called more than once.
 func (h *LegacyHandler) end(s *legacySession) {
 	h.mu.Lock()

@@ -102,6 +102,54 @@ func TestMaxSessionsPerIdentity(t *testing.T) {
 	}
 }
 
+// TestEndSessions ends the sessions of one identity, as for revoked
+// credentials: its requests find no session, and another's go on.
+func TestEndSessions(t *testing.T) {
+	h, ts := serve(t, &HandlerOptions{Authenticate: bearer})
+	c := newClient(t, ts)
+	ada := []string{"Authorization", "Bearer ada"}
+	eve := []string{"Authorization", "Bearer eve"}
+	a1, _, _ := c.initializeAs(ada...)
+	a2, _, _ := c.initializeAs(ada...)
+	e1, _, _ := c.initializeAs(eve...)
+	if n := h.EndSessions(func(owner any) bool { return owner == "user:ada" }); n != 2 {
+		t.Fatalf("EndSessions ended %d sessions, want ada's 2", n)
+	}
+	for _, sid := range []string{a1, a2} {
+		d := *c
+		d.sid, d.version = sid, "2025-06-18"
+		if code, _ := d.status("POST", callBody(1, "echo", `{"text":"x"}`), ada...); code != http.StatusNotFound {
+			t.Errorf("a request in an ended session: %d, want 404", code)
+		}
+	}
+	if got := c.echoIn(e1, "eve", eve...); !strings.Contains(got, `"eve"`) {
+		t.Fatalf("eve's session after ada's ended: %s", got)
+	}
+	if n := h.SessionCount(); n != 1 {
+		t.Fatalf("%d sessions running, want eve's 1", n)
+	}
+}
+
+func TestLegacyEndSessions(t *testing.T) {
+	h, ts := serveLegacy(t, &LegacyOptions{Authenticate: bearer})
+	ada := []string{"Authorization", "Bearer ada"}
+	eve := []string{"Authorization", "Bearer eve"}
+	a1 := openLegacy(t, ts.URL, ada...)
+	e1 := openLegacy(t, ts.URL, eve...)
+	if n := h.EndSessions(func(owner any) bool { return owner == "user:ada" }); n != 1 {
+		t.Fatalf("EndSessions ended %d sessions, want ada's 1", n)
+	}
+	if code, _ := a1.post(t, ts.URL, initBody("2024-11-05", ""), ada...); code != http.StatusNotFound {
+		t.Errorf("a POST to an ended session: %d, want 404", code)
+	}
+	if code, body := e1.post(t, ts.URL, initBody("2024-11-05", ""), eve...); code != http.StatusAccepted {
+		t.Fatalf("eve's session after ada's ended: %d %s", code, body)
+	}
+	if n := h.SessionCount(); n != 1 {
+		t.Fatalf("%d sessions running, want eve's 1", n)
+	}
+}
+
 func TestLegacyMaxSessions(t *testing.T) {
 	h, ts := serveLegacy(t, &LegacyOptions{Authenticate: bearer, MaxSessions: 3, MaxSessionsPerIdentity: 2})
 	ada := []string{"Authorization", "Bearer ada"}
