@@ -31,6 +31,20 @@
 // process through the gateway less what it costs directly: over HTTP,
 // what the gateway spends per call; over stdio, that less what an mcpgen
 // client spends on a call to a stdio server.
+//
+// A second table sets the gateway against a bare HTTP hop in its place,
+// in this process too: over HTTP a reverse proxy that copies bytes, over
+// stdio (2026-07-28 rows) a relay that hands each request to a client
+// session of the upstream. What the hop costs is what any HTTP
+// intermediary costs on this machine; what the gateway costs beyond it
+// is its own. With few cores the load, the hop and the upstream share,
+// 16 clients of the 2 ms tool keep the processors busy in waves, and
+// throughput follows the processor time per call more than the tool's
+// 2 ms.
+//
+//	go run ./gateway -only http/work/2026-07-28/16 -cpuprofile cpu.out
+//
+// runs one row (-only matches transport/tool/era/C) and profiles it.
 package main
 
 import (
