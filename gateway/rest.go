@@ -213,7 +213,7 @@ var restMeta = &mcp.RequestMetaObject{
 // as they would over HTTP, and the middleware (rules, policy, audit) runs
 // as for any request. What the request would send its client meanwhile
 // (progress, log messages) is dropped. It decodes the result into res.
-func request[R any, P interface{ *R }](ctx context.Context, e *endpoint, method string, params any, res P) error {
+func request(ctx context.Context, e *endpoint, method string, params, res any) error {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return err
@@ -238,11 +238,14 @@ func request[R any, P interface{ *R }](ctx context.Context, e *endpoint, method 
 // call has no way to give.
 var errAsksInput = errors.New("the request asks its caller for input, which a REST call cannot give")
 
+// maxToolPages bounds the pages of tools/list visibleTools reads.
+const maxToolPages = 1000
+
 // visibleTools lists the tools of e as the caller of ctx may see them.
 func visibleTools(ctx context.Context, e *endpoint) ([]mcp.Tool, error) {
 	var tools []mcp.Tool
 	p := &mcp.PaginatedRequestParams{Meta: restMeta}
-	for {
+	for range maxToolPages {
 		var page mcp.ListToolsResult
 		if err := request(ctx, e, mcp.MethodListTools, p, &page); err != nil {
 			return nil, err
@@ -253,6 +256,7 @@ func visibleTools(ctx context.Context, e *endpoint) ([]mcp.Tool, error) {
 		}
 		p.Cursor = page.NextCursor
 	}
+	return nil, fmt.Errorf("tools/list: more than %d pages", maxToolPages)
 }
 
 // document serves the OpenAPI document of the tools the caller may see.
