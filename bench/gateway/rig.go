@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"sync"
 
 	"github.com/mcpgen/mcpgen/gateway"
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -155,7 +156,9 @@ func (r *rig) startProxy() error {
 		// event of a stream comes back and is flushed to the client.
 		_ = rc.EnableFullDuplex()
 		w.WriteHeader(resp.StatusCode)
-		buf := make([]byte, 32<<10)
+		bp := copyBufs.Get().(*[]byte)
+		defer copyBufs.Put(bp)
+		buf := *bp
 		for {
 			n, err := resp.Body.Read(buf)
 			if n > 0 {
@@ -173,6 +176,10 @@ func (r *rig) startProxy() error {
 	go func() { _ = r.proxy.Serve(ln) }()
 	return nil
 }
+
+// copyBufs are the reverse proxy's copy buffers, reused so that the hop
+// allocates no more than it must.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // startRelay serves the relay to the direct 2026-07-28 stdio session on
 // loopback: each POST is one request, whose params go to the upstream as
