@@ -254,12 +254,11 @@ func (k *keyring) owner(d [sha256.Size]byte) *keyPrincipal {
 // reloadKeys puts the API keys of cfg in force, their values read anew
 // from the environment and files, so that a key added, rotated or revoked
 // takes effect without a restart: a request with a key no longer listed
-// is refused at once. It changes nothing when the keys cannot be read.
-// Whether callers must authenticate at all is fixed at start: a reload
-// that adds or removes the auth section leaves the keys as they are, and
-// logRestartOnly says so.
-// It returns the principals of the keys that are gone, whose sessions the
-// caller ends.
+// is refused at once. It returns the principals of the keys that are
+// gone, whose sessions the caller ends, and changes nothing when the keys
+// cannot be read. Whether callers must authenticate at all is fixed at
+// start: a reload that adds or removes the auth section leaves the keys
+// as they are, and logRestartOnly says so.
 func (f *front) reloadKeys(cfg *Config) (revoked map[*keyPrincipal]bool, err error) {
 	if !f.guards || cfg.Auth == nil {
 		return nil, nil
