@@ -92,39 +92,45 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var stops []func()
 	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "gateway: -cpuprofile:", err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		defer pprof.StopCPUProfile()
+		stops = append(stops, record(*cpuprofile, "cpuprofile", pprof.StartCPUProfile, pprof.StopCPUProfile))
 	}
 	if *tracefile != "" {
-		f, err := os.Create(*tracefile)
-		if err == nil {
-			err = trace.Start(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "gateway: -trace:", err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		defer trace.Stop()
+		stops = append(stops, record(*tracefile, "trace", trace.Start, trace.Stop))
 	}
-	if *memprofile != "" {
-		defer writeHeapProfile(*memprofile)
+	finish := func() {
+		for _, end := range stops {
+			end()
+		}
+		if *memprofile != "" {
+			writeHeapProfile(*memprofile)
+		}
 	}
+	defer finish()
 	if err := run(ctx, os.Stdout, clients, *only, *duration, max(*rounds, 1), *sessions); err != nil {
 		fmt.Fprintln(os.Stderr, "gateway:", err)
 		stop()
-		pprof.StopCPUProfile()
-		trace.Stop()
+		finish()
 		os.Exit(1)
+	}
+}
+
+// record starts writing a CPU profile or an execution trace (what, the
+// flag's name) to file with start, and returns what stops it and closes
+// the file.
+func record(file, what string, start func(io.Writer) error, stop func()) func() {
+	f, err := os.Create(file)
+	if err == nil {
+		err = start(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gateway: -%s: %v\n", what, err)
+		os.Exit(1)
+	}
+	return func() {
+		stop()
+		_ = f.Close()
 	}
 }
 

@@ -327,19 +327,26 @@ func (h *Handler) expire(now time.Time) {
 // a DELETE of each would, and returns how many it ended: for an identity
 // whose credentials were revoked, so that it keeps no stream open.
 func (h *Handler) EndSessions(match func(owner any) bool) int {
-	var ended []*session
 	h.mu.Lock()
-	for _, s := range h.byID {
-		if s.owner != nil && match(s.owner) {
-			ended = append(ended, s)
-		}
-	}
+	ended := owned(h.byID, func(s *session) any { return s.owner }, match)
 	h.mu.Unlock()
 	for _, s := range ended {
 		s.terminated.Store(true)
 		h.end(s)
 	}
 	return len(ended)
+}
+
+// owned returns the sessions of byID that have an owner match reports
+// true for.
+func owned[S any](byID map[string]S, owner func(S) any, match func(any) bool) []S {
+	var out []S
+	for _, s := range byID {
+		if o := owner(s); o != nil && match(o) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // SessionCount returns how many sessions are running here, stateless ones

@@ -190,13 +190,8 @@ func (h *LegacyHandler) SessionCount() int {
 // them (LegacyOptions.Authenticate), match reports true, and returns how
 // many it ended: for an identity whose credentials were revoked.
 func (h *LegacyHandler) EndSessions(match func(owner any) bool) int {
-	var ended []*legacySession
 	h.mu.Lock()
-	for _, s := range h.byID {
-		if s.owner != nil && match(s.owner) {
-			ended = append(ended, s)
-		}
-	}
+	ended := owned(h.byID, func(s *legacySession) any { return s.owner }, match)
 	h.mu.Unlock()
 	for _, s := range ended {
 		h.end(s)
