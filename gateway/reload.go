@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -264,7 +265,9 @@ const reloadDebounce = 100 * time.Millisecond
 // ends. It watches the file's folder, not the file, so that a file an
 // editor replaces by renaming another over it stays watched; a change of
 // anything in the folder leads to a reload only when the file's content
-// differs from the last one read.
+// differs from the last one read. The folders of the API keys read from
+// files are watched too: a key rotated in its file alone is put in force
+// (reloadKeyFiles).
 func (g *Gateway) watch(ctx context.Context) error {
 	if g.cfg.file == "" {
 		return errors.New("the configuration was not read from a file")
@@ -285,6 +288,7 @@ func (g *Gateway) watch(ctx context.Context) error {
 		_ = w.Close()
 		return err
 	}
+	keys := g.watchKeyFiles(w)
 	g.log.Info("config: watching for changes", "file", file)
 	g.wg.Add(1)
 	go func() {
@@ -309,15 +313,89 @@ func (g *Gateway) watch(ctx context.Context) error {
 				g.log.Warn("config: watcher", "err", err)
 			case <-debounce.C:
 				data, err := os.ReadFile(file)
-				if err != nil || bytes.Equal(data, last) {
-					continue // gone for now (an editor's rename), or not changed
+				switch {
+				case err == nil && !bytes.Equal(data, last):
+					last = data
+					g.reloadFrom(file, data)
+					keys = g.watchKeyFiles(w)
+				case keys.changed():
+					keys = g.watchKeyFiles(w)
+					g.reloadKeyFiles()
 				}
-				last = data
-				g.reloadFrom(file, data)
 			}
 		}
 	}()
 	return nil
+}
+
+// keyFiles are the files the running configuration reads API keys from,
+// each with the digest of its content when last read ("" for one that
+// could not be read), so that a change shows without the watcher holding
+// a key.
+type keyFiles map[string]string
+
+// watchKeyFiles adds the folders of the running configuration's key
+// files to w and reads their digests.
+func (g *Gateway) watchKeyFiles(w *fsnotify.Watcher) keyFiles {
+	g.mu.Lock()
+	cfg := g.cfg
+	g.mu.Unlock()
+	files := keyFiles{}
+	if cfg.Auth == nil {
+		return files
+	}
+	for _, k := range cfg.Auth.Keys {
+		if k.Key.File == "" {
+			continue
+		}
+		f, err := filepath.Abs(k.Key.File)
+		if err != nil {
+			continue
+		}
+		files[f] = digestOf(f)
+		if err := w.Add(filepath.Dir(f)); err != nil {
+			g.log.Warn("config: cannot watch the folder of an API key file", "err", err)
+		}
+	}
+	return files
+}
+
+// changed reports whether a key file's content differs from its digest.
+func (k keyFiles) changed() bool {
+	for f, d := range k {
+		if digestOf(f) != d {
+			return true
+		}
+	}
+	return false
+}
+
+func digestOf(file string) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return string(sum[:])
+}
+
+// reloadKeyFiles puts the API keys of the running configuration in force
+// again, their values read anew: for a key rotated in its file.
+func (g *Gateway) reloadKeyFiles() {
+	g.reloadMu.Lock()
+	defer g.reloadMu.Unlock()
+	if g.closed {
+		return
+	}
+	g.mu.Lock()
+	cfg := g.cfg
+	g.mu.Unlock()
+	revoked, err := g.door.reloadKeys(cfg)
+	if err != nil {
+		g.log.Error("config: an API key file changed, but the keys cannot be read; the running keys stay", "err", err)
+		return
+	}
+	g.endSessionsOf(revoked)
 }
 
 // reloadFrom reloads the configuration from data, read from file. One

@@ -653,3 +653,54 @@ func TestReloadAPIKeys(t *testing.T) {
 		t.Errorf("alice's session after the reloads: %v", err)
 	}
 }
+
+// TestWatchKeyFile rotates an API key in its file alone, under watch:
+// the new value is in force and the old one refused, with the config
+// untouched.
+func TestWatchKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	keyDir := t.TempDir() // a folder of its own, as /run/secrets is
+	keyFile := filepath.Join(keyDir, "alice")
+	writeKey := func(key string) {
+		tmp := keyFile + ".tmp"
+		if err := os.WriteFile(tmp, []byte(key+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, keyFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeKey(aliceKey)
+	file := filepath.Join(dir, "gateway.yaml")
+	yaml := "watch: true\nlisten: 127.0.0.1:0\nauth:\n  keys:\n    - {subject: alice, key: {file: " + keyFile + "}}\nservers:\n" + serverYAML("default", "", upstreamYAML(t, "a", nil, ""))
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := startConfig(t, cfg, nil)
+	url := serve(t, g)
+	status := func(key string) int {
+		req, _ := http.NewRequest(http.MethodGet, url+"/metrics", nil)
+		req.Header.Set(APIKeyHeader, key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := status(aliceKey); got != 200 {
+		t.Fatalf("alice's key at start: %d", got)
+	}
+	const rotated = "alice-key-rotated-0123456789abcdef"
+	writeKey(rotated)
+	eventually(t, func() error {
+		if old, cur := status(aliceKey), status(rotated); old != 401 || cur != 200 {
+			return fmt.Errorf("after the rotation: the old key %d, the new %d; want 401 and 200", old, cur)
+		}
+		return nil
+	})
+}
