@@ -565,17 +565,7 @@ func TestReloadAPIKeys(t *testing.T) {
 	log, logs := newLogs()
 	g := startConfig(t, withKeys(alice, bob), log)
 	url := serve(t, g)
-	status := func(key string) int {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, url+"/metrics", nil)
-		req.Header.Set(APIKeyHeader, key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	status := func(key string) int { t.Helper(); return keyStatus(t, url, key) }
 	want := func(step string, codes map[string]int) {
 		t.Helper()
 		for key, code := range codes {
@@ -682,16 +672,7 @@ func TestWatchKeyFile(t *testing.T) {
 	}
 	g := startConfig(t, cfg, nil)
 	url := serve(t, g)
-	status := func(key string) int {
-		req, _ := http.NewRequest(http.MethodGet, url+"/metrics", nil)
-		req.Header.Set(APIKeyHeader, key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	status := func(key string) int { return keyStatus(t, url, key) }
 	if got := status(aliceKey); got != 200 {
 		t.Fatalf("alice's key at start: %d", got)
 	}
@@ -703,4 +684,18 @@ func TestWatchKeyFile(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// keyStatus is the status of GET /metrics at url with key, which the
+// gateway's guard answers like any endpoint.
+func keyStatus(t *testing.T, url, key string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url+"/metrics", nil)
+	req.Header.Set(APIKeyHeader, key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
