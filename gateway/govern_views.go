@@ -169,8 +169,10 @@ func (v *virtual) auditRequests(next server.HandlerFunc) server.HandlerFunc {
 		}
 		start := time.Now()
 		msg, err := next(ctx, req)
-		if n != nil && n.written.Load() {
-			return msg, err // admit wrote it
+		if n != nil && (n.written.Load() || err == nil) {
+			// admit wrote it; or the engine took the call as a task, whose
+			// handler, and admit with it, runs after this returns.
+			return msg, err
 		}
 		p := callerOf(ctx)
 		rec := audit.Record{
@@ -185,7 +187,7 @@ func (v *virtual) auditRequests(next server.HandlerFunc) server.HandlerFunc {
 			rec.Trust = sec.trust
 		}
 		switch {
-		case n != nil:
+		case n != nil: // refused before admit
 			var params struct {
 				Name      string          `json:"name"`
 				URI       string          `json:"uri"`

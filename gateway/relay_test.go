@@ -264,3 +264,33 @@ func TestApprovalThenUpstreamQuestion(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalTaskAudit: a legacy client's task that the gateway runs itself
+// gets one audit line, admit's, and not a second one written when the
+// engine answered with the task's handle before its handler ran.
+func TestLocalTaskAudit(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := fmt.Sprintf("      - name: up\n        command: [%q]\n        env: {GATEWAY_TEST_BRIDGE: up}\n        prefix: \"\"\n", exe)
+	gv := startGoverned(t, "", up, true, "", nil)
+	s := gv.connectAs(t, "", &client.Options{Era: mcp.EraLegacy})
+	ctx := context.Background()
+	task, err := s.StartToolTask(ctx, &mcp.CallToolRequestParams{Name: "job"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := task.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range gv.auditLines(t) {
+		if l["name"] == "job" {
+			lines = append(lines, fmt.Sprint(l["decision"], " ", l["reason"]))
+		}
+	}
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "allowed") {
+		t.Fatalf("audit lines of the task's call: %q, want one allowed", lines)
+	}
+}
