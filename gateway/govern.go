@@ -142,8 +142,12 @@ func (v *virtual) admit(ctx context.Context, o *op) (context.Context, func(res a
 	rec.Trust = sec.trust
 
 	if sec.rules != nil && !v.vetted() {
-		if d := sec.rules.Decide(ctx, p, v.authzRequest(o.kind, o.name, o.u, o.tool, sec)); !d.Allowed {
-			return refuse(audit.Denied, "rule "+d.Rule, unknownError(o))
+		if d := v.decide(ctx, sec.rules, p, v.authzRequest(o.kind, o.name, o.u, o.tool, sec)); !d.Allowed {
+			reason := "rule " + d.Rule
+			if len(d.Errors) > 0 {
+				reason += ": " + errors.Join(d.Errors...).Error()
+			}
+			return refuse(audit.Denied, reason, unknownError(o))
 		}
 	}
 	if err := v.quarantined(o.name); err != nil {

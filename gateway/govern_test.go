@@ -614,3 +614,22 @@ func BenchmarkCallerViews(b *testing.B) {
 		}
 	})
 }
+
+// TestRuleErrorsLogged: a rule that fails to evaluate (a claim the caller
+// lacks) denies, as a failed deny rule does, and the log says which rule
+// failed and why.
+func TestRuleErrorsLogged(t *testing.T) {
+	log, lines := newLogs()
+	cfg := parse(t, configYAML(serverYAML("default", "    authz:\n      rules:\n        - {name: by-team, deny: 'principal.claims.team != \"core\"'}\n", upstreamYAML(t, "a", nil, ""))))
+	g := startConfig(t, cfg, log)
+	s := connectAt(t, serve(t, g)+"/mcp", nil)
+	if names := toolNames(t, s); len(names) != 0 {
+		t.Fatalf("an anonymous caller, whom the failed rule denies, sees %q", names)
+	}
+	for _, l := range lines() {
+		if strings.Contains(l, "authz: rules failed to evaluate") && strings.Contains(l, "by-team") && strings.Contains(l, "team") {
+			return
+		}
+	}
+	t.Fatalf("no log line names the failed rule: %q", lines())
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -42,13 +43,24 @@ func (c callerViews) Sight(ctx context.Context, e server.Entry) server.Sight {
 	if sec == nil {
 		sec = &sections{}
 	}
-	if sec.rules != nil && !sec.rules.Allowed(ctx, callerOf(ctx), v.authzRequest(k, e.Name, u, e.Tool, sec)) {
+	if sec.rules != nil && !v.decide(ctx, sec.rules, callerOf(ctx), v.authzRequest(k, e.Name, u, e.Tool, sec)).Allowed {
 		return server.Hidden
 	}
 	if k == kindTool && v.quarantined(e.Name) != nil {
 		return server.Unlisted
 	}
 	return server.Shown
+}
+
+// decide runs the rules for p and req, logging the rules that failed to
+// evaluate: a failed deny rule denies and a failed allow rule is passed
+// over, which an operator should hear of rather than find out.
+func (v *virtual) decide(ctx context.Context, rules *authz.Rules, p authz.Principal, req authz.Request) authz.Decision {
+	d := rules.Decide(ctx, p, req)
+	if len(d.Errors) > 0 && ctx.Err() == nil {
+		v.g.log.Warn("authz: rules failed to evaluate", "server", v.name, "rule", d.Rule, "err", errors.Join(d.Errors...))
+	}
+	return d
 }
 
 // visibleTool returns the definition of the tool name as the caller of
