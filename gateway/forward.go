@@ -243,7 +243,7 @@ func forwardRounds[R any](ctx context.Context, u *upstream, down *mcp.RequestMet
 	return r, nil
 }
 
-func (u *upstream) complete(ctx context.Context, p *mcp.CompleteRequestParams) (*mcp.CompleteResult, error) {
+func (u *upstream) complete(ctx context.Context, name string, p *mcp.CompleteRequestParams) (*mcp.CompleteResult, error) {
 	uctx, c, meta, err := u.begin(ctx, p.Meta, nil)
 	if err != nil {
 		return nil, err
@@ -251,7 +251,11 @@ func (u *upstream) complete(ctx context.Context, p *mcp.CompleteRequestParams) (
 	defer c.end(ctx)
 	q := *p
 	q.Meta = meta
-	return c.s.Complete(uctx, &q)
+	r, err := c.s.Complete(uctx, &q)
+	if err != nil {
+		return nil, c.failed(ctx, "completion/complete", name, err)
+	}
+	return r, nil
 }
 
 // hearLogs asks a legacy upstream that offers logging for every message:

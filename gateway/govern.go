@@ -371,9 +371,7 @@ func (v *virtual) setGovern(sc *ServerConfig) error {
 		}
 		return nil
 	}
-	if sg.views != nil {
-		sg.views.Reset()
-	}
+	v.refreshViews()
 	return nil
 }
 

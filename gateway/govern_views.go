@@ -20,9 +20,10 @@ import (
 
 // What each caller sees: the virtual server's authorization rules decide,
 // per caller, which entries its lists hold; an entry they deny is Hidden
-// (a call of it answers as one of an unknown name), and a quarantined
-// tool is Unlisted (a call of it reaches admit, which says why it is
-// refused). The engine keeps each caller's filtered lists under the
+// (a call of it answers as one of an unknown name). A quarantined tool is
+// not registered at all (pinning.go); one quarantined while a list was
+// being decided is Unlisted, so that a call of it reaches pinGuard, which
+// says why it is refused. The engine keeps each caller's filtered lists under the
 // digest of everything the rules read of the caller, so the rules run
 // once per caller and registry change, not once per list.
 
@@ -64,9 +65,9 @@ func (v *virtual) decide(ctx context.Context, rules *authz.Rules, p authz.Princi
 }
 
 // visibleTool returns the definition of the tool name as the caller of
-// ctx may call it: false for one that is not registered, that the rules
-// hide from the caller or that is quarantined, as its lists leave them
-// out.
+// ctx may call it: false for one that is not registered (a quarantined
+// tool is not), or that the rules hide from the caller, as its lists
+// leave them out.
 func (v *virtual) visibleTool(ctx context.Context, name string) (mcp.Tool, bool) {
 	t, ok := v.srv.Tool(name)
 	if !ok {

@@ -228,14 +228,12 @@ func (r *refusal) Unwrap() error { return r.err }
 // as errors of the server.
 func blamesRequest(code int64) bool {
 	switch code {
-	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams, codeResourceNotFound:
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams, server.CodeResourceNotFound:
 		return true
 	}
 	return false
 }
 
-// codeResourceNotFound is MCP's "resource not found" error code.
-const codeResourceNotFound = -32002
 
 // validateTelemetry checks the telemetry section.
 func (c *Config) validateTelemetry(bad badFunc) error {

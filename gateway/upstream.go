@@ -62,8 +62,7 @@ type upstream struct {
 
 // tracked is one downstream call in flight on an upstream.
 type tracked struct {
-	listens bool   // the downstream client hears log messages
-	tok     string // the gateway's progress token for it, "" for none
+	listens bool // the downstream client hears log messages
 	// bridge is the legacy upstream's call a 2026-07-28 client answers
 	// the questions of in rounds (bridge.go); nil for other calls.
 	bridge *parked
@@ -101,7 +100,7 @@ func (u *upstream) session() (*client.Session, error) {
 // one whose client hears log messages when listens, and one whose client
 // asked for progress under the gateway's token tok when tok is not "".
 func (u *upstream) track(ctx context.Context, listens bool, tok string, bridge *parked) (context.Context, *tracked, func()) {
-	t := &tracked{ctx: ctx, listens: listens, tok: tok, bridge: bridge}
+	t := &tracked{ctx: ctx, listens: listens, bridge: bridge}
 	u.mu.Lock()
 	if u.calls == nil {
 		u.calls = map[*tracked]struct{}{}

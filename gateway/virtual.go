@@ -394,6 +394,6 @@ func (v *virtual) complete(ctx context.Context, p *mcp.CompleteRequestParams) (*
 	}
 	o := &op{kind: kindCompletion, name: name, upName: name, u: u}
 	return route(ctx, v, o, func(ctx context.Context) (*mcp.CompleteResult, error) {
-		return u.complete(ctx, &q)
+		return u.complete(ctx, name, &q)
 	})
 }
