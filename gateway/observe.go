@@ -234,7 +234,6 @@ func blamesRequest(code int64) bool {
 	return false
 }
 
-
 // validateTelemetry checks the telemetry section.
 func (c *Config) validateTelemetry(bad badFunc) error {
 	t := c.Telemetry
