@@ -235,7 +235,9 @@ var (
 // sent as it is, with the task param only when params have one.
 func (s *Session) Forward(ctx context.Context, method string, params []byte) ([]byte, error) {
 	if s.modern {
-		ctx = context.WithValue(ctx, taskKey{}, true)
+		if method == mcp.MethodCallTool {
+			ctx = context.WithValue(ctx, taskKey{}, true)
+		}
 		return s.callModern(ctx, method, params)
 	}
 	return s.send(ctx, method, params)

@@ -122,7 +122,7 @@ func (d dispatcher) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) 
 	r := requestOf(ctx)
 	t := s.tool(p.Name)
 	if t == nil {
-		return nil, jsonrpc.ErrInvalidParams("invalid params: name: unknown tool " + strconv.Quote(p.Name))
+		return nil, unknownTool(p.Name)
 	}
 	// Authorization first: a caller without the scopes spends no token
 	// of its rate limits.
@@ -258,7 +258,7 @@ func (d dispatcher) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams
 	r := requestOf(ctx)
 	found := s.findPrompt(p.Name)
 	if found == nil {
-		return nil, jsonrpc.ErrInvalidParams("invalid params: name: unknown prompt " + strconv.Quote(p.Name))
+		return nil, unknownPrompt(p.Name)
 	}
 	if err := checkScopes(ctx, found.scopes); err != nil {
 		return nil, err

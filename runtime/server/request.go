@@ -53,7 +53,8 @@ type request struct {
 	input  *rounds
 	rounds rounds
 	// caching is what the resource a resources/read found was registered
-	// with (ResourceCaching); nil means the server's Options.Caching.
+	// with (ResourceCaching), or, for a list a Visibility filtered, the
+	// server's Options.Caching made private; nil means Options.Caching.
 	caching *Caching
 	// task is the task the request's handler runs as, nil when it runs
 	// synchronously; starter, for a call that may still become a task

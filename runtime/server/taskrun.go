@@ -179,6 +179,7 @@ func taskRequest(r *request, run *taskRun) *request {
 		method:    r.method,
 		version:   r.version,
 		caps:      r.capabilities(),
+		capsRaw:   r.capsRaw, // ClientCapabilitiesJSON hands it on without an encode
 		client:    r.clientInfo(),
 		logLevel:  -1,
 		principal: r.principal,
