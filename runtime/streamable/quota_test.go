@@ -112,6 +112,9 @@ func TestEndSessions(t *testing.T) {
 	a1, _, _ := c.initializeAs(ada...)
 	a2, _, _ := c.initializeAs(ada...)
 	e1, _, _ := c.initializeAs(eve...)
+	if a1 == "" || a2 == "" || e1 == "" || h.SessionCount() != 3 {
+		t.Fatalf("sessions %q %q %q, %d running: want three", a1, a2, e1, h.SessionCount())
+	}
 	if n := h.EndSessions(func(owner any) bool { return owner == "user:ada" }); n != 2 {
 		t.Fatalf("EndSessions ended %d sessions, want ada's 2", n)
 	}
