@@ -222,14 +222,16 @@ func request(ctx context.Context, e *endpoint, method string, params, res any) e
 	if err != nil {
 		return err
 	}
-	var kind struct {
-		ResultType string `json:"resultType"`
-	}
-	if err := json.Unmarshal(out, &kind); err != nil {
-		return err
-	}
-	if kind.ResultType == "input_required" {
-		return errAsksInput
+	if bytes.Contains(out, []byte(`"input_required"`)) { // else it is no round: decode once
+		var kind struct {
+			ResultType string `json:"resultType"`
+		}
+		if err := json.Unmarshal(out, &kind); err != nil {
+			return err
+		}
+		if kind.ResultType == "input_required" {
+			return errAsksInput
+		}
 	}
 	return json.Unmarshal(out, res)
 }
