@@ -14,10 +14,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/rawschema"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
@@ -431,7 +430,7 @@ func restStatus(e *jsonrpc.Error) int {
 // starts over.
 type schemaCache struct {
 	mu sync.Mutex
-	m  map[[sha256.Size]byte]*jsonschema.Schema
+	m  map[[sha256.Size]byte]func([]byte) error
 }
 
 // maxCachedSchemas bounds the schemaCache.
@@ -447,58 +446,19 @@ func (c *schemaCache) check(def *mcp.Tool, args json.RawMessage) error {
 	}
 	key := sha256.Sum256(raw)
 	c.mu.Lock()
-	s, ok := c.m[key]
+	validate, ok := c.m[key]
 	c.mu.Unlock()
 	if !ok {
-		s, _ = compileSchema(raw)
+		validate, _ = rawschema.Compile("schema.json", raw)
 		c.mu.Lock()
 		if c.m == nil || len(c.m) >= maxCachedSchemas {
-			c.m = map[[sha256.Size]byte]*jsonschema.Schema{}
+			c.m = map[[sha256.Size]byte]func([]byte) error{}
 		}
-		c.m[key] = s
+		c.m[key] = validate
 		c.mu.Unlock()
 	}
-	if s == nil {
+	if validate == nil {
 		return nil
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return err
-	}
-	err = s.Validate(inst)
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err
-	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	msg := ve.Error()
-	if i := strings.LastIndex(msg, "\n- "); i >= 0 {
-		msg = msg[i+3:]
-	}
-	return errors.New(msg)
-}
-
-// compileSchema compiles a JSON Schema (2020-12 unless it says otherwise)
-// that refers to no other document.
-func compileSchema(raw []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noSchemaLoader{})
-	const url = "mcpgen:///schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
-}
-
-type noSchemaLoader struct{}
-
-func (noSchemaLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schemas may not refer to other documents (%s)", url)
+	return validate(args)
 }

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -344,4 +345,12 @@ func BenchmarkRESTCall(b *testing.B) {
 			}
 		})
 	}
+}
+
+// noSchemaLoader refuses every document the OpenAPI document's schemas
+// would fetch: they must resolve inside it.
+type noSchemaLoader struct{}
+
+func (noSchemaLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schemas may not refer to other documents (%s)", url)
 }

@@ -31,3 +31,13 @@ import (
 func Validate() server.ToolOption {
 	return server.WithSchemaCompiler(validator.Compile)
 }
+
+// Compile compiles a raw JSON Schema (2020-12 unless it says otherwise)
+// under the same rules as Validate, and returns what validates a JSON
+// value against it: for a program that checks values against schemas it
+// was given, such as a gateway checking a tool's arguments before a call.
+// name identifies the schema in the compiler's errors. A value that fails
+// gets an error naming where and why.
+func Compile(name string, schema []byte) (validate func(value []byte) error, err error) {
+	return validator.Compile(name, schema)
+}
