@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/internal/testutil"
 	"github.com/mcpgen/mcpgen/runtime/server"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
@@ -365,7 +366,7 @@ func startLogged(t *testing.T, upstreams, secret string) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log syncBuffer
+	var log testutil.SyncBuffer
 	g, err := New(cfg, slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -17,11 +16,11 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/internal/testutil"
 	"github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
@@ -365,7 +364,7 @@ const testAudience = "https://gw.example/mcp"
 func TestOAuth(t *testing.T) {
 	is := newTestIssuer(t)
 	t.Setenv("GW_TEST_ALICE", aliceKey)
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	_, ts := startFrontLog(t, `auth:
   keys:
     - {subject: ci, key: {env: GW_TEST_ALICE}}
@@ -441,22 +440,4 @@ rest: {}
 			}
 		})
 	}
-}
-
-// syncBuffer is a bytes.Buffer for a logger that goroutines share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/internal/testutil"
 	"github.com/mcpgen/mcpgen/runtime/client"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
@@ -263,7 +264,7 @@ func startTSEverythingSSE(t *testing.T, p *gatewayPeers) string {
 	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(p.node, p.tsEverything, "sse")
 	cmd.Env = append(os.Environ(), "PORT="+port)
-	var stderr lockedBuffer
+	var stderr testutil.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -277,24 +278,6 @@ func startTSEverythingSSE(t *testing.T, p *gatewayPeers) string {
 	})
 	waitListening(t, addr, "server-everything sse", nil)
 	return "http://" + addr + "/sse"
-}
-
-// lockedBuffer is a bytes.Buffer a process writes while a test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // waitListening returns once addr accepts connections, and fails the test

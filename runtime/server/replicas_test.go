@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	mcptasks "github.com/mcpgen/mcpgen/generated/tasks"
+	"github.com/mcpgen/mcpgen/internal/testutil"
 	"github.com/mcpgen/mcpgen/runtime/bus"
 	"github.com/mcpgen/mcpgen/runtime/tasks"
 )
@@ -148,31 +148,13 @@ func TestBusOwnMessagesIgnored(t *testing.T) {
 	noNote(t, p)
 }
 
-// syncBuffer is a log destination the tests read while servers write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestBusDropsMalformedMessages checks that what does not decode as a
 // change message is dropped with one log line however many arrive, and
 // that the next good message is still delivered.
 func TestBusDropsMalformedMessages(t *testing.T) {
 	m := bus.NewMemory(0)
 	defer m.Close()
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	s := replicaServer(t, m, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	p := legacyWatcher(t, s)
 	ctx := context.Background()
@@ -228,7 +210,7 @@ func TestBusPublishFailure(t *testing.T) {
 	m := bus.NewMemory(0)
 	defer m.Close()
 	f := &failingBus{Bus: m, fail: true, published: make(chan []byte, 16)}
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	s := replicaServer(t, f, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	p := legacyWatcher(t, s)
 	for range 3 {
