@@ -172,7 +172,7 @@ func (u *upstream) retagged(ctx context.Context, raw []byte) (*mcp.Result, error
 func (u *upstream) followTask(uctx context.Context, c *upcall, q *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 	t, err := c.s.StartToolTask(uctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("upstream %s: tools/call %s: %w", u.cfg.Name, q.Name, err)
+		return nil, c.failed(uctx, "tools/call", q.Name, err)
 	}
 	r, err := t.Wait(uctx)
 	if err != nil && uctx.Err() != nil && t.ID() != "" {
@@ -181,7 +181,7 @@ func (u *upstream) followTask(uctx context.Context, c *upcall, q *mcp.CallToolRe
 		_ = t.Cancel(cctx)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("upstream %s: tools/call %s: %w", u.cfg.Name, q.Name, err)
+		return nil, c.failed(uctx, "tools/call", q.Name, err)
 	}
 	return r, nil
 }
