@@ -350,8 +350,8 @@ const listenTimeout = 10 * time.Second
 // subscriptions/listen stream, for those of the lists it says change,
 // and returns a channel that receives when one did. It gives nil (a
 // channel that never receives) for a legacy upstream, which notifies its
-// session anyway, or when the upstream refuses: its lists are then
-// listed again as their ttlMs says (cache.go). The subscription ends with
+// session anyway, or when the upstream refuses. Either way a 2026-07-28
+// upstream's lists are also listed again as their ttlMs says (cache.go). The subscription ends with
 // the session; the goroutine that reads it, with ctx or done.
 func (u *upstream) listen(ctx context.Context, s *client.Session, done <-chan struct{}) <-chan struct{} {
 	caps := s.ServerCapabilities()

@@ -86,9 +86,12 @@ type listing struct {
 	prompts   []mcp.Prompt
 	resources []mcp.Resource
 	templates []mcp.ResourceTemplate
-	// ttl is the shortest ttlMs of the upstream's list results, for a
-	// 2026-07-28 upstream that sends no list_changed (cache.go); nil for
-	// one that does.
+	// ttl is the shortest ttlMs of a 2026-07-28 upstream's list results
+	// (cache.go): its lists are listed again when it expires, as well as
+	// when subscriptions/listen says they changed, since the subscription
+	// covers only the lists the upstream declares listChanged for, and
+	// may be refused. nil for a legacy upstream, which notifies its
+	// session of every change.
 	ttl *time.Duration
 }
 
