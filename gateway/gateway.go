@@ -51,37 +51,40 @@ type run struct {
 }
 
 // New builds the gateway of cfg; Start connects it. log may be nil.
-func New(cfg *Config, log *slog.Logger) (*Gateway, error) {
+func New(cfg *Config, log *slog.Logger) (_ *Gateway, err error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	g := &Gateway{cfg: cfg, log: log, virtuals: map[string]*virtual{}, handlers: map[string]*endpoint{}, runs: map[*upstream]*run{}}
-	var err error
+	defer func() {
+		if err == nil {
+			return
+		}
+		for _, e := range g.handlers {
+			_ = e.close()
+		}
+		if g.obs != nil {
+			_ = g.obs.close()
+		}
+		if g.gov != nil {
+			_ = g.gov.close()
+		}
+	}()
 	if g.gov, err = newGovernance(cfg, log); err != nil {
 		return nil, err
 	}
 	if g.obs, err = newObserver(g); err != nil {
-		_ = g.gov.close()
 		return nil, err
 	}
 	if g.pins, err = newPinning(cfg); err != nil {
-		_ = g.gov.close()
-		_ = g.obs.close()
 		return nil, err
 	}
 	if g.door, err = newFront(cfg, log, g.endpointOf); err != nil {
-		_ = g.gov.close()
-		_ = g.obs.close()
 		return nil, err
 	}
 	for _, name := range cfg.ServerNames() {
 		v, h, err := g.newServer(name, cfg.Servers[name])
 		if err != nil {
-			for _, e := range g.handlers {
-				_ = e.close()
-			}
-			_ = g.gov.close()
-			_ = g.obs.close()
 			return nil, err
 		}
 		g.virtuals[name] = v
