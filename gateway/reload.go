@@ -398,6 +398,19 @@ func (g *Gateway) reloadKeyFiles() {
 	g.endSessionsOf(revoked)
 }
 
+// ReloadFile reloads the configuration from file, as a SIGHUP does to
+// mcpgen-gateway serve: a file that cannot be read, or does not parse or
+// validate, is logged with its error, and the running configuration
+// stays.
+func (g *Gateway) ReloadFile(file string) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		g.log.Error("config: not reloaded; the running configuration stays", "err", err)
+		return
+	}
+	g.reloadFrom(file, data)
+}
+
 // reloadFrom reloads the configuration from data, read from file. One
 // that does not parse or validate is logged with its error, and the
 // running configuration stays.

@@ -699,3 +699,34 @@ func keyStatus(t *testing.T, url, key string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+// TestReloadFile reloads from the file, as SIGHUP does; a file that is
+// gone is logged and changes nothing.
+func TestReloadFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "gateway.yaml")
+	a := upstreamYAML(t, "a", nil, "")
+	if err := os.WriteFile(file, []byte(configYAML(serverYAML("default", "", a))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, lines := newLogs()
+	g := startConfig(t, cfg, log)
+	s := connectAt(t, serve(t, g)+"/mcp", nil)
+	g.ReloadFile(file + ".missing")
+	if !slices.ContainsFunc(lines(), func(l string) bool { return strings.Contains(l, "not reloaded") }) {
+		t.Errorf("a missing file was not logged: %q", lines())
+	}
+	if err := os.WriteFile(file, []byte(configYAML(serverYAML("default", "", a, upstreamYAML(t, "b", nil, "        include: [echo]\n")))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g.ReloadFile(file)
+	eventually(t, func() error {
+		if got := toolNames(t, s); !slices.Contains(got, "b__echo") {
+			return fmt.Errorf("tools %q after ReloadFile", got)
+		}
+		return nil
+	})
+}

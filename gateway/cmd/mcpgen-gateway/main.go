@@ -129,7 +129,7 @@ func serve(c *cli.Context) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	go reloadOnHangup(ctx, hup, g, c.String("config"), log)
+	go reloadOnHangup(ctx, hup, g, c.String("config"))
 	log.Info("serving", "listen", cfg.Listen)
 	err = streamable.ListenAndServe(ctx, cfg.Listen, g.Handler())
 	if errors.Is(err, context.Canceled) {
@@ -139,24 +139,14 @@ func serve(c *cli.Context) error {
 }
 
 // reloadOnHangup reloads the configuration file on each signal from hup
-// until ctx ends; a file that does not load is logged, and the running
-// configuration stays.
-func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, g *gateway.Gateway, file string, log *slog.Logger) {
+// until ctx ends (Gateway.ReloadFile).
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, g *gateway.Gateway, file string) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-hup:
+			g.ReloadFile(file)
 		}
-		cfg, err := gateway.LoadConfig(file)
-		if err != nil {
-			log.Error("config: not reloaded; the running configuration stays", "err", err)
-			continue
-		}
-		if err := g.Reload(cfg); err != nil {
-			log.Warn("config: reloaded, with errors", "err", err)
-			continue
-		}
-		log.Info("config: reloaded on SIGHUP", "file", file)
 	}
 }
