@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/generated/tasks"
 	"github.com/mcpgen/mcpgen/runtime/internal/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
@@ -229,13 +230,15 @@ var (
 // the server's raw result as it came, unchecked and not followed: for a
 // proxy that hands the result on to a client of its own. In 2026-07-28 a
 // tools/call declares the tasks extension, so that the server may answer
-// with a task handle (resultType "task"), which Forward returns as it is;
+// with a task handle (resultType "task"), which Forward returns as it is,
+// and so do the extension's own requests (tasks/get, update, cancel);
 // a result asking for input is fulfilled as for any request, or, with
 // ManualInput, fails with an *InputRequiredError. A legacy tools/call is
 // sent as it is, with the task param only when params have one.
 func (s *Session) Forward(ctx context.Context, method string, params []byte) ([]byte, error) {
 	if s.modern {
-		if method == mcp.MethodCallTool {
+		switch method {
+		case mcp.MethodCallTool, tasks.MethodGetTask, tasks.MethodUpdateTask, tasks.MethodCancelTask:
 			ctx = context.WithValue(ctx, taskKey{}, true)
 		}
 		return s.callModern(ctx, method, params)
