@@ -255,13 +255,7 @@ func TestWatchInvalidConfigKeepsRunning(t *testing.T) {
 	}
 	a := upstreamYAML(t, "a", nil, "")
 	write("watch: true\n" + configYAML(serverYAML("default", "", a)))
-	cfg, err := LoadConfig(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, lines := newLogs()
-	g := startConfig(t, cfg, log)
-	s := connectAt(t, serve(t, g)+"/mcp", nil)
+	_, s, lines := startFile(t, file)
 
 	write("watch: true\n" + configYAML(serverYAML("default", "", a+"        bogus: 1\n")))
 	eventually(t, func() error {
@@ -708,13 +702,7 @@ func TestReloadFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte(configYAML(serverYAML("default", "", a))), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := LoadConfig(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, lines := newLogs()
-	g := startConfig(t, cfg, log)
-	s := connectAt(t, serve(t, g)+"/mcp", nil)
+	g, s, lines := startFile(t, file)
 	g.ReloadFile(file + ".missing")
 	if !slices.ContainsFunc(lines(), func(l string) bool { return strings.Contains(l, "not reloaded") }) {
 		t.Errorf("a missing file was not logged: %q", lines())
@@ -729,4 +717,17 @@ func TestReloadFile(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// startFile starts a gateway of the config in file, with its log kept,
+// and connects a client to it.
+func startFile(t *testing.T, file string) (*Gateway, *client.Session, func() []string) {
+	t.Helper()
+	cfg, err := LoadConfig(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, lines := newLogs()
+	g := startConfig(t, cfg, log)
+	return g, connectAt(t, serve(t, g)+"/mcp", nil), lines
 }
