@@ -170,6 +170,7 @@ type Conn struct {
 	rejectBatches atomic.Bool
 	closed        atomic.Bool
 	concurrent    bool            // t is a ConcurrentWriter
+	direct        bool            // t is a DirectReplier
 	writeMu       sync.Mutex      // keeps frames whole, unless t is a ConcurrentWriter
 	runCtx        context.Context // the read loop's and handlers': Run's ctx's values, ended by shutdown
 	runParent     context.Context // Run's ctx: once it ends, new requests are refused
@@ -228,6 +229,7 @@ func NewConn(t Transport, h Handler, opts Options) *Conn {
 		stop:    make(chan struct{}),
 	}
 	_, c.concurrent = t.(ConcurrentWriter)
+	_, c.direct = t.(DirectReplier)
 	c.rejectBatches.Store(opts.RejectBatches)
 	c.nextID.Store(opts.FirstID)
 	return c
@@ -475,7 +477,11 @@ func (c *Conn) Call(ctx context.Context, method string, params []byte) ([]byte, 
 	c.mu.Unlock()
 
 	frame := AppendRequest(make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"method":"","params":}`)+20+len(method)+len(params)), IntID(n), method, params)
-	if err := c.write(ctx, frame); err != nil {
+	wctx := ctx
+	if c.direct {
+		wctx = context.WithValue(ctx, replyKey{}, c)
+	}
+	if err := c.write(wctx, frame); err != nil {
 		if !c.forget(n) {
 			<-p // shut down meanwhile: take the error it sent
 		}

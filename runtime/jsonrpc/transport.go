@@ -47,6 +47,46 @@ type ConcurrentWriter interface {
 	WritesConcurrently()
 }
 
+// DirectReplier is a ConcurrentWriter whose Write may read the response
+// to the request it sends, as an HTTP transport does when the reply to a
+// POST is the response itself. Such a Write hands it to Reply instead of
+// returning it from Read: the Call waiting for it then gets it on the
+// goroutine that wrote the request, without passing through the Conn's
+// read loop. A Call over a DirectReplier gives its Write a ctx that
+// Reply recognizes. RepliesDirectly does nothing: it marks the type.
+type DirectReplier interface {
+	ConcurrentWriter
+	RepliesDirectly()
+}
+
+// Replies reports whether ctx is that of a Write by a Call of a Conn over
+// t, whose response Reply would take. Such a Write may read the reply on
+// its own goroutine before returning, since the Conn reads what else the
+// transport has for Read meanwhile; any other caller of Write may need
+// it to return once the frame is sent.
+func Replies(ctx context.Context, t Transport) bool {
+	c, ok := ctx.Value(replyKey{}).(*Conn)
+	return ok && c.t == t
+}
+
+// Reply hands m, a response that t's Write read, to the Conn whose Call
+// wrote with ctx, reporting whether it took it. It takes it only when
+// Replies(ctx, t) and m is a response; otherwise t returns m from Read
+// as usual. A response that no Call waits for is dropped as the read
+// loop drops it.
+func Reply(ctx context.Context, t Transport, m *Message) bool {
+	c, ok := ctx.Value(replyKey{}).(*Conn)
+	if !ok || c.t != t || m.Kind() != MessageResponse {
+		return false
+	}
+	c.deliver(m)
+	return true
+}
+
+// replyKey is the ctx key under which a Call over a DirectReplier puts
+// its Conn, for Reply.
+type replyKey struct{}
+
 // ErrMessageTooLarge is wrapped by the error a transport's Read returns
 // for an incoming message over its size limit.
 var ErrMessageTooLarge = errors.New("message too large")

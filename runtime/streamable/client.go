@@ -165,6 +165,13 @@ func (t *ClientTransport) WritesConcurrently() {}
 
 var _ jsonrpc.ConcurrentWriter = (*ClientTransport)(nil)
 
+// RepliesDirectly marks the transport as a jsonrpc.DirectReplier: a
+// 2026-07-28 request written by a Call gets its reply on the Call's own
+// goroutine (see writeCall).
+func (t *ClientTransport) RepliesDirectly() {}
+
+var _ jsonrpc.DirectReplier = (*ClientTransport)(nil)
+
 // Read returns the next message the server sent.
 func (t *ClientTransport) Read(ctx context.Context) ([]byte, error) {
 	select {
@@ -230,35 +237,52 @@ func (t *ClientTransport) Write(ctx context.Context, frame []byte) error {
 // start registers the exchange's requests and hands it to run on a
 // goroutine of the transport, returning once its frame is sent.
 func (t *ClientTransport) start(ctx context.Context, x *exchange, run func(*exchange)) error {
-	t.mu.Lock()
-	for _, id := range x.ids {
-		t.waiting[id.String()] = x
-	}
-	t.mu.Unlock()
-	if !t.spawn(func() { run(x) }) {
-		if x.call != nil {
-			x.call.cancel()
-		}
+	if !t.enter(x) {
 		return ErrClientClosed
 	}
+	go func() {
+		defer t.wg.Done()
+		run(x)
+	}()
 	select {
 	case <-x.sent:
 		return nil
 	case <-ctx.Done():
-		if x.call != nil {
-			// The caller stopped waiting before the POST was answered:
-			// closing a 2026-07-28 request's POST is its cancellation.
-			t.mu.Lock()
-			for _, id := range x.ids {
-				delete(t.waiting, id.String())
-			}
-			t.mu.Unlock()
-			x.call.cancel()
-		}
 		return ctx.Err()
 	case <-t.ctx.Done():
 		return ErrClientClosed
 	}
+}
+
+// enter registers the exchange's requests as waiting and counts the
+// exchange in t.wg, which Close waits for, unless Close has begun.
+func (t *ClientTransport) enter(x *exchange) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	for _, id := range x.ids {
+		t.waiting[id.String()] = x
+	}
+	t.wg.Add(1)
+	return true
+}
+
+// forget removes those of x's requests that still wait for their
+// response, reporting whether there were any: the caller gave up on
+// them.
+func (t *ClientTransport) forget(x *exchange) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, id := range x.ids {
+		if t.waiting[id.String()] == x {
+			delete(t.waiting, id.String())
+			n++
+		}
+	}
+	return n > 0
 }
 
 // Close stops every stream and goroutine of the transport, then ends the
@@ -448,7 +472,13 @@ type exchange struct {
 	sentOnce sync.Once
 }
 
-func (x *exchange) markSent() { x.sentOnce.Do(func() { close(x.sent) }) }
+// markSent tells start that x's frame is sent. An exchange read on its
+// writer's goroutine has no sent channel: nothing waits for it.
+func (x *exchange) markSent() {
+	if x.sent != nil {
+		x.sentOnce.Do(func() { close(x.sent) })
+	}
+}
 
 // left reports how many of x's requests still wait for their response.
 func (t *ClientTransport) left(x *exchange) int {
@@ -520,7 +550,7 @@ func (t *ClientTransport) reply(x *exchange, resp *http.Response) {
 		case len(body) > t.max:
 			t.fail(x, jsonrpc.CodeInternalError, fmt.Sprintf("streamable: the reply is larger than %d bytes, the limit set by ClientOptions.MaxMessageSize", t.max), nil)
 		default:
-			t.deliver(body)
+			t.deliver(body, x)
 		}
 		if t.left(x) > 0 && t.ctx.Err() == nil {
 			t.fail(x, jsonrpc.CodeInternalError, "streamable: the server's JSON reply held no response to this request", nil)
@@ -549,8 +579,10 @@ func (t *ClientTransport) fail(x *exchange, code int64, msg string, data []byte)
 }
 
 // deliver hands a frame the server sent to Read, noting the responses it
-// holds and learning the protocol version from the initialize result.
-func (t *ClientTransport) deliver(data []byte) {
+// holds and learning the protocol version from the initialize result. The
+// reply to x, a 2026-07-28 request, goes straight to its Call instead
+// when it is that one response.
+func (t *ClientTransport) deliver(data []byte, x *exchange) {
 	msgs, _, err := jsonrpc.DecodeBatch(data)
 	if len(msgs) == 0 {
 		t.log.Warn("streamable: dropped an invalid message from the server", "err", err)
@@ -574,6 +606,9 @@ func (t *ClientTransport) deliver(data []byte) {
 		}
 	}
 	t.mu.Unlock()
+	if x != nil && x.call != nil && len(msgs) == 1 && jsonrpc.Reply(x.call.ctx, t, &msgs[0]) {
+		return
+	}
 	t.push(incomingFrame{data: data})
 }
 

@@ -156,11 +156,45 @@ func readOptString(s *jsonrpc.Scanner, v *string) error {
 	return nil
 }
 
-// writeCall sends one 2026-07-28 request, returning once it is sent.
+// writeCall sends one 2026-07-28 request. Written by a Call of the
+// Conn over t (jsonrpc.Replies), it reads the reply on the caller's
+// goroutine, so that the request costs no goroutine of its own and its
+// response no hand-off: a reply that is the response itself goes
+// straight to the Call (jsonrpc.Reply), a stream's messages, the
+// response among them, come to Read in their order. It then returns when
+// the exchange is over, with ctx.Err() if ctx ended first or
+// ErrClientClosed if Close did, before the response came. Any other
+// writer gets the reply through Read, and writeCall returns once the
+// request is sent.
 func (t *ClientTransport) writeCall(ctx context.Context, frame []byte, id jsonrpc.ID, c *call) error {
-	c.ctx, c.cancel = context.WithCancel(t.ctx)
-	x := &exchange{frame: frame, ids: []jsonrpc.ID{id}, sent: make(chan struct{}), call: c}
-	return t.start(ctx, x, t.runCall)
+	x := &exchange{frame: frame, ids: []jsonrpc.ID{id}, call: c}
+	if !jsonrpc.Replies(ctx, t) {
+		c.ctx, c.cancel = context.WithCancel(t.ctx)
+		x.sent = make(chan struct{})
+		err := t.start(ctx, x, t.runCall)
+		if err != nil {
+			// The caller stopped waiting: closing the POST is the
+			// request's cancellation.
+			t.forget(x)
+			c.cancel()
+		}
+		return err
+	}
+	if !t.enter(x) {
+		return ErrClientClosed
+	}
+	defer t.wg.Done()
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	stop := context.AfterFunc(t.ctx, c.cancel)
+	t.runCall(x)
+	stop()
+	switch {
+	case ctx.Err() != nil && t.forget(x):
+		return ctx.Err()
+	case t.ctx.Err() != nil && t.forget(x):
+		return ErrClientClosed
+	}
+	return nil
 }
 
 // cancelCall closes the stream of the 2026-07-28 request that a

@@ -54,7 +54,7 @@ func (t *ClientTransport) consume(body io.ReadCloser, st *streamState, x *exchan
 		if len(ev.data) == 0 || (ev.kind != "" && ev.kind != "message") {
 			continue // a priming event, or an event MCP does not define
 		}
-		t.deliver(ev.data)
+		t.deliver(ev.data, nil)
 		delivered++
 	}
 	return delivered, dropped
