@@ -80,10 +80,13 @@ func (h *Handler) postCall(w http.ResponseWriter, r *http.Request, b *body, iden
 		writeJSON(w, http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "a 2026-07-28 client sends no responses: the server asks for input in its results instead")))
 		return
 	}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	out := &callStream{w: w, rc: http.NewResponseController(w), keepAlive: h.opts.KeepAlive, log: h.log}
 	// Close waits for the calls in progress as it does for sessions; none
-	// starts once it has begun.
-	// Checked under h.mu with the count taken, so that Shutdown's wait
-	// sees every call that was not refused.
+	// starts once it has begun. Checked under h.mu with the count taken,
+	// so that Shutdown's wait sees every call that was not refused; the
+	// cancel noted, for Close to end the call with server.ErrShutdown.
 	h.mu.Lock()
 	if h.closed || h.draining {
 		h.mu.Unlock()
@@ -92,22 +95,22 @@ func (h *Handler) postCall(w http.ResponseWriter, r *http.Request, b *body, iden
 	}
 	h.wg.Add(1)
 	h.calls.Add(1)
+	h.running[out] = cancel
 	h.mu.Unlock()
 	defer h.wg.Done()
 	defer h.calls.Add(-1)
-
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
-	stop := context.AfterFunc(h.ctx, func() { cancel(server.ErrShutdown) })
 	ctx = server.WithPrincipal(context.WithValue(ctx, callKey{}, &callInfo{req: r, identity: identity}), identity)
 
-	out := &callStream{w: w, rc: http.NewResponseController(w), keepAlive: h.opts.KeepAlive, log: h.log}
 	var notifier server.Notifier = out
 	if h.opts.JSONResponse && m.Method != mcp.MethodSubscriptionsListen {
 		notifier = nil // the reply is one JSON body: notifications have nowhere to go
 	}
 	result, err := serveCall(ctx, cs, &server.Call{ID: m.ID, Method: m.Method, Params: m.Params, Header: r.Header, Out: notifier}, h.log)
-	if !stop() && m.Method != mcp.MethodSubscriptionsListen {
+	h.mu.Lock()
+	_, served := h.running[out] // stop removes the calls it ends
+	h.running = deleteShrink(h.running, out, &h.runningPeak)
+	h.mu.Unlock()
+	if !served && m.Method != mcp.MethodSubscriptionsListen {
 		// The shutdown ended the call; whatever its handler made of
 		// that, the client is told the truth. A subscription's graceful
 		// completion is the answer its spec gives for a shutdown.

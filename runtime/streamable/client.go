@@ -293,8 +293,19 @@ func (t *ClientTransport) Close() error {
 		t.mu.Lock()
 		t.closed = true
 		sid, version := t.sessionID, t.version
+		// The 2026-07-28 requests read on their callers' goroutines
+		// hang on their callers' ctx, not t.ctx: end them too.
+		var calls []context.CancelFunc
+		for _, x := range t.waiting {
+			if x.call != nil {
+				calls = append(calls, x.call.cancel)
+			}
+		}
 		t.mu.Unlock()
 		t.cancel()
+		for _, cancel := range calls {
+			cancel()
+		}
 		t.wg.Wait()
 		if sid != "" {
 			t.terminate(sid, version)
@@ -343,6 +354,15 @@ func (t *ClientTransport) state() (sid, version string, gen uint64) {
 	return t.sessionID, t.version, t.gen
 }
 
+// The values of the headers every request has, shared by the requests
+// rather than made for each: a slice whose length is its capacity cannot
+// be changed through an append, and nothing on the way writes into one.
+var (
+	acceptPost  = []string{"application/json, text/event-stream"}
+	acceptGet   = []string{"text/event-stream"}
+	contentJSON = []string{"application/json"}
+)
+
 // request builds an HTTP request to the endpoint with the transport's
 // headers.
 func (t *ClientTransport) request(ctx context.Context, method string, body []byte, sid, version, lastEventID string) (*http.Request, error) {
@@ -359,10 +379,9 @@ func (t *ClientTransport) request(ctx context.Context, method string, body []byt
 	}
 	switch method {
 	case http.MethodPost:
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Content-Type", "application/json")
+		req.Header["Accept"], req.Header["Content-Type"] = acceptPost, contentJSON
 	case http.MethodGet:
-		req.Header.Set("Accept", "text/event-stream")
+		req.Header["Accept"] = acceptGet
 	}
 	if sid != "" {
 		req.Header.Set(headerSessionID, sid)
@@ -541,7 +560,7 @@ func (t *ClientTransport) reply(x *exchange, resp *http.Response) {
 	case mediaType == "text/event-stream":
 		t.follow(x, resp)
 	case mediaType == "application/json":
-		body, err := io.ReadAll(io.LimitReader(resp.Body, int64(t.max)+1))
+		body, err := readJSONReply(resp, t.max)
 		switch {
 		case err != nil:
 			if t.ctx.Err() == nil {
@@ -558,6 +577,20 @@ func (t *ClientTransport) reply(x *exchange, resp *http.Response) {
 	default:
 		t.fail(x, jsonrpc.CodeInternalError, fmt.Sprintf("streamable: the server answered a request with %s and Content-Type %q instead of a response", resp.Status, resp.Header.Get("Content-Type")), nil)
 	}
+}
+
+// readJSONReply reads a JSON reply's body, up to max bytes and one more, to
+// tell that it is too large: in one allocation of the body's size when
+// the server gave its Content-Length, as servers of small replies do.
+func readJSONReply(resp *http.Response, max int) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= int64(max) {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
 }
 
 // fail answers every request of x still waiting with an error response.

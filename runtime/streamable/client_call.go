@@ -180,14 +180,15 @@ func (t *ClientTransport) writeCall(ctx context.Context, frame []byte, id jsonrp
 		}
 		return err
 	}
+	// Close cancels the exchanges still waiting (enter registers x) for
+	// their response; one that has it has nothing left to wait for.
+	c.ctx, c.cancel = context.WithCancel(ctx)
 	if !t.enter(x) {
+		c.cancel()
 		return ErrClientClosed
 	}
 	defer t.wg.Done()
-	c.ctx, c.cancel = context.WithCancel(ctx)
-	stop := context.AfterFunc(t.ctx, c.cancel)
 	t.runCall(x)
-	stop()
 	switch {
 	case ctx.Err() != nil && t.forget(x):
 		return ctx.Err()

@@ -153,15 +153,19 @@ type Handler struct {
 	cancel   context.CancelCauseFunc
 	calls    atomic.Int64 // 2026-07-28 calls being served
 
-	wg          sync.WaitGroup // Serve goroutines, 2026-07-28 calls and the janitor
-	mu          sync.Mutex
-	draining    bool        // Shutdown has begun: no new work is taken
-	stopping    atomic.Bool // draining, for session.open to read under its own lock
-	closed      bool
-	byID        map[string]*session
-	quota       quota                 // the sessions of byID, against the caps
-	live        map[*session]struct{} // every running session, stateless ones too
-	livePeak    int                   // the most sessions live and byID held, for deleteShrink
+	wg       sync.WaitGroup // Serve goroutines, 2026-07-28 calls and the janitor
+	mu       sync.Mutex
+	draining bool        // Shutdown has begun: no new work is taken
+	stopping atomic.Bool // draining, for session.open to read under its own lock
+	closed   bool
+	byID     map[string]*session
+	quota    quota                 // the sessions of byID, against the caps
+	live     map[*session]struct{} // every running session, stateless ones too
+	// running holds the cancel of each 2026-07-28 call being served,
+	// which stop calls with server.ErrShutdown, removing it.
+	running     map[*callStream]context.CancelCauseFunc
+	runningPeak int
+	livePeak    int // the most sessions live and byID held, for deleteShrink
 	byIDPeak    int
 	stopJanitor chan struct{} // nil until the janitor runs
 
@@ -173,7 +177,7 @@ type Handler struct {
 // NewHandler returns a Handler serving srv's sessions. Nil opts are the
 // zero HandlerOptions.
 func NewHandler(srv Server, opts *HandlerOptions) *Handler {
-	h := &Handler{srv: srv, byID: make(map[string]*session), live: make(map[*session]struct{})}
+	h := &Handler{srv: srv, byID: make(map[string]*session), live: make(map[*session]struct{}), running: make(map[*callStream]context.CancelCauseFunc)}
 	if opts != nil {
 		h.opts = *opts
 	}

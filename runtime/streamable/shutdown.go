@@ -132,6 +132,11 @@ func (h *Handler) stop() {
 	for s := range h.live {
 		all = append(all, s)
 	}
+	calls := make([]context.CancelCauseFunc, 0, len(h.running))
+	for out, cancel := range h.running {
+		calls = append(calls, cancel)
+		delete(h.running, out)
+	}
 	h.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // for the EventStore
 	defer cancel()
@@ -139,6 +144,9 @@ func (h *Handler) stop() {
 		s.refuse(ctx, errShuttingDown)
 	}
 	h.cancel(server.ErrShutdown)
+	for _, cancel := range calls {
+		cancel(server.ErrShutdown)
+	}
 	h.mu.Lock()
 	busStop := h.busStop
 	h.mu.Unlock()
