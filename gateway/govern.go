@@ -163,11 +163,14 @@ func (v *virtual) admit(ctx context.Context, o *op) (context.Context, func(res a
 		}
 	}
 	if o.kind == kindTool {
-		who := rec.Principal
-		if err := sec.perPrincipal.Allow(who); err != nil {
+		// The buckets are keyed by subject and issuer quoted, so that no
+		// two callers share one: an "@" in either would make the audit's
+		// subject@issuer of two callers read the same.
+		who, key := rec.Principal, strconv.Quote(p.Subject)+"@"+strconv.Quote(p.Issuer)
+		if err := sec.perPrincipal.Allow(key); err != nil {
 			return refuse(audit.RateLimited, "per principal", rateLimited(err, "tool calls by "+who))
 		}
-		if err := sec.perTool.Allow(policy.ToolKey(who, o.name)); err != nil {
+		if err := sec.perTool.Allow(policy.ToolKey(key, o.name)); err != nil {
 			return refuse(audit.RateLimited, "per tool", rateLimited(err, "calls of tool "+strconv.Quote(o.name)+" by "+who))
 		}
 	}

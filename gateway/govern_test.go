@@ -33,6 +33,9 @@ var testPrincipals = map[string]authz.Principal{
 	"alice": {Subject: "alice", Issuer: "https://idp.test", Claims: map[string]any{"role": "admin"}},
 	"bob":   {Subject: "bob", Issuer: "https://idp.test", Scopes: []string{"mcp:read"}},
 	"carol": {Subject: "carol", Issuer: "https://idp.test", Scopes: []string{"mcp:read", "mcp:write"}},
+	// Two callers whose subject@issuer reads the same.
+	"dave": {Subject: "dave@corp", Issuer: "https://idp.test"},
+	"eve":  {Subject: "dave", Issuer: "corp@https://idp.test"},
 }
 
 // governed is a gateway of one virtual server, "default", served with
@@ -369,6 +372,18 @@ func TestRateLimits(t *testing.T) {
 	carol := gv.connectAs(t, "carol", &client.Options{Era: mcp.EraLegacy})
 	if _, err := carol.CallTool(ctx, &mcp.CallToolRequestParams{Name: "a__echo"}); err != nil {
 		t.Fatalf("other caller: %v", err)
+	}
+	// Nor do two callers share a bucket because their subject@issuer
+	// reads the same.
+	dave := gv.connectAs(t, "dave", &client.Options{Era: mcp.EraLegacy})
+	for i := range 2 {
+		if _, err := dave.CallTool(ctx, &mcp.CallToolRequestParams{Name: "a__echo"}); err != nil {
+			t.Fatalf("dave's call %d: %v", i, err)
+		}
+	}
+	eve := gv.connectAs(t, "eve", &client.Options{Era: mcp.EraLegacy})
+	if _, err := eve.CallTool(ctx, &mcp.CallToolRequestParams{Name: "a__echo"}); err != nil {
+		t.Fatalf("eve after dave's burst: %v", err)
 	}
 	mu.Lock()
 	now = now.Add(time.Second)
