@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/gateway/authz"
 	"github.com/mcpgen/mcpgen/runtime/auth"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
@@ -411,14 +412,19 @@ func presentedKey(r *http.Request) (key string, fromHeader bool) {
 }
 
 // refuse answers 401 for the API keys alone: errCode is "" when no
-// credential came, "invalid_token" for a wrong one.
+// credential came, "invalid_token" for a wrong one. The body is the
+// JSON-RPC error without an id that the OAuth middleware and the MCP
+// transports answer with, so that a client reads one shape whichever
+// credential failed; the REST facade rewrites it to its own (restErrors).
 func (f *front) refuse(w http.ResponseWriter, errCode, msg string) {
 	c := `Bearer realm="mcpgen-gateway"`
 	if errCode != "" {
 		c += `, error="` + errCode + `"`
 	}
 	w.Header().Set("WWW-Authenticate", c)
-	writeJSONError(w, http.StatusUnauthorized, "unauthorized: "+msg)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusUnauthorized)
+	_, _ = w.Write(jsonrpc.AppendError(nil, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unauthorized: "+msg)))
 }
 
 // writeJSONError answers with status and {"error": msg}.

@@ -253,7 +253,16 @@ func TestAPIKeys(t *testing.T) {
 				if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != c.challenge {
 					t.Errorf("%s %s: %d %q, want 401 %q", c.name, path, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), c.challenge)
 				}
-				if strings.Contains(string(body), aliceKey) || !strings.Contains(string(body), `"error":"unauthorized`) {
+				// The JSON-RPC error the OAuth middleware answers with too.
+				var e struct {
+					JSONRPC string `json:"jsonrpc"`
+					Error   struct {
+						Code    int64  `json:"code"`
+						Message string `json:"message"`
+					} `json:"error"`
+				}
+				if strings.Contains(string(body), aliceKey) || json.Unmarshal(body, &e) != nil || e.JSONRPC != "2.0" ||
+					e.Error.Code != jsonrpc.CodeInvalidRequest || !strings.HasPrefix(e.Error.Message, "unauthorized: ") {
 					t.Errorf("%s %s: body %s", c.name, path, body)
 				}
 			}
