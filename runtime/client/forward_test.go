@@ -3,8 +3,10 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/client"
@@ -140,7 +142,16 @@ func TestFlush(t *testing.T) {
 	if len(heard) != 1 || heard[0] != `"one"` {
 		t.Fatalf("heard %q by Flush's return", heard)
 	}
+	// An ended ctx returns at once, with nothing queued or not.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_ = sess.Flush(ctx) // an ended ctx returns at once, with nothing queued or not
+	go func() { done <- sess.Flush(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("Flush with an ended ctx: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Flush with an ended ctx did not return")
+	}
 }
