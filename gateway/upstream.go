@@ -36,8 +36,10 @@ type upstream struct {
 	v   *virtual
 	log *slog.Logger
 
+	// sess is the session, nil while disconnected: read on every call,
+	// without the lock.
+	sess atomic.Pointer[client.Session]
 	mu   sync.Mutex
-	sess *client.Session // nil while disconnected
 	proc *client.Process // the stdio upstream's process, when there is one
 	// calls are the downstream calls in flight, for what the upstream
 	// sends without naming its request: a legacy upstream's requests, and
@@ -88,12 +90,11 @@ func (t *tracked) serve(ctx context.Context) {
 type callKey struct{}
 
 func (u *upstream) session() (*client.Session, error) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.sess == nil {
+	s := u.sess.Load()
+	if s == nil {
 		return nil, fmt.Errorf("upstream %s is not connected", u.cfg.Name)
 	}
-	return u.sess, nil
+	return s, nil
 }
 
 // track records ctx as a call in flight until the returned func runs:
@@ -311,9 +312,7 @@ func (u *upstream) connect(ctx context.Context) (*client.Session, error) {
 		_ = s.Close()
 		return nil, err
 	}
-	u.mu.Lock()
-	u.sess = s
-	u.mu.Unlock()
+	u.sess.Store(s)
 	if err := u.v.sync(ctx, u, s); err != nil {
 		u.disconnect()
 		return nil, err
@@ -401,11 +400,7 @@ func (u *upstream) done(s *client.Session) <-chan struct{} {
 
 // disconnect closes the session and unregisters everything it listed.
 func (u *upstream) disconnect() {
-	u.mu.Lock()
-	s := u.sess
-	u.sess = nil
-	u.mu.Unlock()
-	if s != nil {
+	if s := u.sess.Swap(nil); s != nil {
 		_ = s.Close()
 	}
 	u.v.drop(u)
