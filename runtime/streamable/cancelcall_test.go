@@ -11,82 +11,87 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
-// TestCallCancelledBeforeReply checks that a 2026-07-28 request whose
-// caller gives up before the server has answered its POST is cancelled:
-// its POST is closed, and the handler's ctx ends.
-func TestCallCancelledBeforeReply(t *testing.T) {
+// waitCall is a client Conn over a ClientTransport to a server whose
+// tool "wait" runs until its ctx ends: started closes when it begins,
+// ended when its ctx has ended.
+type waitCall struct {
+	ct             *ClientTransport
+	conn           *jsonrpc.Conn
+	started, ended chan struct{}
+}
+
+func newWaitCall(t *testing.T) *waitCall {
+	t.Helper()
+	w := &waitCall{started: make(chan struct{}), ended: make(chan struct{})}
 	s := server.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
-	started, ended := make(chan struct{}), make(chan struct{})
 	if err := s.AddTool(mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		close(started)
+		close(w.started)
 		<-ctx.Done()
-		close(ended)
+		close(w.ended)
 		return nil, ctx.Err()
 	}); err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(NewHandler(s, nil))
-	defer ts.Close()
-	ct := NewClientTransport(ts.URL, nil)
-	defer ct.Close()
-	conn := jsonrpc.NewConn(ct, jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) ([]byte, error) { return nil, nil }), jsonrpc.Options{})
-	go conn.Run(context.Background())
-	defer conn.Close()
+	w.ct = NewClientTransport(ts.URL, nil)
+	w.conn = jsonrpc.NewConn(w.ct, nil, jsonrpc.Options{})
+	go w.conn.Run(context.Background())
+	t.Cleanup(func() {
+		w.conn.Close()
+		w.ct.Close()
+		ts.Close()
+	})
+	return w
+}
+
+// call calls the tool wait with ctx.
+func (w *waitCall) call(ctx context.Context) error {
+	params := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"wait"}`
+	_, err := w.conn.Call(ctx, mcp.MethodCallTool, []byte(params))
+	return err
+}
+
+// await fails the test unless ch closes within 10 s.
+func await(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatal(what)
+	}
+}
+
+// TestCallCancelledBeforeReply checks that a 2026-07-28 request whose
+// caller gives up before the server has answered its POST is cancelled:
+// its POST is closed, and the handler's ctx ends.
+func TestCallCancelledBeforeReply(t *testing.T) {
+	w := newWaitCall(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		<-started
+		<-w.started
 		cancel()
 	}()
-	params := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"wait"}`
-	if _, err := conn.Call(ctx, mcp.MethodCallTool, []byte(params)); err == nil {
+	if err := w.call(ctx); err == nil {
 		t.Fatal("a cancelled call returned no error")
 	}
-	select {
-	case <-ended:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the handler's ctx did not end: the POST was not closed")
-	}
+	await(t, w.ended, "the handler's ctx did not end: the POST was not closed")
 }
 
 // TestCallEndsWhenClientCloses checks that Close ends a 2026-07-28
 // request whose reply the caller's goroutine is reading: the Call fails,
 // Close returns, and the server sees the request go.
 func TestCallEndsWhenClientCloses(t *testing.T) {
-	s := server.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
-	started, ended := make(chan struct{}), make(chan struct{})
-	if err := s.AddTool(mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		close(started)
-		<-ctx.Done()
-		close(ended)
-		return nil, ctx.Err()
-	}); err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(NewHandler(s, nil))
-	defer ts.Close()
-	ct := NewClientTransport(ts.URL, nil)
-	conn := jsonrpc.NewConn(ct, nil, jsonrpc.Options{})
-	go conn.Run(context.Background())
-	defer conn.Close()
+	w := newWaitCall(t)
 	called := make(chan error, 1)
-	go func() {
-		params := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"wait"}`
-		_, err := conn.Call(context.Background(), mcp.MethodCallTool, []byte(params))
-		called <- err
-	}()
-	<-started
+	go func() { called <- w.call(context.Background()) }()
+	<-w.started
 	closed := make(chan struct{})
 	go func() {
-		ct.Close()
+		w.ct.Close()
 		close(closed)
 	}()
-	for name, ch := range map[string]<-chan struct{}{"Close": closed, "the handler's ctx": ended} {
-		select {
-		case <-ch:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s did not end", name)
-		}
-	}
+	await(t, closed, "Close did not return")
+	await(t, w.ended, "the handler's ctx did not end")
 	select {
 	case err := <-called:
 		if err == nil {
