@@ -360,6 +360,13 @@ func (h *Handler) bringUp(ctx context.Context, s *session, rec SessionRecord) er
 	if err := s.feed(ctx, jsonrpc.AppendNotification(nil, mcp.MethodInitializedNotification, nil)); err != nil {
 		return err
 	}
+	// The engine takes a notification in order but without an answer: a
+	// ping behind it returns once the session counts as initialized, so
+	// that a list change from then on reaches the client it is adopted
+	// for, even one made while the replayed events are still on the way.
+	if err := h.replay(ctx, s, mcp.MethodPing, nil); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	s.clientReady = true
 	s.mu.Unlock()
