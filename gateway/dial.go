@@ -99,7 +99,7 @@ func (u *upstream) dial() (jsonrpc.Transport, error) {
 	}
 	var hc *http.Client // nil: each transport's default
 	if a := u.cfg.Auth; a != nil && a.ClientCredentials != nil {
-		hc = &http.Client{Transport: &tokenTransport{base: http.DefaultTransport, tokens: newTokenCache(a.ClientCredentials)}}
+		hc = &http.Client{Transport: &tokenTransport{base: upstreamHTTP(), tokens: newTokenCache(a.ClientCredentials)}}
 	}
 	switch u.cfg.Transport {
 	case TransportSSE:
@@ -116,6 +116,17 @@ func (u *upstream) dial() (jsonrpc.Transport, error) {
 		}), nil
 	}
 }
+
+// upstreamHTTP is the connection pool of the upstreams whose HTTP client
+// the gateway builds itself (those with client credentials; the others
+// get the transport's own). http.DefaultTransport keeps two idle
+// connections per host: with more calls in flight to one upstream, each
+// call past the second would open a connection and close it after.
+var upstreamHTTP = sync.OnceValue(func() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = tr.MaxIdleConns
+	return tr
+})
 
 // header reads the headers and the bearer token sent with every request.
 // Its errors name the header and where its value comes from, never the

@@ -3,8 +3,10 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -257,6 +259,69 @@ func TestUpstreamClientCredentials(t *testing.T) {
 	}
 	if n := tokens.fetches(); n != 2 {
 		t.Fatalf("%d token fetches after a revocation, want 2", n)
+	}
+}
+
+// TestUpstreamClientCredentialsKeepsConnections checks that calls in
+// flight to an upstream with client credentials reuse their connections:
+// rounds of eight calls at once, held until all eight have arrived, open
+// eight connections, not eight per round.
+func TestUpstreamClientCredentialsKeepsConnections(t *testing.T) {
+	const secret = "s3cret-client-secret"
+	t.Setenv("GW_TEST_CLIENT_SECRET", secret)
+	tokens, tokenURL := newTokenServer(t, secret, 3600)
+	const inFlight = 8
+	var arrived sync.WaitGroup
+	s := server.New(mcp.Implementation{Name: "held", Version: "1"}, nil)
+	if err := s.AddTool(mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		arrived.Done()
+		all := make(chan struct{}) // the round's eight calls are all in flight
+		go func() { arrived.Wait(); close(all) }()
+		select {
+		case <-all:
+		case <-time.After(10 * time.Second):
+			return nil, errors.New("the round's calls did not all arrive")
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "held"}}}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h := streamable.NewHandler(s, nil)
+	var conns atomic.Int32
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !tokens.valid(r) {
+			http.Error(w, "bad credentials", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	ts.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(func() { _ = h.Close(); ts.Close() })
+	g, err := startGateway(t, urlUpstream("cc", ts.URL+"/mcp", clientCredentials(tokenURL, "GW_TEST_CLIENT_SECRET")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := connect(t, g, nil)
+	before := conns.Load() // the gateway's own: discovery and listing
+	for round := range 3 {
+		arrived.Add(inFlight)
+		var calls sync.WaitGroup
+		for range inFlight {
+			calls.Go(func() {
+				if r, err := sess.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "cc__hold"}); err != nil || firstText(r) != "held" {
+					t.Errorf("round %d: %v %q", round, err, firstText(r))
+				}
+			})
+		}
+		calls.Wait()
+	}
+	if opened := conns.Load() - before; opened > inFlight+2 {
+		t.Errorf("3 rounds of %d calls at once opened %d connections to the upstream: they are not kept between rounds", inFlight, opened)
 	}
 }
 
