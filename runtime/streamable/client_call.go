@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -194,6 +195,10 @@ func (t *ClientTransport) writeCall(ctx context.Context, frame []byte, id jsonrp
 		return ctx.Err()
 	case t.ctx.Err() != nil && t.forget(x):
 		return ErrClientClosed
+	case t.forget(x):
+		// Every way runCall ends answers x unless a ctx ended; should one
+		// not, the Call must not wait for an answer that cannot come.
+		return errors.New("streamable: the exchange ended without a response")
 	}
 	return nil
 }
