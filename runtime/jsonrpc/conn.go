@@ -170,7 +170,7 @@ type Conn struct {
 	rejectBatches atomic.Bool
 	closed        atomic.Bool
 	concurrent    bool            // t is a ConcurrentWriter
-	direct        bool            // t is a DirectReplier
+	direct        *replyTo        // for the Writes of Call, when t is a DirectReplier
 	writeMu       sync.Mutex      // keeps frames whole, unless t is a ConcurrentWriter
 	runCtx        context.Context // the read loop's and handlers': Run's ctx's values, ended by shutdown
 	runParent     context.Context // Run's ctx: once it ends, new requests are refused
@@ -229,7 +229,9 @@ func NewConn(t Transport, h Handler, opts Options) *Conn {
 		stop:    make(chan struct{}),
 	}
 	_, c.concurrent = t.(ConcurrentWriter)
-	_, c.direct = t.(DirectReplier)
+	if _, ok := t.(DirectReplier); ok {
+		c.direct = &replyTo{c: c, t: t}
+	}
 	c.rejectBatches.Store(opts.RejectBatches)
 	c.nextID.Store(opts.FirstID)
 	return c
@@ -478,8 +480,8 @@ func (c *Conn) Call(ctx context.Context, method string, params []byte) ([]byte, 
 
 	frame := AppendRequest(make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"method":"","params":}`)+20+len(method)+len(params)), IntID(n), method, params)
 	wctx := ctx
-	if c.direct {
-		wctx = context.WithValue(ctx, replyKey{}, c)
+	if c.direct != nil {
+		wctx = context.WithValue(ctx, replyKey{}, c.direct)
 	}
 	if err := c.write(wctx, frame); err != nil {
 		if !c.forget(n) {

@@ -162,3 +162,53 @@ func TestDirectReplyAfterCancel(t *testing.T) {
 		t.Errorf("next Call = %s, %v", got, err)
 	}
 }
+
+// wrapper is a DirectReplier that hands its Writes on to inner, as a
+// transport chosen after a probe is, passing replies through with
+// ReplyThrough when through is set.
+type wrapper struct {
+	inner   *replier
+	through bool
+}
+
+func (w *wrapper) Read(ctx context.Context) ([]byte, error) { return w.inner.Read(ctx) }
+func (w *wrapper) Close() error                             { return w.inner.Close() }
+func (w *wrapper) WritesConcurrently()                      {}
+func (w *wrapper) RepliesDirectly()                         {}
+
+func (w *wrapper) Write(ctx context.Context, frame []byte) error {
+	if w.through {
+		ctx = jsonrpc.ReplyThrough(ctx, w, w.inner)
+	}
+	return w.inner.Write(ctx, frame)
+}
+
+func TestReplyThrough(t *testing.T) {
+	for _, through := range []bool{true, false} {
+		var direct, read int
+		var mu sync.Mutex
+		inner := newReplier(nil)
+		inner.answer = func(ctx context.Context, t jsonrpc.Transport, m *jsonrpc.Message) {
+			mu.Lock()
+			defer mu.Unlock()
+			if jsonrpc.Replies(ctx, t) && jsonrpc.Reply(ctx, t, result(m)) {
+				direct++
+				return
+			}
+			// Not taken: the reply goes through Read, as without Reply.
+			read++
+			inner.frames <- jsonrpc.AppendResult(nil, m.ID, result(m).Result)
+		}
+		c := jsonrpc.NewConn(&wrapper{inner: inner, through: through}, nil, jsonrpc.Options{})
+		stop := run(t, c)
+		for i := range 3 {
+			if got, err := c.Call(context.Background(), "m", nil); err != nil || string(got) != `"m"` {
+				t.Fatalf("through=%v, call %d: %s %v", through, i, got, err)
+			}
+		}
+		stop()
+		if want := map[bool][2]int{true: {3, 0}, false: {0, 3}}[through]; direct != want[0] || read != want[1] {
+			t.Errorf("through=%v: %d replies taken directly, %d read; want %v", through, direct, read, want)
+		}
+	}
+}

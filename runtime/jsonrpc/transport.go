@@ -65,8 +65,8 @@ type DirectReplier interface {
 // transport has for Read meanwhile; any other caller of Write may need
 // it to return once the frame is sent.
 func Replies(ctx context.Context, t Transport) bool {
-	c, ok := ctx.Value(replyKey{}).(*Conn)
-	return ok && c.t == t
+	r, ok := ctx.Value(replyKey{}).(*replyTo)
+	return ok && r.t == t
 }
 
 // Reply hands m, a response that t's Write read, to the Conn whose Call
@@ -75,16 +75,35 @@ func Replies(ctx context.Context, t Transport) bool {
 // as usual. A response that no Call waits for is dropped as the read
 // loop drops it.
 func Reply(ctx context.Context, t Transport, m *Message) bool {
-	c, ok := ctx.Value(replyKey{}).(*Conn)
-	if !ok || c.t != t || m.Kind() != MessageResponse {
+	r, ok := ctx.Value(replyKey{}).(*replyTo)
+	if !ok || r.t != t || m.Kind() != MessageResponse {
 		return false
 	}
-	c.deliver(m)
+	r.c.deliver(m)
 	return true
 }
 
-// replyKey is the ctx key under which a Call over a DirectReplier puts
-// its Conn, for Reply.
+// ReplyThrough returns the ctx with which from, a DirectReplier that
+// hands its Writes on to another transport, writes to to: Reply then
+// takes what to reads for the Call that wrote to from. Any other ctx
+// comes back as it is. From must return from Read whatever to's Read
+// returns, as a wrapper does.
+func ReplyThrough(ctx context.Context, from, to Transport) context.Context {
+	r, ok := ctx.Value(replyKey{}).(*replyTo)
+	if !ok || r.t != from {
+		return ctx
+	}
+	return context.WithValue(ctx, replyKey{}, &replyTo{c: r.c, t: to})
+}
+
+// replyTo is what a Call over a DirectReplier puts in its Write's ctx:
+// the Conn, and the transport whose Write may hand it the response.
+type replyTo struct {
+	c *Conn
+	t Transport
+}
+
+// replyKey is the ctx key of a replyTo.
 type replyKey struct{}
 
 // ErrMessageTooLarge is wrapped by the error a transport's Read returns

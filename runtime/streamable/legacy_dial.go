@@ -75,12 +75,13 @@ type probe struct {
 	cancel     context.CancelFunc
 	streamable func(string, *DialOptions) jsonrpc.Transport
 
-	writeMu sync.Mutex    // held by the Write that probes
-	chosen  chan struct{} // closed once t or err is set
-	mu      sync.Mutex
-	t       jsonrpc.Transport
-	read    [][]byte // frames t returned during the probe, for Read
-	err     error    // why there is no transport
+	writeMu  sync.Mutex    // held by the Write that probes
+	serialMu sync.Mutex    // held by a Write to a chosen transport that is no ConcurrentWriter
+	chosen   chan struct{} // closed once t or err is set
+	mu       sync.Mutex
+	t        jsonrpc.Transport
+	read     [][]byte // frames t returned during the probe, for Read
+	err      error    // why there is no transport
 }
 
 // settled returns the chosen transport, or why there is none, or nils
@@ -140,7 +141,7 @@ func (p *probe) Write(ctx context.Context, frame []byte) error {
 		if t == nil {
 			return err
 		}
-		return t.Write(ctx, frame)
+		return p.writeTo(ctx, t, frame)
 	}
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
@@ -148,7 +149,7 @@ func (p *probe) Write(ctx context.Context, frame []byte) error {
 		if t == nil {
 			return err
 		}
-		return t.Write(ctx, frame)
+		return p.writeTo(ctx, t, frame)
 	}
 	t, read, err := p.run(ctx, frame)
 	p.cancel() // the probe is over either way
@@ -156,6 +157,26 @@ func (p *probe) Write(ctx context.Context, frame []byte) error {
 		return jsonrpc.ErrClosed
 	}
 	return err
+}
+
+// The probe lets its Conn write concurrently and take replies on the
+// writing goroutine, as the Streamable HTTP transport it mostly picks
+// does; writeTo keeps the HTTP+SSE one to a Write at a time.
+func (p *probe) WritesConcurrently() {}
+func (p *probe) RepliesDirectly()    {}
+
+var _ jsonrpc.DirectReplier = (*probe)(nil)
+
+// writeTo hands a Write on to t, the chosen transport: at once, with the
+// replies its Write reads going to the Call that wrote, when t takes
+// concurrent Writes, else one at a time.
+func (p *probe) writeTo(ctx context.Context, t jsonrpc.Transport, frame []byte) error {
+	if _, ok := t.(jsonrpc.ConcurrentWriter); !ok {
+		p.serialMu.Lock()
+		defer p.serialMu.Unlock()
+		return t.Write(ctx, frame)
+	}
+	return t.Write(jsonrpc.ReplyThrough(ctx, p, t), frame)
 }
 
 // run sends the first frame Streamable-style, and over HTTP+SSE when the
