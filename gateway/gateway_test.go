@@ -24,6 +24,12 @@ func TestMain(m *testing.M) {
 		serveUpstream(name)
 		return
 	}
+	// Built with -race, each upstream process would sleep a second on
+	// exit (the race detector's atexit_sleep_ms) and every test that
+	// stops one would wait for it. The upstreams inherit this.
+	if _, ok := os.LookupEnv("GORACE"); !ok {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	os.Exit(m.Run())
 }
 

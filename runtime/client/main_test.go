@@ -21,6 +21,12 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(childEnv); mode != "" {
 		os.Exit(child(mode))
 	}
+	// Built with -race, each child would sleep a second on exit (the
+	// race detector's atexit_sleep_ms), which the tests of Close wait
+	// out. The children inherit this.
+	if _, ok := os.LookupEnv("GORACE"); !ok {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	os.Exit(m.Run())
 }
 
