@@ -581,9 +581,11 @@ func (t *ClientTransport) reply(x *exchange, resp *http.Response) {
 
 // readJSONReply reads a JSON reply's body, up to max bytes and one more, to
 // tell that it is too large: in one allocation of the body's size when
-// the server gave its Content-Length, as servers of small replies do.
+// the server gave its Content-Length and it is small, as most replies
+// are. A larger one is read as it comes, so that a server announcing a
+// large body it does not send costs no memory for it.
 func readJSONReply(resp *http.Response, max int) ([]byte, error) {
-	if n := resp.ContentLength; n >= 0 && n <= int64(max) {
+	if n := resp.ContentLength; n >= 0 && n <= int64(min(max, presizedReply)) {
 		body := make([]byte, n)
 		if _, err := io.ReadFull(resp.Body, body); err != nil {
 			return nil, err
@@ -592,6 +594,10 @@ func readJSONReply(resp *http.Response, max int) ([]byte, error) {
 	}
 	return io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
 }
+
+// presizedReply bounds the replies readJSONReply reads into a buffer of
+// their announced size.
+const presizedReply = 64 << 10
 
 // fail answers every request of x still waiting with an error response.
 func (t *ClientTransport) fail(x *exchange, code int64, msg string, data []byte) {

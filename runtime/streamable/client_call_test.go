@@ -2,6 +2,10 @@ package streamable
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +54,30 @@ func TestReadCallParamsMatchesJSON(t *testing.T) {
 		if got.version != wantVersion || got.name != want.Name || got.uri != want.URI || got.taskID != want.TaskID || string(got.arguments) != string(want.Arguments) {
 			t.Errorf("readCallParams(%s) = %+v; encoding/json reads %q %q %q %q %s", params, got, wantVersion, want.Name, want.URI, want.TaskID, want.Arguments)
 		}
+	}
+}
+
+// TestReadJSONReplyAnnouncedSize checks that a reply is read into one
+// buffer of its announced size only when that is small: a server that
+// announces a large body and sends little costs no memory for the rest.
+func TestReadJSONReplyAnnouncedSize(t *testing.T) {
+	reply := func(announced int64, body string) *http.Response {
+		return &http.Response{ContentLength: announced, Body: io.NopCloser(strings.NewReader(body))}
+	}
+	if got, err := readJSONReply(reply(int64(len(`{"a":1}`)), `{"a":1}`), 1<<20); err != nil || string(got) != `{"a":1}` {
+		t.Fatalf("a small reply: %q %v", got, err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := readJSONReply(reply(16<<20, `{"a":1}`), 32<<20)
+	runtime.ReadMemStats(&after)
+	if err != nil || string(got) != `{"a":1}` {
+		t.Fatalf("a short body under a large announcement: %q %v", got, err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Fatalf("reading 7 bytes announced as 16 MiB allocated %d bytes", grew)
+	}
+	if _, err := readJSONReply(reply(3, `{"a":1}`[:2]), 1<<20); err == nil {
+		t.Fatal("a body shorter than its announced size read without an error")
 	}
 }
