@@ -13,11 +13,10 @@ import (
 
 // replier is a DirectReplier that answers each request within its Write,
 // as an HTTP transport reads the reply to its POST. Its Read returns
-// only what is queued with push, and io.EOF once closed.
+// what is sent on frames, and io.EOF once closed.
 type replier struct {
 	answer func(ctx context.Context, t jsonrpc.Transport, m *jsonrpc.Message) // on Write's goroutine
 
-	mu      sync.Mutex
 	frames  chan []byte
 	closed  chan struct{}
 	closing sync.Once
