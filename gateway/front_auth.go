@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/gateway/authz"
@@ -177,7 +176,7 @@ type keyPrincipal struct {
 }
 
 func (p *keyPrincipal) String() string {
-	return strconv.Quote(p.caller.Subject) + "@" + strconv.Quote(p.caller.Issuer)
+	return callerKey(p.caller)
 }
 
 // HasScope makes the key's scopes count for tools registered with

@@ -163,10 +163,9 @@ func (v *virtual) admit(ctx context.Context, o *op) (context.Context, func(res a
 		}
 	}
 	if o.kind == kindTool {
-		// The buckets are keyed by subject and issuer quoted, so that no
-		// two callers share one: an "@" in either would make the audit's
-		// subject@issuer of two callers read the same.
-		who, key := rec.Principal, strconv.Quote(p.Subject)+"@"+strconv.Quote(p.Issuer)
+		// The buckets are keyed by callerKey, not the audit's
+		// subject@issuer, which two callers may share.
+		who, key := rec.Principal, callerKey(p)
 		if err := sec.perPrincipal.Allow(key); err != nil {
 			return refuse(audit.RateLimited, "per principal", rateLimited(err, "tool calls by "+who))
 		}

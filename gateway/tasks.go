@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -93,8 +92,7 @@ func owner(ctx context.Context) string {
 	case fmt.Stringer:
 		return "t:" + p.String()
 	}
-	c := callerOf(ctx)
-	return "c:" + strconv.Quote(c.Subject) + "@" + strconv.Quote(c.Issuer)
+	return "c:" + callerKey(callerOf(ctx))
 }
 
 // wrapTask is the id the downstream client knows the upstream's task by.
