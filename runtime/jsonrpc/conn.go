@@ -176,8 +176,12 @@ type Conn struct {
 	runParent     context.Context // Run's ctx: once it ends, new requests are refused
 	done          chan struct{}   // closed when Run has finished, or was never started before Close
 	stop          chan struct{}   // closed when the Conn shuts down
-	drainOnce     sync.Once
-	handlers      sync.WaitGroup // a count per request read and not yet answered or dropped
+	// idle hands a request to a handler goroutine waiting for one
+	// (launch); idleWorkers counts those waiting.
+	idle        chan *inflight
+	idleWorkers atomic.Int32
+	drainOnce   sync.Once
+	handlers    sync.WaitGroup // a count per request read and not yet answered or dropped
 
 	mu       sync.Mutex
 	pending  map[int64]chan response // outgoing requests by id; each channel gets one response
@@ -227,6 +231,7 @@ func NewConn(t Transport, h Handler, opts Options) *Conn {
 		log:     log,
 		done:    make(chan struct{}),
 		stop:    make(chan struct{}),
+		idle:    make(chan *inflight),
 	}
 	_, c.concurrent = t.(ConcurrentWriter)
 	if _, ok := t.(DirectReplier); ok {
@@ -728,7 +733,7 @@ func (c *Conn) start(ctx context.Context, m *Message, b *batch) {
 	launch := c.admit(inf)
 	c.mu.Unlock()
 	if launch {
-		go c.serve(inf)
+		c.launch(inf)
 	}
 }
 
@@ -794,6 +799,52 @@ func (c *Conn) notification(ctx context.Context, req *Request) {
 	}
 	c.mu.Unlock()
 	c.handle(ctx, req)
+}
+
+// Handler goroutines outlive their request for a while, so that the
+// next one starts on a stack already grown: an MCP handler's calls go
+// deep, and a new goroutine per request would copy its stack to a larger
+// one several times over for each. At most maxIdleWorkers wait at once,
+// each for up to workerIdleTime.
+const (
+	maxIdleWorkers = 16
+	workerIdleTime = time.Second
+)
+
+// launch runs inf's handler on a handler goroutine waiting for work, or
+// on a new one when none waits.
+func (c *Conn) launch(inf *inflight) {
+	select {
+	case c.idle <- inf:
+	default:
+		go c.work(inf)
+	}
+}
+
+// work serves inf, then the requests launch hands it while it waits, if
+// it may wait; it ends after workerIdleTime without one, or when the
+// Conn shuts down.
+func (c *Conn) work(inf *inflight) {
+	c.serve(inf)
+	var t *time.Timer
+	for c.idleWorkers.Add(1) <= maxIdleWorkers {
+		if t == nil {
+			t = time.NewTimer(workerIdleTime)
+		} else {
+			t.Reset(workerIdleTime)
+		}
+		select {
+		case inf = <-c.idle:
+			c.idleWorkers.Add(-1)
+			c.serve(inf)
+			continue
+		case <-t.C:
+		case <-c.stop:
+			t.Stop()
+		}
+		break
+	}
+	c.idleWorkers.Add(-1)
 }
 
 // serve runs handlers on one goroutine: inf's, then those of the requests
@@ -906,7 +957,7 @@ func (c *Conn) replay() {
 		c.replaying = !inf.barrier
 		c.mu.Unlock()
 		if launch {
-			go c.serve(inf)
+			c.launch(inf)
 		}
 		if inf.barrier {
 			return
