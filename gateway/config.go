@@ -24,7 +24,9 @@ type badFunc func(line int, format string, args ...any) error
 
 // Config is the gateway's configuration file.
 type Config struct {
-	// Listen is the address the gateway serves on, host:port.
+	// Listen is the address the gateway serves HTTP on, host:port. It is
+	// needed unless the gateway serves one client over stdio (serve
+	// --stdio), which opens no HTTP listener.
 	Listen string `yaml:"listen"`
 	// Lock names the lock file of pinned tool definitions; empty turns
 	// pinning off. The gateway core keeps it; pinning reads it.
@@ -210,9 +212,6 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 func (c *Config) validate(file string) error {
 	bad := func(line int, format string, args ...any) error {
 		return &ConfigError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
-	}
-	if c.Listen == "" {
-		return bad(0, "listen: missing (host:port)")
 	}
 	if len(c.Servers) == 0 {
 		return bad(0, "servers: at least one virtual server is needed")

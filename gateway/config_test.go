@@ -10,7 +10,6 @@ func TestParseConfigErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown key", "listen: a:1\nservers:\n  default:\n    upstreams:\n      - name: x\n        comand: [a]\n", "line 6: field comand not found"},
-		{"no listen", "servers:\n  default:\n    upstreams:\n      - name: x\n        command: [a]\n", "listen: missing"},
 		{"no servers", "listen: a:1\n", "at least one virtual server"},
 		{"command and url", "listen: a:1\nservers:\n  default:\n    upstreams:\n      - name: x\n        command: [a]\n        url: http://h/mcp\n", "cfg.yaml:5: servers.default.upstreams[0] (x): give exactly one of command and url"},
 		{"neither", "listen: a:1\nservers:\n  default:\n    upstreams:\n      - name: x\n", "give exactly one of command and url"},

@@ -15,7 +15,9 @@ import (
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/client"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
+	"github.com/mcpgen/mcpgen/runtime/transport"
 )
 
 // Gateway serves the virtual servers of a Config. Reload, or the file
@@ -41,6 +43,7 @@ type Gateway struct {
 	ctx      context.Context // Start's; the parent of every upstream's loop
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup // the upstreams' run loops and the watcher
+	serving  sync.WaitGroup // the sessions of Serve
 	closed   bool
 }
 
@@ -225,11 +228,78 @@ func (g *Gateway) Close() error {
 		errs = append(errs, h.close())
 	}
 	for _, v := range virtuals {
+		v.end()
+	}
+	g.serving.Wait()
+	for _, v := range virtuals {
 		for _, u := range v.upstreams() {
 			u.disconnect()
 		}
 	}
 	return errors.Join(append(errs, g.gov.close(), g.obs.close())...)
+}
+
+// ErrServerRemoved is what Serve returns when a reload removed the
+// virtual server its session was on, or changed it so that its sessions
+// end (see Reload).
+var ErrServerRemoved = errors.New("gateway: the virtual server was removed")
+
+// Serve serves one downstream session of the virtual server name over t
+// until the client closes it, ctx ends, Close is called or a reload
+// removes the server; it returns nil when the client or ctx ended it. It
+// is how the gateway serves a client that runs it as a local process
+// (ServeStdio), and how a program embedding the gateway serves one over a
+// transport of its own. Reloads that keep the server keep the session.
+//
+// Nothing authenticates such a session, whatever the auth section says:
+// its caller is whoever holds the transport. It has no principal, so
+// authorization rules see no subject, claims or scopes, and its rate
+// limits are the anonymous caller's.
+func (g *Gateway) Serve(ctx context.Context, name string, t jsonrpc.Transport) error {
+	g.reloadMu.Lock()
+	v, err := g.virtuals[name], error(nil)
+	switch {
+	case g.closed:
+		err = errors.New("gateway: Serve after Close")
+	case g.ctx == nil:
+		err = errors.New("gateway: Serve before Start")
+	case v == nil:
+		err = fmt.Errorf("gateway: no virtual server %q", name)
+	default:
+		g.serving.Add(1)
+	}
+	g.reloadMu.Unlock()
+	if err != nil {
+		_ = t.Close()
+		return err
+	}
+	defer g.serving.Done()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(v.life, func() { cancel(ErrServerRemoved) })()
+	err = v.srv.Serve(ctx, t)
+	if errors.Is(context.Cause(ctx), ErrServerRemoved) && !g.isClosed() {
+		return ErrServerRemoved
+	}
+	return err
+}
+
+// ServeStdio serves the virtual server name to one client on the
+// process's stdin and stdout, as Serve does; the process's own output
+// goes to stderr from then on (transport.Stdio).
+func (g *Gateway) ServeStdio(ctx context.Context, name string) error {
+	t, err := transport.Stdio(transport.StdioOptions{})
+	if err != nil {
+		return err
+	}
+	return g.Serve(ctx, name, t)
+}
+
+// isClosed reports whether Close was called.
+func (g *Gateway) isClosed() bool {
+	g.reloadMu.Lock()
+	defer g.reloadMu.Unlock()
+	return g.closed
 }
 
 // Server returns the virtual server of that name, or nil.

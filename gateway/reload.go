@@ -175,6 +175,7 @@ func (g *Gateway) removeServer(name string) {
 		_ = h.close()
 	}
 	if v != nil {
+		v.end()
 		for _, u := range v.upstreams() {
 			g.stopRun(u)
 		}

@@ -61,10 +61,16 @@ type virtual struct {
 	owned  map[*upstream][]entry
 	synced map[*upstream]bool
 	lists  *listState // what each upstream's entries came from (cache.go)
+
+	// life ends when the server stops being served (removeServer, Close),
+	// and with it the sessions Gateway.Serve opened on it.
+	life context.Context
+	end  context.CancelFunc
 }
 
 func newVirtual(g *Gateway, name string, srv *server.Server) *virtual {
 	v := &virtual{g: g, name: name, srv: srv, owner: map[entry]*upstream{}, owned: map[*upstream][]entry{}, synced: map[*upstream]bool{}, lists: newListState()}
+	v.life, v.end = context.WithCancel(context.Background())
 	srv.SetCompletion(v.complete)
 	return v
 }

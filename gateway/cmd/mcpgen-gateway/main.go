@@ -2,6 +2,7 @@
 // configuration, in front of the upstream MCP servers it names.
 //
 //	mcpgen-gateway serve --config gateway.yaml
+//	mcpgen-gateway serve --config gateway.yaml --stdio [--server NAME]
 //	mcpgen-gateway lock --config gateway.yaml [--force]
 //	mcpgen-gateway approve --config gateway.yaml [NAME...]
 package main
@@ -39,9 +40,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage: "one MCP endpoint in front of many MCP servers",
 		Commands: []*cli.Command{
 			{
-				Name:   "serve",
-				Usage:  "serve the virtual servers of the configuration",
-				Flags:  []cli.Flag{configFlag},
+				Name:  "serve",
+				Usage: "serve the virtual servers of the configuration over HTTP, or one of them to one client over stdio",
+				Flags: []cli.Flag{
+					configFlag,
+					&cli.BoolFlag{Name: "stdio", Usage: "serve one client on stdin and stdout, with no HTTP listener (for clients that start their MCP servers as processes)"},
+					&cli.StringFlag{Name: "server", Value: "default", Usage: "the virtual server `NAME` to serve over stdio"},
+				},
 				Action: serve,
 			},
 			{
@@ -115,6 +120,15 @@ func serve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	stdio := c.Bool("stdio")
+	switch {
+	case c.IsSet("server") && !stdio:
+		return errors.New("--server names the virtual server to serve over stdio: give --stdio too (over HTTP every virtual server is served)")
+	case stdio && cfg.Servers[c.String("server")] == nil:
+		return fmt.Errorf("--server: %s has no virtual server %q", c.String("config"), c.String("server"))
+	case !stdio && cfg.Listen == "":
+		return fmt.Errorf("%s: listen: missing (host:port); or serve one client over stdio with --stdio", c.String("config"))
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -130,6 +144,9 @@ func serve(c *cli.Context) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	go reloadOnHangup(ctx, hup, g, c.String("config"))
+	if stdio {
+		return serveStdio(ctx, g, cfg, c.String("server"), log)
+	}
 	log.Info("serving", "listen", cfg.Listen)
 	err = streamable.ListenAndServe(ctx, cfg.Listen, g.Handler())
 	if errors.Is(err, context.Canceled) {
@@ -149,4 +166,26 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, g *gateway.Gatewa
 			g.ReloadFile(file)
 		}
 	}
+}
+
+// serveStdio serves the virtual server name to the client on stdin and
+// stdout until it closes them or the gateway is signalled. What the
+// configuration has for HTTP callers is not in force there, and the log
+// says so.
+func serveStdio(ctx context.Context, g *gateway.Gateway, cfg *gateway.Config, name string, log *slog.Logger) error {
+	if cfg.Listen != "" {
+		log.Info("serving over stdio: listen is not used", "listen", cfg.Listen)
+	}
+	if cfg.Auth != nil {
+		log.Warn("serving over stdio: the auth section does not apply; the client on stdin is not authenticated and authorization rules see no principal")
+	}
+	if cfg.REST != nil {
+		log.Info("serving over stdio: the rest section is not served")
+	}
+	log.Info("serving over stdio", "server", name)
+	err := g.ServeStdio(ctx, name)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
 }
