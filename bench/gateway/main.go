@@ -42,6 +42,12 @@
 // throughput follows the processor time per call more than the tool's
 // 2 ms.
 //
+// A third table has the stdio rows again with the gateway served over
+// stdio (serve --stdio) as a process of its own, the way a client that
+// starts its servers as processes runs it: the callers share one client
+// session to it, as they share the direct one, so neither way has an
+// HTTP hop.
+//
 //	go run ./gateway -only http/work/2026-07-28/16 -cpuprofile cpu.out
 //
 // runs one row (-only matches transport/tool/era/C) and profiles it.
@@ -156,6 +162,7 @@ type row struct {
 	clients         int
 	direct, gateway []sample // a sample per round
 	proxy           []sample // through a bare HTTP hop (viaProxy), for the rows that have one
+	gatewayStdio    []sample // through the gateway served over stdio (viaGatewayStdio), over stdio
 }
 
 func run(ctx context.Context, w io.Writer, clients []int, only string, d time.Duration, rounds, sessions int) error {
@@ -249,6 +256,8 @@ func measureRow(ctx context.Context, r *rig, x *row, d time.Duration, rounds int
 				x.gateway = append(x.gateway, s)
 			case viaProxy:
 				x.proxy = append(x.proxy, s)
+			case viaGatewayStdio:
+				x.gatewayStdio = append(x.gatewayStdio, s)
 			}
 		}
 	}
@@ -337,6 +346,22 @@ func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %+.0f (%+.0f%%) | %+.0f (%+.0f%%) | %+.0f | %+.0f | %.2fx | %.2fx | %.0f | %.0f |\n",
 			x.transport, x.tool, x.era, x.clients, p.p50v-p.p50d, 100*(p.p50v-p.p50d)/p.p50d, g.p50v-g.p50d, 100*(g.p50v-g.p50d)/g.p50d,
 			p.p99v-p.p99d, g.p99v-g.p99d, p.tpv/p.tpd, g.tpv/g.tpd, p.cpu, g.cpu)
+	}
+	fmt.Fprintln(w)
+	if !slices.ContainsFunc(rows, func(x *row) bool { return len(x.gatewayStdio) > 0 }) {
+		return
+	}
+	fmt.Fprintln(w, "The stdio rows with the gateway served over stdio (mcpgen-gateway serve --stdio), a process of its own in front of the upstream process, as a client that starts its servers as processes would run it; the callers share one session each way. The gateway's processor time is in its own process, so it has no column here")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| upstream | tool | era | C | p50 direct | p50 gateway | added p50 | p99 direct | p99 gateway | added p99 | calls/s direct | calls/s gateway | ratio |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, x := range rows {
+		if len(x.gatewayStdio) == 0 {
+			continue
+		}
+		g := compare(x.direct, x.gatewayStdio)
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %.0f | %+.0f (%+.0f%%) | %.0f | %.0f | %+.0f | %.0f | %.0f | %.2fx |\n",
+			x.transport, x.tool, x.era, x.clients, g.p50d, g.p50v, g.p50v-g.p50d, 100*(g.p50v-g.p50d)/g.p50d, g.p99d, g.p99v, g.p99v-g.p99d, g.tpd, g.tpv, g.tpv/g.tpd)
 	}
 	fmt.Fprintln(w)
 }

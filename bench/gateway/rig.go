@@ -34,19 +34,29 @@ var transports = []string{overStdio, overHTTP}
 // handing each 2026-07-28 request to an mcpgen client session of the
 // upstream (startRelay). It is the least an HTTP intermediary costs on
 // this machine, against which the gateway's own cost shows.
+//
+// viaGatewayStdio, over stdio only, is the gateway served over stdio
+// (mcpgen-gateway serve --stdio) as a process of its own, which the
+// callers share one client session of, as they share the direct one: a
+// client that starts its servers as processes, with the gateway in their
+// place.
 const (
-	viaDirect  = "direct"
-	viaGateway = "gateway"
-	viaProxy   = "proxy"
+	viaDirect       = "direct"
+	viaGateway      = "gateway"
+	viaProxy        = "proxy"
+	viaGatewayStdio = "gateway-stdio"
 )
 
 // ways returns the ways a row of transport and era is measured: the
 // stdio relay serves 2026-07-28 requests only, which need no session.
 func ways(transport string, e era) []string {
-	if transport == overHTTP || e == modern {
+	switch {
+	case transport == overHTTP:
 		return []string{viaDirect, viaGateway, viaProxy}
+	case e == modern:
+		return []string{viaDirect, viaGateway, viaProxy, viaGatewayStdio}
 	}
-	return []string{viaDirect, viaGateway}
+	return []string{viaDirect, viaGateway, viaGatewayStdio}
 }
 
 // rig is one upstream transport's setup: the gateway, in this process,
@@ -70,11 +80,16 @@ type rig struct {
 
 	up    *httpUpstream           // over HTTP
 	stdio map[era]*client.Session // over stdio, opened on first use
+	// gwStdio are the sessions of era to a gateway process served over
+	// stdio (viaGatewayStdio), each in front of a stdio upstream process
+	// of its own; gwYAML is its configuration.
+	gwStdio map[era]*client.Session
+	gwYAML  string
 }
 
 // newRig starts the upstream and the gateway of transport.
 func newRig(ctx context.Context, transport string) (r *rig, err error) {
-	r = &rig{transport: transport, hc: newHTTPClient(64), stdio: map[era]*client.Session{}}
+	r = &rig{transport: transport, hc: newHTTPClient(64), stdio: map[era]*client.Session{}, gwStdio: map[era]*client.Session{}}
 	defer func() {
 		if err != nil {
 			_ = r.close()
@@ -103,6 +118,7 @@ func newRig(ctx context.Context, transport string) (r *rig, err error) {
 		return nil, fmt.Errorf("unknown transport %q", transport)
 	}
 	yaml := "listen: 127.0.0.1:0\nservers:\n  default:\n    upstreams:\n      - name: up\n        prefix: \"\"\n" + upstreamYAML
+	r.gwYAML = yaml
 	cfg, err := gateway.ParseConfig("bench-gateway.yaml", []byte(yaml))
 	if err != nil {
 		return nil, err
@@ -246,7 +262,11 @@ func (r *rig) callers(ctx context.Context, via string, e era, tool string, n int
 		}
 	}
 	if url == "" {
-		s, err := r.stdioSession(ctx, e)
+		open := r.stdioSession
+		if via == viaGatewayStdio {
+			open = r.gatewayStdioSession
+		}
+		s, err := open(ctx, e)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -275,12 +295,38 @@ func (r *rig) stdioSession(ctx context.Context, e era) (*client.Session, error) 
 	if s := r.stdio[e]; s != nil {
 		return s, nil
 	}
-	argv, env, err := upstreamCommand("stdio")
+	s, err := connectProcess(ctx, "stdio", e)
+	if err != nil {
+		return nil, fmt.Errorf("direct stdio upstream, %s: %w", e, err)
+	}
+	r.stdio[e] = s
+	return s, nil
+}
+
+// gatewayStdioSession returns the session of era with a gateway process
+// served over stdio, started on first use.
+func (r *rig) gatewayStdioSession(ctx context.Context, e era) (*client.Session, error) {
+	if s := r.gwStdio[e]; s != nil {
+		return s, nil
+	}
+	s, err := connectProcess(ctx, "gateway", e, gatewayConfigEnv+"="+r.gwYAML)
+	if err != nil {
+		return nil, fmt.Errorf("gateway over stdio, %s: %w", e, err)
+	}
+	r.gwStdio[e] = s
+	return s, nil
+}
+
+// connectProcess starts this program as a stdio server of mode (see
+// upstreamEnv), with more environment, and opens a client session of era
+// to it.
+func connectProcess(ctx context.Context, mode string, e era, env ...string) (*client.Session, error) {
+	argv, modeEnv, err := upstreamCommand(mode)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env)
+	cmd.Env = append(append(os.Environ(), modeEnv), env...)
 	t, err := client.CommandTransport(cmd, nil)
 	if err != nil {
 		return nil, err
@@ -289,9 +335,8 @@ func (r *rig) stdioSession(ctx context.Context, e era) (*client.Session, error) 
 	s, err := client.New(mcp.Implementation{Name: "bench-gateway", Version: "1"}, opts).Connect(ctx, t)
 	if err != nil {
 		_ = t.Close()
-		return nil, fmt.Errorf("direct stdio upstream, %s: %w", e, err)
+		return nil, err
 	}
-	r.stdio[e] = s
 	return s, nil
 }
 
@@ -299,6 +344,9 @@ func (r *rig) stdioSession(ctx context.Context, e era) (*client.Session, error) 
 func (r *rig) close() error {
 	var errs []error
 	for _, s := range r.stdio {
+		errs = append(errs, s.Close())
+	}
+	for _, s := range r.gwStdio {
 		errs = append(errs, s.Close())
 	}
 	if r.stop != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/bench/servers/mcpgen/echo"
+	"github.com/mcpgen/mcpgen/gateway"
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/server"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
@@ -101,8 +102,37 @@ func serveUpstream(mode string) error {
 			return nil
 		}
 		return err
+	case "gateway":
+		return serveGatewayStdio(ctx)
 	}
-	return fmt.Errorf("%s=%q: want stdio or http", upstreamEnv, mode)
+	return fmt.Errorf("%s=%q: want stdio, http or gateway", upstreamEnv, mode)
+}
+
+// gatewayConfigEnv holds the configuration of the gateway that this
+// program serves over stdio when upstreamEnv is "gateway".
+const gatewayConfigEnv = "MCPGEN_BENCH_GATEWAY_CONFIG"
+
+// serveGatewayStdio is what mcpgen-gateway serve --stdio does: the
+// gateway of the configuration in gatewayConfigEnv serves its default
+// virtual server to the client on stdin and stdout, until it closes them.
+func serveGatewayStdio(ctx context.Context) error {
+	cfg, err := gateway.ParseConfig("bench-gateway.yaml", []byte(os.Getenv(gatewayConfigEnv)))
+	if err != nil {
+		return err
+	}
+	g, err := gateway.New(cfg, nil)
+	if err != nil {
+		return err
+	}
+	if err := g.Start(ctx); err != nil {
+		return err
+	}
+	defer g.Close()
+	err = g.ServeStdio(ctx, "default")
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
 }
 
 // upstreamCommand is the argv and environment of an upstream process
