@@ -162,7 +162,7 @@ func (v *virtual) admit(ctx context.Context, o *op) (context.Context, func(res a
 			return refuse(d, err.Error(), err)
 		}
 	}
-	if o.kind == kindTool {
+	if o.kind == kindTool && (sec.perPrincipal != nil || sec.perTool != nil) {
 		// The buckets are keyed by callerKey, not the audit's
 		// subject@issuer, which two callers may share.
 		who, key := rec.Principal, callerKey(p)

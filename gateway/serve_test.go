@@ -148,3 +148,41 @@ func TestServeErrors(t *testing.T) {
 		t.Fatalf("Serve after Close: %v", err)
 	}
 }
+
+// BenchmarkServe calls a tool of a stdio upstream through the gateway
+// served over an in-memory transport, in either era: what the gateway
+// costs per call, with the client's share, without an HTTP hop.
+//
+//	go test -run '^$' -bench BenchmarkServe -benchmem ./gateway
+func BenchmarkServe(b *testing.B) {
+	cfg, err := ParseConfig("bench.yaml", []byte("servers:\n"+serverYAML("default", "", upstreamConfig(b, "a", nil, ""))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := New(cfg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := g.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	for name, era := range map[string]mcp.Era{"legacy": mcp.EraLegacy, "2026-07-28": mcp.EraModern} {
+		b.Run(name, func(b *testing.B) {
+			a, c := transport.NewPipe()
+			go func() { _ = g.Serve(context.Background(), "default", a) }()
+			s, err := client.New(mcp.Implementation{Name: "b", Version: "1"}, &client.Options{Era: era}).Connect(context.Background(), c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			p := &mcp.CallToolRequestParams{Name: "a__echo"}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.CallTool(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -190,7 +190,7 @@ func (sub *Subscription) run() {
 			id = i
 			sub.s.subs.add(i, sub)
 		})
-		_, err := sub.s.callModern(ctx, mcp.MethodSubscriptionsListen, sub.params)
+		_, _, err := sub.s.callModern(ctx, mcp.MethodSubscriptionsListen, sub.params)
 		sub.s.subs.remove(id)
 		switch {
 		case err == nil:

@@ -96,52 +96,53 @@ func (s *Session) requestMeta(params []byte, v mcp.ProtocolVersion, caps []byte)
 }
 
 // callModern sends a request of the 2026-07-28 era and follows its
-// rounds of input to the final result.
-func (s *Session) callModern(ctx context.Context, method string, params []byte) ([]byte, error) {
-	params, err := s.requestMeta(params, s.ProtocolVersion(), s.capsFor(ctx, method))
+// rounds of input to the final result; task reports that the result is a
+// task handle (resultType "task"), which the caller follows.
+func (s *Session) callModern(ctx context.Context, method string, params []byte) (raw []byte, task bool, err error) {
+	params, err = s.requestMeta(params, s.ProtocolVersion(), s.capsFor(ctx, method))
 	if err != nil {
-		return nil, fmt.Errorf("client: %s: %w", method, err)
+		return nil, false, fmt.Errorf("client: %s: %w", method, err)
 	}
-	if method == mcp.MethodCallTool {
+	if method == mcp.MethodCallTool && s.mirrorsHeaders() {
 		ctx = mcpheader.WithParams(ctx, s.tools.headers(toolName(params)))
 	}
 	max := s.client.opts.maxInputRounds()
 	for round := 1; ; round++ {
 		raw, err := s.send(ctx, method, params)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		switch rt := resultType(raw); rt {
 		case "", "complete":
-			return raw, nil
+			return raw, false, nil
 		case "task":
 			if method != mcp.MethodCallTool || !s.wantsTask(ctx) {
-				return nil, fmt.Errorf("client: %s: the server answered with resultType \"task\", though the request did not declare the %s extension", method, ExtensionTasks)
+				return nil, false, fmt.Errorf("client: %s: the server answered with resultType \"task\", though the request did not declare the %s extension", method, ExtensionTasks)
 			}
-			return raw, nil // the caller follows the task (task.go)
+			return raw, true, nil
 		case "input_required":
 		default:
-			return nil, fmt.Errorf("client: %s: the server answered with resultType %q, which this client does not know", method, rt)
+			return nil, false, fmt.Errorf("client: %s: the server answered with resultType %q, which this client does not know", method, rt)
 		}
 		if !slices.Contains(inputMethods, method) {
-			return nil, fmt.Errorf("client: %s: the server asked for input, which it may do only for tools/call, prompts/get and resources/read", method)
+			return nil, false, fmt.Errorf("client: %s: the server asked for input, which it may do only for tools/call, prompts/get and resources/read", method)
 		}
 		ir := new(mcp.InputRequiredResult)
 		if err := ir.UnmarshalJSON(raw); err != nil {
-			return nil, fmt.Errorf("client: %s: the InputRequiredResult does not decode: %w", method, err)
+			return nil, false, fmt.Errorf("client: %s: the InputRequiredResult does not decode: %w", method, err)
 		}
 		if ctx.Value(manualKey{}) != nil {
-			return nil, &InputRequiredError{Method: method, Result: ir}
+			return nil, false, &InputRequiredError{Method: method, Result: ir}
 		}
 		if round > max {
-			return nil, fmt.Errorf("client: %s: the server still asks for input after %d rounds, the bound Options.MaxInputRounds sets", method, max)
+			return nil, false, fmt.Errorf("client: %s: the server still asks for input after %d rounds, the bound Options.MaxInputRounds sets", method, max)
 		}
 		answers, err := s.fulfill(ctx, ir.InputRequests)
 		if err != nil {
-			return nil, fmt.Errorf("client: %s: %w", method, err)
+			return nil, false, fmt.Errorf("client: %s: %w", method, err)
 		}
 		if params, err = retryParams(params, answers, memberOf(raw, "requestState")); err != nil {
-			return nil, fmt.Errorf("client: %s: %w", method, err)
+			return nil, false, fmt.Errorf("client: %s: %w", method, err)
 		}
 	}
 }
@@ -241,7 +242,8 @@ func (s *Session) Forward(ctx context.Context, method string, params []byte) ([]
 		case mcp.MethodCallTool, tasks.MethodGetTask, tasks.MethodUpdateTask, tasks.MethodCancelTask:
 			ctx = context.WithValue(ctx, taskKey{}, true)
 		}
-		return s.callModern(ctx, method, params)
+		raw, _, err := s.callModern(ctx, method, params)
+		return raw, err
 	}
 	return s.send(ctx, method, params)
 }

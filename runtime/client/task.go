@@ -247,13 +247,15 @@ func (s *Session) StartToolTask(ctx context.Context, p *mcp.CallToolRequestParam
 		return nil, fmt.Errorf("client: tools/call: params: %w", err)
 	}
 	ctx = context.WithValue(ctx, taskKey{}, true)
-	raw, err := s.roundTrip(ctx, mcp.MethodCallTool, params)
+	raw, task, err := s.roundTrip(ctx, mcp.MethodCallTool, params)
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.taskOf(params, raw)
-	if err != nil || t != nil {
-		return t, err
+	if task {
+		t, err := s.taskOf(params, raw)
+		if err != nil || t != nil {
+			return t, err
+		}
 	}
 	if raw, err = s.received(mcp.MethodCallTool, params, raw); err != nil {
 		return nil, err

@@ -22,11 +22,11 @@ func (c caller) Call(ctx context.Context, method string, params []byte) ([]byte,
 	if raw := s.cache.get(method, params); raw != nil {
 		return raw, nil
 	}
-	raw, err := s.roundTrip(ctx, method, params)
+	raw, task, err := s.roundTrip(ctx, method, params)
 	if err != nil {
 		return nil, err
 	}
-	if method == mcp.MethodCallTool {
+	if task {
 		t, err := s.taskOf(params, raw)
 		if err != nil {
 			return nil, err
@@ -39,15 +39,18 @@ func (c caller) Call(ctx context.Context, method string, params []byte) ([]byte,
 }
 
 // roundTrip sends a request in the Session's era and returns its raw
-// result, which a tools/call that may become a task has not yet checked.
-func (s *Session) roundTrip(ctx context.Context, method string, params []byte) ([]byte, error) {
+// result, which a tools/call that may become a task has not yet checked,
+// and whether the result is a task handle (taskOf reads it).
+func (s *Session) roundTrip(ctx context.Context, method string, params []byte) (raw []byte, task bool, err error) {
 	if s.modern {
 		return s.callModern(ctx, method, params)
 	}
-	if method == mcp.MethodCallTool {
-		params = s.askForTask(ctx, params)
+	if method != mcp.MethodCallTool {
+		raw, err = s.send(ctx, method, params)
+		return raw, false, err
 	}
-	return s.send(ctx, method, params)
+	raw, err = s.send(ctx, method, s.askForTask(ctx, params))
+	return raw, err == nil && memberOf(raw, "task") != nil, err
 }
 
 // send sends one request on the Conn, under Options.RequestTimeout when

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -37,6 +38,9 @@ type toolInfo struct {
 type toolBook struct {
 	mu     sync.Mutex
 	byName map[string]*toolInfo
+	// outputs counts the tools with an outputSchema: without any, a
+	// result is not looked at for one.
+	outputs atomic.Int32
 }
 
 func (b *toolBook) get(name string) *toolInfo {
@@ -57,6 +61,12 @@ func (b *toolBook) put(name string, t *toolInfo) {
 	defer b.mu.Unlock()
 	if b.byName == nil {
 		b.byName = map[string]*toolInfo{}
+	}
+	if old := b.byName[name]; old != nil && old.output != nil {
+		b.outputs.Add(-1)
+	}
+	if t.output != nil {
+		b.outputs.Add(1)
 	}
 	b.byName[name] = t
 }
@@ -85,6 +95,9 @@ func (s *Session) received(method string, params, raw []byte) ([]byte, error) {
 		}
 		raw = out
 	case mcp.MethodCallTool:
+		if s.tools.outputs.Load() == 0 {
+			break
+		}
 		if err := s.checkOutput(toolName(params), raw); err != nil {
 			return nil, err
 		}
