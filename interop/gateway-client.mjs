@@ -1,7 +1,9 @@
 // Usage: node interop/gateway-client.mjs v1|v2 URL PLAN
 //
 // Connects an official TypeScript SDK Client to mcpgen-gateway over
-// Streamable HTTP, for gateway_test.go: v1 is SDK 1.32.2's Client
+// Streamable HTTP, or, when URL is "stdio:" and a JSON array of a command
+// and its arguments, over stdio to the gateway that command starts
+// (mcpgen-gateway serve --stdio), for gateway_test.go: v1 is SDK 1.32.2's Client
 // (@modelcontextprotocol/sdk), which speaks the 2025 era; v2 is SDK v2's
 // (@modelcontextprotocol/client), pinned to 2026-07-28 with no fallback.
 // PLAN is a JSON object:
@@ -52,6 +54,9 @@ const answer = (request) => {
 };
 
 const info = { name: `mcpgen-gateway-interop-${sdk}`, version: "1.0.0" };
+// argv is the command of a gateway served over stdio, or null over HTTP.
+const argv = url.startsWith("stdio:") ? JSON.parse(url.slice("stdio:".length)) : null;
+const stdioOptions = argv && { command: argv[0], args: argv.slice(1), stderr: "inherit" };
 const apiKey = process.env.GATEWAY_CLIENT_API_KEY;
 const transportOptions = apiKey ? { requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } } : {};
 let client;
@@ -60,8 +65,9 @@ let negotiated = () => null;
 if (sdk === "v1") {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
   const { ElicitRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
-  transport = new StreamableHTTPClientTransport(new URL(url), transportOptions);
+  transport = argv ? new StdioClientTransport(stdioOptions) : new StreamableHTTPClientTransport(new URL(url), transportOptions);
   // SDK 1.x keeps the negotiated version only in the transport.
   let version = null;
   const set = transport.setProtocolVersion?.bind(transport);
@@ -74,7 +80,8 @@ if (sdk === "v1") {
   client.setRequestHandler(ElicitRequestSchema, answer);
 } else {
   const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
-  transport = new StreamableHTTPClientTransport(new URL(url), transportOptions);
+  const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+  transport = argv ? new StdioClientTransport(stdioOptions) : new StreamableHTTPClientTransport(new URL(url), transportOptions);
   client = new Client(info, {
     versionNegotiation: { mode: { pin: "2026-07-28" } },
     capabilities: { elicitation: { form: {} } },

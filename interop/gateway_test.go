@@ -141,8 +141,20 @@ func TestGateway(t *testing.T) {
 	}
 }
 
+// stdioClients are the TypeScript clients again, each starting a gateway
+// of the same configuration of its own over stdio (serve --stdio), as a
+// client that starts its servers as processes would.
+var stdioClients = []gatewayClient{
+	{name: "TypeScript SDK 1.32.2 over stdio", era: mcp.EraLegacy, lists: true, run: func(g *gatewayRun, t *testing.T, plan gatewayPlan) *gatewayReport {
+		return g.overStdio().tsClientV1(t, plan)
+	}},
+	{name: "TypeScript SDK 2.4.0 over stdio", era: mcp.EraModern, lists: true, run: func(g *gatewayRun, t *testing.T, plan gatewayPlan) *gatewayReport {
+		return g.overStdio().tsClientV2(t, plan)
+	}},
+}
+
 func checkAggregateAndRoute(t *testing.T, g *gatewayRun) {
-	for _, c := range gatewayClients {
+	for _, c := range append(slices.Clone(gatewayClients), stdioClients...) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := c.run(g, t, gatewayPlan{Calls: gatewayCalls, Gets: gatewayGets, Reads: gatewayReads})
@@ -499,6 +511,17 @@ type gatewayRun struct {
 	url    string // the default virtual server's endpoint
 	log    string // the file the gateway's stderr goes to
 	apiKey string // what the TypeScript clients and REST present, if anything
+	// stdio makes the TypeScript clients start a gateway of the
+	// configuration over stdio, serving its default virtual server,
+	// instead of reaching url.
+	stdio bool
+}
+
+// overStdio returns the gateway as TypeScript clients start it over stdio.
+func (g *gatewayRun) overStdio() *gatewayRun {
+	over := *g
+	over.stdio = true
+	return &over
 }
 
 // start runs mcpgen-gateway serve with the base configuration plus extra
@@ -739,7 +762,15 @@ func (g *gatewayRun) tsClient(t *testing.T, sdk string, plan gatewayPlan) *gatew
 // if any, in its environment rather than on its command line.
 func (g *gatewayRun) runClient(t *testing.T, sdk, plan string) (stdout, stderr []byte, err error) {
 	t.Helper()
-	return runNodeEnv(t, g.peers.node, []string{"GATEWAY_CLIENT_API_KEY=" + g.apiKey}, "gateway-client.mjs", sdk, g.url, plan)
+	target := g.url
+	if g.stdio {
+		argv, err := json.Marshal([]string{g.peers.gateway, "serve", "--config", g.config, "--stdio"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		target = "stdio:" + string(argv)
+	}
+	return runNodeEnv(t, g.peers.node, []string{"GATEWAY_CLIENT_API_KEY=" + g.apiKey}, "gateway-client.mjs", sdk, target, plan)
 }
 
 // Inspector runs the Inspector CLI against the gateway in era with args
