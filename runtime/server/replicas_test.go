@@ -378,3 +378,77 @@ func TestBusTaskUpdateAndCancel(t *testing.T) {
 		t.Fatal("the cancel on replica b never stopped the handler on replica a")
 	}
 }
+
+// slowUpdates is a task store whose Updates take a while, as a store a
+// replica reaches over the network may.
+type slowUpdates struct {
+	tasks.Store
+	delay time.Duration
+}
+
+func (s slowUpdates) Update(ctx context.Context, owner, id string, from tasks.Status, c tasks.Change) (tasks.Task, error) {
+	time.Sleep(s.delay)
+	return s.Store.Update(ctx, owner, id, from, c)
+}
+
+// A tasks/update that answers some of the questions of a task another
+// replica runs is acknowledged once that replica has taken the answers:
+// a tasks/get right after it, on any replica, no longer lists them.
+func TestBusTaskUpdateReadsAnswered(t *testing.T) {
+	m := bus.NewMemory(0)
+	defer m.Close()
+	store := tasks.NewMemoryStore(tasks.Options{})
+	servers := make([]*Server, 2)
+	for i := range servers {
+		// The replica that runs the task writes its records slowly.
+		var st tasks.Store = store
+		if i == 0 {
+			st = slowUpdates{store, 50 * time.Millisecond}
+		}
+		s := taskServer(t, &Options{TaskStore: st}, newGate())
+		addTool(t, s, "two", func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			var wg sync.WaitGroup
+			var first, second *mcp.ElicitResult
+			var err1, err2 error
+			wg.Go(func() { first, err1 = Elicit(ctx, nameQuestion("First?"), InputKey("q1")) })
+			wg.Go(func() { second, err2 = Elicit(ctx, nameQuestion("Second?"), InputKey("q2")) })
+			wg.Wait()
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, err
+			}
+			return textOf(nameOf(first) + " and " + nameOf(second)), nil
+		}, WithTaskSupport(TaskOptional))
+		join(t, s, m)
+		servers[i] = s
+	}
+	a, b := servers[0], servers[1]
+	ctx := context.Background()
+	call := func(s *Server, method, members string) []byte {
+		t.Helper()
+		raw, err := modernCall(t, ctx, s, method, tasksCaps, members)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		return raw
+	}
+	id := decodeTask(t, call(a, "tools/call", `"name":"two"`)).TaskID
+	get := func() ([]byte, error) { return modernCall(t, ctx, b, "tasks/get", tasksCaps, `"taskId":"`+id+`"`) }
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if v := decodeTask(t, call(b, "tasks/get", `"taskId":"`+id+`"`)); len(v.InputRequests) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the task never asked both questions")
+		}
+	}
+
+	call(b, "tasks/update", `"taskId":"`+id+`","inputResponses":{"q1":{"action":"accept","content":{"name":"Ada"}},"nope":{}}`)
+	v := decodeTask(t, call(b, "tasks/get", `"taskId":"`+id+`"`))
+	if _, ok := v.InputRequests["q1"]; ok || v.Status != "input_required" || len(v.InputRequests) != 1 {
+		t.Fatalf("after answering q1 on the other replica: status %s, inputRequests %v; want input_required with q2 alone", v.Status, v.InputRequests)
+	}
+	call(b, "tasks/update", `"taskId":"`+id+`","inputResponses":{"q2":{"action":"accept","content":{"name":"Grace"}}}`)
+	if v := waitStatus(t, get, "completed"); !strings.Contains(string(v.Result), "Ada and Grace") {
+		t.Fatalf("result = %s", v.Result)
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
@@ -203,7 +206,8 @@ func (s *Server) updateTask(ctx context.Context, r *request, params []byte) (mcp
 		return nil, jsonrpc.ErrInvalidParams("invalid params: inputResponses: required, an object")
 	}
 	owner := taskOwner(r)
-	if _, err := s.taskStore.Get(ctx, owner, *p.TaskID); err != nil {
+	rec, err := s.taskStore.Get(ctx, owner, *p.TaskID)
+	if err != nil {
 		return nil, s.storeError("get", *p.TaskID, err)
 	}
 	if run := s.localTask(owner, *p.TaskID); run != nil {
@@ -211,8 +215,58 @@ func (s *Server) updateTask(ctx context.Context, r *request, params []byte) (mcp
 	} else {
 		// Another replica may run it.
 		s.broadcast(change{Kind: changeTaskUpdate, Task: *p.TaskID, Owner: owner, Responses: p.InputResponses})
+		s.awaitAnswered(ctx, owner, rec, p.InputResponses)
 	}
 	return asResult(&mcptasks.UpdateTaskResult{Meta: s.resultMeta(nil)})
+}
+
+// remoteAnswerWait bounds how long a tasks/update for a task another
+// replica runs waits for that replica to take the answers.
+const remoteAnswerWait = 2 * time.Second
+
+// awaitAnswered waits, up to remoteAnswerWait, until the questions of rec
+// that responses answer are gone from the task's record, as the replica
+// running it removes them when it takes the answers: a tasks/get after the
+// acknowledgement, on any replica, then reads them answered, as it does
+// when the replica that took the update runs the task. Answers to keys
+// the task does not wait on wait for nothing. A replica that has gone
+// away leaves the questions in place, and the wait ends at its bound.
+func (s *Server) awaitAnswered(ctx context.Context, owner string, rec tasks.Task, responses map[string]json.RawMessage) {
+	// waiting returns the keys of responses that rec still asks.
+	waiting := func(rec tasks.Task, keys iter.Seq[string]) []string {
+		var pending map[string]json.RawMessage
+		if rec.Status != tasks.StatusInputRequired || json.Unmarshal(rec.InputRequests, &pending) != nil {
+			return nil
+		}
+		var out []string
+		for key := range keys {
+			if _, ok := pending[key]; ok {
+				out = append(out, key)
+			}
+		}
+		return out
+	}
+	keys := waiting(rec, maps.Keys(responses))
+	if len(keys) == 0 {
+		return
+	}
+	answered := func(rec tasks.Task) bool { return len(waiting(rec, slices.Values(keys))) == 0 }
+	id := rec.ID
+	ctx, cancel := context.WithTimeout(ctx, remoteAnswerWait)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		rec, err := s.taskStore.Get(ctx, owner, id)
+		if err != nil || answered(rec) {
+			return
+		}
+	}
 }
 
 // cancelTask moves owner's task to cancelled unless it has ended, and
