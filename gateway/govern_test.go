@@ -24,7 +24,6 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
-	"github.com/mcpgen/mcpgen/runtime/transport"
 )
 
 // The callers of the governance tests, named by the X-Test-Principal
@@ -569,28 +568,9 @@ func BenchmarkCallerViews(b *testing.B) {
 		tools[fmt.Sprintf("t%03d", i)] = func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }
 	}
 	rules := "    authz:\n      rules:\n        - allow: 'request.kind != \"tool\" || int(request.name.substring(4)) % 2 == 0'\n"
-	cfg, err := ParseConfig("bench.yaml", []byte("listen: 127.0.0.1:0\nservers:\n  default:\n"+rules+"    upstreams:\n"+upstreamTools(b, tools, nil)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := New(cfg, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := g.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	defer g.Close()
-	srv := g.Server("default")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a, c := transport.NewPipe()
-	go func() { _ = srv.Serve(ctx, a) }()
-	s, err := client.New(mcp.Implementation{Name: "b", Version: "1"}, &client.Options{Era: mcp.EraLegacy}).Connect(ctx, c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	g := startBench(b, "servers:\n  default:\n"+rules+"    upstreams:\n"+upstreamTools(b, tools, nil))
+	s, _ := serveOver(b, g, "default", &client.Options{Era: mcp.EraLegacy})
+	ctx := context.Background()
 	list := func(b *testing.B) {
 		r, err := s.ListTools(ctx, nil)
 		if err != nil || len(r.Tools) != 50 {

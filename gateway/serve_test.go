@@ -16,7 +16,7 @@ import (
 // serveOver serves the virtual server name of g to a client of opts over
 // an in-memory pipe, as ServeStdio does over stdin and stdout; done
 // yields what Serve returned.
-func serveOver(t *testing.T, g *Gateway, name string, opts *client.Options) (s *client.Session, done <-chan error) {
+func serveOver(t testing.TB, g *Gateway, name string, opts *client.Options) (s *client.Session, done <-chan error) {
 	t.Helper()
 	a, b := transport.NewPipe()
 	served := make(chan error, 1)
@@ -155,7 +155,25 @@ func TestServeErrors(t *testing.T) {
 //
 //	go test -run '^$' -bench BenchmarkServe -benchmem ./gateway
 func BenchmarkServe(b *testing.B) {
-	cfg, err := ParseConfig("bench.yaml", []byte("servers:\n"+serverYAML("default", "", upstreamConfig(b, "a", nil, ""))))
+	g := startBench(b, "servers:\n"+serverYAML("default", "", upstreamConfig(b, "a", nil, "")))
+	for name, era := range map[string]mcp.Era{"legacy": mcp.EraLegacy, "2026-07-28": mcp.EraModern} {
+		b.Run(name, func(b *testing.B) {
+			s, _ := serveOver(b, g, "default", &client.Options{Era: era})
+			p := &mcp.CallToolRequestParams{Name: "a__echo"}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.CallTool(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// startBench starts the gateway of yaml until the benchmark ends.
+func startBench(b *testing.B, yaml string) *Gateway {
+	b.Helper()
+	cfg, err := ParseConfig("bench.yaml", []byte(yaml))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -166,23 +184,6 @@ func BenchmarkServe(b *testing.B) {
 	if err := g.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	defer g.Close()
-	for name, era := range map[string]mcp.Era{"legacy": mcp.EraLegacy, "2026-07-28": mcp.EraModern} {
-		b.Run(name, func(b *testing.B) {
-			a, c := transport.NewPipe()
-			go func() { _ = g.Serve(context.Background(), "default", a) }()
-			s, err := client.New(mcp.Implementation{Name: "b", Version: "1"}, &client.Options{Era: era}).Connect(context.Background(), c)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			p := &mcp.CallToolRequestParams{Name: "a__echo"}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := s.CallTool(context.Background(), p); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	b.Cleanup(func() { _ = g.Close() })
+	return g
 }

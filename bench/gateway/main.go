@@ -323,14 +323,7 @@ func micros(s sample, q float64) float64 {
 // HTTP hop in its place (viaProxy), for the rows that have one.
 func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
 	fmt.Fprintf(w, "Tool calls through mcpgen-gateway against the upstream directly: median of %d runs of %v each way; latencies in µs\n\n", rounds, d)
-	fmt.Fprintln(w, "| upstream | tool | era | C | p50 direct | p50 gateway | added p50 | p99 direct | p99 gateway | added p99 | calls/s direct | calls/s gateway | ratio | gateway CPU/call |")
-	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	for _, x := range rows {
-		g := compare(x.direct, x.gateway)
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %.0f | %+.0f (%+.0f%%) | %.0f | %.0f | %+.0f | %.0f | %.0f | %.2fx | %.0f |\n",
-			x.transport, x.tool, x.era, x.clients, g.p50d, g.p50v, g.p50v-g.p50d, 100*(g.p50v-g.p50d)/g.p50d, g.p99d, g.p99v, g.p99v-g.p99d, g.tpd, g.tpv, g.tpv/g.tpd, g.cpu)
-	}
-	fmt.Fprintln(w)
+	printAgainstDirect(w, rows, func(x *row) []sample { return x.gateway }, true)
 	if !slices.ContainsFunc(rows, func(x *row) bool { return len(x.proxy) > 0 }) {
 		return
 	}
@@ -353,15 +346,29 @@ func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
 	}
 	fmt.Fprintln(w, "The stdio rows with the gateway served over stdio (mcpgen-gateway serve --stdio), a process of its own in front of the upstream process, as a client that starts its servers as processes would run it; the callers share one session each way. The gateway's processor time is in its own process, so it has no column here")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| upstream | tool | era | C | p50 direct | p50 gateway | added p50 | p99 direct | p99 gateway | added p99 | calls/s direct | calls/s gateway | ratio |")
-	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	printAgainstDirect(w, rows, func(x *row) []sample { return x.gatewayStdio }, false)
+}
+
+// printAgainstDirect writes the table of the rows that have samples the
+// way via picks, against their direct samples, with the gateway's
+// processor time per call when cpu says this process spent it.
+func printAgainstDirect(w io.Writer, rows []*row, via func(*row) []sample, cpu bool) {
+	head, rule, cpuCol := "", "", ""
+	if cpu {
+		head, rule = " gateway CPU/call |", "---:|"
+	}
+	fmt.Fprintln(w, "| upstream | tool | era | C | p50 direct | p50 gateway | added p50 | p99 direct | p99 gateway | added p99 | calls/s direct | calls/s gateway | ratio |"+head)
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"+rule)
 	for _, x := range rows {
-		if len(x.gatewayStdio) == 0 {
+		if len(via(x)) == 0 {
 			continue
 		}
-		g := compare(x.direct, x.gatewayStdio)
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %.0f | %+.0f (%+.0f%%) | %.0f | %.0f | %+.0f | %.0f | %.0f | %.2fx |\n",
-			x.transport, x.tool, x.era, x.clients, g.p50d, g.p50v, g.p50v-g.p50d, 100*(g.p50v-g.p50d)/g.p50d, g.p99d, g.p99v, g.p99v-g.p99d, g.tpd, g.tpv, g.tpv/g.tpd)
+		g := compare(x.direct, via(x))
+		if cpu {
+			cpuCol = fmt.Sprintf(" %.0f |", g.cpu)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %.0f | %+.0f (%+.0f%%) | %.0f | %.0f | %+.0f | %.0f | %.0f | %.2fx |%s\n",
+			x.transport, x.tool, x.era, x.clients, g.p50d, g.p50v, g.p50v-g.p50d, 100*(g.p50v-g.p50d)/g.p50d, g.p99d, g.p99v, g.p99v-g.p99d, g.tpd, g.tpv, g.tpv/g.tpd, cpuCol)
 	}
 	fmt.Fprintln(w)
 }

@@ -331,33 +331,16 @@ func TestBusTaskStatus(t *testing.T) {
 // A tasks/update or tasks/cancel that reaches a replica other than the
 // one running the task is carried to it over the bus.
 func TestBusTaskUpdateAndCancel(t *testing.T) {
-	m := bus.NewMemory(0)
-	defer m.Close()
-	store := tasks.NewMemoryStore(tasks.Options{})
 	g := newGate()
-	servers := make([]*Server, 2)
-	for i := range servers {
-		s := taskServer(t, &Options{TaskStore: store}, g)
-		addTool(t, s, "ask", func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-			r, err := Elicit(ctx, nameQuestion("Name?"), InputKey("who"))
-			if err != nil {
-				return nil, err
-			}
-			return textOf("Hello, " + nameOf(r)), nil
-		}, WithTaskSupport(TaskOptional))
-		join(t, s, m)
-		servers[i] = s
-	}
-	a, b := servers[0], servers[1]
-	ctx := context.Background()
-	call := func(s *Server, method, members string) []byte {
-		t.Helper()
-		raw, err := modernCall(t, ctx, s, method, tasksCaps, members)
+	a, b := taskReplicas(t, g, "ask", func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		r, err := Elicit(ctx, nameQuestion("Name?"), InputKey("who"))
 		if err != nil {
-			t.Fatalf("%s: %v", method, err)
+			return nil, err
 		}
-		return raw
-	}
+		return textOf("Hello, " + nameOf(r)), nil
+	}, nil)
+	ctx := context.Background()
+	call := func(s *Server, method, members string) []byte { return mustCall(t, s, method, members) }
 
 	id := decodeTask(t, call(a, "tools/call", `"name":"ask"`)).TaskID
 	get := func() ([]byte, error) { return modernCall(t, ctx, b, "tasks/get", tasksCaps, `"taskId":"`+id+`"`) }
@@ -395,42 +378,27 @@ func (s slowUpdates) Update(ctx context.Context, owner, id string, from tasks.St
 // replica runs is acknowledged once that replica has taken the answers:
 // a tasks/get right after it, on any replica, no longer lists them.
 func TestBusTaskUpdateReadsAnswered(t *testing.T) {
-	m := bus.NewMemory(0)
-	defer m.Close()
-	store := tasks.NewMemoryStore(tasks.Options{})
-	servers := make([]*Server, 2)
-	for i := range servers {
-		// The replica that runs the task writes its records slowly.
-		var st tasks.Store = store
+	// The replica that runs the task writes its records slowly.
+	slow := func(i int, st tasks.Store) tasks.Store {
 		if i == 0 {
-			st = slowUpdates{store, 50 * time.Millisecond}
+			return slowUpdates{st, 50 * time.Millisecond}
 		}
-		s := taskServer(t, &Options{TaskStore: st}, newGate())
-		addTool(t, s, "two", func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-			var wg sync.WaitGroup
-			var first, second *mcp.ElicitResult
-			var err1, err2 error
-			wg.Go(func() { first, err1 = Elicit(ctx, nameQuestion("First?"), InputKey("q1")) })
-			wg.Go(func() { second, err2 = Elicit(ctx, nameQuestion("Second?"), InputKey("q2")) })
-			wg.Wait()
-			if err := errors.Join(err1, err2); err != nil {
-				return nil, err
-			}
-			return textOf(nameOf(first) + " and " + nameOf(second)), nil
-		}, WithTaskSupport(TaskOptional))
-		join(t, s, m)
-		servers[i] = s
+		return st
 	}
-	a, b := servers[0], servers[1]
+	a, b := taskReplicas(t, newGate(), "two", func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		var wg sync.WaitGroup
+		var first, second *mcp.ElicitResult
+		var err1, err2 error
+		wg.Go(func() { first, err1 = Elicit(ctx, nameQuestion("First?"), InputKey("q1")) })
+		wg.Go(func() { second, err2 = Elicit(ctx, nameQuestion("Second?"), InputKey("q2")) })
+		wg.Wait()
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, err
+		}
+		return textOf(nameOf(first) + " and " + nameOf(second)), nil
+	}, slow)
 	ctx := context.Background()
-	call := func(s *Server, method, members string) []byte {
-		t.Helper()
-		raw, err := modernCall(t, ctx, s, method, tasksCaps, members)
-		if err != nil {
-			t.Fatalf("%s: %v", method, err)
-		}
-		return raw
-	}
+	call := func(s *Server, method, members string) []byte { return mustCall(t, s, method, members) }
 	id := decodeTask(t, call(a, "tools/call", `"name":"two"`)).TaskID
 	get := func() ([]byte, error) { return modernCall(t, ctx, b, "tasks/get", tasksCaps, `"taskId":"`+id+`"`) }
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
@@ -451,4 +419,38 @@ func TestBusTaskUpdateReadsAnswered(t *testing.T) {
 	if v := waitStatus(t, get, "completed"); !strings.Contains(string(v.Result), "Ada and Grace") {
 		t.Fatalf("result = %s", v.Result)
 	}
+}
+
+// taskReplicas returns two task Servers on one bus and one task store,
+// each with the tool job running g's handler and the tool name running h,
+// both as tasks; through, when set, is the store replica i reaches the
+// shared one through.
+func taskReplicas(t *testing.T, g *gate, name string, h ToolHandler, through func(i int, st tasks.Store) tasks.Store) (a, b *Server) {
+	t.Helper()
+	m := bus.NewMemory(0)
+	t.Cleanup(func() { m.Close() })
+	store := tasks.NewMemoryStore(tasks.Options{})
+	servers := make([]*Server, 2)
+	for i := range servers {
+		var st tasks.Store = store
+		if through != nil {
+			st = through(i, store)
+		}
+		s := taskServer(t, &Options{TaskStore: st}, g)
+		addTool(t, s, name, h, WithTaskSupport(TaskOptional))
+		join(t, s, m)
+		servers[i] = s
+	}
+	return servers[0], servers[1]
+}
+
+// mustCall serves one 2026-07-28 request with the tasks extension on s
+// and returns its result.
+func mustCall(t *testing.T, s *Server, method, members string) []byte {
+	t.Helper()
+	raw, err := modernCall(t, context.Background(), s, method, tasksCaps, members)
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	return raw
 }

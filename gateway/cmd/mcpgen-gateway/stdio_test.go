@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,10 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/internal/testutil"
 	"github.com/mcpgen/mcpgen/runtime/client"
 )
 
@@ -30,25 +29,6 @@ func TestMain(m *testing.M) {
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
 	os.Exit(m.Run())
-}
-
-// syncBuffer is a bytes.Buffer a child process's stderr copier writes to
-// while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestServeStdio starts the command as a client that runs its servers as
@@ -72,7 +52,7 @@ func TestServeStdio(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(exe, "serve", "--config", config, "--stdio", "--server", "tools")
 			cmd.Env = append(os.Environ(), asCommand+"=1", "GATEWAY_TEST_KEY=a-key-long-enough-for-the-minimum-length")
-			var stderr syncBuffer
+			var stderr testutil.SyncBuffer
 			p, err := client.CommandTransport(cmd, &client.CommandOptions{Stderr: &stderr})
 			if err != nil {
 				t.Fatal(err)
