@@ -568,7 +568,7 @@ func BenchmarkCallerViews(b *testing.B) {
 		tools[fmt.Sprintf("t%03d", i)] = func(context.Context, *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }
 	}
 	rules := "    authz:\n      rules:\n        - allow: 'request.kind != \"tool\" || int(request.name.substring(4)) % 2 == 0'\n"
-	g := startBench(b, "servers:\n  default:\n"+rules+"    upstreams:\n"+upstreamTools(b, tools, nil))
+	g := startConfig(b, parse(b, "servers:\n  default:\n"+rules+"    upstreams:\n"+upstreamTools(b, tools, nil)), nil)
 	s, _ := serveOver(b, g, "default", &client.Options{Era: mcp.EraLegacy})
 	ctx := context.Background()
 	list := func(b *testing.B) {

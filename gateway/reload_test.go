@@ -79,7 +79,7 @@ func serverYAML(name, extra string, upstreams ...string) string {
 	return "  " + name + ":\n" + extra + "    upstreams:\n" + strings.Join(upstreams, "")
 }
 
-func parse(t *testing.T, yaml string) *Config {
+func parse(t testing.TB, yaml string) *Config {
 	t.Helper()
 	cfg, err := ParseConfig("test.yaml", []byte(yaml))
 	if err != nil {
@@ -120,7 +120,7 @@ func (l msgLog) Handle(_ context.Context, r slog.Record) error {
 func (l msgLog) WithAttrs([]slog.Attr) slog.Handler { return l }
 func (l msgLog) WithGroup(string) slog.Handler      { return l }
 
-func startConfig(t *testing.T, cfg *Config, log *slog.Logger) *Gateway {
+func startConfig(t testing.TB, cfg *Config, log *slog.Logger) *Gateway {
 	t.Helper()
 	g, err := New(cfg, log)
 	if err != nil {

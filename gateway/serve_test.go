@@ -155,7 +155,7 @@ func TestServeErrors(t *testing.T) {
 //
 //	go test -run '^$' -bench BenchmarkServe -benchmem ./gateway
 func BenchmarkServe(b *testing.B) {
-	g := startBench(b, "servers:\n"+serverYAML("default", "", upstreamConfig(b, "a", nil, "")))
+	g := startConfig(b, parse(b, "servers:\n"+serverYAML("default", "", upstreamConfig(b, "a", nil, ""))), nil)
 	for name, era := range map[string]mcp.Era{"legacy": mcp.EraLegacy, "2026-07-28": mcp.EraModern} {
 		b.Run(name, func(b *testing.B) {
 			s, _ := serveOver(b, g, "default", &client.Options{Era: era})
@@ -168,22 +168,4 @@ func BenchmarkServe(b *testing.B) {
 			}
 		})
 	}
-}
-
-// startBench starts the gateway of yaml until the benchmark ends.
-func startBench(b *testing.B, yaml string) *Gateway {
-	b.Helper()
-	cfg, err := ParseConfig("bench.yaml", []byte(yaml))
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := New(cfg, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := g.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = g.Close() })
-	return g
 }
