@@ -161,12 +161,6 @@ func (g *Gateway) Handler() http.Handler {
 // token has the issuer and subject of the session's principal and the
 // claims and scopes of the token its current request came with (a
 // refreshed or stepped-up token changes them within one session).
-// callerKey names a caller by subject and issuer, quoted so that no two
-// callers read the same, as subject@issuer does when either holds an "@".
-func callerKey(p authz.Principal) string {
-	return strconv.Quote(p.Subject) + "@" + strconv.Quote(p.Issuer)
-}
-
 func callerOf(ctx context.Context) authz.Principal {
 	switch p := server.PrincipalFrom(ctx).(type) {
 	case *keyPrincipal:
@@ -183,6 +177,12 @@ func callerOf(ctx context.Context) authz.Principal {
 		return out
 	}
 	return authz.Principal{}
+}
+
+// callerKey names a caller by subject and issuer, quoted so that no two
+// callers read the same, as subject@issuer does when either holds an "@".
+func callerKey(p authz.Principal) string {
+	return strconv.Quote(p.Subject) + "@" + strconv.Quote(p.Issuer)
 }
 
 // validateFront checks the auth and rest sections.

@@ -252,10 +252,7 @@ func (s *Session) StartToolTask(ctx context.Context, p *mcp.CallToolRequestParam
 		return nil, err
 	}
 	if task {
-		t, err := s.taskOf(params, raw)
-		if err != nil || t != nil {
-			return t, err
-		}
+		return s.taskOf(params, raw)
 	}
 	if raw, err = s.received(mcp.MethodCallTool, params, raw); err != nil {
 		return nil, err
@@ -263,14 +260,11 @@ func (s *Session) StartToolTask(ctx context.Context, p *mcp.CallToolRequestParam
 	return &Task{s: s, call: params, status: mcp.TaskStatusCompleted, raw: raw}, nil
 }
 
-// taskOf returns the Task of a tools/call answered with a task handle, or
-// nil for any other answer.
+// taskOf returns the Task of a tools/call answered with raw, a task
+// handle (roundTrip says which results are).
 func (s *Session) taskOf(params, raw []byte) (*Task, error) {
 	t := &Task{s: s, call: params, legacy: !s.modern}
 	if s.modern {
-		if resultType(raw) != "task" {
-			return nil, nil
-		}
 		r := new(tasks.CreateTaskResult)
 		if err := r.UnmarshalJSON(raw); err != nil {
 			return nil, fmt.Errorf("client: tools/call: the CreateTaskResult does not decode: %w", err)
@@ -278,9 +272,6 @@ func (s *Session) taskOf(params, raw []byte) (*Task, error) {
 		t.id, t.status, t.message = r.TaskID, mcp.TaskStatus(r.Status), r.StatusMessage
 		t.interval = pollInterval(r.PollIntervalMs)
 	} else {
-		if memberOf(raw, "task") == nil {
-			return nil, nil
-		}
 		r := new(mcp.CreateTaskResult)
 		if err := r.UnmarshalJSON(raw); err != nil {
 			return nil, fmt.Errorf("client: tools/call: the CreateTaskResult does not decode: %w", err)

@@ -31,9 +31,7 @@ func (c caller) Call(ctx context.Context, method string, params []byte) ([]byte,
 		if err != nil {
 			return nil, err
 		}
-		if t != nil {
-			return t.follow(ctx)
-		}
+		return t.follow(ctx)
 	}
 	return s.received(method, params, raw)
 }

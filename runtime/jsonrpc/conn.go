@@ -830,6 +830,7 @@ func (c *Conn) work(inf *inflight) {
 	for c.idleWorkers.Add(1) <= maxIdleWorkers {
 		if t == nil {
 			t = time.NewTimer(workerIdleTime)
+			defer t.Stop()
 		} else {
 			t.Reset(workerIdleTime)
 		}
@@ -840,7 +841,6 @@ func (c *Conn) work(inf *inflight) {
 			continue
 		case <-t.C:
 		case <-c.stop:
-			t.Stop()
 		}
 		break
 	}
