@@ -46,7 +46,8 @@
 // stdio (serve --stdio) as a process of its own, the way a client that
 // starts its servers as processes runs it: the callers share one client
 // session to it, as they share the direct one, so neither way has an
-// HTTP hop.
+// HTTP hop. Its yardstick is a pipe in the gateway's place, a process
+// that starts the upstream and copies bytes both ways.
 //
 //	go run ./gateway -only http/work/2026-07-28/16 -cpuprofile cpu.out
 //
@@ -163,6 +164,7 @@ type row struct {
 	direct, gateway []sample // a sample per round
 	proxy           []sample // through a bare HTTP hop (viaProxy), for the rows that have one
 	gatewayStdio    []sample // through the gateway served over stdio (viaGatewayStdio), over stdio
+	pipe            []sample // through a process copying bytes (viaPipe), over stdio
 }
 
 func run(ctx context.Context, w io.Writer, clients []int, only string, d time.Duration, rounds, sessions int) error {
@@ -258,6 +260,8 @@ func measureRow(ctx context.Context, r *rig, x *row, d time.Duration, rounds int
 				x.proxy = append(x.proxy, s)
 			case viaGatewayStdio:
 				x.gatewayStdio = append(x.gatewayStdio, s)
+			case viaPipe:
+				x.pipe = append(x.pipe, s)
 			}
 		}
 	}
@@ -319,34 +323,48 @@ func micros(s sample, q float64) float64 {
 }
 
 // printRows writes the latency and throughput tables in Markdown: the
-// gateway against the upstream directly, then the gateway against a bare
-// HTTP hop in its place (viaProxy), for the rows that have one.
+// gateway against the upstream directly, then against a bare HTTP hop in
+// its place (viaProxy), then served over stdio against a process copying
+// bytes in its place (viaPipe), for the rows that have them.
 func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
 	fmt.Fprintf(w, "Tool calls through mcpgen-gateway against the upstream directly: median of %d runs of %v each way; latencies in µs\n\n", rounds, d)
 	printAgainstDirect(w, rows, func(x *row) []sample { return x.gateway }, true)
-	if !slices.ContainsFunc(rows, func(x *row) bool { return len(x.proxy) > 0 }) {
+	printAgainstHop(w, rows, "proxy", func(x *row) []sample { return x.proxy }, func(x *row) []sample { return x.gateway }, true,
+		"The rows again with a bare HTTP hop in the gateway's place, which only passes requests on: over HTTP a reverse proxy copying bytes, over stdio (2026-07-28 only) a relay to an mcpgen client session of the upstream. What any HTTP intermediary costs here, against what the gateway costs")
+	printAgainstHop(w, rows, "pipe", func(x *row) []sample { return x.pipe }, func(x *row) []sample { return x.gatewayStdio }, false,
+		"The stdio rows with the gateway served over stdio (mcpgen-gateway serve --stdio), a process of its own in front of the upstream process, as a client that starts its servers as processes would run it, against a pipe in its place: a process that starts the upstream and copies bytes both ways. The callers share one session each way; both hops spend their processor time in their own process, so it has no column here")
+}
+
+// printAgainstHop writes, under caption, the table of the rows that have
+// samples through a hop, what the hop adds against what the gateway
+// (gw) adds, with their processor time per call when cpu says this
+// process spent it.
+func printAgainstHop(w io.Writer, rows []*row, name string, hop, gw func(*row) []sample, cpu bool, caption string) {
+	if !slices.ContainsFunc(rows, func(x *row) bool { return len(hop(x)) > 0 && len(gw(x)) > 0 }) {
 		return
 	}
-	fmt.Fprintln(w, "The rows again with a bare HTTP hop in the gateway's place, which only passes requests on: over HTTP a reverse proxy copying bytes, over stdio (2026-07-28 only) a relay to an mcpgen client session of the upstream. What any HTTP intermediary costs here, against what the gateway costs")
+	head, rule := "", ""
+	if cpu {
+		head, rule = fmt.Sprintf(" %s CPU/call | gateway CPU/call |", name), "---:|---:|"
+	}
+	fmt.Fprintln(w, caption)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| upstream | tool | era | C | added p50 proxy | added p50 gateway | added p99 proxy | added p99 gateway | ratio proxy | ratio gateway | proxy CPU/call | gateway CPU/call |")
-	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintf(w, "| upstream | tool | era | C | added p50 %[1]s | added p50 gateway | added p99 %[1]s | added p99 gateway | ratio %[1]s | ratio gateway |%[2]s\n", name, head)
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"+rule)
 	for _, x := range rows {
-		if len(x.proxy) == 0 {
+		if len(hop(x)) == 0 || len(gw(x)) == 0 {
 			continue
 		}
-		p, g := compare(x.direct, x.proxy), compare(x.direct, x.gateway)
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %+.0f (%+.0f%%) | %+.0f (%+.0f%%) | %+.0f | %+.0f | %.2fx | %.2fx | %.0f | %.0f |\n",
+		p, g := compare(x.direct, hop(x)), compare(x.direct, gw(x))
+		cpuCols := ""
+		if cpu {
+			cpuCols = fmt.Sprintf(" %.0f | %.0f |", p.cpu, g.cpu)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %+.0f (%+.0f%%) | %+.0f (%+.0f%%) | %+.0f | %+.0f | %.2fx | %.2fx |%s\n",
 			x.transport, x.tool, x.era, x.clients, p.p50v-p.p50d, 100*(p.p50v-p.p50d)/p.p50d, g.p50v-g.p50d, 100*(g.p50v-g.p50d)/g.p50d,
-			p.p99v-p.p99d, g.p99v-g.p99d, p.tpv/p.tpd, g.tpv/g.tpd, p.cpu, g.cpu)
+			p.p99v-p.p99d, g.p99v-g.p99d, p.tpv/p.tpd, g.tpv/g.tpd, cpuCols)
 	}
 	fmt.Fprintln(w)
-	if !slices.ContainsFunc(rows, func(x *row) bool { return len(x.gatewayStdio) > 0 }) {
-		return
-	}
-	fmt.Fprintln(w, "The stdio rows with the gateway served over stdio (mcpgen-gateway serve --stdio), a process of its own in front of the upstream process, as a client that starts its servers as processes would run it; the callers share one session each way. The gateway's processor time is in its own process, so it has no column here")
-	fmt.Fprintln(w)
-	printAgainstDirect(w, rows, func(x *row) []sample { return x.gatewayStdio }, false)
 }
 
 // printAgainstDirect writes the table of the rows that have samples the

@@ -40,11 +40,17 @@ var transports = []string{overStdio, overHTTP}
 // callers share one client session of, as they share the direct one: a
 // client that starts its servers as processes, with the gateway in their
 // place.
+//
+// viaPipe, over stdio only, is the yardstick of viaGatewayStdio: a
+// process in the gateway's place that starts the upstream process and
+// copies bytes both ways (servePipe), the least a process between a
+// client and its stdio server costs.
 const (
 	viaDirect       = "direct"
 	viaGateway      = "gateway"
 	viaProxy        = "proxy"
 	viaGatewayStdio = "gateway-stdio"
+	viaPipe         = "pipe"
 )
 
 // ways returns the ways a row of transport and era is measured: the
@@ -54,9 +60,9 @@ func ways(transport string, e era) []string {
 	case transport == overHTTP:
 		return []string{viaDirect, viaGateway, viaProxy}
 	case e == modern:
-		return []string{viaDirect, viaGateway, viaProxy, viaGatewayStdio}
+		return []string{viaDirect, viaGateway, viaProxy, viaGatewayStdio, viaPipe}
 	}
-	return []string{viaDirect, viaGateway, viaGatewayStdio}
+	return []string{viaDirect, viaGateway, viaGatewayStdio, viaPipe}
 }
 
 // rig is one upstream transport's setup: the gateway, in this process,
@@ -78,18 +84,24 @@ type rig struct {
 	proxyTr  *http.Transport // over HTTP
 	proxyURL string
 
-	up    *httpUpstream           // over HTTP
-	stdio map[era]*client.Session // over stdio, opened on first use
-	// gwStdio are the sessions of era to a gateway process served over
-	// stdio (viaGatewayStdio), each in front of a stdio upstream process
-	// of its own; gwYAML is its configuration.
-	gwStdio map[era]*client.Session
-	gwYAML  string
+	up *httpUpstream // over HTTP
+	// procs are the client sessions with processes of this program over
+	// stdio, by the way they serve and era, opened on first use: the
+	// direct upstream, the gateway served over stdio (whose configuration
+	// is gwYAML) and the pipe, each in front of its own upstream process.
+	procs  map[procKey]*client.Session
+	gwYAML string
+}
+
+// procKey names a session of rig.procs.
+type procKey struct {
+	via string
+	era era
 }
 
 // newRig starts the upstream and the gateway of transport.
 func newRig(ctx context.Context, transport string) (r *rig, err error) {
-	r = &rig{transport: transport, hc: newHTTPClient(64), stdio: map[era]*client.Session{}, gwStdio: map[era]*client.Session{}}
+	r = &rig{transport: transport, hc: newHTTPClient(64), procs: map[procKey]*client.Session{}}
 	defer func() {
 		if err != nil {
 			_ = r.close()
@@ -202,7 +214,7 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b 
 // they came (Session.Forward) and whose raw result comes back as the
 // response, as JSON.
 func (r *rig) startRelay(ctx context.Context) error {
-	s, err := r.stdioSession(ctx, modern)
+	s, err := r.procSession(ctx, viaDirect, modern)
 	if err != nil {
 		return err
 	}
@@ -262,11 +274,7 @@ func (r *rig) callers(ctx context.Context, via string, e era, tool string, n int
 		}
 	}
 	if url == "" {
-		open := r.stdioSession
-		if via == viaGatewayStdio {
-			open = r.gatewayStdioSession
-		}
-		s, err := open(ctx, e)
+		s, err := r.procSession(ctx, via, e)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -289,31 +297,29 @@ func (r *rig) callers(ctx context.Context, via string, e era, tool string, n int
 	return cs, close, nil
 }
 
-// stdioSession returns the direct session of era with a stdio upstream
-// process of its own, started on first use.
-func (r *rig) stdioSession(ctx context.Context, e era) (*client.Session, error) {
-	if s := r.stdio[e]; s != nil {
+// procSession returns the session of era with the process that via
+// calls over stdio, started on first use.
+func (r *rig) procSession(ctx context.Context, via string, e era) (*client.Session, error) {
+	k := procKey{via, e}
+	if s := r.procs[k]; s != nil {
 		return s, nil
 	}
-	s, err := connectProcess(ctx, "stdio", e)
+	var s *client.Session
+	var err error
+	switch via {
+	case viaDirect:
+		s, err = connectProcess(ctx, "stdio", e)
+	case viaGatewayStdio:
+		s, err = connectProcess(ctx, "gateway", e, gatewayConfigEnv+"="+r.gwYAML)
+	case viaPipe:
+		s, err = connectProcess(ctx, "pipe", e)
+	default:
+		err = errors.New("not a process")
+	}
 	if err != nil {
-		return nil, fmt.Errorf("direct stdio upstream, %s: %w", e, err)
+		return nil, fmt.Errorf("%s over stdio, %s: %w", via, e, err)
 	}
-	r.stdio[e] = s
-	return s, nil
-}
-
-// gatewayStdioSession returns the session of era with a gateway process
-// served over stdio, started on first use.
-func (r *rig) gatewayStdioSession(ctx context.Context, e era) (*client.Session, error) {
-	if s := r.gwStdio[e]; s != nil {
-		return s, nil
-	}
-	s, err := connectProcess(ctx, "gateway", e, gatewayConfigEnv+"="+r.gwYAML)
-	if err != nil {
-		return nil, fmt.Errorf("gateway over stdio, %s: %w", e, err)
-	}
-	r.gwStdio[e] = s
+	r.procs[k] = s
 	return s, nil
 }
 
@@ -343,10 +349,7 @@ func connectProcess(ctx context.Context, mode string, e era, env ...string) (*cl
 // close stops everything the rig started.
 func (r *rig) close() error {
 	var errs []error
-	for _, s := range r.stdio {
-		errs = append(errs, s.Close())
-	}
-	for _, s := range r.gwStdio {
+	for _, s := range r.procs {
 		errs = append(errs, s.Close())
 	}
 	if r.stop != nil {

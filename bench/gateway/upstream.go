@@ -104,8 +104,10 @@ func serveUpstream(mode string) error {
 		return err
 	case "gateway":
 		return serveGatewayStdio(ctx)
+	case "pipe":
+		return servePipe()
 	}
-	return fmt.Errorf("%s=%q: want stdio, http or gateway", upstreamEnv, mode)
+	return fmt.Errorf("%s=%q: want stdio, http, gateway or pipe", upstreamEnv, mode)
 }
 
 // gatewayConfigEnv holds the configuration of the gateway that this
@@ -133,6 +135,34 @@ func serveGatewayStdio(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// servePipe is a bare stdio hop: it starts a stdio upstream process and
+// copies bytes from its stdin to the upstream's and from the upstream's
+// stdout to its own, until stdin closes.
+func servePipe() error {
+	argv, env, err := upstreamCommand("stdio")
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env)
+	cmd.Stderr = os.Stderr
+	up, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	down, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _, _ = io.Copy(os.Stdout, down) }()
+	_, _ = io.Copy(up, os.Stdin)
+	_ = up.Close()
+	return cmd.Wait()
 }
 
 // upstreamCommand is the argv and environment of an upstream process
