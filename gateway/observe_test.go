@@ -462,6 +462,12 @@ func TestTracingOffPassesContext(t *testing.T) {
 	if got := mu.lastTraceparent(); got != "" {
 		t.Fatalf("tracing off and no client context, yet the upstream got traceparent %q", got)
 	}
+	// Nobody downstream asked for progress, so the upstream is not asked.
+	mu.mu.Lock()
+	if mu.last != nil && !mu.last.ProgressToken.IsZero() {
+		t.Errorf("a call without a progress token reached the upstream with token %v", mu.last.ProgressToken)
+	}
+	mu.mu.Unlock()
 	if _, err := s.CallTool(ctx, &mcp.CallToolRequestParams{Name: "a__meta", Meta: withTraceparent(clientParent)}); err != nil {
 		t.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func (u *upstream) track(ctx context.Context, listens bool, tok string, bridge *
 func (u *upstream) onProgress(p *mcp.ProgressNotificationParams) {
 	tok, ok := p.ProgressToken.AsString()
 	if !ok {
-		return // a token the client made up for itself: nobody downstream asked
+		return // not a token of begin's: nobody downstream asked
 	}
 	u.mu.Lock()
 	t := u.progress[tok]
@@ -281,8 +281,11 @@ func (u *upstream) clientOptions(resync func()) *client.Options {
 			}
 			return r.Roots, nil
 		},
-		OnLog:                  u.onLog,
-		OnProgress:             u.onProgress,
+		OnLog:      u.onLog,
+		OnProgress: u.onProgress,
+		// Only a downstream request's own token (made "gw-…" by
+		// begin) is worth asking the upstream for progress on.
+		CallerProgressTokens:   true,
 		OnToolsListChanged:     resync,
 		OnPromptsListChanged:   resync,
 		OnResourcesListChanged: resync,

@@ -42,8 +42,17 @@ type Options struct {
 	// must not call its Close or Wait. A notification whose params do not
 	// decode or validate is logged and dropped.
 
-	// OnProgress receives notifications/progress.
+	// OnProgress receives notifications/progress. Each request but
+	// initialize and server/discover asks for progress with a token of the
+	// Session's own, unless its params carry one already or
+	// CallerProgressTokens is set.
 	OnProgress func(params *mcp.ProgressNotificationParams)
+	// CallerProgressTokens makes OnProgress hear only of the requests whose
+	// params carry a progressToken of the caller's: the Session adds none
+	// of its own for OnProgress, so servers are not asked for progress
+	// that nobody awaits. A proxy forwarding its own clients' requests
+	// wants this. RequestTimeout still adds a token, to hear of progress.
+	CallerProgressTokens bool
 	// OnLog receives notifications/message.
 	OnLog func(params *mcp.LoggingMessageNotificationParams)
 	// OnToolsListChanged is called on notifications/tools/list_changed.

@@ -267,6 +267,42 @@ func TestUserProgressTokenKept(t *testing.T) {
 	}
 }
 
+// With OnProgress alone every request asks for progress; with
+// CallerProgressTokens only those that bring their own token do, and
+// OnProgress hears of those.
+func TestCallerProgressTokens(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		progress := make(chan string, 10)
+		sess, f := connect(t, "", &client.Options{
+			OnProgress:           func(p *mcp.ProgressNotificationParams) { progress <- p.ProgressToken.String() },
+			CallerProgressTokens: own,
+		})
+		if _, err := sess.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "echo"}); err != nil {
+			t.Fatalf("CallTool: %v", err)
+		}
+		if tok := <-f.tokens; (tok == "") != own {
+			t.Errorf("CallerProgressTokens %v: a request without a token of its own went with progress token %q", own, tok)
+		}
+		_, err := sess.Caller.Call(context.Background(), mcp.MethodCallTool, []byte(`{"name":"progress","arguments":{"steps":2,"every":1},"_meta":{"progressToken":"mine"}}`))
+		if err != nil {
+			t.Fatalf("Call: %v", err)
+		}
+		if tok := <-f.tokens; tok != `"mine"` {
+			t.Errorf("CallerProgressTokens %v: progress token = %s, want the caller's own", own, tok)
+		}
+		for range 2 {
+			select {
+			case tok := <-progress:
+				if tok != "mine" {
+					t.Errorf("CallerProgressTokens %v: OnProgress heard of token %q", own, tok)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("CallerProgressTokens %v: progress never reached OnProgress", own)
+			}
+		}
+	}
+}
+
 func TestServerRequests(t *testing.T) {
 	full := &client.Options{
 		CreateMessage: func(_ context.Context, p *mcp.CreateMessageRequestParams) (*mcp.CreateMessageResult, error) {

@@ -53,10 +53,12 @@ func (s *Session) roundTrip(ctx context.Context, method string, params []byte) (
 
 // send sends one request on the Conn, under Options.RequestTimeout when
 // one is set. A request gets a progress token of its own when the
-// timeout needs one, or when OnProgress is there to hear of it.
+// timeout needs one, or when OnProgress is there to hear of it and the
+// caller does not bring its own tokens.
 func (s *Session) send(ctx context.Context, method string, params []byte) ([]byte, error) {
 	opts := &s.client.opts
-	if opts.RequestTimeout <= 0 && (opts.OnProgress == nil || method == mcp.MethodInitialize || method == mcp.MethodDiscover) {
+	hear := opts.OnProgress != nil && !opts.CallerProgressTokens && method != mcp.MethodInitialize && method != mcp.MethodDiscover
+	if opts.RequestTimeout <= 0 && !hear {
 		return s.conn.Call(ctx, method, params)
 	}
 	var w *watch
