@@ -304,7 +304,9 @@ func (cs *callStream) finish(id jsonrpc.ID, result []byte, err error) {
 		cs.log.Debug("streamable: response dropped: the client closed the stream", "id", id)
 		return
 	}
-	cs.writeLocked(appendEvent(nil, "", frame))
+	// Not flushed: the response ends next, and net/http sends the event
+	// with the end of the body in one write.
+	_, _ = cs.w.Write(appendEvent(nil, "", frame))
 }
 
 // metaVersion reads the protocol version a request's _meta names.

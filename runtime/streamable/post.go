@@ -282,17 +282,18 @@ func (h *Handler) replyJSON(w http.ResponseWriter, r *http.Request, s *session, 
 // or the client goes away. A client that goes away has not cancelled
 // anything: the stream carries on into the EventStore, for the client to
 // resume.
+//
+// What is written is flushed before pump waits for more; the last events
+// are not, since returning ends the response, and net/http sends them
+// with the end of the body in one write: a request answered at once
+// takes one write in all, one answered later two.
 func (h *Handler) pump(w http.ResponseWriter, r *http.Request, s *session, st *stream, primingID string) {
 	rc := http.NewResponseController(w)
 	startSSE(w)
 	if primingID != "" {
 		w.Write(appendPriming(nil, primingID, h.opts.RetryInterval))
 	}
-	if rc.Flush() != nil {
-		s.detach(st)
-		return
-	}
-	ended := false
+	ended, pending := false, true // pending: written since the last flush
 	for {
 		q, finished := s.take(st)
 		n := 0
@@ -303,14 +304,15 @@ func (h *Handler) pump(w http.ResponseWriter, r *http.Request, s *session, st *s
 			}
 			n += len(ev)
 		}
-		if len(q) > 0 && rc.Flush() != nil {
-			s.detach(st)
-			return
-		}
 		s.sent(st, n)
 		if finished || ended {
 			return
 		}
+		if (pending || len(q) > 0) && rc.Flush() != nil {
+			s.detach(st)
+			return
+		}
+		pending = false
 		select {
 		case <-st.wake:
 		case <-s.closed:

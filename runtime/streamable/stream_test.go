@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/server"
 )
 
 func TestPrimingOnlyFrom20251125(t *testing.T) {
@@ -137,5 +141,90 @@ func TestStandaloneGETStream(t *testing.T) {
 	msgs := messages(t, c.do("POST", callBody(1, "late", "")))
 	if len(msgs) != 1 || method(t, msgs[0]) != "" {
 		t.Fatalf("the POST stream carried %q", msgs)
+	}
+}
+
+// writeCounter is a listener whose connections count their writes.
+type writeCounter struct {
+	net.Listener
+	writes atomic.Int64
+}
+
+func (l *writeCounter) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &countedConn{c, &l.writes}, nil
+}
+
+type countedConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c *countedConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// The first event goes out before the work is done; the response then
+// goes out with the end of the body, in one write: after the priming
+// event of a 2025-11-25 session's stream (the call asks for no progress),
+// and after the progress that turns a 2026-07-28 answer into a stream.
+func TestStreamEndsWithItsLastEvents(t *testing.T) {
+	s := newMCP(t)
+	release := make(chan struct{}, 1)
+	addTool(t, s, "slow", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		if err := server.Progress(ctx, 1, 2, "started"); err != nil {
+			return nil, err
+		}
+		select {
+		case <-release:
+			return textResult("done"), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	h := NewHandler(s, nil)
+	ts := httptest.NewUnstartedServer(h)
+	l := &writeCounter{Listener: ts.Listener}
+	ts.Listener = l
+	ts.Start()
+	t.Cleanup(func() { h.Close(); ts.Close() })
+
+	legacy := newClient(t, ts)
+	legacy.initialize("2025-11-25", "")
+	modernClient := newClient(t, ts)
+	for _, c := range []struct {
+		name  string
+		call  func() *http.Response
+		first func(event) bool
+	}{
+		{"2025-11-25", func() *http.Response {
+			return legacy.do("POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+		},
+			func(ev event) bool { return ev.hasID && ev.data == "" }},
+		{"2026-07-28", func() *http.Response {
+			return modernClient.do("POST", call26("1", "slow", "", meta26("", `"progressToken":"p"`)), hdr26("tools/call", "slow")...)
+		}, func(ev event) bool { return strings.Contains(ev.data, "notifications/progress") }},
+	} {
+		before := l.writes.Load()
+		resp := c.call()
+		sse := newSSE(resp)
+		if ev, err := sse.next(); err != nil || !c.first(ev) {
+			t.Fatalf("%s: first event %+v, %v", c.name, ev, err)
+		}
+		release <- struct{}{}
+		if ev, err := sse.next(); err != nil || !strings.Contains(ev.data, "done") {
+			t.Fatalf("%s: second event %+v, %v: want the result", c.name, ev, err)
+		}
+		if ev, err := sse.next(); err != io.EOF {
+			t.Fatalf("%s: after the result: %+v, %v; want the end of the body", c.name, ev, err)
+		}
+		resp.Body.Close()
+		if n := l.writes.Load() - before; n != 2 {
+			t.Errorf("%s: the response took %d writes, want 2: the first event, then the result with the end of the body", c.name, n)
+		}
 	}
 }
