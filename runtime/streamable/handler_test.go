@@ -55,6 +55,14 @@ func TestJSONResponse(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &m); code != 200 || err != nil || m.ID != 2 || len(m.Result.Content) != 1 {
 		t.Fatalf("echo: %d %s (%v)", code, body, err)
 	}
+	// A reply too long for net/http to measure itself has its length.
+	long := strings.Repeat("x", 10000)
+	resp = c.do("POST", callBody(4, "echo", `{"text":"`+long+`"}`))
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.ContentLength != int64(len(b)) || len(resp.TransferEncoding) != 0 || !strings.Contains(string(b), long) {
+		t.Fatalf("long echo: Content-Length %d, Transfer-Encoding %v, body of %d bytes", resp.ContentLength, resp.TransferEncoding, len(b))
+	}
 	// Without a stream, a tool cannot ask the client anything.
 	code, body = c.status("POST", callBody(3, "chatty", ""))
 	if code != 200 || !strings.Contains(body, `"isError":true`) {
