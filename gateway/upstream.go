@@ -281,14 +281,14 @@ func (u *upstream) clientOptions(resync func()) *client.Options {
 			}
 			return r.Roots, nil
 		},
-		OnLog:      u.onLog,
-		OnProgress: u.onProgress,
-		// Only a downstream request's own token (made "gw-…" by
-		// begin) is worth asking the upstream for progress on.
-		CallerProgressTokens:   true,
+		OnLog:                  u.onLog,
+		OnProgress:             u.onProgress,
 		OnToolsListChanged:     resync,
 		OnPromptsListChanged:   resync,
 		OnResourcesListChanged: resync,
+		// Only a downstream request's own token (made "gw-…" by
+		// begin) is worth asking the upstream for progress on.
+		CallerProgressTokens: true,
 	}
 }
 

@@ -199,16 +199,20 @@ func TestStreamEndsWithItsLastEvents(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		call  func() *http.Response
-		first func(event) bool
-	}{
-		{"2025-11-25", func() *http.Response {
+		first func(event) bool // the event sent before the work is done
+	}{{
+		name: "2025-11-25",
+		call: func() *http.Response {
 			return legacy.do("POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
 		},
-			func(ev event) bool { return ev.hasID && ev.data == "" }},
-		{"2026-07-28", func() *http.Response {
+		first: func(ev event) bool { return ev.hasID && ev.data == "" },
+	}, {
+		name: "2026-07-28",
+		call: func() *http.Response {
 			return modernClient.do("POST", call26("1", "slow", "", meta26("", `"progressToken":"p"`)), hdr26("tools/call", "slow")...)
-		}, func(ev event) bool { return strings.Contains(ev.data, "notifications/progress") }},
-	} {
+		},
+		first: func(ev event) bool { return strings.Contains(ev.data, "notifications/progress") },
+	}} {
 		before := l.writes.Load()
 		resp := c.call()
 		sse := newSSE(resp)
