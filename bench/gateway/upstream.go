@@ -139,7 +139,7 @@ func serveGatewayStdio(ctx context.Context) error {
 
 // servePipe is a bare stdio hop: it starts a stdio upstream process and
 // copies bytes from its stdin to the upstream's and from the upstream's
-// stdout to its own, until stdin closes.
+// stdout to its own, until stdin closes and the upstream has finished.
 func servePipe() error {
 	argv, env, err := upstreamCommand("stdio")
 	if err != nil {
@@ -159,9 +159,14 @@ func servePipe() error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	go func() { _, _ = io.Copy(os.Stdout, down) }()
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(os.Stdout, down)
+	}()
 	_, _ = io.Copy(up, os.Stdin)
 	_ = up.Close()
+	<-copied // Wait closes down: the upstream's last answers first
 	return cmd.Wait()
 }
 
