@@ -36,6 +36,19 @@ type Bus interface {
 	Subscribe(ctx context.Context, topic string, deliver func(msg []byte)) (stop func(), err error)
 }
 
+// Counter is a Bus that can say how many subscriptions a message was
+// handed to, as Redis's PUBLISH does: a publisher that needs every
+// subscriber to act before it goes on (a session ended on every replica
+// before its DELETE is answered) waits for that many replies. The count
+// takes in subscriptions the bus gave the message to, not those that
+// will have delivered it: a subscriber's queue may still drop it.
+type Counter interface {
+	Bus
+	// PublishCount is Publish, and returns how many subscriptions took
+	// msg, the publisher's own among them.
+	PublishCount(ctx context.Context, topic string, msg []byte) (int, error)
+}
+
 // NewOrigin returns a random id naming one replica, for its messages to
 // carry so that it can tell its own from the others'.
 func NewOrigin() string {
@@ -68,6 +81,8 @@ type memorySub struct {
 	once  sync.Once
 }
 
+var _ Counter = (*Memory)(nil)
+
 // NewMemory returns an empty Memory whose subscribers each queue at most
 // queue messages; zero or less means DefaultMemoryQueue.
 func NewMemory(queue int) *Memory {
@@ -82,22 +97,31 @@ var ErrClosed = errors.New("bus: closed")
 
 // Publish implements Bus.
 func (m *Memory) Publish(ctx context.Context, topic string, msg []byte) error {
+	_, err := m.PublishCount(ctx, topic, msg)
+	return err
+}
+
+// PublishCount implements Counter: it counts the subscribers whose queue
+// took msg, not those whose full queue dropped it.
+func (m *Memory) PublishCount(ctx context.Context, topic string, msg []byte) (int, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return 0, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return ErrClosed
+		return 0, ErrClosed
 	}
+	n := 0
 	for sub := range m.topics[topic] {
 		select {
 		case sub.queue <- msg:
+			n++
 		default:
 			m.dropped++
 		}
 	}
-	return nil
+	return n, nil
 }
 
 // Subscribe implements Bus. Its goroutine ends with ctx, stop or Close.

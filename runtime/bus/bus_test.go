@@ -24,8 +24,8 @@ func TestMemoryDeliversToEverySubscriberOfTheTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other()
-	if err := m.Publish(ctx, "t", []byte("1")); err != nil {
-		t.Fatal(err)
+	if n, err := m.PublishCount(ctx, "t", []byte("1")); err != nil || n != 2 {
+		t.Fatalf("PublishCount: %d, %v; want the 2 subscribers of the topic", n, err)
 	}
 	seen := map[string]bool{}
 	for range 2 {
@@ -76,14 +76,18 @@ func TestMemoryDropsForASlowSubscriber(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	took := 0
 	for range 10 {
-		if err := m.Publish(t.Context(), "t", []byte("x")); err != nil {
+		n, err := m.PublishCount(t.Context(), "t", []byte("x"))
+		if err != nil {
 			t.Fatal(err)
 		}
+		took += n
 	}
-	// One message is being delivered, two wait, the rest are dropped.
-	if d := m.Dropped(); d < 7 || d > 8 {
-		t.Fatalf("dropped %d of 10 with a queue of 2, want 7 or 8", d)
+	// One message is being delivered, two wait, the rest are dropped;
+	// the count says so.
+	if d := m.Dropped(); d < 7 || d > 8 || took+d != 10 {
+		t.Fatalf("dropped %d of 10 with a queue of 2 and counted %d taken, want 7 or 8 dropped and the rest taken", d, took)
 	}
 	close(release)
 	stop()

@@ -53,7 +53,7 @@ type Bus struct {
 	dropped atomic.Int64
 }
 
-var _ bus.Bus = (*Bus)(nil)
+var _ bus.Counter = (*Bus)(nil)
 
 // NewBus returns a Bus that publishes and subscribes through client. The
 // caller owns client and closes it after the last subscription stopped.
@@ -73,10 +73,19 @@ func (b *Bus) channel(topic string) string { return b.opts.Prefix + topic }
 // client's dial and write timeouts, or ctx, allow, with an error wrapping
 // the client's.
 func (b *Bus) Publish(ctx context.Context, topic string, msg []byte) error {
-	if err := b.client.Publish(ctx, b.channel(topic), msg).Err(); err != nil {
-		return fmt.Errorf("bus: publish on %s: redis: %w", topic, err)
+	_, err := b.PublishCount(ctx, topic, msg)
+	return err
+}
+
+// PublishCount implements bus.Counter with the count PUBLISH returns: the
+// subscriptions on the channel, each a connection of its own. In a Redis
+// Cluster that is the subscriptions on the node the client published to.
+func (b *Bus) PublishCount(ctx context.Context, topic string, msg []byte) (int, error) {
+	n, err := b.client.Publish(ctx, b.channel(topic), msg).Result()
+	if err != nil {
+		return 0, fmt.Errorf("bus: publish on %s: redis: %w", topic, err)
 	}
-	return nil
+	return int(n), nil
 }
 
 // Subscribe implements bus.Bus. It returns once Redis confirmed the

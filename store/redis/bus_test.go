@@ -60,9 +60,11 @@ func TestBusDelivers(t *testing.T) {
 	defer stop()
 	// Another replica's Bus on its own client, and a plain PUBLISH on the
 	// prefixed channel, reach the subscribers too.
+	// PublishCount counts each subscription to the topic, one connection
+	// each.
 	other := NewBus(shared.newClient(t), BusOptions{Prefix: prefix})
-	if err := other.Publish(ctx, "t", []byte("1")); err != nil {
-		t.Fatal(err)
+	if n, err := other.PublishCount(ctx, "t", []byte("1")); err != nil || n != 2 {
+		t.Fatalf("PublishCount: %d, %v; want the 2 subscriptions of the topic", n, err)
 	}
 	if err := client.Publish(ctx, prefix+"t", "2").Err(); err != nil {
 		t.Fatal(err)
