@@ -173,6 +173,9 @@ type Handler struct {
 	origin  string        // names this replica's messages on the bus
 	busStop func()        // ends the bus subscription; nil until one is made
 	relays  chan struct{} // a slot per relayed message being fed
+	// endings are the session ends this replica announced and waits to
+	// hear confirmed, by the nonce of their relayEnd.
+	endings map[string]*ending
 }
 
 // NewHandler returns a Handler serving srv's sessions. Nil opts are the

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generated/mcp"
+	"github.com/mcpgen/mcpgen/runtime/bus"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/server"
 )
@@ -39,6 +40,11 @@ import (
 //     may hold;
 //   - a change of the session's logging level or subscriptions, and its
 //     end (DELETE).
+//
+// A DELETE is answered once every replica that ran the session has ended
+// it: on a bus that counts its receivers (bus.Counter), the replica that
+// takes the DELETE waits, a bounded time, for each to confirm, so that
+// the client's next request is refused wherever it lands.
 //
 // Each replica numbers its requests to the client, and its SSE streams,
 // from a random base of its own, so that neither request ids nor event ids
@@ -66,6 +72,9 @@ const (
 	// numbers start: a replica's standalone stream is its base, and its
 	// POST streams follow it.
 	streamBaseBits = 21
+	// endConfirmWait bounds how long the end of a session waits for the
+	// other replicas to say they ended their copies of it.
+	endConfirmWait = 2 * time.Second
 )
 
 // The kinds of relayed messages.
@@ -75,7 +84,8 @@ const (
 	relayForGet    = "standalone" // for the GET stream: Frame
 	relayGetStream = "get"        // a replica opened the GET stream
 	relayApply     = "apply"      // a request changed the session: Method, Frame its params
-	relayEnd       = "end"        // the client deleted the session
+	relayEnd       = "end"        // the client deleted the session; Frame, if any, asks for a relayEnded
+	relayEnded     = "ended"      // this replica no longer runs the session: Frame is the relayEnd's
 	relayProbe     = "probe"      // is the POST stream Frame (a number) still running?
 	relayAlive     = "alive"      // it is: the stream Frame still waits for responses
 )
@@ -120,19 +130,33 @@ func (h *Handler) busTopic() string {
 // publish sends a message to the other replicas. It is best effort: a bus
 // that is down loses it, as it would lose a message to a replica that is.
 func (h *Handler) publish(ctx context.Context, m relay) (published bool) {
+	_, published = h.publishCounted(ctx, m)
+	return published
+}
+
+// publishCounted is publish that also returns how many subscriptions took
+// the message, this replica's own among them: -1 when the bus cannot say,
+// not being a bus.Counter.
+func (h *Handler) publishCounted(ctx context.Context, m relay) (receivers int, published bool) {
 	m.Origin = h.origin
 	data, err := json.Marshal(m)
 	if err != nil {
 		h.log.Warn("streamable: cannot encode a message for the other replicas", "err", err)
-		return false
+		return 0, false
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := h.opts.Bus.Publish(ctx, h.busTopic(), data); err != nil {
-		h.log.Warn("streamable: cannot reach the other replicas", "session", m.Session, "kind", m.Kind, "err", err)
-		return false
+	receivers = -1
+	if c, ok := h.opts.Bus.(bus.Counter); ok {
+		receivers, err = c.PublishCount(ctx, h.busTopic(), data)
+	} else {
+		err = h.opts.Bus.Publish(ctx, h.busTopic(), data)
 	}
-	return true
+	if err != nil {
+		h.log.Warn("streamable: cannot reach the other replicas", "session", m.Session, "kind", m.Kind, "err", err)
+		return 0, false
+	}
+	return receivers, true
 }
 
 // delivered acts on a message from the bus. It never waits for a
@@ -149,11 +173,32 @@ func (h *Handler) delivered(data []byte) {
 		return
 	}
 	if m.Origin == h.origin {
+		if m.Kind == relayEnd {
+			h.endConfirmed(m.Frame) // this replica's own copy ended before it was announced
+		}
 		return
 	}
 	h.mu.Lock()
 	s := h.byID[m.Session]
 	h.mu.Unlock()
+	switch m.Kind {
+	case relayEnd:
+		// Ended here before it is confirmed, so that once the replica
+		// that announced it answers the DELETE, no request finds the
+		// session on this one.
+		if s != nil {
+			h.end(s)
+		}
+		if len(m.Frame) > 0 {
+			h.spawn(func(ctx context.Context) {
+				h.publish(ctx, relay{Session: m.Session, Kind: relayEnded, Frame: m.Frame})
+			})
+		}
+		return
+	case relayEnded:
+		h.endConfirmed(m.Frame)
+		return
+	}
 	if s == nil {
 		return
 	}
@@ -162,8 +207,6 @@ func (h *Handler) delivered(data []byte) {
 		s.sendStandalone(h.ctx, m.Frame)
 	case relayGetStream:
 		s.closeStandalone() // the client now reads the other replica's
-	case relayEnd:
-		h.end(s)
 	case relayResponse:
 		if s.awaits(m.Frame) {
 			h.relayed(s, m.Frame)
@@ -340,6 +383,15 @@ func (h *Handler) adopt(w http.ResponseWriter, r *http.Request, id string, ident
 	err = h.bringUp(ctx, s, rec)
 	s.readyErr = err
 	close(s.ready)
+	// The session may have ended since its record was read, its end
+	// announced before this replica ran it and so not heard of here: the
+	// record, read again now that the session is registered, says.
+	if _, gerr := h.sessions.Get(ctx, id); errors.Is(gerr, ErrUnknownSession) {
+		s.release()
+		h.end(s)
+		httpError(w, http.StatusNotFound, "unknown or terminated session: send initialize to start a new one")
+		return nil
+	}
 	if err != nil {
 		h.log.Warn("streamable: cannot bring a session up from its record", "session", id, "err", err)
 		s.release()
@@ -470,7 +522,82 @@ func (h *Handler) dropRecord(ctx context.Context, id string) {
 		h.log.Warn("streamable: cannot forget the session's events", "session", id, "err", err)
 	}
 	if h.clustered() {
+		h.announceEnd(ctx, id)
+	}
+}
+
+// ending counts the replicas that confirmed the end of a session this
+// replica announced. Guarded by Handler.mu.
+type ending struct {
+	confirmed int
+	wake      chan struct{} // signalled when confirmed grows
+}
+
+// announceEnd tells the other replicas that a session has ended. On a bus
+// that counts its receivers it then waits, at most endConfirmWait, until
+// each receiver confirmed that it no longer runs the session: the DELETE
+// is answered after that, so that the client's next request finds the
+// session on no replica. A receiver that drops the message, or runs a
+// version of mcpgen that does not confirm, costs the wait in full.
+func (h *Handler) announceEnd(ctx context.Context, id string) {
+	nonce := json.RawMessage(strconv.Quote(rand.Text()))
+	e := &ending{wake: make(chan struct{}, 1)}
+	h.mu.Lock()
+	// The confirmations come on the bus: a replica that never ran a
+	// session has not subscribed to it yet.
+	h.joinBus()
+	if h.busStop == nil {
+		h.mu.Unlock()
 		h.publish(ctx, relay{Session: id, Kind: relayEnd})
+		return
+	}
+	if h.endings == nil {
+		h.endings = make(map[string]*ending)
+	}
+	h.endings[string(nonce)] = e
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.endings, string(nonce))
+		h.mu.Unlock()
+	}()
+	receivers, published := h.publishCounted(ctx, relay{Session: id, Kind: relayEnd, Frame: nonce})
+	if !published || receivers < 0 {
+		return
+	}
+	timer := time.NewTimer(endConfirmWait)
+	defer timer.Stop()
+	for {
+		h.mu.Lock()
+		confirmed := e.confirmed
+		h.mu.Unlock()
+		if confirmed >= receivers {
+			return
+		}
+		select {
+		case <-e.wake:
+		case <-timer.C:
+			h.log.Warn("streamable: not every replica confirmed the end of a session in time", "session", id, "confirmed", confirmed, "receivers", receivers)
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// endConfirmed counts a confirmation of the end announceEnd is waiting
+// for, named by nonce; one it no longer waits for is dropped.
+func (h *Handler) endConfirmed(nonce json.RawMessage) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e := h.endings[string(nonce)]
+	if e == nil {
+		return
+	}
+	e.confirmed++
+	select {
+	case e.wake <- struct{}{}:
+	default:
 	}
 }
 

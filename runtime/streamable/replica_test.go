@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +33,12 @@ func newCluster(t *testing.T, n int, engine func(i int) *server.Server) *cluster
 	t.Helper()
 	b := bus.NewMemory(0)
 	t.Cleanup(func() { b.Close() })
+	return newClusterOn(t, n, b, engine)
+}
+
+// newClusterOn is newCluster over the bus b.
+func newClusterOn(t *testing.T, n int, b bus.Bus, engine func(i int) *server.Server) *cluster {
+	t.Helper()
 	c := &cluster{events: NewMemoryEventStore(0, 0), sessions: NewMemorySessionStore()}
 	for i := range n {
 		srv := engine(i)
@@ -136,6 +143,148 @@ func TestReplicaServesAnotherReplicasSession(t *testing.T) {
 	}
 	if n := cl.sessions.Len(); n != 0 {
 		t.Fatalf("the store holds %d records after DELETE", n)
+	}
+}
+
+// slowBus is a bus.Memory whose subscribers hear each message late, as
+// the replicas of a loaded machine do: a replica may get the client's
+// next request before what the bus brings it.
+type slowBus struct {
+	*bus.Memory
+	delay time.Duration
+}
+
+func (b slowBus) Subscribe(ctx context.Context, topic string, deliver func([]byte)) (func(), error) {
+	return b.Memory.Subscribe(ctx, topic, func(msg []byte) {
+		time.Sleep(b.delay)
+		deliver(msg)
+	})
+}
+
+// uncounted hides a bus's PublishCount: a bus that cannot say how many
+// subscriptions took a message.
+type uncounted struct{ bus.Bus }
+
+// A DELETE is answered once no replica runs the session any more, on a
+// bus that counts its receivers, whichever replica it reaches: the one
+// that runs the session or one that does not. On a bus that cannot count
+// the session still ends everywhere, later.
+func TestReplicaDeleteEndsTheSessionEverywhereFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		counted bool
+		via     int  // the replica the DELETE reaches; 0 and 1 run the session
+		silent  bool // a subscriber that never confirms is counted: waited for until endConfirmWait
+	}{
+		{"on a replica that runs it", true, 1, false},
+		{"on a replica that does not", true, 2, false},
+		{"on a bus that cannot count", false, 1, false},
+		{"with a subscriber that never confirms", true, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := bus.NewMemory(0)
+			t.Cleanup(func() { m.Close() })
+			var b bus.Bus = slowBus{m, 50 * time.Millisecond}
+			if !tc.counted {
+				b = uncounted{b}
+			}
+			if tc.silent {
+				stop, err := m.Subscribe(t.Context(), DefaultBusTopic, func([]byte) {})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(stop)
+			}
+			cl := newClusterOn(t, 3, b, engines(t))
+			c := newClient(t, cl.servers[0])
+			c.initialize("2025-11-25", "")
+			if code, body := c.at(cl, 1).status("POST", callBody(1, "echo", `{"text":"hi"}`)); code != http.StatusOK {
+				t.Fatalf("call on replica 1: %d %s", code, body)
+			}
+			if code, body := c.at(cl, tc.via).status("DELETE", ""); code != http.StatusNoContent {
+				t.Fatalf("DELETE on replica %d: %d %s", tc.via, code, body)
+			}
+			gone := func() bool {
+				for _, h := range cl.handlers {
+					if h.byIDForTest(c.sid) != nil {
+						return false
+					}
+				}
+				return true
+			}
+			if !tc.counted {
+				eventually(t, "every replica ends the session", gone)
+			} else if !gone() {
+				t.Fatal("DELETE answered while a replica still runs the session")
+			}
+			for i := range cl.handlers {
+				if code, _ := c.at(cl, i).status("POST", callBody(9, "echo", `{"text":"hi"}`)); code != http.StatusNotFound {
+					t.Fatalf("call on replica %d after DELETE: %d, want 404", i, code)
+				}
+			}
+		})
+	}
+}
+
+// gatedSessions holds the first Get after armed, once it read the
+// record, until release is closed; held closes when it does.
+type gatedSessions struct {
+	*MemorySessionStore
+	armed   atomic.Bool
+	held    chan struct{}
+	release chan struct{}
+}
+
+func (g *gatedSessions) Get(ctx context.Context, id string) (SessionRecord, error) {
+	rec, err := g.MemorySessionStore.Get(ctx, id)
+	if g.armed.CompareAndSwap(true, false) {
+		close(g.held)
+		<-g.release
+	}
+	return rec, err
+}
+
+// A replica that read a session's record just before the DELETE, and so
+// heard its end before it ran the session, does not serve it after the
+// DELETE was answered.
+func TestReplicaAdoptingWhileTheSessionEnds(t *testing.T) {
+	b := bus.NewMemory(0)
+	t.Cleanup(func() { b.Close() })
+	store := &gatedSessions{MemorySessionStore: NewMemorySessionStore(), held: make(chan struct{}), release: make(chan struct{})}
+	events := NewMemoryEventStore(0, 0)
+	var hs []*Handler
+	var urls []string
+	for range 2 {
+		h, ts := serveEngine(t, newMCP(t), &HandlerOptions{Sessions: store, Events: events, Bus: b})
+		hs, urls = append(hs, h), append(urls, ts.URL)
+	}
+	c := &client{t: t, url: urls[0], hc: &http.Client{Timeout: 10 * time.Second}}
+	c.initialize("2025-11-25", "")
+
+	store.armed.Store(true)
+	adopter := *c
+	adopter.url = urls[1]
+	req := adopter.request(t.Context(), "POST", callBody(1, "echo", `{"text":"late"}`))
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := adopter.hc.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	<-store.held // replica 1 has read the record
+	if code, body := c.status("DELETE", ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE on replica 0: %d %s", code, body)
+	}
+	close(store.release)
+	if code := <-answered; code != http.StatusNotFound {
+		t.Fatalf("the call replica 1 took up before the DELETE, answered after it: %d, want 404", code)
+	}
+	if hs[1].byIDForTest(c.sid) != nil {
+		t.Fatal("replica 1 runs the deleted session")
 	}
 }
 
