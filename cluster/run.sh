@@ -16,7 +16,9 @@
 #                opened them, and Redis stopped (SIGSTOP) under requests.
 #                It kills and restarts replicas, so it runs last.
 #
-# It prints a verdict per check and exits non-zero when one fails.
+# It prints a verdict per check (for conformance, with its counts per
+# requirement set and the name of each check that failed) and exits
+# non-zero when one fails.
 #
 # Usage: cluster/run.sh [CHECK...]   (default: conformance interop failover)
 #
@@ -96,6 +98,10 @@ for c in "${checks[@]}"; do
 		while IFS= read -r line; do
 			verdicts+=("     $line")
 		done < <(grep -E '^server@[0-9-]+: ' "$dir/conformance.out" || true)
+		# and the checks that failed, by name, for a log read from its tail
+		while IFS= read -r line; do
+			verdicts+=("       failed: ${line#"${line%%[! ]*}"}")
+		done < <(awk '/^Failing and not in baseline.txt:/ { on = 1; next } on && /^  / { print; next } { on = 0 }' "$dir/conformance.out")
 		;;
 	interop)
 		(cd interop && npm ci --silent --no-audit --no-fund)
