@@ -475,6 +475,9 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request, identity any) 
 		httpError(w, http.StatusServiceUnavailable, "cannot bring the session up on this replica: "+err.Error())
 		return nil
 	}
+	if h.clustered() {
+		h.keepRecord(s)
+	}
 	return s
 }
 

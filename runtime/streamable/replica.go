@@ -250,13 +250,14 @@ func (h *Handler) relayed(s *session, frame []byte) {
 }
 
 // spawn runs f in a goroutine of the Handler with a bounded ctx, unless
-// maxRelays already run: then the message is dropped, as a bus drops
-// what a slow subscriber leaves.
+// maxRelays already run: then f is dropped, as a bus drops what a slow
+// subscriber leaves. f acts on a message from the bus, or on the stores
+// for a session (keepRecord).
 func (h *Handler) spawn(f func(ctx context.Context)) {
 	select {
 	case h.relays <- struct{}{}:
 	default:
-		h.log.Warn("streamable: dropped a message from the bus: too many being fed")
+		h.log.Warn("streamable: dropped work for the other replicas: too much of it running")
 		return
 	}
 	h.wg.Add(1)
@@ -524,6 +525,27 @@ func (h *Handler) dropRecord(ctx context.Context, id string) {
 	if h.clustered() {
 		h.announceEnd(ctx, id)
 	}
+}
+
+// recordKeepEvery is how often a replica reads the record of a session
+// it serves, which restarts the store's idle expiry (store/redis's
+// IdleTTL): a session in use on one replica alone, which reads its record
+// nowhere else, keeps the record another replica would bring it up from.
+var recordKeepEvery = 10 * time.Minute
+
+// keepRecord reads s's record in the background when this replica has not
+// for recordKeepEvery.
+func (h *Handler) keepRecord(s *session) {
+	now := time.Now().UnixNano()
+	last := s.recordRead.Load()
+	if now-last < int64(recordKeepEvery) || !s.recordRead.CompareAndSwap(last, now) {
+		return
+	}
+	h.spawn(func(ctx context.Context) {
+		if _, err := h.sessions.Get(ctx, s.id); err != nil {
+			h.log.Debug("streamable: cannot read the record of a session in use", "session", s.id, "err", err)
+		}
+	})
 }
 
 // ending counts the replicas that confirmed the end of a session this

@@ -288,6 +288,44 @@ func TestReplicaAdoptingWhileTheSessionEnds(t *testing.T) {
 	}
 }
 
+// countedSessions counts the reads of its records.
+type countedSessions struct {
+	*MemorySessionStore
+	gets atomic.Int64
+}
+
+func (c *countedSessions) Get(ctx context.Context, id string) (SessionRecord, error) {
+	c.gets.Add(1)
+	return c.MemorySessionStore.Get(ctx, id)
+}
+
+// A replica serving a session reads its record now and then, which keeps a
+// store's idle expiry from dropping the record of a session in use on that
+// replica alone; not on every request.
+func TestReplicaKeepsTheRecordOfASessionInUse(t *testing.T) {
+	b := bus.NewMemory(0)
+	t.Cleanup(func() { b.Close() })
+	store := &countedSessions{MemorySessionStore: NewMemorySessionStore()}
+	_, ts := serveEngine(t, newMCP(t), &HandlerOptions{Sessions: store, Events: NewMemoryEventStore(0, 0), Bus: b})
+	c := newClient(t, ts)
+	c.initialize("2025-11-25", "")
+	for i := range 5 {
+		if code, body := c.status("POST", callBody(i+1, "echo", `{"text":"hi"}`)); code != http.StatusOK {
+			t.Fatalf("call %d: %d %s", i+1, code, body)
+		}
+	}
+	if n := store.gets.Load(); n != 0 {
+		t.Fatalf("5 calls on the session's replica read its record %d times, want none within recordKeepEvery", n)
+	}
+
+	defer func(every time.Duration) { recordKeepEvery = every }(recordKeepEvery)
+	recordKeepEvery = 0
+	if code, body := c.status("POST", callBody(6, "echo", `{"text":"hi"}`)); code != http.StatusOK {
+		t.Fatalf("call 6: %d %s", code, body)
+	}
+	eventually(t, "a read of the record once recordKeepEvery has passed", func() bool { return store.gets.Load() > 0 })
+}
+
 func TestReplicaRefusesAnotherOwnersSession(t *testing.T) {
 	b := bus.NewMemory(0)
 	t.Cleanup(func() { b.Close() })

@@ -36,6 +36,7 @@ type session struct {
 	ready      chan struct{} // closed once an adopted session is brought up; nil otherwise
 	readyErr   error         // why it could not be, set before ready is closed
 	terminated atomic.Bool   // the client deleted it: its record goes too
+	recordRead atomic.Int64  // unix nanoseconds this replica last read the record (keepRecord)
 	// clientReady says the engine was fed notifications/initialized, by
 	// the client or by initializeOnce; guarded by mu.
 	clientReady bool
@@ -141,6 +142,7 @@ func newSession(h *Handler, id string) *session {
 	if h.clustered() && id != "" {
 		s.base = randomBase()
 		s.nextStream = s.base
+		s.recordRead.Store(time.Now().UnixNano())
 	}
 	s.touch()
 	return s

@@ -25,9 +25,10 @@ type SessionOptions struct {
 	// Prefix starts every key; empty means DefaultSessionPrefix.
 	Prefix string
 	// IdleTTL is how long a record is kept after its last Create, Get or
-	// Update; zero or less means DefaultSessionIdleTTL. A live session is
-	// read on every request, so this only drops the records of sessions
-	// whose replica died before it could Delete them.
+	// Update; zero or less means DefaultSessionIdleTTL. A replica reads
+	// the record of a session in use every ten minutes, so an IdleTTL
+	// well above that only drops the records of sessions whose replicas
+	// ended without a Delete.
 	IdleTTL time.Duration
 }
 
