@@ -85,12 +85,12 @@ if [[ $store == redis ]]; then
 	echo $! >"$dir/redis.pid"
 	up=0
 	for _ in $(seq 100); do
-		if { exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'PING\r\n' >&3 && IFS= read -r -t 1 line <&3 && [[ $line == +PONG* ]]; } 2>/dev/null; then
-			exec 3>&-
+		# In a subshell: an exec with redirections alone, and the 2>/dev/null
+		# around it, would stay on this shell, whose errors would go nowhere.
+		if (exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'PING\r\n' >&3 && IFS= read -r -t 1 line <&3 && [[ $line == +PONG* ]]) 2>/dev/null; then
 			up=1
 			break
 		fi
-		exec 3>&- 2>/dev/null || true
 		sleep 0.1
 	done
 	((up)) || { echo "cluster: redis-server does not answer PING on $redis_addr" >&2; exit 1; }
