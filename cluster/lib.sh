@@ -1,12 +1,18 @@
 # Helpers shared by up.sh, replica.sh and down.sh; sourced, not run.
 
 # free_port prints a localhost TCP port nobody listens on, other than the
-# ports given as arguments. Another process may take it before it is
-# used; the callers fail then rather than guess.
+# ports given as arguments, below the kernel's ephemeral range: a port in
+# that range may be the local end of an outgoing connection (a replica's
+# to Redis, a client's to nginx) by the time it is listened on, and the
+# listen fails with "address already in use". Another process may still
+# take the port before it is used; the callers fail then rather than
+# guess.
 free_port() {
-	local port taken
+	local port taken low=32768
+	read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+	((low > 12000)) || low=32768 # a range starting that low leaves no room below: the default's
 	for _ in $(seq 200); do
-		port=$((20000 + RANDOM % 40000))
+		port=$((10000 + RANDOM % (low - 10000)))
 		taken=0
 		for p in "$@"; do [[ $p == "$port" ]] && taken=1; done
 		((taken)) && continue
