@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 
 	"github.com/mcpgen/mcpgen/runtime/server"
@@ -12,20 +13,21 @@ import (
 // endpoint is the path of the MCP endpoint.
 const endpoint = "/mcp"
 
-// serveHTTP serves srv over Streamable HTTP at http://addr/mcp until ctx
-// ends; behind bearer tokens when am is not nil, with the sessions and
+// serveHTTP serves srv over Streamable HTTP at /mcp on the connections ln
+// accepts until ctx ends, and closes ln; behind bearer tokens when am is not nil, with the sessions and
 // events in Redis when sh is not nil.
-func serveHTTP(ctx context.Context, srv *server.Server, addr string, log *slog.Logger, am *authMode, sh *shared) error {
+func serveHTTP(ctx context.Context, srv *server.Server, ln net.Listener, log *slog.Logger, am *authMode, sh *shared) error {
 	if am != nil {
 		am.shared = sh
 		g, err := am.handler(srv, log)
 		if err != nil {
+			ln.Close()
 			return err
 		}
-		return streamable.ListenAndServe(ctx, addr, g)
+		return streamable.Serve(ctx, ln, g, nil)
 	}
 	h := streamable.NewHandler(srv, sh.handlerOptions(&streamable.HandlerOptions{Logger: log}))
-	return streamable.ListenAndServe(ctx, addr, onlyAt{endpoint, h})
+	return streamable.Serve(ctx, ln, onlyAt{endpoint, h}, nil)
 }
 
 // onlyAt serves h at one path and 404 elsewhere. It passes Shutdown and

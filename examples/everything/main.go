@@ -37,10 +37,13 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
 
 func main() {
@@ -123,8 +126,13 @@ func main() {
 		log.Info("serving on stdio")
 		err = e.srv.ServeStdio(ctx)
 	} else {
-		log.Info("serving Streamable HTTP", "url", "http://"+*httpAddr+"/mcp")
-		err = serveHTTP(ctx, e.srv, *httpAddr, log, authOn, sh)
+		// Listening first, so that the URL logged is served, with the
+		// port the system chose for ":0".
+		var ln net.Listener
+		if ln, err = streamable.Listen(*httpAddr); err == nil {
+			log.Info("serving Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp")
+			err = serveHTTP(ctx, e.srv, ln, log, authOn, sh)
+		}
 	}
 	// The tasks still running are cancelled; their handlers get a moment
 	// to return.
