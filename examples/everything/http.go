@@ -14,8 +14,8 @@ import (
 const endpoint = "/mcp"
 
 // serveHTTP serves srv over Streamable HTTP at /mcp on the connections ln
-// accepts until ctx ends, and closes ln; behind bearer tokens when am is not nil, with the sessions and
-// events in Redis when sh is not nil.
+// accepts until ctx ends, and closes ln; behind bearer tokens when am is
+// not nil, with the sessions and events in Redis when sh is not nil.
 func serveHTTP(ctx context.Context, srv *server.Server, ln net.Listener, log *slog.Logger, am *authMode, sh *shared) error {
 	if am != nil {
 		am.shared = sh
