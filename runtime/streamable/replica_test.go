@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -262,6 +263,9 @@ func TestReplicaAdoptingWhileTheSessionEnds(t *testing.T) {
 	c.initialize("2025-11-25", "")
 
 	store.armed.Store(true)
+	var once sync.Once
+	release := func() { once.Do(func() { close(store.release) }) }
+	t.Cleanup(release) // a failure below must not leave replica 1 held, nor its Close waiting
 	adopter := *c
 	adopter.url = urls[1]
 	req := adopter.request(t.Context(), "POST", callBody(1, "echo", `{"text":"late"}`))
@@ -279,7 +283,7 @@ func TestReplicaAdoptingWhileTheSessionEnds(t *testing.T) {
 	if code, body := c.status("DELETE", ""); code != http.StatusNoContent {
 		t.Fatalf("DELETE on replica 0: %d %s", code, body)
 	}
-	close(store.release)
+	release()
 	if code := <-answered; code != http.StatusNotFound {
 		t.Fatalf("the call replica 1 took up before the DELETE, answered after it: %d, want 404", code)
 	}
