@@ -11,7 +11,9 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,9 +77,12 @@ type ClientTransport struct {
 	url   string
 	hc    *http.Client
 	ownHC bool
-	hdr   http.Header
-	log   *slog.Logger
-	max   int
+	// rt is hc's transport when hc is the transport's own, which has no
+	// timeout, cookie jar or redirect policy: do sends on it directly.
+	rt  http.RoundTripper
+	hdr http.Header
+	log *slog.Logger
+	max int
 
 	ctx    context.Context // ends on Close; bounds every request
 	cancel context.CancelFunc
@@ -122,7 +127,7 @@ func NewClientTransport(url string, opts *ClientOptions) *ClientTransport {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = tr.MaxIdleConns
 		t.hc = &http.Client{Transport: tr}
-		t.ownHC = true
+		t.ownHC, t.rt = true, tr
 	}
 	t.hdr = o.Header.Clone()
 	t.log = o.Logger
@@ -325,7 +330,7 @@ func (t *ClientTransport) terminate(sid, version string) {
 	if err != nil {
 		return
 	}
-	resp, err := t.hc.Do(req)
+	resp, err := t.do(req)
 	if err != nil {
 		t.log.Warn("streamable: cannot end the session", "session", sid, "err", err)
 		return
@@ -406,7 +411,7 @@ func (t *ClientTransport) post(ctx context.Context, frame []byte, sent func()) (
 	if err != nil {
 		return nil, sid, err
 	}
-	resp, err = t.hc.Do(req)
+	resp, err = t.do(req)
 	if err != nil {
 		return nil, sid, fmt.Errorf("streamable: POST %s: %w", t.url, err)
 	}
@@ -669,4 +674,50 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// do sends req and returns the server's response. Through the
+// transport's own HTTP client it goes to the connection pool directly,
+// sparing the copies of the request's URL and headers that http.Client
+// makes for each request in case it is redirected; a redirect, seldom
+// met on an MCP endpoint, is then followed by the client, with the body
+// sent again. A client given in ClientOptions is used as it is, with its
+// own policies.
+func (t *ClientTransport) do(req *http.Request) (*http.Response, error) {
+	if t.rt == nil {
+		return t.hc.Do(req)
+	}
+	resp, err := t.rt.RoundTrip(req)
+	if err != nil {
+		return nil, &url.Error{Op: urlErrorOp(req.Method), URL: req.URL.String(), Err: err}
+	}
+	if !redirect(resp) || req.Body != nil && req.GetBody == nil {
+		return resp, nil
+	}
+	resp.Body.Close()
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		if again.Body, err = req.GetBody(); err != nil {
+			return nil, err
+		}
+	}
+	return t.hc.Do(again)
+}
+
+// redirect reports whether http.Client would follow resp.
+func redirect(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return resp.Header.Get("Location") != ""
+	}
+	return false
+}
+
+// urlErrorOp is the Op of http.Client's errors: the method, capitalized
+// as in "Post".
+func urlErrorOp(method string) string {
+	if method == "" {
+		return "Get"
+	}
+	return method[:1] + strings.ToLower(method[1:])
 }

@@ -239,7 +239,7 @@ func (t *ClientTransport) runCall(x *exchange) {
 		h.Set(mcpheader.Name, mcpheader.Encode(c.name))
 	}
 	mcpheader.SetHeaders(h, c.params, c.args)
-	resp, err := t.hc.Do(req)
+	resp, err := t.do(req)
 	x.markSent()
 	if err != nil {
 		if c.ctx.Err() == nil {

@@ -134,7 +134,7 @@ func (t *ClientTransport) get(ctx context.Context, lastEventID string) (*http.Re
 	if err != nil {
 		return nil, err
 	}
-	resp, err := t.hc.Do(req)
+	resp, err := t.do(req)
 	if err != nil {
 		return nil, fmt.Errorf("streamable: GET %s: %w", t.url, err)
 	}
@@ -258,7 +258,7 @@ func (t *ClientTransport) reinitialize(ctx context.Context, stale string) error 
 	if err != nil {
 		return fail(err)
 	}
-	resp, err := t.hc.Do(req)
+	resp, err := t.do(req)
 	if err != nil {
 		return fail(err)
 	}
@@ -272,7 +272,7 @@ func (t *ClientTransport) reinitialize(ctx context.Context, stale string) error 
 	if err != nil {
 		return fail(err)
 	}
-	resp, err = t.hc.Do(req)
+	resp, err = t.do(req)
 	if err != nil {
 		return fail(err)
 	}

@@ -426,3 +426,37 @@ func legacy(opts *mcpclient.Options) *mcpclient.Options {
 	opts.Era = mcp.EraLegacy
 	return opts
 }
+
+// TestClientFollowsRedirects serves the endpoint behind a redirect, as a
+// server mounted at /mcp/ answers /mcp: the transport's own HTTP client
+// sends on its connection pool directly and must still follow it, body
+// and all, in a legacy session and for 2026-07-28 calls.
+func TestClientFollowsRedirects(t *testing.T) {
+	h, _ := serve(t, nil)
+	var redirected atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		redirected.Add(1)
+		http.Redirect(w, r, "/mcp/", http.StatusTemporaryRedirect)
+	})
+	mux.Handle("/mcp/", h)
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	for _, opts := range []*mcpclient.Options{legacy(nil), nil} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		tr := NewClientTransport(ts.URL+"/mcp", nil)
+		sess, err := mcpclient.New(mcp.Implementation{Name: "client-test", Version: "1"}, opts).Connect(ctx, tr)
+		if err != nil {
+			t.Fatalf("Connect: %v", err)
+		}
+		before := redirected.Load()
+		if got := callText(t, sess, "echo", `{"text":"moved"}`); got != "moved" {
+			t.Errorf("%s: echo = %q", sess.ProtocolVersion(), got)
+		}
+		if redirected.Load() == before {
+			t.Errorf("%s: the call did not go through the redirect", sess.ProtocolVersion())
+		}
+		sess.Close()
+	}
+}
