@@ -32,17 +32,18 @@
 // what the gateway spends per call; over stdio, that less what an mcpgen
 // client spends on a call to a stdio server.
 //
-// A second table sets the gateway against a bare HTTP hop in its place,
-// in this process too: over HTTP a reverse proxy that copies bytes, over
-// stdio (2026-07-28 rows) a relay that hands each request to a client
-// session of the upstream. What the hop costs is what any HTTP
-// intermediary costs on this machine; what the gateway costs beyond it
-// is its own. With few cores the load, the hop and the upstream share,
+// Two more tables set the gateway against a bare hop in its place, in
+// this process too. Over HTTP, a reverse proxy that copies bytes: what
+// any HTTP intermediary costs on this machine. In the 2026-07-28 rows of
+// both transports, a relay that hands each request to an mcpgen client
+// session of the upstream: what an intermediary built on mcpgen's client
+// costs, so that what the gateway costs beyond it is its engine and its
+// governance. With few cores the load, the hop and the upstream share,
 // 16 clients of the 2 ms tool keep the processors busy in waves, and
 // throughput follows the processor time per call more than the tool's
 // 2 ms.
 //
-// A third table has the stdio rows again with the gateway served over
+// A last table has the stdio rows again with the gateway served over
 // stdio (serve --stdio) as a process of its own, the way a client that
 // starts its servers as processes runs it: the callers share one client
 // session to it, as they share the direct one, so neither way has an
@@ -162,7 +163,8 @@ type row struct {
 	era             era
 	clients         int
 	direct, gateway []sample // a sample per round
-	proxy           []sample // through a bare HTTP hop (viaProxy), for the rows that have one
+	proxy           []sample // through a reverse proxy (viaProxy), over HTTP
+	relay           []sample // through a relay to an mcpgen client session (viaRelay), 2026-07-28
 	gatewayStdio    []sample // through the gateway served over stdio (viaGatewayStdio), over stdio
 	pipe            []sample // through a process copying bytes (viaPipe), over stdio
 }
@@ -258,6 +260,8 @@ func measureRow(ctx context.Context, r *rig, x *row, d time.Duration, rounds int
 				x.gateway = append(x.gateway, s)
 			case viaProxy:
 				x.proxy = append(x.proxy, s)
+			case viaRelay:
+				x.relay = append(x.relay, s)
 			case viaGatewayStdio:
 				x.gatewayStdio = append(x.gatewayStdio, s)
 			case viaPipe:
@@ -323,14 +327,17 @@ func micros(s sample, q float64) float64 {
 }
 
 // printRows writes the latency and throughput tables in Markdown: the
-// gateway against the upstream directly, then against a bare HTTP hop in
-// its place (viaProxy), then served over stdio against a process copying
-// bytes in its place (viaPipe), for the rows that have them.
+// gateway against the upstream directly, then against a reverse proxy
+// (viaProxy) and a relay (viaRelay) in its place, then served over stdio
+// against a process copying bytes in its place (viaPipe), for the rows
+// that have them.
 func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
 	fmt.Fprintf(w, "Tool calls through mcpgen-gateway against the upstream directly: median of %d runs of %v each way; latencies in µs\n\n", rounds, d)
 	printAgainstDirect(w, rows, func(x *row) []sample { return x.gateway }, true)
 	printAgainstHop(w, rows, "proxy", func(x *row) []sample { return x.proxy }, func(x *row) []sample { return x.gateway }, true,
-		"The rows again with a bare HTTP hop in the gateway's place, which only passes requests on: over HTTP a reverse proxy copying bytes, over stdio (2026-07-28 only) a relay to an mcpgen client session of the upstream. What any HTTP intermediary costs here, against what the gateway costs")
+		"The HTTP rows again with a reverse proxy in the gateway's place, copying bytes: what any HTTP intermediary costs here, against what the gateway costs")
+	printAgainstHop(w, rows, "relay", func(x *row) []sample { return x.relay }, func(x *row) []sample { return x.gateway }, true,
+		"The 2026-07-28 rows again with a relay in the gateway's place: a bare HTTP handler handing each request to an mcpgen client session of the upstream. What an intermediary built on mcpgen's client costs before it does anything of its own; what the gateway costs beyond it is its engine and governance")
 	printAgainstHop(w, rows, "pipe", func(x *row) []sample { return x.pipe }, func(x *row) []sample { return x.gatewayStdio }, false,
 		"The stdio rows with the gateway served over stdio (mcpgen-gateway serve --stdio), a process of its own in front of the upstream process, as a client that starts its servers as processes would run it, against a pipe in its place: a process that starts the upstream and copies bytes both ways. The callers share one session each way; both hops spend their processor time in their own process, so it has no column here")
 }

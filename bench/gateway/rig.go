@@ -28,12 +28,15 @@ const (
 
 var transports = []string{overStdio, overHTTP}
 
-// The ways to the upstream a row compares. viaProxy is a bare HTTP hop
-// in the gateway's place, which does nothing but pass requests on: over
-// HTTP a reverse proxy copying bytes (startProxy), over stdio a relay
-// handing each 2026-07-28 request to an mcpgen client session of the
-// upstream (startRelay). It is the least an HTTP intermediary costs on
-// this machine, against which the gateway's own cost shows.
+// The ways to the upstream a row compares. viaProxy, over HTTP only, is
+// a reverse proxy in the gateway's place copying bytes (startProxy): the
+// least an HTTP intermediary costs on this machine.
+//
+// viaRelay, for 2026-07-28 rows over either transport, is a bare HTTP
+// handler in the gateway's place handing each request to an mcpgen
+// client session of the upstream (startRelay): what an intermediary
+// built on mcpgen's client costs before it does anything of its own, so
+// that what the gateway costs beyond it is its engine and governance.
 //
 // viaGatewayStdio, over stdio only, is the gateway served over stdio
 // (mcpgen-gateway serve --stdio) as a process of its own, which the
@@ -49,18 +52,21 @@ const (
 	viaDirect       = "direct"
 	viaGateway      = "gateway"
 	viaProxy        = "proxy"
+	viaRelay        = "relay"
 	viaGatewayStdio = "gateway-stdio"
 	viaPipe         = "pipe"
 )
 
 // ways returns the ways a row of transport and era is measured: the
-// stdio relay serves 2026-07-28 requests only, which need no session.
+// relay serves 2026-07-28 requests only, which need no session.
 func ways(transport string, e era) []string {
 	switch {
+	case transport == overHTTP && e == modern:
+		return []string{viaDirect, viaGateway, viaProxy, viaRelay}
 	case transport == overHTTP:
 		return []string{viaDirect, viaGateway, viaProxy}
 	case e == modern:
-		return []string{viaDirect, viaGateway, viaProxy, viaGatewayStdio, viaPipe}
+		return []string{viaDirect, viaGateway, viaRelay, viaGatewayStdio, viaPipe}
 	}
 	return []string{viaDirect, viaGateway, viaGatewayStdio, viaPipe}
 }
@@ -80,9 +86,15 @@ type rig struct {
 	stop   context.CancelFunc
 	served chan error
 
-	proxy    *http.Server    // the reverse proxy over HTTP, the relay over stdio
-	proxyTr  *http.Transport // over HTTP
+	proxy    *http.Server // the reverse proxy, over HTTP
+	proxyTr  *http.Transport
 	proxyURL string
+
+	relay    *http.Server
+	relayURL string
+	// relayHTTP is the relay's client session over HTTP; over stdio it
+	// is the direct 2026-07-28 session of procs.
+	relayHTTP *client.Session
 
 	up *httpUpstream // over HTTP
 	// procs are the client sessions with processes of this program over
@@ -116,6 +128,12 @@ func newRig(ctx context.Context, transport string) (r *rig, err error) {
 		if err := r.startProxy(); err != nil {
 			return nil, err
 		}
+		if r.relayHTTP, err = connectHTTP(ctx, r.up.url); err != nil {
+			return nil, err
+		}
+		if err := r.startRelay(r.relayHTTP); err != nil {
+			return nil, err
+		}
 		upstreamYAML = fmt.Sprintf("        url: %q\n", r.up.url)
 	case overStdio:
 		argv, env, err := upstreamCommand("stdio")
@@ -123,7 +141,11 @@ func newRig(ctx context.Context, transport string) (r *rig, err error) {
 			return nil, err
 		}
 		upstreamYAML = fmt.Sprintf("        command: [%q]\n        env: {%s: %s}\n", argv[0], upstreamEnv, env[len(upstreamEnv)+1:])
-		if err := r.startRelay(ctx); err != nil {
+		s, err := r.procSession(ctx, viaDirect, modern)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.startRelay(s); err != nil {
 			return nil, err
 		}
 	default:
@@ -209,20 +231,16 @@ func (r *rig) startProxy() error {
 // allocates no more than it must.
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// startRelay serves the relay to the direct 2026-07-28 stdio session on
+// startRelay serves the relay to the 2026-07-28 client session s on
 // loopback: each POST is one request, whose params go to the upstream as
 // they came (Session.Forward) and whose raw result comes back as the
 // response, as JSON.
-func (r *rig) startRelay(ctx context.Context) error {
-	s, err := r.procSession(ctx, viaDirect, modern)
-	if err != nil {
-		return err
-	}
+func (r *rig) startRelay(s *client.Session) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	r.proxy = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, in *http.Request) {
+	r.relay = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, in *http.Request) {
 		body, err := io.ReadAll(in.Body)
 		if err != nil {
 			return
@@ -245,9 +263,22 @@ func (r *rig) startRelay(ctx context.Context) error {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(out)
 	})}
-	r.proxyURL = "http://" + ln.Addr().String() + "/mcp"
-	go func() { _ = r.proxy.Serve(ln) }()
+	r.relayURL = "http://" + ln.Addr().String() + "/mcp"
+	go func() { _ = r.relay.Serve(ln) }()
 	return nil
+}
+
+// connectHTTP opens a 2026-07-28 client session with the HTTP upstream at
+// url, for the relay.
+func connectHTTP(ctx context.Context, url string) (*client.Session, error) {
+	t := streamable.NewClientTransport(url, nil)
+	opts := &client.Options{ProtocolVersion: mcp.ProtocolVersion(modern)}
+	s, err := client.New(mcp.Implementation{Name: "bench-gateway-relay", Version: "1"}, opts).Connect(ctx, t)
+	if err != nil {
+		_ = t.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // url is where HTTP callers of via go; "" for a direct stdio upstream.
@@ -257,6 +288,8 @@ func (r *rig) url(via string) string {
 		return r.gwURL
 	case via == viaProxy:
 		return r.proxyURL
+	case via == viaRelay:
+		return r.relayURL
 	case r.transport == overHTTP:
 		return r.up.url
 	}
@@ -366,6 +399,12 @@ func (r *rig) close() error {
 	}
 	if r.proxyTr != nil {
 		r.proxyTr.CloseIdleConnections()
+	}
+	if r.relay != nil {
+		errs = append(errs, r.relay.Close())
+	}
+	if r.relayHTTP != nil {
+		errs = append(errs, r.relayHTTP.Close())
 	}
 	r.hc.CloseIdleConnections()
 	if r.up != nil {
