@@ -75,6 +75,7 @@ const defaultRetry = time.Second
 // that the caller waiting for it learns why.
 type ClientTransport struct {
 	url   string
+	shown string // url with any password in it hidden, for messages
 	hc    *http.Client
 	ownHC bool
 	// rt is hc's transport when hc is the transport's own, which has no
@@ -113,7 +114,7 @@ type incomingFrame struct {
 // NewClientTransport returns a transport to the MCP endpoint at url. Nil
 // opts are the zero ClientOptions. Nothing is sent before the first Write.
 func NewClientTransport(url string, opts *ClientOptions) *ClientTransport {
-	t := &ClientTransport{url: url, frames: make(chan incomingFrame), waiting: make(map[string]*exchange)}
+	t := &ClientTransport{url: url, shown: redactURL(url), frames: make(chan incomingFrame), waiting: make(map[string]*exchange)}
 	var o ClientOptions
 	if opts != nil {
 		o = *opts
@@ -413,7 +414,7 @@ func (t *ClientTransport) post(ctx context.Context, frame []byte, sent func()) (
 	}
 	resp, err = t.do(req)
 	if err != nil {
-		return nil, sid, fmt.Errorf("streamable: POST %s: %w", t.url, err)
+		return nil, sid, fmt.Errorf("streamable: POST %s: %w", t.shown, err)
 	}
 	return resp, sid, nil
 }
@@ -689,7 +690,7 @@ func (t *ClientTransport) do(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.rt.RoundTrip(req)
 	if err != nil {
-		return nil, &url.Error{Op: urlErrorOp(req.Method), URL: req.URL.String(), Err: err}
+		return nil, &url.Error{Op: urlErrorOp(req.Method), URL: req.URL.Redacted(), Err: err}
 	}
 	if !redirect(resp) || req.Body != nil && req.GetBody == nil {
 		return resp, nil
@@ -702,6 +703,16 @@ func (t *ClientTransport) do(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return t.hc.Do(again)
+}
+
+// redactURL returns rawURL with the password of its user information,
+// if any, hidden, as http.Client shows URLs in its errors.
+func redactURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL
+	}
+	return u.Redacted()
 }
 
 // redirect reports whether http.Client would follow resp.

@@ -243,7 +243,7 @@ func (t *ClientTransport) runCall(x *exchange) {
 	x.markSent()
 	if err != nil {
 		if c.ctx.Err() == nil {
-			t.fail(x, jsonrpc.CodeInternalError, "streamable: POST "+t.url+": "+err.Error(), nil)
+			t.fail(x, jsonrpc.CodeInternalError, "streamable: POST "+t.shown+": "+err.Error(), nil)
 		}
 		return
 	}

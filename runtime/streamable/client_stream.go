@@ -136,7 +136,7 @@ func (t *ClientTransport) get(ctx context.Context, lastEventID string) (*http.Re
 	}
 	resp, err := t.do(req)
 	if err != nil {
-		return nil, fmt.Errorf("streamable: GET %s: %w", t.url, err)
+		return nil, fmt.Errorf("streamable: GET %s: %w", t.shown, err)
 	}
 	return resp, nil
 }

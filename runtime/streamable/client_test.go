@@ -460,3 +460,29 @@ func TestClientFollowsRedirects(t *testing.T) {
 		sess.Close()
 	}
 }
+
+// TestClientErrorsHidePasswords connects to an endpoint whose URL carries
+// a password, where nothing listens: the errors name the endpoint with
+// the password hidden, in both eras and over HTTP+SSE.
+func TestClientErrorsHidePasswords(t *testing.T) {
+	const endpoint = "http://user:s3cret@127.0.0.1:1/mcp"
+	transports := []func() jsonrpc.Transport{
+		func() jsonrpc.Transport { return NewClientTransport(endpoint, nil) },
+		func() jsonrpc.Transport { return NewClientTransport(endpoint, nil) },
+		func() jsonrpc.Transport { return NewLegacyClientTransport(endpoint, nil) },
+	}
+	for i, opts := range []*mcpclient.Options{nil, legacy(nil), legacy(nil)} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := mcpclient.New(mcp.Implementation{Name: "client-test", Version: "1"}, opts).Connect(ctx, transports[i]())
+		cancel()
+		if err == nil {
+			t.Fatalf("%d: Connect succeeded with nothing listening", i)
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%d: the error shows the password: %v", i, err)
+		}
+		if !strings.Contains(err.Error(), "127.0.0.1:1") {
+			t.Errorf("%d: the error does not name the endpoint: %v", i, err)
+		}
+	}
+}

@@ -45,9 +45,10 @@ func NewLegacyClientTransport(sseURL string, opts *LegacyClientOptions) jsonrpc.
 // goroutine reads the stream; it starts with the first Read or Write and
 // ends with the stream, which Close cuts.
 type legacyClient struct {
-	url  string
-	opts LegacyClientOptions
-	hc   *http.Client
+	url   string
+	shown string // url with any password in it hidden, for messages
+	opts  LegacyClientOptions
+	hc    *http.Client
 
 	ctx    context.Context // the stream's; ends on Close
 	cancel context.CancelFunc
@@ -69,6 +70,7 @@ type legacyIncoming struct {
 func newLegacyClient(sseURL string, opts *LegacyClientOptions) *legacyClient {
 	c := &legacyClient{
 		url:   sseURL,
+		shown: redactURL(sseURL),
 		done:  make(chan struct{}),
 		ready: make(chan struct{}),
 		in:    make(chan legacyIncoming),
@@ -205,7 +207,7 @@ func (c *legacyClient) read() error {
 		return newLegacyStatusError("GET", resp)
 	}
 	if t, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); t != "text/event-stream" {
-		return fmt.Errorf("GET %s: the response is %q, not an SSE stream", c.url, resp.Header.Get("Content-Type"))
+		return fmt.Errorf("GET %s: the response is %q, not an SSE stream", c.shown, resp.Header.Get("Content-Type"))
 	}
 	events := newEventScanner(resp.Body, int(c.opts.MaxMessageBytes))
 	for {
@@ -215,7 +217,7 @@ func (c *legacyClient) read() error {
 				return err
 			}
 			if c.endpoint == nil {
-				return fmt.Errorf("GET %s: the stream ended without an endpoint event", c.url)
+				return fmt.Errorf("GET %s: the stream ended without an endpoint event", c.shown)
 			}
 			return io.EOF
 		}
@@ -228,7 +230,7 @@ func (c *legacyClient) read() error {
 		}
 		if c.endpoint == nil {
 			if ev.tooLarge || name != "endpoint" {
-				return fmt.Errorf("GET %s: the first event is %q, not endpoint: not an MCP HTTP+SSE server", c.url, name)
+				return fmt.Errorf("GET %s: the first event is %q, not endpoint: not an MCP HTTP+SSE server", c.shown, name)
 			}
 			ep, err := legacyEndpoint(base, string(ev.data))
 			if err != nil {
