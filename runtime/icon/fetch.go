@@ -162,6 +162,13 @@ func (p *Policy) download(ctx context.Context, src string, u *url.URL) ([]byte, 
 	if err != nil {
 		return nil, "", fmt.Errorf("icon %s: read body: %w", describe(src), err)
 	}
+	// A request ended while the server was answering can still come back
+	// with the answer: closing a TLS connection tells the server first,
+	// which may answer before the socket closes. The caller who ended it
+	// learns that, not what the answer was.
+	if err := ctx.Err(); err != nil {
+		return nil, "", fmt.Errorf("icon %s: GET: %w", describe(src), err)
+	}
 	if int64(len(body)) > limit {
 		return nil, "", refuse(src, ErrTooLarge, "body over %d bytes", limit)
 	}
