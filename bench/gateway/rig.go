@@ -271,9 +271,13 @@ func (r *rig) startRelay(s *client.Session) error {
 // connectHTTP opens a 2026-07-28 client session with the HTTP upstream at
 // url, for the relay.
 func connectHTTP(ctx context.Context, url string) (*client.Session, error) {
-	t := streamable.NewClientTransport(url, nil)
-	opts := &client.Options{ProtocolVersion: mcp.ProtocolVersion(modern)}
-	s, err := client.New(mcp.Implementation{Name: "bench-gateway-relay", Version: "1"}, opts).Connect(ctx, t)
+	return connect(ctx, streamable.NewClientTransport(url, nil), modern)
+}
+
+// connect opens a client session of era over t, closing t if it fails.
+func connect(ctx context.Context, t jsonrpc.Transport, e era) (*client.Session, error) {
+	opts := &client.Options{ProtocolVersion: mcp.ProtocolVersion(e)}
+	s, err := client.New(mcp.Implementation{Name: "bench-gateway", Version: "1"}, opts).Connect(ctx, t)
 	if err != nil {
 		_ = t.Close()
 		return nil, err
@@ -370,13 +374,7 @@ func connectProcess(ctx context.Context, mode string, e era, env ...string) (*cl
 	if err != nil {
 		return nil, err
 	}
-	opts := &client.Options{ProtocolVersion: mcp.ProtocolVersion(e)}
-	s, err := client.New(mcp.Implementation{Name: "bench-gateway", Version: "1"}, opts).Connect(ctx, t)
-	if err != nil {
-		_ = t.Close()
-		return nil, err
-	}
-	return s, nil
+	return connect(ctx, t, e)
 }
 
 // close stops everything the rig started.
