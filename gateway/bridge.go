@@ -126,9 +126,13 @@ func bridge[R any](ctx context.Context, u *upstream, down *mcp.RequestMetaObject
 			if c.wants {
 				_ = c.s.Flush(uctx)
 			}
+			// Untracked before the round sees the result: the client's
+			// next call may follow at once, and a request or log message
+			// of the upstream's is forwarded only while a single call is
+			// in flight.
+			c.done()
 			p.res, p.err = r, err
 			close(p.done)
-			c.done()
 		}()
 	}
 	select {

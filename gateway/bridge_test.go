@@ -286,6 +286,16 @@ func TestEraBridge(t *testing.T) {
 			if got := callText(t, d.s, "all"); got != "accept/m1/2" {
 				t.Errorf("all: %q", got)
 			}
+			// A call that has answered is no longer in flight: the next
+			// may start at once, and the upstream's requests and log
+			// messages are forwarded only while a single call is.
+			u := g.virtuals["default"].ups[0]
+			u.mu.Lock()
+			inFlight := len(u.calls)
+			u.mu.Unlock()
+			if inFlight != 0 {
+				t.Errorf("%d calls still tracked once they have answered", inFlight)
+			}
 			if got := d.snapshot(&d.asked); !slices.Equal(got, []string{"elicit", "sample", "roots", "elicit", "sample", "roots"}) {
 				t.Errorf("the client was asked %q", got)
 			}
