@@ -77,9 +77,9 @@ type ClientTransport struct {
 	url   string
 	shown string // url with any password in it hidden, for messages
 	hc    *http.Client
-	ownHC bool
 	// rt is hc's transport when hc is the transport's own, which has no
-	// timeout, cookie jar or redirect policy: do sends on it directly.
+	// timeout, cookie jar or redirect policy: do sends on it directly,
+	// and Close drops its idle connections. Nil for a given client.
 	rt  http.RoundTripper
 	hdr http.Header
 	log *slog.Logger
@@ -128,7 +128,7 @@ func NewClientTransport(url string, opts *ClientOptions) *ClientTransport {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = tr.MaxIdleConns
 		t.hc = &http.Client{Transport: tr}
-		t.ownHC, t.rt = true, tr
+		t.rt = tr
 	}
 	t.hdr = o.Header.Clone()
 	t.log = o.Logger
@@ -316,7 +316,7 @@ func (t *ClientTransport) Close() error {
 		if sid != "" {
 			t.terminate(sid, version)
 		}
-		if t.ownHC {
+		if t.rt != nil {
 			t.hc.CloseIdleConnections()
 		}
 	})
