@@ -128,7 +128,7 @@ func newRig(ctx context.Context, transport string) (r *rig, err error) {
 		if err := r.startProxy(); err != nil {
 			return nil, err
 		}
-		if r.relayHTTP, err = connectHTTP(ctx, r.up.url); err != nil {
+		if r.relayHTTP, err = connect(ctx, streamable.NewClientTransport(r.up.url, nil), modern); err != nil {
 			return nil, err
 		}
 		if err := r.startRelay(r.relayHTTP); err != nil {
@@ -266,12 +266,6 @@ func (r *rig) startRelay(s *client.Session) error {
 	r.relayURL = "http://" + ln.Addr().String() + "/mcp"
 	go func() { _ = r.relay.Serve(ln) }()
 	return nil
-}
-
-// connectHTTP opens a 2026-07-28 client session with the HTTP upstream at
-// url, for the relay.
-func connectHTTP(ctx context.Context, url string) (*client.Session, error) {
-	return connect(ctx, streamable.NewClientTransport(url, nil), modern)
 }
 
 // connect opens a client session of era over t, closing t if it fails.

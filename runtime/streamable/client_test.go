@@ -466,23 +466,26 @@ func TestClientFollowsRedirects(t *testing.T) {
 // the password hidden, in both eras and over HTTP+SSE.
 func TestClientErrorsHidePasswords(t *testing.T) {
 	const endpoint = "http://user:s3cret@127.0.0.1:1/mcp"
-	transports := []func() jsonrpc.Transport{
-		func() jsonrpc.Transport { return NewClientTransport(endpoint, nil) },
-		func() jsonrpc.Transport { return NewClientTransport(endpoint, nil) },
-		func() jsonrpc.Transport { return NewLegacyClientTransport(endpoint, nil) },
-	}
-	for i, opts := range []*mcpclient.Options{nil, legacy(nil), legacy(nil)} {
+	for _, c := range []struct {
+		name string
+		t    jsonrpc.Transport
+		opts *mcpclient.Options
+	}{
+		{"2026-07-28", NewClientTransport(endpoint, nil), nil},
+		{"legacy", NewClientTransport(endpoint, nil), legacy(nil)},
+		{"HTTP+SSE", NewLegacyClientTransport(endpoint, nil), legacy(nil)},
+	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := mcpclient.New(mcp.Implementation{Name: "client-test", Version: "1"}, opts).Connect(ctx, transports[i]())
+		_, err := mcpclient.New(mcp.Implementation{Name: "client-test", Version: "1"}, c.opts).Connect(ctx, c.t)
 		cancel()
 		if err == nil {
-			t.Fatalf("%d: Connect succeeded with nothing listening", i)
+			t.Fatalf("%s: Connect succeeded with nothing listening", c.name)
 		}
 		if strings.Contains(err.Error(), "s3cret") {
-			t.Errorf("%d: the error shows the password: %v", i, err)
+			t.Errorf("%s: the error shows the password: %v", c.name, err)
 		}
 		if !strings.Contains(err.Error(), "127.0.0.1:1") {
-			t.Errorf("%d: the error does not name the endpoint: %v", i, err)
+			t.Errorf("%s: the error does not name the endpoint: %v", c.name, err)
 		}
 	}
 }
