@@ -21,6 +21,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpgen/mcpgen/gateway"
+	"github.com/mcpgen/mcpgen/gateway/heapfloor"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
 )
 
@@ -130,6 +131,11 @@ func serve(c *cli.Context) error {
 		return fmt.Errorf("%s: listen: missing (host:port); or serve one client over stdio with --stdio", c.String("config"))
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	undo, kept := heapfloor.Keep(os.Getenv)
+	defer undo()
+	if kept {
+		log.Info("collector: heap floor kept (set GOGC or GOMEMLIMIT to choose otherwise)", "floorMiB", heapfloor.Default>>20)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	g, err := gateway.New(cfg, log)
