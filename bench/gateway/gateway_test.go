@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/gateway/heapfloor"
 )
 
 // TestMain doubles as the upstream server, as main does.
@@ -116,6 +118,8 @@ func TestSessionMemory(t *testing.T) {
 // sibling gives what the gateway adds. The allocations are this
 // process's too: the callers' alone directly.
 func BenchmarkGateway(b *testing.B) {
+	undo, _ := heapfloor.Keep(os.Getenv) // as mcpgen-gateway, and main here, run
+	defer undo()
 	ctx := context.Background()
 	for _, tr := range transports {
 		b.Run(tr, func(b *testing.B) {

@@ -69,6 +69,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcpgen/mcpgen/gateway/heapfloor"
 )
 
 func main() {
@@ -98,6 +100,14 @@ func main() {
 		clients = append(clients, n)
 	}
 
+	// The gateway runs in this process as mcpgen-gateway runs in its own.
+	undo, kept := heapfloor.Keep(os.Getenv)
+	defer undo()
+	collector := fmt.Sprintf("GOGC=%q GOMEMLIMIT=%q from the environment", os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"))
+	if kept {
+		collector = fmt.Sprintf("the heap floor of %d MiB that mcpgen-gateway keeps", heapfloor.Default>>20)
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var stops []func()
@@ -116,7 +126,7 @@ func main() {
 		}
 	}
 	defer finish()
-	if err := run(ctx, os.Stdout, clients, *only, *duration, max(*rounds, 1), *sessions); err != nil {
+	if err := run(ctx, os.Stdout, clients, *only, *duration, max(*rounds, 1), *sessions, collector); err != nil {
 		fmt.Fprintln(os.Stderr, "gateway:", err)
 		stop()
 		finish()
@@ -169,7 +179,7 @@ type row struct {
 	pipe            []sample // through a process copying bytes (viaPipe), over stdio
 }
 
-func run(ctx context.Context, w io.Writer, clients []int, only string, d time.Duration, rounds, sessions int) error {
+func run(ctx context.Context, w io.Writer, clients []int, only string, d time.Duration, rounds, sessions int, collector string) error {
 	var rows []*row
 	for _, tr := range transports {
 		if !wanted(only, tr, clients) {
@@ -199,7 +209,7 @@ func run(ctx context.Context, w io.Writer, clients []int, only string, d time.Du
 			return err
 		}
 	}
-	printRows(w, rows, d, rounds)
+	printRows(w, rows, d, rounds, collector)
 	if sessions == 0 {
 		return nil
 	}
@@ -330,9 +340,10 @@ func micros(s sample, q float64) float64 {
 // gateway against the upstream directly, then against a reverse proxy
 // (viaProxy) and a relay (viaRelay) in its place, then served over stdio
 // against a process copying bytes in its place (viaPipe), for the rows
-// that have them.
-func printRows(w io.Writer, rows []*row, d time.Duration, rounds int) {
-	fmt.Fprintf(w, "Tool calls through mcpgen-gateway against the upstream directly: median of %d runs of %v each way; latencies in µs\n\n", rounds, d)
+// that have them. collector says how this process's garbage collector
+// was set.
+func printRows(w io.Writer, rows []*row, d time.Duration, rounds int, collector string) {
+	fmt.Fprintf(w, "Tool calls through mcpgen-gateway against the upstream directly: median of %d runs of %v each way; latencies in µs; the collector of the callers' and the gateway's process runs with %s\n\n", rounds, d, collector)
 	printAgainstDirect(w, rows, func(x *row) []sample { return x.gateway }, true)
 	printAgainstHop(w, rows, "proxy", func(x *row) []sample { return x.proxy }, func(x *row) []sample { return x.gateway }, true,
 		"The HTTP rows again with a reverse proxy in the gateway's place, copying bytes: what any HTTP intermediary costs here, against what the gateway costs")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/bench/servers/mcpgen/echo"
 	"github.com/mcpgen/mcpgen/gateway"
+	"github.com/mcpgen/mcpgen/gateway/heapfloor"
 	"github.com/mcpgen/mcpgen/generated/mcp"
 	"github.com/mcpgen/mcpgen/runtime/server"
 	"github.com/mcpgen/mcpgen/runtime/streamable"
@@ -118,6 +119,8 @@ const gatewayConfigEnv = "MCPGEN_BENCH_GATEWAY_CONFIG"
 // gateway of the configuration in gatewayConfigEnv serves its default
 // virtual server to the client on stdin and stdout, until it closes them.
 func serveGatewayStdio(ctx context.Context) error {
+	undo, _ := heapfloor.Keep(os.Getenv)
+	defer undo()
 	cfg, err := gateway.ParseConfig("bench-gateway.yaml", []byte(os.Getenv(gatewayConfigEnv)))
 	if err != nil {
 		return err
