@@ -34,6 +34,11 @@ var stdioTaken atomic.Bool
 // to stderr; elsewhere, where descriptors cannot be moved, os.Stdout is
 // set to os.Stderr, which covers Go code only.
 //
+// When stdin is a pipe or a socket, as it is for a server its client
+// started, the Stream reads it through Go's network poller rather than
+// with a thread blocked in the kernel, and Close ends a read under way;
+// os.Stdin itself then reads in non-blocking mode and should not be read.
+//
 // A process has one stdin and stdout, so Stdio may be called only once;
 // later calls fail. Closing the Stream closes stdin and the protocol's
 // stdout.
@@ -48,5 +53,5 @@ func Stdio(opts StdioOptions) (*Stream, error) {
 			return nil, err
 		}
 	}
-	return NewStream(os.Stdin, out, StreamOptions{MaxMessageSize: opts.MaxMessageSize}), nil
+	return NewStream(takeStdin(), out, StreamOptions{MaxMessageSize: opts.MaxMessageSize}), nil
 }

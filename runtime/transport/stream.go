@@ -46,8 +46,10 @@ type StreamOptions struct {
 // or when Close is called; but if it is blocked inside the reader's Read,
 // it stops only when that returns, which Close brings about by closing the
 // reader when the reader can be closed and its Read unblocked by that
-// (pipes and sockets can; a terminal or a blocking file descriptor cannot).
-// Likewise a Write blocked in the writer cannot be abandoned when ctx ends.
+// (pipes and sockets that Go's poller serves can, as Stdio arranges; a
+// terminal or a blocking file descriptor cannot). Likewise a Write blocked
+// in the writer cannot be abandoned when ctx ends, only ended by Close
+// where closing the writer unblocks it.
 type Stream struct {
 	r       *bufio.Reader
 	w       io.Writer
