@@ -28,27 +28,43 @@ func TestStdioCloseEndsRead(t *testing.T) {
 		readChild()
 		return
 	}
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"
+	if got := childSays(t, "TestStdioCloseEndsRead", "read", ping); got != "read ping; Close ended the next read" {
+		t.Errorf("child said %q", got)
+	}
+}
+
+// childSays runs test again in a child process, in mode: with one end of
+// a pipe as its stdin ("read", after send) or its stdout ("write"), the
+// other end held open here and neither written nor read until the child
+// has gone. It returns what the child wrote to stderr.
+func childSays(t *testing.T, test, mode, send string) string {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close() // open until the child has gone: its reads get no EOF
-	cmd := exec.Command(os.Args[0], "-test.run=^TestStdioCloseEndsRead$")
-	cmd.Env = append(os.Environ(), pollChildEnv+"=read")
-	cmd.Stdin = r
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), pollChildEnv+"="+mode)
+	mine, theirs := w, r
+	if mode == "write" {
+		mine, theirs = r, w
+		cmd.Stdout = w
+	} else {
+		cmd.Stdin = r
+	}
+	defer mine.Close()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r.Close()
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	theirs.Close()
+	fmt.Fprint(mine, send)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("child: %v\nstderr:\n%s", err, stderr.String())
 	}
-	if got := strings.TrimSpace(stderr.String()); got != "read ping; Close ended the next read" {
-		t.Errorf("child said %q", got)
-	}
+	return strings.TrimSpace(stderr.String())
 }
 
 // readChild is the child side of TestStdioCloseEndsRead.
@@ -85,24 +101,7 @@ func TestStdioCloseEndsWrite(t *testing.T) {
 		writeChild()
 		return
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close() // open and unread until the child has gone
-	cmd := exec.Command(os.Args[0], "-test.run=^TestStdioCloseEndsWrite$")
-	cmd.Env = append(os.Environ(), pollChildEnv+"=write")
-	cmd.Stdout = w
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("child: %v\nstderr:\n%s", err, stderr.String())
-	}
-	if got := strings.TrimSpace(stderr.String()); got != "Close ended the write" {
+	if got := childSays(t, "TestStdioCloseEndsWrite", "write", ""); got != "Close ended the write" {
 		t.Errorf("child said %q", got)
 	}
 }
