@@ -17,44 +17,19 @@ import (
 // the mode belongs to the open file and a terminal's is shared with the
 // shell that started the process.
 func takeStdin() io.ReadCloser {
-	fi, err := os.Stdin.Stat()
-	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+	if !pipeOrSocket(os.Stdin) {
 		return os.Stdin
 	}
-	f, err := pollable(os.Stdin)
+	fd, err := dupCloseOnExec(0)
 	if err != nil {
 		return os.Stdin
 	}
-	return &stdin{f}
-}
-
-// pollable returns a close-on-exec duplicate of f's descriptor in
-// non-blocking mode, as a file read through the poller. The mode is the
-// open file's, so it holds for f's descriptor as well.
-func pollable(f *os.File) (*os.File, error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	fd, derr := -1, error(nil)
-	syscall.ForkLock.RLock() // no fork may inherit fd before it is close-on-exec
-	err = rc.Control(func(s uintptr) {
-		if fd, derr = syscall.Dup(int(s)); derr == nil {
-			syscall.CloseOnExec(fd)
-		}
-	})
-	syscall.ForkLock.RUnlock()
-	if err == nil {
-		err = derr
-	}
-	if err != nil {
-		return nil, err
-	}
+	// The mode is the open file's, so it holds for descriptor 0 as well.
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		syscall.Close(fd)
-		return nil, err
+		return os.Stdin
 	}
-	return os.NewFile(uintptr(fd), f.Name()), nil
+	return &stdin{os.NewFile(uintptr(fd), "/dev/stdin")}
 }
 
 // stdin is the poller's duplicate of stdin. Closing it closes stdin too,

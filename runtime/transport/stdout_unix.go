@@ -11,14 +11,8 @@ import (
 // takeStdout moves the process's stdout to a new file descriptor, returned
 // as a file, and makes descriptor 1 a duplicate of stderr.
 func takeStdout() (*os.File, error) {
-	fi, err := os.Stdout.Stat()
-	poll := err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
-	syscall.ForkLock.RLock() // no fork may inherit fd before it is close-on-exec
-	fd, err := syscall.Dup(1)
-	if err == nil {
-		syscall.CloseOnExec(fd)
-	}
-	syscall.ForkLock.RUnlock()
+	poll := pipeOrSocket(os.Stdout)
+	fd, err := dupCloseOnExec(1)
 	if err != nil {
 		return nil, fmt.Errorf("transport: duplicate stdout: %w", err)
 	}
